@@ -1,0 +1,330 @@
+//! Writers for every frame the adapter emits, in SPEC §1 canonical form.
+//!
+//! Each frame is described by an [`OutFrame`] of borrowed parts. Encoding runs
+//! the same writer twice: once into a byte counter, once into the caller's
+//! buffer, so the length is exact and a short buffer is refused before a byte
+//! is written ([`BufferTooSmall`] carries the size needed). Text parts are
+//! decoded UTF-8 and get minimal escaping; raw parts (args, results, an `END`'s
+//! content) are copied byte for byte.
+
+pub use crate::json::BufferTooSmall;
+
+/// Where encoded bytes go: a counter or a buffer.
+pub trait Sink {
+    /// Appends bytes.
+    fn put(&mut self, bytes: &[u8]);
+}
+
+/// A sink that only counts.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Counter(pub usize);
+
+impl Sink for Counter {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+}
+
+/// A sink over a slice already known to be large enough.
+struct SliceSink<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+}
+
+impl Sink for SliceSink<'_> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        // The counter pass sized the buffer; `get_mut` keeps a mistake from panicking.
+        if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
+            dst.copy_from_slice(bytes);
+        }
+        self.pos += bytes.len();
+    }
+}
+
+/// Writes `text` as a JSON string with quotes and minimal escapes.
+pub fn put_json_string<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
+    s.put(b"\"");
+    put_escaped(s, text);
+    s.put(b"\"");
+}
+
+/// Writes `text` escaped for the inside of a JSON string (no quotes).
+pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut run = 0;
+    for (i, &b) in text.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1f => b"",
+            _ => continue,
+        };
+        s.put(&text[run..i]);
+        if short.is_empty() {
+            s.put(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 15) as usize],
+            ]);
+        } else {
+            s.put(short);
+        }
+        run = i + 1;
+    }
+    s.put(&text[run..]);
+}
+
+/// Decimal digits of `n` without allocation.
+pub fn put_u64<S: Sink + ?Sized>(s: &mut S, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    s.put(&digits[i..]);
+}
+
+/// How a call ended, as the model sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Outcome<'a> {
+    /// A result: raw JSON, copied as written.
+    Result(&'a [u8]),
+    /// An error message: decoded UTF-8 text.
+    Error(&'a [u8]),
+}
+
+/// The text of the continue prompt.
+pub const CONTINUE_PROMPT: &[u8] = b"Tool results above.";
+/// What follows the prompt when a last tool error is set.
+pub const LAST_ERROR_PREFIX: &[u8] = b" Last tool error: ";
+
+/// One frame the adapter writes, by its parts. Text parts are decoded UTF-8.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum OutFrame<'a> {
+    /// `{"type":"TOOL_CALL","content":{"id"?,"name","args"}}` (to a tool adapter).
+    ToolCall {
+        /// The call's id, when it had one.
+        id: Option<&'a [u8]>,
+        /// The tool name.
+        name: &'a [u8],
+        /// Raw JSON args.
+        args: &'a [u8],
+    },
+    /// `{"type":"TOOL_RESULT","content":{"id"?,"name","result"|"error"}}`; a `None` name is `null`.
+    ToolResult {
+        /// The call's id, when it had one.
+        id: Option<&'a [u8]>,
+        /// The tool name, `None` for a malformed call.
+        name: Option<&'a [u8]>,
+        /// The result or the error.
+        outcome: Outcome<'a>,
+    },
+    /// `{"type":"TEXT","content":"…"}`.
+    Text(&'a [u8]),
+    /// The continue prompt, with `" Last tool error: …"` when one is set.
+    Prompt {
+        /// The last tool error, if any.
+        last_error: Option<&'a [u8]>,
+    },
+    /// `{"type":"ERROR","content":{"message":"…"}}`.
+    Error {
+        /// The message text.
+        message: &'a [u8],
+    },
+    /// The round-limit `ERROR`: `Tool round limit reached (<N>)`.
+    RoundLimit {
+        /// The configured limit.
+        max_rounds: u32,
+    },
+    /// `{"type":"CANCEL","content":{"id"?,"name","reason"}}` (to a tool adapter).
+    Cancel {
+        /// The call's id, when it had one.
+        id: Option<&'a [u8]>,
+        /// The tool name.
+        name: &'a [u8],
+        /// Why the call is cancelled.
+        reason: &'a [u8],
+    },
+    /// `{"type":"END"}`, with raw content when given.
+    End {
+        /// Raw JSON content.
+        content: Option<&'a [u8]>,
+    },
+}
+
+impl OutFrame<'_> {
+    /// Writes the canonical frame into any sink.
+    pub fn write_to<S: Sink + ?Sized>(&self, s: &mut S) {
+        match *self {
+            OutFrame::ToolCall { id, name, args } => {
+                s.put(b"{\"type\":\"TOOL_CALL\",\"content\":{");
+                put_id(s, id);
+                s.put(b"\"name\":");
+                put_json_string(s, name);
+                s.put(b",\"args\":");
+                s.put(args);
+                s.put(b"}}");
+            }
+            OutFrame::ToolResult { id, name, outcome } => {
+                s.put(b"{\"type\":\"TOOL_RESULT\",\"content\":{");
+                put_id(s, id);
+                s.put(b"\"name\":");
+                match name {
+                    Some(n) => put_json_string(s, n),
+                    None => s.put(b"null"),
+                }
+                match outcome {
+                    Outcome::Result(raw) => {
+                        s.put(b",\"result\":");
+                        s.put(raw);
+                    }
+                    Outcome::Error(text) => {
+                        s.put(b",\"error\":");
+                        put_json_string(s, text);
+                    }
+                }
+                s.put(b"}}");
+            }
+            OutFrame::Text(text) => {
+                s.put(b"{\"type\":\"TEXT\",\"content\":");
+                put_json_string(s, text);
+                s.put(b"}");
+            }
+            OutFrame::Prompt { last_error } => {
+                s.put(b"{\"type\":\"TEXT\",\"content\":\"");
+                s.put(CONTINUE_PROMPT);
+                if let Some(e) = last_error {
+                    s.put(LAST_ERROR_PREFIX);
+                    put_escaped(s, e);
+                }
+                s.put(b"\"}");
+            }
+            OutFrame::Error { message } => {
+                s.put(b"{\"type\":\"ERROR\",\"content\":{\"message\":");
+                put_json_string(s, message);
+                s.put(b"}}");
+            }
+            OutFrame::RoundLimit { max_rounds } => {
+                s.put(b"{\"type\":\"ERROR\",\"content\":{\"message\":\"Tool round limit reached (");
+                put_u64(s, max_rounds as u64);
+                s.put(b")\"}}");
+            }
+            OutFrame::Cancel { id, name, reason } => {
+                s.put(b"{\"type\":\"CANCEL\",\"content\":{");
+                put_id(s, id);
+                s.put(b"\"name\":");
+                put_json_string(s, name);
+                s.put(b",\"reason\":");
+                put_json_string(s, reason);
+                s.put(b"}}");
+            }
+            OutFrame::End { content } => {
+                s.put(b"{\"type\":\"END\"");
+                if let Some(c) = content {
+                    s.put(b",\"content\":");
+                    s.put(c);
+                }
+                s.put(b"}");
+            }
+        }
+    }
+
+    /// The exact encoded length in bytes.
+    pub fn encoded_len(&self) -> usize {
+        let mut c = Counter(0);
+        self.write_to(&mut c);
+        c.0
+    }
+
+    /// Encodes into `out`, returning the length; a short buffer gets the needed size and is left untouched.
+    pub fn encode(&self, out: &mut [u8]) -> Result<usize, BufferTooSmall> {
+        let needed = self.encoded_len();
+        if out.len() < needed {
+            return Err(BufferTooSmall { needed });
+        }
+        let mut sink = SliceSink { buf: out, pos: 0 };
+        self.write_to(&mut sink);
+        Ok(needed)
+    }
+}
+
+fn put_id<S: Sink + ?Sized>(s: &mut S, id: Option<&[u8]>) {
+    if let Some(id) = id {
+        s.put(b"\"id\":");
+        put_json_string(s, id);
+        s.put(b",");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(f: OutFrame<'_>) -> ([u8; 256], usize) {
+        let mut buf = [0u8; 256];
+        let n = f.encode(&mut buf).unwrap();
+        (buf, n)
+    }
+
+    #[test]
+    fn canonical_forms() {
+        let (b, n) = enc(OutFrame::ToolResult {
+            id: Some(b"c1"),
+            name: Some(b"calc"),
+            outcome: Outcome::Result(b"{\"sum\":3}"),
+        });
+        assert_eq!(&b[..n], b"{\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"c1\",\"name\":\"calc\",\"result\":{\"sum\":3}}}");
+        let (b, n) = enc(OutFrame::ToolResult {
+            id: None,
+            name: None,
+            outcome: Outcome::Error(b"a\"b\x01\n"),
+        });
+        assert_eq!(&b[..n], b"{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":null,\"error\":\"a\\\"b\\u0001\\n\"}}");
+        let (b, n) = enc(OutFrame::Prompt {
+            last_error: Some(b"boom"),
+        });
+        assert_eq!(
+            &b[..n],
+            b"{\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: boom\"}"
+        );
+        let (b, n) = enc(OutFrame::RoundLimit { max_rounds: 12 });
+        assert_eq!(
+            &b[..n],
+            b"{\"type\":\"ERROR\",\"content\":{\"message\":\"Tool round limit reached (12)\"}}"
+        );
+    }
+
+    #[test]
+    fn short_buffer_writes_nothing() {
+        let f = OutFrame::Text("café".as_bytes());
+        let mut buf = [7u8; 10];
+        assert_eq!(
+            f.encode(&mut buf),
+            Err(BufferTooSmall {
+                needed: f.encoded_len()
+            })
+        );
+        assert_eq!(buf, [7u8; 10]);
+        assert_eq!(
+            f.encoded_len(),
+            "{\"type\":\"TEXT\",\"content\":\"café\"}".len()
+        );
+    }
+}

@@ -1,0 +1,360 @@
+//! Zero-copy views of one frame: its kind and typed accessors per kind.
+//!
+//! A frame is a JSON object with a string member `type`. [`Frame::parse`]
+//! reads only as far as `type` (O(1) in the frame's size when `type` comes
+//! first, as it usually does); [`Frame::parse_validated`] checks the whole
+//! frame first, for frames the adapter acts on. Accessors never copy: they hand
+//! back [`JsonStr`] views and raw value spans of the caller's bytes.
+
+use crate::json::{self, JsonError, JsonStr, Members, DEFAULT_MAX_DEPTH};
+
+/// The frame's `type`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Kind<'a> {
+    /// `TEXT`
+    Text,
+    /// `TOOL_CALL`
+    ToolCall,
+    /// `TOOL_RESULT`
+    ToolResult,
+    /// `ERROR`
+    Error,
+    /// `END`
+    End,
+    /// Any other type string, passed through untouched.
+    Other(JsonStr<'a>),
+}
+
+impl<'a> Kind<'a> {
+    /// Maps a `type` string to its kind (names compare as decoded text).
+    pub fn from_type(ty: JsonStr<'a>) -> Self {
+        const KNOWN: [(&[u8], Kind<'static>); 5] = [
+            (b"TEXT", Kind::Text),
+            (b"TOOL_CALL", Kind::ToolCall),
+            (b"TOOL_RESULT", Kind::ToolResult),
+            (b"ERROR", Kind::Error),
+            (b"END", Kind::End),
+        ];
+        for (name, kind) in KNOWN {
+            if ty.eq_text(name) {
+                return kind;
+            }
+        }
+        Kind::Other(ty)
+    }
+}
+
+/// Why bytes are not a frame.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FrameError {
+    /// The bytes do not start with a JSON object (after optional white space).
+    NotAnObject,
+    /// The object has no `type` member.
+    MissingType,
+    /// The `type` member is not a string.
+    TypeNotString,
+    /// Invalid JSON where the frame was read (or anywhere, for validated frames).
+    Json(JsonError),
+}
+
+impl From<JsonError> for FrameError {
+    fn from(e: JsonError) -> Self {
+        FrameError::Json(e)
+    }
+}
+
+impl core::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            FrameError::NotAnObject => f.write_str("frame is not a JSON object"),
+            FrameError::MissingType => f.write_str("frame has no type member"),
+            FrameError::TypeNotString => f.write_str("frame type is not a string"),
+            FrameError::Json(e) => e.fmt(f),
+        }
+    }
+}
+
+/// A view of one frame over the caller's bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Frame<'a> {
+    bytes: &'a [u8],
+    kind: Kind<'a>,
+    validated: bool,
+    max_depth: u8,
+}
+
+/// Depth allowed while skipping members before `type` in an unvalidated frame.
+const LAZY_DEPTH: u8 = u8::MAX;
+
+impl<'a> Frame<'a> {
+    /// Reads the frame's kind, checking the bytes only as far as the `type` member.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, FrameError> {
+        let members = open_object(bytes, LAZY_DEPTH)?;
+        for m in members {
+            let m = m?;
+            if m.key.eq_text(b"type") {
+                let kind = kind_of(m.value)?;
+                return Ok(Self {
+                    bytes,
+                    kind,
+                    validated: false,
+                    max_depth: LAZY_DEPTH,
+                });
+            }
+        }
+        Err(FrameError::MissingType)
+    }
+
+    /// Validates the whole frame (JSON, UTF-8, depth ≤ `max_depth`, frame object = level 1), then reads its kind.
+    pub fn parse_validated(bytes: &'a [u8], max_depth: u8) -> Result<Self, FrameError> {
+        let mut members = open_object(bytes, max_depth)?;
+        let mut ty = None;
+        for m in members.by_ref() {
+            let m = m?;
+            if ty.is_none() && m.key.eq_text(b"type") {
+                ty = Some(m.value);
+            }
+        }
+        let end = members.end().unwrap_or(bytes.len());
+        let after = json::skip_ws(bytes, end);
+        if after != bytes.len() {
+            return Err(FrameError::Json(JsonError {
+                kind: json::JsonErrorKind::TrailingData,
+                at: after,
+            }));
+        }
+        let kind = kind_of(ty.ok_or(FrameError::MissingType)?)?;
+        Ok(Self {
+            bytes,
+            kind,
+            validated: true,
+            max_depth,
+        })
+    }
+
+    /// Like [`Frame::parse_validated`] with the default depth limit of 32.
+    pub fn parse_validated_default(bytes: &'a [u8]) -> Result<Self, FrameError> {
+        Self::parse_validated(bytes, DEFAULT_MAX_DEPTH)
+    }
+
+    /// The frame's kind.
+    pub fn kind(&self) -> Kind<'a> {
+        self.kind
+    }
+
+    /// The bytes the frame was read from.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The frame's bytes without surrounding white space.
+    pub fn trimmed(&self) -> &'a [u8] {
+        let start = json::skip_ws(self.bytes, 0);
+        let mut end = self.bytes.len();
+        while end > start && matches!(self.bytes[end - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            end -= 1;
+        }
+        &self.bytes[start..end]
+    }
+
+    /// True when the whole frame was validated.
+    pub fn is_validated(&self) -> bool {
+        self.validated
+    }
+
+    /// The raw value of the last top-level member named `key`, if any.
+    pub fn member(&self, key: &[u8]) -> Result<Option<&'a [u8]>, FrameError> {
+        Ok(json::find_member(self.bytes, key, self.max_depth)?)
+    }
+
+    /// The raw `content` value, if any.
+    pub fn content(&self) -> Result<Option<&'a [u8]>, FrameError> {
+        self.member(b"content")
+    }
+
+    /// The `TOOL_CALL` fields (call it on any kind; fields follow SPEC §7.1–7.3).
+    pub fn tool_call(&self) -> Result<ToolCall<'a>, FrameError> {
+        let mut call = ToolCall {
+            id: None,
+            name: None,
+            args: b"{}",
+            content_is_object: false,
+        };
+        let Some(content) = self.content()? else {
+            return Ok(call);
+        };
+        if !json::is_object(content) {
+            return Ok(call);
+        }
+        call.content_is_object = true;
+        for m in Members::new(content, 0, self.max_depth)? {
+            let m = m?;
+            if m.key.eq_text(b"id") {
+                call.id = as_string(m.value);
+            } else if m.key.eq_text(b"name") {
+                call.name = as_string(m.value);
+            } else if m.key.eq_text(b"args") {
+                call.args = m.value;
+            }
+        }
+        Ok(call)
+    }
+
+    /// The `TOOL_RESULT` fields.
+    pub fn tool_result(&self) -> Result<ToolResult<'a>, FrameError> {
+        let mut r = ToolResult {
+            id: None,
+            name: None,
+            result: None,
+            content: None,
+            error: None,
+        };
+        let Some(content) = self.content()? else {
+            return Ok(r);
+        };
+        if !json::is_object(content) {
+            return Ok(r);
+        }
+        for m in Members::new(content, 0, self.max_depth)? {
+            let m = m?;
+            if m.key.eq_text(b"id") {
+                r.id = as_string(m.value);
+            } else if m.key.eq_text(b"name") {
+                r.name = as_string(m.value);
+            } else if m.key.eq_text(b"result") {
+                r.result = Some(m.value);
+            } else if m.key.eq_text(b"content") {
+                r.content = Some(m.value);
+            } else if m.key.eq_text(b"error") {
+                r.error = Some(m.value);
+            }
+        }
+        Ok(r)
+    }
+
+    /// The `ERROR` message, when `content.message` is a string.
+    pub fn error_message(&self) -> Result<Option<JsonStr<'a>>, FrameError> {
+        match self.content()? {
+            Some(content) if json::is_object(content) => {
+                Ok(json::find_member(content, b"message", self.max_depth)?.and_then(as_string))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+fn open_object(bytes: &[u8], max_depth: u8) -> Result<Members<'_>, FrameError> {
+    let start = json::skip_ws(bytes, 0);
+    if bytes.get(start) != Some(&b'{') {
+        return Err(FrameError::NotAnObject);
+    }
+    Ok(Members::new(bytes, start, max_depth)?)
+}
+
+fn kind_of(value: &[u8]) -> Result<Kind<'_>, FrameError> {
+    if value.first() != Some(&b'"') {
+        return Err(FrameError::TypeNotString);
+    }
+    Ok(Kind::from_type(JsonStr::from_token(value)?))
+}
+
+/// A raw value that is a (validated) string token, as a view.
+pub fn as_string(value: &[u8]) -> Option<JsonStr<'_>> {
+    if value.first() == Some(&b'"') {
+        JsonStr::from_token(value).ok()
+    } else {
+        None
+    }
+}
+
+/// The fields of a `TOOL_CALL` frame.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ToolCall<'a> {
+    /// `content.id` when it is a string (any other value counts as no id).
+    pub id: Option<JsonStr<'a>>,
+    /// `content.name` when it is a string; `None` makes the call malformed.
+    pub name: Option<JsonStr<'a>>,
+    /// `content.args` as written, or `{}` when absent or when `content` is not an object.
+    pub args: &'a [u8],
+    /// Whether `content` is a JSON object.
+    pub content_is_object: bool,
+}
+
+/// The fields of a `TOOL_RESULT` frame.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ToolResult<'a> {
+    /// `content.id` when it is a string.
+    pub id: Option<JsonStr<'a>>,
+    /// `content.name` when it is a string.
+    pub name: Option<JsonStr<'a>>,
+    /// `content.result` as written, when present.
+    pub result: Option<&'a [u8]>,
+    /// `content.content` as written, when present.
+    pub content: Option<&'a [u8]>,
+    /// `content.error` as written, when present.
+    pub error: Option<&'a [u8]>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_errors() {
+        assert_eq!(
+            Frame::parse(b"{\"type\":\"TEXT\",\"content\":\"x\"}")
+                .unwrap()
+                .kind(),
+            Kind::Text
+        );
+        assert_eq!(
+            Frame::parse(b" {\"a\":[1],\"type\":\"END\"}")
+                .unwrap()
+                .kind(),
+            Kind::End
+        );
+        assert_eq!(
+            Frame::parse(b"{\"type\":\"\\u0045ND\"}").unwrap().kind(),
+            Kind::End
+        );
+        assert_eq!(Frame::parse(b"[1]"), Err(FrameError::NotAnObject));
+        assert_eq!(Frame::parse(b""), Err(FrameError::NotAnObject));
+        assert_eq!(
+            Frame::parse(b"{\"content\":1}"),
+            Err(FrameError::MissingType)
+        );
+        assert_eq!(
+            Frame::parse(b"{\"type\":7}"),
+            Err(FrameError::TypeNotString)
+        );
+        assert!(matches!(
+            Frame::parse_validated(b"{\"type\":\"END\",}", 32),
+            Err(FrameError::Json(_))
+        ));
+        assert!(matches!(
+            Frame::parse(b"\xef\xbb\xbf{\"type\":\"END\"}"),
+            Err(FrameError::NotAnObject)
+        ));
+    }
+
+    #[test]
+    fn tool_call_fields() {
+        let f = Frame::parse_validated(b"{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"c1\",\"name\":\"calc\",\"args\":{\"a\":1.50}}}", 32).unwrap();
+        let c = f.tool_call().unwrap();
+        assert_eq!(c.id.unwrap().raw(), b"c1");
+        assert_eq!(c.name.unwrap().raw(), b"calc");
+        assert_eq!(c.args, b"{\"a\":1.50}");
+        let f = Frame::parse_validated(
+            b"{\"type\":\"TOOL_CALL\",\"content\":{\"id\":5,\"name\":42}}",
+            32,
+        )
+        .unwrap();
+        let c = f.tool_call().unwrap();
+        assert_eq!((c.id, c.name, c.args), (None, None, &b"{}"[..]));
+    }
+}

@@ -1,0 +1,195 @@
+//! NDJSON line framing over a caller-chosen fixed buffer.
+//!
+//! Feed byte chunks of any size with [`LineFramer::feed`]; take complete lines
+//! with [`LineFramer::next_line`]. `\r\n` is accepted, blank lines are skipped.
+//! A line longer than the buffer is not stored: its bytes are counted and
+//! dropped up to the next newline, then reported once as
+//! [`LineTooLong`] with its full length, so the frame after it is not lost.
+
+/// A line did not fit the framer's buffer; it was dropped whole.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LineTooLong {
+    /// The line's length in bytes, without its line ending.
+    pub len: usize,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Ready {
+    /// Nothing complete yet.
+    None,
+    /// `buf[..n]` is a complete line, not yet taken.
+    Line(usize),
+    /// The line in `buf[..n]` was handed out; clear before the next byte.
+    Taken,
+    /// An over-long line ended; report it.
+    TooLong(usize),
+}
+
+/// Splits a byte stream into lines, storing at most one partial line.
+#[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LineFramer<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    /// Bytes of an over-long line dropped so far, when discarding.
+    discarding: Option<usize>,
+    ready: Ready,
+}
+
+impl<'b> LineFramer<'b> {
+    /// A framer whose longest line is `buf.len()` bytes (line ending excluded, a `\r` included).
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        Self {
+            buf,
+            len: 0,
+            discarding: None,
+            ready: Ready::None,
+        }
+    }
+
+    /// The longest line the framer can hold.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Bytes of an unfinished line held (or being dropped) right now.
+    pub fn buffered(&self) -> usize {
+        self.discarding.unwrap_or(self.len)
+    }
+
+    /// Consumes bytes from `input` up to and including the first line end; returns how many.
+    ///
+    /// It stops early once a line (or an over-long line's report) is ready: call
+    /// [`next_line`](Self::next_line) until it returns `None`, then feed the rest.
+    pub fn feed(&mut self, input: &[u8]) -> usize {
+        match self.ready {
+            Ready::Line(_) | Ready::TooLong(_) => return 0,
+            Ready::Taken => {
+                self.len = 0;
+                self.ready = Ready::None;
+            }
+            Ready::None => {}
+        }
+        let newline = input.iter().position(|&b| b == b'\n');
+        let body = &input[..newline.unwrap_or(input.len())];
+        let consumed = newline.map_or(input.len(), |i| i + 1);
+        if let Some(dropped) = self.discarding {
+            let total = dropped + body.len();
+            if newline.is_some() {
+                self.discarding = None;
+                self.ready = Ready::TooLong(strip_cr_len(total, body.last().copied()));
+            } else {
+                self.discarding = Some(total);
+            }
+            return consumed;
+        }
+        let total = self.len + body.len();
+        if total > self.buf.len() {
+            // A `\r` that only fits because the line ends here still counts against the buffer.
+            self.len = 0;
+            if newline.is_some() {
+                self.ready = Ready::TooLong(strip_cr_len(total, body.last().copied()));
+            } else {
+                self.discarding = Some(total);
+            }
+            return consumed;
+        }
+        self.buf[self.len..total].copy_from_slice(body);
+        self.len = total;
+        if newline.is_some() {
+            let mut end = self.len;
+            if end > 0 && self.buf[end - 1] == b'\r' {
+                end -= 1;
+            }
+            if self.buf[..end]
+                .iter()
+                .all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+            {
+                self.len = 0;
+            } else {
+                self.ready = Ready::Line(end);
+            }
+        }
+        consumed
+    }
+
+    /// The next complete line (without its line ending), or the report of an over-long one.
+    pub fn next_line(&mut self) -> Option<Result<&[u8], LineTooLong>> {
+        match self.ready {
+            Ready::Line(n) => {
+                self.ready = Ready::Taken;
+                Some(Ok(&self.buf[..n]))
+            }
+            Ready::TooLong(len) => {
+                self.ready = Ready::None;
+                Some(Err(LineTooLong { len }))
+            }
+            Ready::None | Ready::Taken => None,
+        }
+    }
+
+    /// At the end of the stream: the last line when it had no newline.
+    pub fn finish(&mut self) -> Option<Result<&[u8], LineTooLong>> {
+        if matches!(self.ready, Ready::Line(_) | Ready::TooLong(_)) {
+            return self.next_line();
+        }
+        if let Some(dropped) = self.discarding.take() {
+            return Some(Err(LineTooLong { len: dropped }));
+        }
+        if matches!(self.ready, Ready::Taken) {
+            self.len = 0;
+        }
+        let mut end = self.len;
+        if end > 0 && self.buf[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if self.buf[..end].iter().all(|&b| matches!(b, b' ' | b'\t')) {
+            self.len = 0;
+            self.ready = Ready::None;
+            return None;
+        }
+        self.ready = Ready::Taken;
+        Some(Ok(&self.buf[..end]))
+    }
+}
+
+fn strip_cr_len(len: usize, last: Option<u8>) -> usize {
+    if last == Some(b'\r') {
+        len - 1
+    } else {
+        len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_at_a_time_crlf_blank_and_overlong() {
+        let input = b"{\"a\":1}\r\n\n  \n0123456789ABCDEF\n{\"b\":2}\ntail";
+        let mut storage = [0u8; 10];
+        let mut f = LineFramer::new(&mut storage);
+        let mut got: [(u8, usize); 8] = [(0, 0); 8];
+        let mut n = 0;
+        for &b in input.iter() {
+            let mut rest = &[b][..];
+            while !rest.is_empty() {
+                let c = f.feed(rest);
+                rest = &rest[c..];
+                while let Some(item) = f.next_line() {
+                    got[n] = match item {
+                        Ok(l) => (l[2], l.len()),
+                        Err(e) => (0, e.len),
+                    };
+                    n += 1;
+                }
+            }
+        }
+        assert_eq!(&got[..n], &[(b'a', 7), (0, 16), (b'b', 7)]);
+        assert_eq!(f.finish(), Some(Ok(&b"tail"[..])));
+        assert_eq!(f.finish(), None);
+    }
+}

@@ -1,0 +1,761 @@
+//! A validating JSON scanner over `&[u8]`: no recursion, no allocation.
+//!
+//! The scanner never builds a tree. It answers three questions about bytes the
+//! caller owns: *is this one valid JSON value* ([`validate`]), *where does the
+//! value starting here end* ([`skip_value`]), and *what are this object's
+//! members* ([`Members`]). Strings are handed out as [`JsonStr`] views that can
+//! be compared with or decoded into caller buffers without copying first.
+//!
+//! Nesting is tracked with an explicit depth counter and a 256-bit stack of
+//! container kinds, so hostile input (`[[[[…`) costs a bounded amount of stack
+//! and is refused with [`JsonErrorKind::TooDeep`] past the caller's limit.
+
+/// The depth limit used where the caller gives none (the frame object is level 1).
+pub const DEFAULT_MAX_DEPTH: u8 = 32;
+
+/// Why a byte string is not the JSON the caller asked for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum JsonErrorKind {
+    /// The input ended inside a value.
+    UnexpectedEnd,
+    /// A byte that cannot start or continue the value here.
+    UnexpectedByte,
+    /// A number that breaks the RFC 8259 grammar (leading zero, bare `-`, `1.`…).
+    InvalidNumber,
+    /// A backslash escape that RFC 8259 does not define, or a bad `\u` escape.
+    InvalidEscape,
+    /// A `\u` surrogate without its partner (no UTF-8 encoding exists for it).
+    LoneSurrogate,
+    /// A raw control character (below U+0020) inside a string.
+    ControlCharacter,
+    /// Bytes inside a string that are not UTF-8.
+    InvalidUtf8,
+    /// Containers nested deeper than the configured limit.
+    TooDeep,
+    /// Non-white-space bytes after a complete value.
+    TrailingData,
+}
+
+/// A JSON error and the byte offset where it was found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct JsonError {
+    /// What is wrong.
+    pub kind: JsonErrorKind,
+    /// Offset into the scanned bytes.
+    pub at: usize,
+}
+
+impl JsonError {
+    const fn new(kind: JsonErrorKind, at: usize) -> Self {
+        Self { kind, at }
+    }
+}
+
+impl core::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "invalid JSON at byte {}: {:?}", self.at, self.kind)
+    }
+}
+
+/// Checks that `bytes` is exactly one JSON value, with optional white space around it.
+pub fn validate(bytes: &[u8], max_depth: u8) -> Result<(), JsonError> {
+    let start = skip_ws(bytes, 0);
+    let end = skip_value(bytes, start, max_depth)?;
+    let end = skip_ws(bytes, end);
+    if end == bytes.len() {
+        Ok(())
+    } else {
+        Err(JsonError::new(JsonErrorKind::TrailingData, end))
+    }
+}
+
+/// Returns the offset of the first byte at or after `pos` that is not JSON white space.
+#[inline]
+pub fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(&b) = bytes.get(pos) {
+        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// A fixed stack of container kinds: bit set = object, clear = array.
+struct KindStack {
+    bits: [u64; 4],
+}
+
+impl KindStack {
+    const fn new() -> Self {
+        Self { bits: [0; 4] }
+    }
+    #[inline]
+    fn set(&mut self, level: u8, is_object: bool) {
+        let (word, bit) = ((level / 64) as usize, level % 64);
+        if is_object {
+            self.bits[word] |= 1 << bit;
+        } else {
+            self.bits[word] &= !(1 << bit);
+        }
+    }
+    #[inline]
+    fn is_object(&self, level: u8) -> bool {
+        let (word, bit) = ((level / 64) as usize, level % 64);
+        self.bits[word] & (1 << bit) != 0
+    }
+}
+
+/// Scans the value that starts exactly at `start` and returns the offset just past it.
+///
+/// `max_depth` bounds container nesting: a value at the top counts as level 1.
+/// The whole value is validated on the way (strings, escapes, UTF-8, numbers).
+pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    let mut stack = KindStack::new();
+    let mut depth: u8 = 0;
+    let mut pos = start;
+    'value: loop {
+        // Here a value must start.
+        match bytes.get(pos) {
+            None => return Err(JsonError::new(UnexpectedEnd, pos)),
+            Some(b'{') | Some(b'[') => {
+                let is_object = bytes[pos] == b'{';
+                if depth >= max_depth {
+                    return Err(JsonError::new(TooDeep, pos));
+                }
+                stack.set(depth, is_object);
+                depth += 1;
+                pos = skip_ws(bytes, pos + 1);
+                let close = if is_object { b'}' } else { b']' };
+                if bytes.get(pos) == Some(&close) {
+                    depth -= 1;
+                    pos += 1;
+                } else if is_object {
+                    pos = object_key(bytes, pos)?;
+                    continue 'value;
+                } else {
+                    continue 'value;
+                }
+            }
+            Some(b'"') => pos = scan_string(bytes, pos)?,
+            Some(b'-' | b'0'..=b'9') => pos = scan_number(bytes, pos)?,
+            Some(b't') => pos = literal(bytes, pos, b"true")?,
+            Some(b'f') => pos = literal(bytes, pos, b"false")?,
+            Some(b'n') => pos = literal(bytes, pos, b"null")?,
+            Some(_) => return Err(JsonError::new(UnexpectedByte, pos)),
+        }
+        // Here a value has just ended.
+        loop {
+            if depth == 0 {
+                return Ok(pos);
+            }
+            pos = skip_ws(bytes, pos);
+            let in_object = stack.is_object(depth - 1);
+            match bytes.get(pos) {
+                None => return Err(JsonError::new(UnexpectedEnd, pos)),
+                Some(b',') => {
+                    pos = skip_ws(bytes, pos + 1);
+                    if in_object {
+                        pos = object_key(bytes, pos)?;
+                    }
+                    continue 'value;
+                }
+                Some(b'}') if in_object => {
+                    depth -= 1;
+                    pos += 1;
+                }
+                Some(b']') if !in_object => {
+                    depth -= 1;
+                    pos += 1;
+                }
+                Some(_) => return Err(JsonError::new(UnexpectedByte, pos)),
+            }
+        }
+    }
+}
+
+/// Scans `"key" :` with white space, returning the offset of the member's value.
+#[inline]
+fn object_key(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    match bytes.get(pos) {
+        Some(b'"') => {}
+        Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+        None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+    }
+    let pos = skip_ws(bytes, scan_string(bytes, pos)?);
+    match bytes.get(pos) {
+        Some(b':') => Ok(skip_ws(bytes, pos + 1)),
+        Some(_) => Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+        None => Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+    }
+}
+
+fn literal(bytes: &[u8], pos: usize, word: &[u8]) -> Result<usize, JsonError> {
+    let end = pos + word.len();
+    match bytes.get(pos..end) {
+        Some(s) if s == word => Ok(end),
+        _ => {
+            // Report the first byte that differs, or the end of input.
+            let mut i = pos;
+            while i < end {
+                match bytes.get(i) {
+                    None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, i)),
+                    Some(&b) if b != word[i - pos] => break,
+                    Some(_) => i += 1,
+                }
+            }
+            Err(JsonError::new(JsonErrorKind::UnexpectedByte, i))
+        }
+    }
+}
+
+fn digits(bytes: &[u8], mut pos: usize) -> usize {
+    while matches!(bytes.get(pos), Some(b'0'..=b'9')) {
+        pos += 1;
+    }
+    pos
+}
+
+/// Scans an RFC 8259 number starting at `pos`.
+fn scan_number(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    let mut pos = start;
+    if bytes.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    match bytes.get(pos) {
+        Some(b'0') => pos += 1,
+        Some(b'1'..=b'9') => pos = digits(bytes, pos + 1),
+        None => return Err(JsonError::new(UnexpectedEnd, pos)),
+        Some(_) => return Err(JsonError::new(InvalidNumber, pos)),
+    }
+    if bytes.get(pos) == Some(&b'.') {
+        let after = digits(bytes, pos + 1);
+        if after == pos + 1 {
+            return Err(JsonError::new(InvalidNumber, pos + 1));
+        }
+        pos = after;
+    }
+    if matches!(bytes.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(bytes.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        let after = digits(bytes, pos);
+        if after == pos {
+            return Err(JsonError::new(InvalidNumber, pos));
+        }
+        pos = after;
+    }
+    // A number glued to more digit-like bytes (`01`, `1.2.3`) is one bad number.
+    if matches!(
+        bytes.get(pos),
+        Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+    ) {
+        return Err(JsonError::new(InvalidNumber, pos));
+    }
+    Ok(pos)
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// True when any byte of `x` is `"`, `\`, a control character, or non-ASCII.
+#[inline]
+fn word_needs_care(x: u64) -> bool {
+    let quote = x ^ (LO * b'"' as u64);
+    let backslash = x ^ (LO * b'\\' as u64);
+    let zero_in = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    let below_space = x.wrapping_sub(LO * 0x20) & !x & HI;
+    (zero_in(quote) | zero_in(backslash) | below_space | (x & HI)) != 0
+}
+
+/// Scans a string whose opening quote is at `start`; returns the offset after the closing quote.
+pub(crate) fn scan_string(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    let mut pos = start + 1;
+    loop {
+        // Eight plain ASCII bytes at a time: the common case in tool-call JSON.
+        while let Some(chunk) = bytes.get(pos..pos + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            if word_needs_care(u64::from_le_bytes(word)) {
+                break;
+            }
+            pos += 8;
+        }
+        let Some(&b) = bytes.get(pos) else {
+            return Err(JsonError::new(UnexpectedEnd, pos));
+        };
+        match b {
+            b'"' => return Ok(pos + 1),
+            b'\\' => pos = scan_escape(bytes, pos)?,
+            0x00..=0x1f => return Err(JsonError::new(ControlCharacter, pos)),
+            0x20..=0x7f => pos += 1,
+            _ => pos += utf8_sequence(bytes, pos)?,
+        }
+    }
+}
+
+/// Validates one escape starting at the backslash at `pos`; returns the offset after it.
+fn scan_escape(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    match bytes.get(pos + 1) {
+        None => Err(JsonError::new(UnexpectedEnd, pos + 1)),
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(pos + 2),
+        Some(b'u') => {
+            let unit = hex4(bytes, pos + 2)?;
+            match unit {
+                0xD800..=0xDBFF => {
+                    let low_at = pos + 6;
+                    match (bytes.get(low_at), bytes.get(low_at + 1)) {
+                        (Some(b'\\'), Some(b'u')) => {
+                            let low = hex4(bytes, low_at + 2)?;
+                            if (0xDC00..=0xDFFF).contains(&low) {
+                                return Ok(low_at + 6);
+                            }
+                        }
+                        (None, _) | (Some(b'\\'), None) => {
+                            return Err(JsonError::new(UnexpectedEnd, bytes.len()));
+                        }
+                        _ => {}
+                    }
+                    Err(JsonError::new(LoneSurrogate, pos))
+                }
+                0xDC00..=0xDFFF => Err(JsonError::new(LoneSurrogate, pos)),
+                _ => Ok(pos + 6),
+            }
+        }
+        Some(_) => Err(JsonError::new(InvalidEscape, pos)),
+    }
+}
+
+fn hex4(bytes: &[u8], pos: usize) -> Result<u16, JsonError> {
+    let mut value: u16 = 0;
+    for i in 0..4 {
+        let Some(&b) = bytes.get(pos + i) else {
+            return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos + i));
+        };
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return Err(JsonError::new(JsonErrorKind::InvalidEscape, pos + i)),
+        };
+        value = (value << 4) | digit as u16;
+    }
+    Ok(value)
+}
+
+/// Validates one multi-byte UTF-8 sequence at `pos` (RFC 3629 table); returns its length.
+fn utf8_sequence(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    let bad = JsonError::new(JsonErrorKind::InvalidUtf8, pos);
+    let lead = bytes[pos];
+    let (len, lo, hi) = match lead {
+        0xC2..=0xDF => (2, 0x80, 0xBF),
+        0xE0 => (3, 0xA0, 0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
+        0xED => (3, 0x80, 0x9F),
+        0xF0 => (4, 0x90, 0xBF),
+        0xF1..=0xF3 => (4, 0x80, 0xBF),
+        0xF4 => (4, 0x80, 0x8F),
+        _ => return Err(bad),
+    };
+    match bytes.get(pos + 1) {
+        Some(&b) if (lo..=hi).contains(&b) => {}
+        None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos + 1)),
+        Some(_) => return Err(bad),
+    }
+    for i in 2..len {
+        match bytes.get(pos + i) {
+            Some(&b) if (0x80..=0xBF).contains(&b) => {}
+            None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos + i)),
+            Some(_) => return Err(bad),
+        }
+    }
+    Ok(len)
+}
+
+/// A validated JSON string: the raw bytes between its quotes, escapes undecoded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct JsonStr<'a> {
+    raw: &'a [u8],
+}
+
+/// A decode target was too small; `needed` is the decoded length in bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BufferTooSmall {
+    /// Bytes the whole output needs.
+    pub needed: usize,
+}
+
+impl<'a> JsonStr<'a> {
+    /// Views the string token at `bytes[start..]` (`start` at its opening quote), validating it.
+    pub fn parse_at(bytes: &'a [u8], start: usize) -> Result<(Self, usize), JsonError> {
+        if bytes.get(start) != Some(&b'"') {
+            let kind = if start >= bytes.len() {
+                JsonErrorKind::UnexpectedEnd
+            } else {
+                JsonErrorKind::UnexpectedByte
+            };
+            return Err(JsonError::new(kind, start));
+        }
+        let end = scan_string(bytes, start)?;
+        Ok((
+            Self {
+                raw: &bytes[start + 1..end - 1],
+            },
+            end,
+        ))
+    }
+
+    /// Views one whole JSON string token (quotes included), validating it.
+    pub fn from_token(token: &'a [u8]) -> Result<Self, JsonError> {
+        let (s, end) = Self::parse_at(token, 0)?;
+        if end != token.len() {
+            return Err(JsonError::new(JsonErrorKind::TrailingData, end));
+        }
+        Ok(s)
+    }
+
+    /// The raw bytes between the quotes, escapes as written.
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// True when the string has no escapes, so its raw bytes are its text.
+    pub fn is_plain(&self) -> bool {
+        !self.raw.contains(&b'\\')
+    }
+
+    /// The decoded text when it has no escapes: zero-copy.
+    pub fn as_plain_str(&self) -> Option<&'a str> {
+        if self.is_plain() {
+            core::str::from_utf8(self.raw).ok()
+        } else {
+            None
+        }
+    }
+
+    /// Decoded UTF-8 bytes, one at a time, escapes resolved.
+    pub fn decoded(&self) -> Decoded<'a> {
+        Decoded {
+            raw: self.raw,
+            pos: 0,
+            pending: [0; 4],
+            pending_len: 0,
+            pending_pos: 0,
+        }
+    }
+
+    /// Length of the decoded text in bytes.
+    pub fn decoded_len(&self) -> usize {
+        if self.is_plain() {
+            self.raw.len()
+        } else {
+            self.decoded().count()
+        }
+    }
+
+    /// Compares the decoded text with `text`, without a buffer.
+    pub fn eq_text(&self, text: &[u8]) -> bool {
+        if self.is_plain() {
+            return self.raw == text;
+        }
+        let mut it = self.decoded();
+        for &b in text {
+            if it.next() != Some(b) {
+                return false;
+            }
+        }
+        it.next().is_none()
+    }
+
+    /// Decodes into `out` and returns the text; a short buffer is an error that writes nothing.
+    pub fn decode_into<'o>(&self, out: &'o mut [u8]) -> Result<&'o str, BufferTooSmall> {
+        let needed = self.decoded_len();
+        let Some(dst) = out.get_mut(..needed) else {
+            return Err(BufferTooSmall { needed });
+        };
+        for (d, b) in dst.iter_mut().zip(self.decoded()) {
+            *d = b;
+        }
+        // Validated input decodes to UTF-8; the check keeps the core free of unsafe.
+        core::str::from_utf8(dst).map_err(|_| BufferTooSmall { needed })
+    }
+}
+
+/// Iterator over the decoded UTF-8 bytes of a [`JsonStr`].
+#[derive(Clone, Debug)]
+pub struct Decoded<'a> {
+    raw: &'a [u8],
+    pos: usize,
+    pending: [u8; 4],
+    pending_len: u8,
+    pending_pos: u8,
+}
+
+impl Decoded<'_> {
+    fn hex_at(&self, at: usize) -> u32 {
+        let mut v = 0u32;
+        for i in 0..4 {
+            let b = self.raw.get(at + i).copied().unwrap_or(b'0');
+            let d = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => 0,
+            };
+            v = (v << 4) | d as u32;
+        }
+        v
+    }
+}
+
+impl Iterator for Decoded<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        if self.pending_pos < self.pending_len {
+            let b = self.pending[self.pending_pos as usize];
+            self.pending_pos += 1;
+            return Some(b);
+        }
+        let b = *self.raw.get(self.pos)?;
+        if b != b'\\' {
+            self.pos += 1;
+            return Some(b);
+        }
+        let esc = self.raw.get(self.pos + 1).copied().unwrap_or(b'\\');
+        self.pos += 2;
+        let simple = match esc {
+            b'b' => Some(0x08),
+            b'f' => Some(0x0c),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'u' => None,
+            other => Some(other),
+        };
+        if let Some(s) = simple {
+            return Some(s);
+        }
+        let mut cp = self.hex_at(self.pos);
+        self.pos += 4;
+        if (0xD800..0xDC00).contains(&cp) {
+            let low = self.hex_at(self.pos + 2);
+            self.pos += 6;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+        }
+        let c = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
+        let len = c.encode_utf8(&mut self.pending).len();
+        self.pending_len = len as u8;
+        self.pending_pos = 1;
+        Some(self.pending[0])
+    }
+}
+
+/// One member of an object: its key and its raw value bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Member<'a> {
+    /// The member's name.
+    pub key: JsonStr<'a>,
+    /// The member's value exactly as written (validated).
+    pub value: &'a [u8],
+}
+
+/// Iterator over the members of one object, validating each value as it goes.
+///
+/// After the last member it checks the closing brace; the first error ends it.
+#[derive(Clone, Debug)]
+pub struct Members<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    max_depth: u8,
+    state: MembersState,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum MembersState {
+    First,
+    Next,
+    Done,
+    Failed,
+}
+
+impl<'a> Members<'a> {
+    /// Starts at the `{` found at `bytes[start..]` after white space; `max_depth` counts that object as level 1.
+    pub fn new(bytes: &'a [u8], start: usize, max_depth: u8) -> Result<Self, JsonError> {
+        let pos = skip_ws(bytes, start);
+        match bytes.get(pos) {
+            Some(b'{') if max_depth >= 1 => Ok(Self {
+                bytes,
+                pos: pos + 1,
+                max_depth: max_depth - 1,
+                state: MembersState::First,
+            }),
+            Some(b'{') => Err(JsonError::new(JsonErrorKind::TooDeep, pos)),
+            Some(_) => Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+            None => Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+        }
+    }
+
+    /// Offset just past the closing brace, once iteration has finished cleanly.
+    pub fn end(&self) -> Option<usize> {
+        (self.state == MembersState::Done).then_some(self.pos)
+    }
+
+    fn step(&mut self) -> Result<Option<Member<'a>>, JsonError> {
+        if matches!(self.state, MembersState::Done | MembersState::Failed) {
+            return Ok(None);
+        }
+        let mut pos = skip_ws(self.bytes, self.pos);
+        if self.bytes.get(pos) == Some(&b'}') {
+            self.state = MembersState::Done;
+            self.pos = pos + 1;
+            return Ok(None);
+        }
+        if self.state == MembersState::Next {
+            match self.bytes.get(pos) {
+                Some(b',') => pos = skip_ws(self.bytes, pos + 1),
+                Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+                None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+            }
+        }
+        let (key, after_key) = JsonStr::parse_at(self.bytes, pos)?;
+        pos = skip_ws(self.bytes, after_key);
+        match self.bytes.get(pos) {
+            Some(b':') => pos = skip_ws(self.bytes, pos + 1),
+            Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+            None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+        }
+        let end = skip_value(self.bytes, pos, self.max_depth)?;
+        self.pos = end;
+        self.state = MembersState::Next;
+        Ok(Some(Member {
+            key,
+            value: &self.bytes[pos..end],
+        }))
+    }
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = Result<Member<'a>, JsonError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.step() {
+            Ok(Some(m)) => Some(Ok(m)),
+            Ok(None) => None,
+            Err(e) => {
+                self.state = MembersState::Failed;
+                self.pos = e.at;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Finds the last member named `key` in the object `bytes` (like `JSON.parse`, later duplicates win).
+pub fn find_member<'a>(
+    bytes: &'a [u8],
+    key: &[u8],
+    max_depth: u8,
+) -> Result<Option<&'a [u8]>, JsonError> {
+    let mut found = None;
+    for m in Members::new(bytes, 0, max_depth)? {
+        let m = m?;
+        if m.key.eq_text(key) {
+            found = Some(m.value);
+        }
+    }
+    Ok(found)
+}
+
+/// True when the raw value is a JSON object (first byte `{`).
+pub fn is_object(value: &[u8]) -> bool {
+    value.first() == Some(&b'{')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_and_rejects_basics() {
+        for ok in [
+            &b"{}"[..],
+            b"[]",
+            b" 1 ",
+            b"-0.5e+3",
+            b"\"a\\u00e9\"",
+            b"{\"a\":[1,{\"b\":null}]}",
+        ] {
+            assert_eq!(validate(ok, 32), Ok(()), "{:?}", core::str::from_utf8(ok));
+        }
+        assert_eq!(
+            validate(b"01", 32).unwrap_err().kind,
+            JsonErrorKind::InvalidNumber
+        );
+        assert_eq!(
+            validate(b"[1,]", 32).unwrap_err().kind,
+            JsonErrorKind::UnexpectedByte
+        );
+        assert_eq!(
+            validate(b"\"\\x\"", 32).unwrap_err().kind,
+            JsonErrorKind::InvalidEscape
+        );
+        assert_eq!(
+            validate(b"\"\\ud800\"", 32).unwrap_err().kind,
+            JsonErrorKind::LoneSurrogate
+        );
+        assert_eq!(
+            validate(b"[[1]]", 1).unwrap_err(),
+            JsonError {
+                kind: JsonErrorKind::TooDeep,
+                at: 1
+            }
+        );
+        assert_eq!(
+            validate(b"{} x", 32).unwrap_err(),
+            JsonError {
+                kind: JsonErrorKind::TrailingData,
+                at: 3
+            }
+        );
+        assert_eq!(
+            validate(b"\"\xff\"", 32).unwrap_err().kind,
+            JsonErrorKind::InvalidUtf8
+        );
+        assert_eq!(
+            validate(b"\"a\x01\"", 32).unwrap_err().kind,
+            JsonErrorKind::ControlCharacter
+        );
+    }
+
+    #[test]
+    fn decodes_escapes_and_pairs() {
+        let s = JsonStr::from_token(b"\"a\\n\\u00e9\\ud83d\\ude00\\/\"").unwrap();
+        let mut buf = [0u8; 16];
+        assert_eq!(s.decode_into(&mut buf).unwrap(), "a\n\u{e9}\u{1F600}/");
+        assert_eq!(s.decoded_len(), 9);
+        assert!(s.eq_text("a\n\u{e9}\u{1F600}/".as_bytes()));
+        let mut small = [0u8; 4];
+        assert_eq!(s.decode_into(&mut small), Err(BufferTooSmall { needed: 9 }));
+        assert_eq!(small, [0; 4]);
+    }
+
+    #[test]
+    fn members_last_wins_and_checks_close() {
+        let obj = b"{\"a\":1, \"b\" : [2], \"a\":3}";
+        assert_eq!(find_member(obj, b"a", 32), Ok(Some(&b"3"[..])));
+        assert_eq!(find_member(obj, b"z", 32), Ok(None));
+        assert!(find_member(b"{\"a\":1", b"a", 32).is_err());
+        assert!(find_member(b"{\"a\":1,}", b"a", 32).is_err());
+    }
+}

@@ -1,0 +1,22 @@
+//! Allocation-free, sans-IO tool-call routing for LLM frame streams.
+//!
+//! This crate is the `no_std` core of a port of `@polyweave/tool-adapter`: it
+//! reads JSON *frames* (`TEXT`, `TOOL_CALL`, `TOOL_RESULT`, `ERROR`, `END`, …)
+//! from the caller's buffers, and writes the frames it owes into the caller's
+//! buffers. It never allocates, never blocks and never reads a clock.
+//!
+//! Data flows one way: bytes in ([`framing`]) → frame view ([`frame`], over
+//! [`json`]) → state machine → queued output → bytes out ([`encode`]).
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod encode;
+pub mod frame;
+pub mod framing;
+pub mod json;
+pub mod typed;
+
+pub use clock::Instant;
+pub use frame::{Frame, FrameError, Kind};
