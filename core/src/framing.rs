@@ -35,6 +35,8 @@ pub struct LineFramer<'b> {
     len: usize,
     /// Bytes of an over-long line dropped so far, when discarding.
     discarding: Option<usize>,
+    /// Whether the last byte dropped was a `\r` (it may end the line when `\n` comes in a later feed).
+    dropped_cr: bool,
     ready: Ready,
 }
 
@@ -45,6 +47,7 @@ impl<'b> LineFramer<'b> {
             buf,
             len: 0,
             discarding: None,
+            dropped_cr: false,
             ready: Ready::None,
         }
     }
@@ -77,9 +80,12 @@ impl<'b> LineFramer<'b> {
         let consumed = newline.map_or(input.len(), |i| i + 1);
         if let Some(dropped) = self.discarding {
             let total = dropped + body.len();
+            if let Some(&last) = body.last() {
+                self.dropped_cr = last == b'\r';
+            }
             if newline.is_some() {
                 self.discarding = None;
-                self.ready = Ready::TooLong(strip_cr_len(total, body.last().copied()));
+                self.ready = Ready::TooLong(strip_cr_len(total, self.dropped_cr));
             } else {
                 self.discarding = Some(total);
             }
@@ -89,8 +95,10 @@ impl<'b> LineFramer<'b> {
         if total > self.buf.len() {
             // A `\r` that only fits because the line ends here still counts against the buffer.
             self.len = 0;
+            // `total` exceeds what was stored, so `body` is not empty.
+            self.dropped_cr = body.last() == Some(&b'\r');
             if newline.is_some() {
-                self.ready = Ready::TooLong(strip_cr_len(total, body.last().copied()));
+                self.ready = Ready::TooLong(strip_cr_len(total, self.dropped_cr));
             } else {
                 self.discarding = Some(total);
             }
@@ -136,7 +144,10 @@ impl<'b> LineFramer<'b> {
             return self.next_line();
         }
         if let Some(dropped) = self.discarding.take() {
-            return Some(Err(LineTooLong { len: dropped }));
+            // Like a stored last line, a final `\r` is not part of it.
+            return Some(Err(LineTooLong {
+                len: strip_cr_len(dropped, self.dropped_cr),
+            }));
         }
         if matches!(self.ready, Ready::Taken) {
             self.len = 0;
@@ -145,7 +156,11 @@ impl<'b> LineFramer<'b> {
         if end > 0 && self.buf[end - 1] == b'\r' {
             end -= 1;
         }
-        if self.buf[..end].iter().all(|&b| matches!(b, b' ' | b'\t')) {
+        // Blank as in `feed`: spaces, tabs and stray `\r`s only.
+        if self.buf[..end]
+            .iter()
+            .all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+        {
             self.len = 0;
             self.ready = Ready::None;
             return None;
@@ -155,8 +170,8 @@ impl<'b> LineFramer<'b> {
     }
 }
 
-fn strip_cr_len(len: usize, last: Option<u8>) -> usize {
-    if last == Some(b'\r') {
+fn strip_cr_len(len: usize, ends_with_cr: bool) -> usize {
+    if ends_with_cr {
         len - 1
     } else {
         len

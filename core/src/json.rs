@@ -114,46 +114,37 @@ impl KindStack {
 /// The whole value is validated on the way (strings, escapes, UTF-8, numbers).
 pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, JsonError> {
     use JsonErrorKind::*;
+    if !matches!(bytes.get(start), Some(b'{' | b'[')) {
+        return scan_scalar(bytes, start);
+    }
     let mut stack = KindStack::new();
     let mut depth: u8 = 0;
+    // The kind of the innermost open container (kept in sync with `stack`).
+    let mut in_object = false;
     let mut pos = start;
     'value: loop {
-        // Here a value must start.
-        match bytes.get(pos) {
-            None => return Err(JsonError::new(UnexpectedEnd, pos)),
-            Some(b'{') | Some(b'[') => {
-                let is_object = bytes[pos] == b'{';
-                if depth >= max_depth {
-                    return Err(JsonError::new(TooDeep, pos));
-                }
-                stack.set(depth, is_object);
-                depth += 1;
-                pos = skip_ws(bytes, pos + 1);
-                let close = if is_object { b'}' } else { b']' };
-                if bytes.get(pos) == Some(&close) {
-                    depth -= 1;
-                    pos += 1;
-                } else if is_object {
+        // Here a value must start, inside a container unless `depth == 0` (the first one).
+        if let Some(&open @ (b'{' | b'[')) = bytes.get(pos) {
+            if depth >= max_depth {
+                return Err(JsonError::new(TooDeep, pos));
+            }
+            in_object = open == b'{';
+            stack.set(depth, in_object);
+            depth += 1;
+            pos = skip_ws(bytes, pos + 1);
+            let close = if in_object { b'}' } else { b']' };
+            if bytes.get(pos) != Some(&close) {
+                if in_object {
                     pos = object_key(bytes, pos)?;
-                    continue 'value;
-                } else {
-                    continue 'value;
                 }
+                continue 'value;
             }
-            Some(b'"') => pos = scan_string(bytes, pos)?,
-            Some(b'-' | b'0'..=b'9') => pos = scan_number(bytes, pos)?,
-            Some(b't') => pos = literal(bytes, pos, b"true")?,
-            Some(b'f') => pos = literal(bytes, pos, b"false")?,
-            Some(b'n') => pos = literal(bytes, pos, b"null")?,
-            Some(_) => return Err(JsonError::new(UnexpectedByte, pos)),
+        } else {
+            pos = scan_scalar(bytes, pos)?;
         }
-        // Here a value has just ended.
+        // Here a value has just ended inside a container, or `pos` is at an empty container's close.
         loop {
-            if depth == 0 {
-                return Ok(pos);
-            }
             pos = skip_ws(bytes, pos);
-            let in_object = stack.is_object(depth - 1);
             match bytes.get(pos) {
                 None => return Err(JsonError::new(UnexpectedEnd, pos)),
                 Some(b',') => {
@@ -163,17 +154,32 @@ pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, Js
                     }
                     continue 'value;
                 }
-                Some(b'}') if in_object => {
-                    depth -= 1;
-                    pos += 1;
-                }
-                Some(b']') if !in_object => {
-                    depth -= 1;
-                    pos += 1;
-                }
+                Some(b'}') if in_object => {}
+                Some(b']') if !in_object => {}
                 Some(_) => return Err(JsonError::new(UnexpectedByte, pos)),
             }
+            depth -= 1;
+            pos += 1;
+            if depth == 0 {
+                return Ok(pos);
+            }
+            in_object = stack.is_object(depth - 1);
         }
+    }
+}
+
+/// Scans the non-container value that starts exactly at `pos`.
+#[inline(always)]
+fn scan_scalar(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    match bytes.get(pos) {
+        Some(b'"') => scan_string(bytes, pos),
+        Some(b'-' | b'0'..=b'9') => scan_number(bytes, pos),
+        Some(b't') => literal(bytes, pos, b"true"),
+        Some(b'f') => literal(bytes, pos, b"false"),
+        Some(b'n') => literal(bytes, pos, b"null"),
+        None => Err(JsonError::new(UnexpectedEnd, pos)),
+        Some(_) => Err(JsonError::new(UnexpectedByte, pos)),
     }
 }
 
@@ -263,40 +269,57 @@ fn scan_number(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
-/// True when any byte of `x` is `"`, `\`, a control character, or non-ASCII.
+/// Flags (high bit per byte) the bytes of `x` that are `"`, `\`, a control character, or non-ASCII.
+///
+/// Bytes above a flagged one may be flagged falsely (borrows), but the lowest
+/// flagged byte is always a real one: `trailing_zeros() / 8` finds it.
 #[inline]
-fn word_needs_care(x: u64) -> bool {
+fn care_mask(x: u64) -> u64 {
     let quote = x ^ (LO * b'"' as u64);
     let backslash = x ^ (LO * b'\\' as u64);
     let zero_in = |v: u64| v.wrapping_sub(LO) & !v & HI;
     let below_space = x.wrapping_sub(LO * 0x20) & !x & HI;
-    (zero_in(quote) | zero_in(backslash) | below_space | (x & HI)) != 0
+    zero_in(quote) | zero_in(backslash) | below_space | (x & HI)
 }
 
 /// Scans a string whose opening quote is at `start`; returns the offset after the closing quote.
+///
+/// Inlined: the plain-ASCII path stays in the caller; anything else is [`string_step`].
+#[inline]
 pub(crate) fn scan_string(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
-    use JsonErrorKind::*;
     let mut pos = start + 1;
     loop {
         // Eight plain ASCII bytes at a time: the common case in tool-call JSON.
         while let Some(chunk) = bytes.get(pos..pos + 8) {
             let mut word = [0u8; 8];
             word.copy_from_slice(chunk);
-            if word_needs_care(u64::from_le_bytes(word)) {
+            let care = care_mask(u64::from_le_bytes(word));
+            if care != 0 {
+                // Jump straight to the first byte that needs a look.
+                pos += (care.trailing_zeros() / 8) as usize;
                 break;
             }
             pos += 8;
         }
-        let Some(&b) = bytes.get(pos) else {
-            return Err(JsonError::new(UnexpectedEnd, pos));
-        };
-        match b {
-            b'"' => return Ok(pos + 1),
-            b'\\' => pos = scan_escape(bytes, pos)?,
-            0x00..=0x1f => return Err(JsonError::new(ControlCharacter, pos)),
-            0x20..=0x7f => pos += 1,
-            _ => pos += utf8_sequence(bytes, pos)?,
+        if bytes.get(pos) == Some(&b'"') {
+            return Ok(pos + 1);
         }
+        pos = string_step(bytes, pos)?;
+    }
+}
+
+/// One step inside a string at `pos`, which is not the closing quote; returns the next offset.
+#[inline(never)]
+fn string_step(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    let Some(&b) = bytes.get(pos) else {
+        return Err(JsonError::new(UnexpectedEnd, pos));
+    };
+    match b {
+        b'\\' => scan_escape(bytes, pos),
+        0x00..=0x1f => Err(JsonError::new(ControlCharacter, pos)),
+        0x20..=0x7f => Ok(pos + 1),
+        _ => Ok(pos + utf8_sequence(bytes, pos)?),
     }
 }
 

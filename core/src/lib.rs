@@ -11,12 +11,27 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod call;
 pub mod clock;
 pub mod encode;
+pub mod error;
 pub mod frame;
 pub mod framing;
+mod held;
+pub mod hooks;
 pub mod json;
+mod message;
+pub mod queue;
+pub mod tool;
+pub mod trace;
 pub mod typed;
+pub mod wrapper;
 
+pub use call::{AdapterCall, CallOptions};
 pub use clock::Instant;
+pub use error::Error;
 pub use frame::{Frame, FrameError, Kind};
+pub use hooks::{CallInfo, CallOutcome, Hooks, NoHooks};
+pub use queue::{CallHandle, Route, Transmit};
+pub use tool::{ResultWriter, SyncTool, Tool, ToolFailed, ToolKind};
+pub use wrapper::{Config, Disposition, Event, Slot, Wrapper};

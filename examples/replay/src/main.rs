@@ -1,1 +1,531 @@
-fn main() {}
+//! `polyweave-replay`: runs one replay scenario (SPEC §6) through the core on a
+//! simulated clock and prints what happened, one NDJSON event per line, or with
+//! `--pretty` as a readable timeline.
+//!
+//! Exit codes: 0 when the scenario ran (whatever it printed), 2 for a bad
+//! scenario file or bad arguments.
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+mod scenario;
+
+use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
+use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
+use polyweave_tool_adapter::wrapper::{Config, Disposition, Slot, Wrapper};
+use polyweave_tool_adapter::{AdapterCall, CallHandle, CallOptions, Error, Instant, Route, Tool};
+use scenario::{CallScenario, Scenario, Step, StepKind, ToolSpec, WrapperScenario};
+
+/// Capacities of the replay program (SPEC §6 minimums, each met or exceeded).
+const FRAME_CAP: usize = 8 * 1024;
+const REPLAY_CONFIG: Config = Config {
+    tool_timeout_ms: 30_000,
+    mirror_continue: true,
+    max_rounds: 0,
+    max_depth: 32,
+    name_cap: 64,
+    id_cap: 64,
+    args_cap: 4096,
+    result_cap: 4096,
+    message_cap: 8192,
+    trace_entries: 32,
+    trace_bytes: 32 * (12 + 64 + 4096 + 8192),
+    held_bytes: 8 * (FRAME_CAP + 4),
+};
+
+/// One printed event, with the clock it happened at (for `--pretty`).
+struct Printer {
+    pretty: bool,
+    color: bool,
+    out: io::BufWriter<io::Stdout>,
+}
+
+impl Printer {
+    fn line(&mut self, at: u64, event: &str) {
+        if self.pretty {
+            let text = pretty_line(at, event, self.color);
+            let _ = writeln!(self.out, "{text}");
+        } else {
+            let _ = writeln!(self.out, "{event}");
+        }
+    }
+}
+
+/// JSON string token for `text`.
+fn jstr(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn raw_json(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Hooks that record the SPEC §6 hook events.
+#[derive(Default)]
+struct Recorder {
+    lines: Vec<String>,
+}
+
+impl Hooks for Recorder {
+    fn on_tool_call(&mut self, call: &CallInfo<'_>) {
+        let name = call.name.map_or("null".to_string(), jstr);
+        self.lines.push(format!(
+            "{{\"hook\":\"toolCall\",\"name\":{name},\"args\":{}}}",
+            raw_json(call.args)
+        ));
+    }
+
+    fn on_tool_result(&mut self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
+        let name = call.name.map_or("null".to_string(), jstr);
+        let (result, error) = match outcome {
+            CallOutcome::Result(r) => (raw_json(r), "null".to_string()),
+            CallOutcome::Error(e) => ("null".to_string(), jstr(e)),
+        };
+        self.lines.push(format!(
+            "{{\"hook\":\"toolResult\",\"name\":{name},\"args\":{},\"result\":{result},\"error\":{error}}}",
+            raw_json(call.args)
+        ));
+    }
+}
+
+/// A sync tool of a scenario: a fixed result, an echo, or a fixed error.
+struct ScenarioTool {
+    spec: ToolSpec,
+}
+
+impl ScenarioTool {
+    fn run(&self, args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        match &self.spec {
+            ToolSpec::SyncError(message) => {
+                out.write(message.as_bytes());
+                Err(ToolFailed)
+            }
+            ToolSpec::SyncEcho => {
+                out.write(args);
+                Ok(())
+            }
+            ToolSpec::SyncResult(raw) => {
+                out.write(raw.as_bytes());
+                Ok(())
+            }
+            ToolSpec::Deferred | ToolSpec::Adapter => Err(ToolFailed),
+        }
+    }
+}
+
+impl polyweave_tool_adapter::SyncTool for ScenarioTool {
+    fn call(&self, args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        self.run(args, out)
+    }
+}
+
+fn main() -> ExitCode {
+    let mut pretty = false;
+    let mut file = None;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--pretty" => pretty = true,
+            "-h" | "--help" => {
+                println!("usage: polyweave-replay [--pretty] SCENARIO.json");
+                return ExitCode::SUCCESS;
+            }
+            _ if file.is_none() => file = Some(arg),
+            _ => {
+                eprintln!("polyweave-replay: unexpected argument {arg:?}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("usage: polyweave-replay [--pretty] SCENARIO.json");
+        return ExitCode::from(2);
+    };
+    let scenario = match scenario::load(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("polyweave-replay: {file}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let color = pretty && io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut printer = Printer {
+        pretty,
+        color,
+        out: io::BufWriter::new(io::stdout()),
+    };
+    let run = match scenario {
+        Scenario::Wrapper(w) => run_wrapper(&w, &mut printer),
+        Scenario::Call(c) => run_call(&c, &mut printer),
+    };
+    let _ = printer.out.flush();
+    match run {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((step, e)) => {
+            eprintln!("polyweave-replay: {file}: step {step}: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// What a wrapper step refers to by call number.
+#[derive(Clone, Copy)]
+enum Known {
+    /// Completed at once (sync, or refused before taking a slot).
+    Immediate,
+    /// Took a slot.
+    Pending(CallHandle),
+}
+
+fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (usize, String)> {
+    let sync_tools: Vec<ScenarioTool> = sc
+        .tools
+        .iter()
+        .map(|(_, spec)| ScenarioTool { spec: spec.clone() })
+        .collect();
+    let tools: Vec<Tool<'_>> = sc
+        .tools
+        .iter()
+        .zip(&sync_tools)
+        .map(|((name, spec), sync)| match spec {
+            ToolSpec::Deferred => Tool::deferred(name),
+            ToolSpec::Adapter => Tool::adapter(name),
+            _ => Tool::sync(name, sync),
+        })
+        .collect();
+    let cfg = Config {
+        tool_timeout_ms: sc.tool_timeout_ms,
+        mirror_continue: sc.mirror_continue,
+        max_rounds: sc.max_rounds,
+        ..REPLAY_CONFIG
+    };
+    let mut slots = vec![Slot::EMPTY; sc.max_pending];
+    let mut arena = vec![0u8; cfg.arena_len(sc.max_pending)];
+    let mut w = Wrapper::new(cfg, &tools, Recorder::default(), &mut slots, &mut arena)
+        .map_err(|e| (0, format!("cannot build the wrapper: {e:?}")))?;
+    if sc.aborted {
+        w.abort();
+    }
+    let mut known: Vec<Known> = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut now = 0u64;
+    for (i, step) in sc.steps.iter().enumerate() {
+        if let Some(at) = step.at {
+            now = at;
+        }
+        let t = Instant::from_millis(now);
+        w.handle_timeout(t)
+            .map_err(|e| (i, format!("clock: {e}")))?;
+        flush_wrapper(&mut w, &mut buf, now, p).map_err(|e| (i, e))?;
+        apply_wrapper_step(&mut w, step, t, &mut known, p).map_err(|e| (i, e))?;
+        flush_wrapper(&mut w, &mut buf, now, p).map_err(|e| (i, e))?;
+    }
+    let entries: Vec<String> = w
+        .trace()
+        .iter()
+        .map(|e| {
+            let name = e.name.map_or("null".to_string(), jstr);
+            let (result, error) = match e.outcome {
+                CallOutcome::Result(r) => (raw_json(r), "null".to_string()),
+                CallOutcome::Error(m) => ("null".to_string(), jstr(m)),
+            };
+            format!(
+                "{{\"name\":{name},\"args\":{},\"result\":{result},\"error\":{error}}}",
+                raw_json(e.args)
+            )
+        })
+        .collect();
+    p.line(now, &format!("{{\"trace\":[{}]}}", entries.join(",")));
+    Ok(())
+}
+
+fn flush_wrapper(
+    w: &mut Wrapper<'_, Recorder>,
+    buf: &mut [u8],
+    now: u64,
+    p: &mut Printer,
+) -> Result<(), String> {
+    for line in std::mem::take(&mut w.hooks_mut().lines) {
+        p.line(now, &line);
+    }
+    while let Some(t) = w
+        .poll_transmit(buf)
+        .map_err(|e| format!("frame of {} bytes exceeds the output buffer", e.needed))?
+    {
+        let frame = raw_json(&buf[..t.len]);
+        let line = match t.route {
+            Route::Model => format!("{{\"to\":\"model\",\"frame\":{frame}}}"),
+            Route::Consumer => format!("{{\"to\":\"consumer\",\"frame\":{frame}}}"),
+            Route::Adapter(h) => format!(
+                "{{\"to\":\"adapter\",\"call\":{},\"frame\":{frame}}}",
+                h.index()
+            ),
+        };
+        p.line(now, &line);
+    }
+    while w.poll_event().is_some() {}
+    Ok(())
+}
+
+fn is_waiting_error(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::UnknownCall
+            | Error::CallFinished
+            | Error::CallTimedOut
+            | Error::CallCancelled
+            | Error::WrongKind
+    )
+}
+
+fn apply_wrapper_step(
+    w: &mut Wrapper<'_, Recorder>,
+    step: &Step,
+    now: Instant,
+    known: &mut Vec<Known>,
+    p: &mut Printer,
+) -> Result<(), String> {
+    let at = now.as_millis();
+    match &step.kind {
+        StepKind::Response(bytes) => match w.handle_response(now, bytes) {
+            Ok(Disposition::Forward) => p.line(
+                at,
+                &format!("{{\"to\":\"consumer\",\"frame\":{}}}", raw_json(bytes)),
+            ),
+            Ok(Disposition::Held) => {}
+            Ok(Disposition::Intercepted { call, handle }) => {
+                let idx = call as usize;
+                if known.len() <= idx {
+                    known.resize(idx + 1, Known::Immediate);
+                }
+                known[idx] = handle.map_or(Known::Immediate, Known::Pending);
+            }
+            Err(Error::Malformed(_)) => p.line(at, "{\"rejected\":{\"path\":\"response\"}}"),
+            Err(e) => return Err(format!("response refused: {e}")),
+        },
+        StepKind::Request(bytes) => match w.handle_request(now, bytes) {
+            Ok(_) => p.line(
+                at,
+                &format!("{{\"to\":\"model\",\"frame\":{}}}", raw_json(bytes)),
+            ),
+            Err(Error::Malformed(_)) => p.line(at, "{\"rejected\":{\"path\":\"request\"}}"),
+            Err(e) => return Err(format!("request refused: {e}")),
+        },
+        StepKind::Complete {
+            call,
+            result,
+            error,
+        } => {
+            let refused = format!("{{\"refused\":{{\"call\":{call}}}}}");
+            let Some(Known::Pending(h)) = known.get(*call as usize).copied() else {
+                p.line(at, &refused);
+                return Ok(());
+            };
+            let outcome = match error {
+                Some(e) => Err(e.as_str()),
+                None => Ok(result.as_bytes()),
+            };
+            match w.complete(now, h, outcome) {
+                Ok(()) => {}
+                Err(e) if is_waiting_error(&e) => p.line(at, &refused),
+                Err(e) => return Err(format!("completion refused: {e}")),
+            }
+        }
+        StepKind::AdapterFrame { call, frame } => {
+            let refused = format!("{{\"refused\":{{\"call\":{call}}}}}");
+            let Some(Known::Pending(h)) = known.get(*call as usize).copied() else {
+                p.line(at, &refused);
+                return Ok(());
+            };
+            match w.handle_adapter_frame(now, h, frame) {
+                Ok(()) => {}
+                Err(Error::Malformed(_)) => p.line(
+                    at,
+                    &format!("{{\"rejected\":{{\"path\":\"adapter\",\"call\":{call}}}}}"),
+                ),
+                Err(e) if is_waiting_error(&e) => p.line(at, &refused),
+                Err(e) => return Err(format!("adapter frame refused: {e}")),
+            }
+        }
+        StepKind::AdapterClose { call } => {
+            let refused = format!("{{\"refused\":{{\"call\":{call}}}}}");
+            let Some(Known::Pending(h)) = known.get(*call as usize).copied() else {
+                p.line(at, &refused);
+                return Ok(());
+            };
+            match w.handle_adapter_closed(now, h) {
+                Ok(()) => {}
+                Err(e) if is_waiting_error(&e) => p.line(at, &refused),
+                Err(e) => return Err(format!("adapter close refused: {e}")),
+            }
+        }
+        StepKind::Abort => w.abort(),
+        StepKind::Cancel(reason) => w
+            .cancel(now, reason)
+            .map_err(|e| format!("cancel refused: {e}"))?,
+        StepKind::ClearTrace => w.clear_trace(),
+        StepKind::Tick => {}
+        StepKind::CallFrame(_) | StepKind::CallClose => {
+            return Err("a call-mode step in a wrapper scenario".into())
+        }
+    }
+    Ok(())
+}
+
+fn run_call(sc: &CallScenario, p: &mut Printer) -> Result<(), (usize, String)> {
+    let mut result = vec![0u8; 64 * 1024];
+    let opts = CallOptions {
+        name: &sc.name,
+        timeout_ms: sc.timeout_ms,
+        ..CallOptions::DEFAULT
+    };
+    let mut call = AdapterCall::start(
+        Instant::ZERO,
+        opts,
+        sc.id.as_deref(),
+        sc.args.as_bytes(),
+        &mut result,
+    )
+    .map_err(|e| (0, format!("cannot start the call: {e}")))?;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut now = 0u64;
+    let mut printed_settlement = false;
+    flush_call(&mut call, &mut buf, now, &mut printed_settlement, p).map_err(|e| (0, e))?;
+    for (i, step) in sc.steps.iter().enumerate() {
+        if let Some(at) = step.at {
+            now = at;
+        }
+        let t = Instant::from_millis(now);
+        call.handle_timeout(t)
+            .map_err(|e| (i, format!("clock: {e}")))?;
+        flush_call(&mut call, &mut buf, now, &mut printed_settlement, p).map_err(|e| (i, e))?;
+        let outcome = match &step.kind {
+            StepKind::CallFrame(bytes) => call.handle_frame(t, bytes),
+            StepKind::CallClose => call.handle_closed(t),
+            StepKind::Tick => Ok(()),
+            _ => return Err((i, "a wrapper step in a call scenario".into())),
+        };
+        match outcome {
+            Ok(()) | Err(Error::CallFinished) | Err(Error::CallTimedOut) => {}
+            Err(Error::Malformed(_)) => {
+                p.line(now, "{\"rejected\":{\"path\":\"adapter\",\"call\":0}}")
+            }
+            Err(e) => return Err((i, format!("adapter input refused: {e}"))),
+        }
+        flush_call(&mut call, &mut buf, now, &mut printed_settlement, p).map_err(|e| (i, e))?;
+    }
+    Ok(())
+}
+
+fn flush_call(
+    call: &mut AdapterCall<'_>,
+    buf: &mut [u8],
+    now: u64,
+    printed: &mut bool,
+    p: &mut Printer,
+) -> Result<(), String> {
+    while let Some(n) = call
+        .poll_transmit(buf)
+        .map_err(|e| format!("frame of {} bytes exceeds the output buffer", e.needed))?
+    {
+        p.line(
+            now,
+            &format!(
+                "{{\"to\":\"adapter\",\"call\":0,\"frame\":{}}}",
+                raw_json(&buf[..n])
+            ),
+        );
+    }
+    if !*printed {
+        if let Some(s) = call.settlement() {
+            *printed = true;
+            let line = match s {
+                CallOutcome::Result(r) => format!("{{\"settled\":{{\"result\":{}}}}}", raw_json(r)),
+                CallOutcome::Error(e) => format!("{{\"settled\":{{\"error\":{}}}}}", jstr(e)),
+            };
+            p.line(now, &line);
+        }
+    }
+    Ok(())
+}
+
+/// One event as a timeline row: clock, arrow, destination, frame type, short content.
+fn pretty_line(at: u64, event: &str, color: bool) -> String {
+    let paint = |code: &str, s: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
+    let v: serde_json::Value = serde_json::from_str(event).unwrap_or(serde_json::Value::Null);
+    let clock = format!("{at:>7}ms");
+    let short = |v: &serde_json::Value| {
+        let s = v.to_string();
+        if s.chars().count() > 72 {
+            format!("{}…", s.chars().take(71).collect::<String>())
+        } else {
+            s
+        }
+    };
+    if let Some(to) = v.get("to").and_then(|t| t.as_str()) {
+        let frame = &v["frame"];
+        let ty = frame.get("type").and_then(|t| t.as_str()).unwrap_or("?");
+        let dest = match to {
+            "adapter" => format!("adapter#{}", v["call"]),
+            other => other.to_string(),
+        };
+        let content = frame.get("content").map(short).unwrap_or_default();
+        let colour = match ty {
+            "TOOL_CALL" => "36",
+            "TOOL_RESULT" => "32",
+            "ERROR" | "CANCEL" => "31",
+            "END" => "35",
+            _ => "0",
+        };
+        return format!(
+            "{clock}  → {:<11} {} {content}",
+            dest,
+            paint(colour, &format!("{ty:<12}"))
+        );
+    }
+    if let Some(hook) = v.get("hook").and_then(|h| h.as_str()) {
+        let name = short(&v["name"]);
+        let detail = if hook == "toolCall" {
+            format!("args {}", short(&v["args"]))
+        } else if !v["error"].is_null() {
+            format!("error {}", short(&v["error"]))
+        } else {
+            format!("result {}", short(&v["result"]))
+        };
+        return format!(
+            "{clock}  ● {} {name} {detail}",
+            paint("33", &format!("hook {hook:<10}"))
+        );
+    }
+    if let Some(trace) = v.get("trace").and_then(|t| t.as_array()) {
+        let mut s = format!("{clock}  ≡ {} {} entries", paint("1", "trace"), trace.len());
+        for e in trace {
+            let outcome = if e["error"].is_null() {
+                format!("→ {}", short(&e["result"]))
+            } else {
+                format!("✗ {}", short(&e["error"]))
+            };
+            s.push_str(&format!(
+                "\n             {} {} {outcome}",
+                short(&e["name"]),
+                short(&e["args"])
+            ));
+        }
+        return s;
+    }
+    if let Some(s) = v.get("settled") {
+        return format!("{clock}  ✓ {} {}", paint("1;32", "settled"), short(s));
+    }
+    if let Some(r) = v.get("rejected") {
+        return format!("{clock}  ✗ {} {}", paint("31", "rejected"), short(r));
+    }
+    if let Some(r) = v.get("refused") {
+        return format!("{clock}  ✗ {} {}", paint("31", "refused"), short(r));
+    }
+    format!("{clock}  {event}")
+}

@@ -1,0 +1,264 @@
+//! `AdapterCall`: one call through a tool adapter (SPEC §2), and the reading
+//! rules it shares with the wrapper's adapter tools.
+//!
+//! The call writes one `TOOL_CALL` to the adapter, then reads the adapter's
+//! frames: the first `TOOL_RESULT` is recorded (`content.result`, else
+//! `content.content`, else the whole frame), the first `ERROR` settles with an
+//! error, `END` or the adapter closing settles with the recorded result (or
+//! `null`), and the deadline settles with a timeout after a `CANCEL` is sent.
+//! Only the first settlement counts.
+//!
+//! ```
+//! use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
+//! use polyweave_tool_adapter::{hooks::CallOutcome, Instant};
+//!
+//! let mut result = [0u8; 256];
+//! let opts = CallOptions { name: "search", timeout_ms: 1000, ..CallOptions::DEFAULT };
+//! let mut call = AdapterCall::start(Instant::ZERO, opts, Some("q1"), br#"{"q":"oslo"}"#, &mut result).unwrap();
+//! let mut out = [0u8; 128];
+//! let n = call.poll_transmit(&mut out).unwrap().unwrap();
+//! assert_eq!(&out[..n], br#"{"type":"TOOL_CALL","content":{"id":"q1","name":"search","args":{"q":"oslo"}}}"#);
+//! call.handle_frame(Instant::from_millis(5), br#"{"type":"TOOL_RESULT","content":{"result":21}}"#).unwrap();
+//! call.handle_frame(Instant::from_millis(6), br#"{"type":"END"}"#).unwrap();
+//! assert_eq!(call.settlement(), Some(CallOutcome::Result(b"21")));
+//! ```
+
+use crate::clock::{Clock, Instant};
+use crate::encode::{BufferTooSmall, OutFrame};
+use crate::error::Error;
+use crate::frame::{Frame, FrameError, Kind};
+use crate::hooks::CallOutcome;
+use crate::json::{self, JsonStr, DEFAULT_MAX_DEPTH};
+use crate::message::Message;
+
+/// What one adapter frame means for a call that is still waiting.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum AdapterStep<'f> {
+    /// Nothing to do (a non-result frame, or a `TOOL_RESULT` after the first).
+    Ignore,
+    /// Record this raw value as the result.
+    Record(&'f [u8]),
+    /// Settle with an error: the message when `content.message` is a string.
+    Fail(Option<JsonStr<'f>>),
+    /// Settle with the recorded result.
+    End,
+}
+
+/// Applies the §2 reading rules to a validated frame.
+pub(crate) fn read_adapter_frame<'f>(
+    frame: &Frame<'f>,
+    recorded: bool,
+) -> Result<AdapterStep<'f>, FrameError> {
+    Ok(match frame.kind() {
+        Kind::ToolResult if recorded => AdapterStep::Ignore,
+        Kind::ToolResult => {
+            let r = frame.tool_result()?;
+            AdapterStep::Record(r.result.or(r.content).unwrap_or_else(|| frame.trimmed()))
+        }
+        Kind::Error => AdapterStep::Fail(frame.error_message()?),
+        Kind::End => AdapterStep::End,
+        _ => AdapterStep::Ignore,
+    })
+}
+
+/// Options of a standalone call (SPEC §2 defaults).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CallOptions<'a> {
+    /// The tool name sent to the adapter and used in messages.
+    pub name: &'a str,
+    /// Settle with a timeout error this long after the start.
+    pub timeout_ms: u32,
+    /// JSON depth limit for the adapter's frames (the frame object is level 1).
+    pub max_depth: u8,
+}
+
+impl CallOptions<'_> {
+    /// `name: "unknown"`, `timeout_ms: 30000`, `max_depth: 32`.
+    pub const DEFAULT: CallOptions<'static> = CallOptions {
+        name: "unknown",
+        timeout_ms: 30_000,
+        max_depth: DEFAULT_MAX_DEPTH,
+    };
+}
+
+impl Default for CallOptions<'_> {
+    fn default() -> Self {
+        CallOptions::DEFAULT
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum State {
+    Waiting { recorded: Option<usize> },
+    Result(usize),
+    Null,
+    Error(usize),
+}
+
+/// One call through a tool adapter, settled by the first result, error, end or timeout.
+#[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct AdapterCall<'a> {
+    opts: CallOptions<'a>,
+    id: Option<&'a str>,
+    args: &'a [u8],
+    buf: &'a mut [u8],
+    state: State,
+    deadline: Instant,
+    clock: Clock,
+    send_call: bool,
+    send_cancel: bool,
+}
+
+impl<'a> AdapterCall<'a> {
+    /// Starts the call at `now`; `buf` holds the recorded result, then the settlement.
+    ///
+    /// `args` must be valid JSON (depth counted from 1); the `TOOL_CALL` is queued at once.
+    pub fn start(
+        now: Instant,
+        opts: CallOptions<'a>,
+        id: Option<&'a str>,
+        args: &'a [u8],
+        buf: &'a mut [u8],
+    ) -> Result<Self, Error> {
+        json::validate(args, opts.max_depth.saturating_sub(2)).map_err(Error::InvalidArgs)?;
+        let mut clock = Clock::default();
+        clock.advance(now);
+        Ok(Self {
+            opts,
+            id,
+            args,
+            buf,
+            state: State::Waiting { recorded: None },
+            deadline: now.saturating_add_millis(opts.timeout_ms as u64),
+            clock,
+            send_call: true,
+            send_cancel: false,
+        })
+    }
+
+    fn waiting(&self, now: Instant) -> Result<Option<usize>, Error> {
+        self.clock.check(now)?;
+        match self.state {
+            State::Waiting { .. } if now >= self.deadline => Err(Error::CallTimedOut),
+            State::Waiting { recorded } => Ok(recorded),
+            _ => Err(Error::CallFinished),
+        }
+    }
+
+    /// Reads one frame from the adapter (bytes of one frame, fully validated).
+    pub fn handle_frame(&mut self, now: Instant, bytes: &[u8]) -> Result<(), Error> {
+        let recorded = self.waiting(now)?;
+        let frame = Frame::parse_validated(bytes, self.opts.max_depth)?;
+        match read_adapter_frame(&frame, recorded.is_some())? {
+            AdapterStep::Ignore => {}
+            AdapterStep::Record(raw) => {
+                let Some(dst) = self.buf.get_mut(..raw.len()) else {
+                    return Err(Error::ResultTooLarge {
+                        len: raw.len(),
+                        cap: self.buf.len(),
+                    });
+                };
+                dst.copy_from_slice(raw);
+                self.state = State::Waiting {
+                    recorded: Some(raw.len()),
+                };
+            }
+            AdapterStep::Fail(Some(msg)) => {
+                let (len, cap) = (msg.decoded_len(), self.buf.len());
+                let text = msg
+                    .decode_into(self.buf)
+                    .map_err(|_| Error::MessageTooLong { len, cap })?;
+                self.state = State::Error(text.len());
+            }
+            AdapterStep::Fail(None) => self.fail(Message::Failed(self.opts.name.as_bytes()))?,
+            AdapterStep::End => self.end(recorded),
+        }
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// The adapter closed its source: settles like `END`.
+    pub fn handle_closed(&mut self, now: Instant) -> Result<(), Error> {
+        let recorded = self.waiting(now)?;
+        self.end(recorded);
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// Gives the clock; at or past the deadline a waiting call sends `CANCEL` and settles with a timeout.
+    pub fn handle_timeout(&mut self, now: Instant) -> Result<(), Error> {
+        self.clock.check(now)?;
+        if matches!(self.state, State::Waiting { .. }) && now >= self.deadline {
+            self.fail(Message::TimedOut(
+                self.opts.name.as_bytes(),
+                self.opts.timeout_ms,
+            ))?;
+            self.send_cancel = true;
+        }
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    fn fail(&mut self, msg: Message<'_>) -> Result<(), Error> {
+        let (len, cap) = (msg.len(), self.buf.len());
+        let text = msg
+            .compose(self.buf)
+            .ok_or(Error::MessageTooLong { len, cap })?;
+        self.state = State::Error(text.len());
+        Ok(())
+    }
+
+    fn end(&mut self, recorded: Option<usize>) {
+        self.state = match recorded {
+            Some(n) => State::Result(n),
+            None => State::Null,
+        };
+    }
+
+    /// The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout), written into `out`.
+    pub fn poll_transmit(&mut self, out: &mut [u8]) -> Result<Option<usize>, BufferTooSmall> {
+        let id = self.id.map(str::as_bytes);
+        let name = self.opts.name.as_bytes();
+        if self.send_call {
+            let n = OutFrame::ToolCall {
+                id,
+                name,
+                args: self.args,
+            }
+            .encode(out)?;
+            self.send_call = false;
+            return Ok(Some(n));
+        }
+        if self.send_cancel {
+            let n = OutFrame::Cancel {
+                id,
+                name,
+                reason: b"timeout",
+            }
+            .encode(out)?;
+            self.send_cancel = false;
+            return Ok(Some(n));
+        }
+        Ok(None)
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) must next be called, while waiting.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        matches!(self.state, State::Waiting { .. }).then_some(self.deadline)
+    }
+
+    /// How the call settled, once it has.
+    pub fn settlement(&self) -> Option<CallOutcome<'_>> {
+        match self.state {
+            State::Waiting { .. } => None,
+            State::Result(n) => Some(CallOutcome::Result(&self.buf[..n])),
+            State::Null => Some(CallOutcome::Result(b"null")),
+            State::Error(n) => Some(CallOutcome::Error(
+                core::str::from_utf8(&self.buf[..n]).unwrap_or(""),
+            )),
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! The one error type of the state machines: each case of SPEC §4 has its own variant.
+
+use crate::clock::ClockWentBackwards;
+use crate::frame::FrameError;
+use crate::json::JsonError;
+
+/// Why an input was refused. The machine's state is exactly as before the call.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Error {
+    /// The bytes are not a frame, or not valid JSON where the frame is validated
+    /// (too deep and invalid UTF-8 included: see the inner error).
+    Malformed(FrameError),
+    /// The clock given is earlier than one already seen.
+    ClockWentBackwards(ClockWentBackwards),
+    /// A decoded tool name is longer than the name capacity.
+    NameTooLong {
+        /// Its decoded length.
+        len: usize,
+        /// The capacity.
+        cap: usize,
+    },
+    /// A decoded call id is longer than the id capacity.
+    IdTooLong {
+        /// Its decoded length.
+        len: usize,
+        /// The capacity.
+        cap: usize,
+    },
+    /// A pending call's args are larger than the args capacity.
+    ArgsTooLarge {
+        /// Their length.
+        len: usize,
+        /// The capacity.
+        cap: usize,
+    },
+    /// A result is larger than the result capacity.
+    ResultTooLarge {
+        /// Its length.
+        len: usize,
+        /// The capacity.
+        cap: usize,
+    },
+    /// An error message (or cancel reason, once composed) is longer than the message capacity.
+    MessageTooLong {
+        /// The composed length.
+        len: usize,
+        /// The capacity.
+        cap: usize,
+    },
+    /// A result given to `complete` (or a sync tool's output) is not valid JSON.
+    InvalidResult(JsonError),
+    /// Args given to start a call are not valid JSON.
+    InvalidArgs(JsonError),
+    /// An `END` to hold does not fit what is left of the held-`END` buffer.
+    HeldFull {
+        /// Bytes it needs.
+        needed: usize,
+        /// Bytes free.
+        free: usize,
+    },
+    /// The output queue lacks room for what the input could produce: drain `poll_transmit` first.
+    QueueFull {
+        /// Bytes the input may need.
+        needed: usize,
+        /// Bytes free.
+        free: usize,
+    },
+    /// No call with this handle was ever started.
+    UnknownCall,
+    /// The call already completed.
+    CallFinished,
+    /// The call timed out (or is past its deadline and about to).
+    CallTimedOut,
+    /// The call was cancelled.
+    CallCancelled,
+    /// The call is of another kind (`complete` on an adapter call, adapter input on a deferred one).
+    WrongKind,
+}
+
+impl From<FrameError> for Error {
+    fn from(e: FrameError) -> Self {
+        Error::Malformed(e)
+    }
+}
+
+impl From<ClockWentBackwards> for Error {
+    fn from(e: ClockWentBackwards) -> Self {
+        Error::ClockWentBackwards(e)
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Error::Malformed(e) => write!(f, "malformed frame: {e}"),
+            Error::ClockWentBackwards(c) => {
+                write!(
+                    f,
+                    "clock went backwards: {} ms after {} ms",
+                    c.given.as_millis(),
+                    c.last.as_millis()
+                )
+            }
+            Error::NameTooLong { len, cap } => write!(f, "tool name of {len} bytes exceeds {cap}"),
+            Error::IdTooLong { len, cap } => write!(f, "call id of {len} bytes exceeds {cap}"),
+            Error::ArgsTooLarge { len, cap } => write!(f, "args of {len} bytes exceed {cap}"),
+            Error::ResultTooLarge { len, cap } => write!(f, "result of {len} bytes exceeds {cap}"),
+            Error::MessageTooLong { len, cap } => write!(f, "message of {len} bytes exceeds {cap}"),
+            Error::InvalidResult(e) => write!(f, "result is not JSON: {e}"),
+            Error::InvalidArgs(e) => write!(f, "args are not JSON: {e}"),
+            Error::HeldFull { needed, free } => {
+                write!(f, "held END needs {needed} bytes, {free} free")
+            }
+            Error::QueueFull { needed, free } => {
+                write!(f, "output queue needs {needed} bytes, {free} free")
+            }
+            Error::UnknownCall => f.write_str("unknown call"),
+            Error::CallFinished => f.write_str("call already completed"),
+            Error::CallTimedOut => f.write_str("call timed out"),
+            Error::CallCancelled => f.write_str("call was cancelled"),
+            Error::WrongKind => f.write_str("call is of another kind"),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The texts of the errors the adapter itself reports (SPEC §2, §3, §5).
+
+use crate::encode::{put_escaped, put_u64, Sink};
+
+/// `Malformed TOOL_CALL: content.name must be a string`
+pub const MALFORMED_TOOL_CALL: &str = "Malformed TOOL_CALL: content.name must be a string";
+
+/// An error message, by its parts (text parts are decoded UTF-8).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Message<'a> {
+    /// `Tool <name> failed`
+    Failed(&'a [u8]),
+    /// `Tool <name> timed out after <ms>ms`
+    TimedOut(&'a [u8], u32),
+    /// `Tool <name> cancelled: <reason>`
+    Cancelled(&'a [u8], &'a [u8]),
+    /// `Tool "<name>" not found`
+    NotFound(&'a [u8]),
+    /// `Duplicate tool call id "<id>"`
+    Duplicate(&'a [u8]),
+    /// `Too many pending tool calls (max <N>)`
+    TooMany(usize),
+    /// The malformed-call message.
+    Malformed,
+}
+
+impl Message<'_> {
+    pub(crate) fn write_to<S: Sink + ?Sized>(&self, s: &mut S) {
+        match *self {
+            Message::Failed(name) => {
+                s.put(b"Tool ");
+                s.put(name);
+                s.put(b" failed");
+            }
+            Message::TimedOut(name, ms) => {
+                s.put(b"Tool ");
+                s.put(name);
+                s.put(b" timed out after ");
+                put_u64(s, ms as u64);
+                s.put(b"ms");
+            }
+            Message::Cancelled(name, reason) => {
+                s.put(b"Tool ");
+                s.put(name);
+                s.put(b" cancelled: ");
+                s.put(reason);
+            }
+            Message::NotFound(name) => {
+                s.put(b"Tool \"");
+                s.put(name);
+                s.put(b"\" not found");
+            }
+            Message::Duplicate(id) => {
+                s.put(b"Duplicate tool call id \"");
+                s.put(id);
+                s.put(b"\"");
+            }
+            Message::TooMany(max) => {
+                s.put(b"Too many pending tool calls (max ");
+                put_u64(s, max as u64);
+                s.put(b")");
+            }
+            Message::Malformed => s.put(MALFORMED_TOOL_CALL.as_bytes()),
+        }
+    }
+
+    /// Decoded length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        let mut c = crate::encode::Counter(0);
+        self.write_to(&mut c);
+        c.0
+    }
+
+    /// Writes the text into `buf`; `None` (nothing written) when it does not fit.
+    pub(crate) fn compose<'b>(&self, buf: &'b mut [u8]) -> Option<&'b [u8]> {
+        let len = self.len();
+        let dst = buf.get_mut(..len)?;
+        let mut w = Fill { buf: dst, pos: 0 };
+        self.write_to(&mut w);
+        Some(dst)
+    }
+}
+
+struct Fill<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+}
+
+impl Sink for Fill<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(d) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
+            d.copy_from_slice(bytes);
+        }
+        self.pos += bytes.len();
+    }
+}
+
+/// Length of `text` once escaped for a JSON string.
+pub(crate) fn escaped_len(text: &[u8]) -> usize {
+    let mut c = crate::encode::Counter(0);
+    put_escaped(&mut c, text);
+    c.0
+}
+
+/// Escapes `text` into `buf`, cutting only between whole escapes and whole UTF-8 characters.
+/// Returns the length written and whether anything was cut.
+pub(crate) fn escape_into(text: &[u8], buf: &mut [u8]) -> (usize, bool) {
+    struct Cut<'b> {
+        buf: &'b mut [u8],
+        len: usize,
+        cut: bool,
+    }
+    impl Sink for Cut<'_> {
+        fn put(&mut self, bytes: &[u8]) {
+            if self.cut || bytes.is_empty() {
+                return;
+            }
+            let room = self.buf.len() - self.len;
+            let n = if bytes.len() <= room {
+                bytes.len()
+            } else if bytes[0] == b'\\' {
+                0
+            } else {
+                crate::trace::utf8_prefix(bytes, room)
+            };
+            self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+            self.len += n;
+            self.cut = n < bytes.len();
+        }
+    }
+    let mut c = Cut {
+        buf,
+        len: 0,
+        cut: false,
+    };
+    put_escaped(&mut c, text);
+    (c.len, c.cut)
+}

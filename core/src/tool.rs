@@ -1,0 +1,178 @@
+//! Tool registrations: what a `TOOL_CALL` name maps to.
+
+/// Written by a sync tool: its JSON result, or (when it returns `Err`) its error message.
+#[derive(Debug)]
+pub struct ResultWriter<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    overflow: bool,
+}
+
+impl<'b> ResultWriter<'b> {
+    /// A writer over `buf`.
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        Self {
+            buf,
+            len: 0,
+            overflow: false,
+        }
+    }
+
+    /// Appends bytes; past the capacity the writer only records that it overflowed.
+    pub fn write(&mut self, bytes: &[u8]) {
+        match self.buf.get_mut(self.len..self.len + bytes.len()) {
+            Some(dst) if !self.overflow => {
+                dst.copy_from_slice(bytes);
+                self.len += bytes.len();
+            }
+            _ => self.overflow = true,
+        }
+    }
+
+    /// The space left.
+    pub fn remaining(&mut self) -> &mut [u8] {
+        &mut self.buf[self.len..]
+    }
+
+    /// Marks `n` bytes of [`remaining`](Self::remaining) as written (e.g. after `typed::write_result`).
+    pub fn advance(&mut self, n: usize) {
+        if self.len + n <= self.buf.len() {
+            self.len += n;
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    /// Serialises `value` with `serde-json-core` as the result.
+    pub fn write_typed<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
+        match crate::typed::write_result(value, self.remaining()) {
+            Ok(n) => self.advance(n),
+            Err(_) => self.overflow = true,
+        }
+    }
+
+    /// What was written so far.
+    pub fn written(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// True when a write did not fit.
+    pub fn overflowed(&self) -> bool {
+        self.overflow
+    }
+
+    /// The capacity in bytes.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+}
+
+impl core::fmt::Write for ResultWriter<'_> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        self.write(s.as_bytes());
+        if self.overflow {
+            Err(core::fmt::Error)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A sync tool failed; the text it wrote to its [`ResultWriter`] is the message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ToolFailed;
+
+/// A tool that runs at once, inside the call that delivered its `TOOL_CALL`.
+pub trait SyncTool {
+    /// Runs with the call's raw JSON args; writes a JSON result, or a message and returns `Err`.
+    fn call(&self, args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed>;
+}
+
+impl<F> SyncTool for F
+where
+    F: Fn(&[u8], &mut ResultWriter<'_>) -> Result<(), ToolFailed>,
+{
+    fn call(&self, args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        self(args, out)
+    }
+}
+
+/// How a registered tool runs.
+#[derive(Copy, Clone)]
+pub enum ToolKind<'t> {
+    /// Runs at once (SPEC §3, function form).
+    Sync(&'t dyn SyncTool),
+    /// The host is told through [`Event`](crate::wrapper::Event) and completes it later.
+    Deferred,
+    /// A frame-speaking tool adapter, driven by the §2 `AdapterCall` rules.
+    Adapter,
+}
+
+impl core::fmt::Debug for ToolKind<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            ToolKind::Sync(_) => "Sync",
+            ToolKind::Deferred => "Deferred",
+            ToolKind::Adapter => "Adapter",
+        })
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for ToolKind<'_> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        match self {
+            ToolKind::Sync(_) => defmt::write!(f, "Sync"),
+            ToolKind::Deferred => defmt::write!(f, "Deferred"),
+            ToolKind::Adapter => defmt::write!(f, "Adapter"),
+        }
+    }
+}
+
+/// One registered tool.
+#[derive(Copy, Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Tool<'t> {
+    /// The name a `TOOL_CALL` uses (compared with the decoded `content.name`, exactly).
+    pub name: &'t str,
+    /// How it runs.
+    pub kind: ToolKind<'t>,
+    /// Its own timeout, overriding the wrapper's `tool_timeout_ms`.
+    pub timeout_ms: Option<u32>,
+}
+
+impl<'t> Tool<'t> {
+    /// A sync tool.
+    pub const fn sync(name: &'t str, f: &'t dyn SyncTool) -> Self {
+        Self {
+            name,
+            kind: ToolKind::Sync(f),
+            timeout_ms: None,
+        }
+    }
+
+    /// A deferred tool.
+    pub const fn deferred(name: &'t str) -> Self {
+        Self {
+            name,
+            kind: ToolKind::Deferred,
+            timeout_ms: None,
+        }
+    }
+
+    /// A tool adapter.
+    pub const fn adapter(name: &'t str) -> Self {
+        Self {
+            name,
+            kind: ToolKind::Adapter,
+            timeout_ms: None,
+        }
+    }
+
+    /// The same tool with its own timeout.
+    pub const fn with_timeout_ms(mut self, ms: u32) -> Self {
+        self.timeout_ms = Some(ms);
+        self
+    }
+}

@@ -1,0 +1,1347 @@
+//! `Wrapper`: tool interception on a model's duplex (SPEC §3 and §5), sans-IO.
+//!
+//! # Methods by role
+//!
+//! * **Inputs** — each takes the current time and refuses a clock that goes
+//!   backwards: [`handle_response`](Wrapper::handle_response) (model → consumer),
+//!   [`handle_request`](Wrapper::handle_request) (consumer → model),
+//!   [`handle_adapter_frame`](Wrapper::handle_adapter_frame),
+//!   [`handle_adapter_closed`](Wrapper::handle_adapter_closed),
+//!   [`complete`](Wrapper::complete), [`handle_timeout`](Wrapper::handle_timeout),
+//!   [`cancel`](Wrapper::cancel); and, without time, [`abort`](Wrapper::abort)
+//!   and [`clear_trace`](Wrapper::clear_trace).
+//! * **Outputs** — [`poll_transmit`](Wrapper::poll_transmit) (frames to write,
+//!   and where), [`poll_event`](Wrapper::poll_event) (calls the host must run),
+//!   [`poll_timeout`](Wrapper::poll_timeout) (when to call `handle_timeout`).
+//! * **State** — [`trace`](Wrapper::trace), [`pending`](Wrapper::pending),
+//!   [`stats`](Wrapper::stats), [`hooks_mut`](Wrapper::hooks_mut).
+//!
+//! # Polling order
+//!
+//! After every input: drain `poll_transmit` until it returns `Ok(None)`, then
+//! `poll_event` until `None`, then re-arm your timer from `poll_timeout`. An
+//! input that could produce frames is refused with [`Error::QueueFull`] while
+//! the queue lacks room for the most it could produce, so draining first
+//! keeps the machine moving. Pass-through frames never enter the queue: the
+//! host forwards its own bytes when told [`Disposition::Forward`].
+//!
+//! # Memory
+//!
+//! The wrapper owns nothing: the host hands in the pending-call [`Slot`]s and
+//! one byte arena of [`Config::arena_len`] bytes, carved into per-slot
+//! buffers (name, id, args, recorded result), scratch buffers, the trace
+//! ring, the held-`END` buffer and the output queue.
+
+use crate::clock::{Clock, Instant};
+use crate::encode::{BufferTooSmall, OutFrame, Outcome, CONTINUE_PROMPT, LAST_ERROR_PREFIX};
+use crate::error::Error;
+use crate::frame::{as_string, Frame, Kind};
+use crate::held::{Held, HELD_HEADER};
+use crate::hooks::{CallInfo, CallOutcome, Hooks};
+use crate::json::{self, JsonStr, DEFAULT_MAX_DEPTH};
+use crate::message::{escape_into, escaped_len, Message};
+use crate::queue::{CallHandle, Queue, Route, Transmit, RECORD_HEADER};
+use crate::tool::{ResultWriter, Tool, ToolKind};
+use crate::trace::{Trace, ENTRY_HEADER};
+
+pub use crate::message::MALFORMED_TOOL_CALL;
+
+/// Capacities and options of a wrapper (SPEC §3, §5 options; §4 limits).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Config {
+    /// Timeout of deferred and adapter calls, unless a tool sets its own.
+    pub tool_timeout_ms: u32,
+    /// Also send the continue prompt to the consumer.
+    pub mirror_continue: bool,
+    /// Continue prompts allowed (0: no limit).
+    pub max_rounds: u32,
+    /// JSON depth limit of validated frames (the frame object is level 1).
+    pub max_depth: u8,
+    /// Bytes of a decoded tool name.
+    pub name_cap: usize,
+    /// Bytes of a decoded call id.
+    pub id_cap: usize,
+    /// Bytes of a pending call's raw args.
+    pub args_cap: usize,
+    /// Bytes of a result (adapter-recorded, completed, or written by a sync tool).
+    pub result_cap: usize,
+    /// Bytes of an error message; also of the escaped last tool error in the prompt.
+    pub message_cap: usize,
+    /// Trace entries kept.
+    pub trace_entries: usize,
+    /// Bytes of the trace ring.
+    pub trace_bytes: usize,
+    /// Bytes for `END`s held while calls are pending (each costs 4 more).
+    pub held_bytes: usize,
+}
+
+impl Config {
+    /// SPEC defaults, with capacities for a small microcontroller.
+    pub const DEFAULT: Config = Config {
+        tool_timeout_ms: 30_000,
+        mirror_continue: true,
+        max_rounds: 0,
+        max_depth: DEFAULT_MAX_DEPTH,
+        name_cap: 64,
+        id_cap: 64,
+        args_cap: 512,
+        result_cap: 512,
+        message_cap: 192,
+        trace_entries: 8,
+        trace_bytes: 2048,
+        held_bytes: 256,
+    };
+
+    const fn per_slot(&self) -> usize {
+        self.name_cap + self.id_cap + self.args_cap + self.result_cap
+    }
+
+    const fn scratch_len(&self) -> usize {
+        self.name_cap + self.id_cap + 2 * self.message_cap + self.result_cap
+    }
+
+    /// Bytes of the output queue: room for cancelling `pending` calls at once and ending the round.
+    pub const fn queue_len(&self, pending: usize) -> usize {
+        let ids = self.name_cap + self.id_cap;
+        let result = if self.result_cap > self.message_cap + 2 {
+            self.result_cap
+        } else {
+            self.message_cap + 2
+        };
+        let per_call = 2 * RECORD_HEADER + 2 * 64 + 2 * ids + result + self.message_cap;
+        let tool_call = RECORD_HEADER + 64 + ids + self.args_cap;
+        let calls = if pending > 0 { pending } else { 1 };
+        calls * per_call + tool_call + self.round_end_len() + ENTRY_HEADER
+    }
+
+    const fn round_end_len(&self) -> usize {
+        let prompt = RECORD_HEADER + PROMPT_OVERHEAD + self.message_cap;
+        2 * prompt
+            + RECORD_HEADER
+            + ROUND_LIMIT_LEN
+            + self.held_bytes * (RECORD_HEADER / HELD_HEADER)
+    }
+
+    /// Bytes of the arena [`Wrapper::new`] needs with `pending` slots.
+    pub const fn arena_len(&self, pending: usize) -> usize {
+        pending * self.per_slot()
+            + self.scratch_len()
+            + self.trace_bytes
+            + self.held_bytes
+            + self.queue_len(pending)
+    }
+
+    fn check(&self) -> Result<(), StorageError> {
+        let names = if self.name_cap > self.id_cap {
+            self.name_cap
+        } else {
+            self.id_cap
+        };
+        if self.message_cap < names + 64
+            || self.name_cap > u16::MAX as usize
+            || self.id_cap > u16::MAX as usize
+        {
+            return Err(StorageError::BadConfig);
+        }
+        if self.max_depth < 3 {
+            return Err(StorageError::BadConfig);
+        }
+        Ok(())
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::DEFAULT
+    }
+}
+
+/// Length bound of an error message as a JSON string in a `TOOL_RESULT`.
+fn message_len(msg: &Message<'_>) -> usize {
+    struct Esc(usize);
+    impl crate::encode::Sink for Esc {
+        fn put(&mut self, bytes: &[u8]) {
+            self.0 += escaped_len(bytes);
+        }
+    }
+    let mut c = Esc(0);
+    msg.write_to(&mut c);
+    // The quotes; `completion_need` counts `"result"`, one byte more than `"error"`, so this is a bound.
+    c.0 + 2
+}
+
+/// Length of the prompt frame without its last tool error.
+const PROMPT_OVERHEAD: usize = 26 + CONTINUE_PROMPT.len() + LAST_ERROR_PREFIX.len() + 2;
+/// Length bound of the round-limit `ERROR` frame.
+const ROUND_LIMIT_LEN: usize = 80;
+
+/// The storage handed to [`Wrapper::new`] does not fit its [`Config`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum StorageError {
+    /// The arena is smaller than [`Config::arena_len`].
+    ArenaTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        given: usize,
+    },
+    /// Too many slots for a `u16` index.
+    TooManySlots,
+    /// `message_cap` must be at least `max(name_cap, id_cap) + 64`, name and id caps at most 65535, depth at least 3.
+    BadConfig,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum SlotState {
+    #[default]
+    Free,
+    Deferred,
+    Adapter,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Ended {
+    #[default]
+    Never,
+    Finished,
+    TimedOut,
+    Cancelled,
+}
+
+/// One pending-call slot. Opaque: hand the wrapper an array of [`Slot::EMPTY`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Slot {
+    state: SlotState,
+    call: u32,
+    tool: u16,
+    name_len: u16,
+    id_len: Option<u16>,
+    args_len: u32,
+    recorded: Option<u32>,
+    timeout_ms: u32,
+    deadline: Instant,
+    announced: bool,
+    ended: Ended,
+}
+
+impl Slot {
+    /// A free slot.
+    pub const EMPTY: Slot = Slot {
+        state: SlotState::Free,
+        call: 0,
+        tool: 0,
+        name_len: 0,
+        id_len: None,
+        args_len: 0,
+        recorded: None,
+        timeout_ms: 0,
+        deadline: Instant::ZERO,
+        announced: false,
+        ended: Ended::Never,
+    };
+}
+
+/// What the host must do with a frame it passed in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Disposition {
+    /// Forward the very bytes you passed in, unchanged.
+    Forward,
+    /// A `TOOL_CALL` was intercepted; `handle` is set while it is pending.
+    Intercepted {
+        /// The call's number.
+        call: u32,
+        /// Its handle, for deferred and adapter calls that took a slot.
+        handle: Option<CallHandle>,
+    },
+    /// An `END` was held (a copy is kept; it is released through `poll_transmit`).
+    Held,
+}
+
+/// How a pending call runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PendingKind {
+    /// The host completes it with [`Wrapper::complete`].
+    Deferred,
+    /// The host connects a tool adapter; its frames go to [`Wrapper::handle_adapter_frame`].
+    Adapter,
+}
+
+/// Something the host must act on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Event<'w> {
+    /// A deferred or adapter call started.
+    CallStarted {
+        /// Its handle.
+        handle: CallHandle,
+        /// How it runs.
+        kind: PendingKind,
+        /// Index of its tool in the registration slice.
+        tool: usize,
+        /// The tool name.
+        name: &'w str,
+        /// The call id, when it had one.
+        id: Option<&'w str>,
+        /// Raw JSON args.
+        args: &'w [u8],
+    },
+}
+
+/// Counters for what was cut or refused rather than lost silently.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Stats {
+    /// Continue prompts written.
+    pub rounds: u32,
+    /// Sync-tool error messages cut to `message_cap`.
+    pub messages_truncated: u32,
+    /// Last tool errors cut to `message_cap` in the prompt.
+    pub last_error_truncated: u32,
+}
+
+/// Where a call's name, id and args live while it completes.
+#[derive(Copy, Clone)]
+struct CallRef<'c> {
+    index: u32,
+    name: Option<&'c [u8]>,
+    id: Option<&'c [u8]>,
+    args: &'c [u8],
+}
+
+impl<'c> CallRef<'c> {
+    fn info(&self) -> CallInfo<'c> {
+        CallInfo {
+            index: self.index,
+            name: self.name.map(text),
+            id: self.id.map(text),
+            args: self.args,
+        }
+    }
+}
+
+fn text(b: &[u8]) -> &str {
+    core::str::from_utf8(b).unwrap_or("")
+}
+
+/// The parts that record and send a completion, apart from call storage.
+struct Out<'a, H> {
+    hooks: H,
+    queue: Queue<'a>,
+    trace: Trace<'a>,
+    held: Held<'a>,
+    last_error: &'a mut [u8],
+    last_error_len: Option<usize>,
+    pending: usize,
+    aborted: bool,
+    stats: Stats,
+}
+
+impl<H: Hooks> Out<'_, H> {
+    /// Queue bytes a completion of a call with these parts may need, round end included.
+    fn completion_need(
+        &self,
+        cfg: &Config,
+        id: Option<&[u8]>,
+        name: Option<&[u8]>,
+        outcome_len: usize,
+    ) -> usize {
+        let frame = OutFrame::ToolResult {
+            id,
+            name,
+            outcome: Outcome::Result(b""),
+        }
+        .encoded_len();
+        RECORD_HEADER + frame + outcome_len + self.round_end_need(cfg)
+    }
+
+    fn round_end_need(&self, cfg: &Config) -> usize {
+        let held = self.held.used() + self.held.count() * (RECORD_HEADER - HELD_HEADER);
+        2 * (RECORD_HEADER + PROMPT_OVERHEAD + cfg.message_cap)
+            + RECORD_HEADER
+            + ROUND_LIMIT_LEN
+            + held
+    }
+
+    fn ensure_room(&self, needed: usize) -> Result<(), Error> {
+        let free = self.queue.free();
+        if needed > free {
+            return Err(Error::QueueFull { needed, free });
+        }
+        Ok(())
+    }
+
+    /// SPEC §3.2: trace, last error, TOOL_RESULT, hook, pending, prompt, released ENDs.
+    fn complete(&mut self, cfg: &Config, call: CallRef<'_>, outcome: CallOutcome<'_>) {
+        let (trace_out, frame_out) = match outcome {
+            CallOutcome::Result(r) => (CallOutcome::Result(r), Outcome::Result(r)),
+            CallOutcome::Error(e) => (CallOutcome::Error(e), Outcome::Error(e.as_bytes())),
+        };
+        self.trace.push(call.name, call.args, trace_out);
+        match outcome {
+            CallOutcome::Error(e) => self.set_last_error(e.as_bytes()),
+            CallOutcome::Result(r) => {
+                if let Some(err) = result_error(r, cfg.max_depth) {
+                    match err {
+                        ResultError::Text(s) => self.set_last_error_str(s),
+                        ResultError::Raw(raw) => self.set_last_error(raw),
+                    }
+                }
+            }
+        }
+        let frame = OutFrame::ToolResult {
+            id: call.id,
+            name: call.name,
+            outcome: frame_out,
+        };
+        let pushed = self.queue.push(Route::Model, &frame);
+        debug_assert!(pushed.is_ok(), "queue bound too small for a TOOL_RESULT");
+        self.hooks.on_tool_result(&call.info(), outcome);
+        self.pending = self.pending.saturating_sub(1);
+        if self.pending == 0 {
+            self.end_round(cfg);
+        }
+    }
+
+    fn end_round(&mut self, cfg: &Config) {
+        if !self.aborted {
+            if cfg.max_rounds > 0 && self.stats.rounds >= cfg.max_rounds {
+                let frame = OutFrame::RoundLimit {
+                    max_rounds: cfg.max_rounds,
+                };
+                let pushed = self.queue.push(Route::Consumer, &frame);
+                debug_assert!(pushed.is_ok());
+                self.aborted = true;
+            } else {
+                self.stats.rounds += 1;
+                let escaped = self.last_error_len.map(|n| &self.last_error[..n]);
+                let mut prompt = [
+                    &b"{\"type\":\"TEXT\",\"content\":\""[..],
+                    CONTINUE_PROMPT,
+                    b"",
+                    b"",
+                    b"\"}",
+                ];
+                if let Some(e) = escaped {
+                    prompt[2] = LAST_ERROR_PREFIX;
+                    prompt[3] = e;
+                }
+                let pushed = self.queue.push_parts(Route::Model, &prompt);
+                debug_assert!(pushed.is_ok());
+                if cfg.mirror_continue {
+                    let pushed = self.queue.push_parts(Route::Consumer, &prompt);
+                    debug_assert!(pushed.is_ok());
+                }
+            }
+        }
+        self.last_error_len = None;
+        for end in self.held.iter() {
+            let pushed = self.queue.push_raw(Route::Consumer, end);
+            debug_assert!(pushed.is_ok());
+        }
+        self.held.clear();
+    }
+
+    fn set_last_error(&mut self, text: &[u8]) {
+        let (n, cut) = escape_into(text, self.last_error);
+        self.last_error_len = Some(n);
+        if cut {
+            self.stats.last_error_truncated += 1;
+        }
+    }
+
+    fn set_last_error_str(&mut self, s: JsonStr<'_>) {
+        // Escape one whole character at a time so a cut never splits one.
+        let mut decoded = s.decoded();
+        let (mut len, mut cut) = (0, false);
+        while let Some(lead) = decoded.next() {
+            let mut ch = [lead, 0, 0, 0];
+            let n = match lead {
+                0xF0..=0xFF => 4,
+                0xE0..=0xEF => 3,
+                0xC0..=0xDF => 2,
+                _ => 1,
+            };
+            for b in ch.iter_mut().take(n).skip(1) {
+                *b = decoded.next().unwrap_or(0);
+            }
+            let (w, c) = escape_into(&ch[..n], &mut self.last_error[len..]);
+            len += w;
+            if c {
+                cut = true;
+                break;
+            }
+        }
+        self.last_error_len = Some(len);
+        if cut {
+            self.stats.last_error_truncated += 1;
+        }
+    }
+}
+
+/// The last-tool-error source in a successful result (SPEC §3.2.2, §7.7).
+enum ResultError<'r> {
+    Text(JsonStr<'r>),
+    Raw(&'r [u8]),
+}
+
+fn result_error(result: &[u8], max_depth: u8) -> Option<ResultError<'_>> {
+    if !json::is_object(result) {
+        return None;
+    }
+    let error = json::find_member(result, b"error", max_depth).ok()?;
+    match error {
+        Some(b"null") | None => {}
+        Some(raw) => return Some(as_string(raw).map_or(ResultError::Raw(raw), ResultError::Text)),
+    }
+    match json::find_member(result, b"success", max_depth).ok()? {
+        Some(b"false") => Some(ResultError::Raw(b"\"success\": false")),
+        _ => None,
+    }
+}
+
+/// The tool-call router between a model and its consumer.
+pub struct Wrapper<'a, H: Hooks = crate::hooks::NoHooks> {
+    cfg: Config,
+    tools: &'a [Tool<'a>],
+    slots: &'a mut [Slot],
+    slot_bytes: &'a mut [u8],
+    scratch: &'a mut [u8],
+    out: Out<'a, H>,
+    clock: Clock,
+    next_call: u32,
+}
+
+impl<H: Hooks> core::fmt::Debug for Wrapper<'_, H> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Wrapper")
+            .field("pending", &self.out.pending)
+            .field("queued", &self.out.queue.len())
+            .field("next_call", &self.next_call)
+            .finish()
+    }
+}
+
+/// Offsets of one slot's buffers inside the slot arena.
+#[derive(Copy, Clone)]
+struct SlotLayout {
+    name: usize,
+    id: usize,
+    args: usize,
+    result: usize,
+}
+
+impl Config {
+    fn layout(&self, slot: usize) -> SlotLayout {
+        let name = slot * self.per_slot();
+        let id = name + self.name_cap;
+        let args = id + self.id_cap;
+        SlotLayout {
+            name,
+            id,
+            args,
+            result: args + self.args_cap,
+        }
+    }
+}
+
+/// The name, id and args of the call in `slot`.
+fn slot_call<'c>(cfg: &Config, slots: &[Slot], slot_bytes: &'c [u8], slot: usize) -> CallRef<'c> {
+    let s = &slots[slot];
+    let l = cfg.layout(slot);
+    CallRef {
+        index: s.call,
+        name: Some(&slot_bytes[l.name..l.name + s.name_len as usize]),
+        id: s.id_len.map(|n| &slot_bytes[l.id..l.id + n as usize]),
+        args: &slot_bytes[l.args..l.args + s.args_len as usize],
+    }
+}
+
+impl<'a, H: Hooks> Wrapper<'a, H> {
+    /// A wrapper over `tools`, with `slots.len()` pending-call slots and an arena of [`Config::arena_len`] bytes.
+    pub fn new(
+        cfg: Config,
+        tools: &'a [Tool<'a>],
+        hooks: H,
+        slots: &'a mut [Slot],
+        arena: &'a mut [u8],
+    ) -> Result<Self, StorageError> {
+        cfg.check()?;
+        if slots.len() > u16::MAX as usize {
+            return Err(StorageError::TooManySlots);
+        }
+        let needed = cfg.arena_len(slots.len());
+        if arena.len() < needed {
+            return Err(StorageError::ArenaTooSmall {
+                needed,
+                given: arena.len(),
+            });
+        }
+        for s in slots.iter_mut() {
+            *s = Slot::EMPTY;
+        }
+        let (slot_bytes, rest) = arena.split_at_mut(slots.len() * cfg.per_slot());
+        let (scratch, rest) =
+            rest.split_at_mut(cfg.name_cap + cfg.id_cap + cfg.message_cap + cfg.result_cap);
+        let (last_error, rest) = rest.split_at_mut(cfg.message_cap);
+        let (trace, rest) = rest.split_at_mut(cfg.trace_bytes);
+        let (held, queue) = rest.split_at_mut(cfg.held_bytes);
+        Ok(Self {
+            cfg,
+            tools,
+            slots,
+            slot_bytes,
+            scratch,
+            out: Out {
+                hooks,
+                queue: Queue::new(queue),
+                trace: Trace::new(trace, cfg.trace_entries),
+                held: Held::new(held),
+                last_error,
+                last_error_len: None,
+                pending: 0,
+                aborted: false,
+                stats: Stats::default(),
+            },
+            clock: Clock::default(),
+            next_call: 0,
+        })
+    }
+
+    fn layout(&self, slot: usize) -> SlotLayout {
+        self.cfg.layout(slot)
+    }
+
+    fn slot_call(&self, slot: usize) -> CallRef<'_> {
+        slot_call(&self.cfg, self.slots, self.slot_bytes, slot)
+    }
+
+    // ----- inputs -------------------------------------------------------
+
+    /// A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are pending.
+    pub fn handle_response(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
+        self.clock.check(now)?;
+        let frame = Frame::parse(bytes)?;
+        let disposition = match frame.kind() {
+            Kind::ToolCall => self.intercept(now, bytes)?,
+            Kind::End if self.out.pending > 0 => {
+                let needed = Held::needed(bytes.len());
+                let free = self.out.held.free();
+                if !self.out.held.push(bytes) {
+                    return Err(Error::HeldFull { needed, free });
+                }
+                Disposition::Held
+            }
+            _ => Disposition::Forward,
+        };
+        self.clock.advance(now);
+        Ok(disposition)
+    }
+
+    /// A frame from the consumer (request path): always forwarded unless malformed.
+    pub fn handle_request(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
+        self.clock.check(now)?;
+        Frame::parse(bytes)?;
+        self.clock.advance(now);
+        Ok(Disposition::Forward)
+    }
+
+    fn intercept(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
+        let frame = Frame::parse_validated(bytes, self.cfg.max_depth)?;
+        let call = frame.tool_call()?;
+        let name_len = call.name.map_or(0, |n| n.decoded_len());
+        if name_len > self.cfg.name_cap {
+            return Err(Error::NameTooLong {
+                len: name_len,
+                cap: self.cfg.name_cap,
+            });
+        }
+        let id_len = call.id.map_or(0, |n| n.decoded_len());
+        if id_len > self.cfg.id_cap {
+            return Err(Error::IdTooLong {
+                len: id_len,
+                cap: self.cfg.id_cap,
+            });
+        }
+        // Decode name and id into scratch (they are short; escapes are rare but legal).
+        let (names, rest) = self
+            .scratch
+            .split_at_mut(self.cfg.name_cap + self.cfg.id_cap);
+        let (name_buf, id_buf) = names.split_at_mut(self.cfg.name_cap);
+        let name: Option<&[u8]> = match call.name {
+            Some(n) => Some(
+                n.decode_into(name_buf)
+                    .map_err(|_| Error::NameTooLong {
+                        len: name_len,
+                        cap: self.cfg.name_cap,
+                    })?
+                    .as_bytes(),
+            ),
+            None => None,
+        };
+        let id: Option<&[u8]> = match call.id {
+            Some(i) => Some(
+                i.decode_into(id_buf)
+                    .map_err(|_| Error::IdTooLong {
+                        len: id_len,
+                        cap: self.cfg.id_cap,
+                    })?
+                    .as_bytes(),
+            ),
+            None => None,
+        };
+        let (msg_buf, result_buf) = rest.split_at_mut(self.cfg.message_cap);
+
+        // SPEC §7.4: malformed → unknown name → duplicate id → free slot → run.
+        enum Plan {
+            Fail(usize),
+            Sync(usize),
+            Occupy(usize, usize),
+        }
+        let tool = call
+            .name
+            .and_then(|n| self.tools.iter().position(|t| n.eq_text(t.name.as_bytes())));
+        let free_slot = self.slots.iter().position(|s| s.state == SlotState::Free);
+        let duplicate = call.id.is_some_and(|i| {
+            self.slots.iter().enumerate().any(|(k, s)| {
+                s.state != SlotState::Free
+                    && s.id_len.is_some_and(|n| {
+                        let base = k * self.cfg.per_slot() + self.cfg.name_cap;
+                        i.eq_text(&self.slot_bytes[base..base + n as usize])
+                    })
+            })
+        });
+        let failure = match (name, tool) {
+            (None, _) => Some(Message::Malformed),
+            (Some(n), None) => Some(Message::NotFound(n)),
+            (Some(_), Some(_)) if duplicate => Some(Message::Duplicate(id.unwrap_or(b""))),
+            (Some(_), Some(t)) => match self.tools[t].kind {
+                ToolKind::Sync(_) => None,
+                _ if free_slot.is_none() => Some(Message::TooMany(self.slots.len())),
+                _ => None,
+            },
+        };
+        let plan = if let Some(msg) = failure {
+            let need = self
+                .out
+                .completion_need(&self.cfg, id, name, message_len(&msg));
+            self.out.ensure_room(need)?;
+            let len = msg.len();
+            let composed = msg.compose(msg_buf).ok_or(Error::MessageTooLong {
+                len,
+                cap: self.cfg.message_cap,
+            })?;
+            Plan::Fail(composed.len())
+        } else {
+            let t = tool.unwrap_or(0);
+            match self.tools[t].kind {
+                ToolKind::Sync(_) => {
+                    let bound = self.cfg.result_cap.max(2 + 6 * self.cfg.message_cap);
+                    self.out
+                        .ensure_room(self.out.completion_need(&self.cfg, id, name, bound))?;
+                    Plan::Sync(t)
+                }
+                ToolKind::Deferred | ToolKind::Adapter => {
+                    if call.args.len() > self.cfg.args_cap {
+                        return Err(Error::ArgsTooLarge {
+                            len: call.args.len(),
+                            cap: self.cfg.args_cap,
+                        });
+                    }
+                    if matches!(self.tools[t].kind, ToolKind::Adapter) {
+                        let frame = OutFrame::ToolCall {
+                            id,
+                            name: name.unwrap_or(b""),
+                            args: call.args,
+                        };
+                        self.out.ensure_room(RECORD_HEADER + frame.encoded_len())?;
+                    }
+                    Plan::Occupy(t, free_slot.unwrap_or(0))
+                }
+            }
+        };
+
+        // From here on nothing can fail: the state changes.
+        let index = self.next_call;
+        self.next_call = self.next_call.wrapping_add(1);
+        let cref = CallRef {
+            index,
+            name,
+            id,
+            args: call.args,
+        };
+        self.out.hooks.on_tool_call(&cref.info());
+        self.out.pending += 1;
+        let handle = match plan {
+            Plan::Fail(n) => {
+                let msg = text(&msg_buf[..n]);
+                self.out.complete(&self.cfg, cref, CallOutcome::Error(msg));
+                None
+            }
+            Plan::Sync(t) => {
+                let mut w = ResultWriter::new(&mut result_buf[..]);
+                let ran = match self.tools[t].kind {
+                    ToolKind::Sync(f) => f.call(call.args, &mut w),
+                    _ => Ok(()),
+                };
+                let overflow = w.overflowed();
+                let written = w.written().len();
+                match ran {
+                    Ok(())
+                        if !overflow
+                            && json::validate(&result_buf[..written], self.cfg.max_depth)
+                                .is_ok() =>
+                    {
+                        self.out.complete(
+                            &self.cfg,
+                            cref,
+                            CallOutcome::Result(&result_buf[..written]),
+                        );
+                    }
+                    Ok(()) => {
+                        // A sync tool that wrote no valid JSON fails rather than corrupt the model's stream.
+                        let msg = Message::Failed(name.unwrap_or(b""));
+                        let n = msg.compose(msg_buf).map_or(0, |m| m.len());
+                        self.out
+                            .complete(&self.cfg, cref, CallOutcome::Error(text(&msg_buf[..n])));
+                    }
+                    Err(_) => {
+                        let n =
+                            crate::trace::utf8_prefix(&result_buf[..written], self.cfg.message_cap);
+                        if n < written || overflow {
+                            self.out.stats.messages_truncated += 1;
+                        }
+                        self.out.complete(
+                            &self.cfg,
+                            cref,
+                            CallOutcome::Error(text(&result_buf[..n])),
+                        );
+                    }
+                }
+                None
+            }
+            Plan::Occupy(t, slot) => {
+                let tool = &self.tools[t];
+                let kind = if matches!(tool.kind, ToolKind::Adapter) {
+                    SlotState::Adapter
+                } else {
+                    SlotState::Deferred
+                };
+                let timeout_ms = tool.timeout_ms.unwrap_or(self.cfg.tool_timeout_ms);
+                let l = self.cfg.layout(slot);
+                let name = name.unwrap_or(b"");
+                self.slot_bytes[l.name..l.name + name.len()].copy_from_slice(name);
+                if let Some(id) = id {
+                    self.slot_bytes[l.id..l.id + id.len()].copy_from_slice(id);
+                }
+                self.slot_bytes[l.args..l.args + call.args.len()].copy_from_slice(call.args);
+                self.slots[slot] = Slot {
+                    state: kind,
+                    call: index,
+                    tool: t as u16,
+                    name_len: name.len() as u16,
+                    id_len: id.map(|i| i.len() as u16),
+                    args_len: call.args.len() as u32,
+                    recorded: None,
+                    timeout_ms,
+                    deadline: now.saturating_add_millis(timeout_ms as u64),
+                    announced: false,
+                    ended: Ended::Never,
+                };
+                let handle = CallHandle {
+                    slot: slot as u16,
+                    call: index,
+                };
+                if kind == SlotState::Adapter {
+                    let frame = OutFrame::ToolCall {
+                        id,
+                        name,
+                        args: call.args,
+                    };
+                    let pushed = self.out.queue.push(Route::Adapter(handle), &frame);
+                    debug_assert!(pushed.is_ok());
+                }
+                Some(handle)
+            }
+        };
+        Ok(Disposition::Intercepted {
+            call: index,
+            handle,
+        })
+    }
+
+    /// Finds the slot of a call that is waiting, or says why it is not.
+    fn waiting_slot(&self, now: Instant, handle: CallHandle) -> Result<usize, Error> {
+        let slot = handle.slot as usize;
+        let Some(s) = self.slots.get(slot) else {
+            return Err(Error::UnknownCall);
+        };
+        if s.call == handle.call {
+            return match (s.state, s.ended) {
+                (SlotState::Free, Ended::TimedOut) => Err(Error::CallTimedOut),
+                (SlotState::Free, Ended::Cancelled) => Err(Error::CallCancelled),
+                (SlotState::Free, Ended::Finished) => Err(Error::CallFinished),
+                (SlotState::Free, Ended::Never) => Err(Error::UnknownCall),
+                _ if now >= s.deadline => Err(Error::CallTimedOut),
+                _ => Ok(slot),
+            };
+        }
+        if handle.call < self.next_call {
+            Err(Error::CallFinished)
+        } else {
+            Err(Error::UnknownCall)
+        }
+    }
+
+    /// Completes a deferred call with a raw JSON result or an error message.
+    pub fn complete(
+        &mut self,
+        now: Instant,
+        handle: CallHandle,
+        outcome: Result<&[u8], &str>,
+    ) -> Result<(), Error> {
+        self.clock.check(now)?;
+        let slot = self.waiting_slot(now, handle)?;
+        if self.slots[slot].state != SlotState::Deferred {
+            return Err(Error::WrongKind);
+        }
+        let outcome_len = match outcome {
+            Ok(raw) => {
+                if raw.len() > self.cfg.result_cap {
+                    return Err(Error::ResultTooLarge {
+                        len: raw.len(),
+                        cap: self.cfg.result_cap,
+                    });
+                }
+                json::validate(raw, self.cfg.max_depth.saturating_sub(2))
+                    .map_err(Error::InvalidResult)?;
+                raw.len()
+            }
+            Err(msg) => {
+                if msg.len() > self.cfg.message_cap {
+                    return Err(Error::MessageTooLong {
+                        len: msg.len(),
+                        cap: self.cfg.message_cap,
+                    });
+                }
+                escaped_len(msg.as_bytes()) + 2
+            }
+        };
+        let c = self.slot_call(slot);
+        self.out.ensure_room(
+            self.out
+                .completion_need(&self.cfg, c.id, c.name, outcome_len),
+        )?;
+        let outcome = match outcome {
+            Ok(raw) => CallOutcome::Result(skip_ws_trim(raw)),
+            Err(msg) => CallOutcome::Error(msg),
+        };
+        self.finish(slot, outcome, Ended::Finished);
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// Frees the slot and runs the completion steps with the slot's name, id and args.
+    fn finish(&mut self, slot: usize, outcome: CallOutcome<'_>, ended: Ended) {
+        let s = &mut self.slots[slot];
+        s.state = SlotState::Free;
+        s.ended = ended;
+        let c = {
+            let s = &self.slots[slot];
+            let l = self.layout(slot);
+            CallRef {
+                index: s.call,
+                name: Some(&self.slot_bytes[l.name..l.name + s.name_len as usize]),
+                id: s.id_len.map(|n| &self.slot_bytes[l.id..l.id + n as usize]),
+                args: &self.slot_bytes[l.args..l.args + s.args_len as usize],
+            }
+        };
+        self.out.complete(&self.cfg, c, outcome);
+    }
+
+    /// A frame from a pending adapter call's tool adapter (fully validated; SPEC §2 rules).
+    pub fn handle_adapter_frame(
+        &mut self,
+        now: Instant,
+        handle: CallHandle,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        self.clock.check(now)?;
+        let slot = self.waiting_slot(now, handle)?;
+        if self.slots[slot].state != SlotState::Adapter {
+            return Err(Error::WrongKind);
+        }
+        let frame = Frame::parse_validated(bytes, self.cfg.max_depth)?;
+        let recorded = self.slots[slot].recorded;
+        let l = self.layout(slot);
+        match crate::call::read_adapter_frame(&frame, recorded.is_some())? {
+            crate::call::AdapterStep::Ignore => {}
+            crate::call::AdapterStep::Record(raw) => {
+                if raw.len() > self.cfg.result_cap {
+                    return Err(Error::ResultTooLarge {
+                        len: raw.len(),
+                        cap: self.cfg.result_cap,
+                    });
+                }
+                self.slot_bytes[l.result..l.result + raw.len()].copy_from_slice(raw);
+                self.slots[slot].recorded = Some(raw.len() as u32);
+            }
+            crate::call::AdapterStep::Fail(msg) => {
+                let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
+                let fallback = Message::Failed(c.name.unwrap_or(b""));
+                let (len, esc) = match msg {
+                    Some(m) => {
+                        let mut esc = crate::encode::Counter(0);
+                        let len = m.decoded_len();
+                        for b in m.decoded() {
+                            crate::encode::put_escaped(&mut esc, &[b]);
+                        }
+                        (len, esc.0 + 2)
+                    }
+                    None => (fallback.len(), message_len(&fallback)),
+                };
+                if len > self.cfg.message_cap {
+                    return Err(Error::MessageTooLong {
+                        len,
+                        cap: self.cfg.message_cap,
+                    });
+                }
+                self.out
+                    .ensure_room(self.out.completion_need(&self.cfg, c.id, c.name, esc))?;
+                let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..]
+                    [..self.cfg.message_cap];
+                let n = match msg {
+                    Some(m) => m.decode_into(msg_buf).map_or(0, |t| t.len()),
+                    None => fallback.compose(msg_buf).map_or(0, |t| t.len()),
+                };
+                let (msg_buf, _) = self.scratch[self.cfg.name_cap + self.cfg.id_cap..].split_at(n);
+                let message: &str = text(msg_buf);
+                // The message lives in scratch, disjoint from the slot and output storage.
+                let (slots, slot_bytes, out, cfg) = (
+                    &mut *self.slots,
+                    &*self.slot_bytes,
+                    &mut self.out,
+                    &self.cfg,
+                );
+                let s = &mut slots[slot];
+                s.state = SlotState::Free;
+                s.ended = Ended::Finished;
+                let call = CallRef {
+                    index: s.call,
+                    name: Some(&slot_bytes[l.name..l.name + s.name_len as usize]),
+                    id: s.id_len.map(|k| &slot_bytes[l.id..l.id + k as usize]),
+                    args: &slot_bytes[l.args..l.args + s.args_len as usize],
+                };
+                out.complete(cfg, call, CallOutcome::Error(message));
+            }
+            crate::call::AdapterStep::End => self.adapter_end(slot)?,
+        }
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// The adapter of a pending call closed its source: settles like `END`.
+    pub fn handle_adapter_closed(&mut self, now: Instant, handle: CallHandle) -> Result<(), Error> {
+        self.clock.check(now)?;
+        let slot = self.waiting_slot(now, handle)?;
+        if self.slots[slot].state != SlotState::Adapter {
+            return Err(Error::WrongKind);
+        }
+        self.adapter_end(slot)?;
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    fn adapter_end(&mut self, slot: usize) -> Result<(), Error> {
+        let l = self.layout(slot);
+        let recorded = self.slots[slot].recorded;
+        let outcome_len = recorded.map_or(4, |n| n as usize);
+        let c = self.slot_call(slot);
+        self.out.ensure_room(
+            self.out
+                .completion_need(&self.cfg, c.id, c.name, outcome_len),
+        )?;
+        let (slots, slot_bytes, out, cfg) = (
+            &mut *self.slots,
+            &*self.slot_bytes,
+            &mut self.out,
+            &self.cfg,
+        );
+        let s = &mut slots[slot];
+        s.state = SlotState::Free;
+        s.ended = Ended::Finished;
+        let call = CallRef {
+            index: s.call,
+            name: Some(&slot_bytes[l.name..l.name + s.name_len as usize]),
+            id: s.id_len.map(|k| &slot_bytes[l.id..l.id + k as usize]),
+            args: &slot_bytes[l.args..l.args + s.args_len as usize],
+        };
+        let result = match recorded {
+            Some(n) => &slot_bytes[l.result..l.result + n as usize],
+            None => b"null",
+        };
+        out.complete(cfg, call, CallOutcome::Result(result));
+        Ok(())
+    }
+
+    /// Ends pending calls in order (deadline, then call number) with a composed error.
+    fn end_slots_with<F>(&mut self, mut pick: F, reason: Option<&[u8]>) -> Result<(), Error>
+    where
+        F: FnMut(&Slot) -> bool,
+    {
+        // Size the whole batch first so a refusal changes nothing.
+        let mut need = self.out.round_end_need(&self.cfg);
+        let mut any = false;
+        for i in 0..self.slots.len() {
+            let s = self.slots[i];
+            if s.state == SlotState::Free || !pick(&s) {
+                continue;
+            }
+            any = true;
+            let c = self.slot_call(i);
+            let name = c.name.unwrap_or(b"");
+            let msg = match reason {
+                Some(r) => Message::Cancelled(name, r),
+                None => Message::TimedOut(name, s.timeout_ms),
+            };
+            if msg.len() > self.cfg.message_cap {
+                return Err(Error::MessageTooLong {
+                    len: msg.len(),
+                    cap: self.cfg.message_cap,
+                });
+            }
+            need += self
+                .out
+                .completion_need(&self.cfg, c.id, c.name, message_len(&msg))
+                - self.out.round_end_need(&self.cfg);
+            if s.state == SlotState::Adapter {
+                let frame = OutFrame::Cancel {
+                    id: c.id,
+                    name,
+                    reason: reason.unwrap_or(b"timeout"),
+                };
+                need += RECORD_HEADER + frame.encoded_len();
+            }
+        }
+        if !any {
+            return Ok(());
+        }
+        self.out.ensure_room(need)?;
+        loop {
+            // The next call in (deadline, call) order for timeouts, call order for cancel.
+            let mut best: Option<usize> = None;
+            for i in 0..self.slots.len() {
+                let s = &self.slots[i];
+                if s.state == SlotState::Free || !pick(s) {
+                    continue;
+                }
+                let better = match best {
+                    None => true,
+                    Some(b) => {
+                        let o = &self.slots[b];
+                        let key = |x: &Slot| {
+                            (
+                                if reason.is_some() {
+                                    Instant::ZERO
+                                } else {
+                                    x.deadline
+                                },
+                                x.call.wrapping_sub(self.next_call),
+                            )
+                        };
+                        key(s) < key(o)
+                    }
+                };
+                if better {
+                    best = Some(i);
+                }
+            }
+            let Some(slot) = best else { break };
+            let s = self.slots[slot];
+            let handle = CallHandle {
+                slot: slot as u16,
+                call: s.call,
+            };
+            let l = self.layout(slot);
+            let (slots, slot_bytes, out, cfg, scratch) = (
+                &mut *self.slots,
+                &*self.slot_bytes,
+                &mut self.out,
+                &self.cfg,
+                &mut *self.scratch,
+            );
+            let name = &slot_bytes[l.name..l.name + s.name_len as usize];
+            let id = s.id_len.map(|k| &slot_bytes[l.id..l.id + k as usize]);
+            if s.state == SlotState::Adapter {
+                let frame = OutFrame::Cancel {
+                    id,
+                    name,
+                    reason: reason.unwrap_or(b"timeout"),
+                };
+                let pushed = out.queue.push(Route::Adapter(handle), &frame);
+                debug_assert!(pushed.is_ok());
+            }
+            let msg = match reason {
+                Some(r) => Message::Cancelled(name, r),
+                None => Message::TimedOut(name, s.timeout_ms),
+            };
+            let msg_buf = &mut scratch[cfg.name_cap + cfg.id_cap..][..cfg.message_cap];
+            let n = msg.compose(msg_buf).map_or(0, |m| m.len());
+            let message = text(&msg_buf[..n]);
+            let slot_ref = &mut slots[slot];
+            slot_ref.state = SlotState::Free;
+            slot_ref.ended = if reason.is_some() {
+                Ended::Cancelled
+            } else {
+                Ended::TimedOut
+            };
+            let call = CallRef {
+                index: s.call,
+                name: Some(name),
+                id,
+                args: &slot_bytes[l.args..l.args + s.args_len as usize],
+            };
+            out.complete(cfg, call, CallOutcome::Error(message));
+        }
+        Ok(())
+    }
+
+    /// Gives the clock: every call at or past its deadline fails with a timeout (adapters get `CANCEL` first).
+    pub fn handle_timeout(&mut self, now: Instant) -> Result<(), Error> {
+        self.clock.check(now)?;
+        self.end_slots_with(|s| now >= s.deadline, None)?;
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// Completes every pending call at once, oldest first, with `Tool <name> cancelled: <reason>`.
+    pub fn cancel(&mut self, now: Instant, reason: &str) -> Result<(), Error> {
+        self.clock.check(now)?;
+        self.end_slots_with(|_| true, Some(reason.as_bytes()))?;
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// Stops every later continue prompt (held `END`s are still released).
+    pub fn abort(&mut self) {
+        self.out.aborted = true;
+    }
+
+    /// Forgets the trace.
+    pub fn clear_trace(&mut self) {
+        self.out.trace.clear();
+    }
+
+    // ----- outputs ------------------------------------------------------
+
+    /// Writes the oldest queued frame into `buf` and says where it goes; a short buffer keeps it queued.
+    pub fn poll_transmit(&mut self, buf: &mut [u8]) -> Result<Option<Transmit>, BufferTooSmall> {
+        self.out.queue.pop_into(buf)
+    }
+
+    /// The route and length of the next frame `poll_transmit` would write.
+    pub fn peek_transmit(&self) -> Option<Transmit> {
+        self.out.queue.peek()
+    }
+
+    /// The next call the host must start (deferred: run it; adapter: connect it), oldest first.
+    pub fn poll_event(&mut self) -> Option<Event<'_>> {
+        let next = self.next_call;
+        let slot = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.state != SlotState::Free && !s.announced)
+            .min_by_key(|(_, s)| s.call.wrapping_sub(next))
+            .map(|(i, _)| i)?;
+        self.slots[slot].announced = true;
+        let s = self.slots[slot];
+        let c = self.slot_call(slot);
+        Some(Event::CallStarted {
+            handle: CallHandle {
+                slot: slot as u16,
+                call: s.call,
+            },
+            kind: if s.state == SlotState::Adapter {
+                PendingKind::Adapter
+            } else {
+                PendingKind::Deferred
+            },
+            tool: s.tool as usize,
+            name: c.name.map(text).unwrap_or(""),
+            id: c.id.map(text),
+            args: c.args,
+        })
+    }
+
+    /// The earliest deadline of a pending call: call `handle_timeout` then.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.slots
+            .iter()
+            .filter(|s| s.state != SlotState::Free)
+            .map(|s| s.deadline)
+            .min()
+    }
+
+    // ----- state --------------------------------------------------------
+
+    /// Calls intercepted and not yet completed.
+    pub fn pending(&self) -> usize {
+        self.out.pending
+    }
+
+    /// Frames waiting in the output queue.
+    pub fn queued(&self) -> usize {
+        self.out.queue.len()
+    }
+
+    /// The trace.
+    pub fn trace(&self) -> &Trace<'a> {
+        &self.out.trace
+    }
+
+    /// True once `abort` was called or the round limit was reached.
+    pub fn is_aborted(&self) -> bool {
+        self.out.aborted
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> Stats {
+        self.out.stats
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The latest instant seen.
+    pub fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// The hooks.
+    pub fn hooks_mut(&mut self) -> &mut H {
+        &mut self.out.hooks
+    }
+
+    /// The output queue's capacity in bytes.
+    pub fn queue_capacity(&self) -> usize {
+        self.out.queue.capacity()
+    }
+}
+
+fn skip_ws_trim(raw: &[u8]) -> &[u8] {
+    let start = json::skip_ws(raw, 0);
+    let mut end = raw.len();
+    while end > start && matches!(raw[end - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        end -= 1;
+    }
+    &raw[start..end]
+}
