@@ -66,6 +66,14 @@ pub enum Error {
         /// Bytes free.
         free: usize,
     },
+    /// What the input would produce exceeds the whole output queue (escape-heavy text, or a
+    /// configuration too small for it): it can never be accepted as it is.
+    OutputTooLarge {
+        /// Bytes the input may need.
+        needed: usize,
+        /// The queue's capacity.
+        cap: usize,
+    },
     /// No call with this handle was ever started.
     UnknownCall,
     /// The call already completed.
@@ -114,6 +122,9 @@ impl core::fmt::Display for Error {
             }
             Error::QueueFull { needed, free } => {
                 write!(f, "output queue needs {needed} bytes, {free} free")
+            }
+            Error::OutputTooLarge { needed, cap } => {
+                write!(f, "output of {needed} bytes exceeds the queue's {cap}")
             }
             Error::UnknownCall => f.write_str("unknown call"),
             Error::CallFinished => f.write_str("call already completed"),

@@ -12,6 +12,9 @@ pub struct CallInfo<'a> {
     pub id: Option<&'a str>,
     /// Raw JSON args (`{}` when absent).
     pub args: &'a [u8],
+    /// Frames the wrapper had queued (since its creation) when the hook fired: the hook
+    /// comes after the `seq`-th frame `poll_transmit` hands out (counting from 1).
+    pub seq: u64,
 }
 
 /// How a call ended.

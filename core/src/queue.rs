@@ -61,6 +61,8 @@ pub(crate) struct Queue<'a> {
     head: usize,
     tail: usize,
     frames: usize,
+    /// Frames queued since creation.
+    pushed: u64,
 }
 
 impl<'a> Queue<'a> {
@@ -70,6 +72,7 @@ impl<'a> Queue<'a> {
             head: 0,
             tail: 0,
             frames: 0,
+            pushed: 0,
         }
     }
 
@@ -79,6 +82,10 @@ impl<'a> Queue<'a> {
 
     pub(crate) fn len(&self) -> usize {
         self.frames
+    }
+
+    pub(crate) fn pushed(&self) -> u64 {
+        self.pushed
     }
 
     pub(crate) fn capacity(&self) -> usize {
@@ -105,6 +112,7 @@ impl<'a> Queue<'a> {
         frame.encode(body).map_err(|_| QueueFull)?;
         self.tail = at + RECORD_HEADER + len;
         self.frames += 1;
+        self.pushed += 1;
         Ok(())
     }
 
@@ -114,6 +122,7 @@ impl<'a> Queue<'a> {
         self.buf[at + RECORD_HEADER..at + RECORD_HEADER + bytes.len()].copy_from_slice(bytes);
         self.tail = at + RECORD_HEADER + bytes.len();
         self.frames += 1;
+        self.pushed += 1;
         Ok(())
     }
 
@@ -129,6 +138,7 @@ impl<'a> Queue<'a> {
         }
         self.tail = pos;
         self.frames += 1;
+        self.pushed += 1;
         Ok(())
     }
 

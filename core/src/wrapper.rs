@@ -316,8 +316,9 @@ struct CallRef<'c> {
 }
 
 impl<'c> CallRef<'c> {
-    fn info(&self) -> CallInfo<'c> {
+    fn info(&self, seq: u64) -> CallInfo<'c> {
         CallInfo {
+            seq,
             index: self.index,
             name: self.name.map(text),
             id: self.id.map(text),
@@ -370,7 +371,10 @@ impl<H: Hooks> Out<'_, H> {
     }
 
     fn ensure_room(&self, needed: usize) -> Result<(), Error> {
-        let free = self.queue.free();
+        let (free, cap) = (self.queue.free(), self.queue.capacity());
+        if needed > cap {
+            return Err(Error::OutputTooLarge { needed, cap });
+        }
         if needed > free {
             return Err(Error::QueueFull { needed, free });
         }
@@ -379,11 +383,7 @@ impl<H: Hooks> Out<'_, H> {
 
     /// SPEC §3.2: trace, last error, TOOL_RESULT, hook, pending, prompt, released ENDs.
     fn complete(&mut self, cfg: &Config, call: CallRef<'_>, outcome: CallOutcome<'_>) {
-        let (trace_out, frame_out) = match outcome {
-            CallOutcome::Result(r) => (CallOutcome::Result(r), Outcome::Result(r)),
-            CallOutcome::Error(e) => (CallOutcome::Error(e), Outcome::Error(e.as_bytes())),
-        };
-        self.trace.push(call.name, call.args, trace_out);
+        self.trace.push(call.name, call.args, outcome);
         match outcome {
             CallOutcome::Error(e) => self.set_last_error(e.as_bytes()),
             CallOutcome::Result(r) => {
@@ -398,11 +398,15 @@ impl<H: Hooks> Out<'_, H> {
         let frame = OutFrame::ToolResult {
             id: call.id,
             name: call.name,
-            outcome: frame_out,
+            outcome: match outcome {
+                CallOutcome::Result(r) => Outcome::Result(r),
+                CallOutcome::Error(e) => Outcome::Error(e.as_bytes()),
+            },
         };
         let pushed = self.queue.push(Route::Model, &frame);
         debug_assert!(pushed.is_ok(), "queue bound too small for a TOOL_RESULT");
-        self.hooks.on_tool_result(&call.info(), outcome);
+        self.hooks
+            .on_tool_result(&call.info(self.queue.pushed()), outcome);
         self.pending = self.pending.saturating_sub(1);
         if self.pending == 0 {
             self.end_round(cfg);
@@ -561,6 +565,21 @@ fn slot_call<'c>(cfg: &Config, slots: &[Slot], slot_bytes: &'c [u8], slot: usize
         id: s.id_len.map(|n| &slot_bytes[l.id..l.id + n as usize]),
         args: &slot_bytes[l.args..l.args + s.args_len as usize],
     }
+}
+
+/// Frees `slot` and runs the completion steps with the call's stored name, id and args.
+fn finish_slot<H: Hooks>(
+    cfg: &Config,
+    slots: &mut [Slot],
+    slot_bytes: &[u8],
+    out: &mut Out<'_, H>,
+    slot: usize,
+    outcome: CallOutcome<'_>,
+    ended: Ended,
+) {
+    slots[slot].state = SlotState::Free;
+    slots[slot].ended = ended;
+    out.complete(cfg, slot_call(cfg, slots, slot_bytes, slot), outcome);
 }
 
 impl<'a, H: Hooks> Wrapper<'a, H> {
@@ -776,7 +795,9 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             id,
             args: call.args,
         };
-        self.out.hooks.on_tool_call(&cref.info());
+        self.out
+            .hooks
+            .on_tool_call(&cref.info(self.out.queue.pushed()));
         self.out.pending += 1;
         let handle = match plan {
             Plan::Fail(n) => {
@@ -942,27 +963,17 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             Ok(raw) => CallOutcome::Result(skip_ws_trim(raw)),
             Err(msg) => CallOutcome::Error(msg),
         };
-        self.finish(slot, outcome, Ended::Finished);
+        finish_slot(
+            &self.cfg,
+            self.slots,
+            self.slot_bytes,
+            &mut self.out,
+            slot,
+            outcome,
+            Ended::Finished,
+        );
         self.clock.advance(now);
         Ok(())
-    }
-
-    /// Frees the slot and runs the completion steps with the slot's name, id and args.
-    fn finish(&mut self, slot: usize, outcome: CallOutcome<'_>, ended: Ended) {
-        let s = &mut self.slots[slot];
-        s.state = SlotState::Free;
-        s.ended = ended;
-        let c = {
-            let s = &self.slots[slot];
-            let l = self.layout(slot);
-            CallRef {
-                index: s.call,
-                name: Some(&self.slot_bytes[l.name..l.name + s.name_len as usize]),
-                id: s.id_len.map(|n| &self.slot_bytes[l.id..l.id + n as usize]),
-                args: &self.slot_bytes[l.args..l.args + s.args_len as usize],
-            }
-        };
-        self.out.complete(&self.cfg, c, outcome);
     }
 
     /// A frame from a pending adapter call's tool adapter (fully validated; SPEC §2 rules).
@@ -1020,25 +1031,17 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     Some(m) => m.decode_into(msg_buf).map_or(0, |t| t.len()),
                     None => fallback.compose(msg_buf).map_or(0, |t| t.len()),
                 };
-                let (msg_buf, _) = self.scratch[self.cfg.name_cap + self.cfg.id_cap..].split_at(n);
-                let message: &str = text(msg_buf);
-                // The message lives in scratch, disjoint from the slot and output storage.
-                let (slots, slot_bytes, out, cfg) = (
-                    &mut *self.slots,
-                    &*self.slot_bytes,
-                    &mut self.out,
+                let message = text(&self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..n]);
+                let outcome = CallOutcome::Error(message);
+                finish_slot(
                     &self.cfg,
+                    self.slots,
+                    self.slot_bytes,
+                    &mut self.out,
+                    slot,
+                    outcome,
+                    Ended::Finished,
                 );
-                let s = &mut slots[slot];
-                s.state = SlotState::Free;
-                s.ended = Ended::Finished;
-                let call = CallRef {
-                    index: s.call,
-                    name: Some(&slot_bytes[l.name..l.name + s.name_len as usize]),
-                    id: s.id_len.map(|k| &slot_bytes[l.id..l.id + k as usize]),
-                    args: &slot_bytes[l.args..l.args + s.args_len as usize],
-                };
-                out.complete(cfg, call, CallOutcome::Error(message));
             }
             crate::call::AdapterStep::End => self.adapter_end(slot)?,
         }
@@ -1067,64 +1070,62 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             self.out
                 .completion_need(&self.cfg, c.id, c.name, outcome_len),
         )?;
-        let (slots, slot_bytes, out, cfg) = (
-            &mut *self.slots,
-            &*self.slot_bytes,
-            &mut self.out,
-            &self.cfg,
-        );
-        let s = &mut slots[slot];
-        s.state = SlotState::Free;
-        s.ended = Ended::Finished;
-        let call = CallRef {
-            index: s.call,
-            name: Some(&slot_bytes[l.name..l.name + s.name_len as usize]),
-            id: s.id_len.map(|k| &slot_bytes[l.id..l.id + k as usize]),
-            args: &slot_bytes[l.args..l.args + s.args_len as usize],
-        };
         let result = match recorded {
-            Some(n) => &slot_bytes[l.result..l.result + n as usize],
+            Some(n) => &self.slot_bytes[l.result..l.result + n as usize],
             None => b"null",
         };
-        out.complete(cfg, call, CallOutcome::Result(result));
+        let outcome = CallOutcome::Result(result);
+        finish_slot(
+            &self.cfg,
+            self.slots,
+            self.slot_bytes,
+            &mut self.out,
+            slot,
+            outcome,
+            Ended::Finished,
+        );
         Ok(())
     }
 
-    /// Ends pending calls in order (deadline, then call number) with a composed error.
-    fn end_slots_with<F>(&mut self, mut pick: F, reason: Option<&[u8]>) -> Result<(), Error>
+    /// Ends the pending calls `pick` selects with a timeout (no `reason`) or cancel error,
+    /// in (deadline, call) order for timeouts and call order for cancel.
+    fn end_slots_with<F>(&mut self, pick: F, reason: Option<&[u8]>) -> Result<(), Error>
     where
-        F: FnMut(&Slot) -> bool,
+        F: Fn(&Slot) -> bool,
     {
+        let message = |name, s: &Slot| match reason {
+            Some(r) => Message::Cancelled(name, r),
+            None => Message::TimedOut(name, s.timeout_ms),
+        };
+        let cancel_reason = reason.unwrap_or(b"timeout");
         // Size the whole batch first so a refusal changes nothing.
-        let mut need = self.out.round_end_need(&self.cfg);
+        let round_end = self.out.round_end_need(&self.cfg);
+        let mut need = round_end;
         let mut any = false;
-        for i in 0..self.slots.len() {
-            let s = self.slots[i];
-            if s.state == SlotState::Free || !pick(&s) {
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.state == SlotState::Free || !pick(s) {
                 continue;
             }
             any = true;
-            let c = self.slot_call(i);
+            let c = slot_call(&self.cfg, self.slots, self.slot_bytes, i);
             let name = c.name.unwrap_or(b"");
-            let msg = match reason {
-                Some(r) => Message::Cancelled(name, r),
-                None => Message::TimedOut(name, s.timeout_ms),
-            };
-            if msg.len() > self.cfg.message_cap {
+            let msg = message(name, s);
+            let len = msg.len();
+            if len > self.cfg.message_cap {
                 return Err(Error::MessageTooLong {
-                    len: msg.len(),
+                    len,
                     cap: self.cfg.message_cap,
                 });
             }
             need += self
                 .out
                 .completion_need(&self.cfg, c.id, c.name, message_len(&msg))
-                - self.out.round_end_need(&self.cfg);
+                - round_end;
             if s.state == SlotState::Adapter {
                 let frame = OutFrame::Cancel {
                     id: c.id,
                     name,
-                    reason: reason.unwrap_or(b"timeout"),
+                    reason: cancel_reason,
                 };
                 need += RECORD_HEADER + frame.encoded_len();
             }
@@ -1133,81 +1134,53 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             return Ok(());
         }
         self.out.ensure_room(need)?;
-        loop {
-            // The next call in (deadline, call) order for timeouts, call order for cancel.
-            let mut best: Option<usize> = None;
-            for i in 0..self.slots.len() {
-                let s = &self.slots[i];
-                if s.state == SlotState::Free || !pick(s) {
-                    continue;
-                }
-                let better = match best {
-                    None => true,
-                    Some(b) => {
-                        let o = &self.slots[b];
-                        let key = |x: &Slot| {
-                            (
-                                if reason.is_some() {
-                                    Instant::ZERO
-                                } else {
-                                    x.deadline
-                                },
-                                x.call.wrapping_sub(self.next_call),
-                            )
-                        };
-                        key(s) < key(o)
-                    }
-                };
-                if better {
-                    best = Some(i);
-                }
-            }
-            let Some(slot) = best else { break };
-            let s = self.slots[slot];
-            let handle = CallHandle {
-                slot: slot as u16,
-                call: s.call,
+        let next = self.next_call;
+        let order = |s: &Slot| {
+            let deadline = if reason.is_some() {
+                Instant::ZERO
+            } else {
+                s.deadline
             };
-            let l = self.layout(slot);
-            let (slots, slot_bytes, out, cfg, scratch) = (
-                &mut *self.slots,
-                &*self.slot_bytes,
-                &mut self.out,
-                &self.cfg,
-                &mut *self.scratch,
-            );
-            let name = &slot_bytes[l.name..l.name + s.name_len as usize];
-            let id = s.id_len.map(|k| &slot_bytes[l.id..l.id + k as usize]);
+            (deadline, s.call.wrapping_sub(next))
+        };
+        while let Some(slot) = (0..self.slots.len())
+            .filter(|&i| self.slots[i].state != SlotState::Free && pick(&self.slots[i]))
+            .min_by_key(|&i| order(&self.slots[i]))
+        {
+            let s = self.slots[slot];
+            let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
+            let name = c.name.unwrap_or(b"");
             if s.state == SlotState::Adapter {
-                let frame = OutFrame::Cancel {
-                    id,
-                    name,
-                    reason: reason.unwrap_or(b"timeout"),
+                let handle = CallHandle {
+                    slot: slot as u16,
+                    call: s.call,
                 };
-                let pushed = out.queue.push(Route::Adapter(handle), &frame);
+                let frame = OutFrame::Cancel {
+                    id: c.id,
+                    name,
+                    reason: cancel_reason,
+                };
+                let pushed = self.out.queue.push(Route::Adapter(handle), &frame);
                 debug_assert!(pushed.is_ok());
             }
-            let msg = match reason {
-                Some(r) => Message::Cancelled(name, r),
-                None => Message::TimedOut(name, s.timeout_ms),
-            };
-            let msg_buf = &mut scratch[cfg.name_cap + cfg.id_cap..][..cfg.message_cap];
-            let n = msg.compose(msg_buf).map_or(0, |m| m.len());
-            let message = text(&msg_buf[..n]);
-            let slot_ref = &mut slots[slot];
-            slot_ref.state = SlotState::Free;
-            slot_ref.ended = if reason.is_some() {
+            let msg_buf =
+                &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..self.cfg.message_cap];
+            let n = message(name, &s).compose(msg_buf).map_or(0, |m| m.len());
+            let outcome = CallOutcome::Error(text(&msg_buf[..n]));
+            let ended = if reason.is_some() {
                 Ended::Cancelled
             } else {
                 Ended::TimedOut
             };
-            let call = CallRef {
-                index: s.call,
-                name: Some(name),
-                id,
-                args: &slot_bytes[l.args..l.args + s.args_len as usize],
-            };
-            out.complete(cfg, call, CallOutcome::Error(message));
+            finish_slot(
+                &self.cfg,
+                self.slots,
+                self.slot_bytes,
+                &mut self.out,
+                slot,
+                outcome,
+                ended,
+            );
         }
         Ok(())
     }

@@ -41,6 +41,19 @@ struct Printer {
 }
 
 impl Printer {
+    /// In `--pretty` mode, an input the scenario fed in (not an event of SPEC §6).
+    fn input(&mut self, at: u64, from: &str, what: &str) {
+        if self.pretty {
+            let arrow = if self.color {
+                "\x1b[2m←".to_string()
+            } else {
+                "←".to_string()
+            };
+            let end = if self.color { "\x1b[0m" } else { "" };
+            let _ = writeln!(self.out, "{at:>7}ms  {arrow} {from:<11} {what}{end}");
+        }
+    }
+
     fn line(&mut self, at: u64, event: &str) {
         if self.pretty {
             let text = pretty_line(at, event, self.color);
@@ -63,16 +76,18 @@ fn raw_json(bytes: &[u8]) -> String {
 /// Hooks that record the SPEC §6 hook events.
 #[derive(Default)]
 struct Recorder {
-    lines: Vec<String>,
+    /// Each hook event with the number of frames queued before it fired.
+    lines: Vec<(u64, String)>,
 }
 
 impl Hooks for Recorder {
     fn on_tool_call(&mut self, call: &CallInfo<'_>) {
         let name = call.name.map_or("null".to_string(), jstr);
-        self.lines.push(format!(
+        let line = format!(
             "{{\"hook\":\"toolCall\",\"name\":{name},\"args\":{}}}",
             raw_json(call.args)
-        ));
+        );
+        self.lines.push((call.seq, line));
     }
 
     fn on_tool_result(&mut self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
@@ -81,10 +96,11 @@ impl Hooks for Recorder {
             CallOutcome::Result(r) => (raw_json(r), "null".to_string()),
             CallOutcome::Error(e) => ("null".to_string(), jstr(e)),
         };
-        self.lines.push(format!(
+        let line = format!(
             "{{\"hook\":\"toolResult\",\"name\":{name},\"args\":{},\"result\":{result},\"error\":{error}}}",
             raw_json(call.args)
-        ));
+        );
+        self.lines.push((call.seq, line));
     }
 }
 
@@ -206,6 +222,7 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (usize, Stri
         w.abort();
     }
     let mut known: Vec<Known> = Vec::new();
+    let mut popped = 0u64;
     let mut buf = vec![0u8; 64 * 1024];
     let mut now = 0u64;
     for (i, step) in sc.steps.iter().enumerate() {
@@ -215,9 +232,9 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (usize, Stri
         let t = Instant::from_millis(now);
         w.handle_timeout(t)
             .map_err(|e| (i, format!("clock: {e}")))?;
-        flush_wrapper(&mut w, &mut buf, now, p).map_err(|e| (i, e))?;
+        flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (i, e))?;
         apply_wrapper_step(&mut w, step, t, &mut known, p).map_err(|e| (i, e))?;
-        flush_wrapper(&mut w, &mut buf, now, p).map_err(|e| (i, e))?;
+        flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (i, e))?;
     }
     let entries: Vec<String> = w
         .trace()
@@ -238,19 +255,28 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (usize, Stri
     Ok(())
 }
 
+/// Prints queued frames and hook events in the order they happened.
 fn flush_wrapper(
     w: &mut Wrapper<'_, Recorder>,
     buf: &mut [u8],
     now: u64,
+    popped: &mut u64,
     p: &mut Printer,
 ) -> Result<(), String> {
-    for line in std::mem::take(&mut w.hooks_mut().lines) {
-        p.line(now, &line);
-    }
-    while let Some(t) = w
-        .poll_transmit(buf)
-        .map_err(|e| format!("frame of {} bytes exceeds the output buffer", e.needed))?
-    {
+    let hooks = std::mem::take(&mut w.hooks_mut().lines);
+    let mut hooks = hooks.into_iter().peekable();
+    loop {
+        // A hook that fired after `seq` frames were queued comes before frame number `seq`.
+        while let Some((_, line)) = hooks.next_if(|(seq, _)| *seq <= *popped) {
+            p.line(now, &line);
+        }
+        let Some(t) = w
+            .poll_transmit(buf)
+            .map_err(|e| format!("frame of {} bytes exceeds the output buffer", e.needed))?
+        else {
+            break;
+        };
+        *popped += 1;
         let frame = raw_json(&buf[..t.len]);
         let line = match t.route {
             Route::Model => format!("{{\"to\":\"model\",\"frame\":{frame}}}"),
@@ -260,6 +286,9 @@ fn flush_wrapper(
                 h.index()
             ),
         };
+        p.line(now, &line);
+    }
+    for (_, line) in hooks {
         p.line(now, &line);
     }
     while w.poll_event().is_some() {}
@@ -285,13 +314,44 @@ fn apply_wrapper_step(
     p: &mut Printer,
 ) -> Result<(), String> {
     let at = now.as_millis();
+    let short = |b: &[u8]| {
+        let t = String::from_utf8_lossy(b);
+        if t.chars().count() > 84 {
+            format!("{}…", t.chars().take(83).collect::<String>())
+        } else {
+            t.into_owned()
+        }
+    };
+    match &step.kind {
+        StepKind::Response(b) => p.input(at, "model", &short(b)),
+        StepKind::Request(b) => p.input(at, "consumer", &short(b)),
+        StepKind::AdapterFrame { call, frame } => {
+            p.input(at, &format!("adapter#{call}"), &short(frame))
+        }
+        StepKind::AdapterClose { call } => p.input(at, &format!("adapter#{call}"), "(closed)"),
+        StepKind::Complete {
+            call,
+            result,
+            error,
+        } => {
+            let what = error.as_ref().map_or_else(
+                || format!("complete call {call}: {result}"),
+                |e| format!("complete call {call} with error {e:?}"),
+            );
+            p.input(at, "host", &what)
+        }
+        StepKind::Cancel(reason) => p.input(at, "host", &format!("cancel({reason:?})")),
+        StepKind::Abort => p.input(at, "host", "abort()"),
+        StepKind::ClearTrace => p.input(at, "host", "clear_trace()"),
+        _ => {}
+    }
     match &step.kind {
         StepKind::Response(bytes) => match w.handle_response(now, bytes) {
             Ok(Disposition::Forward) => p.line(
                 at,
                 &format!("{{\"to\":\"consumer\",\"frame\":{}}}", raw_json(bytes)),
             ),
-            Ok(Disposition::Held) => {}
+            Ok(Disposition::Held) => p.input(at, "wrapper", "END held while calls are pending"),
             Ok(Disposition::Intercepted { call, handle }) => {
                 let idx = call as usize;
                 if known.len() <= idx {

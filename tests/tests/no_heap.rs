@@ -1,0 +1,422 @@
+//! The core never touches the heap: the whole BFCL corpus and JSONTestSuite go
+//! through every reader and writer under a counting global allocator, and the
+//! count must stay at zero.
+//!
+//! The counter only counts on a thread that switched measuring on, so the test
+//! harness's own threads cannot disturb it; this file also holds a single test.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use polyweave_tests::{bfcl_bytes, json_suite_files, ndjson_lines, XorShift, BFCL_LINES};
+use polyweave_tool_adapter::encode::{OutFrame, Outcome};
+use polyweave_tool_adapter::frame::{Frame, Kind};
+use polyweave_tool_adapter::framing::LineFramer;
+use polyweave_tool_adapter::json::{self, JsonStr, Members, DEFAULT_MAX_DEPTH};
+use polyweave_tool_adapter::typed;
+use serde::{Deserialize, Serialize};
+
+struct Counting;
+
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static DEALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn measuring() -> bool {
+    MEASURING.try_with(Cell::get).unwrap_or(false)
+}
+
+// SAFETY: every call is forwarded unchanged to `System`; the wrapper only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if measuring() {
+            ALLOCS.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if measuring() {
+            ALLOCS.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if measuring() {
+            ALLOCS.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if measuring() {
+            DEALLOCS.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` with counting on for this thread; returns its value and the (allocations, frees) it made.
+fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
+    let (a0, d0) = (
+        ALLOCS.load(Ordering::SeqCst),
+        DEALLOCS.load(Ordering::SeqCst),
+    );
+    MEASURING.with(|m| m.set(true));
+    let r = f();
+    MEASURING.with(|m| m.set(false));
+    let (a1, d1) = (
+        ALLOCS.load(Ordering::SeqCst),
+        DEALLOCS.load(Ordering::SeqCst),
+    );
+    (r, a1 - a0, d1 - d0)
+}
+
+/// What the measured run saw; checked after counting stops.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Tally {
+    suite_files: usize,
+    suite_valid: usize,
+    suite_frames: usize,
+    suite_validated_frames: usize,
+    suite_members: usize,
+    suite_keys_decoded: usize,
+    wrapped_lazy_first: usize,
+    wrapped_validated_first: usize,
+    wrapped_args_exact: usize,
+    wrapped_lazy_last: usize,
+    wrapped_validated_last: usize,
+    bfcl_lines: usize,
+    bfcl_validated_tool_calls: usize,
+    bfcl_lazy_tool_calls: usize,
+    bfcl_re_encoded_identical: usize,
+    bfcl_short_buffer_refused: usize,
+    bfcl_other_frames_encoded: usize,
+    bfcl_framed_lines_identical: usize,
+    framer_runs: usize,
+    small_framer_lines: usize,
+    small_framer_too_long: usize,
+    typed_ok: usize,
+}
+
+#[derive(Deserialize)]
+struct Args<'a> {
+    city: &'a str,
+    days: u8,
+}
+
+#[derive(Serialize)]
+struct Forecast {
+    high: i16,
+    low: i16,
+}
+
+fn exercise_suite(files: &[(String, Vec<u8>)], t: &mut Tally) {
+    for (_, bytes) in files {
+        let bytes = bytes.as_slice();
+        t.suite_files += 1;
+        if json::validate(bytes, DEFAULT_MAX_DEPTH).is_ok() {
+            t.suite_valid += 1;
+        }
+        if let Ok(frame) = Frame::parse(bytes) {
+            t.suite_frames += 1;
+            let _ = black_box(frame.tool_call());
+            let _ = black_box(frame.tool_result());
+            let _ = black_box(frame.error_message());
+        }
+        if Frame::parse_validated(bytes, DEFAULT_MAX_DEPTH).is_ok() {
+            t.suite_validated_frames += 1;
+        }
+        if let Ok(members) = Members::new(bytes, 0, DEFAULT_MAX_DEPTH) {
+            for m in members.flatten() {
+                t.suite_members += 1;
+                let mut buf = [0u8; 64];
+                if let Ok(text) = m.key.decode_into(&mut buf) {
+                    if m.key.eq_text(text.as_bytes()) && text.len() == m.key.decoded_len() {
+                        t.suite_keys_decoded += 1;
+                    }
+                }
+            }
+        }
+        // Every string value at the top of an array decodes (or reports its size).
+        if let Some(b'[') = bytes.get(json::skip_ws(bytes, 0)) {
+            let at = json::skip_ws(bytes, json::skip_ws(bytes, 0) + 1);
+            if let Ok((s, _)) = JsonStr::parse_at(bytes, at) {
+                let mut buf = [0u8; 16];
+                let _ = black_box(s.decode_into(&mut buf));
+            }
+        }
+    }
+}
+
+/// Each suite file as the `args` of a `TOOL_CALL`, with `type` first and last.
+fn wrap(files: &[(String, Vec<u8>)]) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
+    files
+        .iter()
+        .map(|(_, bytes)| {
+            let first = [
+                &br#"{"type":"TOOL_CALL","content":{"name":"t","args":"#[..],
+                bytes,
+                b"}}",
+            ]
+            .concat();
+            let last = [
+                &br#"{"content":{"name":"t","args":"#[..],
+                bytes,
+                br#"},"type":"TOOL_CALL"}"#,
+            ]
+            .concat();
+            let start = json::skip_ws(bytes, 0);
+            let mut end = bytes.len();
+            while end > start && matches!(bytes[end - 1], b' ' | b'\t' | b'\n' | b'\r') {
+                end -= 1;
+            }
+            (first, last, bytes[start..end].to_vec())
+        })
+        .collect()
+}
+
+fn exercise_wrapped(wrapped: &[(Vec<u8>, Vec<u8>, Vec<u8>)], t: &mut Tally) {
+    for (first, last, trimmed) in wrapped {
+        if let Ok(f) = Frame::parse(first) {
+            if f.kind() == Kind::ToolCall {
+                t.wrapped_lazy_first += 1;
+            }
+        }
+        if let Ok(f) = Frame::parse_validated(first, DEFAULT_MAX_DEPTH) {
+            t.wrapped_validated_first += 1;
+            if let Ok(call) = f.tool_call() {
+                if call.args == trimmed.as_slice() && call.name.is_some_and(|n| n.eq_text(b"t")) {
+                    t.wrapped_args_exact += 1;
+                }
+            }
+        }
+        if let Ok(f) = Frame::parse(last) {
+            if f.kind() == Kind::ToolCall {
+                t.wrapped_lazy_last += 1;
+            }
+        }
+        if Frame::parse_validated(last, DEFAULT_MAX_DEPTH).is_ok() {
+            t.wrapped_validated_last += 1;
+        }
+    }
+}
+
+fn exercise_bfcl(file: &[u8], t: &mut Tally) {
+    for line in ndjson_lines(file) {
+        t.bfcl_lines += 1;
+        let Ok(frame) = Frame::parse_validated(line, 32) else {
+            continue;
+        };
+        let Ok(call) = frame.tool_call() else {
+            continue;
+        };
+        if frame.kind() == Kind::ToolCall {
+            t.bfcl_validated_tool_calls += 1;
+        }
+        if let Ok(lazy) = Frame::parse(line) {
+            if lazy.kind() == Kind::ToolCall && lazy.tool_call() == Ok(call) {
+                t.bfcl_lazy_tool_calls += 1;
+            }
+        }
+        let mut id_buf = [0u8; 128];
+        let mut name_buf = [0u8; 128];
+        let id = match call.id.map(|id| id.decode_into(&mut id_buf)) {
+            Some(Ok(id)) => Some(id.as_bytes()),
+            _ => None,
+        };
+        let Some(Ok(name)) = call.name.map(|n| n.decode_into(&mut name_buf)) else {
+            continue;
+        };
+        let name = name.as_bytes();
+        let out_frame = OutFrame::ToolCall {
+            id,
+            name,
+            args: call.args,
+        };
+        let mut out = [0u8; 2048];
+        if let Ok(n) = out_frame.encode(&mut out) {
+            if &out[..n] == line {
+                t.bfcl_re_encoded_identical += 1;
+            }
+        }
+        let mut short = [0u8; 64];
+        if out_frame.encode(&mut short).is_err() {
+            t.bfcl_short_buffer_refused += 1;
+        }
+        for other in [
+            OutFrame::ToolResult {
+                id,
+                name: Some(name),
+                outcome: Outcome::Result(call.args),
+            },
+            OutFrame::ToolResult {
+                id,
+                name: None,
+                outcome: Outcome::Error(line),
+            },
+            OutFrame::Text(line),
+            OutFrame::Prompt {
+                last_error: Some(name),
+            },
+            OutFrame::Error { message: name },
+            OutFrame::RoundLimit { max_rounds: 7 },
+            OutFrame::Cancel {
+                id,
+                name,
+                reason: b"timeout",
+            },
+            OutFrame::End {
+                content: Some(call.args),
+            },
+        ] {
+            let mut buf = [0u8; 4096];
+            if let Ok(n) = other.encode(&mut buf) {
+                if n == other.encoded_len() && json::validate(&buf[..n], 34).is_ok() {
+                    t.bfcl_other_frames_encoded += 1;
+                }
+            }
+        }
+    }
+}
+
+fn framer_pass(file: &[u8], storage: &mut [u8], seed: u64, max_chunk: usize, t: &mut Tally) {
+    let capacity = storage.len();
+    let mut framer = LineFramer::new(storage);
+    let mut rng = XorShift::new(seed);
+    let mut want = ndjson_lines(file).filter(|l| l.len() <= capacity);
+    let mut pos = 0;
+    let (mut lines, mut too_long, mut identical) = (0, 0, 0);
+    while pos < file.len() {
+        let size = rng.in_1_to(max_chunk).min(file.len() - pos);
+        let mut chunk = &file[pos..pos + size];
+        pos += size;
+        while !chunk.is_empty() {
+            let used = framer.feed(chunk);
+            if used == 0 {
+                return; // no progress: the tally will show it
+            }
+            chunk = &chunk[used..];
+            while let Some(item) = framer.next_line() {
+                match item {
+                    Ok(line) => {
+                        lines += 1;
+                        if Some(line) == want.next() {
+                            identical += 1;
+                        }
+                    }
+                    Err(_) => too_long += 1,
+                }
+            }
+        }
+    }
+    if framer.finish().is_none() {
+        t.framer_runs += 1;
+    }
+    if capacity >= polyweave_tests::BFCL_LONGEST_LINE {
+        if lines == BFCL_LINES && identical == BFCL_LINES && too_long == 0 {
+            t.bfcl_framed_lines_identical += 1;
+        }
+    } else if identical == lines {
+        t.small_framer_lines += lines;
+        t.small_framer_too_long += too_long;
+    }
+}
+
+fn exercise_typed(t: &mut Tally) {
+    if let Ok(args) = typed::parse_args::<Args>(br#"{"city":"Oslo","days":2}"#) {
+        if args.city == "Oslo" && args.days == 2 {
+            t.typed_ok += 1;
+        }
+    }
+    if typed::parse_args::<Args>(br#"{"city":1}"#).is_err() {
+        t.typed_ok += 1;
+    }
+    let mut out = [0u8; 32];
+    if let Ok(n) = typed::write_result(&Forecast { high: 9, low: -2 }, &mut out) {
+        if &out[..n] == br#"{"high":9,"low":-2}"# {
+            t.typed_ok += 1;
+        }
+    }
+    let mut tiny = [0u8; 4];
+    if typed::write_result(&Forecast { high: 9, low: -2 }, &mut tiny).is_err() {
+        t.typed_ok += 1;
+    }
+}
+
+#[test]
+fn core_never_allocates() {
+    // Loading allocates: do it before counting.
+    let bfcl = bfcl_bytes();
+    let suite = json_suite_files();
+    assert_eq!(suite.len(), 318);
+    let wrapped = wrap(&suite);
+
+    // The counter works: one allocation and one free are seen as such.
+    let (boxed, allocs, frees) = measure(|| black_box(Box::new([7u8; 32])));
+    assert_eq!((allocs, frees), (1, 0));
+    let ((), allocs, frees) = measure(|| drop(black_box(boxed)));
+    assert_eq!((allocs, frees), (0, 1));
+
+    let (tally, allocs, frees) = measure(|| {
+        let mut t = Tally::default();
+        exercise_suite(&suite, &mut t);
+        exercise_wrapped(&wrapped, &mut t);
+        exercise_bfcl(&bfcl, &mut t);
+        let mut storage = [0u8; 2048];
+        framer_pass(&bfcl, &mut storage, 1, 1, &mut t);
+        framer_pass(&bfcl, &mut storage, 2, 97, &mut t);
+        framer_pass(&bfcl, &mut storage, 3, 5000, &mut t);
+        let mut small = [0u8; 500];
+        framer_pass(&bfcl, &mut small, 4, 700, &mut t);
+        exercise_typed(&mut t);
+        t
+    });
+    assert_eq!(
+        (allocs, frees),
+        (0, 0),
+        "heap use while measuring; tally {tally:?}"
+    );
+    assert_eq!(
+        tally,
+        Tally {
+            suite_files: 318,
+            suite_valid: 105,
+            suite_frames: 0,
+            suite_validated_frames: 0,
+            suite_members: 30,
+            suite_keys_decoded: 30,
+            // `type` first: read without looking at the args, whatever they are.
+            wrapped_lazy_first: 318,
+            wrapped_validated_first: 105,
+            wrapped_args_exact: 105,
+            // `type` last: the args before it are scanned, so only valid ones pass.
+            wrapped_lazy_last: 105,
+            wrapped_validated_last: 105,
+            bfcl_lines: BFCL_LINES,
+            bfcl_validated_tool_calls: BFCL_LINES,
+            bfcl_lazy_tool_calls: BFCL_LINES,
+            bfcl_re_encoded_identical: BFCL_LINES,
+            bfcl_short_buffer_refused: BFCL_LINES,
+            bfcl_other_frames_encoded: 8 * BFCL_LINES,
+            bfcl_framed_lines_identical: 3,
+            framer_runs: 4,
+            small_framer_lines: BFCL_LINES - 35,
+            small_framer_too_long: 35,
+            typed_ok: 4,
+        }
+    );
+}
