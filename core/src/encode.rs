@@ -17,6 +17,7 @@ pub trait Sink {
 
 /// A sink that only counts.
 #[derive(Default, Debug, Clone, Copy)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Counter(pub usize);
 
 impl Sink for Counter {

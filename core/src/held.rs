@@ -4,6 +4,7 @@
 pub const HELD_HEADER: usize = 4;
 
 #[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub(crate) struct Held<'a> {
     buf: &'a mut [u8],
     used: usize,

@@ -515,6 +515,7 @@ impl<'a> JsonStr<'a> {
 
 /// Iterator over the decoded UTF-8 bytes of a [`JsonStr`].
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Decoded<'a> {
     raw: &'a [u8],
     pos: usize,
@@ -597,6 +598,7 @@ pub struct Member<'a> {
 ///
 /// After the last member it checks the closing brace; the first error ends it.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Members<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -605,6 +607,7 @@ pub struct Members<'a> {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 enum MembersState {
     First,
     Next,

@@ -6,10 +6,67 @@
 //! buffers. It never allocates, never blocks and never reads a clock.
 //!
 //! Data flows one way: bytes in ([`framing`]) → frame view ([`frame`], over
-//! [`json`]) → state machine → queued output → bytes out ([`encode`]).
+//! [`json`]) → state machine ([`wrapper`], [`call`]) → queued output
+//! ([`queue`]) → bytes out ([`encode`]).
+//!
+//! # A wrapper in a host loop
+//!
+//! ```
+//! use polyweave_tool_adapter::{
+//!     CallOutcome, Config, Disposition, Event, Instant, NoHooks, ResultWriter, Route, Slot, Tool,
+//!     ToolFailed, Wrapper,
+//! };
+//!
+//! // A sync tool writes its JSON result (or, returning Err, its error message).
+//! let add = |args: &[u8], out: &mut ResultWriter<'_>| -> Result<(), ToolFailed> {
+//!     #[derive(serde::Deserialize)]
+//!     struct Args { a: i32, b: i32 }
+//!     let Ok(Args { a, b }) = polyweave_tool_adapter::typed::parse_args::<Args>(args) else {
+//!         out.write(b"args must be {a, b}");
+//!         return Err(ToolFailed);
+//!     };
+//!     out.write_typed(&(a + b));
+//!     Ok(())
+//! };
+//! let tools = [Tool::sync("add", &add), Tool::deferred("lookup")];
+//!
+//! // All memory comes from the host: slots for pending calls and one byte arena.
+//! const CFG: Config = Config::DEFAULT;
+//! let mut slots = [Slot::EMPTY; 2];
+//! let mut arena = [0u8; CFG.arena_len(2)];
+//! let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+//!
+//! let t = Instant::from_millis(10);
+//! let call = br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"add","args":{"a":2,"b":3}}}"#;
+//! assert!(matches!(w.handle_response(t, call), Ok(Disposition::Intercepted { call: 0, handle: None })));
+//! // Pass-through frames are not copied: forward your own bytes.
+//! assert_eq!(w.handle_response(t, br#"{"type":"TEXT","content":"hi"}"#), Ok(Disposition::Forward));
+//!
+//! // Drain the frames the wrapper owes, then its events, then re-arm the timer.
+//! let mut buf = [0u8; 256];
+//! let t1 = w.poll_transmit(&mut buf).unwrap().unwrap();
+//! assert_eq!(t1.route, Route::Model);
+//! assert_eq!(&buf[..t1.len], br#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"add","result":5}}"#);
+//! let t2 = w.poll_transmit(&mut buf).unwrap().unwrap();
+//! assert_eq!(&buf[..t2.len], br#"{"type":"TEXT","content":"Tool results above."}"#);
+//! assert_eq!(w.poll_transmit(&mut buf).unwrap().unwrap().route, Route::Consumer);
+//! assert_eq!(w.poll_transmit(&mut buf), Ok(None));
+//!
+//! // A deferred call: the host is told, and completes it later by its handle.
+//! let call = br#"{"type":"TOOL_CALL","content":{"name":"lookup","args":{"q":"rfc"}}}"#;
+//! w.handle_response(t, call).unwrap();
+//! let Some(Event::CallStarted { handle, args, .. }) = w.poll_event() else { panic!() };
+//! assert_eq!(args, br#"{"q":"rfc"}"#);
+//! assert_eq!(w.poll_timeout(), Some(Instant::from_millis(30_010)));
+//! w.complete(Instant::from_millis(50), handle, Ok(br#""8259""#)).unwrap();
+//! assert_eq!(w.trace().iter().last().unwrap().outcome, CallOutcome::Result(br#""8259""#));
+//! ```
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+#[macro_use]
+mod fmt;
 
 pub mod call;
 pub mod clock;
@@ -34,4 +91,4 @@ pub use frame::{Frame, FrameError, Kind};
 pub use hooks::{CallInfo, CallOutcome, Hooks, NoHooks};
 pub use queue::{CallHandle, Route, Transmit};
 pub use tool::{ResultWriter, SyncTool, Tool, ToolFailed, ToolKind};
-pub use wrapper::{Config, Disposition, Event, Slot, Wrapper};
+pub use wrapper::{Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper};

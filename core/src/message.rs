@@ -22,6 +22,10 @@ pub(crate) enum Message<'a> {
     TooMany(usize),
     /// The malformed-call message.
     Malformed,
+    /// `Tool <name> returned invalid JSON` (a sync tool's output).
+    InvalidJson(&'a [u8]),
+    /// `Tool <name> result exceeds <N> bytes` (a sync tool's output).
+    ResultTooLarge(&'a [u8], usize),
 }
 
 impl Message<'_> {
@@ -61,6 +65,18 @@ impl Message<'_> {
                 s.put(b")");
             }
             Message::Malformed => s.put(MALFORMED_TOOL_CALL.as_bytes()),
+            Message::InvalidJson(name) => {
+                s.put(b"Tool ");
+                s.put(name);
+                s.put(b" returned invalid JSON");
+            }
+            Message::ResultTooLarge(name, cap) => {
+                s.put(b"Tool ");
+                s.put(name);
+                s.put(b" result exceeds ");
+                put_u64(s, cap as u64);
+                s.put(b" bytes");
+            }
         }
     }
 

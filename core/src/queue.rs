@@ -56,6 +56,7 @@ pub const RECORD_HEADER: usize = 12;
 pub(crate) struct QueueFull;
 
 #[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub(crate) struct Queue<'a> {
     buf: &'a mut [u8],
     head: usize,

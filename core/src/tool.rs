@@ -2,6 +2,7 @@
 
 /// Written by a sync tool: its JSON result, or (when it returns `Err`) its error message.
 #[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ResultWriter<'b> {
     buf: &'b mut [u8],
     len: usize,

@@ -30,6 +30,7 @@ pub struct TraceEntry<'a> {
 
 /// The trace ring.
 #[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Trace<'a> {
     buf: &'a mut [u8],
     max_entries: usize,
@@ -204,6 +205,7 @@ fn record_len(rec: &[u8]) -> usize {
 
 /// Iterator over trace entries, oldest first.
 #[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct TraceIter<'t> {
     trace: &'t Trace<'t>,
     pos: usize,

@@ -189,6 +189,11 @@ pub enum StorageError {
     },
     /// Too many slots for a `u16` index.
     TooManySlots,
+    /// A registered tool's name is longer than `name_cap`, so no call could ever reach it.
+    ToolNameTooLong {
+        /// Its index in the registration slice.
+        index: usize,
+    },
     /// `message_cap` must be at least `max(name_cap, id_cap) + 64`, name and id caps at most 65535, depth at least 3.
     BadConfig,
 }
@@ -327,8 +332,13 @@ impl<'c> CallRef<'c> {
     }
 }
 
+/// Text stored by the wrapper is UTF-8 by construction; a sync tool's message may not be,
+/// so keep its longest valid prefix.
 fn text(b: &[u8]) -> &str {
-    core::str::from_utf8(b).unwrap_or("")
+    match core::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => core::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
+    }
 }
 
 /// The parts that record and send a completion, apart from call storage.
@@ -444,6 +454,11 @@ impl<H: Hooks> Out<'_, H> {
                 }
             }
         }
+        trace!(
+            "round ended: {} prompts, {} ENDs released",
+            self.stats.rounds,
+            self.held.count()
+        );
         self.last_error_len = None;
         for end in self.held.iter() {
             let pushed = self.queue.push_raw(Route::Consumer, end);
@@ -532,6 +547,20 @@ impl<H: Hooks> core::fmt::Debug for Wrapper<'_, H> {
     }
 }
 
+#[cfg(feature = "defmt")]
+impl<H: Hooks> defmt::Format for Wrapper<'_, H> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Wrapper {{ pending: {}, queued: {}, next_call: {}, now: {} }}",
+            self.out.pending,
+            self.out.queue.len(),
+            self.next_call,
+            self.clock.now()
+        )
+    }
+}
+
 /// Offsets of one slot's buffers inside the slot arena.
 #[derive(Copy, Clone)]
 struct SlotLayout {
@@ -594,6 +623,9 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         cfg.check()?;
         if slots.len() > u16::MAX as usize {
             return Err(StorageError::TooManySlots);
+        }
+        if let Some(index) = tools.iter().position(|t| t.name.len() > cfg.name_cap) {
+            return Err(StorageError::ToolNameTooLong { index });
         }
         let needed = cfg.arena_len(slots.len());
         if arena.len() < needed {
@@ -816,7 +848,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 match ran {
                     Ok(())
                         if !overflow
-                            && json::validate(&result_buf[..written], self.cfg.max_depth)
+                            && json::validate(&result_buf[..written], result_depth(&self.cfg))
                                 .is_ok() =>
                     {
                         self.out.complete(
@@ -827,7 +859,12 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     }
                     Ok(()) => {
                         // A sync tool that wrote no valid JSON fails rather than corrupt the model's stream.
-                        let msg = Message::Failed(name.unwrap_or(b""));
+                        let name = name.unwrap_or(b"");
+                        let msg = if overflow {
+                            Message::ResultTooLarge(name, self.cfg.result_cap)
+                        } else {
+                            Message::InvalidJson(name)
+                        };
                         let n = msg.compose(msg_buf).map_or(0, |m| m.len());
                         self.out
                             .complete(&self.cfg, cref, CallOutcome::Error(text(&msg_buf[..n])));
@@ -940,8 +977,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                         cap: self.cfg.result_cap,
                     });
                 }
-                json::validate(raw, self.cfg.max_depth.saturating_sub(2))
-                    .map_err(Error::InvalidResult)?;
+                json::validate(raw, result_depth(&self.cfg)).map_err(Error::InvalidResult)?;
                 raw.len()
             }
             Err(msg) => {
@@ -1308,6 +1344,11 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     pub fn queue_capacity(&self) -> usize {
         self.out.queue.capacity()
     }
+}
+
+/// Depth allowed inside a result: it sits at level 3 of its `TOOL_RESULT` frame.
+fn result_depth(cfg: &Config) -> u8 {
+    cfg.max_depth.saturating_sub(2)
 }
 
 fn skip_ws_trim(raw: &[u8]) -> &[u8] {
