@@ -1,0 +1,139 @@
+//! The C boundary: the panic guard and the checked conversions of raw pointers.
+//!
+//! Every `extern "C"` function runs its body through [`ffi`] (or [`guard`]) and
+//! turns its pointer arguments into references only through the helpers here,
+//! after [`require_non_null!`] and [`disjoint`] have checked them, so a NULL,
+//! misaligned or aliasing argument becomes a `pw_result` instead of undefined
+//! behaviour.
+
+use core::mem::{size_of, MaybeUninit};
+
+use crate::codes::pw_result;
+
+/// Runs `body`; with the `std` feature a panic inside it returns `on_panic` instead of unwinding into C.
+///
+/// Without `std` there is no unwinding to catch: a panic ends in the crate's
+/// `#[panic_handler]` (see the crate documentation).
+#[cfg(feature = "std")]
+pub(crate) fn guard<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or(on_panic)
+}
+
+/// Runs `body` (no `std`: nothing to catch, see the `std` variant).
+#[cfg(not(feature = "std"))]
+pub(crate) fn guard<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
+    let _ = on_panic;
+    body()
+}
+
+/// The body of a function returning `pw_result`: `Ok(())` is `PW_OK`, `Err(code)` is `code`, a panic is `PW_PANIC`.
+pub(crate) fn ffi(body: impl FnOnce() -> Result<(), pw_result>) -> pw_result {
+    guard(pw_result::PW_PANIC, || match body() {
+        Ok(()) => pw_result::PW_OK,
+        Err(code) => code,
+    })
+}
+
+/// Returns `Err(PW_NULL_POINTER)` from the enclosing closure when any argument is NULL.
+macro_rules! require_non_null {
+    ($($ptr:expr),+ $(,)?) => {
+        if false $(|| $ptr.is_null())+ {
+            return Err($crate::codes::pw_result::PW_NULL_POINTER);
+        }
+    };
+}
+pub(crate) use require_non_null;
+
+/// The address range `[start, start + len)` of `count` values of `T` at `ptr`.
+pub(crate) fn span<T>(ptr: *const T, count: usize) -> (usize, usize) {
+    (ptr.addr(), count.saturating_mul(size_of::<T>()))
+}
+
+fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.1 != 0 && b.1 != 0 && a.0 < b.0.saturating_add(b.1) && b.0 < a.0.saturating_add(a.1)
+}
+
+/// `Err(PW_MEMORY_OVERLAP)` when a written region overlaps another written or a read region.
+pub(crate) fn disjoint(
+    writes: &[(usize, usize)],
+    reads: &[(usize, usize)],
+) -> Result<(), pw_result> {
+    for (i, w) in writes.iter().enumerate() {
+        let clash = writes[i + 1..].iter().chain(reads).any(|o| overlap(*w, *o));
+        if clash {
+            return Err(pw_result::PW_MEMORY_OVERLAP);
+        }
+    }
+    Ok(())
+}
+
+/// Views `len` bytes at `ptr` as input.
+///
+/// # Safety
+///
+/// A non-NULL `ptr` must be valid for reads of `len` bytes for `'a`, and no
+/// one may write them during `'a`.
+pub(crate) unsafe fn in_bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], pw_result> {
+    require_non_null!(ptr);
+    // SAFETY: non-NULL (checked), valid for `len` reads during 'a (caller); u8 needs no alignment.
+    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
+}
+
+/// Views `len` bytes at `ptr` as an output buffer.
+///
+/// # Safety
+///
+/// A non-NULL `ptr` must be valid for reads and writes of `len` bytes for
+/// `'a`, and nothing else may access them during `'a`.
+pub(crate) unsafe fn out_bytes<'a>(ptr: *mut u8, len: usize) -> Result<&'a mut [u8], pw_result> {
+    require_non_null!(ptr);
+    // SAFETY: non-NULL (checked), valid and exclusive for `len` bytes during 'a (caller).
+    Ok(unsafe { core::slice::from_raw_parts_mut(ptr, len) })
+}
+
+/// Views `ptr` as a slot for one output value (it may be uninitialised).
+///
+/// # Safety
+///
+/// A non-NULL, aligned `ptr` must be valid for writes of one `T` for `'a`,
+/// and nothing else may access it during `'a`.
+pub(crate) unsafe fn out_slot<'a, T>(ptr: *mut T) -> Result<&'a mut MaybeUninit<T>, pw_result> {
+    require_non_null!(ptr);
+    if !ptr.is_aligned() {
+        return Err(pw_result::PW_MEMORY_MISALIGNED);
+    }
+    // SAFETY: non-NULL and aligned (checked), valid and exclusive for one `T` during 'a (caller);
+    // `MaybeUninit<T>` has the layout of `T` and accepts any contents.
+    Ok(unsafe { &mut *ptr.cast::<MaybeUninit<T>>() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlap_rules() {
+        assert!(disjoint(&[(10, 5)], &[(15, 5), (0, 10)]).is_ok());
+        assert_eq!(
+            disjoint(&[(10, 5)], &[(14, 1)]),
+            Err(pw_result::PW_MEMORY_OVERLAP)
+        );
+        assert_eq!(
+            disjoint(&[(10, 5), (12, 8)], &[]),
+            Err(pw_result::PW_MEMORY_OVERLAP)
+        );
+        // Empty regions never overlap; reads may overlap reads.
+        assert!(disjoint(&[(10, 0)], &[(10, 5)]).is_ok());
+        assert!(disjoint(&[], &[(10, 5), (10, 5)]).is_ok());
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn panics_become_pw_panic() {
+        let code = ffi(|| panic!("boom"));
+        assert_eq!(code, pw_result::PW_PANIC);
+        assert_eq!(guard(7u8, || panic!("boom")), 7);
+        assert_eq!(ffi(|| Err(pw_result::PW_NO_LINE)), pw_result::PW_NO_LINE);
+        assert_eq!(ffi(|| Ok(())), pw_result::PW_OK);
+    }
+}

@@ -1,0 +1,145 @@
+//! C ABI for `polyweave-tool-adapter`: no malloc, the host hands memory in.
+//!
+//! This crate builds a static library (`libpolyweave_tool_adapter_ffi.a`)
+//! and the header `include/polyweave_tool_adapter.h` describes it. This
+//! first slice covers the foundation: JSON validation, frame kinds, `TOOL_CALL`
+//! fields, JSON string decoding and the NDJSON line framer. The `Wrapper` /
+//! `AdapterCall` API comes later under the same conventions.
+//!
+//! # Conventions
+//!
+//! - **Names.** Everything C sees starts with `pw_` (functions, types) or
+//!   `PW_` (constants). A function named `pw_<object>_<verb>` works on the
+//!   object passed as its first argument (`pw_framer_feed(f, …)`).
+//! - **Results.** Every fallible function returns a [`pw_result`]: `PW_OK`
+//!   (0) or a code saying why not. Codes are stable, numbered in groups
+//!   (1–99 arguments and memory, 100–199 JSON and frames, 200–299 the line
+//!   framer, 900+ internal) and never reused; [`pw_result_text`] writes a
+//!   message for any code. Other outputs go through out-pointers.
+//! - **Outputs.** Out-pointers are written only on `PW_OK`, except where a
+//!   function documents more (the needed size with `PW_BUFFER_TOO_SMALL`, a
+//!   line length with `PW_LINE_TOO_LONG`, an error offset). On every other
+//!   error nothing at all is written. Text is UTF-8 with an explicit length,
+//!   never NUL-terminated (except [`pw_version`]'s static C string).
+//! - **NULL.** Every pointer argument is checked first: any NULL gives
+//!   `PW_NULL_POINTER` and the call does nothing, even with a length of 0.
+//!   There are no optional pointers.
+//! - **No malloc, no global state.** The library never allocates and keeps
+//!   nothing between calls. Objects live in memory the host hands in: ask
+//!   `pw_<object>_size()` and `pw_<object>_align()`, pass a block at least
+//!   that big and that aligned to `pw_<object>_init` (a smaller block gives
+//!   `PW_MEMORY_TOO_SMALL`, a misaligned one `PW_MEMORY_MISALIGNED`), and get
+//!   back an opaque `pw_<object> *` (the same address). `PW_<OBJECT>_MAX_SIZE`
+//!   and `PW_<OBJECT>_MAX_ALIGN` are upper bounds valid on every target, for
+//!   static storage. There is nothing to free: to drop an object, stop using
+//!   it; `_init` on the same memory starts afresh. Scratch buffers (a line
+//!   buffer, an output buffer) are handed in the same way, with their length.
+//! - **Ownership and spans.** The host owns all memory. Results that point
+//!   at text (a line, an id, a `type`) are spans — pointer plus length — into
+//!   memory the host handed in, valid as long as that memory is and, for a
+//!   framer's line, until the next call that changes the framer. Nothing is
+//!   copied unless the host asks (`pw_json_string_decode`).
+//! - **Buffers too small.** A too-small output buffer gives
+//!   `PW_BUFFER_TOO_SMALL` with the needed size in the length out-pointer and
+//!   nothing written to the buffer; call again with a big enough one.
+//! - **Alignment and overlap.** Typed out-pointers must be aligned for their
+//!   type and objects for their `_align()` (else `PW_MEMORY_MISALIGNED`). A
+//!   region the library writes must not overlap any other argument's region
+//!   (else `PW_MEMORY_OVERLAP`, checked before anything is touched).
+//! - **Threads.** No locks and no global state: distinct objects may be used
+//!   from distinct threads at once; one object must not be used by two calls
+//!   at once (the host serialises them). Stateless functions are reentrant.
+//! - **Panics.** With the default `std` feature every function body runs in
+//!   `std::panic::catch_unwind`; a panic (a bug) returns `PW_PANIC` (or, for
+//!   the functions that return a value, 0 / an empty string) instead of
+//!   unwinding into C. Built with `--no-default-features` the crate is
+//!   `#![no_std]` for bare-metal C firmware (Cortex-M and the like): it
+//!   defines a `#[panic_handler]` that spins forever (`loop` with
+//!   `core::hint::spin_loop`), so a watchdog can reset the device. Link such a
+//!   build only into programs that have no other panic handler (C firmware;
+//!   Rust firmware should use `polyweave-tool-adapter` directly), and only
+//!   for targets whose panic strategy is `abort` (the bare-metal ones): on a
+//!   hosted target such as `x86_64-unknown-linux-gnu` a `no_std` staticlib
+//!   does not link, so keep `std` there.
+//!
+//! # API
+//!
+//! | function | what it does |
+//! |---|---|
+//! | [`pw_version`] | static C string `"polyweave-tool-adapter-ffi/<version>"` |
+//! | [`pw_result_text`] | message for a result code |
+//! | [`pw_json_validate`] | one JSON value? (with depth limit, error offset) |
+//! | [`pw_frame_kind`] | a frame's kind, reading only up to `type` |
+//! | [`pw_frame_validate`] | validates a whole frame, gives its kind |
+//! | [`pw_tool_call_fields`] | id / name / args spans of a validated `TOOL_CALL` |
+//! | [`pw_json_string_decode`] | decodes a JSON string token into a buffer |
+//! | [`pw_framer_size`], [`pw_framer_align`] | memory the line framer needs |
+//! | [`pw_framer_init`] | places a line framer in host memory |
+//! | [`pw_framer_feed`], [`pw_framer_next_line`], [`pw_framer_finish`] | NDJSON lines from a byte stream |
+//!
+//! # Building
+//!
+//! - Host: `cargo build -p polyweave-tool-adapter-ffi` gives
+//!   `target/debug/libpolyweave_tool_adapter_ffi.a`; link it with
+//!   `-lpthread -ldl -lm` (the `std` runtime's needs on Linux).
+//! - Firmware: `cargo build -p polyweave-tool-adapter-ffi --release
+//!   --target thumbv7em-none-eabihf --no-default-features` (or
+//!   `thumbv6m-none-eabi`); nothing else to link.
+//! - Header: generated by cbindgen from this crate (`ffi/cbindgen.toml`) and
+//!   checked in; `cargo test -p polyweave-tool-adapter-ffi --test header`
+//!   fails when it is stale, and `PW_BLESS=1` on that command rewrites it.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![warn(missing_docs)]
+
+mod boundary;
+mod codes;
+
+mod frame;
+mod framer;
+
+pub use codes::{pw_result, pw_result_text};
+pub use frame::{
+    pw_frame_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate, pw_kind,
+    pw_tool_call, pw_tool_call_fields, PW_DEFAULT_MAX_DEPTH, PW_TOOL_CALL_CONTENT_IS_OBJECT,
+    PW_TOOL_CALL_HAS_ARGS, PW_TOOL_CALL_HAS_ID, PW_TOOL_CALL_HAS_NAME,
+};
+pub use framer::{
+    pw_framer, pw_framer_align, pw_framer_feed, pw_framer_finish, pw_framer_init,
+    pw_framer_next_line, pw_framer_size, PW_FRAMER_MAX_ALIGN, PW_FRAMER_MAX_SIZE,
+};
+
+use core::ffi::{c_char, CStr};
+
+const VERSION: &CStr = match CStr::from_bytes_with_nul(
+    concat!(
+        "polyweave-tool-adapter-ffi/",
+        env!("CARGO_PKG_VERSION"),
+        "\0"
+    )
+    .as_bytes(),
+) {
+    Ok(s) => s,
+    Err(_) => panic!("version string has an inner NUL"),
+};
+
+/// The library's name and version as a static NUL-terminated C string, e.g. `"polyweave-tool-adapter-ffi/0.1.0"`.
+///
+/// Never NULL; the host must not free or modify it.
+#[unsafe(no_mangle)]
+pub extern "C" fn pw_version() -> *const c_char {
+    boundary::guard(c"".as_ptr(), || VERSION.as_ptr())
+}
+
+/// Bare-metal panic handler (no `std`): spins forever so a watchdog can reset the device.
+///
+/// The library's functions are not meant to panic; this only decides what a
+/// bug does on a target without unwinding.
+#[cfg(all(not(feature = "std"), not(test)))]
+#[panic_handler]
+fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
+    loop {
+        core::hint::spin_loop();
+    }
+}

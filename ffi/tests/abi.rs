@@ -1,0 +1,112 @@
+//! Rust-side checks of the C ABI for cases C code cannot express without
+//! undefined behaviour of its own: misaligned typed pointers and aliasing
+//! out-pointers.
+
+use core::ptr;
+
+use polyweave_tool_adapter_ffi::*;
+
+#[test]
+fn misaligned_out_pointer_is_refused() {
+    let mut words = [0usize; 3];
+    let misaligned = words
+        .as_mut_ptr()
+        .cast::<u8>()
+        .wrapping_add(1)
+        .cast::<usize>();
+    let json = b"[1]";
+    // SAFETY: the pointer is inside `words` with room for one usize; the library checks alignment
+    // before writing.
+    let rc = unsafe { pw_json_validate(json.as_ptr(), json.len(), 32, misaligned) };
+    assert_eq!(rc, pw_result::PW_MEMORY_MISALIGNED);
+    assert_eq!(words, [0; 3]);
+}
+
+#[test]
+fn out_pointer_inside_input_is_refused() {
+    let mut buf = [b' '; 32];
+    buf[0] = b'[';
+    buf[1] = b']';
+    let base = buf.as_mut_ptr();
+    let inside = base.wrapping_add(8).cast::<usize>();
+    // SAFETY: both regions lie in `buf`; the library refuses the overlap before touching either.
+    let rc = unsafe { pw_json_validate(base, buf.len(), 32, inside) };
+    assert_eq!(rc, pw_result::PW_MEMORY_OVERLAP);
+    assert_eq!(&buf[8..16], &[b' '; 8]);
+}
+
+#[repr(C, align(16))]
+struct Mem([u8; PW_FRAMER_MAX_SIZE]);
+
+#[test]
+fn framer_state_and_outputs_must_not_alias() {
+    assert!(pw_framer_size() <= PW_FRAMER_MAX_SIZE);
+    assert!(pw_framer_align() <= PW_FRAMER_MAX_ALIGN);
+    let mut mem = Mem([0; PW_FRAMER_MAX_SIZE]);
+    let mut line_buf = [0u8; 16];
+    // Raw pointers taken once: the framer borrows both blocks from here on.
+    let (mem_ptr, buf_ptr) = (mem.0.as_mut_ptr(), line_buf.as_mut_ptr());
+    let mut f: *mut pw_framer = ptr::null_mut();
+    // SAFETY: `mem` and `line_buf` outlive every use of the framer below.
+    let rc = unsafe { pw_framer_init(mem_ptr.cast(), PW_FRAMER_MAX_SIZE, buf_ptr, 16, &mut f) };
+    assert_eq!(rc, pw_result::PW_OK);
+    assert_eq!(f.cast::<u8>(), mem_ptr);
+
+    let mut consumed = 0usize;
+    // SAFETY: `f` is live; the input is a local slice.
+    let rc = unsafe { pw_framer_feed(f, b"{}\n".as_ptr(), 3, &mut consumed) };
+    assert_eq!((rc, consumed), (pw_result::PW_OK, 3));
+
+    // An out-pointer inside the line buffer would let the library overwrite the line.
+    let mut line: *const u8 = ptr::null();
+    let len_in_buf = buf_ptr.wrapping_add(8).cast::<usize>();
+    // SAFETY: refused before anything is written.
+    let rc = unsafe { pw_framer_next_line(f, &mut line, len_in_buf) };
+    assert_eq!(rc, pw_result::PW_MEMORY_OVERLAP);
+    // An out-pointer inside the framer state.
+    let len_in_state = mem_ptr.wrapping_add(8).cast::<usize>();
+    // SAFETY: refused before anything is written.
+    let rc = unsafe { pw_framer_next_line(f, &mut line, len_in_state) };
+    assert_eq!(rc, pw_result::PW_MEMORY_OVERLAP);
+
+    let mut len = 0usize;
+    // SAFETY: `f` is live, outputs are locals.
+    let rc = unsafe { pw_framer_next_line(f, &mut line, &mut len) };
+    assert_eq!((rc, len), (pw_result::PW_OK, 2));
+    assert_eq!(line, buf_ptr.cast_const());
+
+    // A misaligned framer pointer.
+    let bad = f.cast::<u8>().wrapping_add(1).cast::<pw_framer>();
+    // SAFETY: refused before it is dereferenced.
+    let rc = unsafe { pw_framer_next_line(bad, &mut line, &mut len) };
+    assert_eq!(rc, pw_result::PW_MEMORY_MISALIGNED);
+}
+
+#[test]
+fn every_code_has_a_short_message() {
+    let mut seen = Vec::new();
+    for code in 0..1000u32 {
+        let mut buf = [0u8; 64];
+        let mut n = 0usize;
+        // SAFETY: local buffers.
+        let rc = unsafe { pw_result_text(code, buf.as_mut_ptr(), buf.len(), &mut n) };
+        assert_eq!(rc, pw_result::PW_OK);
+        let text = std::str::from_utf8(&buf[..n]).unwrap().to_owned();
+        assert!(text.is_ascii());
+        if text != "unknown pw_result code" {
+            assert!(!seen.contains(&text), "{code}: {text}");
+            seen.push(text);
+        }
+    }
+    assert_eq!(seen.len(), 16);
+}
+
+#[test]
+fn version_matches_the_crate() {
+    // SAFETY: a static NUL-terminated string.
+    let v = unsafe { core::ffi::CStr::from_ptr(pw_version()) };
+    assert_eq!(
+        v.to_str().unwrap(),
+        concat!("polyweave-tool-adapter-ffi/", env!("CARGO_PKG_VERSION"))
+    );
+}

@@ -1,0 +1,413 @@
+/*
+ * C-side test of the polyweave-tool-adapter C API, built and run by
+ * ffi/tests/c_api.rs (cc -std=c99 -Wall -Wextra -Werror -pedantic).
+ * Every check compares exact values; the exit status is the failure count
+ * (capped), 0 when all pass.
+ */
+#include "polyweave_tool_adapter.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        checks++;                                                              \
+        if (!(cond)) {                                                         \
+            failures++;                                                        \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,  \
+                    #cond);                                                    \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_RC(expr, want)                                                   \
+    do {                                                                       \
+        pw_result rc_ = (expr);                                                \
+        checks++;                                                              \
+        if (rc_ != (pw_result)(want)) {                                        \
+            failures++;                                                        \
+            fprintf(stderr, "%s:%d: %s returned %u, want %s (%u)\n", __FILE__, \
+                    __LINE__, #expr, (unsigned)rc_, #want, (unsigned)(want));  \
+        }                                                                      \
+    } while (0)
+
+/* A string literal as (bytes, length) without its NUL. */
+#define LIT(s) (const uint8_t *)(s), (sizeof(s) - 1)
+
+static int span_is(const uint8_t *p, size_t n, const char *want)
+{
+    return p != NULL && n == strlen(want) && memcmp(p, want, n) == 0;
+}
+
+static void test_version_and_text(void)
+{
+    const char *v = pw_version();
+    uint8_t buf[64];
+    size_t n = 12345;
+
+    CHECK(v != NULL);
+    CHECK(strncmp(v, "polyweave-tool-adapter-ffi/", 27) == 0);
+    CHECK(strlen(v) > 27);
+
+    CHECK_RC(pw_result_text(PW_OK, buf, sizeof buf, &n), PW_OK);
+    CHECK(span_is(buf, n, "ok"));
+    CHECK_RC(pw_result_text(PW_LINE_TOO_LONG, buf, sizeof buf, &n), PW_OK);
+    CHECK(span_is(buf, n, "line longer than the line buffer (dropped)"));
+    CHECK_RC(pw_result_text(4242, buf, sizeof buf, &n), PW_OK);
+    CHECK(span_is(buf, n, "unknown pw_result code"));
+
+    /* Too small: the needed size, and nothing written. */
+    memset(buf, 0xAA, sizeof buf);
+    n = 0;
+    CHECK_RC(pw_result_text(PW_NULL_POINTER, buf, 5, &n), PW_BUFFER_TOO_SMALL);
+    CHECK(n == strlen("a pointer argument was NULL"));
+    CHECK(buf[0] == 0xAA && buf[4] == 0xAA);
+
+    n = 777;
+    CHECK_RC(pw_result_text(PW_OK, NULL, 10, &n), PW_NULL_POINTER);
+    CHECK(n == 777);
+    CHECK_RC(pw_result_text(PW_OK, buf, sizeof buf, NULL), PW_NULL_POINTER);
+}
+
+static void test_null_pointers(void)
+{
+    static const char frame[] = "{\"type\":\"END\"}";
+    const uint8_t *bytes = (const uint8_t *)frame;
+    size_t len = sizeof frame - 1;
+    size_t off = 99, n = 99;
+    pw_kind kind = PW_KIND_OTHER;
+    const uint8_t *other = (const uint8_t *)"sentinel";
+    pw_tool_call call;
+    uint8_t out[8];
+    pw_framer *f = NULL;
+
+    CHECK_RC(pw_json_validate(NULL, 0, 32, &off), PW_NULL_POINTER);
+    CHECK_RC(pw_json_validate(bytes, len, 32, NULL), PW_NULL_POINTER);
+    CHECK(off == 99);
+
+    CHECK_RC(pw_frame_kind(NULL, len, &kind, &other, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_frame_kind(bytes, len, NULL, &other, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_frame_kind(bytes, len, &kind, NULL, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_frame_kind(bytes, len, &kind, &other, NULL), PW_NULL_POINTER);
+    CHECK(kind == PW_KIND_OTHER && n == 99);
+    CHECK(span_is(other, 8, "sentinel"));
+
+    CHECK_RC(pw_frame_validate(NULL, len, 32, &kind), PW_NULL_POINTER);
+    CHECK_RC(pw_frame_validate(bytes, len, 32, NULL), PW_NULL_POINTER);
+    CHECK_RC(pw_tool_call_fields(NULL, len, 32, &call), PW_NULL_POINTER);
+    CHECK_RC(pw_tool_call_fields(bytes, len, 32, NULL), PW_NULL_POINTER);
+
+    CHECK_RC(pw_json_string_decode(NULL, 3, out, sizeof out, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_json_string_decode(LIT("\"a\""), NULL, sizeof out, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_json_string_decode(LIT("\"a\""), out, sizeof out, NULL), PW_NULL_POINTER);
+    CHECK(n == 99);
+
+    CHECK_RC(pw_framer_init(NULL, 256, out, sizeof out, &f), PW_NULL_POINTER);
+    CHECK_RC(pw_framer_feed(NULL, bytes, len, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_framer_next_line(NULL, &other, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_framer_finish(NULL, &other, &n), PW_NULL_POINTER);
+    CHECK(f == NULL && n == 99);
+}
+
+static void test_json_validate(void)
+{
+    size_t off = 99;
+
+    CHECK_RC(pw_json_validate(LIT(" {\"a\":[1,{\"b\":null}]} "), PW_DEFAULT_MAX_DEPTH, &off), PW_OK);
+    CHECK(off == 0);
+    CHECK_RC(pw_json_validate(LIT("[1,]"), 32, &off), PW_INVALID_JSON);
+    CHECK(off == 3);
+    CHECK_RC(pw_json_validate(LIT("{} x"), 32, &off), PW_INVALID_JSON);
+    CHECK(off == 3);
+    CHECK_RC(pw_json_validate(LIT("[[1]]"), 1, &off), PW_JSON_TOO_DEEP);
+    CHECK(off == 1);
+    CHECK_RC(pw_json_validate(LIT("\"\xff\""), 32, &off), PW_INVALID_UTF8);
+    CHECK(off == 1);
+    CHECK_RC(pw_json_validate(LIT(""), 32, &off), PW_INVALID_JSON);
+    CHECK(off == 0);
+}
+
+static void expect_kind(const char *frame, pw_kind want)
+{
+    pw_kind kind = (pw_kind)99;
+    const uint8_t *other = (const uint8_t *)"x";
+    size_t other_len = 99;
+
+    CHECK_RC(pw_frame_kind((const uint8_t *)frame, strlen(frame), &kind, &other, &other_len), PW_OK);
+    CHECK(kind == want);
+    CHECK(other == NULL && other_len == 0);
+    kind = (pw_kind)99;
+    CHECK_RC(pw_frame_validate((const uint8_t *)frame, strlen(frame), 32, &kind), PW_OK);
+    CHECK(kind == want);
+}
+
+static void expect_malformed(const char *frame, uint8_t depth, pw_result lazy, pw_result full)
+{
+    pw_kind kind = (pw_kind)99;
+    const uint8_t *other = NULL;
+    size_t other_len = 99;
+    size_t len = strlen(frame);
+
+    CHECK_RC(pw_frame_kind((const uint8_t *)frame, len, &kind, &other, &other_len), lazy);
+    if (lazy != PW_OK) {
+        CHECK(other_len == 99); /* nothing written on error */
+    }
+    kind = (pw_kind)99;
+    CHECK_RC(pw_frame_validate((const uint8_t *)frame, len, depth, &kind), full);
+    if (full != PW_OK) {
+        CHECK(kind == (pw_kind)99);
+    }
+}
+
+static void test_frames(void)
+{
+    static const char other_frame[] = "{\"content\":[1,2],\"type\":\"PING\"}";
+    static const char truncated[] = "{\"type\":\"TEXT\",\"content\":";
+    pw_kind kind = (pw_kind)99;
+    const uint8_t *other = NULL;
+    size_t other_len = 0;
+
+    expect_kind("{\"type\":\"TEXT\",\"content\":\"hi\"}", PW_KIND_TEXT);
+    expect_kind("{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"calc\"}}", PW_KIND_TOOL_CALL);
+    expect_kind("{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"calc\",\"result\":3}}",
+                PW_KIND_TOOL_RESULT);
+    expect_kind("{\"type\":\"ERROR\",\"content\":{\"message\":\"x\"}}", PW_KIND_ERROR);
+    expect_kind(" {\"type\":\"END\"}\r\n", PW_KIND_END);
+    expect_kind("{\"type\":\"\\u0045ND\"}", PW_KIND_END);
+
+    /* Another type: its string token, pointing into the input. */
+    CHECK_RC(pw_frame_kind(LIT(other_frame), &kind, &other, &other_len), PW_OK);
+    CHECK(kind == PW_KIND_OTHER);
+    CHECK(span_is(other, other_len, "\"PING\""));
+    CHECK(other == (const uint8_t *)other_frame + 24);
+    CHECK_RC(pw_frame_validate(LIT(other_frame), 32, &kind), PW_OK);
+    CHECK(kind == PW_KIND_OTHER);
+
+    /* Lazy: reads only up to `type`; the full check sees the cut. */
+    CHECK_RC(pw_frame_kind(LIT(truncated), &kind, &other, &other_len), PW_OK);
+    CHECK(kind == PW_KIND_TEXT);
+    kind = (pw_kind)99;
+    CHECK_RC(pw_frame_validate(LIT(truncated), 32, &kind), PW_INVALID_JSON);
+    CHECK(kind == (pw_kind)99);
+
+    expect_malformed("[1]", 32, PW_FRAME_NOT_OBJECT, PW_FRAME_NOT_OBJECT);
+    expect_malformed("", 32, PW_FRAME_NOT_OBJECT, PW_FRAME_NOT_OBJECT);
+    expect_malformed("\xef\xbb\xbf{\"type\":\"END\"}", 32, PW_FRAME_NOT_OBJECT, PW_FRAME_NOT_OBJECT);
+    expect_malformed("{\"content\":1}", 32, PW_FRAME_MISSING_TYPE, PW_FRAME_MISSING_TYPE);
+    expect_malformed("{\"type\":7}", 32, PW_FRAME_TYPE_NOT_STRING, PW_FRAME_TYPE_NOT_STRING);
+    expect_malformed("{\"type\":\"END\",}", 32, PW_OK, PW_INVALID_JSON);
+    expect_malformed("{\"type\":\"END\",\"content\":[[1]]}", 2, PW_OK, PW_JSON_TOO_DEEP);
+    expect_malformed("{\"type\":\"END\",\"content\":[[1]]}", 3, PW_OK, PW_OK);
+    expect_malformed("{\"type\":\"TEXT\",\"content\":\"\xff\"}", 32, PW_OK, PW_INVALID_UTF8);
+    expect_malformed("{\"a\":\"\xc3\",\"type\":\"END\"}", 32, PW_INVALID_UTF8, PW_INVALID_UTF8);
+}
+
+static void test_tool_call_fields(void)
+{
+    static const char full[] =
+        "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"c1\",\"name\":\"w\\u00e9\",\"args\":{\"a\":1.50}}}";
+    static const char bare[] = "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"calc\"}}";
+    static const char bad[] = "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":5,\"name\":42}}";
+    static const char not_object[] = "{\"type\":\"TOOL_CALL\",\"content\":\"x\"}";
+    pw_tool_call call;
+    uint8_t text[16];
+    size_t n = 0;
+
+    CHECK_RC(pw_tool_call_fields(LIT(full), 32, &call), PW_OK);
+    CHECK(call.flags == (PW_TOOL_CALL_HAS_ID | PW_TOOL_CALL_HAS_NAME | PW_TOOL_CALL_HAS_ARGS |
+                         PW_TOOL_CALL_CONTENT_IS_OBJECT));
+    CHECK(span_is(call.id, call.id_len, "\"c1\""));
+    CHECK(call.id == (const uint8_t *)full + 36);
+    CHECK(span_is(call.name, call.name_len, "\"w\\u00e9\""));
+    CHECK(span_is(call.args, call.args_len, "{\"a\":1.50}"));
+    CHECK(call.args > (const uint8_t *)full && call.args < (const uint8_t *)full + sizeof full);
+    CHECK_RC(pw_json_string_decode(call.name, call.name_len, text, sizeof text, &n), PW_OK);
+    CHECK(span_is(text, n, "w\xc3\xa9"));
+
+    CHECK_RC(pw_tool_call_fields(LIT(bare), 32, &call), PW_OK);
+    CHECK(call.flags == (PW_TOOL_CALL_HAS_NAME | PW_TOOL_CALL_CONTENT_IS_OBJECT));
+    CHECK(call.id == NULL && call.id_len == 0);
+    CHECK(span_is(call.name, call.name_len, "\"calc\""));
+    CHECK(span_is(call.args, call.args_len, "{}"));
+
+    CHECK_RC(pw_tool_call_fields(LIT(bad), 32, &call), PW_OK);
+    CHECK(call.flags == PW_TOOL_CALL_CONTENT_IS_OBJECT);
+    CHECK(call.id == NULL && call.id_len == 0 && call.name == NULL && call.name_len == 0);
+    CHECK(span_is(call.args, call.args_len, "{}"));
+
+    CHECK_RC(pw_tool_call_fields(LIT(not_object), 32, &call), PW_OK);
+    CHECK(call.flags == 0);
+
+    memset(&call, 0x5A, sizeof call);
+    CHECK_RC(pw_tool_call_fields(LIT("{\"type\":\"TEXT\",\"content\":\"x\"}"), 32, &call),
+             PW_WRONG_FRAME_KIND);
+    CHECK_RC(pw_tool_call_fields(LIT("{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"x\",}}"), 32,
+                                 &call),
+             PW_INVALID_JSON);
+    CHECK(call.flags == 0x5A5A5A5Au);
+}
+
+static void test_string_decode(void)
+{
+    uint8_t out[16];
+    size_t n = 0;
+    uint8_t token[8] = {'"', 'a', 'b', 'c', 'd', 'e', '"', 0};
+
+    /* Too small: the needed size, nothing written. */
+    memset(out, 0xAA, sizeof out);
+    CHECK_RC(pw_json_string_decode(LIT("\"a\\n\\u00e9\\ud83d\\ude00\""), out, 4, &n),
+             PW_BUFFER_TOO_SMALL);
+    CHECK(n == 8);
+    CHECK(out[0] == 0xAA && out[3] == 0xAA && out[4] == 0xAA);
+    n = 0;
+    CHECK_RC(pw_json_string_decode(LIT("\"a\\n\\u00e9\\ud83d\\ude00\""), out, 0, &n),
+             PW_BUFFER_TOO_SMALL);
+    CHECK(n == 8 && out[0] == 0xAA);
+    CHECK_RC(pw_json_string_decode(LIT("\"a\\n\\u00e9\\ud83d\\ude00\""), out, 8, &n), PW_OK);
+    CHECK(span_is(out, n, "a\n\xc3\xa9\xf0\x9f\x98\x80"));
+    CHECK_RC(pw_json_string_decode(LIT("\"\""), out, 0, &n), PW_OK);
+    CHECK(n == 0);
+
+    n = 99;
+    CHECK_RC(pw_json_string_decode(LIT("abc"), out, sizeof out, &n), PW_INVALID_JSON);
+    CHECK_RC(pw_json_string_decode(LIT("\"a\" "), out, sizeof out, &n), PW_INVALID_JSON);
+    CHECK_RC(pw_json_string_decode(LIT("\"\\x\""), out, sizeof out, &n), PW_INVALID_JSON);
+    CHECK_RC(pw_json_string_decode(LIT("\"\xff\""), out, sizeof out, &n), PW_INVALID_UTF8);
+    CHECK(n == 99);
+
+    /* Output over its own input. */
+    CHECK_RC(pw_json_string_decode(token, 7, token + 1, 5, &n), PW_MEMORY_OVERLAP);
+    CHECK(token[1] == 'a' && n == 99);
+}
+
+/* Storage for a framer, aligned for anything the framer may hold. */
+static union {
+    uint64_t u64;
+    double d;
+    void *p;
+    unsigned char bytes[2 * PW_FRAMER_MAX_SIZE];
+} framer_mem;
+
+static void test_framer_memory(void)
+{
+    size_t size = pw_framer_size();
+    size_t align = pw_framer_align();
+    uint8_t line_buf[16];
+    pw_framer *f = NULL;
+
+    CHECK(size > 0 && size <= PW_FRAMER_MAX_SIZE);
+    CHECK(align > 0 && align <= PW_FRAMER_MAX_ALIGN && (align & (align - 1)) == 0);
+    CHECK(align > 1);
+
+    CHECK_RC(pw_framer_init(framer_mem.bytes, size - 1, line_buf, sizeof line_buf, &f),
+             PW_MEMORY_TOO_SMALL);
+    CHECK_RC(pw_framer_init(framer_mem.bytes + 1, size + 8, line_buf, sizeof line_buf, &f),
+             PW_MEMORY_MISALIGNED);
+    /* Too small and misaligned: the size is checked first. */
+    CHECK_RC(pw_framer_init(framer_mem.bytes + 1, 1, line_buf, sizeof line_buf, &f),
+             PW_MEMORY_TOO_SMALL);
+    /* The line buffer inside the state. */
+    CHECK_RC(pw_framer_init(framer_mem.bytes, size, framer_mem.bytes + 8, 16, &f),
+             PW_MEMORY_OVERLAP);
+    CHECK(f == NULL); /* nothing written on error */
+
+    CHECK_RC(pw_framer_init(framer_mem.bytes, size, line_buf, sizeof line_buf, &f), PW_OK);
+    CHECK((void *)f == (void *)framer_mem.bytes);
+}
+
+/* Feeds `len` bytes one at a time, collecting lines as "text|" and reports as "#len|". */
+static void feed_bytewise(pw_framer *f, const char *input, size_t len, char *log, size_t log_cap)
+{
+    size_t i;
+    for (i = 0; i < len; i++) {
+        size_t consumed = 99;
+        const uint8_t *line = NULL;
+        size_t line_len = 0;
+        pw_result rc;
+
+        CHECK_RC(pw_framer_feed(f, (const uint8_t *)input + i, 1, &consumed), PW_OK);
+        CHECK(consumed == 1);
+        while ((rc = pw_framer_next_line(f, &line, &line_len)) != PW_NO_LINE) {
+            size_t used = strlen(log);
+            if (rc == PW_OK) {
+                CHECK(line != NULL && line_len > 0);
+                if (used + line_len + 2 < log_cap) {
+                    memcpy(log + used, line, line_len);
+                    log[used + line_len] = '|';
+                    log[used + line_len + 1] = '\0';
+                }
+            } else {
+                CHECK_RC(rc, PW_LINE_TOO_LONG);
+                CHECK(line == NULL);
+                snprintf(log + used, log_cap - used, "#%lu|", (unsigned long)line_len);
+            }
+        }
+        CHECK(line == NULL && line_len == 0);
+    }
+}
+
+static void test_framer_stream(void)
+{
+    static const char input[] = "{\"a\":1}\r\n\n  \n0123456789ABCDEF\n{\"b\":2}\ntail";
+    uint8_t line_buf[10];
+    char log[256] = "";
+    pw_framer *f = NULL;
+    const uint8_t *line = NULL;
+    size_t len = 0, consumed = 0;
+
+    CHECK_RC(pw_framer_init(framer_mem.bytes, sizeof framer_mem, line_buf, sizeof line_buf, &f),
+             PW_OK);
+    feed_bytewise(f, input, sizeof input - 1, log, sizeof log);
+    /* CRLF stripped, blank lines skipped, the 16-byte line reported once, the next intact. */
+    CHECK(strcmp(log, "{\"a\":1}|#16|{\"b\":2}|") == 0);
+    if (strcmp(log, "{\"a\":1}|#16|{\"b\":2}|") != 0) {
+        fprintf(stderr, "log was: %s\n", log);
+    }
+    CHECK_RC(pw_framer_finish(f, &line, &len), PW_OK);
+    CHECK(span_is(line, len, "tail"));
+    CHECK(line == line_buf);
+    CHECK_RC(pw_framer_finish(f, &line, &len), PW_NO_LINE);
+    CHECK(line == NULL && len == 0);
+
+    /* A chunk: the framer stops after the first line end and waits to be drained. */
+    CHECK_RC(pw_framer_init(framer_mem.bytes, sizeof framer_mem, line_buf, sizeof line_buf, &f),
+             PW_OK);
+    CHECK_RC(pw_framer_feed(f, LIT("{\"a\":1}\r\n{\"b\":2}\n"), &consumed), PW_OK);
+    CHECK(consumed == 9);
+    CHECK_RC(pw_framer_feed(f, LIT("{\"b\":2}\n"), &consumed), PW_OK);
+    CHECK(consumed == 0);
+    CHECK_RC(pw_framer_next_line(f, &line, &len), PW_OK);
+    CHECK(span_is(line, len, "{\"a\":1}"));
+    CHECK_RC(pw_framer_next_line(f, &line, &len), PW_NO_LINE);
+    CHECK_RC(pw_framer_feed(f, LIT("{\"b\":2}\n"), &consumed), PW_OK);
+    CHECK(consumed == 8);
+    CHECK_RC(pw_framer_next_line(f, &line, &len), PW_OK);
+    CHECK(span_is(line, len, "{\"b\":2}"));
+
+    /* An over-long last line without a newline is reported by finish. */
+    CHECK_RC(pw_framer_feed(f, LIT("0123456789abc"), &consumed), PW_OK);
+    CHECK(consumed == 13);
+    CHECK_RC(pw_framer_next_line(f, &line, &len), PW_NO_LINE);
+    CHECK_RC(pw_framer_finish(f, &line, &len), PW_LINE_TOO_LONG);
+    CHECK(line == NULL && len == 13);
+    CHECK_RC(pw_framer_finish(f, &line, &len), PW_NO_LINE);
+
+    /* Feeding the framer its own line buffer is refused. */
+    CHECK_RC(pw_framer_feed(f, line_buf, 4, &consumed), PW_MEMORY_OVERLAP);
+}
+
+int main(void)
+{
+    test_version_and_text();
+    test_null_pointers();
+    test_json_validate();
+    test_frames();
+    test_tool_call_fields();
+    test_string_decode();
+    test_framer_memory();
+    test_framer_stream();
+    printf("test_api: %d checks, %d failed\n", checks, failures);
+    return failures > 100 ? 100 : failures;
+}
