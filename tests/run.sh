@@ -16,7 +16,13 @@ done
 for c in rustfmt clippy; do
   rustup component list --installed | grep -q "^$c" || rustup component add "$c"
 done
-command -v cc >/dev/null || { apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev; }
+apt_install() {
+  # Debian packages, installed only when missing (CI runs as root; elsewhere sudo).
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
+command -v cc >/dev/null || apt_install gcc libc6-dev
+command -v qemu-system-arm >/dev/null || apt_install qemu-system-arm
 
 step "format"
 cargo fmt --all -- --check
@@ -36,6 +42,13 @@ for t in $targets; do
   echo "   ffi  --target $t --no-default-features"
   cargo build --quiet --locked -p polyweave-tool-adapter-ffi --target "$t" --no-default-features
 done
+
+step "firmware: lint, then run on a Cortex-M4F under QEMU (mps2-an386)"
+(cd examples/firmware \
+  && cargo fmt -- --check \
+  && cargo clippy --release --locked --quiet -- -D warnings \
+  && cargo run --release --locked \
+  && size target/thumbv7em-none-eabihf/release/polyweave-firmware)
 
 step "tests (unit, doc, data sets, conformance, model, C API)"
 cargo test --workspace --locked
