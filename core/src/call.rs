@@ -110,6 +110,7 @@ pub struct AdapterCall<'a> {
     clock: Clock,
     send_call: bool,
     send_cancel: bool,
+    timed_out: bool,
 }
 
 impl<'a> AdapterCall<'a> {
@@ -136,6 +137,7 @@ impl<'a> AdapterCall<'a> {
             clock,
             send_call: true,
             send_cancel: false,
+            timed_out: false,
         })
     }
 
@@ -144,6 +146,7 @@ impl<'a> AdapterCall<'a> {
         match self.state {
             State::Waiting { .. } if now >= self.deadline => Err(Error::CallTimedOut),
             State::Waiting { recorded } => Ok(recorded),
+            _ if self.timed_out => Err(Error::CallTimedOut),
             _ => Err(Error::CallFinished),
         }
     }
@@ -197,6 +200,7 @@ impl<'a> AdapterCall<'a> {
                 self.opts.timeout_ms,
             ))?;
             self.send_cancel = true;
+            self.timed_out = true;
         }
         self.clock.advance(now);
         Ok(())

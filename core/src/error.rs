@@ -82,6 +82,8 @@ pub enum Error {
     CallTimedOut,
     /// The call was cancelled.
     CallCancelled,
+    /// The call ended long ago (how is no longer known: a newer call has used its slot since).
+    StaleCall,
     /// The call is of another kind (`complete` on an adapter call, adapter input on a deferred one).
     WrongKind,
 }
@@ -130,6 +132,7 @@ impl core::fmt::Display for Error {
             Error::CallFinished => f.write_str("call already completed"),
             Error::CallTimedOut => f.write_str("call timed out"),
             Error::CallCancelled => f.write_str("call was cancelled"),
+            Error::StaleCall => f.write_str("call ended and its slot was reused"),
             Error::WrongKind => f.write_str("call is of another kind"),
         }
     }

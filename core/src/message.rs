@@ -118,6 +118,22 @@ pub(crate) fn escaped_len(text: &[u8]) -> usize {
     c.0
 }
 
+/// Length of the longest prefix of `text`, ending on a character boundary, whose escaped form fits `cap` bytes.
+pub(crate) fn escaped_prefix(text: &[u8], cap: usize) -> usize {
+    let mut total = 0;
+    for (i, &b) in text.iter().enumerate() {
+        total += match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
+            0x00..=0x1f => 6,
+            _ => 1,
+        };
+        if total > cap {
+            return crate::trace::utf8_prefix(text, i);
+        }
+    }
+    text.len()
+}
+
 /// Escapes `text` into `buf`, cutting only between whole escapes and whole UTF-8 characters.
 /// Returns the length written and whether anything was cut.
 pub(crate) fn escape_into(text: &[u8], buf: &mut [u8]) -> (usize, bool) {

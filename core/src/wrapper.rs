@@ -39,7 +39,7 @@ use crate::frame::{as_string, Frame, Kind};
 use crate::held::{Held, HELD_HEADER};
 use crate::hooks::{CallInfo, CallOutcome, Hooks};
 use crate::json::{self, JsonStr, DEFAULT_MAX_DEPTH};
-use crate::message::{escape_into, escaped_len, Message};
+use crate::message::{escape_into, escaped_len, escaped_prefix, Message};
 use crate::queue::{CallHandle, Queue, Route, Transmit, RECORD_HEADER};
 use crate::tool::{ResultWriter, Tool, ToolKind};
 use crate::trace::{Trace, ENTRY_HEADER};
@@ -104,15 +104,21 @@ impl Config {
     /// Bytes of the output queue: room for cancelling `pending` calls at once and ending the round.
     pub const fn queue_len(&self, pending: usize) -> usize {
         let ids = self.name_cap + self.id_cap;
-        let result = if self.result_cap > self.message_cap + 2 {
-            self.result_cap
-        } else {
-            self.message_cap + 2
-        };
-        let per_call = 2 * RECORD_HEADER + 2 * 64 + 2 * ids + result + self.message_cap;
+        let per_call =
+            2 * RECORD_HEADER + 2 * 64 + 2 * ids + self.outcome_bound() + self.message_cap;
         let tool_call = RECORD_HEADER + 64 + ids + self.args_cap;
         let calls = if pending > 0 { pending } else { 1 };
         calls * per_call + tool_call + self.round_end_len() + ENTRY_HEADER
+    }
+
+    /// Bytes of a sync call's outcome in its `TOOL_RESULT`: a result, or an error message cut so
+    /// that, escaped and quoted, it fits `message_cap + 2`.
+    const fn outcome_bound(&self) -> usize {
+        if self.result_cap > self.message_cap + 2 {
+            self.result_cap
+        } else {
+            self.message_cap + 2
+        }
     }
 
     const fn round_end_len(&self) -> usize {
@@ -305,7 +311,7 @@ pub enum Event<'w> {
 pub struct Stats {
     /// Continue prompts written.
     pub rounds: u32,
-    /// Sync-tool error messages cut to `message_cap`.
+    /// Sync-tool error messages cut to fit `message_cap` once escaped.
     pub messages_truncated: u32,
     /// Last tool errors cut to `message_cap` in the prompt.
     pub last_error_truncated: u32,
@@ -763,8 +769,8 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             self.slots.iter().enumerate().any(|(k, s)| {
                 s.state != SlotState::Free
                     && s.id_len.is_some_and(|n| {
-                        let base = k * self.cfg.per_slot() + self.cfg.name_cap;
-                        i.eq_text(&self.slot_bytes[base..base + n as usize])
+                        let at = self.cfg.layout(k).id;
+                        i.eq_text(&self.slot_bytes[at..at + n as usize])
                     })
             })
         });
@@ -793,7 +799,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             let t = tool.unwrap_or(0);
             match self.tools[t].kind {
                 ToolKind::Sync(_) => {
-                    let bound = self.cfg.result_cap.max(2 + 6 * self.cfg.message_cap);
+                    let bound = self.cfg.outcome_bound();
                     self.out
                         .ensure_room(self.out.completion_need(&self.cfg, id, name, bound))?;
                     Plan::Sync(t)
@@ -870,8 +876,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                             .complete(&self.cfg, cref, CallOutcome::Error(text(&msg_buf[..n])));
                     }
                     Err(_) => {
-                        let n =
-                            crate::trace::utf8_prefix(&result_buf[..written], self.cfg.message_cap);
+                        let n = escaped_prefix(&result_buf[..written], self.cfg.message_cap);
                         if n < written || overflow {
                             self.out.stats.messages_truncated += 1;
                         }
@@ -951,7 +956,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             };
         }
         if handle.call < self.next_call {
-            Err(Error::CallFinished)
+            Err(Error::StaleCall)
         } else {
             Err(Error::UnknownCall)
         }

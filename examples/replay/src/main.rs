@@ -176,8 +176,12 @@ fn main() -> ExitCode {
     let _ = printer.out.flush();
     match run {
         Ok(()) => ExitCode::SUCCESS,
-        Err((step, e)) => {
+        Err((Some(step), e)) => {
             eprintln!("polyweave-replay: {file}: step {step}: {e}");
+            ExitCode::from(2)
+        }
+        Err((None, e)) => {
+            eprintln!("polyweave-replay: {file}: {e}");
             ExitCode::from(2)
         }
     }
@@ -192,7 +196,7 @@ enum Known {
     Pending(CallHandle),
 }
 
-fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (usize, String)> {
+fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usize>, String)> {
     let sync_tools: Vec<ScenarioTool> = sc
         .tools
         .iter()
@@ -217,7 +221,7 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (usize, Stri
     let mut slots = vec![Slot::EMPTY; sc.max_pending];
     let mut arena = vec![0u8; cfg.arena_len(sc.max_pending)];
     let mut w = Wrapper::new(cfg, &tools, Recorder::default(), &mut slots, &mut arena)
-        .map_err(|e| (0, format!("cannot build the wrapper: {e:?}")))?;
+        .map_err(|e| (None, format!("cannot build the wrapper: {e:?}")))?;
     if sc.aborted {
         w.abort();
     }
@@ -231,10 +235,10 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (usize, Stri
         }
         let t = Instant::from_millis(now);
         w.handle_timeout(t)
-            .map_err(|e| (i, format!("clock: {e}")))?;
-        flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (i, e))?;
-        apply_wrapper_step(&mut w, step, t, &mut known, p).map_err(|e| (i, e))?;
-        flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (i, e))?;
+            .map_err(|e| (Some(i), format!("clock: {e}")))?;
+        flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (Some(i), e))?;
+        apply_wrapper_step(&mut w, step, t, &mut known, p).map_err(|e| (Some(i), e))?;
+        flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (Some(i), e))?;
     }
     let entries: Vec<String> = w
         .trace()
@@ -302,6 +306,7 @@ fn is_waiting_error(e: &Error) -> bool {
             | Error::CallFinished
             | Error::CallTimedOut
             | Error::CallCancelled
+            | Error::StaleCall
             | Error::WrongKind
     )
 }
@@ -431,7 +436,7 @@ fn apply_wrapper_step(
     Ok(())
 }
 
-fn run_call(sc: &CallScenario, p: &mut Printer) -> Result<(), (usize, String)> {
+fn run_call(sc: &CallScenario, p: &mut Printer) -> Result<(), (Option<usize>, String)> {
     let mut result = vec![0u8; 64 * 1024];
     let opts = CallOptions {
         name: &sc.name,
@@ -445,33 +450,35 @@ fn run_call(sc: &CallScenario, p: &mut Printer) -> Result<(), (usize, String)> {
         sc.args.as_bytes(),
         &mut result,
     )
-    .map_err(|e| (0, format!("cannot start the call: {e}")))?;
+    .map_err(|e| (None, format!("cannot start the call: {e}")))?;
     let mut buf = vec![0u8; 64 * 1024];
     let mut now = 0u64;
     let mut printed_settlement = false;
-    flush_call(&mut call, &mut buf, now, &mut printed_settlement, p).map_err(|e| (0, e))?;
+    flush_call(&mut call, &mut buf, now, &mut printed_settlement, p).map_err(|e| (None, e))?;
     for (i, step) in sc.steps.iter().enumerate() {
         if let Some(at) = step.at {
             now = at;
         }
         let t = Instant::from_millis(now);
         call.handle_timeout(t)
-            .map_err(|e| (i, format!("clock: {e}")))?;
-        flush_call(&mut call, &mut buf, now, &mut printed_settlement, p).map_err(|e| (i, e))?;
+            .map_err(|e| (Some(i), format!("clock: {e}")))?;
+        flush_call(&mut call, &mut buf, now, &mut printed_settlement, p)
+            .map_err(|e| (Some(i), e))?;
         let outcome = match &step.kind {
             StepKind::CallFrame(bytes) => call.handle_frame(t, bytes),
             StepKind::CallClose => call.handle_closed(t),
             StepKind::Tick => Ok(()),
-            _ => return Err((i, "a wrapper step in a call scenario".into())),
+            _ => return Err((Some(i), "a wrapper step in a call scenario".into())),
         };
         match outcome {
             Ok(()) | Err(Error::CallFinished) | Err(Error::CallTimedOut) => {}
             Err(Error::Malformed(_)) => {
                 p.line(now, "{\"rejected\":{\"path\":\"adapter\",\"call\":0}}")
             }
-            Err(e) => return Err((i, format!("adapter input refused: {e}"))),
+            Err(e) => return Err((Some(i), format!("adapter input refused: {e}"))),
         }
-        flush_call(&mut call, &mut buf, now, &mut printed_settlement, p).map_err(|e| (i, e))?;
+        flush_call(&mut call, &mut buf, now, &mut printed_settlement, p)
+            .map_err(|e| (Some(i), e))?;
     }
     Ok(())
 }

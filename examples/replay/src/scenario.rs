@@ -2,6 +2,9 @@
 
 use serde_json::Value;
 
+/// Most pending-call slots a replay gives a wrapper (each costs about 8 KiB of arena here).
+pub const MAX_PENDING: u32 = 1024;
+
 /// A sync, deferred or adapter tool of a scenario.
 #[derive(Clone, Debug)]
 pub enum ToolSpec {
@@ -239,7 +242,14 @@ pub fn load(path: &str) -> Result<Scenario, String> {
                 tools,
                 mirror_continue: bool_opt(opts, "mirrorContinue", true)?,
                 tool_timeout_ms: u32_opt(opts, "toolTimeoutMs", 30_000)?,
-                max_pending: u32_opt(opts, "maxPending", 8)? as usize,
+                max_pending: match u32_opt(opts, "maxPending", 8)? {
+                    n if n > MAX_PENDING => {
+                        return Err(format!(
+                            "maxPending {n} exceeds the replay's {MAX_PENDING} slots"
+                        ))
+                    }
+                    n => n as usize,
+                },
                 max_rounds: u32_opt(opts, "maxRounds", 0)?,
                 aborted: bool_opt(&doc, "aborted", false)? || bool_opt(opts, "aborted", false)?,
                 steps: parse_steps(&doc, false)?,

@@ -1,0 +1,557 @@
+//! SPEC §6 conformance: every shared scenario, run through the replay binary,
+//! prints what its `*.out.ndjson` expects, channel by channel.
+//!
+//! Channels are `model`, `consumer`, each adapter call, hooks, settlement,
+//! rejected, refused and trace. Inside a channel the sequence of parsed JSON
+//! values must be equal, with object member order ignored and numbers compared
+//! exactly as decimals (`1.0` = `1` = `1e0`, `1e400` ≠ `1e401`, every digit of a
+//! long integer counts).
+//!
+//! The replay program is a binary-only package, so it cannot be a dependency
+//! of this crate: the tests build it once with `cargo build -p polyweave-replay`
+//! and run the executable cargo reports.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use polyweave_tests::data_dir;
+use serde_json::Value;
+
+/// Number of shared scenarios (each with its expected output).
+const SCENARIOS: usize = 40;
+
+// ------------------------------------------------------------ the binary
+
+/// The replay executable, built once per test process.
+fn replay_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(build_replay)
+}
+
+/// The `target/<profile>` directory this test executable lives in (`…/target/debug/deps/conformance-…`).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    exe.parent()
+        .filter(|d| d.file_name() == Some("deps".as_ref()))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| panic!("{} is not under target/<profile>/deps", exe.display()))
+}
+
+fn build_replay() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root");
+    let profile = profile_dir();
+    let profile_name = profile
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("profile dir name")
+        .to_string();
+    // `target/<profile>`, or `target/<triple>/<profile>` when cross-building: build into the same target dir.
+    let target_dir = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => profile.parent().expect("target dir").to_path_buf(),
+    };
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace)
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "polyweave-replay",
+            "--message-format=json",
+        ])
+        .arg("--target-dir")
+        .arg(&target_dir);
+    match profile_name.as_str() {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    let out = cmd
+        .output()
+        .expect("running cargo build -p polyweave-replay");
+    assert!(
+        out.status.success(),
+        "cargo build -p polyweave-replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Cargo names the executable it produced in its JSON messages.
+    let reported = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "polyweave-replay")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
+    let bin = reported.unwrap_or_else(|| {
+        target_dir
+            .join(&profile_name)
+            .join(format!("polyweave-replay{}", std::env::consts::EXE_SUFFIX))
+    });
+    assert!(bin.is_file(), "no replay executable at {}", bin.display());
+    bin
+}
+
+fn run_replay(args: &[&str], file: &Path) -> Output {
+    Command::new(replay_bin())
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("running polyweave-replay")
+}
+
+// ------------------------------------------------------------ comparison
+
+/// A JSON number as an exact decimal: `(negative, significand digits, exponent)`,
+/// meaning `±digits × 10^exponent`, with no leading or trailing zero digits; zero is `(false, "", 0)`.
+pub fn decimal(text: &str) -> (bool, String, i128) {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mantissa, exp) = match rest.find(['e', 'E']) {
+        Some(i) => {
+            let e = &rest[i + 1..];
+            let e = e.strip_prefix('+').unwrap_or(e);
+            let e: i128 = e
+                .parse()
+                .unwrap_or_else(|_| panic!("exponent out of range in {text}"));
+            (&rest[..i], e)
+        }
+        None => (rest, 0),
+    };
+    let (int, frac) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+        None => (mantissa, ""),
+    };
+    assert!(
+        !int.is_empty() && (int.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit()),
+        "not a JSON number: {text}"
+    );
+    let digits = format!("{int}{frac}");
+    let mut exp = exp - frac.len() as i128;
+    let digits = digits.trim_start_matches('0');
+    let trimmed = digits.trim_end_matches('0');
+    exp += (digits.len() - trimmed.len()) as i128;
+    if trimmed.is_empty() {
+        return (false, String::new(), 0);
+    }
+    (negative, trimmed.to_string(), exp)
+}
+
+/// JSON equality for conformance: object member order ignored, numbers as exact decimals.
+pub fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => decimal(&x.to_string()) == decimal(&y.to_string()),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => false,
+    }
+}
+
+/// The channel an output event belongs to (SPEC §6).
+fn channel(event: &Value) -> String {
+    if let Some(to) = event.get("to").and_then(Value::as_str) {
+        return match to {
+            "adapter" => format!("adapter {}", event["call"]),
+            other => other.to_string(),
+        };
+    }
+    for key in ["hook", "settled", "rejected", "refused", "trace"] {
+        if event.get(key).is_some() {
+            return key.to_string();
+        }
+    }
+    panic!("event of no channel: {event}")
+}
+
+/// Output lines grouped by channel, in order inside each channel.
+fn channels(ndjson: &str, what: &str) -> BTreeMap<String, Vec<Value>> {
+    let mut out: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for (i, line) in ndjson.lines().enumerate() {
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("{what}: line {} is not JSON ({e}): {line}", i + 1));
+        out.entry(channel(&v)).or_default().push(v);
+    }
+    out
+}
+
+/// Differences between two outputs, channel by channel (empty when they conform).
+fn compare(expected: &str, actual: &str) -> Vec<String> {
+    let want = channels(expected, "expected");
+    let got = channels(actual, "actual");
+    let mut problems = Vec::new();
+    for name in want
+        .keys()
+        .chain(got.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        let empty = Vec::new();
+        let w = want.get(name).unwrap_or(&empty);
+        let g = got.get(name).unwrap_or(&empty);
+        if w.len() != g.len() {
+            problems.push(format!(
+                "channel {name}: {} events expected, {} printed",
+                w.len(),
+                g.len()
+            ));
+        }
+        for (i, (a, b)) in w.iter().zip(g).enumerate() {
+            if !json_eq(a, b) {
+                problems.push(format!(
+                    "channel {name}, event {i}:\n  expected {a}\n  printed  {b}"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+// ------------------------------------------------------------ tests
+
+fn scenario_files() -> Vec<PathBuf> {
+    let dir = data_dir().join("scenarios");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_shared_scenario_conforms() {
+    let files = scenario_files();
+    assert_eq!(files.len(), SCENARIOS, "scenario count: {files:?}");
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for file in &files {
+        let expected_path = file.with_extension("out.ndjson");
+        let expected = fs::read_to_string(&expected_path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
+        let out = run_replay(&[], file);
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        ran += 1;
+        if out.status.code() != Some(0) {
+            failures.push(format!(
+                "{name}: exit {:?}, stderr {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+            continue;
+        }
+        let actual = String::from_utf8(out.stdout).expect("UTF-8 output");
+        let problems = compare(&expected, &actual);
+        if !problems.is_empty() {
+            failures.push(format!("{name}:\n{}", problems.join("\n")));
+        }
+    }
+    assert_eq!(ran, SCENARIOS);
+    assert!(
+        failures.is_empty(),
+        "{} of {SCENARIOS} scenarios do not conform:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn every_scenario_has_an_expected_output_and_nothing_else_is_there() {
+    let dir = data_dir().join("scenarios");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .expect("scenarios dir")
+        .map(|e| e.expect("entry").file_name().into_string().expect("UTF-8"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2 * SCENARIOS);
+    for file in scenario_files() {
+        assert!(
+            file.with_extension("out.ndjson").is_file(),
+            "{}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn comparator_numbers_and_member_order() {
+    let v = |s: &str| serde_json::from_str::<Value>(s).expect("JSON");
+    // Numbers as decimals.
+    assert!(json_eq(&v("1.0"), &v("1")));
+    assert!(json_eq(&v("1"), &v("1e0")));
+    assert!(json_eq(&v("100"), &v("1E2")));
+    assert!(json_eq(&v("0.5"), &v("5e-1")));
+    assert!(json_eq(&v("1.50"), &v("1.5")));
+    assert!(json_eq(&v("-0"), &v("0")));
+    assert!(json_eq(&v("0.000"), &v("0e10")));
+    assert!(json_eq(&v("1e400"), &v("10e399")));
+    assert!(!json_eq(&v("1e400"), &v("1e401")));
+    assert!(!json_eq(&v("1"), &v("-1")));
+    assert!(!json_eq(&v("1.5"), &v("1.05")));
+    assert!(json_eq(
+        &v("12345678901234567890123"),
+        &v("12345678901234567890123.0")
+    ));
+    assert!(!json_eq(
+        &v("12345678901234567890123"),
+        &v("12345678901234567890124")
+    ));
+    assert!(!json_eq(
+        &v("12345678901234567890123"),
+        &v("1.2345678901234567e22")
+    ));
+    // Member order ignored, everything else counts.
+    assert!(json_eq(
+        &v(r#"{"a":1,"b":[1,2]}"#),
+        &v(r#"{"b":[1,2.0],"a":1}"#)
+    ));
+    assert!(!json_eq(
+        &v(r#"{"a":1,"b":[1,2]}"#),
+        &v(r#"{"a":1,"b":[2,1]}"#)
+    ));
+    assert!(!json_eq(&v(r#"{"a":1}"#), &v(r#"{"a":1,"b":null}"#)));
+    assert!(!json_eq(
+        &v(r#"{"a":1,"b":null}"#),
+        &v(r#"{"a":1,"c":null}"#)
+    ));
+    assert!(!json_eq(&v(r#""1""#), &v("1")));
+    assert!(!json_eq(&v("null"), &v("false")));
+    assert!(!json_eq(&v("[]"), &v("{}")));
+    // The normal form itself.
+    assert_eq!(decimal("-12.3400e+3"), (true, "1234".to_string(), 1));
+    assert_eq!(decimal("0.00120"), (false, "12".to_string(), -4));
+    assert_eq!(decimal("-0.0e7"), (false, String::new(), 0));
+    assert_eq!(decimal("1E400"), (false, "1".to_string(), 400));
+}
+
+#[test]
+fn comparator_groups_by_channel() {
+    let expected = concat!(
+        r#"{"to":"model","frame":{"type":"TEXT","content":"a"}}"#,
+        "\n",
+        r#"{"to":"consumer","frame":{"type":"TEXT","content":"b"}}"#,
+        "\n",
+        r#"{"to":"adapter","call":0,"frame":{"type":"END"}}"#,
+        "\n",
+        r#"{"to":"adapter","call":1,"frame":{"type":"END","content":1.0}}"#,
+        "\n",
+        r#"{"trace":[]}"#,
+        "\n"
+    );
+    // Interleaving across channels does not matter; order inside one does.
+    let reordered = concat!(
+        r#"{"to":"adapter","call":1,"frame":{"content":1,"type":"END"}}"#,
+        "\n",
+        r#"{"to":"consumer","frame":{"type":"TEXT","content":"b"}}"#,
+        "\n",
+        r#"{"frame":{"type":"TEXT","content":"a"},"to":"model"}"#,
+        "\n",
+        r#"{"to":"adapter","call":0,"frame":{"type":"END"}}"#,
+        "\n",
+        r#"{"trace":[]}"#,
+        "\n"
+    );
+    assert_eq!(compare(expected, reordered), Vec::<String>::new());
+    // A frame for the wrong adapter call is a difference in two channels.
+    let swapped = expected.replace(r#""call":1"#, r#""call":2"#);
+    assert_eq!(compare(expected, &swapped).len(), 2);
+    // A missing line is reported.
+    let missing: String = expected.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    assert_eq!(
+        compare(expected, &missing),
+        vec!["channel model: 1 events expected, 0 printed".to_string()]
+    );
+}
+
+#[test]
+fn quickstart_runs() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/quickstart.json");
+    let out = run_replay(&[], &file);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(events.len(), 16);
+    let last = events.last().expect("a last line");
+    let trace = last["trace"].as_array().expect("ends with a trace line");
+    assert_eq!(trace.len(), 3);
+    let names: Vec<&str> = trace.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["weather", "files", "lookup"]);
+    // The held END comes out last, after the mirrored prompt.
+    assert_eq!(
+        events[events.len() - 2],
+        serde_json::json!({"to":"consumer","frame":{"type":"END","content":{"reason":"tool_calls"}}})
+    );
+}
+
+#[test]
+fn pretty_prints_a_timeline() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/quickstart.json");
+    let out = run_replay(&["--pretty"], &file);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    // Not NDJSON: a row per input and event, each starting with its clock.
+    assert!(text
+        .lines()
+        .all(|l| serde_json::from_str::<Value>(l).is_err()));
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("ms  ")).collect();
+    assert_eq!(rows.len(), 27, "{text}");
+    assert!(
+        rows[0].trim_start().starts_with("0ms  ← consumer"),
+        "{}",
+        rows[0]
+    );
+    assert!(rows.iter().any(|r| r.contains("450ms  ≡ trace 3 entries")));
+    assert!(rows.iter().any(|r| r.contains("→ adapter#0   TOOL_CALL")));
+    assert!(rows
+        .iter()
+        .any(|r| r.contains("END held while calls are pending")));
+    // No colour codes when stdout is not a terminal.
+    assert!(!text.contains('\x1b'));
+}
+
+/// A scratch directory for this test process.
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("polyweave-conformance-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(name);
+    fs::write(&path, text).expect("writing a scenario");
+    path
+}
+
+/// Runs a bad scenario: exit 2, one stderr line naming the file (and `must` parts), no panic.
+fn refused(name: &str, text: &str, must: &[&str]) -> String {
+    let path = scratch(name, text);
+    let out = run_replay(&[], &path);
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8 stderr");
+    assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+    assert_eq!(
+        stderr.matches('\n').count(),
+        1,
+        "{name}: one line: {stderr:?}"
+    );
+    assert!(stderr.ends_with('\n'));
+    assert!(
+        stderr.starts_with(&format!("polyweave-replay: {}: ", path.display())),
+        "{name}: {stderr}"
+    );
+    for part in must {
+        assert!(stderr.contains(part), "{name}: {part:?} not in {stderr:?}");
+    }
+    stderr
+}
+
+#[test]
+fn bad_scenarios_exit_2_with_one_line() {
+    refused("not_json.json", "{", &["not JSON"]);
+    refused("empty.json", "", &["not JSON"]);
+    refused("array.json", "[]", &["mode must be"]);
+    refused(
+        "decreasing.json",
+        r#"{"mode":"wrapper","steps":[{"at":5,"tick":true},{"at":3,"tick":true}]}"#,
+        &["step 1: ", "at 3 is earlier than the previous step's 5"],
+    );
+    refused(
+        "decreasing_call.json",
+        r#"{"mode":"call","steps":[{"at":1,"close":true},{"tick":true},{"at":0,"tick":true}]}"#,
+        &["step 2: "],
+    );
+    refused(
+        "unknown_step.json",
+        r#"{"mode":"wrapper","steps":[{"tick":true},{"tick":true},{"bogus":1}]}"#,
+        &["step 2: unknown step"],
+    );
+    refused(
+        "unknown_call_step.json",
+        r#"{"mode":"call","steps":[{"response":{"type":"END"}}]}"#,
+        &["step 0: "],
+    );
+    refused(
+        "negative_at.json",
+        r#"{"mode":"wrapper","steps":[{"tick":true},{"at":-1,"tick":true}]}"#,
+        &["step 1: ", "at must be"],
+    );
+    refused(
+        "fraction_at.json",
+        r#"{"mode":"wrapper","steps":[{"at":1.5,"tick":true}]}"#,
+        &["step 0: "],
+    );
+    refused(
+        "bad_complete.json",
+        r#"{"mode":"wrapper","steps":[{"complete":"x"}]}"#,
+        &["step 0: "],
+    );
+    refused(
+        "bad_cancel.json",
+        r#"{"mode":"wrapper","steps":[{"tick":true},{"cancel":5}]}"#,
+        &["step 1: "],
+    );
+    refused(
+        "step_not_object.json",
+        r#"{"mode":"wrapper","steps":[7]}"#,
+        &["step 0: "],
+    );
+    refused(
+        "bad_tool.json",
+        r#"{"mode":"wrapper","tools":{"t":{"kind":"magic"}},"steps":[]}"#,
+        &["tool \"t\""],
+    );
+    refused("no_steps.json", r#"{"mode":"wrapper"}"#, &["steps"]);
+    // Beyond the replay's capacities (SPEC §6: names and ids 64 bytes): refused, naming the step.
+    let long = "i".repeat(70);
+    refused(
+        "long_id.json",
+        &format!(
+            r#"{{"mode":"wrapper","steps":[{{"tick":true}},{{"response":{{"type":"TOOL_CALL","content":{{"id":"{long}","name":"x"}}}}}}]}}"#
+        ),
+        &["step 1: "],
+    );
+}
+
+/// The replay must refuse a scenario whose slot count it cannot allocate, not abort.
+#[test]
+
+fn huge_max_pending_is_refused_not_aborted() {
+    let path = scratch(
+        "huge_pending.json",
+        r#"{"mode":"wrapper","options":{"maxPending":4294967295},"steps":[{"tick":true}]}"#,
+    );
+    // Cap the address space so a machine that overcommits does not try to fill 170 GB.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4000000; exec \"$0\" \"$1\"")
+        .arg(replay_bin())
+        .arg(&path)
+        .output()
+        .expect("sh");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.matches('\n').count(), 1, "{stderr}");
+}

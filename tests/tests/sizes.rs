@@ -1,0 +1,72 @@
+//! Sizes of the core's types and of the storage a wrapper needs, pinned so
+//! that a change is noticed. Run with `--nocapture` to see them:
+//!
+//! ```sh
+//! cargo test -p polyweave-tests --test sizes -- --nocapture
+//! ```
+//!
+//! To update after an intended change: run the command above, check that the
+//! new numbers are what you meant, and copy them into the constants below.
+//! The sizes are those of a 64-bit host (the assertions are skipped elsewhere).
+
+use core::mem::size_of;
+
+use polyweave_tool_adapter::framing::LineFramer;
+use polyweave_tool_adapter::hooks::NoHooks;
+use polyweave_tool_adapter::wrapper::{Config, Slot, Wrapper};
+use polyweave_tool_adapter::{AdapterCall, Frame};
+
+/// `(what, measured, pinned)`.
+fn measured() -> Vec<(String, usize, usize)> {
+    let d = Config::DEFAULT;
+    vec![
+        (
+            "size_of Wrapper<'static, NoHooks>".into(),
+            size_of::<Wrapper<'static, NoHooks>>(),
+            368,
+        ),
+        (
+            "size_of AdapterCall<'static>".into(),
+            size_of::<AdapterCall<'static>>(),
+            112,
+        ),
+        ("size_of Slot".into(), size_of::<Slot>(), 40),
+        ("size_of Config".into(), size_of::<Config>(), 80),
+        (
+            "size_of Frame<'static>".into(),
+            size_of::<Frame<'static>>(),
+            48,
+        ),
+        (
+            "size_of LineFramer<'static>".into(),
+            size_of::<LineFramer<'static>>(),
+            64,
+        ),
+        ("Config::DEFAULT.arena_len(0)".into(), d.arena_len(0), 6566),
+        ("Config::DEFAULT.arena_len(4)".into(), d.arena_len(4), 14510),
+        ("Config::DEFAULT.arena_len(8)".into(), d.arena_len(8), 23566),
+        ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 3238),
+        ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 6574),
+        ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 11022),
+    ]
+}
+
+#[test]
+fn sizes_are_pinned() {
+    let rows = measured();
+    for (what, got, _) in &rows {
+        println!("{what:<36} {got:>6}");
+    }
+    if cfg!(target_pointer_width = "64") {
+        let changed: Vec<String> = rows
+            .iter()
+            .filter(|(_, got, want)| got != want)
+            .map(|(what, got, want)| format!("{what}: pinned {want}, measured {got}"))
+            .collect();
+        assert!(
+            changed.is_empty(),
+            "sizes changed (update the pins if intended):\n{}",
+            changed.join("\n")
+        );
+    }
+}

@@ -1,0 +1,1525 @@
+//! SPEC §4 for the state machines: each kind of bad input gets its own, exact
+//! error, and the machine's state is exactly as before the call that failed.
+//!
+//! "Exactly as before" is checked with twins: two wrappers built alike get the
+//! same history; one also gets the bad input. Then both are drained and
+//! compared (pending count, queued frames and their bytes and routes, hook
+//! events, started calls, `poll_timeout`, stats, `now`, the trace), and both
+//! get the same follow-up (every pending call completed or ended, which shows
+//! their stored names, ids, args and recorded results, the last tool error and
+//! any held `END`s; then one more call) and are compared again.
+
+use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
+use polyweave_tool_adapter::clock::ClockWentBackwards;
+use polyweave_tool_adapter::encode::BufferTooSmall;
+use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
+use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
+use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
+use polyweave_tool_adapter::wrapper::{Config, Disposition, Slot, Stats, StorageError, Wrapper};
+use polyweave_tool_adapter::{CallHandle, Error, FrameError, Instant, Route, Tool, Transmit};
+
+// ------------------------------------------------------------ fixture
+
+/// Small capacities, so limits are easy to reach.
+const SMALL: Config = Config {
+    tool_timeout_ms: 100,
+    name_cap: 16,
+    id_cap: 8,
+    args_cap: 64,
+    result_cap: 64,
+    // The least allowed: max(name_cap, id_cap) + 64.
+    message_cap: 80,
+    trace_entries: 4,
+    trace_bytes: 512,
+    held_bytes: 64,
+    ..Config::DEFAULT
+};
+
+/// Length of the continue prompt frame without a last error, plus `" Last tool error: "`
+/// and the closing quote and brace (the core's bound for one prompt, `PROMPT_OVERHEAD`).
+const PROMPT_OVERHEAD: usize =
+    r#"{"type":"TEXT","content":"Tool results above. Last tool error: "}"#.len();
+/// Bytes each queued frame costs on top of its own length.
+const RECORD: usize = 12;
+/// The core's bound for the round-limit `ERROR` frame.
+const ROUND_LIMIT: usize = 80;
+
+fn calc(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(br#"{"sum":3}"#);
+    Ok(())
+}
+fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(args);
+    Ok(())
+}
+fn boom(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(b"boom");
+    Err(ToolFailed)
+}
+
+fn tools() -> Vec<Tool<'static>> {
+    vec![
+        Tool::sync("calc", &calc),
+        Tool::sync("echo", &echo),
+        Tool::sync("boom", &boom),
+        Tool::deferred("later"),
+        Tool::adapter("files"),
+    ]
+}
+
+/// Hooks that record what they see, with the `seq` they fired at.
+#[derive(Default, Debug)]
+struct Rec(Vec<String>);
+
+impl Hooks for Rec {
+    fn on_tool_call(&mut self, c: &CallInfo<'_>) {
+        self.0.push(format!("call {c:?}"));
+    }
+    fn on_tool_result(&mut self, c: &CallInfo<'_>, o: CallOutcome<'_>) {
+        self.0.push(format!("result {c:?} {o:?}"));
+    }
+}
+
+type W<'a> = Wrapper<'a, Rec>;
+
+/// Everything observable, taken by draining (so take it on both twins).
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    pending: usize,
+    queued: usize,
+    now: Instant,
+    timeout: Option<Instant>,
+    stats: Stats,
+    aborted: bool,
+    peek: Option<Transmit>,
+    trace: Vec<String>,
+    trace_dropped: u32,
+    trace_truncated: u32,
+    frames: Vec<(Route, String)>,
+    hooks: Vec<String>,
+    events: Vec<String>,
+}
+
+fn snapshot(w: &mut W<'_>) -> Snapshot {
+    let (pending, queued, now, timeout, stats, aborted, peek) = (
+        w.pending(),
+        w.queued(),
+        w.now(),
+        w.poll_timeout(),
+        w.stats(),
+        w.is_aborted(),
+        w.peek_transmit(),
+    );
+    let trace = w.trace().iter().map(|e| format!("{e:?}")).collect();
+    let (trace_dropped, trace_truncated) = (w.trace().dropped(), w.trace().truncated());
+    let mut frames = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    while let Some(t) = w.poll_transmit(&mut buf).expect("64 KiB is enough") {
+        frames.push((t.route, String::from_utf8_lossy(&buf[..t.len]).into_owned()));
+    }
+    let hooks = std::mem::take(&mut w.hooks_mut().0);
+    let mut events = Vec::new();
+    while let Some(e) = w.poll_event() {
+        events.push(format!("{e:?}"));
+    }
+    Snapshot {
+        pending,
+        queued,
+        now,
+        timeout,
+        stats,
+        aborted,
+        peek,
+        trace,
+        trace_dropped,
+        trace_truncated,
+        frames,
+        hooks,
+        events,
+    }
+}
+
+/// The same follow-up on both twins: ends every call, then one more round.
+fn follow_up(w: &mut W<'_>, handles: &[CallHandle]) -> Vec<String> {
+    let t = w.now();
+    let mut results = Vec::new();
+    for &h in handles {
+        // An adapter call settles with what it recorded; a deferred call completes.
+        results.push(format!(
+            "{:?}",
+            w.handle_adapter_frame(t, h, br#"{"type":"END"}"#)
+        ));
+        results.push(format!("{:?}", w.complete(t, h, Ok(b"\"done\""))));
+    }
+    results.push(format!("{:?}", w.cancel(t, "follow-up")));
+    results.push(format!(
+        "{:?}",
+        w.handle_response(
+            t,
+            br#"{"type":"TOOL_CALL","content":{"id":"z","name":"calc"}}"#
+        )
+    ));
+    let far = Instant::from_millis(t.as_millis() + 1_000_000);
+    results.push(format!("{:?}", w.handle_timeout(far)));
+    results
+}
+
+/// Storage for one wrapper.
+struct Store {
+    slots: Vec<Slot>,
+    arena: Vec<u8>,
+}
+
+impl Store {
+    fn new(cfg: &Config, slots: usize) -> Self {
+        Store {
+            slots: vec![Slot::EMPTY; slots],
+            arena: vec![0u8; cfg.arena_len(slots)],
+        }
+    }
+}
+
+/// Twins with `history`; the bad input on one must give `expected` and change nothing.
+fn refused<T: std::fmt::Debug, E: std::fmt::Debug + PartialEq>(
+    cfg: Config,
+    slots: usize,
+    history: impl Fn(&mut W<'_>) -> Vec<CallHandle>,
+    bad: impl FnOnce(&mut W<'_>, &[CallHandle]) -> Result<T, E>,
+    expected: E,
+) {
+    let tools = tools();
+    let (mut sa, mut sb) = (Store::new(&cfg, slots), Store::new(&cfg, slots));
+    let mut a =
+        Wrapper::new(cfg, &tools, Rec::default(), &mut sa.slots, &mut sa.arena).expect("wrapper a");
+    let mut b =
+        Wrapper::new(cfg, &tools, Rec::default(), &mut sb.slots, &mut sb.arena).expect("wrapper b");
+    let ha = history(&mut a);
+    let hb = history(&mut b);
+    assert_eq!(ha, hb);
+    match bad(&mut a, &ha) {
+        Ok(v) => panic!("accepted ({v:?}); expected {expected:?}"),
+        Err(e) => assert_eq!(e, expected),
+    }
+    let (sa1, sb1) = (snapshot(&mut a), snapshot(&mut b));
+    assert_eq!(sa1, sb1, "state changed by a refused input");
+    let (fa, fb) = (follow_up(&mut a, &ha), follow_up(&mut b, &hb));
+    assert_eq!(fa, fb, "follow-up differs");
+    assert_eq!(
+        snapshot(&mut a),
+        snapshot(&mut b),
+        "state after the follow-up differs"
+    );
+}
+
+fn at(ms: u64) -> Instant {
+    Instant::from_millis(ms)
+}
+
+/// Starts a call through the response path and returns its handle (when it took a slot).
+fn start(w: &mut W<'_>, now: u64, frame: &str) -> Option<CallHandle> {
+    match w.handle_response(at(now), frame.as_bytes()) {
+        Ok(Disposition::Intercepted { handle, .. }) => handle,
+        other => panic!("not intercepted: {other:?}"),
+    }
+}
+
+const LATER: &str = r#"{"type":"TOOL_CALL","content":{"id":"d1","name":"later","args":{"n":1}}}"#;
+const FILES: &str = r#"{"type":"TOOL_CALL","content":{"id":"a1","name":"files","args":[1,2]}}"#;
+
+/// A deferred and an adapter call pending, one adapter frame recorded, an END held, a trace entry.
+fn busy(w: &mut W<'_>) -> Vec<CallHandle> {
+    let d = start(w, 1, LATER).expect("deferred handle");
+    let f = start(w, 2, FILES).expect("adapter handle");
+    start(w, 3, r#"{"type":"TOOL_CALL","content":{"name":"boom"}}"#);
+    w.handle_adapter_frame(
+        at(4),
+        f,
+        br#"{"type":"TOOL_RESULT","content":{"result":7}}"#,
+    )
+    .expect("recorded");
+    assert_eq!(
+        w.handle_response(at(5), br#"{"type":"END","content":1}"#),
+        Ok(Disposition::Held)
+    );
+    vec![d, f]
+}
+
+fn malformed(e: FrameError) -> Error {
+    Error::Malformed(e)
+}
+
+fn json(kind: JsonErrorKind, at: usize) -> FrameError {
+    FrameError::Json(JsonError { kind, at })
+}
+
+// ------------------------------------------------------------ malformed frames
+
+#[test]
+fn malformed_on_the_response_path() {
+    let cases: Vec<(&[u8], FrameError)> = vec![
+        (b"[1]", FrameError::NotAnObject),
+        (b"", FrameError::NotAnObject),
+        (b"\xef\xbb\xbf{\"type\":\"TEXT\"}", FrameError::NotAnObject),
+        (br#"{"content":1}"#, FrameError::MissingType),
+        (br#"{"type":7}"#, FrameError::TypeNotString),
+        (
+            b"{\"type\":\"TE\xffXT\"}",
+            json(JsonErrorKind::InvalidUtf8, 11),
+        ),
+        // A TOOL_CALL is validated whole: invalid UTF-8 past `type` counts too.
+        (
+            b"{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"ca\xfflc\"}}",
+            json(JsonErrorKind::InvalidUtf8, 41),
+        ),
+        (
+            br#"{"type":"TOOL_CALL","content":{"name":"calc",}}"#,
+            json(JsonErrorKind::UnexpectedByte, 45),
+        ),
+        (
+            br#"{"type":"TOOL_CALL","content":{"name":"calc"}} x"#,
+            json(JsonErrorKind::TrailingData, 47),
+        ),
+    ];
+    for (bytes, e) in cases {
+        refused(
+            SMALL,
+            2,
+            busy,
+            |w, _| w.handle_response(at(6), bytes),
+            malformed(e),
+        );
+    }
+}
+
+/// `[` × `levels` around `1`.
+fn nested(levels: usize) -> String {
+    format!("{}1{}", "[".repeat(levels), "]".repeat(levels))
+}
+
+#[test]
+fn tool_call_depth_33_is_refused_32_is_not() {
+    // The frame is level 1, content level 2, args level 3: 30 arrays reach 32.
+    let ok = format!(
+        r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{}}}}}"#,
+        nested(30)
+    );
+    let deep = format!(
+        r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{}}}}}"#,
+        nested(31)
+    );
+    // The 31st `[` opens level 33.
+    let at33 = deep.find('[').expect("args") + 30;
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, _| w.handle_response(at(6), deep.as_bytes()),
+        malformed(json(JsonErrorKind::TooDeep, at33)),
+    );
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 1);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    assert_eq!(
+        w.handle_response(at(0), ok.as_bytes()),
+        Ok(Disposition::Intercepted {
+            call: 0,
+            handle: None
+        })
+    );
+    let snap = snapshot(&mut w);
+    // Echoed at once: the result keeps all 30 levels.
+    assert_eq!(
+        snap.frames[0].1,
+        format!(
+            r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{}}}}}"#,
+            nested(30)
+        )
+    );
+}
+
+#[test]
+fn malformed_on_the_request_path() {
+    let cases: Vec<(&[u8], FrameError)> = vec![
+        (b"not json", FrameError::NotAnObject),
+        (b"\xef\xbb\xbf{\"type\":\"END\"}", FrameError::NotAnObject),
+        (br#"{"content":"x"}"#, FrameError::MissingType),
+        (br#"{"type":null}"#, FrameError::TypeNotString),
+        (b"{\"type\":\"\xc3\"}", json(JsonErrorKind::InvalidUtf8, 9)),
+    ];
+    for (bytes, e) in cases {
+        refused(
+            SMALL,
+            2,
+            busy,
+            |w, _| w.handle_request(at(6), bytes),
+            malformed(e),
+        );
+    }
+}
+
+#[test]
+fn malformed_on_the_adapter_path_keeps_the_call_waiting() {
+    let deep = format!(r#"{{"type":"TEXT","content":{}}}"#, nested(32));
+    let deep_at = deep.find('[').expect("content") + 31;
+    let cases: Vec<(Vec<u8>, FrameError)> = vec![
+        (b"[]".to_vec(), FrameError::NotAnObject),
+        (
+            b"\xef\xbb\xbf{\"type\":\"END\"}".to_vec(),
+            FrameError::NotAnObject,
+        ),
+        (br#"{"content":{}}"#.to_vec(), FrameError::MissingType),
+        (br#"{"type":["END"]}"#.to_vec(), FrameError::TypeNotString),
+        (
+            b"{\"type\":\"TOOL_RESULT\",\"content\":{\"result\":\"\xff\"}}".to_vec(),
+            json(JsonErrorKind::InvalidUtf8, 43),
+        ),
+        (
+            br#"{"type":"END","content":[1,]}"#.to_vec(),
+            json(JsonErrorKind::UnexpectedByte, 27),
+        ),
+        (deep.into_bytes(), json(JsonErrorKind::TooDeep, deep_at)),
+    ];
+    for (bytes, e) in cases {
+        refused(
+            SMALL,
+            2,
+            busy,
+            |w, h| w.handle_adapter_frame(at(6), h[1], &bytes),
+            malformed(e),
+        );
+    }
+}
+
+// ------------------------------------------------------------ buffers
+
+#[test]
+fn end_larger_than_the_held_buffer() {
+    // 64 held bytes; each END costs its length + 4.
+    let end_of = |len: usize| {
+        let pad = len - r#"{"type":"END","content":""}"#.len();
+        format!(r#"{{"type":"END","content":"{}"}}"#, "x".repeat(pad))
+    };
+    let (fits, too_big) = (end_of(60), end_of(61));
+    refused(
+        SMALL,
+        2,
+        busy_without_end,
+        |w, _| w.handle_response(at(6), too_big.as_bytes()),
+        Error::HeldFull {
+            needed: 65,
+            free: 64,
+        },
+    );
+    // After one END of 28 bytes (32 held), 32 are free.
+    let first = end_of(28);
+    let second = end_of(29);
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy_without_end(w);
+            assert_eq!(
+                w.handle_response(at(5), first.as_bytes()),
+                Ok(Disposition::Held)
+            );
+            h
+        },
+        |w, _| w.handle_response(at(6), second.as_bytes()),
+        Error::HeldFull {
+            needed: 33,
+            free: 32,
+        },
+    );
+    // Exactly the free space is enough.
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 2);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let h = busy_without_end(&mut w);
+    assert_eq!(
+        w.handle_response(at(6), fits.as_bytes()),
+        Ok(Disposition::Held)
+    );
+    snapshot(&mut w);
+    w.complete(at(7), h[0], Ok(b"1")).unwrap();
+    w.handle_adapter_closed(at(7), h[1]).unwrap();
+    let snap = snapshot(&mut w);
+    assert_eq!(snap.frames.last(), Some(&(Route::Consumer, fits.clone())));
+}
+
+fn busy_without_end(w: &mut W<'_>) -> Vec<CallHandle> {
+    let d = start(w, 1, LATER).expect("deferred handle");
+    let f = start(w, 2, FILES).expect("adapter handle");
+    vec![d, f]
+}
+
+#[test]
+fn output_buffer_too_small_keeps_the_frame_queued() {
+    let tools = tools();
+    let (mut sa, mut sb) = (Store::new(&SMALL, 2), Store::new(&SMALL, 2));
+    let mut a = Wrapper::new(SMALL, &tools, Rec::default(), &mut sa.slots, &mut sa.arena).unwrap();
+    let mut b = Wrapper::new(SMALL, &tools, Rec::default(), &mut sb.slots, &mut sb.arena).unwrap();
+    for w in [&mut a, &mut b] {
+        start(w, 1, FILES);
+    }
+    let frame = r#"{"type":"TOOL_CALL","content":{"id":"a1","name":"files","args":[1,2]}}"#;
+    let mut short = vec![0xAAu8; frame.len() - 1];
+    assert_eq!(
+        a.poll_transmit(&mut short),
+        Err(BufferTooSmall {
+            needed: frame.len()
+        })
+    );
+    assert_eq!(short, vec![0xAAu8; frame.len() - 1], "nothing written");
+    assert_eq!(
+        a.poll_transmit(&mut []),
+        Err(BufferTooSmall {
+            needed: frame.len()
+        })
+    );
+    let sa1 = snapshot(&mut a);
+    assert_eq!(sa1, snapshot(&mut b));
+    assert_eq!(sa1.queued, 1);
+    assert_eq!(
+        sa1.frames,
+        vec![(
+            Route::Adapter(sa1.peek.unwrap().route_handle()),
+            frame.to_string()
+        )]
+    );
+    // Exactly the frame's length is enough.
+    for w in [&mut a, &mut b] {
+        start(w, 2, LATER);
+        w.cancel(at(3), "x").unwrap();
+    }
+    let len = a.peek_transmit().expect("queued").len;
+    let mut exact = vec![0u8; len];
+    assert_eq!(
+        a.poll_transmit(&mut exact).map(|t| t.map(|t| t.len)),
+        Ok(Some(len))
+    );
+    assert_eq!(
+        String::from_utf8(exact).unwrap(),
+        r#"{"type":"CANCEL","content":{"id":"a1","name":"files","reason":"x"}}"#
+    );
+}
+
+trait RouteHandle {
+    fn route_handle(&self) -> CallHandle;
+}
+
+impl RouteHandle for Transmit {
+    fn route_handle(&self) -> CallHandle {
+        match self.route {
+            Route::Adapter(h) => h,
+            other => panic!("not an adapter route: {other:?}"),
+        }
+    }
+}
+
+/// The core's bound for the end of a round (two prompts, the round-limit ERROR, held ENDs).
+fn round_end_need(cfg: &Config, held: &[&str]) -> usize {
+    2 * (RECORD + PROMPT_OVERHEAD + cfg.message_cap)
+        + RECORD
+        + ROUND_LIMIT
+        + held.iter().map(|e| e.len() + RECORD).sum::<usize>()
+}
+
+#[test]
+fn queue_full_when_the_host_did_not_drain() {
+    const CALC: &str = r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#;
+    const RESULT: &str = r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":{"sum":3}}}"#;
+    let cap = SMALL.queue_len(1);
+    assert_eq!(cap, 1136);
+    // A sync call may need: its TOOL_RESULT with the largest result, or an error message cut to
+    // fit message_cap once escaped (plus its quotes), and a round end.
+    let bound = SMALL.result_cap.max(SMALL.message_cap + 2);
+    let needed = RECORD
+        + r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":}}"#.len()
+        + bound
+        + round_end_need(&SMALL, &[]);
+    assert_eq!(needed, 558);
+    // With a deferred call pending, each sync call queues one TOOL_RESULT and no prompt.
+    let history = |w: &mut W<'_>| {
+        let h = start(w, 1, LATER).expect("deferred");
+        for _ in 0..7 {
+            start(w, 2, CALC);
+        }
+        vec![h]
+    };
+    let free = cap - 7 * (RECORD + RESULT.len());
+    assert_eq!(free, 583);
+    // Seven results leave room for an eighth call …
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 1);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    history(&mut w);
+    start(&mut w, 2, CALC);
+    assert_eq!(w.queued(), 8);
+    drop(w);
+    // … eight do not leave room for a ninth.
+    let free = free - (RECORD + RESULT.len());
+    assert_eq!(free, 504);
+    refused(
+        SMALL,
+        1,
+        |w| {
+            let h = history(w);
+            start(w, 2, CALC);
+            h
+        },
+        |w, _| w.handle_response(at(3), CALC.as_bytes()),
+        Error::QueueFull { needed, free },
+    );
+    // A completion, too, waits for the host to drain: an escape-heavy error message
+    // (80 bytes, 480 escaped) needs more than is free …
+    let message = "\u{1}".repeat(80);
+    let completion = RECORD
+        + r#"{"type":"TOOL_RESULT","content":{"id":"d1","name":"later","error":}}"#.len()
+        + 1 // the bound counts `"result":`, one byte longer than `"error":`
+        + 6 * 80
+        + 2
+        + round_end_need(&SMALL, &[]);
+    assert_eq!(completion, 969);
+    let full = |w: &mut W<'_>| {
+        let h = history(w);
+        start(w, 2, CALC);
+        h
+    };
+    refused(
+        SMALL,
+        1,
+        full,
+        |w, h| w.complete(at(3), h[0], Err(&message)),
+        Error::QueueFull {
+            needed: completion,
+            free,
+        },
+    );
+    // … and is accepted once the host drained.
+    let mut s = Store::new(&SMALL, 1);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let h = full(&mut w);
+    snapshot(&mut w);
+    assert_eq!(w.complete(at(3), h[0], Err(&message)), Ok(()));
+}
+
+#[test]
+fn output_too_large_for_the_whole_queue() {
+    // An escape-heavy cancel reason: the message fits message_cap, its escaped form does not fit the queue.
+    let reason = "\u{1}".repeat(80 - "Tool files cancelled: ".len());
+    let esc = reason.len() * 6;
+    let cancel = RECORD
+        + r#"{"type":"CANCEL","content":{"id":"a1","name":"files","reason":""}}"#.len()
+        + esc;
+    let result = RECORD
+        + r#"{"type":"TOOL_RESULT","content":{"id":"a1","name":"files","result":}}"#.len()
+        + "Tool files cancelled: ".len()
+        + esc
+        + 2;
+    let needed = cancel + result + round_end_need(&SMALL, &[]);
+    let cap = SMALL.queue_len(1);
+    assert_eq!((needed, cap), (1285, 1136));
+    refused(
+        SMALL,
+        1,
+        |w| {
+            let h = start(w, 1, FILES).expect("adapter");
+            snapshot(w); // drained: the whole queue is free
+            vec![h]
+        },
+        |w, _| w.cancel(at(2), &reason),
+        Error::OutputTooLarge { needed, cap },
+    );
+}
+
+// ------------------------------------------------------------ capacities
+
+#[test]
+fn name_longer_than_name_cap() {
+    // 17 decoded bytes; the raw text is longer still.
+    let frame = r#"{"type":"TOOL_CALL","content":{"name":"\u0061bcdefghijklmnopq"}}"#;
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, _| w.handle_response(at(6), frame.as_bytes()),
+        Error::NameTooLong { len: 17, cap: 16 },
+    );
+    // 16 bytes is fine (an unknown tool, answered at once).
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 1);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    assert_eq!(
+        w.handle_response(
+            at(0),
+            br#"{"type":"TOOL_CALL","content":{"name":"abcdefghijklmnop"}}"#
+        ),
+        Ok(Disposition::Intercepted {
+            call: 0,
+            handle: None
+        })
+    );
+}
+
+#[test]
+fn id_longer_than_id_cap() {
+    let frame = r#"{"type":"TOOL_CALL","content":{"id":"123456789","name":"calc"}}"#;
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, _| w.handle_response(at(6), frame.as_bytes()),
+        Error::IdTooLong { len: 9, cap: 8 },
+    );
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 1);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    assert!(w
+        .handle_response(
+            at(0),
+            br#"{"type":"TOOL_CALL","content":{"id":"12345678","name":"later"}}"#
+        )
+        .is_ok());
+}
+
+#[test]
+fn args_larger_than_args_cap_for_a_deferred_call() {
+    let args = format!(r#""{}""#, "a".repeat(63)); // 65 bytes
+    let deferred = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"later","args":{args}}}}}"#);
+    let adapter = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"files","args":{args}}}}}"#);
+    for frame in [&deferred, &adapter] {
+        refused(
+            SMALL,
+            3,
+            busy,
+            |w, _| w.handle_response(at(6), frame.as_bytes()),
+            Error::ArgsTooLarge { len: 65, cap: 64 },
+        );
+    }
+    // A sync call does not store its args.
+    let sync = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"calc","args":{args}}}}}"#);
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 1);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    assert!(w.handle_response(at(0), sync.as_bytes()).is_ok());
+}
+
+#[test]
+fn completion_result_larger_than_result_cap() {
+    let result = format!(r#""{}""#, "r".repeat(63));
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.complete(at(6), h[0], Ok(result.as_bytes())),
+        Error::ResultTooLarge { len: 65, cap: 64 },
+    );
+}
+
+#[test]
+fn adapter_result_larger_than_result_cap() {
+    let frame = format!(
+        r#"{{"type":"TOOL_RESULT","content":{{"result":"{}"}}}}"#,
+        "r".repeat(63)
+    );
+    // A fresh adapter call (nothing recorded yet): the oversized result is not recorded.
+    refused(
+        SMALL,
+        2,
+        busy_without_end,
+        |w, h| w.handle_adapter_frame(at(6), h[1], frame.as_bytes()),
+        Error::ResultTooLarge { len: 65, cap: 64 },
+    );
+    // A whole-frame result counts the whole frame.
+    let whole = format!(r#"{{"type":"TOOL_RESULT","content":"{}"}}"#, "w".repeat(30));
+    refused(
+        SMALL,
+        2,
+        busy_without_end,
+        |w, h| w.handle_adapter_frame(at(6), h[1], whole.as_bytes()),
+        Error::ResultTooLarge {
+            len: whole.len(),
+            cap: 64,
+        },
+    );
+}
+
+#[test]
+fn completion_message_longer_than_message_cap() {
+    let msg = "m".repeat(81);
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.complete(at(6), h[0], Err(&msg)),
+        Error::MessageTooLong { len: 81, cap: 80 },
+    );
+    // An adapter ERROR message, too.
+    let frame = format!(
+        r#"{{"type":"ERROR","content":{{"message":"{}"}}}}"#,
+        "\\u00e9".repeat(41)
+    );
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.handle_adapter_frame(at(6), h[1], frame.as_bytes()),
+        Error::MessageTooLong { len: 82, cap: 80 },
+    );
+}
+
+#[test]
+fn cancel_reason_that_makes_the_message_too_long() {
+    // "Tool later cancelled: " is 22 bytes: a 59-byte reason makes 81.
+    let reason = "r".repeat(59);
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, _| w.cancel(at(6), &reason),
+        Error::MessageTooLong { len: 81, cap: 80 },
+    );
+}
+
+#[test]
+fn trace_truncation_and_drops_are_flagged() {
+    // A trace region of 100 bytes: an entry of 12 + 4 + 60 + 60 bytes is cut to fit.
+    let cfg = Config {
+        trace_bytes: 100,
+        trace_entries: 2,
+        ..SMALL
+    };
+    let tools = tools();
+    let mut s = Store::new(&cfg, 1);
+    let mut w = Wrapper::new(cfg, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let args = format!(r#"["{}"]"#, "a".repeat(56)); // 60 bytes
+    let frame = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{args}}}}}"#);
+    w.handle_response(at(0), frame.as_bytes()).unwrap();
+    {
+        let entries: Vec<_> = w.trace().iter().collect();
+        assert_eq!(entries.len(), 1);
+        let e = entries[0];
+        assert!(e.truncated);
+        assert_eq!(e.name, Some("echo"));
+        assert_eq!(e.args, args.as_bytes());
+        assert_eq!(e.outcome, CallOutcome::Result(&args.as_bytes()[..24]));
+    }
+    assert_eq!(w.trace().truncated(), 1);
+    assert_eq!(w.trace().dropped(), 0);
+    // The model still got the whole result.
+    let snap = snapshot(&mut w);
+    assert_eq!(
+        snap.frames[0].1,
+        format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#)
+    );
+    // Three small entries in a 2-entry trace: the oldest two are dropped and counted.
+    for i in 0..3 {
+        let f = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{i}}}}}"#);
+        w.handle_response(at(1), f.as_bytes()).unwrap();
+        snapshot(&mut w);
+    }
+    let kept: Vec<(bool, Vec<u8>)> = w
+        .trace()
+        .iter()
+        .map(|e| (e.truncated, e.args.to_vec()))
+        .collect();
+    assert_eq!(kept, vec![(false, b"1".to_vec()), (false, b"2".to_vec())]);
+    assert_eq!(w.trace().dropped(), 2);
+    assert_eq!(w.trace().truncated(), 1);
+    // Clearing keeps the counts.
+    w.clear_trace();
+    assert_eq!(
+        (w.trace().len(), w.trace().dropped(), w.trace().truncated()),
+        (0, 2, 1)
+    );
+}
+
+// ------------------------------------------------------------ completions
+
+#[test]
+fn completion_for_an_unknown_call() {
+    // A handle from another wrapper, for a call this one never started.
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 3);
+    let mut other =
+        Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let plain = r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#;
+    start(&mut other, 0, plain);
+    start(&mut other, 0, plain);
+    let foreign = start(&mut other, 0, plain).expect("handle of call 2, slot 2");
+    assert_eq!((foreign.index(), foreign.slot()), (2, 2));
+    for slots in [0, 1, 3] {
+        refused(
+            SMALL,
+            slots,
+            |_| vec![],
+            |w, _| w.complete(at(0), foreign, Ok(b"1")),
+            Error::UnknownCall,
+        );
+    }
+    // A handle for a call number not reached yet, on a slot that is busy.
+    refused(
+        SMALL,
+        3,
+        |w| {
+            start(w, 0, LATER);
+            start(w, 0, FILES);
+            vec![]
+        },
+        |w, _| w.complete(at(0), foreign, Ok(b"1")),
+        Error::UnknownCall,
+    );
+}
+
+#[test]
+fn completion_for_a_finished_call() {
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy(w);
+            w.complete(at(6), h[0], Ok(b"1")).unwrap();
+            h
+        },
+        |w, h| w.complete(at(7), h[0], Ok(b"2")),
+        Error::CallFinished,
+    );
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy(w);
+            w.handle_adapter_closed(at(6), h[1]).unwrap();
+            h
+        },
+        |w, h| w.handle_adapter_frame(at(7), h[1], br#"{"type":"END"}"#),
+        Error::CallFinished,
+    );
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy(w);
+            w.handle_adapter_frame(at(6), h[1], br#"{"type":"ERROR"}"#)
+                .unwrap();
+            h
+        },
+        |w, h| w.handle_adapter_closed(at(7), h[1]),
+        Error::CallFinished,
+    );
+    // Finished beats malformed: the frame is not even read.
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy(w);
+            w.handle_adapter_closed(at(6), h[1]).unwrap();
+            h
+        },
+        |w, h| w.handle_adapter_frame(at(7), h[1], b"not json"),
+        Error::CallFinished,
+    );
+}
+
+#[test]
+fn completion_for_a_timed_out_call() {
+    // Started at 1 with 100 ms: due at 101.
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy(w);
+            w.handle_timeout(at(101)).unwrap();
+            h
+        },
+        |w, h| w.complete(at(102), h[0], Ok(b"1")),
+        Error::CallTimedOut,
+    );
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy(w);
+            w.handle_timeout(at(500)).unwrap();
+            h
+        },
+        |w, h| w.handle_adapter_frame(at(500), h[1], br#"{"type":"END"}"#),
+        Error::CallTimedOut,
+    );
+}
+
+#[test]
+fn completion_at_the_deadline_before_handle_timeout_ran() {
+    // Exactly t + T: refused (SPEC §7.5), and the call is left for handle_timeout.
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.complete(at(101), h[0], Ok(b"1")),
+        Error::CallTimedOut,
+    );
+    // The adapter call started at 2.
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.handle_adapter_closed(at(102), h[1]),
+        Error::CallTimedOut,
+    );
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.handle_adapter_frame(at(102), h[1], br#"{"type":"END"}"#),
+        Error::CallTimedOut,
+    );
+    // t + T - 1 applies.
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 2);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let h = busy(&mut w);
+    assert_eq!(w.complete(at(100), h[0], Ok(b"1")), Ok(()));
+    assert_eq!(w.handle_adapter_closed(at(101), h[1]), Ok(()));
+}
+
+#[test]
+fn completion_for_a_cancelled_call() {
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy(w);
+            w.cancel(at(6), "stop").unwrap();
+            h
+        },
+        |w, h| w.complete(at(6), h[0], Err("late")),
+        Error::CallCancelled,
+    );
+    refused(
+        SMALL,
+        2,
+        |w| {
+            let h = busy(w);
+            w.cancel(at(6), "stop").unwrap();
+            h
+        },
+        |w, h| w.handle_adapter_closed(at(6), h[1]),
+        Error::CallCancelled,
+    );
+}
+
+#[test]
+fn completion_of_the_wrong_kind() {
+    // `complete` on an adapter call.
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.complete(at(6), h[1], Ok(b"1")),
+        Error::WrongKind,
+    );
+    // Adapter input on a deferred call.
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.handle_adapter_frame(at(6), h[0], br#"{"type":"END"}"#),
+        Error::WrongKind,
+    );
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.handle_adapter_closed(at(6), h[0]),
+        Error::WrongKind,
+    );
+}
+
+#[test]
+fn stale_handle_does_not_complete_the_newer_call_in_its_slot() {
+    let history = |w: &mut W<'_>| {
+        let old = start(w, 1, LATER).expect("old");
+        w.complete(at(2), old, Ok(b"1")).unwrap();
+        let new = start(w, 3, LATER).expect("new");
+        assert_eq!((old.slot(), new.slot()), (0, 0));
+        assert_ne!(old, new);
+        vec![old, new]
+    };
+    refused(
+        SMALL,
+        1,
+        history,
+        |w, h| w.complete(at(4), h[0], Ok(b"2")),
+        Error::StaleCall,
+    );
+    // The same for a call that timed out, or was cancelled, before its slot was reused:
+    // the slot now belongs to the newer call, so the core reports the old call as stale.
+    for end in ["timeout", "cancel"] {
+        refused(
+            SMALL,
+            1,
+            |w| {
+                let old = start(w, 1, LATER).expect("old");
+                match end {
+                    "timeout" => w.handle_timeout(at(101)).unwrap(),
+                    _ => w.cancel(at(101), "x").unwrap(),
+                }
+                let new = start(w, 102, LATER).expect("new");
+                vec![old, new]
+            },
+            |w, h| w.complete(at(103), h[0], Ok(b"2")),
+            Error::StaleCall,
+        );
+    }
+}
+
+#[test]
+fn invalid_json_result() {
+    let cases: [(&[u8], JsonError); 4] = [
+        (
+            br#"{"a":"#,
+            JsonError {
+                kind: JsonErrorKind::UnexpectedEnd,
+                at: 5,
+            },
+        ),
+        (
+            b"",
+            JsonError {
+                kind: JsonErrorKind::UnexpectedEnd,
+                at: 0,
+            },
+        ),
+        (
+            b"1 2",
+            JsonError {
+                kind: JsonErrorKind::TrailingData,
+                at: 2,
+            },
+        ),
+        (
+            b"\"\xff\"",
+            JsonError {
+                kind: JsonErrorKind::InvalidUtf8,
+                at: 1,
+            },
+        ),
+    ];
+    for (raw, e) in cases {
+        refused(
+            SMALL,
+            2,
+            busy,
+            |w, h| w.complete(at(6), h[0], Ok(raw)),
+            Error::InvalidResult(e),
+        );
+    }
+    // 31 levels inside a TOOL_RESULT (level 3 and down) pass the limit of 32 …
+    let deep = nested(31);
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, h| w.complete(at(6), h[0], Ok(deep.as_bytes())),
+        Error::InvalidResult(JsonError {
+            kind: JsonErrorKind::TooDeep,
+            at: 30,
+        }),
+    );
+    // … 30 do not.
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 2);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let h = busy(&mut w);
+    assert_eq!(w.complete(at(6), h[0], Ok(nested(30).as_bytes())), Ok(()));
+}
+
+// ------------------------------------------------------------ the clock
+
+#[test]
+fn clock_going_backwards_on_every_input() {
+    let back = Error::ClockWentBackwards(ClockWentBackwards {
+        last: at(5),
+        given: at(4),
+    });
+    type Bad = fn(&mut W<'_>, &[CallHandle]) -> Result<(), Error>;
+    let inputs: [(&str, Bad); 7] = [
+        ("handle_response", |w, _| {
+            w.handle_response(at(4), br#"{"type":"TEXT","content":"x"}"#)
+                .map(drop)
+        }),
+        ("handle_request", |w, _| {
+            w.handle_request(at(4), br#"{"type":"TEXT","content":"x"}"#)
+                .map(drop)
+        }),
+        ("handle_adapter_frame", |w, h| {
+            w.handle_adapter_frame(at(4), h[1], br#"{"type":"END"}"#)
+        }),
+        ("handle_adapter_closed", |w, h| {
+            w.handle_adapter_closed(at(4), h[1])
+        }),
+        ("complete", |w, h| w.complete(at(4), h[0], Ok(b"1"))),
+        ("handle_timeout", |w, _| w.handle_timeout(at(4))),
+        ("cancel", |w, _| w.cancel(at(4), "x")),
+    ];
+    for (name, bad) in inputs {
+        eprintln!("{name}");
+        refused(SMALL, 2, busy, bad, back);
+    }
+    // Checked before anything else: a malformed frame at an earlier clock is a clock error.
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, _| w.handle_response(at(0), b"not json"),
+        Error::ClockWentBackwards(ClockWentBackwards {
+            last: at(5),
+            given: at(0),
+        }),
+    );
+    // The same clock again is fine.
+    let tools = tools();
+    let mut s = Store::new(&SMALL, 2);
+    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    busy(&mut w);
+    assert_eq!(w.handle_timeout(at(5)), Ok(()));
+    assert_eq!(w.now(), at(5));
+}
+
+// ------------------------------------------------------------ construction
+
+#[test]
+fn arena_too_small() {
+    let tools = tools();
+    for n in [0, 1, 4] {
+        let needed = SMALL.arena_len(n);
+        let mut slots = vec![Slot::EMPTY; n];
+        let mut arena = vec![0u8; needed - 1];
+        assert_eq!(
+            Wrapper::new(SMALL, &tools, Rec::default(), &mut slots, &mut arena).map(drop),
+            Err(StorageError::ArenaTooSmall {
+                needed,
+                given: needed - 1
+            })
+        );
+        let mut arena = vec![0u8; needed];
+        assert!(Wrapper::new(SMALL, &tools, Rec::default(), &mut slots, &mut arena).is_ok());
+    }
+}
+
+#[test]
+fn bad_config() {
+    let tools = tools();
+    let bad = [
+        Config {
+            message_cap: 79,
+            ..SMALL
+        },
+        Config {
+            name_cap: 17,
+            ..SMALL
+        },
+        Config {
+            id_cap: 17,
+            ..SMALL
+        },
+        Config {
+            max_depth: 2,
+            ..SMALL
+        },
+        Config {
+            name_cap: 65_536,
+            message_cap: 65_600,
+            ..SMALL
+        },
+    ];
+    for cfg in bad {
+        let mut slots = vec![Slot::EMPTY; 1];
+        let mut arena = vec![0u8; SMALL.arena_len(1)];
+        assert_eq!(
+            Wrapper::new(cfg, &tools, Rec::default(), &mut slots, &mut arena).map(drop),
+            Err(StorageError::BadConfig),
+            "{cfg:?}"
+        );
+    }
+    // Too many slots for a u16 slot number.
+    let mut slots = vec![Slot::EMPTY; 65_536];
+    assert_eq!(
+        Wrapper::new(SMALL, &tools, Rec::default(), &mut slots, &mut []).map(drop),
+        Err(StorageError::TooManySlots)
+    );
+    // A registered name no call could reach.
+    let long = [Tool::deferred("ok"), Tool::deferred("abcdefghijklmnopq")];
+    let mut slots = vec![Slot::EMPTY; 1];
+    let mut arena = vec![0u8; SMALL.arena_len(1)];
+    assert_eq!(
+        Wrapper::new(SMALL, &long, Rec::default(), &mut slots, &mut arena).map(drop),
+        Err(StorageError::ToolNameTooLong { index: 1 })
+    );
+}
+
+// ------------------------------------------------------------ AdapterCall
+
+/// Everything observable of a call, taken by draining.
+fn call_snapshot(c: &mut AdapterCall<'_>) -> (Option<String>, Option<Instant>, Vec<String>) {
+    let settled = c.settlement().map(|s| format!("{s:?}"));
+    let timeout = c.poll_timeout();
+    let mut frames = Vec::new();
+    let mut buf = [0u8; 512];
+    while let Some(n) = c.poll_transmit(&mut buf).expect("512 bytes are enough") {
+        frames.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+    }
+    (settled, timeout, frames)
+}
+
+const OPTS: CallOptions<'static> = CallOptions {
+    name: "files",
+    timeout_ms: 100,
+    max_depth: 32,
+};
+
+/// Twin calls with `history`; `bad` on one must give `expected` and change nothing.
+fn call_refused(
+    buf_len: usize,
+    history: impl Fn(&mut AdapterCall<'_>),
+    bad: impl FnOnce(&mut AdapterCall<'_>) -> Result<(), Error>,
+    expected: Error,
+) {
+    let (mut ba, mut bb) = (vec![0u8; buf_len], vec![0u8; buf_len]);
+    let mut a = AdapterCall::start(at(10), OPTS, Some("q1"), b"{\"p\":1}", &mut ba).unwrap();
+    let mut b = AdapterCall::start(at(10), OPTS, Some("q1"), b"{\"p\":1}", &mut bb).unwrap();
+    history(&mut a);
+    history(&mut b);
+    assert_eq!(bad(&mut a), Err(expected));
+    assert_eq!(call_snapshot(&mut a), call_snapshot(&mut b));
+    // The same follow-up gives the same settlement.
+    for c in [&mut a, &mut b] {
+        let _ = c.handle_frame(at(50), br#"{"type":"TOOL_RESULT","content":{"result":2}}"#);
+        let _ = c.handle_closed(at(50));
+        let _ = c.handle_timeout(at(1000));
+    }
+    assert_eq!(call_snapshot(&mut a), call_snapshot(&mut b));
+}
+
+#[test]
+fn adapter_call_clock_backwards() {
+    let back = Error::ClockWentBackwards(ClockWentBackwards {
+        last: at(20),
+        given: at(19),
+    });
+    let history = |c: &mut AdapterCall<'_>| c.handle_timeout(at(20)).unwrap();
+    call_refused(
+        64,
+        history,
+        |c| c.handle_frame(at(19), br#"{"type":"END"}"#),
+        back,
+    );
+    call_refused(64, history, |c| c.handle_closed(at(19)), back);
+    call_refused(64, history, |c| c.handle_timeout(at(19)), back);
+    // Before the start, too.
+    call_refused(
+        64,
+        |_| {},
+        |c| c.handle_closed(at(9)),
+        Error::ClockWentBackwards(ClockWentBackwards {
+            last: at(10),
+            given: at(9),
+        }),
+    );
+}
+
+#[test]
+fn adapter_call_malformed_frames_keep_it_waiting() {
+    let history = |c: &mut AdapterCall<'_>| {
+        c.handle_frame(at(11), br#"{"type":"TOOL_RESULT","content":{"result":1}}"#)
+            .unwrap()
+    };
+    let deep = format!(r#"{{"type":"END","content":{}}}"#, nested(32));
+    let deep_at = deep.find('[').unwrap() + 31;
+    let cases: Vec<(Vec<u8>, FrameError)> = vec![
+        (b"not json".to_vec(), FrameError::NotAnObject),
+        (
+            b"\xef\xbb\xbf{\"type\":\"END\"}".to_vec(),
+            FrameError::NotAnObject,
+        ),
+        (br#"{"content":1}"#.to_vec(), FrameError::MissingType),
+        (br#"{"type":1}"#.to_vec(), FrameError::TypeNotString),
+        (
+            b"{\"type\":\"END\",\"content\":\"\xfe\"}".to_vec(),
+            json(JsonErrorKind::InvalidUtf8, 25),
+        ),
+        (deep.into_bytes(), json(JsonErrorKind::TooDeep, deep_at)),
+    ];
+    for (bytes, e) in cases {
+        call_refused(
+            64,
+            history,
+            |c| c.handle_frame(at(12), &bytes),
+            malformed(e),
+        );
+    }
+    // Still waiting: the recorded result settles on END.
+    let mut buf = [0u8; 64];
+    let mut c = AdapterCall::start(at(10), OPTS, None, b"{}", &mut buf).unwrap();
+    history(&mut c);
+    assert!(c.handle_frame(at(12), b"not json").is_err());
+    assert_eq!(c.settlement(), None);
+    c.handle_frame(at(13), br#"{"type":"END"}"#).unwrap();
+    assert_eq!(c.settlement(), Some(CallOutcome::Result(b"1")));
+}
+
+#[test]
+fn adapter_call_result_too_large_for_its_buffer() {
+    let frame = format!(
+        r#"{{"type":"TOOL_RESULT","content":{{"result":"{}"}}}}"#,
+        "x".repeat(15)
+    );
+    call_refused(
+        16,
+        |_| {},
+        |c| c.handle_frame(at(11), frame.as_bytes()),
+        Error::ResultTooLarge { len: 17, cap: 16 },
+    );
+    // An error message that does not fit.
+    call_refused(
+        16,
+        |_| {},
+        |c| {
+            c.handle_frame(
+                at(11),
+                br#"{"type":"ERROR","content":{"message":"seventeen bytes!!"}}"#,
+            )
+        },
+        Error::MessageTooLong { len: 17, cap: 16 },
+    );
+}
+
+#[test]
+fn adapter_call_frames_after_settlement() {
+    let settled = |c: &mut AdapterCall<'_>| {
+        c.handle_frame(at(11), br#"{"type":"END"}"#).unwrap();
+        assert_eq!(c.settlement(), Some(CallOutcome::Result(b"null")));
+    };
+    call_refused(
+        64,
+        settled,
+        |c| c.handle_frame(at(12), br#"{"type":"ERROR"}"#),
+        Error::CallFinished,
+    );
+    call_refused(
+        64,
+        settled,
+        |c| c.handle_closed(at(12)),
+        Error::CallFinished,
+    );
+    // Even a malformed frame: the call is not waiting, so it is not read.
+    call_refused(
+        64,
+        settled,
+        |c| c.handle_frame(at(12), b"not json"),
+        Error::CallFinished,
+    );
+    // After a timeout settlement.
+    let timed_out = |c: &mut AdapterCall<'_>| {
+        c.handle_timeout(at(110)).unwrap();
+        assert_eq!(
+            c.settlement(),
+            Some(CallOutcome::Error("Tool files timed out after 100ms"))
+        );
+    };
+    call_refused(
+        64,
+        timed_out,
+        |c| c.handle_frame(at(111), br#"{"type":"END"}"#),
+        Error::CallTimedOut,
+    );
+    // At the deadline, before handle_timeout ran: timed out, and left for handle_timeout.
+    call_refused(
+        64,
+        |_| {},
+        |c| c.handle_frame(at(110), br#"{"type":"END"}"#),
+        Error::CallTimedOut,
+    );
+}
+
+#[test]
+fn adapter_call_invalid_args() {
+    let mut buf = [0u8; 16];
+    assert_eq!(
+        AdapterCall::start(at(0), OPTS, None, b"{\"a\":", &mut buf).map(drop),
+        Err(Error::InvalidArgs(JsonError {
+            kind: JsonErrorKind::UnexpectedEnd,
+            at: 5
+        }))
+    );
+}
+
+/// SPEC §4: only input larger than a buffer is refused. A sync tool's result is bounded by
+/// `result_cap`, its message by `message_cap`; neither is large here, and the queue is empty.
+#[test]
+
+fn sync_call_with_a_large_message_cap_is_not_refused() {
+    let cfg = Config {
+        message_cap: 600,
+        ..Config::DEFAULT
+    };
+    for slots in [0, 1] {
+        let tools = tools();
+        let mut s = Store::new(&cfg, slots);
+        let mut w = Wrapper::new(cfg, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+        assert_eq!(
+            w.handle_response(at(0), br#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#),
+            Ok(Disposition::Intercepted {
+                call: 0,
+                handle: None
+            }),
+            "{slots} slots, queue of {} bytes",
+            w.queue_capacity()
+        );
+        let snap = snapshot(&mut w);
+        assert_eq!(
+            snap.frames[0].1,
+            r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":{"sum":3}}}"#
+        );
+    }
+}
+
+// ------------------------------------------------------------ the twin check itself
+
+/// The twin check notices a change that shows at once …
+#[test]
+#[should_panic(expected = "state changed by a refused input")]
+fn twin_check_sees_a_visible_change() {
+    refused(
+        SMALL,
+        2,
+        busy,
+        |w, _| {
+            let _ = w.handle_response(at(6), br#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#);
+            Err::<(), _>(Error::UnknownCall)
+        },
+        Error::UnknownCall,
+    );
+}
+
+/// … and one that shows only later (a result recorded by an adapter call).
+#[test]
+#[should_panic(expected = "differs")]
+fn twin_check_sees_a_hidden_change() {
+    refused(
+        SMALL,
+        2,
+        busy_without_end,
+        |w, h| {
+            // At the clock already seen, so only the recorded result differs.
+            w.handle_adapter_frame(
+                at(2),
+                h[1],
+                br#"{"type":"TOOL_RESULT","content":{"result":9}}"#,
+            )
+            .unwrap();
+            Err::<(), _>(Error::UnknownCall)
+        },
+        Error::UnknownCall,
+    );
+}
