@@ -318,9 +318,17 @@ fn string_step(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
     match b {
         b'\\' => scan_escape(bytes, pos),
         0x00..=0x1f => Err(JsonError::new(ControlCharacter, pos)),
-        0x20..=0x7f => Ok(pos + 1),
+        // Plain ASCII reaches here only under eight bytes from the end: take the run.
+        0x20..=0x7f => Ok(pos + 1 + plain_run(bytes.get(pos + 1..).unwrap_or_default())),
         _ => Ok(pos + utf8_sequence(bytes, pos)?),
     }
+}
+
+/// Length of the leading run of plain ASCII (no `"`, `\\`, control) in `rest`.
+fn plain_run(rest: &[u8]) -> usize {
+    rest.iter()
+        .position(|&b| !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\')
+        .unwrap_or(rest.len())
 }
 
 /// Validates one escape starting at the backslash at `pos`; returns the offset after it.
