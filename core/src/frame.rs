@@ -36,8 +36,10 @@ impl<'a> Kind<'a> {
             (b"ERROR", Kind::Error),
             (b"END", Kind::End),
         ];
+        // Almost every type is written without escapes: compare its raw bytes once.
+        let plain = ty.is_plain();
         for (name, kind) in KNOWN {
-            if ty.eq_text(name) {
+            if (plain && ty.raw() == name) || (!plain && ty.eq_text(name)) {
                 return kind;
             }
         }
@@ -84,6 +86,8 @@ pub struct Frame<'a> {
     kind: Kind<'a>,
     validated: bool,
     max_depth: u8,
+    /// The `content` member, found while validating (unvalidated frames look it up on demand).
+    content: Option<&'a [u8]>,
 }
 
 /// Depth allowed while skipping members before `type` in an unvalidated frame.
@@ -102,6 +106,7 @@ impl<'a> Frame<'a> {
                     kind,
                     validated: false,
                     max_depth: LAZY_DEPTH,
+                    content: None,
                 });
             }
         }
@@ -111,11 +116,13 @@ impl<'a> Frame<'a> {
     /// Validates the whole frame (JSON, UTF-8, depth ≤ `max_depth`, frame object = level 1), then reads its kind.
     pub fn parse_validated(bytes: &'a [u8], max_depth: u8) -> Result<Self, FrameError> {
         let mut members = open_object(bytes, max_depth)?;
-        let mut ty = None;
+        let (mut ty, mut content) = (None, None);
         for m in members.by_ref() {
             let m = m?;
             if ty.is_none() && m.key.eq_text(b"type") {
                 ty = Some(m.value);
+            } else if m.key.eq_text(b"content") {
+                content = Some(m.value);
             }
         }
         let end = members.end().unwrap_or(bytes.len());
@@ -132,6 +139,7 @@ impl<'a> Frame<'a> {
             kind,
             validated: true,
             max_depth,
+            content,
         })
     }
 
@@ -172,6 +180,9 @@ impl<'a> Frame<'a> {
 
     /// The raw `content` value, if any.
     pub fn content(&self) -> Result<Option<&'a [u8]>, FrameError> {
+        if self.validated {
+            return Ok(self.content);
+        }
         self.member(b"content")
     }
 
