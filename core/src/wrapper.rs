@@ -126,7 +126,8 @@ impl Config {
         2 * prompt
             + RECORD_HEADER
             + ROUND_LIMIT_LEN
-            + self.held_bytes * (RECORD_HEADER / HELD_HEADER)
+            + self.held_bytes
+            + self.held_bytes / (HELD_HEADER + MIN_END_LEN) * (RECORD_HEADER - HELD_HEADER)
     }
 
     /// Bytes of the arena [`Wrapper::new`] needs with `pending` slots.
@@ -179,6 +180,8 @@ fn message_len(msg: &Message<'_>) -> usize {
 
 /// Length of the prompt frame without its last tool error.
 const PROMPT_OVERHEAD: usize = 26 + CONTINUE_PROMPT.len() + LAST_ERROR_PREFIX.len() + 2;
+/// The shortest `END` frame: `{"type":"END"}`.
+const MIN_END_LEN: usize = 14;
 /// Length bound of the round-limit `ERROR` frame.
 const ROUND_LIMIT_LEN: usize = 80;
 

@@ -42,12 +42,12 @@ fn measured() -> Vec<(String, usize, usize)> {
             size_of::<LineFramer<'static>>(),
             64,
         ),
-        ("Config::DEFAULT.arena_len(0)".into(), d.arena_len(0), 6566),
-        ("Config::DEFAULT.arena_len(4)".into(), d.arena_len(4), 14510),
-        ("Config::DEFAULT.arena_len(8)".into(), d.arena_len(8), 23566),
-        ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 3238),
-        ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 6574),
-        ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 11022),
+        ("Config::DEFAULT.arena_len(0)".into(), d.arena_len(0), 6166),
+        ("Config::DEFAULT.arena_len(4)".into(), d.arena_len(4), 14110),
+        ("Config::DEFAULT.arena_len(8)".into(), d.arena_len(8), 23166),
+        ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 2838),
+        ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 6174),
+        ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 10622),
     ]
 }
 

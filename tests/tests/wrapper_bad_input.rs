@@ -529,7 +529,7 @@ fn queue_full_when_the_host_did_not_drain() {
     const CALC: &str = r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#;
     const RESULT: &str = r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":{"sum":3}}}"#;
     let cap = SMALL.queue_len(1);
-    assert_eq!(cap, 1136);
+    assert_eq!(cap, 1032);
     // A sync call may need: its TOOL_RESULT with the largest result, or an error message cut to
     // fit message_cap once escaped (plus its quotes), and a round end.
     let bound = SMALL.result_cap.max(SMALL.message_cap + 2);
@@ -541,24 +541,24 @@ fn queue_full_when_the_host_did_not_drain() {
     // With a deferred call pending, each sync call queues one TOOL_RESULT and no prompt.
     let history = |w: &mut W<'_>| {
         let h = start(w, 1, LATER).expect("deferred");
-        for _ in 0..7 {
+        for _ in 0..6 {
             start(w, 2, CALC);
         }
         vec![h]
     };
-    let free = cap - 7 * (RECORD + RESULT.len());
-    assert_eq!(free, 583);
-    // Seven results leave room for an eighth call …
+    let free = cap - 6 * (RECORD + RESULT.len());
+    assert_eq!(free, 558);
+    // Six results leave room for a seventh call (exactly) …
     let tools = tools();
     let mut s = Store::new(&SMALL, 1);
     let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
     history(&mut w);
     start(&mut w, 2, CALC);
-    assert_eq!(w.queued(), 8);
+    assert_eq!(w.queued(), 7);
     drop(w);
-    // … eight do not leave room for a ninth.
+    // … seven do not leave room for an eighth.
     let free = free - (RECORD + RESULT.len());
-    assert_eq!(free, 504);
+    assert_eq!(free, 479);
     refused(
         SMALL,
         1,
@@ -618,7 +618,7 @@ fn output_too_large_for_the_whole_queue() {
         + 2;
     let needed = cancel + result + round_end_need(&SMALL, &[]);
     let cap = SMALL.queue_len(1);
-    assert_eq!((needed, cap), (1285, 1136));
+    assert_eq!((needed, cap), (1285, 1032));
     refused(
         SMALL,
         1,
