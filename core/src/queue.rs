@@ -1,7 +1,7 @@
 //! The output queue: encoded frames waiting for the host, and where each goes.
 //!
 //! Frames are encoded once, when the machine decides to send them, into a
-//! byte region the caller handed in; [`Queue::pop_into`] copies the oldest
+//! byte region the caller handed in; the wrapper's `poll_transmit` copies the oldest
 //! into the host's buffer. Each record is a 12-byte header and the frame.
 
 use crate::encode::{BufferTooSmall, OutFrame};
