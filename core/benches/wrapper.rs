@@ -1,1 +1,350 @@
-fn main() {}
+//! Criterion benchmarks for [`Wrapper`], the tool-call router.
+//!
+//! * `passthrough/{64B,16KiB}`: [`Wrapper::handle_response`] on a `TEXT` frame
+//!   only reads as far as `type` and answers [`Disposition::Forward`] without
+//!   copying, so both sizes should cost the same (ns per frame).
+//! * `roundtrip/bfcl_sync_echo`: every `TOOL_CALL` of the BFCL corpus, with
+//!   every tool name of the corpus registered as a sync tool that echoes its
+//!   args; each call is fed to `handle_response`, then `poll_transmit` is
+//!   drained into a stack buffer (`TOOL_RESULT` and continue prompt to the
+//!   model, mirrored prompt to the consumer). Throughput is in calls.
+//! * `roundtrip/bfcl_deferred`: the same calls with every tool deferred,
+//!   completed at once through `poll_event` + [`Wrapper::complete`] (the slot path).
+//!
+//! Run: `cargo bench -p polyweave-tool-adapter --bench wrapper -- --warm-up-time 1 --measurement-time 3`
+//!
+//! Tools are found by a linear scan of the registration slice, so the number
+//! of distinct names (printed at start-up) matters for the round trips.
+//!
+//! For instruction counts without criterion's own work, set `POLYWEAVE_BENCH_ONCE`
+//! to a workload name (`passthrough_64B`, `passthrough_16KiB`, `sync_echo`,
+//! `deferred`) and an optional `POLYWEAVE_BENCH_ITERS` (default 1); the binary
+//! then runs just that loop (in `run_once`) and exits:
+//!
+//! ```text
+//! cargo bench -p polyweave-tool-adapter --bench wrapper --no-run   # prints the binary path
+//! POLYWEAVE_BENCH_ONCE=sync_echo valgrind --tool=callgrind --toggle-collect='wrapper::run_once*' target/release/deps/wrapper-<hash>
+//! ```
+//!
+//! The collected total over 3302 is the cost of one round trip plus about 15 Ir of
+//! wrapper set-up per call; for the exact figure, run with `POLYWEAVE_BENCH_ITERS`
+//! `N` and `2N` and divide the difference by `N * 3302` (by `N` for the pass-through).
+
+use std::collections::HashSet;
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{Criterion, Throughput};
+use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
+use polyweave_tool_adapter::wrapper::Event;
+use polyweave_tool_adapter::{
+    Config, Disposition, Frame, Instant, Kind, NoHooks, ResultWriter, Route, Slot, Tool,
+    ToolFailed, Wrapper,
+};
+
+const CORPUS: &str = "bfcl/tool-calls.ndjson";
+
+/// Pending-call slots: one call at a time is ever pending here.
+const SLOTS: usize = 4;
+
+/// Bytes of the host's stack buffer for `poll_transmit` (the largest frame is about 1.5 KiB).
+const OUT_BUF: usize = 4096;
+
+/// Capacities for the corpus (args up to 1,309 bytes, names up to 64, ids up to 32).
+const CFG: Config = Config {
+    args_cap: 2048,
+    result_cap: 2048,
+    trace_entries: 8,
+    // Room for the largest entry (name + args + echoed result) without cutting it.
+    trace_bytes: 8192,
+    ..Config::DEFAULT
+};
+
+/// The corpus bytes: the workspace copy when present, else the shared one.
+fn corpus() -> Vec<u8> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        manifest.join("../tests/data").join(CORPUS),
+        manifest.join("../../shared/data").join(CORPUS),
+    ];
+    for path in &candidates {
+        if let Ok(bytes) = std::fs::read(path) {
+            return bytes;
+        }
+    }
+    panic!("BFCL corpus not found; looked at {candidates:?}");
+}
+
+/// Non-blank lines of `bytes`, line endings (`\n`, `\r\n`) excluded.
+fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// A `TEXT` frame of exactly `len` bytes.
+fn text_frame(len: usize) -> Vec<u8> {
+    const HEAD: &[u8] = b"{\"type\":\"TEXT\",\"content\":\"";
+    const TAIL: &[u8] = b"\"}";
+    const FILL: &[u8] = b"The quick brown fox jumps over the lazy dog. ";
+    let body = len - HEAD.len() - TAIL.len();
+    let mut frame = HEAD.to_vec();
+    frame.extend(FILL.iter().cycle().take(body));
+    frame.extend_from_slice(TAIL);
+    assert_eq!(frame.len(), len);
+    assert_eq!(Frame::parse(&frame).unwrap().kind(), Kind::Text);
+    frame
+}
+
+/// The sync tool: its args are its result.
+fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(args);
+    Ok(())
+}
+
+/// Every distinct tool name of the corpus, in order of first use.
+fn tool_names(lines: &[&[u8]]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut names = Vec::new();
+    for line in lines {
+        let frame = Frame::parse_validated(line, DEFAULT_MAX_DEPTH).unwrap();
+        let call = frame.tool_call().unwrap();
+        let mut buf = [0u8; 256];
+        let name = call.name.unwrap().decode_into(&mut buf).unwrap().to_owned();
+        if seen.insert(name.clone()) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Runs `f` on a fresh wrapper over `tools` with [`CFG`].
+fn with_wrapper<R>(tools: &[Tool<'_>], f: impl FnOnce(&mut Wrapper<'_>) -> R) -> R {
+    let mut slots = [Slot::EMPTY; SLOTS];
+    let mut arena = vec![0u8; CFG.arena_len(SLOTS)];
+    let mut w = Wrapper::new(CFG, tools, NoHooks, &mut slots, &mut arena).unwrap();
+    f(&mut w)
+}
+
+fn passthrough(w: &mut Wrapper<'_>, frame: &[u8]) -> Disposition {
+    w.handle_response(Instant::ZERO, black_box(frame)).unwrap()
+}
+
+/// Drains `poll_transmit` into a stack buffer; returns (frames, bytes).
+#[inline(always)]
+fn drain(w: &mut Wrapper<'_>, buf: &mut [u8; OUT_BUF]) -> (usize, usize) {
+    let (mut frames, mut bytes) = (0, 0);
+    while let Some(t) = w.poll_transmit(buf).unwrap() {
+        frames += 1;
+        bytes += black_box(&buf[..t.len]).len();
+    }
+    (frames, bytes)
+}
+
+/// Every line through a wrapper of sync echo tools; returns (frames, bytes) written.
+fn roundtrip_sync(w: &mut Wrapper<'_>, lines: &[&[u8]]) -> (usize, usize) {
+    let mut buf = [0u8; OUT_BUF];
+    let (mut frames, mut bytes) = (0, 0);
+    for line in lines {
+        let d = w.handle_response(Instant::ZERO, black_box(line)).unwrap();
+        debug_assert!(matches!(d, Disposition::Intercepted { handle: None, .. }));
+        let (f, b) = drain(w, &mut buf);
+        frames += f;
+        bytes += b;
+    }
+    (frames, bytes)
+}
+
+/// Every line through a wrapper of deferred tools, each completed at once with its args.
+fn roundtrip_deferred(w: &mut Wrapper<'_>, lines: &[&[u8]]) -> (usize, usize) {
+    let mut buf = [0u8; OUT_BUF];
+    let mut args = [0u8; 2048];
+    let (mut frames, mut bytes) = (0, 0);
+    for line in lines {
+        let d = w.handle_response(Instant::ZERO, black_box(line)).unwrap();
+        debug_assert!(matches!(
+            d,
+            Disposition::Intercepted {
+                handle: Some(_),
+                ..
+            }
+        ));
+        let Some(Event::CallStarted {
+            handle, args: a, ..
+        }) = w.poll_event()
+        else {
+            panic!("no CallStarted event for a deferred call");
+        };
+        // The event borrows the wrapper: the host keeps its own copy of the args.
+        let n = a.len();
+        args[..n].copy_from_slice(a);
+        w.complete(Instant::ZERO, handle, Ok(&args[..n])).unwrap();
+        let (f, b) = drain(w, &mut buf);
+        frames += f;
+        bytes += b;
+    }
+    (frames, bytes)
+}
+
+struct Inputs {
+    small: Vec<u8>,
+    large: Vec<u8>,
+    data: Vec<u8>,
+    names: Vec<String>,
+}
+
+impl Inputs {
+    fn new() -> Self {
+        let data = corpus();
+        let names = tool_names(&lines(&data));
+        Self {
+            small: text_frame(64),
+            large: text_frame(16 * 1024),
+            data,
+            names,
+        }
+    }
+
+    fn sync_tools(&self) -> Vec<Tool<'_>> {
+        self.names.iter().map(|n| Tool::sync(n, &echo)).collect()
+    }
+
+    fn deferred_tools(&self) -> Vec<Tool<'_>> {
+        self.names.iter().map(|n| Tool::deferred(n)).collect()
+    }
+
+    /// The numbers only mean something if every call takes the path it is meant to.
+    fn verify(&self) {
+        let lines = lines(&self.data);
+        with_wrapper(&[], |w| {
+            assert_eq!(passthrough(w, &self.small), Disposition::Forward);
+            assert_eq!(passthrough(w, &self.large), Disposition::Forward);
+            assert_eq!(w.queued(), 0);
+        });
+        let sync = self.sync_tools();
+        let deferred = self.deferred_tools();
+        let mut buf = [0u8; OUT_BUF];
+        for (tools, is_sync) in [(&sync, true), (&deferred, false)] {
+            with_wrapper(tools, |w| {
+                for line in &lines {
+                    let frame = Frame::parse_validated(line, DEFAULT_MAX_DEPTH).unwrap();
+                    let args = frame.tool_call().unwrap().args;
+                    let d = w.handle_response(Instant::ZERO, line).unwrap();
+                    if is_sync {
+                        assert!(matches!(d, Disposition::Intercepted { handle: None, .. }));
+                        assert!(w.poll_event().is_none());
+                    } else {
+                        let Some(Event::CallStarted { handle, .. }) = w.poll_event() else {
+                            panic!("no event");
+                        };
+                        w.complete(Instant::ZERO, handle, Ok(args)).unwrap();
+                    }
+                    let routes = [Route::Model, Route::Model, Route::Consumer];
+                    for (i, route) in routes.into_iter().enumerate() {
+                        let t = w.poll_transmit(&mut buf).unwrap().expect("a frame");
+                        assert_eq!(t.route, route);
+                        let out = &buf[..t.len];
+                        let want = if i == 0 { Kind::ToolResult } else { Kind::Text };
+                        let f = Frame::parse_validated(out, DEFAULT_MAX_DEPTH).unwrap();
+                        assert_eq!(f.kind(), want);
+                        if i == 0 {
+                            let r = f.tool_result().unwrap();
+                            assert_eq!(r.result, Some(args), "echo mismatch");
+                            assert!(r.error.is_none());
+                        }
+                    }
+                    assert!(w.poll_transmit(&mut buf).unwrap().is_none());
+                    assert_eq!(w.pending(), 0);
+                }
+                assert_eq!(w.trace().len(), CFG.trace_entries);
+                assert_eq!(w.trace().truncated(), 0);
+            });
+        }
+        // The timed loops count what they write.
+        let per_call = |(frames, _): (usize, usize)| frames / lines.len();
+        assert_eq!(
+            with_wrapper(&sync, |w| per_call(roundtrip_sync(w, &lines))),
+            3
+        );
+        assert_eq!(
+            with_wrapper(&deferred, |w| per_call(roundtrip_deferred(w, &lines))),
+            3
+        );
+    }
+}
+
+fn bench(c: &mut Criterion, inputs: &Inputs) {
+    let mut group = c.benchmark_group("passthrough");
+    group.throughput(Throughput::Elements(1));
+    with_wrapper(&[], |w| {
+        group.bench_function("64B", |b| b.iter(|| passthrough(w, &inputs.small)));
+        group.bench_function("16KiB", |b| b.iter(|| passthrough(w, &inputs.large)));
+    });
+    group.finish();
+
+    let lines = lines(&inputs.data);
+    let sync = inputs.sync_tools();
+    let deferred = inputs.deferred_tools();
+    let mut group = c.benchmark_group("roundtrip");
+    group.throughput(Throughput::Elements(lines.len() as u64));
+    with_wrapper(&sync, |w| {
+        group.bench_function("bfcl_sync_echo", |b| b.iter(|| roundtrip_sync(w, &lines)));
+    });
+    with_wrapper(&deferred, |w| {
+        group.bench_function("bfcl_deferred", |b| {
+            b.iter(|| roundtrip_deferred(w, &lines))
+        });
+    });
+    group.finish();
+}
+
+/// Runs one workload `iters` times with no criterion machinery (for callgrind / perf).
+#[inline(never)]
+fn run_once(name: &str, iters: usize, inputs: &Inputs, lines: &[&[u8]], tools: &[Tool<'_>]) {
+    let sink = with_wrapper(tools, |w| {
+        let mut sink = 0usize;
+        for _ in 0..iters {
+            sink += match name {
+                "passthrough_64B" => {
+                    usize::from(passthrough(w, &inputs.small) == Disposition::Forward)
+                }
+                "passthrough_16KiB" => {
+                    usize::from(passthrough(w, &inputs.large) == Disposition::Forward)
+                }
+                "sync_echo" => roundtrip_sync(w, lines).0,
+                "deferred" => roundtrip_deferred(w, lines).0,
+                other => panic!("unknown POLYWEAVE_BENCH_ONCE workload {other:?}"),
+            };
+        }
+        sink
+    });
+    println!("{name} x{iters}: {}", black_box(sink));
+}
+
+fn main() {
+    let inputs = Inputs::new();
+    let lines = lines(&inputs.data);
+    eprintln!(
+        "wrapper bench: {} calls, {} distinct tool names registered (linear lookup)",
+        lines.len(),
+        inputs.names.len()
+    );
+    inputs.verify();
+    if let Ok(name) = std::env::var("POLYWEAVE_BENCH_ONCE") {
+        let iters = std::env::var("POLYWEAVE_BENCH_ITERS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        let tools = match name.as_str() {
+            "deferred" => inputs.deferred_tools(),
+            _ => inputs.sync_tools(),
+        };
+        run_once(&name, iters, &inputs, &lines, &tools);
+        return;
+    }
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c, &inputs);
+    c.final_summary();
+}
