@@ -55,7 +55,20 @@ pub fn put_json_string<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
 pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut run = 0;
-    for (i, &b) in text.iter().enumerate() {
+    let mut i = 0;
+    while i < text.len() {
+        // Eight bytes at a time while none needs an escape (the usual case).
+        if let Some(chunk) = text.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let m = escape_mask(u64::from_le_bytes(word));
+            if m == 0 {
+                i += 8;
+                continue;
+            }
+            i += (m.trailing_zeros() / 8) as usize;
+        }
+        let b = text[i];
         let short: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -65,7 +78,10 @@ pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
             b'\r' => b"\\r",
             b'\t' => b"\\t",
             0x00..=0x1f => b"",
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         s.put(&text[run..i]);
         if short.is_empty() {
@@ -80,9 +96,22 @@ pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
         } else {
             s.put(short);
         }
-        run = i + 1;
+        i += 1;
+        run = i;
     }
     s.put(&text[run..]);
+}
+
+/// Flags (high bit per byte) the bytes of `x` that are `"`, `\` or below U+0020; the lowest
+/// flagged byte is always a real one (borrows only flag bytes above it).
+#[inline]
+fn escape_mask(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    zero_in(x ^ (LO * b'"' as u64))
+        | zero_in(x ^ (LO * b'\\' as u64))
+        | (x.wrapping_sub(LO * 0x20) & !x & HI)
 }
 
 /// Decimal digits of `n` without allocation.
@@ -266,6 +295,15 @@ impl OutFrame<'_> {
     }
 }
 
+impl OutFrame<'_> {
+    /// Writes into `out`, which is exactly [`encoded_len`](Self::encoded_len) bytes (no second count).
+    pub(crate) fn encode_exact(&self, out: &mut [u8]) {
+        let mut sink = SliceSink { buf: out, pos: 0 };
+        self.write_to(&mut sink);
+        debug_assert_eq!(sink.pos, sink.buf.len());
+    }
+}
+
 fn put_id<S: Sink + ?Sized>(s: &mut S, id: Option<&[u8]>) {
     if let Some(id) = id {
         s.put(b"\"id\":");
@@ -327,5 +365,77 @@ mod tests {
             f.encoded_len(),
             "{\"type\":\"TEXT\",\"content\":\"café\"}".len()
         );
+    }
+}
+
+#[cfg(test)]
+mod swar_equivalence {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    fn old_put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut run = 0;
+        for (i, &b) in text.iter().enumerate() {
+            let short: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x00..=0x1f => b"",
+                _ => continue,
+            };
+            s.put(&text[run..i]);
+            if short.is_empty() {
+                s.put(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(b >> 4) as usize],
+                    HEX[(b & 15) as usize],
+                ]);
+            } else {
+                s.put(short);
+            }
+            run = i + 1;
+        }
+        s.put(&text[run..]);
+    }
+    struct V(Vec<u8>);
+    impl Sink for V {
+        fn put(&mut self, b: &[u8]) {
+            self.0.extend_from_slice(b)
+        }
+    }
+    #[test]
+    fn same_as_bytewise() {
+        let mut x: u64 = 0x9E3779B97F4A7C15;
+        let alphabet: &[u8] = b"ab\"\\\x00\x01\x1f\x20\x7f\x80\xc3\xa9\xff\n\t\r\x08\x0c~!";
+        for n in 0..20000 {
+            let len = n % 40;
+            let mut t = Vec::new();
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push(if x.is_multiple_of(3) {
+                    alphabet[(x >> 8) as usize % alphabet.len()]
+                } else {
+                    (x >> 16) as u8
+                });
+            }
+            let (mut a, mut b) = (V(Vec::new()), V(Vec::new()));
+            put_escaped(&mut a, &t);
+            old_put_escaped(&mut b, &t);
+            assert_eq!(a.0, b.0, "{t:?}");
+            let mut c = Counter(0);
+            put_escaped(&mut c, &t);
+            assert_eq!(c.0, b.0.len());
+        }
     }
 }

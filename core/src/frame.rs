@@ -204,9 +204,9 @@ impl<'a> Frame<'a> {
         for m in Members::new(content, 0, self.max_depth)? {
             let m = m?;
             if m.key.eq_text(b"id") {
-                call.id = as_string(m.value);
+                call.id = scanned_string(m.value);
             } else if m.key.eq_text(b"name") {
-                call.name = as_string(m.value);
+                call.name = scanned_string(m.value);
             } else if m.key.eq_text(b"args") {
                 call.args = m.value;
             }
@@ -232,9 +232,9 @@ impl<'a> Frame<'a> {
         for m in Members::new(content, 0, self.max_depth)? {
             let m = m?;
             if m.key.eq_text(b"id") {
-                r.id = as_string(m.value);
+                r.id = scanned_string(m.value);
             } else if m.key.eq_text(b"name") {
-                r.name = as_string(m.value);
+                r.name = scanned_string(m.value);
             } else if m.key.eq_text(b"result") {
                 r.result = Some(m.value);
             } else if m.key.eq_text(b"content") {
@@ -250,7 +250,10 @@ impl<'a> Frame<'a> {
     pub fn error_message(&self) -> Result<Option<JsonStr<'a>>, FrameError> {
         match self.content()? {
             Some(content) if json::is_object(content) => {
-                Ok(json::find_member(content, b"message", self.max_depth)?.and_then(as_string))
+                Ok(
+                    json::find_member(content, b"message", self.max_depth)?
+                        .and_then(scanned_string),
+                )
             }
             _ => Ok(None),
         }
@@ -269,7 +272,13 @@ fn kind_of(value: &[u8]) -> Result<Kind<'_>, FrameError> {
     if value.first() != Some(&b'"') {
         return Err(FrameError::TypeNotString);
     }
-    Ok(Kind::from_type(JsonStr::from_token(value)?))
+    // `value` is a member value, so the scanner has validated the whole token.
+    Ok(Kind::from_type(JsonStr::from_scanned(value)))
+}
+
+/// [`as_string`] for a member value the scanner has validated: no second scan.
+pub(crate) fn scanned_string(value: &[u8]) -> Option<JsonStr<'_>> {
+    (value.first() == Some(&b'"')).then(|| JsonStr::from_scanned(value))
 }
 
 /// A raw value that is a (validated) string token, as a view.

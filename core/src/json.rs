@@ -454,6 +454,16 @@ impl<'a> JsonStr<'a> {
         Ok(s)
     }
 
+    /// Views a string token this module's scanner already validated (a `Member` value or key
+    /// span starting with `"`), without scanning it again.
+    #[inline]
+    pub(crate) fn from_scanned(token: &'a [u8]) -> Self {
+        debug_assert!(Self::from_token(token).is_ok());
+        Self {
+            raw: &token[1..token.len() - 1],
+        }
+    }
+
     /// The raw bytes between the quotes, escapes as written.
     pub fn raw(&self) -> &'a [u8] {
         self.raw
@@ -509,6 +519,15 @@ impl<'a> JsonStr<'a> {
 
     /// Decodes into `out` and returns the text; a short buffer is an error that writes nothing.
     pub fn decode_into<'o>(&self, out: &'o mut [u8]) -> Result<&'o str, BufferTooSmall> {
+        if self.is_plain() {
+            // No escapes: the text is the raw bytes, copied at once.
+            let needed = self.raw.len();
+            let Some(dst) = out.get_mut(..needed) else {
+                return Err(BufferTooSmall { needed });
+            };
+            dst.copy_from_slice(self.raw);
+            return core::str::from_utf8(dst).map_err(|_| BufferTooSmall { needed });
+        }
         let needed = self.decoded_len();
         let Some(dst) = out.get_mut(..needed) else {
             return Err(BufferTooSmall { needed });

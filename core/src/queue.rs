@@ -110,7 +110,8 @@ impl<'a> Queue<'a> {
         let at = self.make_room(RECORD_HEADER + len)?;
         write_header(&mut self.buf[at..at + RECORD_HEADER], route, len);
         let body = &mut self.buf[at + RECORD_HEADER..at + RECORD_HEADER + len];
-        frame.encode(body).map_err(|_| QueueFull)?;
+        // `body` is exactly `len` bytes: write without counting the frame a second time.
+        frame.encode_exact(body);
         self.tail = at + RECORD_HEADER + len;
         self.frames += 1;
         self.pushed += 1;

@@ -35,7 +35,7 @@
 use crate::clock::{Clock, Instant};
 use crate::encode::{BufferTooSmall, OutFrame, Outcome, CONTINUE_PROMPT, LAST_ERROR_PREFIX};
 use crate::error::Error;
-use crate::frame::{as_string, Frame, Kind};
+use crate::frame::{scanned_string, Frame, Kind};
 use crate::held::{Held, HELD_HEADER};
 use crate::hooks::{CallInfo, CallOutcome, Hooks};
 use crate::json::{self, JsonStr, DEFAULT_MAX_DEPTH};
@@ -324,8 +324,9 @@ pub struct Stats {
 #[derive(Copy, Clone)]
 struct CallRef<'c> {
     index: u32,
-    name: Option<&'c [u8]>,
-    id: Option<&'c [u8]>,
+    /// Kept as text so the hooks' `CallInfo` needs no UTF-8 check per hook.
+    name_str: Option<&'c str>,
+    id_str: Option<&'c str>,
     args: &'c [u8],
 }
 
@@ -334,10 +335,18 @@ impl<'c> CallRef<'c> {
         CallInfo {
             seq,
             index: self.index,
-            name: self.name.map(text),
-            id: self.id.map(text),
+            name: self.name_str,
+            id: self.id_str,
             args: self.args,
         }
+    }
+
+    fn name(&self) -> Option<&'c [u8]> {
+        self.name_str.map(str::as_bytes)
+    }
+
+    fn id(&self) -> Option<&'c [u8]> {
+        self.id_str.map(str::as_bytes)
     }
 }
 
@@ -402,21 +411,33 @@ impl<H: Hooks> Out<'_, H> {
 
     /// SPEC §3.2: trace, last error, TOOL_RESULT, hook, pending, prompt, released ENDs.
     fn complete(&mut self, cfg: &Config, call: CallRef<'_>, outcome: CallOutcome<'_>) {
-        self.trace.push(call.name, call.args, outcome);
+        let result_err = match outcome {
+            CallOutcome::Error(_) => None,
+            CallOutcome::Result(r) => result_error(r, cfg.max_depth),
+        };
+        self.complete_checked(cfg, call, outcome, result_err);
+    }
+
+    /// [`complete`](Self::complete) with `result_error` of a `Result` outcome already known.
+    fn complete_checked(
+        &mut self,
+        cfg: &Config,
+        call: CallRef<'_>,
+        outcome: CallOutcome<'_>,
+        result_err: Option<ResultError<'_>>,
+    ) {
+        self.trace.push(call.name(), call.args, outcome);
         match outcome {
             CallOutcome::Error(e) => self.set_last_error(e.as_bytes()),
-            CallOutcome::Result(r) => {
-                if let Some(err) = result_error(r, cfg.max_depth) {
-                    match err {
-                        ResultError::Text(s) => self.set_last_error_str(s),
-                        ResultError::Raw(raw) => self.set_last_error(raw),
-                    }
-                }
-            }
+            CallOutcome::Result(_) => match result_err {
+                Some(ResultError::Text(s)) => self.set_last_error_str(s),
+                Some(ResultError::Raw(raw)) => self.set_last_error(raw),
+                None => {}
+            },
         }
         let frame = OutFrame::ToolResult {
-            id: call.id,
-            name: call.name,
+            id: call.id(),
+            name: call.name(),
             outcome: match outcome {
                 CallOutcome::Result(r) => Outcome::Result(r),
                 CallOutcome::Error(e) => Outcome::Error(e.as_bytes()),
@@ -523,12 +544,57 @@ fn result_error(result: &[u8], max_depth: u8) -> Option<ResultError<'_>> {
     if !json::is_object(result) {
         return None;
     }
-    let error = json::find_member(result, b"error", max_depth).ok()?;
+    let m = error_members(result, max_depth).ok()?;
+    error_of(m.error, m.success)
+}
+
+/// `json::validate(result, depth)` and [`result_error`] in one pass: `Err` when not valid JSON.
+fn check_result(result: &[u8], depth: u8) -> Result<Option<ResultError<'_>>, ()> {
+    if !json::is_object(result) {
+        return json::validate(result, depth).map(|_| None).map_err(|_| ());
+    }
+    // Valid at `depth` means `result_error`'s own pass (at the deeper `max_depth`) sees the same members.
+    let m = error_members(result, depth).map_err(|_| ())?;
+    if json::skip_ws(result, m.end) != result.len() {
+        return Err(());
+    }
+    Ok(error_of(m.error, m.success))
+}
+
+/// The last `error` and `success` members of an object result, and where the object ends.
+struct ErrorMembers<'r> {
+    error: Option<&'r [u8]>,
+    success: Option<&'r [u8]>,
+    end: usize,
+}
+
+fn error_members(result: &[u8], max_depth: u8) -> Result<ErrorMembers<'_>, json::JsonError> {
+    let (mut error, mut success) = (None, None);
+    let mut members = json::Members::new(result, 0, max_depth)?;
+    for m in members.by_ref() {
+        let m = m?;
+        if m.key.eq_text(b"error") {
+            error = Some(m.value);
+        } else if m.key.eq_text(b"success") {
+            success = Some(m.value);
+        }
+    }
+    let end = members.end().unwrap_or(result.len());
+    Ok(ErrorMembers {
+        error,
+        success,
+        end,
+    })
+}
+
+fn error_of<'r>(error: Option<&'r [u8]>, success: Option<&'r [u8]>) -> Option<ResultError<'r>> {
     match error {
         Some(b"null") | None => {}
-        Some(raw) => return Some(as_string(raw).map_or(ResultError::Raw(raw), ResultError::Text)),
+        Some(raw) => {
+            return Some(scanned_string(raw).map_or(ResultError::Raw(raw), ResultError::Text))
+        }
     }
-    match json::find_member(result, b"success", max_depth).ok()? {
+    match success {
         Some(b"false") => Some(ResultError::Raw(b"\"success\": false")),
         _ => None,
     }
@@ -599,8 +665,8 @@ fn slot_call<'c>(cfg: &Config, slots: &[Slot], slot_bytes: &'c [u8], slot: usize
     let l = cfg.layout(slot);
     CallRef {
         index: s.call,
-        name: Some(&slot_bytes[l.name..l.name + s.name_len as usize]),
-        id: s.id_len.map(|n| &slot_bytes[l.id..l.id + n as usize]),
+        name_str: Some(text(&slot_bytes[l.name..l.name + s.name_len as usize])),
+        id_str: s.id_len.map(|n| text(&slot_bytes[l.id..l.id + n as usize])),
         args: &slot_bytes[l.args..l.args + s.args_len as usize],
     }
 }
@@ -715,47 +781,28 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     fn intercept(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
         let frame = Frame::parse_validated(bytes, self.cfg.max_depth)?;
         let call = frame.tool_call()?;
-        let name_len = call.name.map_or(0, |n| n.decoded_len());
-        if name_len > self.cfg.name_cap {
-            return Err(Error::NameTooLong {
-                len: name_len,
-                cap: self.cfg.name_cap,
-            });
-        }
-        let id_len = call.id.map_or(0, |n| n.decoded_len());
-        if id_len > self.cfg.id_cap {
-            return Err(Error::IdTooLong {
-                len: id_len,
-                cap: self.cfg.id_cap,
-            });
-        }
         // Decode name and id into scratch (they are short; escapes are rare but legal).
+        // The buffers are exactly the caps, so a decode fails iff the text is too long,
+        // and the failure carries the decoded length for the error.
         let (names, rest) = self
             .scratch
             .split_at_mut(self.cfg.name_cap + self.cfg.id_cap);
         let (name_buf, id_buf) = names.split_at_mut(self.cfg.name_cap);
-        let name: Option<&[u8]> = match call.name {
-            Some(n) => Some(
-                n.decode_into(name_buf)
-                    .map_err(|_| Error::NameTooLong {
-                        len: name_len,
-                        cap: self.cfg.name_cap,
-                    })?
-                    .as_bytes(),
-            ),
+        let name_str: Option<&str> = match call.name {
+            Some(n) => Some(n.decode_into(name_buf).map_err(|e| Error::NameTooLong {
+                len: e.needed,
+                cap: self.cfg.name_cap,
+            })?),
             None => None,
         };
-        let id: Option<&[u8]> = match call.id {
-            Some(i) => Some(
-                i.decode_into(id_buf)
-                    .map_err(|_| Error::IdTooLong {
-                        len: id_len,
-                        cap: self.cfg.id_cap,
-                    })?
-                    .as_bytes(),
-            ),
+        let id_str: Option<&str> = match call.id {
+            Some(i) => Some(i.decode_into(id_buf).map_err(|e| Error::IdTooLong {
+                len: e.needed,
+                cap: self.cfg.id_cap,
+            })?),
             None => None,
         };
+        let (name, id) = (name_str.map(str::as_bytes), id_str.map(str::as_bytes));
         let (msg_buf, result_buf) = rest.split_at_mut(self.cfg.message_cap);
 
         // SPEC §7.4: malformed → unknown name → duplicate id → free slot → run.
@@ -764,9 +811,9 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             Sync(usize),
             Occupy(usize, usize),
         }
-        let tool = call
-            .name
-            .and_then(|n| self.tools.iter().position(|t| n.eq_text(t.name.as_bytes())));
+        // Compare the decoded name once per tool (a length check first), not `eq_text`,
+        // which re-scans the call's name for escapes for every registered tool.
+        let tool = name.and_then(|n| self.tools.iter().position(|t| t.name.as_bytes() == n));
         let free_slot = self.slots.iter().position(|s| s.state == SlotState::Free);
         let duplicate = call.id.is_some_and(|i| {
             self.slots.iter().enumerate().any(|(k, s)| {
@@ -832,8 +879,8 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         self.next_call = self.next_call.wrapping_add(1);
         let cref = CallRef {
             index,
-            name,
-            id,
+            name_str,
+            id_str,
             args: call.args,
         };
         self.out
@@ -854,16 +901,19 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 };
                 let overflow = w.overflowed();
                 let written = w.written().len();
+                let result = &result_buf[..written];
+                // Validation and the result's `error`/`success` members in one pass.
+                let checked = match ran {
+                    Ok(()) if !overflow => check_result(result, result_depth(&self.cfg)).ok(),
+                    _ => None,
+                };
                 match ran {
-                    Ok(())
-                        if !overflow
-                            && json::validate(&result_buf[..written], result_depth(&self.cfg))
-                                .is_ok() =>
-                    {
-                        self.out.complete(
+                    Ok(()) if checked.is_some() => {
+                        self.out.complete_checked(
                             &self.cfg,
                             cref,
-                            CallOutcome::Result(&result_buf[..written]),
+                            CallOutcome::Result(result),
+                            checked.flatten(),
                         );
                     }
                     Ok(()) => {
@@ -977,6 +1027,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         if self.slots[slot].state != SlotState::Deferred {
             return Err(Error::WrongKind);
         }
+        let mut result_err = None;
         let outcome_len = match outcome {
             Ok(raw) => {
                 if raw.len() > self.cfg.result_cap {
@@ -985,7 +1036,16 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                         cap: self.cfg.result_cap,
                     });
                 }
-                json::validate(raw, result_depth(&self.cfg)).map_err(Error::InvalidResult)?;
+                // Validation and the `error`/`success` members in one pass; the exact
+                // `JsonError` is only worked out when the result is refused.
+                let depth = result_depth(&self.cfg);
+                match check_result(skip_ws_trim(raw), depth) {
+                    Ok(e) => result_err = e,
+                    Err(()) => {
+                        json::validate(raw, depth).map_err(Error::InvalidResult)?;
+                        result_err = result_error(skip_ws_trim(raw), self.cfg.max_depth);
+                    }
+                }
                 raw.len()
             }
             Err(msg) => {
@@ -1001,21 +1061,17 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let c = self.slot_call(slot);
         self.out.ensure_room(
             self.out
-                .completion_need(&self.cfg, c.id, c.name, outcome_len),
+                .completion_need(&self.cfg, c.id(), c.name(), outcome_len),
         )?;
         let outcome = match outcome {
             Ok(raw) => CallOutcome::Result(skip_ws_trim(raw)),
             Err(msg) => CallOutcome::Error(msg),
         };
-        finish_slot(
-            &self.cfg,
-            self.slots,
-            self.slot_bytes,
-            &mut self.out,
-            slot,
-            outcome,
-            Ended::Finished,
-        );
+        self.slots[slot].state = SlotState::Free;
+        self.slots[slot].ended = Ended::Finished;
+        let call = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
+        self.out
+            .complete_checked(&self.cfg, call, outcome, result_err);
         self.clock.advance(now);
         Ok(())
     }
@@ -1049,7 +1105,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             }
             crate::call::AdapterStep::Fail(msg) => {
                 let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
-                let fallback = Message::Failed(c.name.unwrap_or(b""));
+                let fallback = Message::Failed(c.name().unwrap_or(b""));
                 let (len, esc) = match msg {
                     Some(m) => {
                         let mut esc = crate::encode::Counter(0);
@@ -1068,7 +1124,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     });
                 }
                 self.out
-                    .ensure_room(self.out.completion_need(&self.cfg, c.id, c.name, esc))?;
+                    .ensure_room(self.out.completion_need(&self.cfg, c.id(), c.name(), esc))?;
                 let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..]
                     [..self.cfg.message_cap];
                 let n = match msg {
@@ -1112,7 +1168,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let c = self.slot_call(slot);
         self.out.ensure_room(
             self.out
-                .completion_need(&self.cfg, c.id, c.name, outcome_len),
+                .completion_need(&self.cfg, c.id(), c.name(), outcome_len),
         )?;
         let result = match recorded {
             Some(n) => &self.slot_bytes[l.result..l.result + n as usize],
@@ -1152,7 +1208,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             }
             any = true;
             let c = slot_call(&self.cfg, self.slots, self.slot_bytes, i);
-            let name = c.name.unwrap_or(b"");
+            let name = c.name().unwrap_or(b"");
             let msg = message(name, s);
             let len = msg.len();
             if len > self.cfg.message_cap {
@@ -1163,11 +1219,11 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             }
             need += self
                 .out
-                .completion_need(&self.cfg, c.id, c.name, message_len(&msg))
+                .completion_need(&self.cfg, c.id(), c.name(), message_len(&msg))
                 - round_end;
             if s.state == SlotState::Adapter {
                 let frame = OutFrame::Cancel {
-                    id: c.id,
+                    id: c.id(),
                     name,
                     reason: cancel_reason,
                 };
@@ -1193,14 +1249,14 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         {
             let s = self.slots[slot];
             let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
-            let name = c.name.unwrap_or(b"");
+            let name = c.name().unwrap_or(b"");
             if s.state == SlotState::Adapter {
                 let handle = CallHandle {
                     slot: slot as u16,
                     call: s.call,
                 };
                 let frame = OutFrame::Cancel {
-                    id: c.id,
+                    id: c.id(),
                     name,
                     reason: cancel_reason,
                 };
@@ -1291,8 +1347,8 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 PendingKind::Deferred
             },
             tool: s.tool as usize,
-            name: c.name.map(text).unwrap_or(""),
-            id: c.id.map(text),
+            name: c.name_str.unwrap_or(""),
+            id: c.id_str,
             args: c.args,
         })
     }
@@ -1366,4 +1422,57 @@ fn skip_ws_trim(raw: &[u8]) -> &[u8] {
         end -= 1;
     }
     &raw[start..end]
+}
+
+#[cfg(test)]
+mod opt_equivalence {
+    use super::*;
+    extern crate std;
+
+    #[test]
+    fn check_result_matches_validate_then_result_error() {
+        let cases: &[&[u8]] = &[
+            b"{}",
+            b"{\"error\":null}",
+            b"{\"error\":\"x\\n\"}",
+            b"{\"error\":1,\"error\":null}",
+            b"{\"success\":false}",
+            b"{\"success\":false,\"error\":null}",
+            b"{\"error\":[1],\"success\":false}",
+            b"{\"a\":1,}",
+            b"{\"a\":1} x",
+            b"{\"a\":1}  ",
+            b" {\"error\":2}",
+            b"[1]",
+            b"1",
+            b"\"s\"",
+            b"{\"a\":[[[[1]]]]}",
+            b"{\"a\":{\"error\":\"deep\"}}",
+            b"{\"e\\u0072ror\":\"esc\"}",
+            b"{",
+            b"{\"a\"}",
+            b"{\"success\":true,\"success\":false}",
+            b"{\"error\":\"\xff\"}",
+        ];
+        for depth in [1u8, 2, 3, 5, 30] {
+            for &c in cases {
+                let old = json::validate(c, depth)
+                    .ok()
+                    .map(|_| result_error(c, depth + 2));
+                let new = check_result(c, depth).ok();
+                let show = |r: &Option<Option<ResultError<'_>>>| match r {
+                    None => std::string::String::from("invalid"),
+                    Some(None) => "none".into(),
+                    Some(Some(ResultError::Raw(r))) => std::format!("raw {:?}", r),
+                    Some(Some(ResultError::Text(t))) => std::format!("text {:?}", t.raw()),
+                };
+                assert_eq!(
+                    show(&old),
+                    show(&new),
+                    "{:?} depth {depth}",
+                    core::str::from_utf8(c)
+                );
+            }
+        }
+    }
 }
