@@ -13,11 +13,12 @@
 //!
 //! Run: `cargo bench -p polyweave-tool-adapter --bench wrapper -- --warm-up-time 1 --measurement-time 3`
 //!
-//! Tools are found by a linear scan of the registration slice, so the number
-//! of distinct names (printed at start-up) matters for the round trips.
+//! The corpus has 1,147 distinct tool names. Registered sorted by name (as the
+//! wrapper's docs advise) they are found by binary search; `bfcl_sync_echo_unsorted_tools`
+//! registers them in order of first use, so each call pays a linear scan.
 //!
 //! For instruction counts without criterion's own work, set `POLYWEAVE_BENCH_ONCE`
-//! to a workload name (`passthrough_64B`, `passthrough_16KiB`, `sync_echo`,
+//! to a workload name (`passthrough_64B`, `passthrough_16KiB`, `sync_echo`, `sync_echo_unsorted`,
 //! `deferred`) and an optional `POLYWEAVE_BENCH_ITERS` (default 1); the binary
 //! then runs just that loop (in `run_once`) and exits:
 //!
@@ -207,12 +208,23 @@ impl Inputs {
         }
     }
 
+    /// Sync echo tools, registered sorted by name (found by binary search).
     fn sync_tools(&self) -> Vec<Tool<'_>> {
+        let mut tools = self.sync_tools_unsorted();
+        tools.sort_by(|a, b| a.name.cmp(b.name));
+        tools
+    }
+
+    /// Sync echo tools in order of first use (found by a linear scan).
+    fn sync_tools_unsorted(&self) -> Vec<Tool<'_>> {
         self.names.iter().map(|n| Tool::sync(n, &echo)).collect()
     }
 
+    /// Deferred tools, registered sorted by name.
     fn deferred_tools(&self) -> Vec<Tool<'_>> {
-        self.names.iter().map(|n| Tool::deferred(n)).collect()
+        let mut tools: Vec<Tool<'_>> = self.names.iter().map(|n| Tool::deferred(n)).collect();
+        tools.sort_by(|a, b| a.name.cmp(b.name));
+        tools
     }
 
     /// The numbers only mean something if every call takes the path it is meant to.
@@ -224,9 +236,10 @@ impl Inputs {
             assert_eq!(w.queued(), 0);
         });
         let sync = self.sync_tools();
+        let unsorted = self.sync_tools_unsorted();
         let deferred = self.deferred_tools();
         let mut buf = [0u8; OUT_BUF];
-        for (tools, is_sync) in [(&sync, true), (&deferred, false)] {
+        for (tools, is_sync) in [(&sync, true), (&unsorted, true), (&deferred, false)] {
             with_wrapper(tools, |w| {
                 for line in &lines {
                     let frame = Frame::parse_validated(line, DEFAULT_MAX_DEPTH).unwrap();
@@ -292,6 +305,12 @@ fn bench(c: &mut Criterion, inputs: &Inputs) {
     with_wrapper(&sync, |w| {
         group.bench_function("bfcl_sync_echo", |b| b.iter(|| roundtrip_sync(w, &lines)));
     });
+    let unsorted = inputs.sync_tools_unsorted();
+    with_wrapper(&unsorted, |w| {
+        group.bench_function("bfcl_sync_echo_unsorted_tools", |b| {
+            b.iter(|| roundtrip_sync(w, &lines))
+        });
+    });
     with_wrapper(&deferred, |w| {
         group.bench_function("bfcl_deferred", |b| {
             b.iter(|| roundtrip_deferred(w, &lines))
@@ -313,7 +332,7 @@ fn run_once(name: &str, iters: usize, inputs: &Inputs, lines: &[&[u8]], tools: &
                 "passthrough_16KiB" => {
                     usize::from(passthrough(w, &inputs.large) == Disposition::Forward)
                 }
-                "sync_echo" => roundtrip_sync(w, lines).0,
+                "sync_echo" | "sync_echo_unsorted" => roundtrip_sync(w, lines).0,
                 "deferred" => roundtrip_deferred(w, lines).0,
                 other => panic!("unknown POLYWEAVE_BENCH_ONCE workload {other:?}"),
             };
@@ -327,7 +346,7 @@ fn main() {
     let inputs = Inputs::new();
     let lines = lines(&inputs.data);
     eprintln!(
-        "wrapper bench: {} calls, {} distinct tool names registered (linear lookup)",
+        "wrapper bench: {} calls, {} distinct tool names registered (sorted: binary search; unsorted: linear scan)",
         lines.len(),
         inputs.names.len()
     );
@@ -339,6 +358,7 @@ fn main() {
             .unwrap_or(1);
         let tools = match name.as_str() {
             "deferred" => inputs.deferred_tools(),
+            "sync_echo_unsorted" => inputs.sync_tools_unsorted(),
             _ => inputs.sync_tools(),
         };
         run_once(&name, iters, &inputs, &lines, &tools);

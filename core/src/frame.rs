@@ -6,7 +6,7 @@
 //! frame first, for frames the adapter acts on. Accessors never copy: they hand
 //! back [`JsonStr`] views and raw value spans of the caller's bytes.
 
-use crate::json::{self, JsonError, JsonStr, Members, DEFAULT_MAX_DEPTH};
+use crate::json::{self, JsonError, JsonStr, Member, Members, DEFAULT_MAX_DEPTH};
 
 /// The frame's `type`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -86,8 +86,10 @@ pub struct Frame<'a> {
     kind: Kind<'a>,
     validated: bool,
     max_depth: u8,
-    /// The `content` member, found while validating (unvalidated frames look it up on demand).
+    /// The `content` member and, when it is an object, the members the accessors read,
+    /// found while validating (unvalidated frames look them up on demand).
     content: Option<&'a [u8]>,
+    fields: Fields<'a>,
 }
 
 /// Depth allowed while skipping members before `type` in an unvalidated frame.
@@ -107,6 +109,7 @@ impl<'a> Frame<'a> {
                     validated: false,
                     max_depth: LAZY_DEPTH,
                     content: None,
+                    fields: Fields::default(),
                 });
             }
         }
@@ -116,13 +119,31 @@ impl<'a> Frame<'a> {
     /// Validates the whole frame (JSON, UTF-8, depth ≤ `max_depth`, frame object = level 1), then reads its kind.
     pub fn parse_validated(bytes: &'a [u8], max_depth: u8) -> Result<Self, FrameError> {
         let mut members = open_object(bytes, max_depth)?;
-        let (mut ty, mut content) = (None, None);
-        for m in members.by_ref() {
+        let (mut ty, mut content, mut fields) = (None, None, Fields::default());
+        // One pass: an object `content` is validated member by member, noting what the accessors need.
+        while let Some(m) = members.next_scanned(|key, bytes, start, depth| {
+            if !key.eq_text(b"content") || bytes.get(start) != Some(&b'{') {
+                return json::skip_value(bytes, start, depth);
+            }
+            let mut inner = Members::new(bytes, start, depth)?;
+            let mut found = Fields {
+                is_object: true,
+                ..Fields::default()
+            };
+            for m in inner.by_ref() {
+                found.record(m?);
+            }
+            fields = found;
+            Ok(inner.end().unwrap_or(bytes.len()))
+        }) {
             let m = m?;
             if ty.is_none() && m.key.eq_text(b"type") {
                 ty = Some(m.value);
             } else if m.key.eq_text(b"content") {
                 content = Some(m.value);
+                if !json::is_object(m.value) {
+                    fields = Fields::default();
+                }
             }
         }
         let end = members.end().unwrap_or(bytes.len());
@@ -140,6 +161,7 @@ impl<'a> Frame<'a> {
             validated: true,
             max_depth,
             content,
+            fields,
         })
     }
 
@@ -186,77 +208,98 @@ impl<'a> Frame<'a> {
         self.member(b"content")
     }
 
+    /// The members of an object `content` that the typed accessors read.
+    fn fields(&self) -> Result<Fields<'a>, FrameError> {
+        if self.validated {
+            return Ok(self.fields);
+        }
+        match self.member(b"content")? {
+            Some(content) if json::is_object(content) => {
+                let mut fields = Fields {
+                    is_object: true,
+                    ..Fields::default()
+                };
+                for m in Members::new(content, 0, self.max_depth)? {
+                    fields.record(m?);
+                }
+                Ok(fields)
+            }
+            _ => Ok(Fields::default()),
+        }
+    }
+
     /// The `TOOL_CALL` fields (call it on any kind; fields follow SPEC §7.1–7.3).
     pub fn tool_call(&self) -> Result<ToolCall<'a>, FrameError> {
-        let mut call = ToolCall {
-            id: None,
-            name: None,
-            args: b"{}",
-            content_is_object: false,
-        };
-        let Some(content) = self.content()? else {
-            return Ok(call);
-        };
-        if !json::is_object(content) {
-            return Ok(call);
-        }
-        call.content_is_object = true;
-        for m in Members::new(content, 0, self.max_depth)? {
-            let m = m?;
-            if m.key.eq_text(b"id") {
-                call.id = scanned_string(m.value);
-            } else if m.key.eq_text(b"name") {
-                call.name = scanned_string(m.value);
-            } else if m.key.eq_text(b"args") {
-                call.args = m.value;
-            }
-        }
-        Ok(call)
+        let f = self.fields()?;
+        Ok(ToolCall {
+            id: f.id.and_then(scanned_string),
+            name: f.name.and_then(scanned_string),
+            args: f.args.unwrap_or(b"{}"),
+            content_is_object: f.is_object,
+        })
     }
 
     /// The `TOOL_RESULT` fields.
     pub fn tool_result(&self) -> Result<ToolResult<'a>, FrameError> {
-        let mut r = ToolResult {
-            id: None,
-            name: None,
-            result: None,
-            content: None,
-            error: None,
-        };
-        let Some(content) = self.content()? else {
-            return Ok(r);
-        };
-        if !json::is_object(content) {
-            return Ok(r);
-        }
-        for m in Members::new(content, 0, self.max_depth)? {
-            let m = m?;
-            if m.key.eq_text(b"id") {
-                r.id = scanned_string(m.value);
-            } else if m.key.eq_text(b"name") {
-                r.name = scanned_string(m.value);
-            } else if m.key.eq_text(b"result") {
-                r.result = Some(m.value);
-            } else if m.key.eq_text(b"content") {
-                r.content = Some(m.value);
-            } else if m.key.eq_text(b"error") {
-                r.error = Some(m.value);
-            }
-        }
-        Ok(r)
+        let f = self.fields()?;
+        Ok(ToolResult {
+            id: f.id.and_then(scanned_string),
+            name: f.name.and_then(scanned_string),
+            result: f.result,
+            content: f.content,
+            error: f.error,
+        })
     }
 
     /// The `ERROR` message, when `content.message` is a string.
     pub fn error_message(&self) -> Result<Option<JsonStr<'a>>, FrameError> {
-        match self.content()? {
-            Some(content) if json::is_object(content) => {
-                Ok(
-                    json::find_member(content, b"message", self.max_depth)?
-                        .and_then(scanned_string),
-                )
+        Ok(self.fields()?.message.and_then(scanned_string))
+    }
+}
+
+/// The members of an object `content` the accessors use (later duplicates win, as in `JSON.parse`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Fields<'a> {
+    is_object: bool,
+    id: Option<&'a [u8]>,
+    name: Option<&'a [u8]>,
+    args: Option<&'a [u8]>,
+    result: Option<&'a [u8]>,
+    content: Option<&'a [u8]>,
+    error: Option<&'a [u8]>,
+    message: Option<&'a [u8]>,
+}
+
+impl<'a> Fields<'a> {
+    fn record(&mut self, m: Member<'a>) {
+        let slot = match m.key.raw() {
+            b"id" => &mut self.id,
+            b"name" => &mut self.name,
+            b"args" => &mut self.args,
+            b"result" => &mut self.result,
+            b"content" => &mut self.content,
+            b"error" => &mut self.error,
+            b"message" => &mut self.message,
+            _ if m.key.is_plain() => return,
+            _ => {
+                // An escaped key: compare its decoded text.
+                const KEYS: [&[u8]; 7] = [
+                    b"id", b"name", b"args", b"result", b"content", b"error", b"message",
+                ];
+                match KEYS.iter().position(|k| m.key.eq_text(k)) {
+                    Some(0) => &mut self.id,
+                    Some(1) => &mut self.name,
+                    Some(2) => &mut self.args,
+                    Some(3) => &mut self.result,
+                    Some(4) => &mut self.content,
+                    Some(5) => &mut self.error,
+                    Some(6) => &mut self.message,
+                    _ => return,
+                }
             }
-            _ => Ok(None),
-        }
+        };
+        *slot = Some(m.value);
     }
 }
 

@@ -664,7 +664,28 @@ impl<'a> Members<'a> {
         (self.state == MembersState::Done).then_some(self.pos)
     }
 
-    fn step(&mut self) -> Result<Option<Member<'a>>, JsonError> {
+    /// The next member, its value read by `scan`: given the key, the bytes, where the value
+    /// starts and the depth left for it, `scan` validates the value as [`skip_value`] would and
+    /// returns where it ends. This lets a caller look inside a value while it is validated.
+    pub fn next_scanned<F>(&mut self, scan: F) -> Option<Result<Member<'a>, JsonError>>
+    where
+        F: FnOnce(JsonStr<'a>, &'a [u8], usize, u8) -> Result<usize, JsonError>,
+    {
+        match self.step(scan) {
+            Ok(Some(m)) => Some(Ok(m)),
+            Ok(None) => None,
+            Err(e) => {
+                self.state = MembersState::Failed;
+                self.pos = e.at;
+                Some(Err(e))
+            }
+        }
+    }
+
+    fn step<F>(&mut self, scan: F) -> Result<Option<Member<'a>>, JsonError>
+    where
+        F: FnOnce(JsonStr<'a>, &'a [u8], usize, u8) -> Result<usize, JsonError>,
+    {
         if matches!(self.state, MembersState::Done | MembersState::Failed) {
             return Ok(None);
         }
@@ -688,7 +709,7 @@ impl<'a> Members<'a> {
             Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
             None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
         }
-        let end = skip_value(self.bytes, pos, self.max_depth)?;
+        let end = scan(key, self.bytes, pos, self.max_depth)?;
         self.pos = end;
         self.state = MembersState::Next;
         Ok(Some(Member {
@@ -702,15 +723,7 @@ impl<'a> Iterator for Members<'a> {
     type Item = Result<Member<'a>, JsonError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self.step() {
-            Ok(Some(m)) => Some(Ok(m)),
-            Ok(None) => None,
-            Err(e) => {
-                self.state = MembersState::Failed;
-                self.pos = e.at;
-                Some(Err(e))
-            }
-        }
+        self.next_scanned(|_, bytes, start, depth| skip_value(bytes, start, depth))
     }
 }
 

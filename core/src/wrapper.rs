@@ -604,6 +604,8 @@ fn error_of<'r>(error: Option<&'r [u8]>, success: Option<&'r [u8]>) -> Option<Re
 pub struct Wrapper<'a, H: Hooks = crate::hooks::NoHooks> {
     cfg: Config,
     tools: &'a [Tool<'a>],
+    /// The registrations are strictly sorted by name, so lookups can bisect.
+    tools_sorted: bool,
     slots: &'a mut [Slot],
     slot_bytes: &'a mut [u8],
     scratch: &'a mut [u8],
@@ -671,6 +673,16 @@ fn slot_call<'c>(cfg: &Config, slots: &[Slot], slot_bytes: &'c [u8], slot: usize
     }
 }
 
+/// The registration for a decoded tool name: a binary search when `tools` is sorted by name
+/// (no duplicates), else a scan in which the first registration of a name wins.
+fn find_tool(tools: &[Tool<'_>], sorted: bool, name: &[u8]) -> Option<usize> {
+    if sorted {
+        tools.binary_search_by(|t| t.name.as_bytes().cmp(name)).ok()
+    } else {
+        tools.iter().position(|t| t.name.as_bytes() == name)
+    }
+}
+
 /// Frees `slot` and runs the completion steps with the call's stored name, id and args.
 fn finish_slot<H: Hooks>(
     cfg: &Config,
@@ -688,6 +700,9 @@ fn finish_slot<H: Hooks>(
 
 impl<'a, H: Hooks> Wrapper<'a, H> {
     /// A wrapper over `tools`, with `slots.len()` pending-call slots and an arena of [`Config::arena_len`] bytes.
+    ///
+    /// Tools sorted by name (byte order, no duplicate names) are found by binary search;
+    /// any other order works too, with a linear scan in which the first registration wins.
     pub fn new(
         cfg: Config,
         tools: &'a [Tool<'a>],
@@ -721,6 +736,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         Ok(Self {
             cfg,
             tools,
+            tools_sorted: tools.windows(2).all(|w| w[0].name < w[1].name),
             slots,
             slot_bytes,
             scratch,
@@ -813,7 +829,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         }
         // Compare the decoded name once per tool (a length check first), not `eq_text`,
         // which re-scans the call's name for escapes for every registered tool.
-        let tool = name.and_then(|n| self.tools.iter().position(|t| t.name.as_bytes() == n));
+        let tool = name.and_then(|n| find_tool(self.tools, self.tools_sorted, n));
         let free_slot = self.slots.iter().position(|s| s.state == SlotState::Free);
         let duplicate = call.id.is_some_and(|i| {
             self.slots.iter().enumerate().any(|(k, s)| {
