@@ -89,7 +89,8 @@ pub struct Frame<'a> {
     /// The `content` member and, when it is an object, the members the accessors read,
     /// found while validating (unvalidated frames look them up on demand).
     content: Option<&'a [u8]>,
-    fields: Fields<'a>,
+    /// `Some` once validated (an option keeps a lazily read frame cheap to build).
+    fields: Option<Fields<'a>>,
 }
 
 /// Depth allowed while skipping members before `type` in an unvalidated frame.
@@ -109,7 +110,7 @@ impl<'a> Frame<'a> {
                     validated: false,
                     max_depth: LAZY_DEPTH,
                     content: None,
-                    fields: Fields::default(),
+                    fields: None,
                 });
             }
         }
@@ -161,7 +162,7 @@ impl<'a> Frame<'a> {
             validated: true,
             max_depth,
             content,
-            fields,
+            fields: Some(fields),
         })
     }
 
@@ -210,8 +211,8 @@ impl<'a> Frame<'a> {
 
     /// The members of an object `content` that the typed accessors read.
     fn fields(&self) -> Result<Fields<'a>, FrameError> {
-        if self.validated {
-            return Ok(self.fields);
+        if let Some(fields) = self.fields {
+            return Ok(fields);
         }
         match self.member(b"content")? {
             Some(content) if json::is_object(content) => {
