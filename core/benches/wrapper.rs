@@ -33,8 +33,10 @@
 
 use std::collections::HashSet;
 use std::hint::black_box;
-use std::path::PathBuf;
 
+mod common;
+
+use common::{corpus, lines, text_frame};
 use criterion::{Criterion, Throughput};
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::wrapper::Event;
@@ -42,8 +44,6 @@ use polyweave_tool_adapter::{
     Config, Disposition, Frame, Instant, Kind, NoHooks, ResultWriter, Route, Slot, Tool,
     ToolFailed, Wrapper,
 };
-
-const CORPUS: &str = "bfcl/tool-calls.ndjson";
 
 /// Pending-call slots: one call at a time is ever pending here.
 const SLOTS: usize = 4;
@@ -60,44 +60,6 @@ const CFG: Config = Config {
     trace_bytes: 8192,
     ..Config::DEFAULT
 };
-
-/// The corpus bytes: the workspace copy when present, else the shared one.
-fn corpus() -> Vec<u8> {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        manifest.join("../tests/data").join(CORPUS),
-        manifest.join("../../shared/data").join(CORPUS),
-    ];
-    for path in &candidates {
-        if let Ok(bytes) = std::fs::read(path) {
-            return bytes;
-        }
-    }
-    panic!("BFCL corpus not found; looked at {candidates:?}");
-}
-
-/// Non-blank lines of `bytes`, line endings (`\n`, `\r\n`) excluded.
-fn lines(bytes: &[u8]) -> Vec<&[u8]> {
-    bytes
-        .split(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-/// A `TEXT` frame of exactly `len` bytes.
-fn text_frame(len: usize) -> Vec<u8> {
-    const HEAD: &[u8] = b"{\"type\":\"TEXT\",\"content\":\"";
-    const TAIL: &[u8] = b"\"}";
-    const FILL: &[u8] = b"The quick brown fox jumps over the lazy dog. ";
-    let body = len - HEAD.len() - TAIL.len();
-    let mut frame = HEAD.to_vec();
-    frame.extend(FILL.iter().cycle().take(body));
-    frame.extend_from_slice(TAIL);
-    assert_eq!(frame.len(), len);
-    assert_eq!(Frame::parse(&frame).unwrap().kind(), Kind::Text);
-    frame
-}
 
 /// The sync tool: its args are its result.
 fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {

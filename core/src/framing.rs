@@ -107,17 +107,9 @@ impl<'b> LineFramer<'b> {
         self.buf[self.len..total].copy_from_slice(body);
         self.len = total;
         if newline.is_some() {
-            let mut end = self.len;
-            if end > 0 && self.buf[end - 1] == b'\r' {
-                end -= 1;
-            }
-            if self.buf[..end]
-                .iter()
-                .all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
-            {
-                self.len = 0;
-            } else {
-                self.ready = Ready::Line(end);
+            match content_end(&self.buf[..self.len]) {
+                Some(end) => self.ready = Ready::Line(end),
+                None => self.len = 0,
             }
         }
         consumed
@@ -152,22 +144,22 @@ impl<'b> LineFramer<'b> {
         if matches!(self.ready, Ready::Taken) {
             self.len = 0;
         }
-        let mut end = self.len;
-        if end > 0 && self.buf[end - 1] == b'\r' {
-            end -= 1;
-        }
-        // Blank as in `feed`: spaces, tabs and stray `\r`s only.
-        if self.buf[..end]
-            .iter()
-            .all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
-        {
+        let Some(end) = content_end(&self.buf[..self.len]) else {
             self.len = 0;
             self.ready = Ready::None;
             return None;
-        }
+        };
         self.ready = Ready::Taken;
         Some(Ok(&self.buf[..end]))
     }
+}
+
+/// The length of `line` without its trailing `\r`, or `None` for a blank line
+/// (spaces, tabs and stray `\r`s only), which is skipped.
+fn content_end(line: &[u8]) -> Option<usize> {
+    let end = line.strip_suffix(b"\r").unwrap_or(line).len();
+    let blank = line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
+    (!blank).then_some(end)
 }
 
 fn strip_cr_len(len: usize, ends_with_cr: bool) -> usize {

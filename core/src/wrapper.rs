@@ -673,6 +673,23 @@ fn slot_call<'c>(cfg: &Config, slots: &[Slot], slot_bytes: &'c [u8], slot: usize
     }
 }
 
+/// [`finish_slot`] once the queue has room for it (`outcome_len`: the outcome's bytes in the
+/// `TOOL_RESULT`); otherwise nothing changes.
+fn finish_slot_checked<H: Hooks>(
+    cfg: &Config,
+    slots: &mut [Slot],
+    slot_bytes: &[u8],
+    out: &mut Out<'_, H>,
+    slot: usize,
+    outcome: CallOutcome<'_>,
+    outcome_len: usize,
+) -> Result<(), Error> {
+    let c = slot_call(cfg, slots, slot_bytes, slot);
+    out.ensure_room(out.completion_need(cfg, c.id(), c.name(), outcome_len))?;
+    finish_slot(cfg, slots, slot_bytes, out, slot, outcome, Ended::Finished);
+    Ok(())
+}
+
 /// The registration for a decoded tool name: a binary search when `tools` is sorted by name
 /// (no duplicates), else a scan in which the first registration of a name wins.
 fn find_tool(tools: &[Tool<'_>], sorted: bool, name: &[u8]) -> Option<usize> {
@@ -1139,25 +1156,23 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                         cap: self.cfg.message_cap,
                     });
                 }
-                self.out
-                    .ensure_room(self.out.completion_need(&self.cfg, c.id(), c.name(), esc))?;
+                // Scratch is not observable state: composing before the room check is fine.
                 let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..]
                     [..self.cfg.message_cap];
                 let n = match msg {
                     Some(m) => m.decode_into(msg_buf).map_or(0, |t| t.len()),
                     None => fallback.compose(msg_buf).map_or(0, |t| t.len()),
                 };
-                let message = text(&self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..n]);
-                let outcome = CallOutcome::Error(message);
-                finish_slot(
+                let message = text(&msg_buf[..n]);
+                finish_slot_checked(
                     &self.cfg,
                     self.slots,
                     self.slot_bytes,
                     &mut self.out,
                     slot,
-                    outcome,
-                    Ended::Finished,
-                );
+                    CallOutcome::Error(message),
+                    esc,
+                )?;
             }
             crate::call::AdapterStep::End => self.adapter_end(slot)?,
         }
@@ -1179,28 +1194,19 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
 
     fn adapter_end(&mut self, slot: usize) -> Result<(), Error> {
         let l = self.layout(slot);
-        let recorded = self.slots[slot].recorded;
-        let outcome_len = recorded.map_or(4, |n| n as usize);
-        let c = self.slot_call(slot);
-        self.out.ensure_room(
-            self.out
-                .completion_need(&self.cfg, c.id(), c.name(), outcome_len),
-        )?;
-        let result = match recorded {
+        let result: &[u8] = match self.slots[slot].recorded {
             Some(n) => &self.slot_bytes[l.result..l.result + n as usize],
             None => b"null",
         };
-        let outcome = CallOutcome::Result(result);
-        finish_slot(
+        finish_slot_checked(
             &self.cfg,
             self.slots,
             self.slot_bytes,
             &mut self.out,
             slot,
-            outcome,
-            Ended::Finished,
-        );
-        Ok(())
+            CallOutcome::Result(result),
+            result.len(),
+        )
     }
 
     /// Ends the pending calls `pick` selects with a timeout (no `reason`) or cancel error,

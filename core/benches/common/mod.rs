@@ -1,0 +1,47 @@
+//! Inputs shared by the benchmarks: the BFCL corpus and `TEXT` frames of a given size.
+
+use std::path::PathBuf;
+
+use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
+use polyweave_tool_adapter::{Frame, Kind};
+
+const CORPUS: &str = "bfcl/tool-calls.ndjson";
+
+/// The corpus bytes: the workspace copy when present, else the shared one.
+pub fn corpus() -> Vec<u8> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        manifest.join("../tests/data").join(CORPUS),
+        manifest.join("../../shared/data").join(CORPUS),
+    ];
+    for path in &candidates {
+        if let Ok(bytes) = std::fs::read(path) {
+            return bytes;
+        }
+    }
+    panic!("BFCL corpus not found; looked at {candidates:?}");
+}
+
+/// Non-blank lines of `bytes`, line endings (`\n`, `\r\n`) excluded.
+pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// A valid `TEXT` frame of exactly `len` bytes.
+pub fn text_frame(len: usize) -> Vec<u8> {
+    const HEAD: &[u8] = b"{\"type\":\"TEXT\",\"content\":\"";
+    const TAIL: &[u8] = b"\"}";
+    const FILL: &[u8] = b"The quick brown fox jumps over the lazy dog. ";
+    let body = len - HEAD.len() - TAIL.len();
+    let mut frame = HEAD.to_vec();
+    frame.extend(FILL.iter().cycle().take(body));
+    frame.extend_from_slice(TAIL);
+    assert_eq!(frame.len(), len);
+    assert_eq!(Frame::parse(&frame).unwrap().kind(), Kind::Text);
+    assert!(Frame::parse_validated(&frame, DEFAULT_MAX_DEPTH).is_ok());
+    frame
+}
