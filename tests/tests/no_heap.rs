@@ -3,7 +3,8 @@
 //! count must stay at zero.
 //!
 //! The counter only counts on a thread that switched measuring on, so the test
-//! harness's own threads cannot disturb it; this file also holds a single test.
+//! harness's other threads cannot disturb it. The state machines get the same
+//! treatment in a second test.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -16,6 +17,10 @@ use polyweave_tool_adapter::frame::{Frame, Kind};
 use polyweave_tool_adapter::framing::LineFramer;
 use polyweave_tool_adapter::json::{self, JsonStr, Members, DEFAULT_MAX_DEPTH};
 use polyweave_tool_adapter::typed;
+use polyweave_tool_adapter::{
+    AdapterCall, CallOptions, CallOutcome, Config, Disposition, Instant, NoHooks, ResultWriter,
+    Slot, Tool, ToolFailed, Wrapper,
+};
 use serde::{Deserialize, Serialize};
 
 struct Counting;
@@ -417,6 +422,163 @@ fn core_never_allocates() {
             small_framer_lines: BFCL_LINES - 35,
             small_framer_too_long: 35,
             typed_ok: 4,
+        }
+    );
+}
+
+/// What the measured run of the state machines saw.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct MachineTally {
+    sync_intercepted: usize,
+    sync_frames_out: usize,
+    deferred_completed: usize,
+    adapter_settled: usize,
+    cancelled: usize,
+    timed_out: usize,
+    call_settled: usize,
+}
+
+fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(args);
+    Ok(())
+}
+
+/// Every BFCL call through a wrapper (sync echo), then deferred, adapter, cancel and timeout
+/// paths, and a standalone `AdapterCall`, with host memory only.
+fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], t: &mut MachineTally) {
+    let mut slots = [Slot::EMPTY; 4];
+    let mut arena = [0u8; ARENA];
+    let Ok(mut w) = Wrapper::new(CFG, tools, NoHooks, &mut slots, &mut arena) else {
+        return;
+    };
+    let mut out = [0u8; 4096];
+    let mut now = 0;
+    for line in lines {
+        now += 1;
+        if let Ok(Disposition::Intercepted { handle: None, .. }) =
+            w.handle_response(Instant::from_millis(now), line)
+        {
+            t.sync_intercepted += 1;
+        }
+        while let Ok(Some(_)) = w.poll_transmit(&mut out) {
+            t.sync_frames_out += 1;
+        }
+    }
+    // Deferred and adapter calls through the slot path.
+    let calls: [&[u8]; 4] = [
+        br#"{"type":"TOOL_CALL","content":{"id":"d","name":"later","args":{"q":1}}}"#,
+        br#"{"type":"TOOL_CALL","content":{"id":"a","name":"files","args":{"op":"ls"}}}"#,
+        br#"{"type":"TOOL_CALL","content":{"id":"c","name":"later","args":{}}}"#,
+        br#"{"type":"TOOL_CALL","content":{"id":"s","name":"files","args":{}}}"#,
+    ];
+    let mut handles = [None; 4];
+    for (h, call) in handles.iter_mut().zip(calls) {
+        if let Ok(Disposition::Intercepted { handle, .. }) =
+            w.handle_response(Instant::from_millis(now), call)
+        {
+            *h = handle;
+        }
+    }
+    let _ = w.handle_response(Instant::from_millis(now), br#"{"type":"END"}"#);
+    while w.poll_event().is_some() {}
+    if let Some(h) = handles[0] {
+        if w.complete(Instant::from_millis(now + 1), h, Ok(br#"{"ok":true}"#)) == Ok(()) {
+            t.deferred_completed += 1;
+        }
+    }
+    if let Some(h) = handles[1] {
+        let r = br#"{"type":"TOOL_RESULT","content":{"result":[1,2]}}"#;
+        let ok = w.handle_adapter_frame(Instant::from_millis(now + 2), h, r) == Ok(())
+            && w.handle_adapter_closed(Instant::from_millis(now + 3), h) == Ok(());
+        if ok {
+            t.adapter_settled += 1;
+        }
+    }
+    if w.cancel(Instant::from_millis(now + 4), "stop") == Ok(()) && w.pending() == 0 {
+        t.cancelled += 2;
+    }
+    let _ = w.handle_response(Instant::from_millis(now + 5), calls[2]);
+    let _ = w.handle_timeout(Instant::from_millis(now + 5 + 30_000));
+    if w.pending() == 0 {
+        t.timed_out += 1;
+    }
+    while let Ok(Some(_)) = w.poll_transmit(&mut out) {}
+    // A standalone call.
+    let mut result = [0u8; 256];
+    let opts = CallOptions {
+        name: "search",
+        ..CallOptions::DEFAULT
+    };
+    if let Ok(mut call) =
+        AdapterCall::start(Instant::ZERO, opts, Some("q"), br#"{"q":1}"#, &mut result)
+    {
+        let _ = call.poll_transmit(&mut out);
+        let _ = call.handle_frame(
+            Instant::from_millis(1),
+            br#"{"type":"TOOL_RESULT","content":{"result":"x"}}"#,
+        );
+        let _ = call.handle_frame(Instant::from_millis(2), br#"{"type":"END"}"#);
+        if call.settlement() == Some(CallOutcome::Result(br#""x""#)) {
+            t.call_settled += 1;
+        }
+    }
+}
+
+const CFG: Config = Config {
+    args_cap: 2048,
+    result_cap: 2048,
+    ..Config::DEFAULT
+};
+const ARENA: usize = CFG.arena_len(4);
+
+#[test]
+fn state_machines_never_allocate() {
+    // Building the inputs and the tool list allocates: do it before counting.
+    let bfcl = bfcl_bytes();
+    let lines: Vec<&[u8]> = ndjson_lines(&bfcl).collect();
+    let mut names: Vec<String> = lines
+        .iter()
+        .filter_map(|l| {
+            let f = Frame::parse_validated(l, DEFAULT_MAX_DEPTH).ok()?;
+            let mut buf = [0u8; 256];
+            Some(
+                f.tool_call()
+                    .ok()?
+                    .name?
+                    .decode_into(&mut buf)
+                    .ok()?
+                    .to_owned(),
+            )
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 1147);
+    let mut tools: Vec<Tool<'_>> = names.iter().map(|n| Tool::sync(n, &echo)).collect();
+    tools.push(Tool::deferred("later"));
+    tools.push(Tool::adapter("files"));
+
+    let (tally, allocs, frees) = measure(|| {
+        let mut t = MachineTally::default();
+        exercise_machines(&lines, &tools, &mut t);
+        t
+    });
+    assert_eq!(
+        (allocs, frees),
+        (0, 0),
+        "heap use while measuring; {tally:?}"
+    );
+    assert_eq!(
+        tally,
+        MachineTally {
+            sync_intercepted: BFCL_LINES,
+            // TOOL_RESULT and the prompt to the model, the prompt to the consumer.
+            sync_frames_out: 3 * BFCL_LINES,
+            deferred_completed: 1,
+            adapter_settled: 1,
+            cancelled: 2,
+            timed_out: 1,
+            call_settled: 1,
         }
     );
 }
