@@ -1,0 +1,257 @@
+//! Hostile input never panics the state machines (debug build: every `debug_assert!` on the
+//! output-queue bounds is live), and refusals are only the errors SPEC §4 names.
+//!
+//! Random operations with near-frame bytes, escape-heavy names, ids, messages and reasons,
+//! and small random capacities are thrown at a `Wrapper` and an `AdapterCall`.
+
+use polyweave_tool_adapter::wrapper::Event;
+use polyweave_tool_adapter::{
+    AdapterCall, CallHandle, CallOptions, Config, Error, Instant, NoHooks, ResultWriter, Slot,
+    Tool, ToolFailed, Wrapper,
+};
+use proptest::prelude::*;
+
+/// Text that needs escaping as often as not.
+fn hostile_text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just('\u{1}'),
+            Just('"'),
+            Just('\\'),
+            Just('\n'),
+            Just('é'),
+            Just('😀'),
+            Just('a'),
+            Just('f'),
+        ],
+        0..40,
+    )
+    .prop_map(|c| c.into_iter().collect())
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+/// A frame: well-formed kinds with hostile strings, or raw near-JSON bytes.
+fn frame() -> impl Strategy<Value = Vec<u8>> {
+    let name = prop_oneof![
+        Just("calc".to_string()),
+        Just("later".to_string()),
+        Just("files".to_string()),
+        hostile_text(),
+    ];
+    prop_oneof![
+        (
+            name.clone(),
+            proptest::option::of(hostile_text()),
+            "[0-9]{0,3}"
+        )
+            .prop_map(|(n, id, args)| {
+                let id = id.map_or(String::new(), |i| format!("\"id\":{},", json_str(&i)));
+                let args = if args.is_empty() { "{}".into() } else { args };
+                format!(
+                    r#"{{"type":"TOOL_CALL","content":{{{id}"name":{},"args":{args}}}}}"#,
+                    json_str(&n)
+                )
+                .into_bytes()
+            }),
+        hostile_text().prop_map(|m| format!(
+            r#"{{"type":"ERROR","content":{{"message":{}}}}}"#,
+            json_str(&m)
+        )
+        .into_bytes()),
+        hostile_text().prop_map(|r| format!(
+            r#"{{"type":"TOOL_RESULT","content":{{"result":{}}}}}"#,
+            json_str(&r)
+        )
+        .into_bytes()),
+        hostile_text()
+            .prop_map(|c| format!(r#"{{"type":"END","content":{}}}"#, json_str(&c)).into_bytes()),
+        Just(br#"{"type":"END"}"#.to_vec()),
+        Just(br#"{"type":"TEXT","content":"x"}"#.to_vec()),
+        proptest::collection::vec(
+            proptest::sample::select(b"{}[]:,\"\\type TOOL_CALLnamecontent0123 \xff".to_vec()),
+            0..60
+        ),
+    ]
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Response(Vec<u8>),
+    Request(Vec<u8>),
+    Adapter(usize, Vec<u8>),
+    Close(usize),
+    Complete(usize, bool, String),
+    Tick(u64),
+    Cancel(String),
+    Abort,
+    Drain(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => frame().prop_map(Op::Response),
+        1 => frame().prop_map(Op::Request),
+        3 => (0..8usize, frame()).prop_map(|(k, f)| Op::Adapter(k, f)),
+        1 => (0..8usize).prop_map(Op::Close),
+        3 => (0..8usize, any::<bool>(), hostile_text()).prop_map(|(k, ok, m)| Op::Complete(k, ok, m)),
+        2 => (0..300u64).prop_map(Op::Tick),
+        1 => hostile_text().prop_map(Op::Cancel),
+        1 => Just(Op::Abort),
+        // Sometimes the host does not drain: later inputs meet a fuller queue.
+        3 => (0..4usize).prop_map(Op::Drain),
+    ]
+}
+
+fn config() -> impl Strategy<Value = (Config, usize)> {
+    (
+        5..24usize,
+        1..16usize,
+        8..64usize,
+        0..3u32,
+        0..5usize,
+        0..64usize,
+    )
+        .prop_map(|(name_cap, id_cap, result_cap, max_rounds, slots, held)| {
+            let cfg = Config {
+                tool_timeout_ms: 100,
+                name_cap,
+                id_cap,
+                args_cap: 16,
+                result_cap,
+                // The least Wrapper::new accepts.
+                message_cap: name_cap.max(id_cap) + 64,
+                trace_entries: 3,
+                trace_bytes: 96,
+                held_bytes: held,
+                max_rounds,
+                ..Config::DEFAULT
+            };
+            (cfg, slots)
+        })
+}
+
+fn calc(_args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(br#"{"error":"\u0001\"","success":false}"#);
+    Ok(())
+}
+
+fn allowed(e: &Error) -> bool {
+    // Every refusal SPEC §4 names; nothing else may come out.
+    matches!(
+        e,
+        Error::Malformed(_)
+            | Error::NameTooLong { .. }
+            | Error::IdTooLong { .. }
+            | Error::ArgsTooLarge { .. }
+            | Error::ResultTooLarge { .. }
+            | Error::MessageTooLong { .. }
+            | Error::InvalidResult(_)
+            | Error::HeldFull { .. }
+            | Error::QueueFull { .. }
+            | Error::OutputTooLarge { .. }
+            | Error::UnknownCall
+            | Error::CallFinished
+            | Error::CallTimedOut
+            | Error::CallCancelled
+            | Error::StaleCall
+            | Error::WrongKind
+    )
+}
+
+/// 512 cases, or `PROPTEST_CASES` for a longer hunt.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(512)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn wrapper_survives_hostile_hosts((cfg, nslots) in config(), ops in proptest::collection::vec(op(), 1..60)) {
+        let tools = [Tool::sync("calc", &calc), Tool::deferred("later"), Tool::adapter("files")];
+        let mut slots = vec![Slot::EMPTY; nslots];
+        let mut arena = vec![0u8; cfg.arena_len(nslots)];
+        let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+        let mut handles: Vec<CallHandle> = Vec::new();
+        let mut now = 0u64;
+        let mut buf = [0u8; 4096];
+        for op in ops {
+            let t = Instant::from_millis(now);
+            let r = match &op {
+                Op::Response(f) => w.handle_response(t, f).map(|_| ()),
+                Op::Request(f) => w.handle_request(t, f).map(|_| ()),
+                Op::Adapter(k, f) => match handles.get(*k) {
+                    Some(h) => w.handle_adapter_frame(t, *h, f),
+                    None => Ok(()),
+                },
+                Op::Close(k) => match handles.get(*k) {
+                    Some(h) => w.handle_adapter_closed(t, *h),
+                    None => Ok(()),
+                },
+                Op::Complete(k, ok, m) => match handles.get(*k) {
+                    Some(h) if *ok => w.complete(t, *h, Ok(br#"{"ok":"\u0001"}"#)),
+                    Some(h) => w.complete(t, *h, Err(m)),
+                    None => Ok(()),
+                },
+                Op::Tick(dt) => {
+                    now += dt;
+                    w.handle_timeout(Instant::from_millis(now))
+                }
+                Op::Cancel(reason) => w.cancel(t, reason),
+                Op::Abort => {
+                    w.abort();
+                    Ok(())
+                }
+                Op::Drain(n) => {
+                    for _ in 0..*n {
+                        let _ = w.poll_transmit(&mut buf);
+                    }
+                    Ok(())
+                }
+            };
+            if let Err(e) = &r {
+                prop_assert!(allowed(e), "unexpected refusal {e:?} for {op:?}");
+            }
+            while let Some(Event::CallStarted { handle, .. }) = w.poll_event() {
+                handles.push(handle);
+            }
+            // A drained queue must always accept the next frame in full.
+            if let Some(next) = w.peek_transmit() {
+                prop_assert!(next.len <= buf.len());
+            }
+            // A deadline only while a call is pending.
+            prop_assert!(w.poll_timeout().is_none() || w.pending() > 0);
+        }
+        // Draining everything always works and ends empty.
+        while let Ok(Some(_)) = w.poll_transmit(&mut buf) {}
+        prop_assert_eq!(w.queued(), 0);
+    }
+
+    #[test]
+    fn adapter_call_survives_hostile_adapters(
+        frames in proptest::collection::vec(frame(), 0..20),
+        name in hostile_text(),
+        cap in 0..64usize,
+        timeout in 0..50u32,
+    ) {
+        let mut result = vec![0u8; cap];
+        let opts = CallOptions { name: &name, timeout_ms: timeout, ..CallOptions::DEFAULT };
+        let mut call = AdapterCall::start(Instant::ZERO, opts, Some("\u{1}\""), b"{}", &mut result).unwrap();
+        let mut buf = [0u8; 512];
+        for (i, f) in frames.iter().enumerate() {
+            let t = Instant::from_millis(i as u64 * 7);
+            let _ = call.handle_timeout(t);
+            if let Err(e) = call.handle_frame(t, f) {
+                prop_assert!(allowed(&e), "unexpected refusal {e:?}");
+            }
+            while let Ok(Some(_)) = call.poll_transmit(&mut buf) {}
+        }
+        let _ = call.handle_closed(Instant::from_millis(1000));
+    }
+}
