@@ -123,6 +123,10 @@ enum pw_result
      */
     PW_WRONG_FRAME_KIND = 106,
     /**
+     * Malformed frame: a validated frame has more than one `type` member.
+     */
+    PW_FRAME_DUPLICATE_TYPE = 107,
+    /**
      * The line framer has no complete line yet: feed more bytes (or call `pw_framer_finish` at the end).
      */
     PW_NO_LINE = 200,

@@ -117,6 +117,7 @@ impl<'a> AdapterCall<'a> {
     /// Starts the call at `now`; `buf` holds the recorded result, then the settlement.
     ///
     /// `args` must be valid JSON (depth counted from 1); the `TOOL_CALL` is queued at once.
+    /// `buf` must at least hold `Tool <name> timed out after <ms>ms` ([`Error::MessageTooLong`]).
     pub fn start(
         now: Instant,
         opts: CallOptions<'a>,
@@ -125,6 +126,17 @@ impl<'a> AdapterCall<'a> {
         buf: &'a mut [u8],
     ) -> Result<Self, Error> {
         json::validate(args, opts.max_depth.saturating_sub(2)).map_err(Error::InvalidArgs)?;
+        // The buffer must hold the call's own failure texts, or a timeout could never settle it.
+        let name = opts.name.as_bytes();
+        let len = Message::TimedOut(name, opts.timeout_ms)
+            .len()
+            .max(Message::Failed(name).len());
+        if buf.len() < len {
+            return Err(Error::MessageTooLong {
+                len,
+                cap: buf.len(),
+            });
+        }
         let mut clock = Clock::default();
         clock.advance(now);
         Ok(Self {

@@ -67,7 +67,8 @@ pub enum Error {
         free: usize,
     },
     /// What the input would produce exceeds the whole output queue (escape-heavy text, or a
-    /// configuration too small for it): it can never be accepted as it is.
+    /// configuration too small for it): it can never be accepted as it is. For a `TOOL_CALL`,
+    /// ending the call (even by its timeout) would not fit, so it is refused up front.
     OutputTooLarge {
         /// Bytes the input may need.
         needed: usize,

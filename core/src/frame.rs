@@ -57,6 +57,8 @@ pub enum FrameError {
     MissingType,
     /// The `type` member is not a string.
     TypeNotString,
+    /// A validated frame has two `type` members (readers disagree on which counts).
+    DuplicateType,
     /// Invalid JSON where the frame was read (or anywhere, for validated frames).
     Json(JsonError),
 }
@@ -73,6 +75,7 @@ impl core::fmt::Display for FrameError {
             FrameError::NotAnObject => f.write_str("frame is not a JSON object"),
             FrameError::MissingType => f.write_str("frame has no type member"),
             FrameError::TypeNotString => f.write_str("frame type is not a string"),
+            FrameError::DuplicateType => f.write_str("frame has more than one type member"),
             FrameError::Json(e) => e.fmt(f),
         }
     }
@@ -98,6 +101,9 @@ const LAZY_DEPTH: u8 = u8::MAX;
 
 impl<'a> Frame<'a> {
     /// Reads the frame's kind, checking the bytes only as far as the `type` member.
+    ///
+    /// The first `type` counts: looking for a second would cost a scan of the whole frame.
+    /// [`parse_validated`](Self::parse_validated) refuses a frame with two.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, FrameError> {
         let members = open_object(bytes, LAZY_DEPTH)?;
         for m in members {
@@ -138,7 +144,10 @@ impl<'a> Frame<'a> {
             Ok(inner.end().unwrap_or(bytes.len()))
         }) {
             let m = m?;
-            if ty.is_none() && m.key.eq_text(b"type") {
+            if m.key.eq_text(b"type") {
+                if ty.is_some() {
+                    return Err(FrameError::DuplicateType);
+                }
                 ty = Some(m.value);
             } else if m.key.eq_text(b"content") {
                 content = Some(m.value);

@@ -7,6 +7,9 @@
 use crate::encode::{BufferTooSmall, OutFrame};
 
 /// A pending call, as the host names it. The call number doubles as the slot's generation.
+///
+/// A handle belongs to the wrapper that issued it; given to another wrapper it names
+/// whatever that wrapper has in the same slot under the same number.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CallHandle {

@@ -19,15 +19,16 @@ impl<'b> ResultWriter<'b> {
         }
     }
 
-    /// Appends bytes; past the capacity the writer only records that it overflowed.
+    /// Appends bytes; what does not fit is dropped and the writer records that it overflowed
+    /// (a result is then refused whole; an error message keeps the part that fit).
     pub fn write(&mut self, bytes: &[u8]) {
-        match self.buf.get_mut(self.len..self.len + bytes.len()) {
-            Some(dst) if !self.overflow => {
-                dst.copy_from_slice(bytes);
-                self.len += bytes.len();
-            }
-            _ => self.overflow = true,
+        if self.overflow {
+            return;
         }
+        let n = bytes.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+        self.len += n;
+        self.overflow = n < bytes.len();
     }
 
     /// The space left.
@@ -37,10 +38,9 @@ impl<'b> ResultWriter<'b> {
 
     /// Marks `n` bytes of [`remaining`](Self::remaining) as written (e.g. after `typed::write_result`).
     pub fn advance(&mut self, n: usize) {
-        if self.len + n <= self.buf.len() {
-            self.len += n;
-        } else {
-            self.overflow = true;
+        match self.len.checked_add(n) {
+            Some(end) if end <= self.buf.len() => self.len = end,
+            _ => self.overflow = true,
         }
     }
 

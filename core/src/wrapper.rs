@@ -22,8 +22,12 @@
 //! `poll_event` until `None`, then re-arm your timer from `poll_timeout`. An
 //! input that could produce frames is refused with [`Error::QueueFull`] while
 //! the queue lacks room for the most it could produce, so draining first
-//! keeps the machine moving. Pass-through frames never enter the queue: the
-//! host forwards its own bytes when told [`Disposition::Forward`].
+//! keeps the machine moving. A `TOOL_CALL` is taken only if ending it (by a
+//! result, an error or its timeout) fits an empty queue, so no pending call
+//! can wedge the wrapper; `handle_timeout` and `cancel` end calls one at a
+//! time as room allows (timeouts stay due, `cancel` returns how many are
+//! left). Pass-through frames never enter the queue: the host forwards its
+//! own bytes when told [`Disposition::Forward`].
 //!
 //! # Memory
 //!
@@ -93,68 +97,100 @@ impl Config {
         held_bytes: 256,
     };
 
+    // Sizes use saturating arithmetic: a configuration whose arena does not fit in `usize`
+    // comes out as `usize::MAX`, which `Wrapper::new` refuses as `BadConfig`.
+
     const fn per_slot(&self) -> usize {
-        self.name_cap + self.id_cap + self.args_cap + self.result_cap
+        add(
+            add(self.name_cap, self.id_cap),
+            add(self.args_cap, self.result_cap),
+        )
+    }
+
+    /// Where a sync tool writes: its result, or its error message.
+    const fn sync_area(&self) -> usize {
+        max(self.result_cap, self.message_cap)
     }
 
     const fn scratch_len(&self) -> usize {
-        self.name_cap + self.id_cap + 2 * self.message_cap + self.result_cap
+        add(
+            add(self.name_cap, self.id_cap),
+            add(mul(2, self.message_cap), self.sync_area()),
+        )
     }
 
-    /// Bytes of the output queue: room for cancelling `pending` calls at once and ending the round.
+    /// Bytes of the output queue: room for ending `pending` calls (more may need more
+    /// rounds of draining when names and ids need heavy escaping) and ending the round.
     pub const fn queue_len(&self, pending: usize) -> usize {
-        let ids = self.name_cap + self.id_cap;
-        let per_call =
-            2 * RECORD_HEADER + 2 * 64 + 2 * ids + self.outcome_bound() + self.message_cap;
-        let tool_call = RECORD_HEADER + 64 + ids + self.args_cap;
+        let ids = add(self.name_cap, self.id_cap);
+        let per_call = add(
+            add(2 * RECORD_HEADER + 2 * 64, mul(2, ids)),
+            add(self.outcome_bound(), self.message_cap),
+        );
+        let tool_call = add(RECORD_HEADER + 64, add(ids, self.args_cap));
         let calls = if pending > 0 { pending } else { 1 };
-        calls * per_call + tool_call + self.round_end_len() + ENTRY_HEADER
+        add(
+            add(mul(calls, per_call), tool_call),
+            add(self.round_end_len(), ENTRY_HEADER),
+        )
     }
 
-    /// Bytes of a sync call's outcome in its `TOOL_RESULT`: a result, or an error message cut so
+    /// Bytes of a call's outcome in its `TOOL_RESULT`: a result, or an error message cut so
     /// that, escaped and quoted, it fits `message_cap + 2`.
     const fn outcome_bound(&self) -> usize {
-        if self.result_cap > self.message_cap + 2 {
-            self.result_cap
-        } else {
-            self.message_cap + 2
-        }
+        max(self.result_cap, add(self.message_cap, 2))
     }
 
+    /// Most bytes the end of a round can queue: two prompts, the round-limit `ERROR`, the held `END`s.
     const fn round_end_len(&self) -> usize {
-        let prompt = RECORD_HEADER + PROMPT_OVERHEAD + self.message_cap;
-        2 * prompt
-            + RECORD_HEADER
-            + ROUND_LIMIT_LEN
-            + self.held_bytes
-            + self.held_bytes / (HELD_HEADER + MIN_END_LEN) * (RECORD_HEADER - HELD_HEADER)
+        let prompt = add(RECORD_HEADER + PROMPT_OVERHEAD, self.message_cap);
+        let held = add(
+            self.held_bytes,
+            mul(
+                self.held_bytes / (HELD_HEADER + MIN_END_LEN),
+                RECORD_HEADER - HELD_HEADER,
+            ),
+        );
+        add(add(mul(2, prompt), RECORD_HEADER + ROUND_LIMIT_LEN), held)
     }
 
     /// Bytes of the arena [`Wrapper::new`] needs with `pending` slots.
     pub const fn arena_len(&self, pending: usize) -> usize {
-        pending * self.per_slot()
-            + self.scratch_len()
-            + self.trace_bytes
-            + self.held_bytes
-            + self.queue_len(pending)
+        add(
+            add(mul(pending, self.per_slot()), self.scratch_len()),
+            add(
+                add(self.trace_bytes, self.held_bytes),
+                self.queue_len(pending),
+            ),
+        )
     }
 
-    fn check(&self) -> Result<(), StorageError> {
-        let names = if self.name_cap > self.id_cap {
-            self.name_cap
-        } else {
-            self.id_cap
-        };
-        if self.message_cap < names + 64
-            || self.name_cap > u16::MAX as usize
-            || self.id_cap > u16::MAX as usize
+    fn check(&self, pending: usize) -> Result<(), StorageError> {
+        let ids_fit = self.name_cap <= u16::MAX as usize && self.id_cap <= u16::MAX as usize;
+        if !ids_fit
+            || self.message_cap < self.name_cap.max(self.id_cap) + 64
+            || self.max_depth < 3
+            || self.arena_len(pending) == usize::MAX
         {
             return Err(StorageError::BadConfig);
         }
-        if self.max_depth < 3 {
-            return Err(StorageError::BadConfig);
-        }
         Ok(())
+    }
+}
+
+const fn add(a: usize, b: usize) -> usize {
+    a.saturating_add(b)
+}
+
+const fn mul(a: usize, b: usize) -> usize {
+    a.saturating_mul(b)
+}
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
     }
 }
 
@@ -198,12 +234,15 @@ pub enum StorageError {
     },
     /// Too many slots for a `u16` index.
     TooManySlots,
+    /// More than 65535 registered tools.
+    TooManyTools,
     /// A registered tool's name is longer than `name_cap`, so no call could ever reach it.
     ToolNameTooLong {
         /// Its index in the registration slice.
         index: usize,
     },
-    /// `message_cap` must be at least `max(name_cap, id_cap) + 64`, name and id caps at most 65535, depth at least 3.
+    /// `message_cap` must be at least `max(name_cap, id_cap) + 64`, name and id caps at most
+    /// 65535, depth at least 3, and the arena's size must fit in `usize`.
     BadConfig,
 }
 
@@ -463,7 +502,7 @@ impl<H: Hooks> Out<'_, H> {
                 debug_assert!(pushed.is_ok());
                 self.aborted = true;
             } else {
-                self.stats.rounds += 1;
+                self.stats.rounds = self.stats.rounds.saturating_add(1);
                 let escaped = self.last_error_len.map(|n| &self.last_error[..n]);
                 let mut prompt = [
                     &b"{\"type\":\"TEXT\",\"content\":\""[..],
@@ -501,7 +540,7 @@ impl<H: Hooks> Out<'_, H> {
         let (n, cut) = escape_into(text, self.last_error);
         self.last_error_len = Some(n);
         if cut {
-            self.stats.last_error_truncated += 1;
+            self.stats.last_error_truncated = self.stats.last_error_truncated.saturating_add(1);
         }
     }
 
@@ -529,7 +568,7 @@ impl<H: Hooks> Out<'_, H> {
         }
         self.last_error_len = Some(len);
         if cut {
-            self.stats.last_error_truncated += 1;
+            self.stats.last_error_truncated = self.stats.last_error_truncated.saturating_add(1);
         }
     }
 }
@@ -727,10 +766,13 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         slots: &'a mut [Slot],
         arena: &'a mut [u8],
     ) -> Result<Self, StorageError> {
-        cfg.check()?;
         if slots.len() > u16::MAX as usize {
             return Err(StorageError::TooManySlots);
         }
+        if tools.len() > u16::MAX as usize {
+            return Err(StorageError::TooManyTools);
+        }
+        cfg.check(slots.len())?;
         if let Some(index) = tools.iter().position(|t| t.name.len() > cfg.name_cap) {
             return Err(StorageError::ToolNameTooLong { index });
         }
@@ -746,7 +788,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         }
         let (slot_bytes, rest) = arena.split_at_mut(slots.len() * cfg.per_slot());
         let (scratch, rest) =
-            rest.split_at_mut(cfg.name_cap + cfg.id_cap + cfg.message_cap + cfg.result_cap);
+            rest.split_at_mut(cfg.name_cap + cfg.id_cap + cfg.message_cap + cfg.sync_area());
         let (last_error, rest) = rest.split_at_mut(cfg.message_cap);
         let (trace, rest) = rest.split_at_mut(cfg.trace_bytes);
         let (held, queue) = rest.split_at_mut(cfg.held_bytes);
@@ -882,7 +924,16 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             let t = tool.unwrap_or(0);
             match self.tools[t].kind {
                 ToolKind::Sync(_) => {
-                    let bound = self.cfg.outcome_bound();
+                    // A result, a cut error message, or one of the adapter's own failure texts.
+                    let n = name.unwrap_or(b"");
+                    let bound = self
+                        .cfg
+                        .outcome_bound()
+                        .max(message_len(&Message::InvalidJson(n)))
+                        .max(message_len(&Message::ResultTooLarge(
+                            n,
+                            self.cfg.result_cap,
+                        )));
                     self.out
                         .ensure_room(self.out.completion_need(&self.cfg, id, name, bound))?;
                     Plan::Sync(t)
@@ -894,10 +945,36 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                             cap: self.cfg.args_cap,
                         });
                     }
-                    if matches!(self.tools[t].kind, ToolKind::Adapter) {
+                    let n = name.unwrap_or(b"");
+                    let adapter = matches!(self.tools[t].kind, ToolKind::Adapter);
+                    // The call must be able to end in a drained queue, whatever ends it: a result,
+                    // an error, or its timeout (with a `CANCEL` first for an adapter), so a
+                    // pending call can never wedge the wrapper.
+                    let timeout_ms = self.tools[t].timeout_ms.unwrap_or(self.cfg.tool_timeout_ms);
+                    let timeout = message_len(&Message::TimedOut(n, timeout_ms));
+                    let mut worst = self.out.completion_need(
+                        &self.cfg,
+                        id,
+                        name,
+                        self.cfg.outcome_bound().max(timeout),
+                    ) - self.out.round_end_need(&self.cfg)
+                        + self.cfg.round_end_len();
+                    if adapter {
+                        let cancel = OutFrame::Cancel {
+                            id,
+                            name: n,
+                            reason: b"timeout",
+                        };
+                        worst += RECORD_HEADER + cancel.encoded_len();
+                    }
+                    let cap = self.out.queue.capacity();
+                    if worst > cap {
+                        return Err(Error::OutputTooLarge { needed: worst, cap });
+                    }
+                    if adapter {
                         let frame = OutFrame::ToolCall {
                             id,
-                            name: name.unwrap_or(b""),
+                            name: n,
                             args: call.args,
                         };
                         self.out.ensure_room(RECORD_HEADER + frame.encoded_len())?;
@@ -927,50 +1004,47 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 None
             }
             Plan::Sync(t) => {
-                let mut w = ResultWriter::new(&mut result_buf[..]);
+                let mut w = ResultWriter::new(&mut result_buf[..self.cfg.sync_area()]);
                 let ran = match self.tools[t].kind {
                     ToolKind::Sync(f) => f.call(call.args, &mut w),
                     _ => Ok(()),
                 };
                 let overflow = w.overflowed();
                 let written = w.written().len();
-                let result = &result_buf[..written];
-                // Validation and the result's `error`/`success` members in one pass.
-                let checked = match ran {
-                    Ok(()) if !overflow => check_result(result, result_depth(&self.cfg)).ok(),
-                    _ => None,
-                };
                 match ran {
-                    Ok(()) if checked.is_some() => {
-                        self.out.complete_checked(
-                            &self.cfg,
-                            cref,
-                            CallOutcome::Result(result),
-                            checked.flatten(),
-                        );
-                    }
                     Ok(()) => {
-                        // A sync tool that wrote no valid JSON fails rather than corrupt the model's stream.
-                        let name = name.unwrap_or(b"");
-                        let msg = if overflow {
-                            Message::ResultTooLarge(name, self.cfg.result_cap)
-                        } else {
-                            Message::InvalidJson(name)
+                        let result = skip_ws_trim(&result_buf[..written]);
+                        let too_large = overflow || result.len() > self.cfg.result_cap;
+                        // Validation and the result's `error`/`success` members in one pass.
+                        let checked = match too_large {
+                            true => None,
+                            false => check_result(result, result_depth(&self.cfg)).ok(),
                         };
-                        let n = msg.compose(msg_buf).map_or(0, |m| m.len());
-                        self.out
-                            .complete(&self.cfg, cref, CallOutcome::Error(text(&msg_buf[..n])));
+                        if let Some(result_err) = checked {
+                            let outcome = CallOutcome::Result(result);
+                            self.out
+                                .complete_checked(&self.cfg, cref, outcome, result_err);
+                        } else {
+                            // Output that is not JSON, or too large, fails the call rather than
+                            // corrupt the model's stream.
+                            let name = name.unwrap_or(b"");
+                            let msg = match too_large {
+                                true => Message::ResultTooLarge(name, self.cfg.result_cap),
+                                false => Message::InvalidJson(name),
+                            };
+                            let n = msg.compose(msg_buf).map_or(0, |m| m.len());
+                            let outcome = CallOutcome::Error(text(&msg_buf[..n]));
+                            self.out.complete(&self.cfg, cref, outcome);
+                        }
                     }
                     Err(_) => {
                         let n = escaped_prefix(&result_buf[..written], self.cfg.message_cap);
                         if n < written || overflow {
-                            self.out.stats.messages_truncated += 1;
+                            self.out.stats.messages_truncated =
+                                self.out.stats.messages_truncated.saturating_add(1);
                         }
-                        self.out.complete(
-                            &self.cfg,
-                            cref,
-                            CallOutcome::Error(text(&result_buf[..n])),
-                        );
+                        let outcome = CallOutcome::Error(text(&result_buf[..n]));
+                        self.out.complete(&self.cfg, cref, outcome);
                     }
                 }
                 None
@@ -1210,8 +1284,10 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     }
 
     /// Ends the pending calls `pick` selects with a timeout (no `reason`) or cancel error,
-    /// in (deadline, call) order for timeouts and call order for cancel.
-    fn end_slots_with<F>(&mut self, pick: F, reason: Option<&[u8]>) -> Result<(), Error>
+    /// in (deadline, call) order for timeouts and call order for cancel, one at a time while
+    /// the queue has room. Returns how many selected calls are left; refuses (changing
+    /// nothing) only when not even the first fits.
+    fn end_slots_with<F>(&mut self, pick: F, reason: Option<&[u8]>) -> Result<usize, Error>
     where
         F: Fn(&Slot) -> bool,
     {
@@ -1220,42 +1296,19 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             None => Message::TimedOut(name, s.timeout_ms),
         };
         let cancel_reason = reason.unwrap_or(b"timeout");
-        // Size the whole batch first so a refusal changes nothing.
-        let round_end = self.out.round_end_need(&self.cfg);
-        let mut need = round_end;
-        let mut any = false;
+        // Every message is checked before anything changes.
         for (i, s) in self.slots.iter().enumerate() {
-            if s.state == SlotState::Free || !pick(s) {
-                continue;
-            }
-            any = true;
-            let c = slot_call(&self.cfg, self.slots, self.slot_bytes, i);
-            let name = c.name().unwrap_or(b"");
-            let msg = message(name, s);
-            let len = msg.len();
-            if len > self.cfg.message_cap {
-                return Err(Error::MessageTooLong {
-                    len,
-                    cap: self.cfg.message_cap,
-                });
-            }
-            need += self
-                .out
-                .completion_need(&self.cfg, c.id(), c.name(), message_len(&msg))
-                - round_end;
-            if s.state == SlotState::Adapter {
-                let frame = OutFrame::Cancel {
-                    id: c.id(),
-                    name,
-                    reason: cancel_reason,
-                };
-                need += RECORD_HEADER + frame.encoded_len();
+            if s.state != SlotState::Free && pick(s) {
+                let c = slot_call(&self.cfg, self.slots, self.slot_bytes, i);
+                let len = message(c.name().unwrap_or(b""), s).len();
+                if len > self.cfg.message_cap {
+                    return Err(Error::MessageTooLong {
+                        len,
+                        cap: self.cfg.message_cap,
+                    });
+                }
             }
         }
-        if !any {
-            return Ok(());
-        }
-        self.out.ensure_room(need)?;
         let next = self.next_call;
         let order = |s: &Slot| {
             let deadline = if reason.is_some() {
@@ -1265,6 +1318,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             };
             (deadline, s.call.wrapping_sub(next))
         };
+        let mut ended = 0;
         while let Some(slot) = (0..self.slots.len())
             .filter(|&i| self.slots[i].state != SlotState::Free && pick(&self.slots[i]))
             .min_by_key(|&i| order(&self.slots[i]))
@@ -1272,24 +1326,41 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             let s = self.slots[slot];
             let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
             let name = c.name().unwrap_or(b"");
+            let msg = message(name, &s);
+            let cancel = OutFrame::Cancel {
+                id: c.id(),
+                name,
+                reason: cancel_reason,
+            };
+            let mut need = self
+                .out
+                .completion_need(&self.cfg, c.id(), c.name(), message_len(&msg));
+            if s.state == SlotState::Adapter {
+                need += RECORD_HEADER + cancel.encoded_len();
+            }
+            if let Err(e) = self.out.ensure_room(need) {
+                if ended == 0 {
+                    return Err(e);
+                }
+                let left = self
+                    .slots
+                    .iter()
+                    .filter(|s| s.state != SlotState::Free && pick(s));
+                return Ok(left.count());
+            }
             if s.state == SlotState::Adapter {
                 let handle = CallHandle {
                     slot: slot as u16,
                     call: s.call,
                 };
-                let frame = OutFrame::Cancel {
-                    id: c.id(),
-                    name,
-                    reason: cancel_reason,
-                };
-                let pushed = self.out.queue.push(Route::Adapter(handle), &frame);
+                let pushed = self.out.queue.push(Route::Adapter(handle), &cancel);
                 debug_assert!(pushed.is_ok());
             }
             let msg_buf =
                 &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..self.cfg.message_cap];
-            let n = message(name, &s).compose(msg_buf).map_or(0, |m| m.len());
+            let n = msg.compose(msg_buf).map_or(0, |m| m.len());
             let outcome = CallOutcome::Error(text(&msg_buf[..n]));
-            let ended = if reason.is_some() {
+            let how = if reason.is_some() {
                 Ended::Cancelled
             } else {
                 Ended::TimedOut
@@ -1301,13 +1372,16 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 &mut self.out,
                 slot,
                 outcome,
-                ended,
+                how,
             );
+            ended += 1;
         }
-        Ok(())
+        Ok(0)
     }
 
-    /// Gives the clock: every call at or past its deadline fails with a timeout (adapters get `CANCEL` first).
+    /// Gives the clock: every call at or past its deadline fails with a timeout (adapters get
+    /// `CANCEL` first), in deadline order. When the queue fills up first, the rest stay due:
+    /// [`poll_timeout`](Self::poll_timeout) keeps reporting them, so drain and call again.
     pub fn handle_timeout(&mut self, now: Instant) -> Result<(), Error> {
         self.clock.check(now)?;
         self.end_slots_with(|s| now >= s.deadline, None)?;
@@ -1315,12 +1389,14 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         Ok(())
     }
 
-    /// Completes every pending call at once, oldest first, with `Tool <name> cancelled: <reason>`.
-    pub fn cancel(&mut self, now: Instant, reason: &str) -> Result<(), Error> {
+    /// Completes every pending call, oldest first, with `Tool <name> cancelled: <reason>`
+    /// (adapters get `CANCEL` first). Returns how many are still pending because the queue
+    /// filled up first: drain `poll_transmit` and call again until it returns `Ok(0)`.
+    pub fn cancel(&mut self, now: Instant, reason: &str) -> Result<usize, Error> {
         self.clock.check(now)?;
-        self.end_slots_with(|_| true, Some(reason.as_bytes()))?;
+        let left = self.end_slots_with(|_| true, Some(reason.as_bytes()))?;
         self.clock.advance(now);
-        Ok(())
+        Ok(left)
     }
 
     /// Stops every later continue prompt (held `END`s are still released).

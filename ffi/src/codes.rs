@@ -41,6 +41,8 @@ pub enum pw_result {
     PW_INVALID_UTF8 = 105,
     /// The frame is valid but is not of the kind the function needs (for example not a `TOOL_CALL`).
     PW_WRONG_FRAME_KIND = 106,
+    /// Malformed frame: a validated frame has more than one `type` member.
+    PW_FRAME_DUPLICATE_TYPE = 107,
     /// The line framer has no complete line yet: feed more bytes (or call `pw_framer_finish` at the end).
     PW_NO_LINE = 200,
     /// A line longer than the framer's line buffer was dropped whole; its length was reported.
@@ -50,7 +52,7 @@ pub enum pw_result {
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [pw_result; 16] = [
+const ALL_RESULTS: [pw_result; 17] = [
     pw_result::PW_OK,
     pw_result::PW_NULL_POINTER,
     pw_result::PW_BUFFER_TOO_SMALL,
@@ -64,6 +66,7 @@ const ALL_RESULTS: [pw_result; 16] = [
     pw_result::PW_JSON_TOO_DEEP,
     pw_result::PW_INVALID_UTF8,
     pw_result::PW_WRONG_FRAME_KIND,
+    pw_result::PW_FRAME_DUPLICATE_TYPE,
     pw_result::PW_NO_LINE,
     pw_result::PW_LINE_TOO_LONG,
     pw_result::PW_PANIC,
@@ -91,6 +94,7 @@ impl pw_result {
             pw_result::PW_JSON_TOO_DEEP => "JSON nested too deep",
             pw_result::PW_INVALID_UTF8 => "invalid UTF-8 in a JSON string",
             pw_result::PW_WRONG_FRAME_KIND => "frame is not of the kind required",
+            pw_result::PW_FRAME_DUPLICATE_TYPE => "malformed frame: more than one type member",
             pw_result::PW_NO_LINE => "no complete line yet",
             pw_result::PW_LINE_TOO_LONG => "line longer than the line buffer (dropped)",
             pw_result::PW_PANIC => "internal panic caught at the C boundary",
@@ -125,6 +129,7 @@ impl From<FrameError> for pw_result {
             FrameError::NotAnObject => pw_result::PW_FRAME_NOT_OBJECT,
             FrameError::MissingType => pw_result::PW_FRAME_MISSING_TYPE,
             FrameError::TypeNotString => pw_result::PW_FRAME_TYPE_NOT_STRING,
+            FrameError::DuplicateType => pw_result::PW_FRAME_DUPLICATE_TYPE,
             FrameError::Json(j) => j.into(),
         }
     }

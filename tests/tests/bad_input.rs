@@ -310,12 +310,14 @@ fn depth_before_type_in_a_lazy_frame() {
 }
 
 #[test]
-fn duplicate_type_first_one_counts_on_both_paths() {
+fn duplicate_type_first_counts_when_lazy_and_is_refused_when_validated() {
     let bytes = b"{\"type\":\"TEXT\",\"type\":\"END\"}";
+    // Reading only as far as the first `type` cannot see the second.
     assert_eq!(Frame::parse(bytes).map(|f| f.kind()), Ok(Kind::Text));
+    // A frame the adapter acts on is read whole: two types are malformed.
     assert_eq!(
         Frame::parse_validated(bytes, 32).map(|f| f.kind()),
-        Ok(Kind::Text)
+        Err(FrameError::DuplicateType)
     );
 }
 

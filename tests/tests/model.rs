@@ -1531,7 +1531,10 @@ fn run(case: &Case) -> Tally {
             Op::Cancel(r) => {
                 let got = w
                     .cancel(t, REASONS[*r])
-                    .map_or_else(status_of_err, |()| Status::Ok);
+                    .map_or_else(status_of_err, |left| match left {
+                        0 => Status::Ok,
+                        n => Status::Other(format!("{n} calls left")),
+                    });
                 m.cancel(REASONS[*r]);
                 (got, Status::Ok)
             }

@@ -494,7 +494,7 @@ fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], t: &mut MachineTally) 
             t.adapter_settled += 1;
         }
     }
-    if w.cancel(Instant::from_millis(now + 4), "stop") == Ok(()) && w.pending() == 0 {
+    if w.cancel(Instant::from_millis(now + 4), "stop") == Ok(0) && w.pending() == 0 {
         t.cancelled += 2;
     }
     let _ = w.handle_response(Instant::from_millis(now + 5), calls[2]);

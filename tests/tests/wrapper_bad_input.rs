@@ -1062,7 +1062,7 @@ fn stale_handle_does_not_complete_the_newer_call_in_its_slot() {
                 let old = start(w, 1, LATER).expect("old");
                 match end {
                     "timeout" => w.handle_timeout(at(101)).unwrap(),
-                    _ => w.cancel(at(101), "x").unwrap(),
+                    _ => assert_eq!(w.cancel(at(101), "x"), Ok(0)),
                 }
                 let new = start(w, 102, LATER).expect("new");
                 vec![old, new]
@@ -1160,7 +1160,7 @@ fn clock_going_backwards_on_every_input() {
         }),
         ("complete", |w, h| w.complete(at(4), h[0], Ok(b"1"))),
         ("handle_timeout", |w, _| w.handle_timeout(at(4))),
-        ("cancel", |w, _| w.cancel(at(4), "x")),
+        ("cancel", |w, _| w.cancel(at(4), "x").map(|_| ())),
     ];
     for (name, bad) in inputs {
         eprintln!("{name}");
@@ -1370,27 +1370,37 @@ fn adapter_call_malformed_frames_keep_it_waiting() {
 
 #[test]
 fn adapter_call_result_too_large_for_its_buffer() {
+    // 32 bytes: exactly `Tool files timed out after 100ms`, the least `start` accepts.
     let frame = format!(
         r#"{{"type":"TOOL_RESULT","content":{{"result":"{}"}}}}"#,
-        "x".repeat(15)
+        "x".repeat(31)
     );
     call_refused(
-        16,
+        32,
         |_| {},
         |c| c.handle_frame(at(11), frame.as_bytes()),
-        Error::ResultTooLarge { len: 17, cap: 16 },
+        Error::ResultTooLarge { len: 33, cap: 32 },
     );
     // An error message that does not fit.
     call_refused(
-        16,
+        32,
         |_| {},
         |c| {
-            c.handle_frame(
-                at(11),
-                br#"{"type":"ERROR","content":{"message":"seventeen bytes!!"}}"#,
-            )
+            let m =
+                br#"{"type":"ERROR","content":{"message":"thirty-three bytes of message!!!!"}}"#;
+            c.handle_frame(at(11), m)
         },
-        Error::MessageTooLong { len: 17, cap: 16 },
+        Error::MessageTooLong { len: 33, cap: 32 },
+    );
+}
+
+#[test]
+fn adapter_call_buffer_too_small_for_its_own_timeout() {
+    // A call that could not compose its timeout error would never settle: refused at start.
+    let mut buf = [0u8; 31];
+    assert_eq!(
+        AdapterCall::start(at(10), OPTS, None, b"{}", &mut buf).map(|_| ()),
+        Err(Error::MessageTooLong { len: 32, cap: 31 })
     );
 }
 

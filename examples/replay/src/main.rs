@@ -424,9 +424,17 @@ fn apply_wrapper_step(
             }
         }
         StepKind::Abort => w.abort(),
-        StepKind::Cancel(reason) => w
-            .cancel(now, reason)
-            .map_err(|e| format!("cancel refused: {e}"))?,
+        StepKind::Cancel(reason) => {
+            // The replay's queue holds a whole cancel; a host with a smaller one drains and repeats.
+            let left = w
+                .cancel(now, reason)
+                .map_err(|e| format!("cancel refused: {e}"))?;
+            if left > 0 {
+                return Err(format!(
+                    "cancel left {left} calls pending: the output queue is full"
+                ));
+            }
+        }
         StepKind::ClearTrace => w.clear_trace(),
         StepKind::Tick => {}
         StepKind::CallFrame(_) | StepKind::CallClose => {

@@ -1,0 +1,289 @@
+//! Limits at their edges: escape-heavy ids that must not wedge the wrapper, configurations
+//! whose sizes overflow, sync tools whose output or message is long or padded.
+
+use polyweave_tool_adapter::wrapper::StorageError;
+use polyweave_tool_adapter::{
+    Config, Disposition, Error, Instant, NoHooks, ResultWriter, Route, Slot, Tool, ToolFailed,
+    Wrapper,
+};
+
+fn at(ms: u64) -> Instant {
+    Instant::from_millis(ms)
+}
+
+/// Every queued frame, as (route, text).
+fn drain(w: &mut Wrapper<'_>) -> Vec<(Route, String)> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut out = Vec::new();
+    while let Some(t) = w.poll_transmit(&mut buf).unwrap() {
+        out.push((t.route, String::from_utf8(buf[..t.len].to_vec()).unwrap()));
+    }
+    out
+}
+
+#[test]
+fn escape_heavy_ids_never_wedge_the_wrapper() {
+    let cfg = Config {
+        message_cap: 128,
+        result_cap: 128,
+        args_cap: 128,
+        ..Config::DEFAULT
+    };
+    let tools = [Tool::adapter("t")];
+    let mut slots = [Slot::EMPTY; 4];
+    let mut arena = vec![0u8; cfg.arena_len(4)];
+    let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    // Ids of 64 decoded bytes (the cap) that escape to 6 times that.
+    let mut accepted = 0;
+    for i in 0..4 {
+        let id = format!("{i}{}", "\\u0001".repeat(63));
+        let call = format!(r#"{{"type":"TOOL_CALL","content":{{"id":"{id}","name":"t"}}}}"#);
+        match w.handle_response(at(0), call.as_bytes()) {
+            Ok(Disposition::Intercepted {
+                handle: Some(_), ..
+            }) => accepted += 1,
+            other => panic!("call {i}: {other:?}"),
+        }
+        drain(&mut w);
+    }
+    assert_eq!(accepted, 4);
+    assert_eq!(
+        w.handle_response(at(1), br#"{"type":"END"}"#),
+        Ok(Disposition::Held)
+    );
+    // The timeouts come due together; the queue cannot take all four at once, so they fire
+    // as room allows and the host drains in between. Each round of this loop makes progress.
+    let mut frames = Vec::new();
+    let mut rounds = 0;
+    while w.pending() > 0 {
+        rounds += 1;
+        assert!(rounds <= 4, "no progress: {} pending", w.pending());
+        assert_eq!(w.poll_timeout(), Some(at(30_000)));
+        assert_eq!(w.handle_timeout(at(30_000)), Ok(()));
+        frames.extend(drain(&mut w));
+    }
+    assert!(rounds > 1, "expected the batch to need more than one drain");
+    assert_eq!(w.poll_timeout(), None);
+    let results = frames
+        .iter()
+        .filter(|(r, f)| *r == Route::Model && f.contains("TOOL_RESULT"));
+    assert_eq!(results.count(), 4);
+    let cancels = frames
+        .iter()
+        .filter(|(r, _)| matches!(r, Route::Adapter(_)));
+    assert_eq!(cancels.count(), 4);
+    // The round ends once: prompt to the model and the consumer, then the held END.
+    let tail: Vec<&(Route, String)> = frames.iter().rev().take(3).collect();
+    assert_eq!(tail[0], &(Route::Consumer, r#"{"type":"END"}"#.to_string()));
+    assert_eq!(tail[1].0, Route::Consumer);
+    assert!(tail[1].1.starts_with(r#"{"type":"TEXT","content":"Tool results above. Last tool error: Tool t timed out after 30000ms"#));
+    assert_eq!(tail[2].0, Route::Model);
+}
+
+#[test]
+fn cancel_reports_calls_left_when_the_queue_fills() {
+    let cfg = Config {
+        message_cap: 128,
+        result_cap: 128,
+        args_cap: 128,
+        ..Config::DEFAULT
+    };
+    let tools = [Tool::adapter("t")];
+    let mut slots = [Slot::EMPTY; 4];
+    let mut arena = vec![0u8; cfg.arena_len(4)];
+    let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    for i in 0..4 {
+        let id = format!("{i}{}", "\\u0001".repeat(63));
+        let call = format!(r#"{{"type":"TOOL_CALL","content":{{"id":"{id}","name":"t"}}}}"#);
+        w.handle_response(at(0), call.as_bytes()).unwrap();
+        drain(&mut w);
+    }
+    let mut left = w.cancel(at(1), "stop").unwrap();
+    assert!((1..4).contains(&left), "left {left}");
+    assert_eq!(w.pending(), left);
+    let mut results = drain(&mut w).len();
+    while left > 0 {
+        let again = w.cancel(at(2), "stop").unwrap();
+        assert!(again < left);
+        left = again;
+        results += drain(&mut w).len();
+    }
+    assert_eq!(w.pending(), 0);
+    // A CANCEL and a TOOL_RESULT per call, then the prompt to the model and the consumer.
+    assert_eq!(results, 4 * 2 + 2);
+}
+
+#[test]
+fn configurations_that_overflow_are_refused() {
+    let tools: [Tool<'_>; 0] = [];
+    for cfg in [
+        Config {
+            name_cap: usize::MAX,
+            ..Config::DEFAULT
+        },
+        Config {
+            args_cap: usize::MAX - 100,
+            ..Config::DEFAULT
+        },
+        Config {
+            trace_bytes: usize::MAX,
+            ..Config::DEFAULT
+        },
+    ] {
+        let mut slots = [Slot::EMPTY; 2];
+        let mut arena = vec![0u8; 1 << 20];
+        let r = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena);
+        assert_eq!(r.err(), Some(StorageError::BadConfig), "{cfg:?}");
+    }
+    let big = Config {
+        args_cap: usize::MAX - 100,
+        ..Config::DEFAULT
+    };
+    assert_eq!(big.arena_len(2), usize::MAX);
+}
+
+fn not_json(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(b"not json");
+    Ok(())
+}
+
+fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(args);
+    Ok(())
+}
+
+#[test]
+fn sync_failure_text_with_an_escape_heavy_name_is_budgeted() {
+    let cfg = Config {
+        message_cap: 128,
+        result_cap: 64,
+        args_cap: 64,
+        ..Config::DEFAULT
+    };
+    let bad_name = "\u{1}".repeat(64);
+    let tools = [Tool::sync(&bad_name, &not_json), Tool::sync("e", &echo)];
+    let mut slots = [Slot::EMPTY; 1];
+    let mut arena = vec![0u8; cfg.arena_len(1)];
+    let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    // Fill the queue without draining.
+    for args in ["a".repeat(60), "a".repeat(60), String::new()] {
+        let call = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"e","args":"{args}"}}}}"#);
+        let _ = w.handle_response(at(0), call.as_bytes());
+    }
+    let bad = format!(
+        r#"{{"type":"TOOL_CALL","content":{{"name":"{}"}}}}"#,
+        "\\u0001".repeat(64)
+    );
+    match w.handle_response(at(0), bad.as_bytes()) {
+        // Refused until drained, then accepted whole.
+        Err(Error::QueueFull { .. }) => {
+            drain(&mut w);
+            w.handle_response(at(0), bad.as_bytes()).unwrap();
+        }
+        Ok(_) => {}
+        other => panic!("{other:?}"),
+    }
+    let frames = drain(&mut w);
+    let n = frames.len();
+    assert!(frames[n - 3].1.contains("returned invalid JSON"));
+    assert_eq!(frames[n - 2].0, Route::Model);
+    assert_eq!(frames[n - 1].0, Route::Consumer);
+}
+
+fn long_error(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write("E".repeat(150).as_bytes());
+    Err(ToolFailed)
+}
+
+fn longer_error(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write("F".repeat(500).as_bytes());
+    Err(ToolFailed)
+}
+
+fn padded(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(b" \n{\"error\":\"disk full\"}\t");
+    Ok(())
+}
+
+#[test]
+fn sync_messages_keep_what_fits_and_padded_results_are_read() {
+    let cfg = Config {
+        result_cap: 64,
+        message_cap: 200,
+        ..Config::DEFAULT
+    };
+    let tools = [
+        Tool::sync("long", &long_error),
+        Tool::sync("longer", &longer_error),
+        Tool::sync("padded", &padded),
+    ];
+    let mut slots = [Slot::EMPTY; 1];
+    let mut arena = vec![0u8; cfg.arena_len(1)];
+    let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+
+    // Longer than result_cap, within message_cap: whole.
+    w.handle_response(at(0), br#"{"type":"TOOL_CALL","content":{"name":"long"}}"#)
+        .unwrap();
+    let frames = drain(&mut w);
+    let expected = format!(
+        r#"{{"type":"TOOL_RESULT","content":{{"name":"long","error":"{}"}}}}"#,
+        "E".repeat(150)
+    );
+    assert_eq!(frames[0].1, expected);
+    assert_eq!(w.stats().messages_truncated, 0);
+
+    // Longer than message_cap: cut to it, and counted.
+    w.handle_response(
+        at(0),
+        br#"{"type":"TOOL_CALL","content":{"name":"longer"}}"#,
+    )
+    .unwrap();
+    let frames = drain(&mut w);
+    let expected = format!(
+        r#"{{"type":"TOOL_RESULT","content":{{"name":"longer","error":"{}"}}}}"#,
+        "F".repeat(200)
+    );
+    assert_eq!(frames[0].1, expected);
+    assert_eq!(w.stats().messages_truncated, 1);
+
+    // White space around a result: read as the object it is (§7.7), forwarded trimmed.
+    w.handle_response(
+        at(0),
+        br#"{"type":"TOOL_CALL","content":{"name":"padded"}}"#,
+    )
+    .unwrap();
+    let frames = drain(&mut w);
+    assert_eq!(
+        frames[0].1,
+        r#"{"type":"TOOL_RESULT","content":{"name":"padded","result":{"error":"disk full"}}}"#
+    );
+    assert_eq!(
+        frames[1].1,
+        r#"{"type":"TEXT","content":"Tool results above. Last tool error: disk full"}"#
+    );
+}
+
+#[test]
+fn too_many_tools_are_refused() {
+    let names: Vec<String> = (0..70_000).map(|i| format!("t{i:06}")).collect();
+    let tools: Vec<Tool<'_>> = names.iter().map(|n| Tool::deferred(n)).collect();
+    let mut slots = [Slot::EMPTY; 1];
+    let mut arena = vec![0u8; Config::DEFAULT.arena_len(1)];
+    let r = Wrapper::new(Config::DEFAULT, &tools, NoHooks, &mut slots, &mut arena);
+    assert_eq!(r.err(), Some(StorageError::TooManyTools));
+}
+
+#[test]
+fn result_writer_never_overflows_its_counter() {
+    let mut buf = [0u8; 8];
+    let mut w = ResultWriter::new(&mut buf);
+    w.write(b"abc");
+    w.advance(usize::MAX);
+    assert!(w.overflowed());
+    assert_eq!(w.written(), b"abc");
+    // A write that does not fit keeps the part that does.
+    let mut buf = [0u8; 4];
+    let mut w = ResultWriter::new(&mut buf);
+    w.write(b"abcdef");
+    assert_eq!((w.written(), w.overflowed()), (&b"abcd"[..], true));
+}
