@@ -214,6 +214,13 @@ fn message_len(msg: &Message<'_>) -> usize {
     c.0 + 2
 }
 
+/// Bounds, quotes included, the escaped length of a message the wrapper composes around a
+/// tool name (`Tool <name> timed out after <ms>ms`, `… returned invalid JSON`, `… result
+/// exceeds <N> bytes`): at most 49 bytes besides the escaped name.
+fn own_message_bound(name: Option<&[u8]>) -> usize {
+    name.map_or(0, escaped_len) + 64
+}
+
 /// Length of the prompt frame without its last tool error.
 const PROMPT_OVERHEAD: usize = 26 + CONTINUE_PROMPT.len() + LAST_ERROR_PREFIX.len() + 2;
 /// The shortest `END` frame: `{"type":"END"}`.
@@ -925,15 +932,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             match self.tools[t].kind {
                 ToolKind::Sync(_) => {
                     // A result, a cut error message, or one of the adapter's own failure texts.
-                    let n = name.unwrap_or(b"");
-                    let bound = self
-                        .cfg
-                        .outcome_bound()
-                        .max(message_len(&Message::InvalidJson(n)))
-                        .max(message_len(&Message::ResultTooLarge(
-                            n,
-                            self.cfg.result_cap,
-                        )));
+                    let bound = self.cfg.outcome_bound().max(own_message_bound(name));
                     self.out
                         .ensure_room(self.out.completion_need(&self.cfg, id, name, bound))?;
                     Plan::Sync(t)
@@ -950,14 +949,9 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     // The call must be able to end in a drained queue, whatever ends it: a result,
                     // an error, or its timeout (with a `CANCEL` first for an adapter), so a
                     // pending call can never wedge the wrapper.
-                    let timeout_ms = self.tools[t].timeout_ms.unwrap_or(self.cfg.tool_timeout_ms);
-                    let timeout = message_len(&Message::TimedOut(n, timeout_ms));
-                    let mut worst = self.out.completion_need(
-                        &self.cfg,
-                        id,
-                        name,
-                        self.cfg.outcome_bound().max(timeout),
-                    ) - self.out.round_end_need(&self.cfg)
+                    let outcome = self.cfg.outcome_bound().max(own_message_bound(name));
+                    let mut worst = self.out.completion_need(&self.cfg, id, name, outcome)
+                        - self.out.round_end_need(&self.cfg)
                         + self.cfg.round_end_len();
                     if adapter {
                         let cancel = OutFrame::Cancel {
