@@ -822,14 +822,6 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         })
     }
 
-    fn layout(&self, slot: usize) -> SlotLayout {
-        self.cfg.layout(slot)
-    }
-
-    fn slot_call(&self, slot: usize) -> CallRef<'_> {
-        slot_call(&self.cfg, self.slots, self.slot_bytes, slot)
-    }
-
     // ----- inputs -------------------------------------------------------
 
     /// A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are pending.
@@ -1159,7 +1151,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 escaped_len(msg.as_bytes()) + 2
             }
         };
-        let c = self.slot_call(slot);
+        let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
         self.out.ensure_room(
             self.out
                 .completion_need(&self.cfg, c.id(), c.name(), outcome_len),
@@ -1191,7 +1183,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         }
         let frame = Frame::parse_validated(bytes, self.cfg.max_depth)?;
         let recorded = self.slots[slot].recorded;
-        let l = self.layout(slot);
+        let l = self.cfg.layout(slot);
         match crate::call::read_adapter_frame(&frame, recorded.is_some())? {
             crate::call::AdapterStep::Ignore => {}
             crate::call::AdapterStep::Record(raw) => {
@@ -1207,31 +1199,19 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             crate::call::AdapterStep::Fail(msg) => {
                 let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
                 let fallback = Message::Failed(c.name().unwrap_or(b""));
-                let (len, esc) = match msg {
-                    Some(m) => {
-                        let mut esc = crate::encode::Counter(0);
-                        let len = m.decoded_len();
-                        for b in m.decoded() {
-                            crate::encode::put_escaped(&mut esc, &[b]);
-                        }
-                        (len, esc.0 + 2)
-                    }
-                    None => (fallback.len(), message_len(&fallback)),
-                };
-                if len > self.cfg.message_cap {
-                    return Err(Error::MessageTooLong {
-                        len,
-                        cap: self.cfg.message_cap,
-                    });
-                }
                 // Scratch is not observable state: composing before the room check is fine.
-                let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..]
-                    [..self.cfg.message_cap];
-                let n = match msg {
-                    Some(m) => m.decode_into(msg_buf).map_or(0, |t| t.len()),
-                    None => fallback.compose(msg_buf).map_or(0, |t| t.len()),
+                let cap = self.cfg.message_cap;
+                let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..cap];
+                let message = match msg {
+                    Some(m) => m
+                        .decode_into(msg_buf)
+                        .map_err(|e| Error::MessageTooLong { len: e.needed, cap })?,
+                    None => text(fallback.compose(msg_buf).ok_or(Error::MessageTooLong {
+                        len: fallback.len(),
+                        cap,
+                    })?),
                 };
-                let message = text(&msg_buf[..n]);
+                let esc = escaped_len(message.as_bytes()) + 2;
                 finish_slot_checked(
                     &self.cfg,
                     self.slots,
@@ -1261,7 +1241,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     }
 
     fn adapter_end(&mut self, slot: usize) -> Result<(), Error> {
-        let l = self.layout(slot);
+        let l = self.cfg.layout(slot);
         let result: &[u8] = match self.slots[slot].recorded {
             Some(n) => &self.slot_bytes[l.result..l.result + n as usize],
             None => b"null",
@@ -1427,7 +1407,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             .map(|(i, _)| i)?;
         self.slots[slot].announced = true;
         let s = self.slots[slot];
-        let c = self.slot_call(slot);
+        let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
         Some(Event::CallStarted {
             handle: CallHandle {
                 slot: slot as u16,
