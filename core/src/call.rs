@@ -91,10 +91,22 @@ impl Default for CallOptions<'_> {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 enum State {
-    Waiting { recorded: Option<usize> },
+    /// Waiting; what the first `TOOL_RESULT` left in `buf`, if one came.
+    Waiting(Kept),
     Result(usize),
     Null,
     Error(usize),
+}
+
+/// What a waiting call kept of its adapter's first `TOOL_RESULT`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Kept {
+    Nothing,
+    /// A compact result of this many bytes.
+    Result(usize),
+    /// A result longer than `buf`: the call fails when it settles (SPEC §7.23).
+    TooLarge,
 }
 
 /// One call through a tool adapter, settled by the first result, error, end or timeout.
@@ -117,7 +129,9 @@ impl<'a> AdapterCall<'a> {
     /// Starts the call at `now`; `buf` holds the recorded result, then the settlement.
     ///
     /// `args` must be valid JSON (depth counted from 1); the `TOOL_CALL` is queued at once.
-    /// `buf` must at least hold `Tool <name> timed out after <ms>ms` ([`Error::MessageTooLong`]).
+    /// `buf` is the result capacity: a result longer than it (without white space) settles the
+    /// call with `Tool <name> result exceeds <N> bytes`. It must at least hold the call's own
+    /// failure texts ([`Error::MessageTooLong`]).
     pub fn start(
         now: Instant,
         opts: CallOptions<'a>,
@@ -130,7 +144,8 @@ impl<'a> AdapterCall<'a> {
         let name = opts.name.as_bytes();
         let len = Message::TimedOut(name, opts.timeout_ms)
             .len()
-            .max(Message::Failed(name).len());
+            .max(Message::Failed(name).len())
+            .max(Message::ResultTooLarge(name, buf.len()).len());
         if buf.len() < len {
             return Err(Error::MessageTooLong {
                 len,
@@ -144,7 +159,7 @@ impl<'a> AdapterCall<'a> {
             id,
             args,
             buf,
-            state: State::Waiting { recorded: None },
+            state: State::Waiting(Kept::Nothing),
             deadline: now.saturating_add_millis(opts.timeout_ms as u64),
             clock,
             send_call: true,
@@ -153,11 +168,11 @@ impl<'a> AdapterCall<'a> {
         })
     }
 
-    fn waiting(&self, now: Instant) -> Result<Option<usize>, Error> {
+    fn waiting(&self, now: Instant) -> Result<Kept, Error> {
         self.clock.check(now)?;
         match self.state {
-            State::Waiting { .. } if now >= self.deadline => Err(Error::CallTimedOut),
-            State::Waiting { recorded } => Ok(recorded),
+            State::Waiting(_) if now >= self.deadline => Err(Error::CallTimedOut),
+            State::Waiting(kept) => Ok(kept),
             _ if self.timed_out => Err(Error::CallTimedOut),
             _ => Err(Error::CallFinished),
         }
@@ -165,31 +180,25 @@ impl<'a> AdapterCall<'a> {
 
     /// Reads one frame from the adapter (bytes of one frame, fully validated).
     pub fn handle_frame(&mut self, now: Instant, bytes: &[u8]) -> Result<(), Error> {
-        let recorded = self.waiting(now)?;
+        let kept = self.waiting(now)?;
         let frame = Frame::parse_validated(bytes, self.opts.max_depth)?;
-        match read_adapter_frame(&frame, recorded.is_some())? {
+        match read_adapter_frame(&frame, kept != Kept::Nothing)? {
             AdapterStep::Ignore => {}
             AdapterStep::Record(raw) => {
-                let Some(dst) = self.buf.get_mut(..raw.len()) else {
-                    return Err(Error::ResultTooLarge {
-                        len: raw.len(),
-                        cap: self.buf.len(),
-                    });
-                };
-                dst.copy_from_slice(raw);
-                self.state = State::Waiting {
-                    recorded: Some(raw.len()),
-                };
+                // Kept without white space (SPEC §7.22); too long, it fails the call at settlement.
+                let fits = raw.len() <= self.buf.len() || json::compact_len(raw) <= self.buf.len();
+                self.state = State::Waiting(match fits {
+                    true => Kept::Result(json::compact_into(raw, self.buf)),
+                    false => Kept::TooLarge,
+                });
             }
             AdapterStep::Fail(Some(msg)) => {
-                let (len, cap) = (msg.decoded_len(), self.buf.len());
-                let text = msg
-                    .decode_into(self.buf)
-                    .map_err(|_| Error::MessageTooLong { len, cap })?;
+                // Cut, never refused, so that the call settles.
+                let (text, _) = msg.decode_prefix_into(self.buf);
                 self.state = State::Error(text.len());
             }
             AdapterStep::Fail(None) => self.fail(Message::Failed(self.opts.name.as_bytes()))?,
-            AdapterStep::End => self.end(recorded),
+            AdapterStep::End => self.end(kept)?,
         }
         self.clock.advance(now);
         Ok(())
@@ -197,8 +206,8 @@ impl<'a> AdapterCall<'a> {
 
     /// The adapter closed its source: settles like `END`.
     pub fn handle_closed(&mut self, now: Instant) -> Result<(), Error> {
-        let recorded = self.waiting(now)?;
-        self.end(recorded);
+        let kept = self.waiting(now)?;
+        self.end(kept)?;
         self.clock.advance(now);
         Ok(())
     }
@@ -206,7 +215,7 @@ impl<'a> AdapterCall<'a> {
     /// Gives the clock; at or past the deadline a waiting call sends `CANCEL` and settles with a timeout.
     pub fn handle_timeout(&mut self, now: Instant) -> Result<(), Error> {
         self.clock.check(now)?;
-        if matches!(self.state, State::Waiting { .. }) && now >= self.deadline {
+        if matches!(self.state, State::Waiting(_)) && now >= self.deadline {
             self.fail(Message::TimedOut(
                 self.opts.name.as_bytes(),
                 self.opts.timeout_ms,
@@ -227,11 +236,16 @@ impl<'a> AdapterCall<'a> {
         Ok(())
     }
 
-    fn end(&mut self, recorded: Option<usize>) {
-        self.state = match recorded {
-            Some(n) => State::Result(n),
-            None => State::Null,
-        };
+    fn end(&mut self, kept: Kept) -> Result<(), Error> {
+        match kept {
+            Kept::Result(n) => self.state = State::Result(n),
+            Kept::Nothing => self.state = State::Null,
+            Kept::TooLarge => {
+                let name = self.opts.name.as_bytes();
+                self.fail(Message::ResultTooLarge(name, self.buf.len()))?;
+            }
+        }
+        Ok(())
     }
 
     /// The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout), written into `out`.
@@ -263,13 +277,13 @@ impl<'a> AdapterCall<'a> {
 
     /// When [`handle_timeout`](Self::handle_timeout) must next be called, while waiting.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        matches!(self.state, State::Waiting { .. }).then_some(self.deadline)
+        matches!(self.state, State::Waiting(_)).then_some(self.deadline)
     }
 
     /// How the call settled, once it has.
     pub fn settlement(&self) -> Option<CallOutcome<'_>> {
         match self.state {
-            State::Waiting { .. } => None,
+            State::Waiting(_) => None,
             State::Result(n) => Some(CallOutcome::Result(&self.buf[..n])),
             State::Null => Some(CallOutcome::Result(b"null")),
             State::Error(n) => Some(CallOutcome::Error(

@@ -5,7 +5,8 @@
 //! buffer, so the length is exact and a short buffer is refused before a byte
 //! is written ([`BufferTooSmall`] carries the size needed). Text parts are
 //! decoded UTF-8 and get minimal escaping; raw parts (args, results, an `END`'s
-//! content) are copied byte for byte.
+//! content) are copied as written but for the white space between their tokens
+//! (SPEC §7.22), so every frame written is one NDJSON line.
 
 pub use crate::json::BufferTooSmall;
 
@@ -13,6 +14,11 @@ pub use crate::json::BufferTooSmall;
 pub trait Sink {
     /// Appends bytes.
     fn put(&mut self, bytes: &[u8]);
+
+    /// Appends a raw JSON value in its compact form (no white space between tokens).
+    fn put_raw(&mut self, value: &[u8]) {
+        crate::json::for_each_compact_run(value, |run| self.put(run));
+    }
 }
 
 /// A sink that only counts.
@@ -133,7 +139,7 @@ pub fn put_u64<S: Sink + ?Sized>(s: &mut S, mut n: u64) {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Outcome<'a> {
-    /// A result: raw JSON, copied as written.
+    /// A result: raw JSON, copied as written but compact.
     Result(&'a [u8]),
     /// An error message: decoded UTF-8 text.
     Error(&'a [u8]),
@@ -209,7 +215,7 @@ impl OutFrame<'_> {
                 s.put(b"\"name\":");
                 put_json_string(s, name);
                 s.put(b",\"args\":");
-                s.put(args);
+                s.put_raw(args);
                 s.put(b"}}");
             }
             OutFrame::ToolResult { id, name, outcome } => {
@@ -223,7 +229,7 @@ impl OutFrame<'_> {
                 match outcome {
                     Outcome::Result(raw) => {
                         s.put(b",\"result\":");
-                        s.put(raw);
+                        s.put_raw(raw);
                     }
                     Outcome::Error(text) => {
                         s.put(b",\"error\":");
@@ -269,7 +275,7 @@ impl OutFrame<'_> {
                 s.put(b"{\"type\":\"END\"");
                 if let Some(c) = content {
                     s.put(b",\"content\":");
-                    s.put(c);
+                    s.put_raw(c);
                 }
                 s.put(b"}");
             }

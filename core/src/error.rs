@@ -27,20 +27,6 @@ pub enum Error {
         /// The capacity.
         cap: usize,
     },
-    /// A pending call's args are larger than the args capacity.
-    ArgsTooLarge {
-        /// Their length.
-        len: usize,
-        /// The capacity.
-        cap: usize,
-    },
-    /// A result is larger than the result capacity.
-    ResultTooLarge {
-        /// Its length.
-        len: usize,
-        /// The capacity.
-        cap: usize,
-    },
     /// An error message (or cancel reason, once composed) is longer than the message capacity.
     MessageTooLong {
         /// The composed length.
@@ -115,8 +101,6 @@ impl core::fmt::Display for Error {
             }
             Error::NameTooLong { len, cap } => write!(f, "tool name of {len} bytes exceeds {cap}"),
             Error::IdTooLong { len, cap } => write!(f, "call id of {len} bytes exceeds {cap}"),
-            Error::ArgsTooLarge { len, cap } => write!(f, "args of {len} bytes exceed {cap}"),
-            Error::ResultTooLarge { len, cap } => write!(f, "result of {len} bytes exceeds {cap}"),
             Error::MessageTooLong { len, cap } => write!(f, "message of {len} bytes exceeds {cap}"),
             Error::InvalidResult(e) => write!(f, "result is not JSON: {e}"),
             Error::InvalidArgs(e) => write!(f, "args are not JSON: {e}"),

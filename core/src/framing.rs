@@ -1,10 +1,11 @@
 //! NDJSON line framing over a caller-chosen fixed buffer.
 //!
 //! Feed byte chunks of any size with [`LineFramer::feed`]; take complete lines
-//! with [`LineFramer::next_line`]. `\r\n` is accepted, blank lines are skipped.
-//! A line longer than the buffer is not stored: its bytes are counted and
-//! dropped up to the next newline, then reported once as
-//! [`LineTooLong`] with its full length, so the frame after it is not lost.
+//! with [`LineFramer::next_line`]. `\r\n` is accepted, blank lines (spaces, tabs
+//! and `\r` only) are skipped whatever their length. A line longer than the
+//! buffer is not stored: its bytes are counted and dropped up to the next
+//! newline, then reported once as [`LineTooLong`] with its full length, so the
+//! frame after it is not lost.
 
 /// A line did not fit the framer's buffer; it was dropped whole.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,6 +38,8 @@ pub struct LineFramer<'b> {
     discarding: Option<usize>,
     /// Whether the last byte dropped was a `\r` (it may end the line when `\n` comes in a later feed).
     dropped_cr: bool,
+    /// Whether every byte of the line being dropped was blank (then it is skipped, not reported).
+    dropped_blank: bool,
     ready: Ready,
 }
 
@@ -48,6 +51,7 @@ impl<'b> LineFramer<'b> {
             len: 0,
             discarding: None,
             dropped_cr: false,
+            dropped_blank: true,
             ready: Ready::None,
         }
     }
@@ -83,9 +87,10 @@ impl<'b> LineFramer<'b> {
             if let Some(&last) = body.last() {
                 self.dropped_cr = last == b'\r';
             }
+            self.dropped_blank &= is_blank(body);
             if newline.is_some() {
                 self.discarding = None;
-                self.ready = Ready::TooLong(strip_cr_len(total, self.dropped_cr));
+                self.end_dropped(total);
             } else {
                 self.discarding = Some(total);
             }
@@ -94,11 +99,12 @@ impl<'b> LineFramer<'b> {
         let total = self.len + body.len();
         if total > self.buf.len() {
             // A `\r` that only fits because the line ends here still counts against the buffer.
+            self.dropped_blank = is_blank(&self.buf[..self.len]) && is_blank(body);
             self.len = 0;
             // `total` exceeds what was stored, so `body` is not empty.
             self.dropped_cr = body.last() == Some(&b'\r');
             if newline.is_some() {
-                self.ready = Ready::TooLong(strip_cr_len(total, self.dropped_cr));
+                self.end_dropped(total);
             } else {
                 self.discarding = Some(total);
             }
@@ -113,6 +119,13 @@ impl<'b> LineFramer<'b> {
             }
         }
         consumed
+    }
+
+    /// A dropped line of `total` bytes ended: report it, unless it was blank.
+    fn end_dropped(&mut self, total: usize) {
+        if !self.dropped_blank {
+            self.ready = Ready::TooLong(strip_cr_len(total, self.dropped_cr));
+        }
     }
 
     /// The next complete line (without its line ending), or the report of an over-long one.
@@ -137,7 +150,7 @@ impl<'b> LineFramer<'b> {
         }
         if let Some(dropped) = self.discarding.take() {
             // Like a stored last line, a final `\r` is not part of it.
-            return Some(Err(LineTooLong {
+            return (!self.dropped_blank).then_some(Err(LineTooLong {
                 len: strip_cr_len(dropped, self.dropped_cr),
             }));
         }
@@ -158,8 +171,12 @@ impl<'b> LineFramer<'b> {
 /// (spaces, tabs and stray `\r`s only), which is skipped.
 fn content_end(line: &[u8]) -> Option<usize> {
     let end = line.strip_suffix(b"\r").unwrap_or(line).len();
-    let blank = line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
-    (!blank).then_some(end)
+    (!is_blank(line)).then_some(end)
+}
+
+/// True when `bytes` holds nothing but the white space a blank line may have.
+fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 fn strip_cr_len(len: usize, ends_with_cr: bool) -> usize {
@@ -198,5 +215,48 @@ mod tests {
         assert_eq!(&got[..n], &[(b'a', 7), (0, 16), (b'b', 7)]);
         assert_eq!(f.finish(), Some(Ok(&b"tail"[..])));
         assert_eq!(f.finish(), None);
+    }
+
+    #[test]
+    fn blank_lines_longer_than_the_buffer_are_skipped() {
+        // Blank lines of every length around the 4-byte buffer, fed whole and byte by byte,
+        // then a real line: only the real line comes out, and no over-long report.
+        for len in 0..12 {
+            let mut input = [b' '; 16];
+            input[..len]
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, b)| *b = b" \t\r"[i % 3]);
+            input[len] = b'\n';
+            input[len + 1..len + 4].copy_from_slice(b"ab\n");
+            let input = &input[..len + 4];
+            for step in [1, input.len()] {
+                let mut storage = [0u8; 4];
+                let mut f = LineFramer::new(&mut storage);
+                let mut lines = 0;
+                for chunk in input.chunks(step) {
+                    let mut rest = chunk;
+                    while !rest.is_empty() {
+                        let c = f.feed(rest);
+                        rest = &rest[c..];
+                        while let Some(item) = f.next_line() {
+                            assert_eq!(item, Ok(&b"ab"[..]), "blank of {len}, step {step}");
+                            lines += 1;
+                        }
+                    }
+                }
+                assert_eq!(lines, 1, "blank of {len}, step {step}");
+            }
+            // Unterminated at the end of the stream: nothing to report either.
+            let mut storage = [0u8; 4];
+            let mut f = LineFramer::new(&mut storage);
+            assert_eq!(f.feed(&input[..len]), len);
+            assert_eq!(f.finish(), None, "blank of {len} at the end");
+        }
+        // One non-blank byte makes it a real over-long line.
+        let mut storage = [0u8; 4];
+        let mut f = LineFramer::new(&mut storage);
+        assert_eq!(f.feed(b"      x  \n"), 10);
+        assert_eq!(f.next_line(), Some(Err(LineTooLong { len: 9 })));
     }
 }

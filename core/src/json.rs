@@ -25,8 +25,6 @@ pub enum JsonErrorKind {
     InvalidNumber,
     /// A backslash escape that RFC 8259 does not define, or a bad `\u` escape.
     InvalidEscape,
-    /// A `\u` surrogate without its partner (no UTF-8 encoding exists for it).
-    LoneSurrogate,
     /// A raw control character (below U+0020) inside a string.
     ControlCharacter,
     /// Bytes inside a string that are not UTF-8.
@@ -81,6 +79,86 @@ pub fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
         pos += 1;
     }
     pos
+}
+
+/// True for the four bytes RFC 8259 calls insignificant white space.
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Hands `emit` the runs of a valid JSON value that remain once the white space between
+/// its tokens is dropped (SPEC §7.22): strings, number text and member order stay as written.
+///
+/// The runs, joined, are the *compact* form of the value; a value without such white
+/// space is one run (itself). Bytes that are not valid JSON are passed through the same
+/// way, so the result is defined but meaningless for them.
+pub fn for_each_compact_run(value: &[u8], mut emit: impl FnMut(&[u8])) {
+    let mut run = 0;
+    let mut i = 0;
+    while let Some(&b) = value.get(i) {
+        if b == b'"' {
+            i = string_end(value, i);
+        } else if is_ws(b) {
+            if run < i {
+                emit(&value[run..i]);
+            }
+            i = skip_ws(value, i);
+            run = i;
+        } else {
+            i += 1;
+        }
+    }
+    if run < value.len() {
+        emit(&value[run..]);
+    }
+}
+
+/// The length of `value`'s compact form (see [`for_each_compact_run`]).
+pub fn compact_len(value: &[u8]) -> usize {
+    let mut n = 0;
+    for_each_compact_run(value, |run| n += run.len());
+    n
+}
+
+/// Copies as much of `value`'s compact form as fits into `out`; returns the bytes written.
+///
+/// The copy is whole when the return equals [`compact_len`]; otherwise it is a prefix.
+pub fn compact_into(value: &[u8], out: &mut [u8]) -> usize {
+    let mut n = 0;
+    for_each_compact_run(value, |run| {
+        let take = run.len().min(out.len() - n);
+        out[n..n + take].copy_from_slice(&run[..take]);
+        n += take;
+    });
+    n
+}
+
+/// The offset just past the string whose opening quote is at `start` (escapes skipped,
+/// nothing validated), or the end of `bytes` when it is not closed.
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut pos = start + 1;
+    loop {
+        // Eight bytes at a time while none is a quote or a backslash.
+        while let Some(chunk) = bytes.get(pos..pos + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(word);
+            let zero_in = |v: u64| v.wrapping_sub(LO) & !v & HI;
+            let m = zero_in(x ^ (LO * b'"' as u64)) | zero_in(x ^ (LO * b'\\' as u64));
+            if m != 0 {
+                pos += (m.trailing_zeros() / 8) as usize;
+                break;
+            }
+            pos += 8;
+        }
+        match bytes.get(pos) {
+            Some(b'"') => return pos + 1,
+            Some(b'\\') => pos += 2,
+            Some(_) => pos += 1,
+            None => return bytes.len(),
+        }
+    }
 }
 
 /// A fixed stack of container kinds: bit set = object, clear = array.
@@ -332,34 +410,15 @@ fn plain_run(rest: &[u8]) -> usize {
 }
 
 /// Validates one escape starting at the backslash at `pos`; returns the offset after it.
+///
+/// An escaped surrogate without its partner is accepted (SPEC §7.24): raw values keep
+/// it as written, and decoding turns it into U+FFFD.
 fn scan_escape(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
     use JsonErrorKind::*;
     match bytes.get(pos + 1) {
         None => Err(JsonError::new(UnexpectedEnd, pos + 1)),
         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(pos + 2),
-        Some(b'u') => {
-            let unit = hex4(bytes, pos + 2)?;
-            match unit {
-                0xD800..=0xDBFF => {
-                    let low_at = pos + 6;
-                    match (bytes.get(low_at), bytes.get(low_at + 1)) {
-                        (Some(b'\\'), Some(b'u')) => {
-                            let low = hex4(bytes, low_at + 2)?;
-                            if (0xDC00..=0xDFFF).contains(&low) {
-                                return Ok(low_at + 6);
-                            }
-                        }
-                        (None, _) | (Some(b'\\'), None) => {
-                            return Err(JsonError::new(UnexpectedEnd, bytes.len()));
-                        }
-                        _ => {}
-                    }
-                    Err(JsonError::new(LoneSurrogate, pos))
-                }
-                0xDC00..=0xDFFF => Err(JsonError::new(LoneSurrogate, pos)),
-                _ => Ok(pos + 6),
-            }
-        }
+        Some(b'u') => hex4(bytes, pos + 2).map(|_| pos + 6),
         Some(_) => Err(JsonError::new(InvalidEscape, pos)),
     }
 }
@@ -538,6 +597,27 @@ impl<'a> JsonStr<'a> {
         // Validated input decodes to UTF-8; the check keeps the core free of unsafe.
         core::str::from_utf8(dst).map_err(|_| BufferTooSmall { needed })
     }
+
+    /// Decodes as much as fits into `out`, ending on a character boundary; the flag says
+    /// whether the text was cut.
+    pub fn decode_prefix_into<'o>(&self, out: &'o mut [u8]) -> (&'o str, bool) {
+        let mut n = 0;
+        let mut cut = false;
+        for b in self.decoded() {
+            if n == out.len() {
+                cut = true;
+                break;
+            }
+            out[n] = b;
+            n += 1;
+        }
+        // Decoded text is UTF-8, so only a character cut at the end can fail the check.
+        let text = match core::str::from_utf8(&out[..n]) {
+            Ok(t) => t,
+            Err(e) => core::str::from_utf8(&out[..e.valid_up_to()]).unwrap_or(""),
+        };
+        (text, cut)
+    }
 }
 
 /// Iterator over the decoded UTF-8 bytes of a [`JsonStr`].
@@ -598,10 +678,14 @@ impl Iterator for Decoded<'_> {
         }
         let mut cp = self.hex_at(self.pos);
         self.pos += 4;
-        if (0xD800..0xDC00).contains(&cp) {
+        // A high surrogate pairs only with an escaped low one right after it; any other
+        // surrogate stands alone and decodes as U+FFFD (SPEC §7.24).
+        if (0xD800..0xDC00).contains(&cp) && self.raw.get(self.pos..self.pos + 2) == Some(b"\\u") {
             let low = self.hex_at(self.pos + 2);
-            self.pos += 6;
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+            if (0xDC00..0xE000).contains(&low) {
+                self.pos += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            }
         }
         let c = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
         let len = c.encode_utf8(&mut self.pending).len();
@@ -776,10 +860,7 @@ mod tests {
             validate(b"\"\\x\"", 32).unwrap_err().kind,
             JsonErrorKind::InvalidEscape
         );
-        assert_eq!(
-            validate(b"\"\\ud800\"", 32).unwrap_err().kind,
-            JsonErrorKind::LoneSurrogate
-        );
+        assert_eq!(validate(b"\"\\ud800\"", 32), Ok(()));
         assert_eq!(
             validate(b"[[1]]", 1).unwrap_err(),
             JsonError {

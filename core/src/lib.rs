@@ -91,4 +91,6 @@ pub use frame::{Frame, FrameError, Kind};
 pub use hooks::{CallInfo, CallOutcome, Hooks, NoHooks};
 pub use queue::{CallHandle, Route, Transmit};
 pub use tool::{ResultWriter, SyncTool, Tool, ToolFailed, ToolKind};
-pub use wrapper::{Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper};
+pub use wrapper::{
+    Completed, Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper,
+};

@@ -24,8 +24,12 @@ pub(crate) enum Message<'a> {
     Malformed,
     /// `Tool <name> returned invalid JSON` (a sync tool's output).
     InvalidJson(&'a [u8]),
-    /// `Tool <name> result exceeds <N> bytes` (a sync tool's output).
+    /// `Tool <name> result exceeds <N> bytes` (SPEC §7.23).
     ResultTooLarge(&'a [u8], usize),
+    /// `Tool <name> args exceed <N> bytes` (SPEC §7.23).
+    ArgsTooLarge(&'a [u8], usize),
+    /// `Tool <name> result is nested deeper than <N> levels` (SPEC §7.23).
+    ResultTooDeep(&'a [u8], u8),
 }
 
 impl Message<'_> {
@@ -76,6 +80,20 @@ impl Message<'_> {
                 s.put(b" result exceeds ");
                 put_u64(s, cap as u64);
                 s.put(b" bytes");
+            }
+            Message::ArgsTooLarge(name, cap) => {
+                s.put(b"Tool ");
+                s.put(name);
+                s.put(b" args exceed ");
+                put_u64(s, cap as u64);
+                s.put(b" bytes");
+            }
+            Message::ResultTooDeep(name, depth) => {
+                s.put(b"Tool ");
+                s.put(name);
+                s.put(b" result is nested deeper than ");
+                put_u64(s, depth as u64);
+                s.put(b" levels");
             }
         }
     }
@@ -137,34 +155,51 @@ pub(crate) fn escaped_prefix(text: &[u8], cap: usize) -> usize {
 /// Escapes `text` into `buf`, cutting only between whole escapes and whole UTF-8 characters.
 /// Returns the length written and whether anything was cut.
 pub(crate) fn escape_into(text: &[u8], buf: &mut [u8]) -> (usize, bool) {
-    struct Cut<'b> {
-        buf: &'b mut [u8],
-        len: usize,
-        cut: bool,
-    }
-    impl Sink for Cut<'_> {
-        fn put(&mut self, bytes: &[u8]) {
-            if self.cut || bytes.is_empty() {
-                return;
-            }
-            let room = self.buf.len() - self.len;
-            let n = if bytes.len() <= room {
-                bytes.len()
-            } else if bytes[0] == b'\\' {
-                0
-            } else {
-                crate::trace::utf8_prefix(bytes, room)
-            };
-            self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
-            self.len += n;
-            self.cut = n < bytes.len();
-        }
-    }
-    let mut c = Cut {
-        buf,
-        len: 0,
-        cut: false,
-    };
+    let mut c = EscapeCut::new(buf);
     put_escaped(&mut c, text);
     (c.len, c.cut)
+}
+
+/// [`escape_into`] for a raw JSON value, escaped in its compact form (SPEC §7.7, §7.22).
+pub(crate) fn escape_raw_into(raw: &[u8], buf: &mut [u8]) -> (usize, bool) {
+    let mut c = EscapeCut::new(buf);
+    crate::json::for_each_compact_run(raw, |run| put_escaped(&mut c, run));
+    (c.len, c.cut)
+}
+
+/// A sink that keeps what fits and stops at the first piece that does not, cutting a
+/// text piece only on a character boundary and never an escape.
+struct EscapeCut<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    cut: bool,
+}
+
+impl<'b> EscapeCut<'b> {
+    fn new(buf: &'b mut [u8]) -> Self {
+        Self {
+            buf,
+            len: 0,
+            cut: false,
+        }
+    }
+}
+
+impl Sink for EscapeCut<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.cut || bytes.is_empty() {
+            return;
+        }
+        let room = self.buf.len() - self.len;
+        let n = if bytes.len() <= room {
+            bytes.len()
+        } else if bytes[0] == b'\\' {
+            0
+        } else {
+            crate::trace::utf8_prefix(bytes, room)
+        };
+        self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+        self.len += n;
+        self.cut = n < bytes.len();
+    }
 }

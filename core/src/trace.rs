@@ -20,9 +20,9 @@ const TRUNCATED: u8 = 4;
 pub struct TraceEntry<'a> {
     /// The tool name; `None` for a malformed call.
     pub name: Option<&'a str>,
-    /// Raw JSON args.
+    /// Raw JSON args, without white space between tokens.
     pub args: &'a [u8],
-    /// The result or the error.
+    /// The result (raw JSON, without white space between tokens) or the error.
     pub outcome: CallOutcome<'a>,
     /// Some part was cut to fit the trace region (args or result then are not whole JSON).
     pub truncated: bool,
@@ -137,16 +137,23 @@ impl<'a> Trace<'a> {
             CallOutcome::Error(e) => (e.as_bytes(), true),
         };
         let name_bytes = name.unwrap_or(b"");
+        // Raw values are kept as the frames carry them: without white space (SPEC §7.22).
+        let args_full = crate::json::compact_len(args);
+        let out_full = if is_error {
+            out.len()
+        } else {
+            crate::json::compact_len(out)
+        };
         // Cut the largest parts first so an oversized entry still fits the region.
         let room = self.buf.len() - ENTRY_HEADER;
         let name_len = utf8_prefix(name_bytes, room.min(u16::MAX as usize));
-        let args_len = args.len().min(room - name_len);
+        let args_len = args_full.min(room - name_len);
         let out_len = if is_error {
             utf8_prefix(out, room - name_len - args_len)
         } else {
-            out.len().min(room - name_len - args_len)
+            out_full.min(room - name_len - args_len)
         };
-        let cut = name_len < name_bytes.len() || args_len < args.len() || out_len < out.len();
+        let cut = name_len < name_bytes.len() || args_len < args_full || out_len < out_full;
         let need = ENTRY_HEADER + name_len + args_len + out_len;
         while self.count >= self.max_entries {
             self.drop_oldest();
@@ -173,9 +180,12 @@ impl<'a> Trace<'a> {
         let mut p = ENTRY_HEADER;
         rec[p..p + name_len].copy_from_slice(&name_bytes[..name_len]);
         p += name_len;
-        rec[p..p + args_len].copy_from_slice(&args[..args_len]);
+        crate::json::compact_into(args, &mut rec[p..p + args_len]);
         p += args_len;
-        rec[p..p + out_len].copy_from_slice(&out[..out_len]);
+        match is_error {
+            true => rec[p..p + out_len].copy_from_slice(&out[..out_len]),
+            false => _ = crate::json::compact_into(out, &mut rec[p..p + out_len]),
+        }
         self.tail = at + need;
         self.count += 1;
         if cut {

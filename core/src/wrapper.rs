@@ -39,11 +39,11 @@
 use crate::clock::{Clock, Instant};
 use crate::encode::{BufferTooSmall, OutFrame, Outcome, CONTINUE_PROMPT, LAST_ERROR_PREFIX};
 use crate::error::Error;
-use crate::frame::{scanned_string, Frame, Kind};
+use crate::frame::{scanned_string, Frame, FrameError, Kind};
 use crate::held::{Held, HELD_HEADER};
 use crate::hooks::{CallInfo, CallOutcome, Hooks};
 use crate::json::{self, JsonStr, DEFAULT_MAX_DEPTH};
-use crate::message::{escape_into, escaped_len, escaped_prefix, Message};
+use crate::message::{escape_into, escape_raw_into, escaped_len, escaped_prefix, Message};
 use crate::queue::{CallHandle, Queue, Route, Transmit, RECORD_HEADER};
 use crate::tool::{ResultWriter, Tool, ToolKind};
 use crate::trace::{Trace, ENTRY_HEADER};
@@ -60,15 +60,21 @@ pub struct Config {
     pub mirror_continue: bool,
     /// Continue prompts allowed (0: no limit).
     pub max_rounds: u32,
-    /// JSON depth limit of validated frames (the frame object is level 1).
+    /// JSON depth limit of validated frames (the frame object is level 1) and of results
+    /// from the host (the result is level 1).
     pub max_depth: u8,
+    /// Validate every frame on both paths, not only the ones the wrapper acts on (SPEC §7.25):
+    /// a frame broken after its `type`, or with two `type` members, is then malformed
+    /// everywhere. Costs a scan of every pass-through frame.
+    pub full_validation: bool,
     /// Bytes of a decoded tool name.
     pub name_cap: usize,
     /// Bytes of a decoded call id.
     pub id_cap: usize,
-    /// Bytes of a pending call's raw args.
+    /// Bytes of a pending call's args, without white space between tokens (SPEC §7.23).
     pub args_cap: usize,
-    /// Bytes of a result (adapter-recorded, completed, or written by a sync tool).
+    /// Bytes of a result (adapter-recorded, completed, or written by a sync tool), without
+    /// white space between tokens.
     pub result_cap: usize,
     /// Bytes of an error message; also of the escaped last tool error in the prompt.
     pub message_cap: usize,
@@ -87,6 +93,7 @@ impl Config {
         mirror_continue: true,
         max_rounds: 0,
         max_depth: DEFAULT_MAX_DEPTH,
+        full_validation: false,
         name_cap: 64,
         id_cap: 64,
         args_cap: 512,
@@ -272,6 +279,19 @@ enum Ended {
     Cancelled,
 }
 
+/// What an adapter call kept of its adapter's first `TOOL_RESULT`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Recorded {
+    /// No `TOOL_RESULT` yet.
+    #[default]
+    Nothing,
+    /// A result of this many bytes, compact, in the slot's result buffer.
+    Result(u32),
+    /// A result over `result_cap`: the call fails when it settles (SPEC §7.23).
+    TooLarge,
+}
+
 /// One pending-call slot. Opaque: hand the wrapper an array of [`Slot::EMPTY`].
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -282,7 +302,7 @@ pub struct Slot {
     name_len: u16,
     id_len: Option<u16>,
     args_len: u32,
-    recorded: Option<u32>,
+    recorded: Recorded,
     timeout_ms: u32,
     deadline: Instant,
     announced: bool,
@@ -298,7 +318,7 @@ impl Slot {
         name_len: 0,
         id_len: None,
         args_len: 0,
-        recorded: None,
+        recorded: Recorded::Nothing,
         timeout_ms: 0,
         deadline: Instant::ZERO,
         announced: false,
@@ -321,6 +341,28 @@ pub enum Disposition {
     },
     /// An `END` was held (a copy is kept; it is released through `poll_transmit`).
     Held,
+}
+
+/// How [`Wrapper::complete`] completed a call (it always did; see SPEC §7.23).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Completed {
+    /// With the result or error given.
+    AsGiven,
+    /// The result was longer than `result_cap` without its white space: the call failed with
+    /// `Tool <name> result exceeds <cap> bytes`.
+    ResultTooLarge {
+        /// The result's compact length.
+        len: usize,
+        /// `result_cap`.
+        cap: usize,
+    },
+    /// The result nested deeper than `max_depth` (the result is level 1): the call failed with
+    /// `Tool <name> result is nested deeper than <max_depth> levels`.
+    ResultTooDeep {
+        /// `max_depth`.
+        max_depth: u8,
+    },
 }
 
 /// How a pending call runs.
@@ -360,7 +402,7 @@ pub enum Event<'w> {
 pub struct Stats {
     /// Continue prompts written.
     pub rounds: u32,
-    /// Sync-tool error messages cut to fit `message_cap` once escaped.
+    /// Error messages from sync tools and tool adapters cut to fit `message_cap` once escaped.
     pub messages_truncated: u32,
     /// Last tool errors cut to `message_cap` in the prompt.
     pub last_error_truncated: u32,
@@ -477,7 +519,11 @@ impl<H: Hooks> Out<'_, H> {
             CallOutcome::Error(e) => self.set_last_error(e.as_bytes()),
             CallOutcome::Result(_) => match result_err {
                 Some(ResultError::Text(s)) => self.set_last_error_str(s),
-                Some(ResultError::Raw(raw)) => self.set_last_error(raw),
+                Some(ResultError::Raw(raw)) => {
+                    let (n, cut) = escape_raw_into(raw, self.last_error);
+                    self.note_last_error(n, cut);
+                }
+                Some(ResultError::SuccessFalse) => self.set_last_error(SUCCESS_FALSE),
                 None => {}
             },
         }
@@ -545,7 +591,11 @@ impl<H: Hooks> Out<'_, H> {
 
     fn set_last_error(&mut self, text: &[u8]) {
         let (n, cut) = escape_into(text, self.last_error);
-        self.last_error_len = Some(n);
+        self.note_last_error(n, cut);
+    }
+
+    fn note_last_error(&mut self, len: usize, cut: bool) {
+        self.last_error_len = Some(len);
         if cut {
             self.stats.last_error_truncated = self.stats.last_error_truncated.saturating_add(1);
         }
@@ -573,18 +623,22 @@ impl<H: Hooks> Out<'_, H> {
                 break;
             }
         }
-        self.last_error_len = Some(len);
-        if cut {
-            self.stats.last_error_truncated = self.stats.last_error_truncated.saturating_add(1);
-        }
+        self.note_last_error(len, cut);
     }
 }
 
 /// The last-tool-error source in a successful result (SPEC §3.2.2, §7.7).
 enum ResultError<'r> {
+    /// A string `error` member: its decoded text.
     Text(JsonStr<'r>),
+    /// Any other non-null `error` member: its compact JSON text.
     Raw(&'r [u8]),
+    /// `"success": false` without an `error`.
+    SuccessFalse,
 }
+
+/// The text the last tool error gets for `"success": false` (SPEC §7.7).
+const SUCCESS_FALSE: &[u8] = b"\"success\": false";
 
 fn result_error(result: &[u8], max_depth: u8) -> Option<ResultError<'_>> {
     if !json::is_object(result) {
@@ -594,17 +648,57 @@ fn result_error(result: &[u8], max_depth: u8) -> Option<ResultError<'_>> {
     error_of(m.error, m.success)
 }
 
-/// `json::validate(result, depth)` and [`result_error`] in one pass: `Err` when not valid JSON.
-fn check_result(result: &[u8], depth: u8) -> Result<Option<ResultError<'_>>, ()> {
-    if !json::is_object(result) {
-        return json::validate(result, depth).map(|_| None).map_err(|_| ());
+/// What a result from the host (a sync tool's output, or `complete`) turned out to be.
+enum ResultCheck<'r> {
+    /// Valid and carried: a bound on its compact length, and its last-error source.
+    Fits {
+        bound: usize,
+        error: Option<ResultError<'r>>,
+    },
+    /// Valid, but its compact form is longer than `result_cap` (SPEC §7.23).
+    TooLarge(usize),
+    /// Valid, but nested deeper than `max_depth`, the result being level 1 (SPEC §7.23).
+    TooDeep,
+    /// Not one JSON value.
+    Invalid(json::JsonError),
+}
+
+/// Validates `result` (white space around it allowed), finds its `error` / `success` members
+/// in the same pass, and measures it against the configured depth and size.
+fn check_result<'r>(result: &'r [u8], cfg: &Config) -> ResultCheck<'r> {
+    let checked = if json::is_object(&result[json::skip_ws(result, 0)..]) {
+        error_members(result, cfg.max_depth).and_then(|m| {
+            let after = json::skip_ws(result, m.end);
+            match after == result.len() {
+                true => Ok(error_of(m.error, m.success)),
+                false => Err(json::JsonError {
+                    kind: json::JsonErrorKind::TrailingData,
+                    at: after,
+                }),
+            }
+        })
+    } else {
+        json::validate(result, cfg.max_depth).map(|()| None)
+    };
+    match checked {
+        Ok(error) => {
+            // Only a value longer than the cap as written needs measuring without white space.
+            let bound = match result.len() > cfg.result_cap {
+                true => json::compact_len(result),
+                false => result.len(),
+            };
+            match bound > cfg.result_cap {
+                true => ResultCheck::TooLarge(bound),
+                false => ResultCheck::Fits { bound, error },
+            }
+        }
+        // Too deep for the limit: still refuse it as invalid when it is not JSON at all.
+        Err(e) if e.kind == json::JsonErrorKind::TooDeep => match json::validate(result, u8::MAX) {
+            Err(e) if e.kind != json::JsonErrorKind::TooDeep => ResultCheck::Invalid(e),
+            _ => ResultCheck::TooDeep,
+        },
+        Err(e) => ResultCheck::Invalid(e),
     }
-    // Valid at `depth` means `result_error`'s own pass (at the deeper `max_depth`) sees the same members.
-    let m = error_members(result, depth).map_err(|_| ())?;
-    if json::skip_ws(result, m.end) != result.len() {
-        return Err(());
-    }
-    Ok(error_of(m.error, m.success))
 }
 
 /// The last `error` and `success` members of an object result, and where the object ends.
@@ -641,7 +735,7 @@ fn error_of<'r>(error: Option<&'r [u8]>, success: Option<&'r [u8]>) -> Option<Re
         }
     }
     match success {
-        Some(b"false") => Some(ResultError::Raw(b"\"success\": false")),
+        Some(b"false") => Some(ResultError::SuccessFalse),
         _ => None,
     }
 }
@@ -827,9 +921,9 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     /// A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are pending.
     pub fn handle_response(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
         self.clock.check(now)?;
-        let frame = Frame::parse(bytes)?;
+        let frame = self.parse(bytes)?;
         let disposition = match frame.kind() {
-            Kind::ToolCall => self.intercept(now, bytes)?,
+            Kind::ToolCall => self.intercept(now, frame)?,
             Kind::End if self.out.pending > 0 => {
                 let needed = Held::needed(bytes.len());
                 let free = self.out.held.free();
@@ -847,13 +941,24 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     /// A frame from the consumer (request path): always forwarded unless malformed.
     pub fn handle_request(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
         self.clock.check(now)?;
-        Frame::parse(bytes)?;
+        self.parse(bytes)?;
         self.clock.advance(now);
         Ok(Disposition::Forward)
     }
 
-    fn intercept(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
-        let frame = Frame::parse_validated(bytes, self.cfg.max_depth)?;
+    /// Reads a frame from either path: as far as its `type`, or whole with `full_validation`.
+    fn parse<'f>(&self, bytes: &'f [u8]) -> Result<Frame<'f>, FrameError> {
+        match self.cfg.full_validation {
+            true => Frame::parse_validated(bytes, self.cfg.max_depth),
+            false => Frame::parse(bytes),
+        }
+    }
+
+    fn intercept(&mut self, now: Instant, frame: Frame<'_>) -> Result<Disposition, Error> {
+        let frame = match frame.is_validated() {
+            true => frame,
+            false => Frame::parse_validated(frame.bytes(), self.cfg.max_depth)?,
+        };
         let call = frame.tool_call()?;
         // Decode name and id into scratch (they are short; escapes are rare but legal).
         // The buffers are exactly the caps, so a decode fails iff the text is too long,
@@ -879,7 +984,8 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let (name, id) = (name_str.map(str::as_bytes), id_str.map(str::as_bytes));
         let (msg_buf, result_buf) = rest.split_at_mut(self.cfg.message_cap);
 
-        // SPEC §7.4: malformed → unknown name → duplicate id → free slot → run.
+        // SPEC §7.4 and §7.23: malformed → unknown name → duplicate id → args too large for a
+        // pending call → free slot → run.
         enum Plan {
             Fail(usize),
             Sync(usize),
@@ -898,12 +1004,16 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     })
             })
         });
+        // Args are held without white space; only args longer than the cap as written need measuring.
+        let args_fit = call.args.len() <= self.cfg.args_cap
+            || json::compact_len(call.args) <= self.cfg.args_cap;
         let failure = match (name, tool) {
             (None, _) => Some(Message::Malformed),
             (Some(n), None) => Some(Message::NotFound(n)),
             (Some(_), Some(_)) if duplicate => Some(Message::Duplicate(id.unwrap_or(b""))),
-            (Some(_), Some(t)) => match self.tools[t].kind {
+            (Some(n), Some(t)) => match self.tools[t].kind {
                 ToolKind::Sync(_) => None,
+                _ if !args_fit => Some(Message::ArgsTooLarge(n, self.cfg.args_cap)),
                 _ if free_slot.is_none() => Some(Message::TooMany(self.slots.len())),
                 _ => None,
             },
@@ -930,12 +1040,6 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     Plan::Sync(t)
                 }
                 ToolKind::Deferred | ToolKind::Adapter => {
-                    if call.args.len() > self.cfg.args_cap {
-                        return Err(Error::ArgsTooLarge {
-                            len: call.args.len(),
-                            cap: self.cfg.args_cap,
-                        });
-                    }
                     let n = name.unwrap_or(b"");
                     let adapter = matches!(self.tools[t].kind, ToolKind::Adapter);
                     // The call must be able to end in a drained queue, whatever ends it: a result,
@@ -997,42 +1101,44 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 };
                 let overflow = w.overflowed();
                 let written = w.written().len();
-                match ran {
-                    Ok(()) => {
-                        let result = skip_ws_trim(&result_buf[..written]);
-                        let too_large = overflow || result.len() > self.cfg.result_cap;
-                        // Validation and the result's `error`/`success` members in one pass.
-                        let checked = match too_large {
-                            true => None,
-                            false => check_result(result, result_depth(&self.cfg)).ok(),
-                        };
-                        if let Some(result_err) = checked {
-                            let outcome = CallOutcome::Result(result);
-                            self.out
-                                .complete_checked(&self.cfg, cref, outcome, result_err);
-                        } else {
-                            // Output that is not JSON, or too large, fails the call rather than
-                            // corrupt the model's stream.
-                            let name = name.unwrap_or(b"");
-                            let msg = match too_large {
-                                true => Message::ResultTooLarge(name, self.cfg.result_cap),
-                                false => Message::InvalidJson(name),
-                            };
-                            let n = msg.compose(msg_buf).map_or(0, |m| m.len());
-                            let outcome = CallOutcome::Error(text(&msg_buf[..n]));
-                            self.out.complete(&self.cfg, cref, outcome);
+                let name = name.unwrap_or(b"");
+                // Output that cannot be carried fails the call rather than corrupt the model's stream.
+                let failure = match ran {
+                    Ok(()) if overflow => Message::ResultTooLarge(name, self.cfg.result_cap),
+                    Ok(()) => match check_result(&result_buf[..written], &self.cfg) {
+                        ResultCheck::Fits { error, .. } => {
+                            let outcome = CallOutcome::Result(skip_ws_trim(&result_buf[..written]));
+                            self.out.complete_checked(&self.cfg, cref, outcome, error);
+                            return Ok(Disposition::Intercepted {
+                                call: index,
+                                handle: None,
+                            });
                         }
-                    }
+                        ResultCheck::TooLarge(_) => {
+                            Message::ResultTooLarge(name, self.cfg.result_cap)
+                        }
+                        ResultCheck::TooDeep => Message::ResultTooDeep(name, self.cfg.max_depth),
+                        ResultCheck::Invalid(_) => Message::InvalidJson(name),
+                    },
                     Err(_) => {
                         let n = escaped_prefix(&result_buf[..written], self.cfg.message_cap);
-                        if n < written || overflow {
+                        // Cut to fit, or at the first byte that is not UTF-8: flagged either way.
+                        let message = text(&result_buf[..n]);
+                        if message.len() < written || overflow {
                             self.out.stats.messages_truncated =
                                 self.out.stats.messages_truncated.saturating_add(1);
                         }
-                        let outcome = CallOutcome::Error(text(&result_buf[..n]));
+                        let outcome = CallOutcome::Error(message);
                         self.out.complete(&self.cfg, cref, outcome);
+                        return Ok(Disposition::Intercepted {
+                            call: index,
+                            handle: None,
+                        });
                     }
-                }
+                };
+                let n = failure.compose(msg_buf).map_or(0, |m| m.len());
+                let outcome = CallOutcome::Error(text(&msg_buf[..n]));
+                self.out.complete(&self.cfg, cref, outcome);
                 None
             }
             Plan::Occupy(t, slot) => {
@@ -1049,15 +1155,16 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 if let Some(id) = id {
                     self.slot_bytes[l.id..l.id + id.len()].copy_from_slice(id);
                 }
-                self.slot_bytes[l.args..l.args + call.args.len()].copy_from_slice(call.args);
+                let args_len =
+                    json::compact_into(call.args, &mut self.slot_bytes[l.args..l.result]);
                 self.slots[slot] = Slot {
                     state: kind,
                     call: index,
                     tool: t as u16,
                     name_len: name.len() as u16,
                     id_len: id.map(|i| i.len() as u16),
-                    args_len: call.args.len() as u32,
-                    recorded: None,
+                    args_len: args_len as u32,
+                    recorded: Recorded::Nothing,
                     timeout_ms,
                     deadline: now.saturating_add_millis(timeout_ms as u64),
                     announced: false,
@@ -1071,7 +1178,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     let frame = OutFrame::ToolCall {
                         id,
                         name,
-                        args: call.args,
+                        args: &self.slot_bytes[l.args..l.args + args_len],
                     };
                     let pushed = self.out.queue.push(Route::Adapter(handle), &frame);
                     debug_assert!(pushed.is_ok());
@@ -1109,38 +1216,49 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     }
 
     /// Completes a deferred call with a raw JSON result or an error message.
+    ///
+    /// A result that is not JSON is refused ([`Error::InvalidResult`]), changing nothing. A
+    /// valid result the wrapper cannot carry — longer than `result_cap` once its white space
+    /// is dropped, or nested deeper than `max_depth` — completes the call with the error the
+    /// model is told (SPEC §7.23), and the return value says so.
     pub fn complete(
         &mut self,
         now: Instant,
         handle: CallHandle,
         outcome: Result<&[u8], &str>,
-    ) -> Result<(), Error> {
+    ) -> Result<Completed, Error> {
         self.clock.check(now)?;
         let slot = self.waiting_slot(now, handle)?;
         if self.slots[slot].state != SlotState::Deferred {
             return Err(Error::WrongKind);
         }
-        let mut result_err = None;
-        let outcome_len = match outcome {
-            Ok(raw) => {
-                if raw.len() > self.cfg.result_cap {
-                    return Err(Error::ResultTooLarge {
-                        len: raw.len(),
+        let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
+        let name = c.name().unwrap_or(b"");
+        let (failure, completed) = match outcome {
+            Ok(raw) => match check_result(raw, &self.cfg) {
+                ResultCheck::Invalid(e) => return Err(Error::InvalidResult(e)),
+                ResultCheck::Fits { bound, error } => {
+                    let need = self.out.completion_need(&self.cfg, c.id(), c.name(), bound);
+                    self.out.ensure_room(need)?;
+                    let outcome = CallOutcome::Result(skip_ws_trim(raw));
+                    self.finish_completed(slot, outcome, error);
+                    self.clock.advance(now);
+                    return Ok(Completed::AsGiven);
+                }
+                ResultCheck::TooLarge(len) => (
+                    Message::ResultTooLarge(name, self.cfg.result_cap),
+                    Completed::ResultTooLarge {
+                        len,
                         cap: self.cfg.result_cap,
-                    });
-                }
-                // Validation and the `error`/`success` members in one pass; the exact
-                // `JsonError` is only worked out when the result is refused.
-                let depth = result_depth(&self.cfg);
-                match check_result(skip_ws_trim(raw), depth) {
-                    Ok(e) => result_err = e,
-                    Err(()) => {
-                        json::validate(raw, depth).map_err(Error::InvalidResult)?;
-                        result_err = result_error(skip_ws_trim(raw), self.cfg.max_depth);
-                    }
-                }
-                raw.len()
-            }
+                    },
+                ),
+                ResultCheck::TooDeep => (
+                    Message::ResultTooDeep(name, self.cfg.max_depth),
+                    Completed::ResultTooDeep {
+                        max_depth: self.cfg.max_depth,
+                    },
+                ),
+            },
             Err(msg) => {
                 if msg.len() > self.cfg.message_cap {
                     return Err(Error::MessageTooLong {
@@ -1148,25 +1266,49 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                         cap: self.cfg.message_cap,
                     });
                 }
-                escaped_len(msg.as_bytes()) + 2
+                let need = self.out.completion_need(
+                    &self.cfg,
+                    c.id(),
+                    c.name(),
+                    escaped_len(msg.as_bytes()) + 2,
+                );
+                self.out.ensure_room(need)?;
+                self.finish_completed(slot, CallOutcome::Error(msg), None);
+                self.clock.advance(now);
+                return Ok(Completed::AsGiven);
             }
         };
-        let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
-        self.out.ensure_room(
-            self.out
-                .completion_need(&self.cfg, c.id(), c.name(), outcome_len),
-        )?;
-        let outcome = match outcome {
-            Ok(raw) => CallOutcome::Result(skip_ws_trim(raw)),
-            Err(msg) => CallOutcome::Error(msg),
-        };
+        let need = self
+            .out
+            .completion_need(&self.cfg, c.id(), c.name(), message_len(&failure));
+        self.out.ensure_room(need)?;
+        let msg_buf =
+            &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..self.cfg.message_cap];
+        let n = failure.compose(msg_buf).map_or(0, |m| m.len());
+        finish_slot(
+            &self.cfg,
+            self.slots,
+            self.slot_bytes,
+            &mut self.out,
+            slot,
+            CallOutcome::Error(text(&msg_buf[..n])),
+            Ended::Finished,
+        );
+        self.clock.advance(now);
+        Ok(completed)
+    }
+
+    /// Frees `slot` and completes its call with an outcome whose last-error source is known.
+    fn finish_completed(
+        &mut self,
+        slot: usize,
+        outcome: CallOutcome<'_>,
+        error: Option<ResultError<'_>>,
+    ) {
         self.slots[slot].state = SlotState::Free;
         self.slots[slot].ended = Ended::Finished;
         let call = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
-        self.out
-            .complete_checked(&self.cfg, call, outcome, result_err);
-        self.clock.advance(now);
-        Ok(())
+        self.out.complete_checked(&self.cfg, call, outcome, error);
     }
 
     /// A frame from a pending adapter call's tool adapter (fully validated; SPEC §2 rules).
@@ -1182,19 +1324,21 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             return Err(Error::WrongKind);
         }
         let frame = Frame::parse_validated(bytes, self.cfg.max_depth)?;
-        let recorded = self.slots[slot].recorded;
+        let recorded = self.slots[slot].recorded != Recorded::Nothing;
         let l = self.cfg.layout(slot);
-        match crate::call::read_adapter_frame(&frame, recorded.is_some())? {
+        match crate::call::read_adapter_frame(&frame, recorded)? {
             crate::call::AdapterStep::Ignore => {}
             crate::call::AdapterStep::Record(raw) => {
-                if raw.len() > self.cfg.result_cap {
-                    return Err(Error::ResultTooLarge {
-                        len: raw.len(),
-                        cap: self.cfg.result_cap,
-                    });
-                }
-                self.slot_bytes[l.result..l.result + raw.len()].copy_from_slice(raw);
-                self.slots[slot].recorded = Some(raw.len() as u32);
+                // Kept without white space; one that does not fit fails the call when it settles.
+                let fits = raw.len() <= self.cfg.result_cap
+                    || json::compact_len(raw) <= self.cfg.result_cap;
+                self.slots[slot].recorded = match fits {
+                    true => Recorded::Result(json::compact_into(
+                        raw,
+                        &mut self.slot_bytes[l.result..][..self.cfg.result_cap],
+                    ) as u32),
+                    false => Recorded::TooLarge,
+                };
             }
             crate::call::AdapterStep::Fail(msg) => {
                 let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
@@ -1202,14 +1346,18 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 // Scratch is not observable state: composing before the room check is fine.
                 let cap = self.cfg.message_cap;
                 let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..cap];
-                let message = match msg {
-                    Some(m) => m
-                        .decode_into(msg_buf)
-                        .map_err(|e| Error::MessageTooLong { len: e.needed, cap })?,
-                    None => text(fallback.compose(msg_buf).ok_or(Error::MessageTooLong {
-                        len: fallback.len(),
-                        cap,
-                    })?),
+                // The adapter's message is cut, never refused, so the call still settles: to its
+                // longest prefix that fits `message_cap` once escaped.
+                let (message, cut) = match msg {
+                    Some(m) => {
+                        let (decoded, cut) = m.decode_prefix_into(msg_buf);
+                        let n = escaped_prefix(decoded.as_bytes(), cap);
+                        (text(&decoded.as_bytes()[..n]), cut || n < decoded.len())
+                    }
+                    None => {
+                        let n = fallback.compose(msg_buf).map_or(0, |m| m.len());
+                        (text(&msg_buf[..n]), false)
+                    }
                 };
                 let esc = escaped_len(message.as_bytes()) + 2;
                 finish_slot_checked(
@@ -1221,6 +1369,10 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     CallOutcome::Error(message),
                     esc,
                 )?;
+                if cut {
+                    self.out.stats.messages_truncated =
+                        self.out.stats.messages_truncated.saturating_add(1);
+                }
             }
             crate::call::AdapterStep::End => self.adapter_end(slot)?,
         }
@@ -1240,11 +1392,29 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         Ok(())
     }
 
+    /// Settles an adapter call with what it recorded (SPEC §2.2), or fails it when that was too large.
     fn adapter_end(&mut self, slot: usize) -> Result<(), Error> {
         let l = self.cfg.layout(slot);
         let result: &[u8] = match self.slots[slot].recorded {
-            Some(n) => &self.slot_bytes[l.result..l.result + n as usize],
-            None => b"null",
+            Recorded::Result(n) => &self.slot_bytes[l.result..l.result + n as usize],
+            Recorded::Nothing => b"null",
+            Recorded::TooLarge => {
+                let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
+                let msg = Message::ResultTooLarge(c.name().unwrap_or(b""), self.cfg.result_cap);
+                let len = message_len(&msg);
+                let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..]
+                    [..self.cfg.message_cap];
+                let n = msg.compose(msg_buf).map_or(0, |m| m.len());
+                return finish_slot_checked(
+                    &self.cfg,
+                    self.slots,
+                    self.slot_bytes,
+                    &mut self.out,
+                    slot,
+                    CallOutcome::Error(text(&msg_buf[..n])),
+                    len,
+                );
+            }
         };
         finish_slot_checked(
             &self.cfg,
@@ -1482,11 +1652,6 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     }
 }
 
-/// Depth allowed inside a result: it sits at level 3 of its `TOOL_RESULT` frame.
-fn result_depth(cfg: &Config) -> u8 {
-    cfg.max_depth.saturating_sub(2)
-}
-
 fn skip_ws_trim(raw: &[u8]) -> &[u8] {
     let start = json::skip_ws(raw, 0);
     let mut end = raw.len();
@@ -1526,25 +1691,33 @@ mod opt_equivalence {
             b"{\"success\":true,\"success\":false}",
             b"{\"error\":\"\xff\"}",
         ];
-        for depth in [1u8, 2, 3, 5, 30] {
+        for depth in [3u8, 5, 30] {
+            let cfg = Config {
+                max_depth: depth,
+                ..Config::DEFAULT
+            };
             for &c in cases {
-                let old = json::validate(c, depth)
-                    .ok()
-                    .map(|_| result_error(c, depth + 2));
-                let new = check_result(c, depth).ok();
-                let show = |r: &Option<Option<ResultError<'_>>>| match r {
-                    None => std::string::String::from("invalid"),
-                    Some(None) => "none".into(),
-                    Some(Some(ResultError::Raw(r))) => std::format!("raw {:?}", r),
-                    Some(Some(ResultError::Text(t))) => std::format!("text {:?}", t.raw()),
+                let old = match json::validate(c, depth) {
+                    Ok(()) => std::format!("{:?}", result_error(skip_ws_trim(c), depth).map(show)),
+                    Err(e) if e.kind == json::JsonErrorKind::TooDeep => "deep".into(),
+                    Err(e) => std::format!("invalid {e:?}"),
                 };
-                assert_eq!(
-                    show(&old),
-                    show(&new),
-                    "{:?} depth {depth}",
-                    core::str::from_utf8(c)
-                );
+                let new = match check_result(c, &cfg) {
+                    ResultCheck::Fits { error, .. } => std::format!("{:?}", error.map(show)),
+                    ResultCheck::TooDeep => "deep".into(),
+                    ResultCheck::Invalid(e) => std::format!("invalid {e:?}"),
+                    ResultCheck::TooLarge(n) => std::format!("large {n}"),
+                };
+                assert_eq!(old, new, "{:?} depth {depth}", core::str::from_utf8(c));
             }
+        }
+    }
+
+    fn show(e: ResultError<'_>) -> std::string::String {
+        match e {
+            ResultError::Raw(r) => std::format!("raw {r:?}"),
+            ResultError::Text(t) => std::format!("text {:?}", t.raw()),
+            ResultError::SuccessFalse => "success false".into(),
         }
     }
 }

@@ -113,8 +113,6 @@ fn broken_at_or_before_type() {
     both(b"{\"n\":tru,\"type\":\"END\"}", json_err(UnexpectedByte, 8));
     both(b"{\"\\x\":1,\"type\":\"END\"}", json_err(InvalidEscape, 2));
     both(b"{\"type\":\"\\u12G4\"}", json_err(InvalidEscape, 13));
-    both(b"{\"type\":\"\\ud800\"}", json_err(LoneSurrogate, 9));
-    both(b"{\"type\":\"\\udc00\\ud800\"}", json_err(LoneSurrogate, 9));
     both(b"{\"type\":\"TE\tXT\"}", json_err(ControlCharacter, 11));
     both(b"{\"type\":\"END\x00\"}", json_err(ControlCharacter, 12));
     both(
@@ -466,20 +464,12 @@ fn json_str_views_refuse_bad_tokens() {
             at: 9
         })
     );
-    assert_eq!(
-        JsonStr::from_token(b"\"\\ud800\\n\""),
-        Err(JsonError {
-            kind: LoneSurrogate,
-            at: 1
-        })
-    );
-    assert_eq!(
-        JsonStr::from_token(b"\"\\ud800\\ud800\""),
-        Err(JsonError {
-            kind: LoneSurrogate,
-            at: 1
-        })
-    );
+    // Unpaired surrogates are accepted and decode as U+FFFD (SPEC §7.24).
+    let mut buf = [0u8; 16];
+    let s = JsonStr::from_token(b"\"\\ud800\\n\"").unwrap();
+    assert_eq!(s.decode_into(&mut buf), Ok("\u{FFFD}\n"));
+    let s = JsonStr::from_token(b"\"\\ud800\\ud800\"").unwrap();
+    assert_eq!(s.decode_into(&mut buf), Ok("\u{FFFD}\u{FFFD}"));
 }
 
 // ---------------------------------------------------------------- OutFrame::encode

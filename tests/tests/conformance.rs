@@ -21,7 +21,7 @@ use polyweave_tests::data_dir;
 use serde_json::Value;
 
 /// Number of shared scenarios (each with its expected output).
-const SCENARIOS: usize = 40;
+const SCENARIOS: usize = 52;
 
 // ------------------------------------------------------------ the binary
 
@@ -472,7 +472,40 @@ fn refused(name: &str, text: &str, must: &[&str]) -> String {
 fn bad_scenarios_exit_2_with_one_line() {
     refused("not_json.json", "{", &["not JSON"]);
     refused("empty.json", "", &["not JSON"]);
-    refused("array.json", "[]", &["mode must be"]);
+    refused("array.json", "[]", &["must be a JSON object"]);
+    // A missing mode means a wrapper; any other mode is a bad file.
+    for (name, mode) in [
+        ("mode_number.json", "7"),
+        ("mode_null.json", "null"),
+        ("mode_unknown.json", r#""bogus""#),
+        ("mode_case.json", r#""Wrapper""#),
+    ] {
+        refused(
+            name,
+            &format!(r#"{{"mode":{mode},"steps":[{{"tick":true}}]}}"#),
+            &["mode must be"],
+        );
+    }
+    refused(
+        "options_not_object.json",
+        r#"{"options":[],"steps":[{"tick":true}]}"#,
+        &["options must be an object"],
+    );
+    refused(
+        "options_aborted_not_bool.json",
+        r#"{"options":{"aborted":1},"steps":[{"tick":true}]}"#,
+        &["aborted must be true or false"],
+    );
+    refused(
+        "full_validation_not_bool.json",
+        r#"{"options":{"fullValidation":"yes"},"steps":[{"tick":true}]}"#,
+        &["fullValidation must be true or false"],
+    );
+    refused(
+        "adapter_step_neither.json",
+        r#"{"steps":[{"tick":true},{"adapter":0,"close":false}]}"#,
+        &["step 1: ", "frame or close: true"],
+    );
     refused(
         "decreasing.json",
         r#"{"mode":"wrapper","steps":[{"at":5,"tick":true},{"at":3,"tick":true}]}"#,
@@ -524,8 +557,8 @@ fn bad_scenarios_exit_2_with_one_line() {
         &["tool \"t\""],
     );
     refused("no_steps.json", r#"{"mode":"wrapper"}"#, &["steps"]);
-    // Beyond the replay's capacities (SPEC §6: names and ids 64 bytes): refused, naming the step.
-    let long = "i".repeat(70);
+    // Beyond the replay's capacities (names and ids 1024 bytes): refused, naming the step.
+    let long = "i".repeat(1025);
     refused(
         "long_id.json",
         &format!(
@@ -554,4 +587,320 @@ fn huge_max_pending_is_refused_not_aborted() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.matches('\n').count(), 1, "{stderr}");
+}
+
+// ------------------------------------------------------------ replay behaviour
+
+/// Runs a scenario that must run: exit 0, nothing on stderr; its output lines.
+fn replay_lines(name: &str, text: &str) -> Vec<String> {
+    let path = scratch(name, text);
+    let out = run_replay(&[], &path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+    assert!(stderr.is_empty(), "{name}: {stderr}");
+    String::from_utf8(out.stdout)
+        .expect("UTF-8 output")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Each line is one JSON value serde_json reads.
+fn assert_json_lines(name: &str, lines: &[String]) {
+    for (i, line) in lines.iter().enumerate() {
+        if let Err(e) = serde_json::from_str::<Value>(line) {
+            panic!("{name}: line {} is not JSON ({e}): {line}", i + 1);
+        }
+    }
+}
+
+/// One sync call to `t` (result 1), with and without the continue prompt.
+const SYNC_CALL: [&str; 3] = [
+    r#"{"hook":"toolCall","name":"t","args":{}}"#,
+    r#"{"to":"model","frame":{"type":"TOOL_RESULT","content":{"name":"t","result":1}}}"#,
+    r#"{"hook":"toolResult","name":"t","args":{},"result":1,"error":null}"#,
+];
+const PROMPT: [&str; 2] = [
+    r#"{"to":"model","frame":{"type":"TEXT","content":"Tool results above."}}"#,
+    r#"{"to":"consumer","frame":{"type":"TEXT","content":"Tool results above."}}"#,
+];
+const SYNC_TRACE: &str = r#"{"trace":[{"name":"t","args":{},"result":1,"error":null}]}"#;
+
+fn sync_scenario(top: &str) -> String {
+    format!(
+        r#"{{{top}"tools":{{"t":{{"kind":"sync","result":1}}}},"steps":[{{"at":0,"response":{{"type":"TOOL_CALL","content":{{"name":"t"}}}}}}]}}"#
+    )
+}
+
+#[test]
+fn missing_mode_means_wrapper() {
+    let expected: Vec<&str> = [&SYNC_CALL[..], &PROMPT[..], &[SYNC_TRACE]].concat();
+    assert_eq!(replay_lines("no_mode.json", &sync_scenario("")), expected);
+    assert_eq!(
+        replay_lines("mode_wrapper.json", &sync_scenario(r#""mode":"wrapper","#)),
+        expected
+    );
+    // fullValidation is read (it reaches the core once the core has the option).
+    assert_eq!(
+        replay_lines(
+            "full_validation.json",
+            &sync_scenario(r#""options":{"fullValidation":false},"#)
+        ),
+        expected
+    );
+}
+
+#[test]
+fn aborted_is_read_from_options_only() {
+    // At the top level `aborted` is an unknown member: ignored, the prompt goes out.
+    let with_prompt: Vec<&str> = [&SYNC_CALL[..], &PROMPT[..], &[SYNC_TRACE]].concat();
+    assert_eq!(
+        replay_lines("top_aborted.json", &sync_scenario(r#""aborted":true,"#)),
+        with_prompt
+    );
+    let without_prompt: Vec<&str> = [&SYNC_CALL[..], &[SYNC_TRACE]].concat();
+    assert_eq!(
+        replay_lines(
+            "options_aborted.json",
+            &sync_scenario(r#""options":{"aborted":true},"#)
+        ),
+        without_prompt
+    );
+    assert_eq!(
+        replay_lines(
+            "options_not_aborted.json",
+            &sync_scenario(r#""aborted":true,"options":{"aborted":false},"#)
+        ),
+        with_prompt
+    );
+}
+
+#[test]
+fn adapter_step_with_frame_and_close() {
+    let call = |n: u32, id: &str| {
+        [
+            r#"{"hook":"toolCall","name":"a","args":{}}"#.to_string(),
+            format!(
+                r#"{{"to":"adapter","call":{n},"frame":{{"type":"TOOL_CALL","content":{{{id}"name":"a","args":{{}}}}}}}}"#
+            ),
+        ]
+    };
+    let settled = |id: &str, result: &str| {
+        [
+            format!(
+                r#"{{"to":"model","frame":{{"type":"TOOL_RESULT","content":{{{id}"name":"a","result":{result}}}}}}}"#
+            ),
+            format!(
+                r#"{{"hook":"toolResult","name":"a","args":{{}},"result":{result},"error":null}}"#
+            ),
+            PROMPT[0].to_string(),
+            PROMPT[1].to_string(),
+        ]
+    };
+    let entry =
+        |result: &str| format!(r#"{{"name":"a","args":{{}},"result":{result},"error":null}}"#);
+
+    // Applied: the frame records the result, the close settles with it. Then the call is
+    // finished: a second frame-and-close step is refused once, not twice.
+    let lines = replay_lines(
+        "frame_close_applied.json",
+        r#"{"tools":{"a":{"kind":"adapter"}},"steps":[
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"id":"x","name":"a"}}},
+            {"at":1,"adapter":0,"frame":{"type":"TOOL_RESULT","content":{"result":1}},"close":true},
+            {"at":2,"adapter":0,"frame":{"type":"END"},"close":true}
+        ]}"#,
+    );
+    let mut expected: Vec<String> = call(0, r#""id":"x","#).into();
+    expected.extend(settled(r#""id":"x","#, "1"));
+    expected.push(r#"{"refused":{"call":0}}"#.into());
+    expected.push(format!(r#"{{"trace":[{}]}}"#, entry("1")));
+    assert_eq!(lines, expected);
+
+    // Refused: the call timed out before the step; one refused line, the close is not tried.
+    let lines = replay_lines(
+        "frame_close_refused.json",
+        r#"{"options":{"toolTimeoutMs":10},"tools":{"a":{"kind":"adapter"}},"steps":[
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"name":"a"}}},
+            {"at":10,"adapter":0,"frame":{"type":"TOOL_RESULT","content":{"result":1}},"close":true}
+        ]}"#,
+    );
+    assert_eq!(
+        lines[lines.len() - 2..],
+        [
+            r#"{"refused":{"call":0}}"#,
+            r#"{"trace":[{"name":"a","args":{},"result":null,"error":"Tool a timed out after 10ms"}]}"#
+        ]
+    );
+    assert_eq!(lines.iter().filter(|l| l.contains("refused")).count(), 1);
+
+    // Rejected: a malformed frame leaves the call waiting, so the close still settles it.
+    let lines = replay_lines(
+        "frame_close_rejected.json",
+        r#"{"tools":{"a":{"kind":"adapter"}},"steps":[
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"name":"a"}}},
+            {"at":1,"adapter":0,"frame":"{\"type\":7}","close":true}
+        ]}"#,
+    );
+    let mut expected: Vec<String> = call(0, "").into();
+    expected.push(r#"{"rejected":{"path":"adapter","call":0}}"#.into());
+    expected.extend(settled("", "null"));
+    expected.push(format!(r#"{{"trace":[{}]}}"#, entry("null")));
+    assert_eq!(lines, expected);
+
+    // A frame that settles the call: applied, then the close finds the call finished.
+    let lines = replay_lines(
+        "frame_end_close.json",
+        r#"{"tools":{"a":{"kind":"adapter"}},"steps":[
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"name":"a"}}},
+            {"at":1,"adapter":0,"frame":{"type":"END"},"close":true}
+        ]}"#,
+    );
+    let mut expected: Vec<String> = call(0, "").into();
+    expected.extend(settled("", "null"));
+    expected.push(r#"{"refused":{"call":0}}"#.into());
+    expected.push(format!(r#"{{"trace":[{}]}}"#, entry("null")));
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn frames_with_raw_white_space_print_one_line_each() {
+    // Raw texts with line feeds, tabs and CRs between members: a forwarded response frame,
+    // a request frame, a TOOL_CALL's args (hook and trace) and a held END.
+    let lines = replay_lines(
+        "white_space.json",
+        r#"{"tools":{"d":{"kind":"deferred"}},"steps":[
+            {"at":0,"response":"{\"type\":\"TEXT\",\n\"content\":\"x\"}"},
+            {"at":0,"request":"{\t\"type\" :\r\n\"TEXT\",\n\t\"content\": {\"a b\" :\n[1,\t2], \"s\": \"c \\n\\t d\"}}\n"},
+            {"at":1,"response":"{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"d\",\"args\":{\n\t\"q\" : [ 1 ,\n 2 ]\n}}}"},
+            {"at":1,"response":"{\n\"type\":\"END\",\n\"content\":{\"r\":\n1}\n}"},
+            {"at":2,"complete":0,"result":{"ok":true}}
+        ]}"#,
+    );
+    let expected = [
+        r#"{"to":"consumer","frame":{"type":"TEXT","content":"x"}}"#,
+        r#"{"to":"model","frame":{"type":"TEXT","content":{"a b":[1,2],"s":"c \n\t d"}}}"#,
+        r#"{"hook":"toolCall","name":"d","args":{"q":[1,2]}}"#,
+        r#"{"to":"model","frame":{"type":"TOOL_RESULT","content":{"name":"d","result":{"ok":true}}}}"#,
+        r#"{"hook":"toolResult","name":"d","args":{"q":[1,2]},"result":{"ok":true},"error":null}"#,
+        PROMPT[0],
+        PROMPT[1],
+        r#"{"to":"consumer","frame":{"type":"END","content":{"r":1}}}"#,
+        r#"{"trace":[{"name":"d","args":{"q":[1,2]},"result":{"ok":true},"error":null}]}"#,
+    ];
+    assert_eq!(lines.len(), 9);
+    assert_json_lines("white_space.json", &lines);
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn number_text_and_member_order_are_kept() {
+    // Raw frames (strings), so the core and the replay see the number text as written.
+    let lines = replay_lines(
+        "numbers.json",
+        r#"{"tools":{"e":{"kind":"sync","echo":true}},"steps":[
+            {"at":0,"response":"{\"type\":\"TEXT\",\"content\":[1e400, -0, 1.50, 12345678901234567890123, 1E+2],\"z\":{\"b\":1,\"a\":2}}"},
+            {"at":0,"request":"{\"content\":-0.0e-0,\"type\":\"TEXT\"}"},
+            {"at":1,"response":"{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"e\",\"args\":[1e400,\n-0, 1.50, 12345678901234567890123, {\"z\":1, \"a\":2}]}}"}
+        ]}"#,
+    );
+    let v = r#"[1e400,-0,1.50,12345678901234567890123,{"z":1,"a":2}]"#;
+    let expected = [
+        r#"{"to":"consumer","frame":{"type":"TEXT","content":[1e400,-0,1.50,12345678901234567890123,1E+2],"z":{"b":1,"a":2}}}"#.to_string(),
+        r#"{"to":"model","frame":{"content":-0.0e-0,"type":"TEXT"}}"#.to_string(),
+        format!(r#"{{"hook":"toolCall","name":"e","args":{v}}}"#),
+        format!(r#"{{"to":"model","frame":{{"type":"TOOL_RESULT","content":{{"name":"e","result":{v}}}}}}}"#),
+        format!(r#"{{"hook":"toolResult","name":"e","args":{v},"result":{v},"error":null}}"#),
+        PROMPT[0].to_string(),
+        PROMPT[1].to_string(),
+        format!(r#"{{"trace":[{{"name":"e","args":{v},"result":{v},"error":null}}]}}"#),
+    ];
+    assert_json_lines("numbers.json", &lines);
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn lone_surrogate_escapes_are_kept_as_written() {
+    // serde_json refuses `\ud800` alone, so the line is checked as text: the escapes as written
+    // (an escaped backslash before `ud800` is no escape), one line, nothing else.
+    let lines = replay_lines(
+        "lone_surrogates.json",
+        r#"{"steps":[
+            {"response":"{\"type\":\"TEXT\",\n\"content\":\"\\ud800 \\udc00 \\ud83d\\ude00 \\\\ud800\"}"}
+        ]}"#,
+    );
+    assert_eq!(
+        lines,
+        [
+            r#"{"to":"consumer","frame":{"type":"TEXT","content":"\ud800 \udc00 \ud83d\ude00 \\ud800"}}"#,
+            r#"{"trace":[]}"#
+        ]
+    );
+}
+
+#[test]
+fn a_pass_through_frame_broken_after_type_prints_as_a_string() {
+    // Only `type` is read on the pass-through path; the rest is not JSON: a JSON string of its text.
+    let lines = replay_lines(
+        "broken_after_type.json",
+        r#"{"steps":[{"response":"{\"type\":\"TEXT\",\"content\":[1,\n}"}]}"#,
+    );
+    assert_json_lines("broken_after_type.json", &lines);
+    assert_eq!(
+        lines,
+        [
+            r#"{"to":"consumer","frame":"{\"type\":\"TEXT\",\"content\":[1,\n}"}"#,
+            r#"{"trace":[]}"#
+        ]
+    );
+}
+
+#[test]
+fn a_trace_entry_cut_to_fit_is_valid_and_flagged() {
+    // A sync tool's args are the frame's own bytes (no args capacity): args larger than the
+    // whole trace region are cut mid-value by the core.
+    let big = "x".repeat(2_300_000);
+    let lines = replay_lines(
+        "cut_trace.json",
+        &format!(
+            r#"{{"tools":{{"t":{{"kind":"sync","result":1}}}},"steps":[{{"response":"{{\"type\":\"TOOL_CALL\",\"content\":{{\"name\":\"t\",\"args\":\"{big}\"}}}}"}}]}}"#
+        ),
+    );
+    assert_eq!(lines.len(), 6);
+    assert_json_lines("cut_trace.json", &lines);
+    let hook: Value = serde_json::from_str(&lines[0]).expect("JSON");
+    assert_eq!(hook["args"].as_str().map(str::len), Some(big.len()));
+    let trace: Value = serde_json::from_str(&lines[5]).expect("JSON");
+    let entry = &trace["trace"][0];
+    assert_eq!(entry["truncated"], true, "{}", &lines[5][..200]);
+    assert_eq!(entry["name"], "t");
+    // The cut args are not a JSON value: their text, as a string.
+    let args = entry["args"].as_str().expect("cut args as a string");
+    assert!(
+        args.starts_with("\"xxx") && args.len() < big.len(),
+        "{}",
+        args.len()
+    );
+    assert_eq!(entry["error"], Value::Null);
+    // A whole entry has no flag.
+    let lines = replay_lines("whole_trace.json", &sync_scenario(""));
+    assert!(!lines.last().expect("trace").contains("truncated"));
+}
+
+#[test]
+fn ids_and_names_of_1024_bytes_run() {
+    let id = "i".repeat(1024);
+    let name = "n".repeat(1024);
+    let lines = replay_lines(
+        "long_names.json",
+        &format!(
+            r#"{{"tools":{{"{name}":{{"kind":"sync","result":1}}}},"steps":[{{"response":{{"type":"TOOL_CALL","content":{{"id":"{id}","name":"{name}"}}}}}}]}}"#
+        ),
+    );
+    assert_json_lines("long_names.json", &lines);
+    assert_eq!(
+        lines[1],
+        format!(
+            r#"{{"to":"model","frame":{{"type":"TOOL_RESULT","content":{{"id":"{id}","name":"{name}","result":1}}}}}}"#
+        )
+    );
 }

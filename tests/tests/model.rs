@@ -754,6 +754,23 @@ fn id_member(id: &Option<String>) -> String {
         .map_or(String::new(), |i| format!(r#""id":{},"#, jstr(i)))
 }
 
+/// SPEC §7.22: a raw value as the library carries it, without the white space between tokens.
+fn compact(raw: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+    for c in raw.chars() {
+        if in_string {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        } else {
+            in_string = c == '"';
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// SPEC §3.2.2 and §7.7: the last tool error a successful result sets.
 fn result_error(raw: &str) -> Option<String> {
     let v: Value = serde_json::from_str(raw).ok()?;
@@ -767,7 +784,7 @@ fn result_error(raw: &str) -> Option<String> {
             let start = raw.find(r#""error":"#)? + r#""error":"#.len();
             let mut values = serde_json::Deserializer::from_str(&raw[start..]).into_iter::<Value>();
             values.next()?.ok()?;
-            return Some(raw[start..start + values.byte_offset()].to_string());
+            return Some(compact(&raw[start..start + values.byte_offset()]));
         }
     }
     (obj.get("success") == Some(&Value::Bool(false))).then(|| r#""success": false"#.to_string())
@@ -821,8 +838,11 @@ impl Model {
             }
             self.trace.push(TraceRow {
                 name: c.name.clone(),
-                args: c.args.clone(),
-                outcome: outcome.clone(),
+                args: compact(&c.args),
+                outcome: match &outcome {
+                    Outcome::Result(r) => Outcome::Result(compact(r)),
+                    error => error.clone(),
+                },
             });
         }
         // 2. last tool error
@@ -837,7 +857,7 @@ impl Model {
         // 3. TOOL_RESULT
         let name = c.name.as_deref().map_or("null".to_string(), jstr);
         let tail = match &outcome {
-            Outcome::Result(r) => format!(r#""result":{r}"#),
+            Outcome::Result(r) => format!(r#""result":{}"#, compact(r)),
             Outcome::Error(m) => format!(r#""error":{}"#, jstr(m)),
         };
         self.out.push(Ev::Tx(
@@ -954,6 +974,9 @@ impl Model {
                     Def::Echo => self.complete(k, Outcome::Result(args)),
                     Def::Fail(m) => self.complete(k, Outcome::Error(m.to_string())),
                     Def::Deferred | Def::Adapter => {
+                        // A pending call keeps its args compact, as every later use sees them.
+                        let args = compact(&args);
+                        self.calls[k].args = args.clone();
                         let adapter = matches!(TOOLS[t].1, Def::Adapter);
                         self.calls[k].state = CallState::Pending {
                             adapter,
@@ -1042,7 +1065,7 @@ impl Model {
             AdMeaning::Record(raw) => {
                 if let CallState::Pending { recorded, .. } = &mut self.calls[k].state {
                     if recorded.is_none() {
-                        *recorded = Some(raw.clone());
+                        *recorded = Some(compact(raw));
                     }
                 }
             }
@@ -1502,7 +1525,7 @@ fn run(case: &Case) -> Tally {
                     None => Status::NoHandle,
                     Some(h) => w
                         .complete(t, h, o.map(str::as_bytes))
-                        .map_or_else(status_of_err, |()| Status::Ok),
+                        .map_or_else(status_of_err, |_| Status::Ok),
                 };
                 (got, m.complete_op(*call, o, reused(&host, *call)))
             }
@@ -1513,7 +1536,7 @@ fn run(case: &Case) -> Tally {
                     None => Status::NoHandle,
                     Some(h) => w
                         .handle_adapter_frame(t, h, bytes)
-                        .map_or_else(status_of_err, |()| Status::Ok),
+                        .map_or_else(status_of_err, |_| Status::Ok),
                 };
                 (got, m.adapter_op(*call, meaning, reused(&host, *call)))
             }
@@ -1523,7 +1546,7 @@ fn run(case: &Case) -> Tally {
                     None => Status::NoHandle,
                     Some(h) => w
                         .handle_adapter_closed(t, h)
-                        .map_or_else(status_of_err, |()| Status::Ok),
+                        .map_or_else(status_of_err, |_| Status::Ok),
                 };
                 (got, m.close_op(*call, reused(&host, *call)))
             }

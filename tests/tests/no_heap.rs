@@ -2,14 +2,18 @@
 //! through every reader and writer under a counting global allocator, and the
 //! count must stay at zero.
 //!
-//! The counter only counts on a thread that switched measuring on, so the test
-//! harness's other threads cannot disturb it. The state machines get the same
-//! treatment in a second test.
+//! The counters are per thread and only count on a thread that switched measuring
+//! on, so neither the test harness's other threads nor the other measuring test
+//! (the tests run in parallel) can disturb them. The state machines get the same
+//! treatment in a second test. Every entry point of the allocator counts
+//! (`alloc`, `alloc_zeroed`, `realloc`, `dealloc`); self-tests check that, and
+//! that a measuring thread is never blamed for another's allocations.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::LocalKey;
 
 use polyweave_tests::{bfcl_bytes, json_suite_files, ndjson_lines, XorShift, BFCL_LINES};
 use polyweave_tool_adapter::encode::{OutFrame, Outcome};
@@ -25,47 +29,52 @@ use serde::{Deserialize, Serialize};
 
 struct Counting;
 
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-static DEALLOCS: AtomicUsize = AtomicUsize::new(0);
-
 thread_local! {
     static MEASURING: Cell<bool> = const { Cell::new(false) };
+    /// Allocations (`alloc`, `alloc_zeroed`, `realloc`) made by this thread while measuring.
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+    /// Frees made by this thread while measuring.
+    static DEALLOCS: Cell<usize> = const { Cell::new(0) };
 }
 
 fn measuring() -> bool {
     MEASURING.try_with(Cell::get).unwrap_or(false)
 }
 
+/// Counts one call on this thread's `counter`, when this thread is measuring. `const`
+/// thread-locals never allocate, and `try_with` keeps a call during thread teardown safe.
+fn count(counter: &'static LocalKey<Cell<usize>>) {
+    if measuring() {
+        let _ = counter.try_with(|c| c.set(c.get() + 1));
+    }
+}
+
+fn counted(counter: &'static LocalKey<Cell<usize>>) -> usize {
+    counter.with(Cell::get)
+}
+
 // SAFETY: every call is forwarded unchanged to `System`; the wrapper only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if measuring() {
-            ALLOCS.fetch_add(1, Ordering::SeqCst);
-        }
+        count(&ALLOCS);
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if measuring() {
-            ALLOCS.fetch_add(1, Ordering::SeqCst);
-        }
+        count(&ALLOCS);
         // SAFETY: as above.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if measuring() {
-            ALLOCS.fetch_add(1, Ordering::SeqCst);
-        }
+        count(&ALLOCS);
         // SAFETY: as above.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if measuring() {
-            DEALLOCS.fetch_add(1, Ordering::SeqCst);
-        }
+        count(&DEALLOCS);
         // SAFETY: as above.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -74,20 +83,80 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Runs `f` with counting on for this thread; returns its value and the (allocations, frees) it made.
+/// Runs `f` with counting on for this thread; returns its value and the (allocations, frees)
+/// this thread made meanwhile (other threads' calls are never counted here).
 fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
-    let (a0, d0) = (
-        ALLOCS.load(Ordering::SeqCst),
-        DEALLOCS.load(Ordering::SeqCst),
-    );
+    let (a0, d0) = (counted(&ALLOCS), counted(&DEALLOCS));
     MEASURING.with(|m| m.set(true));
     let r = f();
     MEASURING.with(|m| m.set(false));
-    let (a1, d1) = (
-        ALLOCS.load(Ordering::SeqCst),
-        DEALLOCS.load(Ordering::SeqCst),
-    );
+    let (a1, d1) = (counted(&ALLOCS), counted(&DEALLOCS));
     (r, a1 - a0, d1 - d0)
+}
+
+// kills: a counting allocator that forwards `alloc_zeroed` or `realloc` (or `dealloc`)
+// without counting, which would let zeroed or grown buffers through unseen.
+#[test]
+fn counter_sees_every_allocator_entry_point() {
+    let layout = Layout::from_size_align(64, 8).unwrap();
+    let (p, allocs, frees) = measure(|| {
+        // SAFETY: `layout` has a non-zero size.
+        black_box(unsafe { std::alloc::alloc_zeroed(layout) })
+    });
+    assert!(!p.is_null());
+    assert_eq!((allocs, frees), (1, 0), "alloc_zeroed is not counted");
+    // SAFETY: `p` was allocated just above with `layout`, and is read within its 64 bytes.
+    assert_eq!(unsafe { p.read() }, 0);
+    let (p, allocs, frees) = measure(|| {
+        // SAFETY: `p` came from this allocator with `layout`; 4096 is non-zero and, rounded
+        // up to the alignment, does not overflow `isize`.
+        black_box(unsafe { std::alloc::realloc(p, layout, 4096) })
+    });
+    assert!(!p.is_null());
+    assert_eq!((allocs, frees), (1, 0), "realloc is not counted");
+    let grown = Layout::from_size_align(4096, 8).unwrap();
+    let ((), allocs, frees) = measure(|| {
+        // SAFETY: `p` came from this allocator and now has the layout `grown`.
+        unsafe { std::alloc::dealloc(black_box(p), grown) }
+    });
+    assert_eq!((allocs, frees), (0, 1), "dealloc is not counted");
+    let (v, allocs, frees) = measure(|| black_box(vec![0u8; 1000]));
+    assert_eq!((allocs, frees), (1, 0), "a zeroed vector is not counted");
+    drop(v);
+}
+
+// kills: counters shared between threads (global statics): a measuring thread would be
+// blamed for what another measuring thread allocates at the same time.
+#[test]
+fn counter_never_blames_another_measuring_thread() {
+    static GO: AtomicBool = AtomicBool::new(false);
+    static DONE: AtomicBool = AtomicBool::new(false);
+    let other = std::thread::spawn(|| {
+        while !GO.load(Ordering::SeqCst) {
+            std::hint::spin_loop();
+        }
+        let ((), allocs, frees) = measure(|| {
+            for i in 0..100u8 {
+                drop(black_box(Box::new([i; 32])));
+            }
+        });
+        DONE.store(true, Ordering::SeqCst);
+        (allocs, frees)
+    });
+    // This thread measures the whole time the other one allocates, and allocates nothing.
+    let ((), allocs, frees) = measure(|| {
+        GO.store(true, Ordering::SeqCst);
+        // (Stop waiting if the other thread died before saying it was done.)
+        while !DONE.load(Ordering::SeqCst) && !other.is_finished() {
+            std::hint::spin_loop();
+        }
+    });
+    assert_eq!(other.join().unwrap(), (100, 100));
+    assert_eq!(
+        (allocs, frees),
+        (0, 0),
+        "blamed for another thread's allocations"
+    );
 }
 
 /// What the measured run saw; checked after counting stops.
@@ -399,18 +468,18 @@ fn core_never_allocates() {
         tally,
         Tally {
             suite_files: 318,
-            suite_valid: 105,
+            suite_valid: 115,
             suite_frames: 0,
             suite_validated_frames: 0,
-            suite_members: 30,
-            suite_keys_decoded: 30,
+            suite_members: 31,
+            suite_keys_decoded: 31,
             // `type` first: read without looking at the args, whatever they are.
             wrapped_lazy_first: 318,
-            wrapped_validated_first: 105,
-            wrapped_args_exact: 105,
+            wrapped_validated_first: 115,
+            wrapped_args_exact: 115,
             // `type` last: the args before it are scanned, so only valid ones pass.
-            wrapped_lazy_last: 105,
-            wrapped_validated_last: 105,
+            wrapped_lazy_last: 115,
+            wrapped_validated_last: 115,
             bfcl_lines: BFCL_LINES,
             bfcl_validated_tool_calls: BFCL_LINES,
             bfcl_lazy_tool_calls: BFCL_LINES,
@@ -482,7 +551,9 @@ fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], t: &mut MachineTally) 
     let _ = w.handle_response(Instant::from_millis(now), br#"{"type":"END"}"#);
     while w.poll_event().is_some() {}
     if let Some(h) = handles[0] {
-        if w.complete(Instant::from_millis(now + 1), h, Ok(br#"{"ok":true}"#)) == Ok(()) {
+        if w.complete(Instant::from_millis(now + 1), h, Ok(br#"{"ok":true}"#))
+            .is_ok()
+        {
             t.deferred_completed += 1;
         }
     }

@@ -140,23 +140,27 @@ proptest! {
         input.push_str(&tail);
         let input = input.into_bytes();
 
-        // Reference: split on `\n`, drop one `\r` at the end, skip blank lines, size against capacity.
+        // Reference: split on `\n`, drop one `\r` at the end, skip blank lines whatever their
+        // length (SPEC §1), size the others against capacity.
         let is_blank = |l: &[u8]| l.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
         let mut want = Vec::new();
         let mut pieces: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
         let last = pieces.pop().unwrap_or(&[]);
         for raw in pieces {
             let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if raw.len() > capacity {
+            if is_blank(raw) {
+                continue;
+            } else if raw.len() > capacity {
                 want.push(Err(line.len()));
-            } else if !is_blank(line) {
+            } else {
                 want.push(Ok(line.to_vec()));
             }
         }
         let last_line = last.strip_suffix(b"\r").unwrap_or(last);
-        if last.len() > capacity {
+        if is_blank(last) {
+        } else if last.len() > capacity {
             want.push(Err(last_line.len()));
-        } else if !is_blank(last_line) {
+        } else {
             want.push(Ok(last_line.to_vec()));
         }
 

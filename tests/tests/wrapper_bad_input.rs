@@ -15,7 +15,9 @@ use polyweave_tool_adapter::encode::BufferTooSmall;
 use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
-use polyweave_tool_adapter::wrapper::{Config, Disposition, Slot, Stats, StorageError, Wrapper};
+use polyweave_tool_adapter::wrapper::{
+    Completed, Config, Disposition, Slot, Stats, StorageError, Wrapper,
+};
 use polyweave_tool_adapter::{CallHandle, Error, FrameError, Instant, Route, Tool, Transmit};
 
 // ------------------------------------------------------------ fixture
@@ -600,7 +602,10 @@ fn queue_full_when_the_host_did_not_drain() {
     let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
     let h = full(&mut w);
     snapshot(&mut w);
-    assert_eq!(w.complete(at(3), h[0], Err(&message)), Ok(()));
+    assert_eq!(
+        w.complete(at(3), h[0], Err(&message)),
+        Ok(Completed::AsGiven)
+    );
 }
 
 #[test]
@@ -682,67 +687,8 @@ fn id_longer_than_id_cap() {
         .is_ok());
 }
 
-#[test]
-fn args_larger_than_args_cap_for_a_deferred_call() {
-    let args = format!(r#""{}""#, "a".repeat(63)); // 65 bytes
-    let deferred = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"later","args":{args}}}}}"#);
-    let adapter = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"files","args":{args}}}}}"#);
-    for frame in [&deferred, &adapter] {
-        refused(
-            SMALL,
-            3,
-            busy,
-            |w, _| w.handle_response(at(6), frame.as_bytes()),
-            Error::ArgsTooLarge { len: 65, cap: 64 },
-        );
-    }
-    // A sync call does not store its args.
-    let sync = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"calc","args":{args}}}}}"#);
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 1);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
-    assert!(w.handle_response(at(0), sync.as_bytes()).is_ok());
-}
-
-#[test]
-fn completion_result_larger_than_result_cap() {
-    let result = format!(r#""{}""#, "r".repeat(63));
-    refused(
-        SMALL,
-        2,
-        busy,
-        |w, h| w.complete(at(6), h[0], Ok(result.as_bytes())),
-        Error::ResultTooLarge { len: 65, cap: 64 },
-    );
-}
-
-#[test]
-fn adapter_result_larger_than_result_cap() {
-    let frame = format!(
-        r#"{{"type":"TOOL_RESULT","content":{{"result":"{}"}}}}"#,
-        "r".repeat(63)
-    );
-    // A fresh adapter call (nothing recorded yet): the oversized result is not recorded.
-    refused(
-        SMALL,
-        2,
-        busy_without_end,
-        |w, h| w.handle_adapter_frame(at(6), h[1], frame.as_bytes()),
-        Error::ResultTooLarge { len: 65, cap: 64 },
-    );
-    // A whole-frame result counts the whole frame.
-    let whole = format!(r#"{{"type":"TOOL_RESULT","content":"{}"}}"#, "w".repeat(30));
-    refused(
-        SMALL,
-        2,
-        busy_without_end,
-        |w, h| w.handle_adapter_frame(at(6), h[1], whole.as_bytes()),
-        Error::ResultTooLarge {
-            len: whole.len(),
-            cap: 64,
-        },
-    );
-}
+// Args and results over their capacity are not refused: they fail the call (SPEC §7.23),
+// which `tests/tests/carry.rs` checks byte for byte.
 
 #[test]
 fn completion_message_longer_than_message_cap() {
@@ -754,18 +700,7 @@ fn completion_message_longer_than_message_cap() {
         |w, h| w.complete(at(6), h[0], Err(&msg)),
         Error::MessageTooLong { len: 81, cap: 80 },
     );
-    // An adapter ERROR message, too.
-    let frame = format!(
-        r#"{{"type":"ERROR","content":{{"message":"{}"}}}}"#,
-        "\\u00e9".repeat(41)
-    );
-    refused(
-        SMALL,
-        2,
-        busy,
-        |w, h| w.handle_adapter_frame(at(6), h[1], frame.as_bytes()),
-        Error::MessageTooLong { len: 82, cap: 80 },
-    );
+    // An adapter's ERROR message is cut instead (the call settles): see `carry.rs`.
 }
 
 #[test]
@@ -978,7 +913,7 @@ fn completion_at_the_deadline_before_handle_timeout_ran() {
     let mut s = Store::new(&SMALL, 2);
     let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
     let h = busy(&mut w);
-    assert_eq!(w.complete(at(100), h[0], Ok(b"1")), Ok(()));
+    assert_eq!(w.complete(at(100), h[0], Ok(b"1")), Ok(Completed::AsGiven));
     assert_eq!(w.handle_adapter_closed(at(101), h[1]), Ok(()));
 }
 
@@ -1114,24 +1049,40 @@ fn invalid_json_result() {
             Error::InvalidResult(e),
         );
     }
-    // 31 levels inside a TOOL_RESULT (level 3 and down) pass the limit of 32 …
-    let deep = nested(31);
+    // A result deeper than the limit (the result is level 1) is not refused: it fails the
+    // call (SPEC §7.23), with a return value that says so …
+    const ROOMY: Config = Config {
+        result_cap: 96,
+        ..SMALL
+    };
+    let tools = tools();
+    let mut s = Store::new(&ROOMY, 2);
+    let mut w = Wrapper::new(ROOMY, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let h = busy(&mut w);
+    assert_eq!(
+        w.complete(at(6), h[0], Ok(nested(33).as_bytes())),
+        Ok(Completed::ResultTooDeep { max_depth: 32 })
+    );
+    // … and 32 levels are carried.
+    let mut s = Store::new(&ROOMY, 2);
+    let mut w = Wrapper::new(ROOMY, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let h = busy(&mut w);
+    assert_eq!(
+        w.complete(at(6), h[0], Ok(nested(32).as_bytes())),
+        Ok(Completed::AsGiven)
+    );
+    // Too deep and not JSON further on: refused as invalid.
+    let broken = format!("{}1,]", "[".repeat(40));
     refused(
         SMALL,
         2,
         busy,
-        |w, h| w.complete(at(6), h[0], Ok(deep.as_bytes())),
+        |w, h| w.complete(at(6), h[0], Ok(broken.as_bytes())),
         Error::InvalidResult(JsonError {
-            kind: JsonErrorKind::TooDeep,
-            at: 30,
+            kind: JsonErrorKind::UnexpectedByte,
+            at: 42,
         }),
     );
-    // … 30 do not.
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 2);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
-    let h = busy(&mut w);
-    assert_eq!(w.complete(at(6), h[0], Ok(nested(30).as_bytes())), Ok(()));
 }
 
 // ------------------------------------------------------------ the clock
@@ -1158,7 +1109,9 @@ fn clock_going_backwards_on_every_input() {
         ("handle_adapter_closed", |w, h| {
             w.handle_adapter_closed(at(4), h[1])
         }),
-        ("complete", |w, h| w.complete(at(4), h[0], Ok(b"1"))),
+        ("complete", |w, h| {
+            w.complete(at(4), h[0], Ok(b"1")).map(drop)
+        }),
         ("handle_timeout", |w, _| w.handle_timeout(at(4))),
         ("cancel", |w, _| w.cancel(at(4), "x").map(|_| ())),
     ];
@@ -1369,39 +1322,16 @@ fn adapter_call_malformed_frames_keep_it_waiting() {
 }
 
 #[test]
-fn adapter_call_result_too_large_for_its_buffer() {
-    // 32 bytes: exactly `Tool files timed out after 100ms`, the least `start` accepts.
-    let frame = format!(
-        r#"{{"type":"TOOL_RESULT","content":{{"result":"{}"}}}}"#,
-        "x".repeat(31)
-    );
-    call_refused(
-        32,
-        |_| {},
-        |c| c.handle_frame(at(11), frame.as_bytes()),
-        Error::ResultTooLarge { len: 33, cap: 32 },
-    );
-    // An error message that does not fit.
-    call_refused(
-        32,
-        |_| {},
-        |c| {
-            let m =
-                br#"{"type":"ERROR","content":{"message":"thirty-three bytes of message!!!!"}}"#;
-            c.handle_frame(at(11), m)
-        },
-        Error::MessageTooLong { len: 33, cap: 32 },
-    );
-}
-
-#[test]
-fn adapter_call_buffer_too_small_for_its_own_timeout() {
-    // A call that could not compose its timeout error would never settle: refused at start.
-    let mut buf = [0u8; 31];
+fn adapter_call_buffer_too_small_for_its_own_failure_texts() {
+    // A call that could not compose its own failure texts would never settle: refused at
+    // start. The longest here is `Tool files result exceeds 34 bytes` (34 bytes).
+    let mut buf = [0u8; 33];
     assert_eq!(
         AdapterCall::start(at(10), OPTS, None, b"{}", &mut buf).map(|_| ()),
-        Err(Error::MessageTooLong { len: 32, cap: 31 })
+        Err(Error::MessageTooLong { len: 34, cap: 33 })
     );
+    let mut buf = [0u8; 34];
+    assert!(AdapterCall::start(at(10), OPTS, None, b"{}", &mut buf).is_ok());
 }
 
 #[test]

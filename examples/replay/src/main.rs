@@ -12,26 +12,53 @@ mod scenario;
 
 use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
+use polyweave_tool_adapter::trace::ENTRY_HEADER;
 use polyweave_tool_adapter::wrapper::{Config, Disposition, Slot, Wrapper};
 use polyweave_tool_adapter::{AdapterCall, CallHandle, CallOptions, Error, Instant, Route, Tool};
 use scenario::{CallScenario, Scenario, Step, StepKind, ToolSpec, WrapperScenario};
 
-/// Capacities of the replay program (SPEC §6 minimums, each met or exceeded).
-const FRAME_CAP: usize = 8 * 1024;
+// Capacities of the replay program (SPEC §6: minimums met or exceeded, args, results and
+// depth exact).
+/// Bytes of a decoded tool name, and of a decoded call id.
+const NAME_CAP: usize = 1024;
+/// Bytes of a raw args value, and of a raw result: exactly 4096 (SPEC §7.23).
+const ARGS_CAP: usize = 4096;
+const RESULT_CAP: usize = 4096;
+/// Bytes of an error message.
+const MESSAGE_CAP: usize = 64 * 1024;
+/// JSON depth limit: the default, exactly 32 (SPEC §7.17).
+const MAX_DEPTH: u8 = 32;
+/// Trace entries, each kept whole.
+const TRACE_ENTRIES: usize = 32;
+/// `END`s held while calls are pending, of up to `END_CAP` bytes each.
+const HELD_ENDS: usize = 8;
+const END_CAP: usize = 8 * 1024;
+
 const REPLAY_CONFIG: Config = Config {
     tool_timeout_ms: 30_000,
     mirror_continue: true,
     max_rounds: 0,
-    max_depth: 32,
-    name_cap: 64,
-    id_cap: 64,
-    args_cap: 4096,
-    result_cap: 4096,
-    message_cap: 8192,
-    trace_entries: 32,
-    trace_bytes: 32 * (12 + 64 + 4096 + 8192),
-    held_bytes: 8 * (FRAME_CAP + 4),
+    max_depth: MAX_DEPTH,
+    full_validation: false,
+    name_cap: NAME_CAP,
+    id_cap: NAME_CAP,
+    args_cap: ARGS_CAP,
+    result_cap: RESULT_CAP,
+    message_cap: MESSAGE_CAP,
+    trace_entries: TRACE_ENTRIES,
+    trace_bytes: TRACE_ENTRIES
+        * (ENTRY_HEADER + NAME_CAP + ARGS_CAP + max(RESULT_CAP, MESSAGE_CAP)),
+    // Each held END costs 4 bytes besides its own.
+    held_bytes: HELD_ENDS * (END_CAP + 4),
 };
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
 
 /// One printed event, with the clock it happened at (for `--pretty`).
 struct Printer {
@@ -69,8 +96,55 @@ fn jstr(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
 }
 
-fn raw_json(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// A raw JSON value (a frame, args, a result) as it goes into one output line (SPEC §6).
+///
+/// A value serde_json accepts is printed as its own text without insignificant white space
+/// (space, tab, CR, LF outside strings, as in SPEC §7.22): number text, string escapes and
+/// member order stay as written. An escaped lone surrogate counts as a character here, as in
+/// the core's raw values (SPEC §7.24), and keeps its escape. Anything else (a pass-through
+/// frame broken after `type`, a trace value cut mid-value) becomes a JSON string of its text.
+fn json_value(raw: &[u8]) -> String {
+    // serde_json refuses `\ud800` without its partner: check a copy with every surrogate
+    // escape as `\ufffd` (same length; a `\\` pair is skipped whole, so `\\ud800` is not one).
+    let mut check = raw.to_vec();
+    let mut i = 0;
+    while i + 1 < check.len() {
+        if check[i] == b'\\' && check[i + 1] == b'u' {
+            let hex = check
+                .get(i + 2..i + 6)
+                .and_then(|h| std::str::from_utf8(h).ok());
+            if hex
+                .and_then(|h| u16::from_str_radix(h, 16).ok())
+                .is_some_and(|u| (0xD800..=0xDFFF).contains(&u))
+            {
+                check[i + 2..i + 6].copy_from_slice(b"fffd");
+            }
+        }
+        i += if check[i] == b'\\' { 2 } else { 1 };
+    }
+    if serde_json::from_slice::<serde_json::Value>(&check).is_err() {
+        return jstr(&String::from_utf8_lossy(raw));
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in raw {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+            continue;
+        } else if b == b'"' {
+            in_string = true;
+        }
+        out.push(b);
+    }
+    // Valid UTF-8: serde_json accepted the text, and only ASCII white space was dropped.
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Hooks that record the SPEC §6 hook events.
@@ -85,7 +159,7 @@ impl Hooks for Recorder {
         let name = call.name.map_or("null".to_string(), jstr);
         let line = format!(
             "{{\"hook\":\"toolCall\",\"name\":{name},\"args\":{}}}",
-            raw_json(call.args)
+            json_value(call.args)
         );
         self.lines.push((call.seq, line));
     }
@@ -93,12 +167,12 @@ impl Hooks for Recorder {
     fn on_tool_result(&mut self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
         let name = call.name.map_or("null".to_string(), jstr);
         let (result, error) = match outcome {
-            CallOutcome::Result(r) => (raw_json(r), "null".to_string()),
+            CallOutcome::Result(r) => (json_value(r), "null".to_string()),
             CallOutcome::Error(e) => ("null".to_string(), jstr(e)),
         };
         let line = format!(
             "{{\"hook\":\"toolResult\",\"name\":{name},\"args\":{},\"result\":{result},\"error\":{error}}}",
-            raw_json(call.args)
+            json_value(call.args)
         );
         self.lines.push((call.seq, line));
     }
@@ -216,6 +290,7 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
         tool_timeout_ms: sc.tool_timeout_ms,
         mirror_continue: sc.mirror_continue,
         max_rounds: sc.max_rounds,
+        full_validation: sc.full_validation,
         ..REPLAY_CONFIG
     };
     let mut slots = vec![Slot::EMPTY; sc.max_pending];
@@ -227,7 +302,8 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
     }
     let mut known: Vec<Known> = Vec::new();
     let mut popped = 0u64;
-    let mut buf = vec![0u8; 64 * 1024];
+    // No queued frame is larger than the queue.
+    let mut buf = vec![0u8; w.queue_capacity()];
     let mut now = 0u64;
     for (i, step) in sc.steps.iter().enumerate() {
         if let Some(at) = step.at {
@@ -237,7 +313,8 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
         w.handle_timeout(t)
             .map_err(|e| (Some(i), format!("clock: {e}")))?;
         flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (Some(i), e))?;
-        apply_wrapper_step(&mut w, step, t, &mut known, p).map_err(|e| (Some(i), e))?;
+        apply_wrapper_step(&mut w, step, t, &mut known, &mut buf, &mut popped, p)
+            .map_err(|e| (Some(i), e))?;
         flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (Some(i), e))?;
     }
     let entries: Vec<String> = w
@@ -246,12 +323,18 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
         .map(|e| {
             let name = e.name.map_or("null".to_string(), jstr);
             let (result, error) = match e.outcome {
-                CallOutcome::Result(r) => (raw_json(r), "null".to_string()),
+                CallOutcome::Result(r) => (json_value(r), "null".to_string()),
                 CallOutcome::Error(m) => ("null".to_string(), jstr(m)),
             };
+            // An entry the core cut to fit may hold args or a result cut mid-value: flagged.
+            let cut = if e.truncated {
+                ",\"truncated\":true"
+            } else {
+                ""
+            };
             format!(
-                "{{\"name\":{name},\"args\":{},\"result\":{result},\"error\":{error}}}",
-                raw_json(e.args)
+                "{{\"name\":{name},\"args\":{},\"result\":{result},\"error\":{error}{cut}}}",
+                json_value(e.args)
             )
         })
         .collect();
@@ -281,7 +364,7 @@ fn flush_wrapper(
             break;
         };
         *popped += 1;
-        let frame = raw_json(&buf[..t.len]);
+        let frame = json_value(&buf[..t.len]);
         let line = match t.route {
             Route::Model => format!("{{\"to\":\"model\",\"frame\":{frame}}}"),
             Route::Consumer => format!("{{\"to\":\"consumer\",\"frame\":{frame}}}"),
@@ -316,6 +399,8 @@ fn apply_wrapper_step(
     step: &Step,
     now: Instant,
     known: &mut Vec<Known>,
+    buf: &mut [u8],
+    popped: &mut u64,
     p: &mut Printer,
 ) -> Result<(), String> {
     let at = now.as_millis();
@@ -330,10 +415,14 @@ fn apply_wrapper_step(
     match &step.kind {
         StepKind::Response(b) => p.input(at, "model", &short(b)),
         StepKind::Request(b) => p.input(at, "consumer", &short(b)),
-        StepKind::AdapterFrame { call, frame } => {
-            p.input(at, &format!("adapter#{call}"), &short(frame))
+        StepKind::Adapter { call, frame, close } => {
+            if let Some(frame) = frame {
+                p.input(at, &format!("adapter#{call}"), &short(frame));
+            }
+            if *close {
+                p.input(at, &format!("adapter#{call}"), "(closed)");
+            }
         }
-        StepKind::AdapterClose { call } => p.input(at, &format!("adapter#{call}"), "(closed)"),
         StepKind::Complete {
             call,
             result,
@@ -354,7 +443,7 @@ fn apply_wrapper_step(
         StepKind::Response(bytes) => match w.handle_response(now, bytes) {
             Ok(Disposition::Forward) => p.line(
                 at,
-                &format!("{{\"to\":\"consumer\",\"frame\":{}}}", raw_json(bytes)),
+                &format!("{{\"to\":\"consumer\",\"frame\":{}}}", json_value(bytes)),
             ),
             Ok(Disposition::Held) => p.input(at, "wrapper", "END held while calls are pending"),
             Ok(Disposition::Intercepted { call, handle }) => {
@@ -370,7 +459,7 @@ fn apply_wrapper_step(
         StepKind::Request(bytes) => match w.handle_request(now, bytes) {
             Ok(_) => p.line(
                 at,
-                &format!("{{\"to\":\"model\",\"frame\":{}}}", raw_json(bytes)),
+                &format!("{{\"to\":\"model\",\"frame\":{}}}", json_value(bytes)),
             ),
             Err(Error::Malformed(_)) => p.line(at, "{\"rejected\":{\"path\":\"request\"}}"),
             Err(e) => return Err(format!("request refused: {e}")),
@@ -390,37 +479,41 @@ fn apply_wrapper_step(
                 None => Ok(result.as_bytes()),
             };
             match w.complete(now, h, outcome) {
-                Ok(()) => {}
+                Ok(_) => {}
                 Err(e) if is_waiting_error(&e) => p.line(at, &refused),
                 Err(e) => return Err(format!("completion refused: {e}")),
             }
         }
-        StepKind::AdapterFrame { call, frame } => {
+        StepKind::Adapter { call, frame, close } => {
             let refused = format!("{{\"refused\":{{\"call\":{call}}}}}");
             let Some(Known::Pending(h)) = known.get(*call as usize).copied() else {
                 p.line(at, &refused);
                 return Ok(());
             };
-            match w.handle_adapter_frame(now, h, frame) {
-                Ok(()) => {}
-                Err(Error::Malformed(_)) => p.line(
-                    at,
-                    &format!("{{\"rejected\":{{\"path\":\"adapter\",\"call\":{call}}}}}"),
-                ),
-                Err(e) if is_waiting_error(&e) => p.line(at, &refused),
-                Err(e) => return Err(format!("adapter frame refused: {e}")),
+            // The frame, then the close; a refused frame (the call is not waiting) ends the
+            // step, a rejected (malformed) one does not: the call still waits (SPEC §6, §7.10).
+            if let Some(frame) = frame {
+                match w.handle_adapter_frame(now, h, frame) {
+                    Ok(()) => {}
+                    Err(Error::Malformed(_)) => p.line(
+                        at,
+                        &format!("{{\"rejected\":{{\"path\":\"adapter\",\"call\":{call}}}}}"),
+                    ),
+                    Err(e) if is_waiting_error(&e) => {
+                        p.line(at, &refused);
+                        return Ok(());
+                    }
+                    Err(e) => return Err(format!("adapter frame refused: {e}")),
+                }
             }
-        }
-        StepKind::AdapterClose { call } => {
-            let refused = format!("{{\"refused\":{{\"call\":{call}}}}}");
-            let Some(Known::Pending(h)) = known.get(*call as usize).copied() else {
-                p.line(at, &refused);
-                return Ok(());
-            };
-            match w.handle_adapter_closed(now, h) {
-                Ok(()) => {}
-                Err(e) if is_waiting_error(&e) => p.line(at, &refused),
-                Err(e) => return Err(format!("adapter close refused: {e}")),
+            if *close {
+                // What the frame queued comes before what the close prints.
+                flush_wrapper(w, buf, at, popped, p)?;
+                match w.handle_adapter_closed(now, h) {
+                    Ok(()) => {}
+                    Err(e) if is_waiting_error(&e) => p.line(at, &refused),
+                    Err(e) => return Err(format!("adapter close refused: {e}")),
+                }
             }
         }
         StepKind::Abort => w.abort(),
@@ -506,7 +599,7 @@ fn flush_call(
             now,
             &format!(
                 "{{\"to\":\"adapter\",\"call\":0,\"frame\":{}}}",
-                raw_json(&buf[..n])
+                json_value(&buf[..n])
             ),
         );
     }
@@ -514,7 +607,9 @@ fn flush_call(
         if let Some(s) = call.settlement() {
             *printed = true;
             let line = match s {
-                CallOutcome::Result(r) => format!("{{\"settled\":{{\"result\":{}}}}}", raw_json(r)),
+                CallOutcome::Result(r) => {
+                    format!("{{\"settled\":{{\"result\":{}}}}}", json_value(r))
+                }
                 CallOutcome::Error(e) => format!("{{\"settled\":{{\"error\":{}}}}}", jstr(e)),
             };
             p.line(now, &line);

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-/// Most pending-call slots a replay gives a wrapper (each costs about 8 KiB of arena here).
+/// Most pending-call slots a replay gives a wrapper (each costs about 142 KiB of arena here).
 pub const MAX_PENDING: u32 = 1024;
 
 /// A sync, deferred or adapter tool of a scenario.
@@ -30,12 +30,11 @@ pub enum StepKind {
         result: String,
         error: Option<String>,
     },
-    AdapterFrame {
+    /// A frame from call `call`'s tool adapter, then its close, or either alone.
+    Adapter {
         call: u64,
-        frame: Vec<u8>,
-    },
-    AdapterClose {
-        call: u64,
+        frame: Option<Vec<u8>>,
+        close: bool,
     },
     Abort,
     Cancel(String),
@@ -59,6 +58,8 @@ pub struct WrapperScenario {
     pub max_pending: usize,
     pub max_rounds: u32,
     pub aborted: bool,
+    /// `"fullValidation"` (`Config::full_validation`, SPEC §7.25).
+    pub full_validation: bool,
     pub steps: Vec<Step>,
 }
 
@@ -152,16 +153,12 @@ fn parse_step(step: &Value, call_mode: bool) -> Result<Step, String> {
         }
     } else if has("adapter") {
         let call = call_index(step, "adapter")?;
-        if has("frame") {
-            StepKind::AdapterFrame {
-                call,
-                frame: frame_bytes(&step["frame"]),
-            }
-        } else if step.get("close") == Some(&Value::Bool(true)) {
-            StepKind::AdapterClose { call }
-        } else {
+        let frame = step.get("frame").map(frame_bytes);
+        let close = step.get("close") == Some(&Value::Bool(true));
+        if frame.is_none() && !close {
             return Err("an adapter step needs frame or close: true".into());
         }
+        StepKind::Adapter { call, frame, close }
     } else if step.get("abort") == Some(&Value::Bool(true)) {
         StepKind::Abort
     } else if has("cancel") {
@@ -224,10 +221,17 @@ fn parse_tool(spec: &Value) -> Result<ToolSpec, String> {
 pub fn load(path: &str) -> Result<Scenario, String> {
     let text = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     let doc: Value = serde_json::from_slice(&text).map_err(|e| format!("not JSON: {e}"))?;
-    match doc.get("mode").and_then(Value::as_str) {
-        Some("wrapper") => {
+    if !doc.is_object() {
+        return Err("a scenario must be a JSON object".into());
+    }
+    // A missing mode means a wrapper; `aborted` is read from the options only (SPEC §6).
+    match doc.get("mode").map(Value::as_str) {
+        None | Some(Some("wrapper")) => {
             let empty = Value::Object(Default::default());
             let opts = doc.get("options").unwrap_or(&empty);
+            if !opts.is_object() {
+                return Err("options must be an object".into());
+            }
             let mut tools = Vec::new();
             if let Some(map) = doc.get("tools") {
                 let map = map.as_object().ok_or("tools must be an object")?;
@@ -251,11 +255,12 @@ pub fn load(path: &str) -> Result<Scenario, String> {
                     n => n as usize,
                 },
                 max_rounds: u32_opt(opts, "maxRounds", 0)?,
-                aborted: bool_opt(&doc, "aborted", false)? || bool_opt(opts, "aborted", false)?,
+                aborted: bool_opt(opts, "aborted", false)?,
+                full_validation: bool_opt(opts, "fullValidation", false)?,
                 steps: parse_steps(&doc, false)?,
             }))
         }
-        Some("call") => Ok(Scenario::Call(CallScenario {
+        Some(Some("call")) => Ok(Scenario::Call(CallScenario {
             name: match doc.get("name") {
                 None => "unknown".into(),
                 Some(v) => v.as_str().ok_or("name must be a string")?.to_string(),
