@@ -10,6 +10,10 @@
 //!   model, mirrored prompt to the consumer). Throughput is in calls.
 //! * `roundtrip/bfcl_deferred`: the same calls with every tool deferred,
 //!   completed at once through `poll_event` + [`Wrapper::complete`] (the slot path).
+//! * `full_validation/…`: the pass-through and the sync round trip with
+//!   `Config::full_validation` on (SPEC §7.25): every pass-through frame is then
+//!   scanned whole, so its cost grows with the frame; a `TOOL_CALL` is validated
+//!   once either way.
 //!
 //! Run: `cargo bench -p polyweave-tool-adapter --bench wrapper -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -19,7 +23,7 @@
 //!
 //! For instruction counts without criterion's own work, set `POLYWEAVE_BENCH_ONCE`
 //! to a workload name (`passthrough_64B`, `passthrough_16KiB`, `sync_echo`, `sync_echo_unsorted`,
-//! `deferred`) and an optional `POLYWEAVE_BENCH_ITERS` (default 1); the binary
+//! `deferred`, `full_passthrough_64B`, `full_passthrough_16KiB`, `full_sync_echo`) and an optional `POLYWEAVE_BENCH_ITERS` (default 1); the binary
 //! then runs just that loop (in `run_once`) and exits:
 //!
 //! ```text
@@ -83,11 +87,22 @@ fn tool_names(lines: &[&[u8]]) -> Vec<String> {
     names
 }
 
+/// [`CFG`] with every frame validated.
+const FULL: Config = Config {
+    full_validation: true,
+    ..CFG
+};
+
 /// Runs `f` on a fresh wrapper over `tools` with [`CFG`].
 fn with_wrapper<R>(tools: &[Tool<'_>], f: impl FnOnce(&mut Wrapper<'_>) -> R) -> R {
+    with_config(CFG, tools, f)
+}
+
+/// Runs `f` on a fresh wrapper over `tools` with `cfg`.
+fn with_config<R>(cfg: Config, tools: &[Tool<'_>], f: impl FnOnce(&mut Wrapper<'_>) -> R) -> R {
     let mut slots = [Slot::EMPTY; SLOTS];
-    let mut arena = vec![0u8; CFG.arena_len(SLOTS)];
-    let mut w = Wrapper::new(CFG, tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut arena = vec![0u8; cfg.arena_len(SLOTS)];
+    let mut w = Wrapper::new(cfg, tools, NoHooks, &mut slots, &mut arena).unwrap();
     f(&mut w)
 }
 
@@ -279,15 +294,33 @@ fn bench(c: &mut Criterion, inputs: &Inputs) {
         });
     });
     group.finish();
+
+    let mut group = c.benchmark_group("full_validation");
+    with_config(FULL, &sync, |w| {
+        group.throughput(Throughput::Elements(1));
+        group.bench_function("passthrough_64B", |b| {
+            b.iter(|| passthrough(w, &inputs.small))
+        });
+        group.bench_function("passthrough_16KiB", |b| {
+            b.iter(|| passthrough(w, &inputs.large))
+        });
+        group.throughput(Throughput::Elements(lines.len() as u64));
+        group.bench_function("bfcl_sync_echo", |b| b.iter(|| roundtrip_sync(w, &lines)));
+    });
+    group.finish();
 }
 
 /// Runs one workload `iters` times with no criterion machinery (for callgrind / perf).
 #[inline(never)]
 fn run_once(name: &str, iters: usize, inputs: &Inputs, lines: &[&[u8]], tools: &[Tool<'_>]) {
-    let sink = with_wrapper(tools, |w| {
+    let (cfg, workload) = match name.strip_prefix("full_") {
+        Some(rest) => (FULL, rest),
+        None => (CFG, name),
+    };
+    let sink = with_config(cfg, tools, |w| {
         let mut sink = 0usize;
         for _ in 0..iters {
-            sink += match name {
+            sink += match workload {
                 "passthrough_64B" => {
                     usize::from(passthrough(w, &inputs.small) == Disposition::Forward)
                 }

@@ -837,6 +837,264 @@ fn lone_surrogate_escapes_are_kept_as_written() {
     );
 }
 
+/// Expected lines with `<FFFD>` standing for U+FFFD (what a decoded lone surrogate becomes).
+fn fffd(lines: &[&str]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| l.replace("<FFFD>", "\u{FFFD}"))
+        .collect()
+}
+
+#[test]
+fn object_form_frame_with_a_lone_surrogate_name_runs_like_the_string_form() {
+    // JSON.stringify writes a lone surrogate as `\ud800`, in object-form frames too: the file
+    // is read, the name decodes to U+FFFD (SPEC §7.24), as with the shared string-form scenario.
+    let shared = data_dir().join("scenarios/wrapper_lone_surrogate_name");
+    let expected: Vec<String> = fs::read_to_string(shared.with_extension("out.ndjson"))
+        .expect("shared expected output")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let out = run_replay(&[], &shared.with_extension("json"));
+    assert_eq!(out.status.code(), Some(0));
+    let string_form: Vec<String> = String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(string_form, expected);
+    let object_form = replay_lines(
+        "object_lone_surrogate_name.json",
+        r#"{"tools":{},"steps":[{"at":0,"response":{"type":"TOOL_CALL","content":{"name":"\ud800"}}}]}"#,
+    );
+    assert_eq!(
+        object_form,
+        fffd(&[
+            r#"{"hook":"toolCall","name":"<FFFD>","args":{}}"#,
+            r#"{"to":"model","frame":{"type":"TOOL_RESULT","content":{"name":"<FFFD>","error":"Tool \"<FFFD>\" not found"}}}"#,
+            r#"{"hook":"toolResult","name":"<FFFD>","args":{},"result":null,"error":"Tool \"<FFFD>\" not found"}"#,
+            r#"{"to":"model","frame":{"type":"TEXT","content":"Tool results above. Last tool error: Tool \"<FFFD>\" not found"}}"#,
+            r#"{"to":"consumer","frame":{"type":"TEXT","content":"Tool results above. Last tool error: Tool \"<FFFD>\" not found"}}"#,
+            r#"{"trace":[{"name":"<FFFD>","args":{},"result":null,"error":"Tool \"<FFFD>\" not found"}]}"#,
+        ])
+    );
+    assert_eq!(object_form, expected);
+}
+
+#[test]
+fn a_tool_registered_under_a_lone_surrogate_key_is_found() {
+    // Tool names are decoded keys: `"\ud800"` registers U+FFFD, which a call named `"\ud800"`
+    // (or `"\udfff"`) finds; an escaped pair is one character, not two U+FFFD. A lone surrogate
+    // in an unknown member (`description`) is ignored like the member.
+    let lines = replay_lines(
+        "lone_surrogate_key.json",
+        r#"{"description":"\udc00","tools":{"\ud800":{"kind":"sync","result":1},"\ud83d\ude00":{"kind":"sync","result":2}},"steps":[
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"id":"a","name":"\ud800"}}},
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"id":"b","name":"\udfff"}}},
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"id":"c","name":"😀"}}}
+        ]}"#,
+    );
+    let call = |id: &str, name: &str, result: u8| {
+        [
+            format!(r#"{{"hook":"toolCall","name":"{name}","args":{{}}}}"#),
+            format!(
+                r#"{{"to":"model","frame":{{"type":"TOOL_RESULT","content":{{"id":"{id}","name":"{name}","result":{result}}}}}}}"#
+            ),
+            format!(
+                r#"{{"hook":"toolResult","name":"{name}","args":{{}},"result":{result},"error":null}}"#
+            ),
+            PROMPT[0].to_string(),
+            PROMPT[1].to_string(),
+        ]
+    };
+    let mut expected: Vec<String> = call("a", "\u{FFFD}", 1).into();
+    expected.extend(call("b", "\u{FFFD}", 1));
+    expected.extend(call("c", "😀", 2));
+    expected.extend(fffd(&[
+        r#"{"trace":[{"name":"<FFFD>","args":{},"result":1,"error":null},{"name":"<FFFD>","args":{},"result":1,"error":null},{"name":"😀","args":{},"result":2,"error":null}]}"#,
+    ]));
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn object_form_args_reach_the_core_as_written() {
+    // Not re-serialised: number text, escapes (`\u00e9` stays 6 characters, `\udc00` stays)
+    // and spacing inside strings as in the file; white space between tokens is dropped (§7.22).
+    let lines = replay_lines(
+        "object_args.json",
+        r#"{"tools":{"e":{"kind":"sync","echo":true}},"steps":[
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"name":"e","args":{"n":1e400,"m":-0,"d":1.50,"i":12345678901234567890123,"s":"\u00e9","l":"\udc00"}}}}
+        ]}"#,
+    );
+    let a = r#"{"n":1e400,"m":-0,"d":1.50,"i":12345678901234567890123,"s":"\u00e9","l":"\udc00"}"#;
+    let expected = [
+        format!(r#"{{"hook":"toolCall","name":"e","args":{a}}}"#),
+        format!(
+            r#"{{"to":"model","frame":{{"type":"TOOL_RESULT","content":{{"name":"e","result":{a}}}}}}}"#
+        ),
+        format!(r#"{{"hook":"toolResult","name":"e","args":{a},"result":{a},"error":null}}"#),
+        PROMPT[0].to_string(),
+        PROMPT[1].to_string(),
+        format!(r#"{{"trace":[{{"name":"e","args":{a},"result":{a},"error":null}}]}}"#),
+    ];
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn sync_and_complete_results_are_carried_as_written() {
+    let lines = replay_lines(
+        "raw_results.json",
+        r#"{"tools":{"s":{"kind":"sync","result":{"x":"\ud800","n":1e400}},"d":{"kind":"deferred"}},"steps":[
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"name":"s"}}},
+            {"at":1,"response":{"type":"TOOL_CALL","content":{"name":"d"}}},
+            {"at":2,"complete":1,"result":["\ud800",1e400,-0.0]}
+        ]}"#,
+    );
+    let s = r#"{"x":"\ud800","n":1e400}"#;
+    let d = r#"["\ud800",1e400,-0.0]"#;
+    let expected = [
+        r#"{"hook":"toolCall","name":"s","args":{}}"#.to_string(),
+        format!(
+            r#"{{"to":"model","frame":{{"type":"TOOL_RESULT","content":{{"name":"s","result":{s}}}}}}}"#
+        ),
+        format!(r#"{{"hook":"toolResult","name":"s","args":{{}},"result":{s},"error":null}}"#),
+        PROMPT[0].to_string(),
+        PROMPT[1].to_string(),
+        r#"{"hook":"toolCall","name":"d","args":{}}"#.to_string(),
+        format!(
+            r#"{{"to":"model","frame":{{"type":"TOOL_RESULT","content":{{"name":"d","result":{d}}}}}}}"#
+        ),
+        format!(r#"{{"hook":"toolResult","name":"d","args":{{}},"result":{d},"error":null}}"#),
+        PROMPT[0].to_string(),
+        PROMPT[1].to_string(),
+        format!(
+            r#"{{"trace":[{{"name":"s","args":{{}},"result":{s},"error":null}},{{"name":"d","args":{{}},"result":{d},"error":null}}]}}"#
+        ),
+    ];
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn object_form_frames_keep_repeated_members() {
+    // The core sees both `type` members: the O(1) path takes the first (TEXT, forwarded with
+    // both), full validation refuses the frame (SPEC §7.25). A merged `{"type":"TOOL_CALL"}`
+    // would have been intercepted.
+    let frame = r#"{"type":"TEXT","type":"TOOL_CALL","content":{"name":"t"}}"#;
+    let tools = r#""tools":{"t":{"kind":"sync","result":1}}"#;
+    let lines = replay_lines(
+        "repeated_members.json",
+        &format!(
+            r#"{{{tools},"steps":[{{"at":0,"response":{frame}}},{{"at":0,"request":{{"type":"TEXT","content":"a","content":"b"}}}}]}}"#
+        ),
+    );
+    assert_eq!(
+        lines,
+        [
+            format!(r#"{{"to":"consumer","frame":{frame}}}"#).as_str(),
+            r#"{"to":"model","frame":{"type":"TEXT","content":"a","content":"b"}}"#,
+            r#"{"trace":[]}"#,
+        ]
+    );
+    let lines = replay_lines(
+        "repeated_members_full.json",
+        &format!(
+            r#"{{"options":{{"fullValidation":true}},{tools},"steps":[{{"at":0,"response":{frame}}}]}}"#
+        ),
+    );
+    assert_eq!(
+        lines,
+        [r#"{"rejected":{"path":"response"}}"#, r#"{"trace":[]}"#]
+    );
+}
+
+#[test]
+fn call_mode_args_and_id_as_written() {
+    // Args raw (number text and escapes kept); the id is decoded (U+FFFD), like the name.
+    let lines = replay_lines(
+        "call_raw_args.json",
+        r#"{"mode":"call","name":"t\ud800","id":"\ud800","args":{"x":1e400,"s":"\udc00"},"steps":[
+            {"at":1,"frame":{"type":"TOOL_RESULT","content":{"result":{"n":1e400,"e":"\u00e9"}}}},
+            {"at":1,"close":true}
+        ]}"#,
+    );
+    assert_eq!(
+        lines,
+        fffd(&[
+            r#"{"to":"adapter","call":0,"frame":{"type":"TOOL_CALL","content":{"id":"<FFFD>","name":"t<FFFD>","args":{"x":1e400,"s":"\udc00"}}}}"#,
+            r#"{"settled":{"result":{"n":1e400,"e":"\u00e9"}}}"#,
+        ])
+    );
+}
+
+#[test]
+fn lone_surrogates_in_messages_and_reasons_decode_to_u_fffd() {
+    // A sync tool's error, a completion error and a cancel reason are decoded strings.
+    let lines = replay_lines(
+        "lone_surrogate_messages.json",
+        r#"{"tools":{"d":{"kind":"deferred"},"f":{"kind":"sync","error":"no \ud800 disk"}},"steps":[
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"id":"1","name":"f"}}},
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"id":"2","name":"d"}}},
+            {"at":0,"response":{"type":"TOOL_CALL","content":{"id":"3","name":"d"}}},
+            {"at":1,"complete":1,"error":"lost \udc00"},
+            {"at":2,"cancel":"user \ud800 stopped"}
+        ]}"#,
+    );
+    assert_eq!(
+        lines,
+        fffd(&[
+            r#"{"hook":"toolCall","name":"f","args":{}}"#,
+            r#"{"to":"model","frame":{"type":"TOOL_RESULT","content":{"id":"1","name":"f","error":"no <FFFD> disk"}}}"#,
+            r#"{"hook":"toolResult","name":"f","args":{},"result":null,"error":"no <FFFD> disk"}"#,
+            r#"{"to":"model","frame":{"type":"TEXT","content":"Tool results above. Last tool error: no <FFFD> disk"}}"#,
+            r#"{"to":"consumer","frame":{"type":"TEXT","content":"Tool results above. Last tool error: no <FFFD> disk"}}"#,
+            r#"{"hook":"toolCall","name":"d","args":{}}"#,
+            r#"{"hook":"toolCall","name":"d","args":{}}"#,
+            r#"{"to":"model","frame":{"type":"TOOL_RESULT","content":{"id":"2","name":"d","error":"lost <FFFD>"}}}"#,
+            r#"{"hook":"toolResult","name":"d","args":{},"result":null,"error":"lost <FFFD>"}"#,
+            r#"{"to":"model","frame":{"type":"TOOL_RESULT","content":{"id":"3","name":"d","error":"Tool d cancelled: user <FFFD> stopped"}}}"#,
+            r#"{"hook":"toolResult","name":"d","args":{},"result":null,"error":"Tool d cancelled: user <FFFD> stopped"}"#,
+            r#"{"to":"model","frame":{"type":"TEXT","content":"Tool results above. Last tool error: Tool d cancelled: user <FFFD> stopped"}}"#,
+            r#"{"to":"consumer","frame":{"type":"TEXT","content":"Tool results above. Last tool error: Tool d cancelled: user <FFFD> stopped"}}"#,
+            r#"{"trace":[{"name":"f","args":{},"result":null,"error":"no <FFFD> disk"},{"name":"d","args":{},"result":null,"error":"lost <FFFD>"},{"name":"d","args":{},"result":null,"error":"Tool d cancelled: user <FFFD> stopped"}]}"#,
+        ])
+    );
+}
+
+#[test]
+fn a_string_frame_decodes_to_its_raw_text() {
+    // A frame given as a string is its decoded text: a lone surrogate of the file's string
+    // itself (not of the frame's JSON) becomes the UTF-8 of U+FFFD in the frame's bytes.
+    let lines = replay_lines(
+        "string_frame_surrogate.json",
+        r#"{"steps":[{"request":"{\"type\":\"TEXT\",\"content\":\"\ud800 \\ud800\"}"}]}"#,
+    );
+    assert_eq!(
+        lines,
+        fffd(&[
+            r#"{"to":"model","frame":{"type":"TEXT","content":"<FFFD> \ud800"}}"#,
+            r#"{"trace":[]}"#
+        ])
+    );
+}
+
+#[test]
+fn object_form_frames_of_any_depth_are_read() {
+    // Only what a step needs is decoded: a frame nested deeper than serde_json's own limit
+    // (128) reaches the core (which passes a TEXT through unvalidated) and prints as itself.
+    let content = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let lines = replay_lines(
+        "deep_frame.json",
+        &format!(r#"{{"steps":[{{"response":{{"type":"TEXT","content":{content}}}}}]}}"#),
+    );
+    assert_eq!(
+        lines,
+        [
+            format!(r#"{{"to":"consumer","frame":{{"type":"TEXT","content":{content}}}}}"#),
+            r#"{"trace":[]}"#.to_string()
+        ]
+    );
+}
+
 #[test]
 fn a_pass_through_frame_broken_after_type_prints_as_a_string() {
     // Only `type` is read on the pass-through path; the rest is not JSON: a JSON string of its text.

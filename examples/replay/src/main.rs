@@ -9,6 +9,7 @@ use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 mod scenario;
+mod surrogates;
 
 use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
@@ -104,25 +105,10 @@ fn jstr(text: &str) -> String {
 /// the core's raw values (SPEC §7.24), and keeps its escape. Anything else (a pass-through
 /// frame broken after `type`, a trace value cut mid-value) becomes a JSON string of its text.
 fn json_value(raw: &[u8]) -> String {
-    // serde_json refuses `\ud800` without its partner: check a copy with every surrogate
-    // escape as `\ufffd` (same length; a `\\` pair is skipped whole, so `\\ud800` is not one).
-    let mut check = raw.to_vec();
-    let mut i = 0;
-    while i + 1 < check.len() {
-        if check[i] == b'\\' && check[i + 1] == b'u' {
-            let hex = check
-                .get(i + 2..i + 6)
-                .and_then(|h| std::str::from_utf8(h).ok());
-            if hex
-                .and_then(|h| u16::from_str_radix(h, 16).ok())
-                .is_some_and(|u| (0xD800..=0xDFFF).contains(&u))
-            {
-                check[i + 2..i + 6].copy_from_slice(b"fffd");
-            }
-        }
-        i += if check[i] == b'\\' { 2 } else { 1 };
-    }
-    if serde_json::from_slice::<serde_json::Value>(&check).is_err() {
+    // serde_json refuses `\ud800` without its partner: check a copy with each as `\uFFFD`.
+    let check = surrogates::masked(raw);
+    // Read as a raw value: checked whole, at any depth (a `Value` stops at 128 levels).
+    if serde_json::from_slice::<&serde_json::value::RawValue>(&check).is_err() {
         return jstr(&String::from_utf8_lossy(raw));
     }
     let mut out = Vec::with_capacity(raw.len());
