@@ -80,3 +80,65 @@ impl XorShift {
         1 + (self.next_u64() % max as u64) as usize
     }
 }
+
+/// A copy of `bytes` in which the four hex digits of every escaped surrogate (`\uD800` to
+/// `\uDFFF`, any case) inside a JSON string become `FFFD`, so serde_json, which refuses an
+/// unpaired surrogate, can parse what the core legitimately writes (SPEC §7.24: raw values keep
+/// such escapes as written). Only real escapes are rewritten: in `"\\ud800"` the backslash is
+/// itself escaped and `ud800` is plain text. The copy has the same length; bytes outside
+/// strings and every other escape are left alone.
+pub fn mask_surrogate_escapes(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < out.len() {
+        match (in_string, out[i]) {
+            (false, b'"') => in_string = true,
+            (true, b'"') => in_string = false,
+            (true, b'\\') => {
+                if out.get(i + 1) == Some(&b'u') {
+                    let hex = out
+                        .get(i + 2..i + 6)
+                        .and_then(|h| std::str::from_utf8(h).ok());
+                    let code = hex.and_then(|h| u16::from_str_radix(h, 16).ok());
+                    // `from_str_radix` takes a sign: only four hex digits count.
+                    let digits = hex.is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                    if digits && code.is_some_and(|c| (0xD800..=0xDFFF).contains(&c)) {
+                        out[i + 2..i + 6].copy_from_slice(b"FFFD");
+                    }
+                }
+                // The escape's second byte is never a string delimiter.
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Checks that `frame` is one NDJSON line (SPEC §1, §7.22): no `\n` or `\r` byte anywhere,
+/// valid UTF-8, and exactly one complete JSON value (white space around it allowed), parsed
+/// by serde_json after [`mask_surrogate_escapes`].
+pub fn is_one_json_line(frame: &[u8]) -> Result<(), String> {
+    if let Some(at) = frame.iter().position(|&b| b == b'\n' || b == b'\r') {
+        return Err(format!("line break byte {:#04x} at {at}", frame[at]));
+    }
+    std::str::from_utf8(frame).map_err(|e| format!("not UTF-8: {e}"))?;
+    let masked = mask_surrogate_escapes(frame);
+    serde_json::from_slice::<serde_json::Value>(&masked)
+        .map(drop)
+        .map_err(|e| format!("not one JSON value: {e}"))
+}
+
+/// Panics unless [`is_one_json_line`] accepts `frame`; `what` says where it came from.
+#[track_caller]
+pub fn assert_one_json_line(frame: &[u8], what: &str) {
+    if let Err(e) = is_one_json_line(frame) {
+        panic!(
+            "{what}: frame is not one JSON line ({e}): {:?}",
+            String::from_utf8_lossy(frame)
+        );
+    }
+}

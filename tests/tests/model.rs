@@ -15,13 +15,17 @@
 //! count, rounds, abort state and the trace. Invariants that need no model are
 //! checked on the core alone (one result per call, held `END`s released once
 //! and only at pending 0, `poll_timeout` never in the past, nothing but results
-//! and releases after abort).
+//! and releases after abort), and every frame `poll_transmit` hands out is one
+//! JSON line (SPEC §7.22; `polyweave_tests::is_one_json_line`) except a released
+//! `END`, the model's own bytes (the generators feed one that spans lines, and args,
+//! results and adapter results with line breaks and tabs between tokens).
 //!
 //! `PROPTEST_CASES` overrides the number of cases (default 1024, about 2 s in a debug build).
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::OnceLock;
 
+use polyweave_tests::assert_one_json_line;
 use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{Config, Disposition, Event, PendingKind, Slot, Wrapper};
@@ -216,6 +220,15 @@ fn tables() -> &'static Tables {
                 r#"{"error":"in args"}"#.to_string(),
             ),
             (Some(deep_ok.clone()), deep_ok),
+            // Line breaks and tabs between tokens: what the library writes drops them (§7.22).
+            (
+                s("[\n1 ,\t{\"a\" : \"b c\"}\r\n]"),
+                "[\n1 ,\t{\"a\" : \"b c\"}\r\n]".to_string(),
+            ),
+            (
+                s("{\"error\":\r\n [1,\t\"x y\"],\n\"n\": -0}"),
+                "{\"error\":\r\n [1,\t\"x y\"],\n\"n\": -0}".to_string(),
+            ),
         ];
         let mut broken_calls: Vec<Vec<u8>> = [
             r#"{"type":"TOOL_CALL","content":{"name":"calc",}}"#,
@@ -314,6 +327,15 @@ fn tables() -> &'static Tables {
             format!(r#"{{"type":"TEXT","content":{}}}"#, nested(32)).into_bytes(),
             AdMeaning::Malformed,
         ));
+        // Results with line breaks between tokens, by member and whole frame.
+        adapter.push((
+            b"{\"type\":\"TOOL_RESULT\",\n\"content\":{\"result\":[ 1 ,\r\n {\"x\" : \"a b\"} ]}}"
+                .to_vec(),
+            r("[ 1 ,\r\n {\"x\" : \"a b\"} ]"),
+        ));
+        adapter.push(whole(
+            "{ \"type\" : \"TOOL_RESULT\" ,\n \"content\" : [1,\t2] }",
+        ));
         Tables {
             args,
             broken_calls,
@@ -333,11 +355,13 @@ const PASS: [&str; 6] = [
 ];
 
 /// `END` frames (held byte for byte while calls are pending).
-const ENDS: [&str; 4] = [
+const ENDS: [&str; 5] = [
     r#"{"type":"END"}"#,
     r#"{"type":"END","content":{"reason":"stop"}}"#,
     r#"{ "type" : "END" , "content" : 1.50 }"#,
     r#"{"content":null,"type":"END"}"#,
+    // Several lines: a held END is the host's bytes, released as they are (§7.22).
+    "{\"type\":\"END\",\n\"content\":\"multi\"}",
 ];
 
 /// Frames malformed at or before `type`: rejected on every path.
@@ -352,7 +376,7 @@ const MALFORMED: [&[u8]; 7] = [
 ];
 
 /// Results given to `complete`: raw JSON (`Ok`, maybe invalid) or an error message.
-const OUTCOMES: [Result<&str, &str>; 14] = [
+const OUTCOMES: [Result<&str, &str>; 16] = [
     Ok(r#"{"ok":true}"#),
     Ok("1.50"),
     Ok("null"),
@@ -367,6 +391,8 @@ const OUTCOMES: [Result<&str, &str>; 14] = [
     Err(""),
     Err("quote\"\n\u{1}"),
     Err("天気 ✓"),
+    Ok("[ 1,\n\t{\"k\" : \"v w\"} ]"),
+    Ok("{\"error\":\n [1, \"x\"],\r\n\"v\":2}"),
 ];
 
 const REASONS: [&str; 4] = ["user", "", "stop \"now\"\n", "天気"];
@@ -486,7 +512,11 @@ fn response_frame(r: &Resp) -> (Vec<u8>, RespMeaning) {
                     if *order >= 3 {
                         members.reverse();
                     }
-                    let (colon, comma) = if *spaced { (" : ", " , ") } else { (":", ",") };
+                    let (colon, comma) = if *spaced {
+                        (" :\n", "\t,\r\n ")
+                    } else {
+                        (":", ",")
+                    };
                     let body: Vec<String> = members
                         .iter()
                         .map(|(k, v)| format!("\"{k}\"{colon}{v}"))
@@ -545,7 +575,7 @@ fn content_strategy() -> impl Strategy<Value = Content> {
     prop_oneof![
         1 => Just(Content::Absent),
         1 => (0..NOT_OBJECT.len()).prop_map(Content::NotObject),
-        16 => (id, name, 0..10usize, 0..6usize).prop_map(|(id, name, args, order)| Content::Object {
+        16 => (id, name, 0..tables().args.len(), 0..6usize).prop_map(|(id, name, args, order)| Content::Object {
             id,
             name,
             args,
@@ -1306,6 +1336,12 @@ impl Host {
                     );
                 }
                 Ev::Tx(to, frame) => {
+                    // Every frame the core writes is one JSON line (§7.22), but for a released
+                    // END: the model's own bytes, which may span lines.
+                    let release = *to == To::Consumer && self.held.front() == Some(frame);
+                    if !release {
+                        assert_one_json_line(frame.as_bytes(), what);
+                    }
                     let ty = frame_type(frame);
                     match (to, ty.as_str()) {
                         (To::Model, "TOOL_RESULT") => results_to_model += 1,

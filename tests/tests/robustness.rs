@@ -1,9 +1,14 @@
 //! Hostile input never panics the state machines (debug build: every `debug_assert!` on the
-//! output-queue bounds is live), and refusals are only the errors SPEC §4 names.
+//! output-queue bounds is live), refusals are only the errors SPEC §4 names, and every frame
+//! the machines hand out is one JSON line (SPEC §7.22).
 //!
 //! Random operations with near-frame bytes, escape-heavy names, ids, messages and reasons,
-//! and small random capacities are thrown at a `Wrapper` and an `AdapterCall`.
+//! raw values with line breaks, tabs and lone surrogates between and inside their tokens,
+//! and small random capacities are thrown at a `Wrapper` and an `AdapterCall`. The `END`s
+//! fed are one line (their strings are escaped, and the random bytes cannot spell `END`), so
+//! the line check applies to every frame, released `END`s included.
 
+use polyweave_tests::assert_one_json_line;
 use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
     AdapterCall, CallHandle, CallOptions, Config, Error, Instant, NoHooks, ResultWriter, Slot,
@@ -33,6 +38,25 @@ fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap()
 }
 
+/// Raw JSON values with white space (line breaks included) between their tokens, lone
+/// surrogates and white space inside strings: the library must write them without the former.
+const SPACED_VALUES: [&str; 6] = [
+    "[\n1 ,\t2\r\n]",
+    "{ \"a\" :\t[1,\r\n\"\\ud800 b\"] }",
+    " \"x\\ny\" ",
+    "{\"error\":\n [1, \"e\"],\r\n\"n\" : -0}",
+    "[ [ [ ] ] ,\n{ } ]",
+    "\t12345678901234567890123\n",
+];
+
+/// Args: short numbers (`01` is not JSON: a malformed call), or a spaced value.
+fn args() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[0-9]{0,3}".prop_map(|a| if a.is_empty() { "{}".into() } else { a }),
+        proptest::sample::select(&SPACED_VALUES[..]).prop_map(str::to_string),
+    ]
+}
+
 /// A frame: well-formed kinds with hostile strings, or raw near-JSON bytes.
 fn frame() -> impl Strategy<Value = Vec<u8>> {
     let name = prop_oneof![
@@ -42,20 +66,14 @@ fn frame() -> impl Strategy<Value = Vec<u8>> {
         hostile_text(),
     ];
     prop_oneof![
-        (
-            name.clone(),
-            proptest::option::of(hostile_text()),
-            "[0-9]{0,3}"
-        )
-            .prop_map(|(n, id, args)| {
-                let id = id.map_or(String::new(), |i| format!("\"id\":{},", json_str(&i)));
-                let args = if args.is_empty() { "{}".into() } else { args };
-                format!(
-                    r#"{{"type":"TOOL_CALL","content":{{{id}"name":{},"args":{args}}}}}"#,
-                    json_str(&n)
-                )
-                .into_bytes()
-            }),
+        (name.clone(), proptest::option::of(hostile_text()), args()).prop_map(|(n, id, args)| {
+            let id = id.map_or(String::new(), |i| format!("\"id\":{},", json_str(&i)));
+            format!(
+                r#"{{"type":"TOOL_CALL","content":{{{id}"name":{},"args":{args}}}}}"#,
+                json_str(&n)
+            )
+            .into_bytes()
+        }),
         hostile_text().prop_map(|m| format!(
             r#"{{"type":"ERROR","content":{{"message":{}}}}}"#,
             json_str(&m)
@@ -66,6 +84,15 @@ fn frame() -> impl Strategy<Value = Vec<u8>> {
             json_str(&r)
         )
         .into_bytes()),
+        // A spaced result by member, or as the whole frame.
+        proptest::sample::select(&SPACED_VALUES[..]).prop_map(|r| format!(
+            "{{\"type\":\"TOOL_RESULT\",\n\"content\":{{\"result\":{r}}}}}"
+        )
+        .into_bytes()),
+        proptest::sample::select(&SPACED_VALUES[..])
+            .prop_map(
+                |r| format!("{{\"type\" : \"TOOL_RESULT\",\r\n\"content\" : {r}}}").into_bytes()
+            ),
         hostile_text()
             .prop_map(|c| format!(r#"{{"type":"END","content":{}}}"#, json_str(&c)).into_bytes()),
         Just(br#"{"type":"END"}"#.to_vec()),
@@ -208,7 +235,9 @@ proptest! {
                 }
                 Op::Drain(n) => {
                     for _ in 0..*n {
-                        let _ = w.poll_transmit(&mut buf);
+                        if let Ok(Some(t)) = w.poll_transmit(&mut buf) {
+                            assert_one_json_line(&buf[..t.len], &format!("{op:?}"));
+                        }
                     }
                     Ok(())
                 }
@@ -227,7 +256,9 @@ proptest! {
             prop_assert!(w.poll_timeout().is_none() || w.pending() > 0);
         }
         // Draining everything always works and ends empty.
-        while let Ok(Some(_)) = w.poll_transmit(&mut buf) {}
+        while let Ok(Some(t)) = w.poll_transmit(&mut buf) {
+            assert_one_json_line(&buf[..t.len], "final drain");
+        }
         prop_assert_eq!(w.queued(), 0);
     }
 
@@ -237,10 +268,14 @@ proptest! {
         name in hostile_text(),
         cap in 0..64usize,
         timeout in 0..50u32,
+        args in prop_oneof![
+            Just("{}".to_string()),
+            proptest::sample::select(&SPACED_VALUES[..]).prop_map(str::to_string),
+        ],
     ) {
         let mut result = vec![0u8; cap];
         let opts = CallOptions { name: &name, timeout_ms: timeout, ..CallOptions::DEFAULT };
-        let mut call = match AdapterCall::start(Instant::ZERO, opts, Some("\u{1}\""), b"{}", &mut result) {
+        let mut call = match AdapterCall::start(Instant::ZERO, opts, Some("\u{1}\""), args.as_bytes(), &mut result) {
             Ok(call) => call,
             // Too small to hold its own timeout message: refused up front, never stuck later.
             Err(Error::MessageTooLong { len, cap: c }) => {
@@ -256,11 +291,16 @@ proptest! {
             if let Err(e) = call.handle_frame(t, f) {
                 prop_assert!(allowed(&e), "unexpected refusal {e:?}");
             }
-            while let Ok(Some(_)) = call.poll_transmit(&mut buf) {}
+            while let Ok(Some(n)) = call.poll_transmit(&mut buf) {
+                assert_one_json_line(&buf[..n], "AdapterCall");
+            }
         }
         let _ = call.handle_closed(Instant::from_millis(1000));
         // Whatever happened, the deadline settles a call that is still waiting.
         prop_assert_eq!(call.handle_timeout(Instant::from_millis(1_000_000)), Ok(()));
+        while let Ok(Some(n)) = call.poll_transmit(&mut buf) {
+            assert_one_json_line(&buf[..n], "AdapterCall");
+        }
         prop_assert!(call.settlement().is_some());
         prop_assert_eq!(call.poll_timeout(), None);
     }
