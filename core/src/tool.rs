@@ -1,12 +1,42 @@
 //! Tool registrations: what a `TOOL_CALL` name maps to.
 
 /// Written by a sync tool: its JSON result, or (when it returns `Err`) its error message.
+///
+/// A result's size counts without the white space between its tokens (SPEC §7.23): when a
+/// write would overflow the buffer, what was written is compacted in place and later writes
+/// are compacted as they come, so only a value too large even when compact overflows.
 #[derive(Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ResultWriter<'b> {
     buf: &'b mut [u8],
     len: usize,
     overflow: bool,
+    /// `Some` once compacting: where the stream stands in JSON's string syntax.
+    compacting: Option<Compactor>,
+}
+
+/// Drops white space outside JSON strings from a byte stream, one byte at a time.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Compactor {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Compactor {
+    /// Whether `b` stays in the compact form.
+    fn keep(&mut self, b: u8) -> bool {
+        if self.in_string {
+            self.in_string = self.escaped || b != b'"';
+            self.escaped = !self.escaped && b == b'\\';
+            true
+        } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            false
+        } else {
+            self.in_string = b == b'"';
+            true
+        }
+    }
 }
 
 impl<'b> ResultWriter<'b> {
@@ -16,19 +46,52 @@ impl<'b> ResultWriter<'b> {
             buf,
             len: 0,
             overflow: false,
+            compacting: None,
         }
     }
 
-    /// Appends bytes; what does not fit is dropped and the writer records that it overflowed
-    /// (a result is then refused whole; an error message keeps the part that fit).
+    /// Appends bytes; what does not fit even compacted is dropped and the writer records that
+    /// it overflowed (a result is then too large; an error message keeps the part that fit).
     pub fn write(&mut self, bytes: &[u8]) {
         if self.overflow {
             return;
         }
-        let n = bytes.len().min(self.buf.len() - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
-        self.len += n;
-        self.overflow = n < bytes.len();
+        if self.compacting.is_none() {
+            if let Some(dst) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+                dst.copy_from_slice(bytes);
+                self.len += bytes.len();
+                return;
+            }
+            self.start_compacting();
+        }
+        let mut c = self.compacting.unwrap_or_default();
+        for &b in bytes {
+            if !c.keep(b) {
+                continue;
+            }
+            let Some(dst) = self.buf.get_mut(self.len) else {
+                self.overflow = true;
+                break;
+            };
+            *dst = b;
+            self.len += 1;
+        }
+        self.compacting = Some(c);
+    }
+
+    /// Compacts what was written so far, in place.
+    fn start_compacting(&mut self) {
+        let mut c = Compactor::default();
+        let mut kept = 0;
+        for i in 0..self.len {
+            let b = self.buf[i];
+            if c.keep(b) {
+                self.buf[kept] = b;
+                kept += 1;
+            }
+        }
+        self.len = kept;
+        self.compacting = Some(c);
     }
 
     /// The space left.
@@ -52,14 +115,19 @@ impl<'b> ResultWriter<'b> {
         }
     }
 
-    /// What was written so far.
+    /// What was written so far (compacted when it had to be, see [`was_compacted`](Self::was_compacted)).
     pub fn written(&self) -> &[u8] {
         &self.buf[..self.len]
     }
 
-    /// True when a write did not fit.
+    /// True when a write did not fit, even compacted.
     pub fn overflowed(&self) -> bool {
         self.overflow
+    }
+
+    /// True when the output was compacted to fit: as an error message, it lost its white space.
+    pub fn was_compacted(&self) -> bool {
+        self.compacting.is_some()
     }
 
     /// The capacity in bytes.
@@ -175,5 +243,30 @@ impl<'t> Tool<'t> {
     pub const fn with_timeout_ms(mut self, ms: u32) -> Self {
         self.timeout_ms = Some(ms);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_is_compacted_only_when_it_would_overflow() {
+        let mut buf = [0u8; 20];
+        let mut w = ResultWriter::new(&mut buf);
+        w.write(b"{ \"a b\" : ");
+        assert_eq!(
+            (w.written(), w.was_compacted()),
+            (&b"{ \"a b\" : "[..], false)
+        );
+        // Split across writes, inside a string and after an escaped quote.
+        w.write(b"[ 1 ,\n\"x\\\" ");
+        w.write(b"y\" ] }");
+        assert_eq!(w.written(), br#"{"a b":[1,"x\" y"]}"#);
+        assert!(w.was_compacted() && !w.overflowed());
+        // Too large even compact: overflow, and nothing more is taken.
+        w.write(b"12");
+        assert!(w.overflowed());
+        assert_eq!(w.written(), br#"{"a b":[1,"x\" y"]}1"#);
     }
 }

@@ -1100,6 +1100,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                     _ => Ok(()),
                 };
                 let overflow = w.overflowed();
+                let compacted = w.was_compacted();
                 let written = w.written().len();
                 let name = name.unwrap_or(b"");
                 // Output that cannot be carried fails the call rather than corrupt the model's stream.
@@ -1124,7 +1125,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                         let n = escaped_prefix(&result_buf[..written], self.cfg.message_cap);
                         // Cut to fit, or at the first byte that is not UTF-8: flagged either way.
                         let message = text(&result_buf[..n]);
-                        if message.len() < written || overflow {
+                        if message.len() < written || overflow || compacted {
                             self.out.stats.messages_truncated =
                                 self.out.stats.messages_truncated.saturating_add(1);
                         }
