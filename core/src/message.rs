@@ -35,24 +35,11 @@ pub(crate) enum Message<'a> {
 impl Message<'_> {
     pub(crate) fn write_to<S: Sink + ?Sized>(&self, s: &mut S) {
         match *self {
-            Message::Failed(name) => {
-                s.put(b"Tool ");
-                s.put(name);
-                s.put(b" failed");
-            }
+            Message::Failed(name) => tool_text(s, name, b" failed", None, b""),
             Message::TimedOut(name, ms) => {
-                s.put(b"Tool ");
-                s.put(name);
-                s.put(b" timed out after ");
-                put_u64(s, ms as u64);
-                s.put(b"ms");
+                tool_text(s, name, b" timed out after ", Some(ms as u64), b"ms")
             }
-            Message::Cancelled(name, reason) => {
-                s.put(b"Tool ");
-                s.put(name);
-                s.put(b" cancelled: ");
-                s.put(reason);
-            }
+            Message::Cancelled(name, reason) => tool_text(s, name, b" cancelled: ", None, reason),
             Message::NotFound(name) => {
                 s.put(b"Tool \"");
                 s.put(name);
@@ -69,32 +56,20 @@ impl Message<'_> {
                 s.put(b")");
             }
             Message::Malformed => s.put(MALFORMED_TOOL_CALL.as_bytes()),
-            Message::InvalidJson(name) => {
-                s.put(b"Tool ");
-                s.put(name);
-                s.put(b" returned invalid JSON");
-            }
+            Message::InvalidJson(name) => tool_text(s, name, b" returned invalid JSON", None, b""),
             Message::ResultTooLarge(name, cap) => {
-                s.put(b"Tool ");
-                s.put(name);
-                s.put(b" result exceeds ");
-                put_u64(s, cap as u64);
-                s.put(b" bytes");
+                tool_text(s, name, b" result exceeds ", Some(cap as u64), b" bytes")
             }
             Message::ArgsTooLarge(name, cap) => {
-                s.put(b"Tool ");
-                s.put(name);
-                s.put(b" args exceed ");
-                put_u64(s, cap as u64);
-                s.put(b" bytes");
+                tool_text(s, name, b" args exceed ", Some(cap as u64), b" bytes")
             }
-            Message::ResultTooDeep(name, depth) => {
-                s.put(b"Tool ");
-                s.put(name);
-                s.put(b" result is nested deeper than ");
-                put_u64(s, depth as u64);
-                s.put(b" levels");
-            }
+            Message::ResultTooDeep(name, depth) => tool_text(
+                s,
+                name,
+                b" result is nested deeper than ",
+                Some(depth as u64),
+                b" levels",
+            ),
         }
     }
 
@@ -113,6 +88,17 @@ impl Message<'_> {
         self.write_to(&mut w);
         Some(dst)
     }
+}
+
+/// `Tool <name><middle>[<n>]<end>`: the shape of every message about one tool.
+fn tool_text<S: Sink + ?Sized>(s: &mut S, name: &[u8], middle: &[u8], n: Option<u64>, end: &[u8]) {
+    s.put(b"Tool ");
+    s.put(name);
+    s.put(middle);
+    if let Some(n) = n {
+        put_u64(s, n);
+    }
+    s.put(end);
 }
 
 struct Fill<'b> {

@@ -447,6 +447,19 @@ fn text(b: &[u8]) -> &str {
     }
 }
 
+/// The scratch buffer for a message, after the decoded name and id.
+fn message_buf<'s>(cfg: &Config, scratch: &'s mut [u8]) -> &'s mut [u8] {
+    &mut scratch[cfg.name_cap + cfg.id_cap..][..cfg.message_cap]
+}
+
+/// Composes one of the wrapper's own messages in scratch (they fit: `Config::check` sizes
+/// `message_cap` for them, and `own_message_bound` keeps the queue's room for them).
+fn compose<'s>(cfg: &Config, scratch: &'s mut [u8], msg: &Message<'_>) -> &'s str {
+    let buf = message_buf(cfg, scratch);
+    let n = msg.compose(buf).map_or(0, |m| m.len());
+    text(&buf[..n])
+}
+
 /// The parts that record and send a completion, apart from call storage.
 struct Out<'a, H> {
     hooks: H,
@@ -1283,16 +1296,14 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             .out
             .completion_need(&self.cfg, c.id(), c.name(), message_len(&failure));
         self.out.ensure_room(need)?;
-        let msg_buf =
-            &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..self.cfg.message_cap];
-        let n = failure.compose(msg_buf).map_or(0, |m| m.len());
+        let message = compose(&self.cfg, self.scratch, &failure);
         finish_slot(
             &self.cfg,
             self.slots,
             self.slot_bytes,
             &mut self.out,
             slot,
-            CallOutcome::Error(text(&msg_buf[..n])),
+            CallOutcome::Error(message),
             Ended::Finished,
         );
         self.clock.advance(now);
@@ -1346,7 +1357,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 let fallback = Message::Failed(c.name().unwrap_or(b""));
                 // Scratch is not observable state: composing before the room check is fine.
                 let cap = self.cfg.message_cap;
-                let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..cap];
+                let msg_buf = message_buf(&self.cfg, self.scratch);
                 // The adapter's message is cut, never refused, so the call still settles: to its
                 // longest prefix that fits `message_cap` once escaped.
                 let (message, cut) = match msg {
@@ -1403,16 +1414,13 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 let c = slot_call(&self.cfg, self.slots, self.slot_bytes, slot);
                 let msg = Message::ResultTooLarge(c.name().unwrap_or(b""), self.cfg.result_cap);
                 let len = message_len(&msg);
-                let msg_buf = &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..]
-                    [..self.cfg.message_cap];
-                let n = msg.compose(msg_buf).map_or(0, |m| m.len());
                 return finish_slot_checked(
                     &self.cfg,
                     self.slots,
                     self.slot_bytes,
                     &mut self.out,
                     slot,
-                    CallOutcome::Error(text(&msg_buf[..n])),
+                    CallOutcome::Error(compose(&self.cfg, self.scratch, &msg)),
                     len,
                 );
             }
@@ -1501,10 +1509,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
                 let pushed = self.out.queue.push(Route::Adapter(handle), &cancel);
                 debug_assert!(pushed.is_ok());
             }
-            let msg_buf =
-                &mut self.scratch[self.cfg.name_cap + self.cfg.id_cap..][..self.cfg.message_cap];
-            let n = msg.compose(msg_buf).map_or(0, |m| m.len());
-            let outcome = CallOutcome::Error(text(&msg_buf[..n]));
+            let outcome = CallOutcome::Error(compose(&self.cfg, self.scratch, &msg));
             let how = if reason.is_some() {
                 Ended::Cancelled
             } else {

@@ -6,6 +6,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use polyweave_tool_adapter::Error;
+
 /// Number of lines (frames) in `data/bfcl/tool-calls.ndjson`.
 pub const BFCL_LINES: usize = 3302;
 /// Length in bytes of the longest BFCL line (without its `\n`).
@@ -141,4 +143,33 @@ pub fn assert_one_json_line(frame: &[u8], what: &str) {
             String::from_utf8_lossy(frame)
         );
     }
+}
+
+/// Proptest cases: `PROPTEST_CASES` when set (for a longer hunt), else `default`.
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// True for every refusal SPEC §4 names; nothing else may come out of the state machines.
+pub fn is_spec_refusal(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Malformed(_)
+            | Error::NameTooLong { .. }
+            | Error::IdTooLong { .. }
+            | Error::MessageTooLong { .. }
+            | Error::InvalidResult(_)
+            | Error::HeldFull { .. }
+            | Error::QueueFull { .. }
+            | Error::OutputTooLarge { .. }
+            | Error::UnknownCall
+            | Error::CallFinished
+            | Error::CallTimedOut
+            | Error::CallCancelled
+            | Error::StaleCall
+            | Error::WrongKind
+    )
 }

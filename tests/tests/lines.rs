@@ -35,7 +35,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use polyweave_tests::{assert_one_json_line, is_one_json_line, mask_surrogate_escapes};
+use polyweave_tests::{
+    assert_one_json_line, is_one_json_line, is_spec_refusal, mask_surrogate_escapes, proptest_cases,
+};
 use polyweave_tool_adapter::frame::FrameError;
 use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
@@ -971,30 +973,9 @@ fn type_of(frame: &[u8]) -> String {
 #[track_caller]
 fn section4<T>(r: Result<T, Error>) -> Result<T, Error> {
     if let Err(e) = &r {
-        assert!(allowed(e), "a refusal SPEC §4 does not name: {e:?}");
+        assert!(is_spec_refusal(e), "a refusal SPEC §4 does not name: {e:?}");
     }
     r
-}
-
-fn allowed(e: &Error) -> bool {
-    // Every refusal SPEC §4 names.
-    matches!(
-        e,
-        Error::Malformed(_)
-            | Error::NameTooLong { .. }
-            | Error::IdTooLong { .. }
-            | Error::MessageTooLong { .. }
-            | Error::InvalidResult(_)
-            | Error::HeldFull { .. }
-            | Error::QueueFull { .. }
-            | Error::OutputTooLarge { .. }
-            | Error::UnknownCall
-            | Error::CallFinished
-            | Error::CallTimedOut
-            | Error::CallCancelled
-            | Error::StaleCall
-            | Error::WrongKind
-    )
 }
 
 // =====================================================================
@@ -1832,16 +1813,9 @@ fn run(cfg: &CaseCfg, ops: &[Op]) -> BTreeMap<String, usize> {
     h.tally
 }
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(256)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: cases(),
+        cases: proptest_cases(256),
         max_shrink_iters: 4096,
         ..ProptestConfig::default()
     })]

@@ -25,7 +25,7 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::OnceLock;
 
-use polyweave_tests::assert_one_json_line;
+use polyweave_tests::{assert_one_json_line, proptest_cases};
 use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{Config, Disposition, Event, PendingKind, Slot, Wrapper};
@@ -1647,16 +1647,9 @@ fn run(case: &Case) -> Tally {
     tally
 }
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1024)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: cases(),
+        cases: proptest_cases(1024),
         max_shrink_iters: 4096,
         ..ProptestConfig::default()
     })]

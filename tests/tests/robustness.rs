@@ -8,7 +8,7 @@
 //! fed are one line (their strings are escaped, and the random bytes cannot spell `END`), so
 //! the line check applies to every frame, released `END`s included.
 
-use polyweave_tests::assert_one_json_line;
+use polyweave_tests::{assert_one_json_line, is_spec_refusal, proptest_cases};
 use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
     AdapterCall, CallHandle, CallOptions, Config, Error, Instant, NoHooks, ResultWriter, Slot,
@@ -165,37 +165,8 @@ fn calc(_args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     Ok(())
 }
 
-fn allowed(e: &Error) -> bool {
-    // Every refusal SPEC §4 names; nothing else may come out.
-    matches!(
-        e,
-        Error::Malformed(_)
-            | Error::NameTooLong { .. }
-            | Error::IdTooLong { .. }
-            | Error::MessageTooLong { .. }
-            | Error::InvalidResult(_)
-            | Error::HeldFull { .. }
-            | Error::QueueFull { .. }
-            | Error::OutputTooLarge { .. }
-            | Error::UnknownCall
-            | Error::CallFinished
-            | Error::CallTimedOut
-            | Error::CallCancelled
-            | Error::StaleCall
-            | Error::WrongKind
-    )
-}
-
-/// 512 cases, or `PROPTEST_CASES` for a longer hunt.
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(512)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(512)))]
 
     #[test]
     fn wrapper_survives_hostile_hosts((cfg, nslots) in config(), ops in proptest::collection::vec(op(), 1..60)) {
@@ -243,7 +214,7 @@ proptest! {
                 }
             };
             if let Err(e) = &r {
-                prop_assert!(allowed(e), "unexpected refusal {e:?} for {op:?}");
+                prop_assert!(is_spec_refusal(e), "unexpected refusal {e:?} for {op:?}");
             }
             while let Some(Event::CallStarted { handle, .. }) = w.poll_event() {
                 handles.push(handle);
@@ -289,7 +260,7 @@ proptest! {
             let t = Instant::from_millis(i as u64 * 7);
             let _ = call.handle_timeout(t);
             if let Err(e) = call.handle_frame(t, f) {
-                prop_assert!(allowed(&e), "unexpected refusal {e:?}");
+                prop_assert!(is_spec_refusal(&e), "unexpected refusal {e:?}");
             }
             while let Ok(Some(n)) = call.poll_transmit(&mut buf) {
                 assert_one_json_line(&buf[..n], "AdapterCall");
