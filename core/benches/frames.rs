@@ -27,9 +27,9 @@ use common::{corpus, lines, text_frame};
 use criterion::{Criterion, Throughput};
 use polyweave_tool_adapter::framing::LineFramer;
 use polyweave_tool_adapter::json::{self, DEFAULT_MAX_DEPTH};
-use polyweave_tool_adapter::{Frame, Kind};
+use polyweave_tool_adapter::{Frame, FrameKind};
 
-fn kind_lookup(frame: &[u8]) -> Kind<'_> {
+fn kind_lookup(frame: &[u8]) -> FrameKind<'_> {
     Frame::parse(black_box(frame)).unwrap().kind()
 }
 
@@ -134,8 +134,8 @@ fn run_once(name: &str, iters: usize, inputs: &Inputs) {
     let mut sink = 0usize;
     for _ in 0..iters {
         sink += match name {
-            "kind_64B" => usize::from(kind_lookup(&inputs.small) == Kind::Text),
-            "kind_16KiB" => usize::from(kind_lookup(&inputs.large) == Kind::Text),
+            "kind_64B" => usize::from(kind_lookup(&inputs.small) == FrameKind::Text),
+            "kind_16KiB" => usize::from(kind_lookup(&inputs.large) == FrameKind::Text),
             "polyweave" => validate_all(&lines),
             "serde_json" => serde_all(&lines),
             "frame_parse_validated" => frame_all(&lines),

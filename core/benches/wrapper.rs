@@ -45,7 +45,7 @@ use criterion::{Criterion, Throughput};
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
-    Config, Disposition, Frame, Instant, Kind, NoHooks, ResultWriter, Route, Slot, Tool,
+    Config, Disposition, Frame, FrameKind, Instant, NoHooks, ResultWriter, Route, Slot, Tool,
     ToolFailed, Wrapper,
 };
 
@@ -236,7 +236,11 @@ impl Inputs {
                         let t = w.poll_transmit(&mut buf).unwrap().expect("a frame");
                         assert_eq!(t.route, route);
                         let out = &buf[..t.len];
-                        let want = if i == 0 { Kind::ToolResult } else { Kind::Text };
+                        let want = if i == 0 {
+                            FrameKind::ToolResult
+                        } else {
+                            FrameKind::Text
+                        };
                         let f = Frame::parse_validated(out, DEFAULT_MAX_DEPTH).unwrap();
                         assert_eq!(f.kind(), want);
                         if i == 0 {

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
-//! use polyweave_tool_adapter::{hooks::CallOutcome, Instant};
+//! use polyweave_tool_adapter::{CallOutcome, Instant};
 //!
 //! let mut result = [0u8; 256];
 //! let opts = CallOptions { name: "search", timeout_ms: 1000, ..CallOptions::DEFAULT };
@@ -25,11 +25,11 @@
 
 use crate::clock::{Clock, Instant};
 use crate::encode::{BufferTooSmall, OutFrame};
-use crate::error::Error;
-use crate::frame::{Frame, FrameError, Kind};
-use crate::hooks::CallOutcome;
-use crate::json::{self, JsonStr, DEFAULT_MAX_DEPTH};
+use crate::error::{CallError, Error};
+use crate::frame::{Frame, FrameError, FrameKind};
+use crate::json::{self, JsonError, JsonStr, DEFAULT_MAX_DEPTH};
 use crate::message::Message;
+use crate::outcome::CallOutcome;
 
 /// What one adapter frame means for a call that is still waiting.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -50,15 +50,51 @@ pub(crate) fn read_adapter_frame<'f>(
     recorded: bool,
 ) -> Result<AdapterStep<'f>, FrameError> {
     Ok(match frame.kind() {
-        Kind::ToolResult if recorded => AdapterStep::Ignore,
-        Kind::ToolResult => {
+        FrameKind::ToolResult if recorded => AdapterStep::Ignore,
+        FrameKind::ToolResult => {
             let r = frame.tool_result()?;
             AdapterStep::Record(r.result.or(r.content).unwrap_or_else(|| frame.trimmed()))
         }
-        Kind::Error => AdapterStep::Fail(frame.error_message()?),
-        Kind::End => AdapterStep::End,
+        FrameKind::Error => AdapterStep::Fail(frame.error_message()?),
+        FrameKind::End => AdapterStep::End,
         _ => AdapterStep::Ignore,
     })
+}
+
+/// Why [`AdapterCall::start`] refused to start a call.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum StartError {
+    /// The args are not one JSON value (within the depth limit, the args being level 3).
+    InvalidArgs(JsonError),
+    /// The buffer cannot hold the call's own failure texts, so the call could never settle.
+    BufferTooSmall {
+        /// Bytes the longest failure text needs.
+        needed: usize,
+        /// Bytes given.
+        given: usize,
+    },
+}
+
+impl core::fmt::Display for StartError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            StartError::InvalidArgs(e) => write!(f, "args are not JSON: {e}"),
+            StartError::BufferTooSmall { needed, given } => {
+                write!(f, "buffer of {given} bytes, {needed} needed")
+            }
+        }
+    }
+}
+
+impl core::error::Error for StartError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            StartError::InvalidArgs(e) => Some(e),
+            StartError::BufferTooSmall { .. } => None,
+        }
+    }
 }
 
 /// Options of a standalone call (SPEC §2 defaults).
@@ -131,15 +167,15 @@ impl<'a> AdapterCall<'a> {
     /// `args` must be valid JSON (depth counted from 1); the `TOOL_CALL` is queued at once.
     /// `buf` is the result capacity: a result longer than it (without white space) settles the
     /// call with `Tool <name> result exceeds <N> bytes`. It must at least hold the call's own
-    /// failure texts ([`Error::MessageTooLong`]).
+    /// failure texts ([`StartError::BufferTooSmall`]).
     pub fn start(
         now: Instant,
         opts: CallOptions<'a>,
         id: Option<&'a str>,
         args: &'a [u8],
         buf: &'a mut [u8],
-    ) -> Result<Self, Error> {
-        json::validate(args, opts.max_depth.saturating_sub(2)).map_err(Error::InvalidArgs)?;
+    ) -> Result<Self, StartError> {
+        json::validate(args, opts.max_depth.saturating_sub(2)).map_err(StartError::InvalidArgs)?;
         // The buffer must hold the call's own failure texts, or a timeout could never settle it.
         let name = opts.name.as_bytes();
         let len = Message::TimedOut(name, opts.timeout_ms)
@@ -147,9 +183,9 @@ impl<'a> AdapterCall<'a> {
             .max(Message::Failed(name).len())
             .max(Message::ResultTooLarge(name, buf.len()).len());
         if buf.len() < len {
-            return Err(Error::MessageTooLong {
-                len,
-                cap: buf.len(),
+            return Err(StartError::BufferTooSmall {
+                needed: len,
+                given: buf.len(),
             });
         }
         let mut clock = Clock::default();
@@ -171,10 +207,10 @@ impl<'a> AdapterCall<'a> {
     fn waiting(&self, now: Instant) -> Result<Kept, Error> {
         self.clock.check(now)?;
         match self.state {
-            State::Waiting(_) if now >= self.deadline => Err(Error::CallTimedOut),
+            State::Waiting(_) if now >= self.deadline => Err(CallError::TimedOut.into()),
             State::Waiting(kept) => Ok(kept),
-            _ if self.timed_out => Err(Error::CallTimedOut),
-            _ => Err(Error::CallFinished),
+            _ if self.timed_out => Err(CallError::TimedOut.into()),
+            _ => Err(CallError::Finished.into()),
         }
     }
 

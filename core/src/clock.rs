@@ -55,6 +55,19 @@ pub struct ClockWentBackwards {
     pub given: Instant,
 }
 
+impl core::fmt::Display for ClockWentBackwards {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "clock went backwards: {} ms after {} ms",
+            self.given.as_millis(),
+            self.last.as_millis()
+        )
+    }
+}
+
+impl core::error::Error for ClockWentBackwards {}
+
 /// Tracks the latest instant seen and refuses earlier ones.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -9,6 +9,7 @@
 //! (SPEC §7.22), so every frame written is one NDJSON line.
 
 pub use crate::json::BufferTooSmall;
+use crate::outcome::CallOutcome;
 
 /// Where encoded bytes go: a counter or a buffer.
 pub trait Sink {
@@ -135,20 +136,29 @@ pub fn put_u64<S: Sink + ?Sized>(s: &mut S, mut n: u64) {
     s.put(&digits[i..]);
 }
 
-/// How a call ended, as the model sees it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Outcome<'a> {
-    /// A result: raw JSON, copied as written but compact.
-    Result(&'a [u8]),
-    /// An error message: decoded UTF-8 text.
-    Error(&'a [u8]),
-}
-
 /// The text of the continue prompt.
 pub const CONTINUE_PROMPT: &[u8] = b"Tool results above.";
 /// What follows the prompt when a last tool error is set.
 pub const LAST_ERROR_PREFIX: &[u8] = b" Last tool error: ";
+
+/// The start of every `TEXT` frame the adapter writes.
+const TEXT_HEAD: &[u8] = b"{\"type\":\"TEXT\",\"content\":\"";
+/// The round-limit `ERROR` frame around its number.
+const ROUND_LIMIT_HEAD: &[u8] =
+    b"{\"type\":\"ERROR\",\"content\":{\"message\":\"Tool round limit reached (";
+const ROUND_LIMIT_TAIL: &[u8] = b")\"}}";
+
+/// Bytes of the continue prompt frame besides its (escaped) last tool error.
+pub(crate) const PROMPT_BASE_LEN: usize =
+    TEXT_HEAD.len() + CONTINUE_PROMPT.len() + LAST_ERROR_PREFIX.len() + 2;
+/// A bound on the round-limit `ERROR` frame (75 bytes with the longest `u32`).
+pub(crate) const ROUND_LIMIT_LEN_BOUND: usize = 80;
+/// A bound on what a `TOOL_RESULT`, adapter `TOOL_CALL` or `CANCEL` frame holds besides its
+/// id, name and value or reason (62 bytes for a `TOOL_RESULT`).
+pub(crate) const FRAME_AROUND_BOUND: usize = 64;
+
+const _: () =
+    assert!(ROUND_LIMIT_HEAD.len() + 10 + ROUND_LIMIT_TAIL.len() <= ROUND_LIMIT_LEN_BOUND);
 
 /// One frame the adapter writes, by its parts. Text parts are decoded UTF-8.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -170,7 +180,7 @@ pub enum OutFrame<'a> {
         /// The tool name, `None` for a malformed call.
         name: Option<&'a [u8]>,
         /// The result or the error.
-        outcome: Outcome<'a>,
+        outcome: CallOutcome<'a>,
     },
     /// `{"type":"TEXT","content":"…"}`.
     Text(&'a [u8]),
@@ -203,6 +213,8 @@ pub enum OutFrame<'a> {
         /// Raw JSON content.
         content: Option<&'a [u8]>,
     },
+    /// A frame of the host's own, written as it is (a held `END` released).
+    Verbatim(&'a [u8]),
 }
 
 impl OutFrame<'_> {
@@ -227,24 +239,24 @@ impl OutFrame<'_> {
                     None => s.put(b"null"),
                 }
                 match outcome {
-                    Outcome::Result(raw) => {
+                    CallOutcome::Result(raw) => {
                         s.put(b",\"result\":");
                         s.put_raw(raw);
                     }
-                    Outcome::Error(text) => {
+                    CallOutcome::Error(text) => {
                         s.put(b",\"error\":");
-                        put_json_string(s, text);
+                        put_json_string(s, text.as_bytes());
                     }
                 }
                 s.put(b"}}");
             }
             OutFrame::Text(text) => {
-                s.put(b"{\"type\":\"TEXT\",\"content\":");
-                put_json_string(s, text);
-                s.put(b"}");
+                s.put(TEXT_HEAD);
+                put_escaped(s, text);
+                s.put(b"\"}");
             }
             OutFrame::Prompt { last_error } => {
-                s.put(b"{\"type\":\"TEXT\",\"content\":\"");
+                s.put(TEXT_HEAD);
                 s.put(CONTINUE_PROMPT);
                 if let Some(e) = last_error {
                     s.put(LAST_ERROR_PREFIX);
@@ -258,9 +270,9 @@ impl OutFrame<'_> {
                 s.put(b"}}");
             }
             OutFrame::RoundLimit { max_rounds } => {
-                s.put(b"{\"type\":\"ERROR\",\"content\":{\"message\":\"Tool round limit reached (");
+                s.put(ROUND_LIMIT_HEAD);
                 put_u64(s, max_rounds as u64);
-                s.put(b")\"}}");
+                s.put(ROUND_LIMIT_TAIL);
             }
             OutFrame::Cancel { id, name, reason } => {
                 s.put(b"{\"type\":\"CANCEL\",\"content\":{");
@@ -279,6 +291,7 @@ impl OutFrame<'_> {
                 }
                 s.put(b"}");
             }
+            OutFrame::Verbatim(bytes) => s.put(bytes),
         }
     }
 
@@ -333,13 +346,13 @@ mod tests {
         let (b, n) = enc(OutFrame::ToolResult {
             id: Some(b"c1"),
             name: Some(b"calc"),
-            outcome: Outcome::Result(b"{\"sum\":3}"),
+            outcome: CallOutcome::Result(b"{\"sum\":3}"),
         });
         assert_eq!(&b[..n], b"{\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"c1\",\"name\":\"calc\",\"result\":{\"sum\":3}}}");
         let (b, n) = enc(OutFrame::ToolResult {
             id: None,
             name: None,
-            outcome: Outcome::Error(b"a\"b\x01\n"),
+            outcome: CallOutcome::Error("a\"b\x01\n"),
         });
         assert_eq!(&b[..n], b"{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":null,\"error\":\"a\\\"b\\u0001\\n\"}}");
         let (b, n) = enc(OutFrame::Prompt {

@@ -1,4 +1,4 @@
-//! The one error type of the state machines: each case of SPEC §4 has its own variant.
+//! The errors of the state machines' inputs: one per case of SPEC §4.
 
 use crate::clock::ClockWentBackwards;
 use crate::frame::FrameError;
@@ -7,6 +7,7 @@ use crate::json::JsonError;
 /// Why an input was refused. The machine's state is exactly as before the call.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Error {
     /// The bytes are not a frame, or not valid JSON where the frame is validated
     /// (too deep and invalid UTF-8 included: see the inner error).
@@ -27,17 +28,16 @@ pub enum Error {
         /// The capacity.
         cap: usize,
     },
-    /// An error message (or cancel reason, once composed) is longer than the message capacity.
+    /// An error message from the host (or a cancel message, once composed) is longer than
+    /// the message capacity.
     MessageTooLong {
         /// The composed length.
         len: usize,
         /// The capacity.
         cap: usize,
     },
-    /// A result given to `complete` (or a sync tool's output) is not valid JSON.
+    /// A result given to `complete` is not one JSON value.
     InvalidResult(JsonError),
-    /// Args given to start a call are not valid JSON.
-    InvalidArgs(JsonError),
     /// An `END` to hold does not fit what is left of the held-`END` buffer.
     HeldFull {
         /// Bytes it needs.
@@ -61,16 +61,25 @@ pub enum Error {
         /// The queue's capacity.
         cap: usize,
     },
+    /// The call the input names is not waiting for it.
+    Call(CallError),
+}
+
+/// Why a call named by its handle is not waiting for an input.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum CallError {
     /// No call with this handle was ever started.
-    UnknownCall,
+    Unknown,
     /// The call already completed.
-    CallFinished,
+    Finished,
     /// The call timed out (or is past its deadline and about to).
-    CallTimedOut,
+    TimedOut,
     /// The call was cancelled.
-    CallCancelled,
+    Cancelled,
     /// The call ended long ago (how is no longer known: a newer call has used its slot since).
-    StaleCall,
+    Stale,
     /// The call is of another kind (`complete` on an adapter call, adapter input on a deferred one).
     WrongKind,
 }
@@ -87,23 +96,21 @@ impl From<ClockWentBackwards> for Error {
     }
 }
 
+impl From<CallError> for Error {
+    fn from(e: CallError) -> Self {
+        Error::Call(e)
+    }
+}
+
 impl core::fmt::Display for Error {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Error::Malformed(e) => write!(f, "malformed frame: {e}"),
-            Error::ClockWentBackwards(c) => {
-                write!(
-                    f,
-                    "clock went backwards: {} ms after {} ms",
-                    c.given.as_millis(),
-                    c.last.as_millis()
-                )
-            }
+            Error::ClockWentBackwards(c) => c.fmt(f),
             Error::NameTooLong { len, cap } => write!(f, "tool name of {len} bytes exceeds {cap}"),
             Error::IdTooLong { len, cap } => write!(f, "call id of {len} bytes exceeds {cap}"),
             Error::MessageTooLong { len, cap } => write!(f, "message of {len} bytes exceeds {cap}"),
             Error::InvalidResult(e) => write!(f, "result is not JSON: {e}"),
-            Error::InvalidArgs(e) => write!(f, "args are not JSON: {e}"),
             Error::HeldFull { needed, free } => {
                 write!(f, "held END needs {needed} bytes, {free} free")
             }
@@ -113,12 +120,34 @@ impl core::fmt::Display for Error {
             Error::OutputTooLarge { needed, cap } => {
                 write!(f, "output of {needed} bytes exceeds the queue's {cap}")
             }
-            Error::UnknownCall => f.write_str("unknown call"),
-            Error::CallFinished => f.write_str("call already completed"),
-            Error::CallTimedOut => f.write_str("call timed out"),
-            Error::CallCancelled => f.write_str("call was cancelled"),
-            Error::StaleCall => f.write_str("call ended and its slot was reused"),
-            Error::WrongKind => f.write_str("call is of another kind"),
+            Error::Call(e) => e.fmt(f),
         }
     }
 }
+
+impl core::fmt::Display for CallError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            CallError::Unknown => "unknown call",
+            CallError::Finished => "call already completed",
+            CallError::TimedOut => "call timed out",
+            CallError::Cancelled => "call was cancelled",
+            CallError::Stale => "call ended and its slot was reused",
+            CallError::WrongKind => "call is of another kind",
+        })
+    }
+}
+
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Error::Malformed(e) => Some(e),
+            Error::ClockWentBackwards(e) => Some(e),
+            Error::InvalidResult(e) => Some(e),
+            Error::Call(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl core::error::Error for CallError {}

@@ -11,7 +11,7 @@ use crate::json::{self, JsonError, JsonStr, Member, Members, DEFAULT_MAX_DEPTH};
 /// The frame's `type`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Kind<'a> {
+pub enum FrameKind<'a> {
     /// `TEXT`
     Text,
     /// `TOOL_CALL`
@@ -26,15 +26,15 @@ pub enum Kind<'a> {
     Other(JsonStr<'a>),
 }
 
-impl<'a> Kind<'a> {
+impl<'a> FrameKind<'a> {
     /// Maps a `type` string to its kind (names compare as decoded text).
     pub fn from_type(ty: JsonStr<'a>) -> Self {
-        const KNOWN: [(&[u8], Kind<'static>); 5] = [
-            (b"TEXT", Kind::Text),
-            (b"TOOL_CALL", Kind::ToolCall),
-            (b"TOOL_RESULT", Kind::ToolResult),
-            (b"ERROR", Kind::Error),
-            (b"END", Kind::End),
+        const KNOWN: [(&[u8], FrameKind<'static>); 5] = [
+            (b"TEXT", FrameKind::Text),
+            (b"TOOL_CALL", FrameKind::ToolCall),
+            (b"TOOL_RESULT", FrameKind::ToolResult),
+            (b"ERROR", FrameKind::Error),
+            (b"END", FrameKind::End),
         ];
         // Almost every type is written without escapes: compare its raw bytes once.
         let plain = ty.is_plain();
@@ -43,13 +43,14 @@ impl<'a> Kind<'a> {
                 return kind;
             }
         }
-        Kind::Other(ty)
+        FrameKind::Other(ty)
     }
 }
 
 /// Why bytes are not a frame.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum FrameError {
     /// The bytes do not start with a JSON object (after optional white space).
     NotAnObject,
@@ -66,6 +67,15 @@ pub enum FrameError {
 impl From<JsonError> for FrameError {
     fn from(e: JsonError) -> Self {
         FrameError::Json(e)
+    }
+}
+
+impl core::error::Error for FrameError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            FrameError::Json(e) => Some(e),
+            _ => None,
+        }
     }
 }
 
@@ -86,7 +96,7 @@ impl core::fmt::Display for FrameError {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Frame<'a> {
     bytes: &'a [u8],
-    kind: Kind<'a>,
+    kind: FrameKind<'a>,
     validated: bool,
     max_depth: u8,
     /// The `content` member and, when it is an object, the members the accessors read,
@@ -181,7 +191,7 @@ impl<'a> Frame<'a> {
     }
 
     /// The frame's kind.
-    pub fn kind(&self) -> Kind<'a> {
+    pub fn kind(&self) -> FrameKind<'a> {
         self.kind
     }
 
@@ -192,12 +202,7 @@ impl<'a> Frame<'a> {
 
     /// The frame's bytes without surrounding white space.
     pub fn trimmed(&self) -> &'a [u8] {
-        let start = json::skip_ws(self.bytes, 0);
-        let mut end = self.bytes.len();
-        while end > start && matches!(self.bytes[end - 1], b' ' | b'\t' | b'\n' | b'\r') {
-            end -= 1;
-        }
-        &self.bytes[start..end]
+        json::trim_ws(self.bytes)
     }
 
     /// True when the whole frame was validated.
@@ -321,12 +326,12 @@ fn open_object(bytes: &[u8], max_depth: u8) -> Result<Members<'_>, FrameError> {
     Ok(Members::new(bytes, start, max_depth)?)
 }
 
-fn kind_of(value: &[u8]) -> Result<Kind<'_>, FrameError> {
+fn kind_of(value: &[u8]) -> Result<FrameKind<'_>, FrameError> {
     if value.first() != Some(&b'"') {
         return Err(FrameError::TypeNotString);
     }
     // `value` is a member value, so the scanner has validated the whole token.
-    Ok(Kind::from_type(JsonStr::from_scanned(value)))
+    Ok(FrameKind::from_type(JsonStr::from_scanned(value)))
 }
 
 /// [`as_string`] for a member value the scanner has validated: no second scan.
@@ -383,17 +388,17 @@ mod tests {
             Frame::parse(b"{\"type\":\"TEXT\",\"content\":\"x\"}")
                 .unwrap()
                 .kind(),
-            Kind::Text
+            FrameKind::Text
         );
         assert_eq!(
             Frame::parse(b" {\"a\":[1],\"type\":\"END\"}")
                 .unwrap()
                 .kind(),
-            Kind::End
+            FrameKind::End
         );
         assert_eq!(
             Frame::parse(b"{\"type\":\"\\u0045ND\"}").unwrap().kind(),
-            Kind::End
+            FrameKind::End
         );
         assert_eq!(Frame::parse(b"[1]"), Err(FrameError::NotAnObject));
         assert_eq!(Frame::parse(b""), Err(FrameError::NotAnObject));

@@ -15,6 +15,14 @@ pub struct LineTooLong {
     pub len: usize,
 }
 
+impl core::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "line of {} bytes is longer than the buffer", self.len)
+    }
+}
+
+impl core::error::Error for LineTooLong {}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 enum Ready {

@@ -1,7 +1,19 @@
 //! `END` frames held while calls are pending, kept byte for byte.
 
+use crate::queue;
+
 /// Bytes each held `END` costs on top of its own length.
 pub const HELD_HEADER: usize = 4;
+
+/// The shortest `END` frame: `{"type":"END"}`.
+const MIN_END_LEN: usize = br#"{"type":"END"}"#.len();
+
+/// The most queue bytes releasing `held_bytes` of held `END`s can take: the shortest `END`s
+/// pay the most record headers.
+pub(crate) const fn release_cost_bound(held_bytes: usize) -> usize {
+    let ends = held_bytes / (HELD_HEADER + MIN_END_LEN);
+    held_bytes.saturating_add(ends.saturating_mul(queue::cost(0) - HELD_HEADER))
+}
 
 #[derive(Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -29,8 +41,9 @@ impl<'a> Held<'a> {
         self.buf.len() - self.used
     }
 
-    pub(crate) fn used(&self) -> usize {
-        self.used
+    /// The queue bytes releasing every held `END` takes.
+    pub(crate) fn release_cost(&self) -> usize {
+        self.used - self.count * HELD_HEADER + self.count * queue::cost(0)
     }
 
     pub(crate) fn count(&self) -> usize {

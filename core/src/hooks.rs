@@ -1,5 +1,7 @@
 //! Hooks the host implements to watch calls (SPEC §3 `on_tool_call` / `on_tool_result`).
 
+use crate::outcome::CallOutcome;
+
 /// A call as hooks and the trace see it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -15,16 +17,6 @@ pub struct CallInfo<'a> {
     /// Frames the wrapper had queued (since its creation) when the hook fired: the hook
     /// comes after the `seq`-th frame `poll_transmit` hands out (counting from 1).
     pub seq: u64,
-}
-
-/// How a call ended.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum CallOutcome<'a> {
-    /// The raw JSON result.
-    Result(&'a [u8]),
-    /// The error message.
-    Error(&'a str),
 }
 
 /// Watches calls; both methods default to doing nothing.

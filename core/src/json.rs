@@ -16,6 +16,7 @@ pub const DEFAULT_MAX_DEPTH: u8 = 32;
 /// Why a byte string is not the JSON the caller asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum JsonErrorKind {
     /// The input ended inside a value.
     UnexpectedEnd,
@@ -51,6 +52,16 @@ impl JsonError {
     }
 }
 
+impl core::error::Error for JsonError {}
+
+impl core::fmt::Display for BufferTooSmall {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "buffer too small: {} bytes needed", self.needed)
+    }
+}
+
+impl core::error::Error for BufferTooSmall {}
+
 impl core::fmt::Display for JsonError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "invalid JSON at byte {}: {:?}", self.at, self.kind)
@@ -79,6 +90,16 @@ pub fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
         pos += 1;
     }
     pos
+}
+
+/// `bytes` without the white space around it.
+pub fn trim_ws(bytes: &[u8]) -> &[u8] {
+    let start = skip_ws(bytes, 0);
+    let mut end = bytes.len();
+    while end > start && is_ws(bytes[end - 1]) {
+        end -= 1;
+    }
+    &bytes[start..end]
 }
 
 /// True for the four bytes RFC 8259 calls insignificant white space.

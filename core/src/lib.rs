@@ -6,8 +6,9 @@
 //! buffers. It never allocates, never blocks and never reads a clock.
 //!
 //! Data flows one way: bytes in ([`framing`]) → frame view ([`frame`], over
-//! [`json`]) → state machine ([`wrapper`], [`call`]) → queued output
-//! ([`queue`]) → bytes out ([`encode`]).
+//! [`json`]) → state machine ([`wrapper`], [`call`]) → frames encoded once as
+//! they are queued ([`encode`] into [`queue`]) → bytes out (`poll_transmit`
+//! copies the oldest frame into the host's buffer).
 //!
 //! # A wrapper in a host loop
 //!
@@ -38,7 +39,7 @@
 //!
 //! let t = Instant::from_millis(10);
 //! let call = br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"add","args":{"a":2,"b":3}}}"#;
-//! assert!(matches!(w.handle_response(t, call), Ok(Disposition::Intercepted { call: 0, handle: None })));
+//! assert!(matches!(w.handle_response(t, call), Ok(Disposition::Intercepted { index: 0, handle: None })));
 //! // Pass-through frames are not copied: forward your own bytes.
 //! assert_eq!(w.handle_response(t, br#"{"type":"TEXT","content":"hi"}"#), Ok(Disposition::Forward));
 //!
@@ -78,6 +79,7 @@ mod held;
 pub mod hooks;
 pub mod json;
 mod message;
+pub mod outcome;
 pub mod queue;
 pub mod tool;
 pub mod trace;
@@ -86,11 +88,12 @@ pub mod wrapper;
 
 pub use call::{AdapterCall, CallOptions};
 pub use clock::Instant;
-pub use error::Error;
-pub use frame::{Frame, FrameError, Kind};
-pub use hooks::{CallInfo, CallOutcome, Hooks, NoHooks};
-pub use queue::{CallHandle, Route, Transmit};
+pub use error::{CallError, Error};
+pub use frame::{Frame, FrameError, FrameKind};
+pub use hooks::{CallInfo, Hooks, NoHooks};
+pub use outcome::CallOutcome;
+pub use queue::{Route, Transmit};
 pub use tool::{ResultWriter, SyncTool, Tool, ToolFailed, ToolKind};
 pub use wrapper::{
-    Completed, Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper,
+    CallHandle, Completed, Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper,
 };

@@ -2,6 +2,10 @@
 
 use crate::encode::{put_escaped, put_u64, Sink};
 
+/// Room, quotes included, for the text of a message the wrapper composes around a tool name
+/// or id: at most 47 bytes (`Tool `, ` result exceeds `, 20 digits, ` bytes`) and 2 quotes.
+pub(crate) const AROUND_NAME_BOUND: usize = 64;
+
 /// `Malformed TOOL_CALL: content.name must be a string`
 pub const MALFORMED_TOOL_CALL: &str = "Malformed TOOL_CALL: content.name must be a string";
 
@@ -136,56 +140,4 @@ pub(crate) fn escaped_prefix(text: &[u8], cap: usize) -> usize {
         }
     }
     text.len()
-}
-
-/// Escapes `text` into `buf`, cutting only between whole escapes and whole UTF-8 characters.
-/// Returns the length written and whether anything was cut.
-pub(crate) fn escape_into(text: &[u8], buf: &mut [u8]) -> (usize, bool) {
-    let mut c = EscapeCut::new(buf);
-    put_escaped(&mut c, text);
-    (c.len, c.cut)
-}
-
-/// [`escape_into`] for a raw JSON value, escaped in its compact form (SPEC §7.7, §7.22).
-pub(crate) fn escape_raw_into(raw: &[u8], buf: &mut [u8]) -> (usize, bool) {
-    let mut c = EscapeCut::new(buf);
-    crate::json::for_each_compact_run(raw, |run| put_escaped(&mut c, run));
-    (c.len, c.cut)
-}
-
-/// A sink that keeps what fits and stops at the first piece that does not, cutting a
-/// text piece only on a character boundary and never an escape.
-struct EscapeCut<'b> {
-    buf: &'b mut [u8],
-    len: usize,
-    cut: bool,
-}
-
-impl<'b> EscapeCut<'b> {
-    fn new(buf: &'b mut [u8]) -> Self {
-        Self {
-            buf,
-            len: 0,
-            cut: false,
-        }
-    }
-}
-
-impl Sink for EscapeCut<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        if self.cut || bytes.is_empty() {
-            return;
-        }
-        let room = self.buf.len() - self.len;
-        let n = if bytes.len() <= room {
-            bytes.len()
-        } else if bytes[0] == b'\\' {
-            0
-        } else {
-            crate::trace::utf8_prefix(bytes, room)
-        };
-        self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
-        self.len += n;
-        self.cut = n < bytes.len();
-    }
 }

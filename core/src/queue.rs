@@ -1,33 +1,14 @@
 //! The output queue: encoded frames waiting for the host, and where each goes.
 //!
 //! Frames are encoded once, when the machine decides to send them, into a
-//! byte region the caller handed in; the wrapper's `poll_transmit` copies the oldest
-//! into the host's buffer. Each record is a 12-byte header and the frame.
+//! byte region the caller handed in; `poll_transmit` copies the oldest into
+//! the host's buffer. The queue owns its record format: the machines ask what
+//! a frame will cost and reserve it before their state changes, so that the
+//! push itself cannot fail.
 
 use crate::encode::{BufferTooSmall, OutFrame};
-
-/// A pending call, as the host names it. The call number doubles as the slot's generation.
-///
-/// A handle belongs to the wrapper that issued it; given to another wrapper it names
-/// whatever that wrapper has in the same slot under the same number.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CallHandle {
-    pub(crate) slot: u16,
-    pub(crate) call: u32,
-}
-
-impl CallHandle {
-    /// The call's number (0-based, counting every intercepted `TOOL_CALL`).
-    pub fn index(&self) -> u32 {
-        self.call
-    }
-
-    /// The slot the call occupies.
-    pub fn slot(&self) -> u16 {
-        self.slot
-    }
-}
+use crate::error::Error;
+use crate::wrapper::CallHandle;
 
 /// Where a queued frame must be written.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -51,12 +32,13 @@ pub struct Transmit {
     pub len: usize,
 }
 
-/// Bytes each queued frame costs on top of its own length.
-pub const RECORD_HEADER: usize = 12;
+/// Bytes of a record's header: route tag, slot, call index, frame length.
+const HEADER: usize = 12;
 
-/// The queue had no room for what an input would produce.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct QueueFull;
+/// Bytes a queued frame of `len` bytes takes in the queue.
+pub(crate) const fn cost(len: usize) -> usize {
+    len.saturating_add(HEADER)
+}
 
 #[derive(Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -80,14 +62,16 @@ impl<'a> Queue<'a> {
         }
     }
 
-    pub(crate) fn free(&self) -> usize {
+    fn free(&self) -> usize {
         self.buf.len() - (self.tail - self.head)
     }
 
+    /// Frames waiting.
     pub(crate) fn len(&self) -> usize {
         self.frames
     }
 
+    /// Frames queued since creation.
     pub(crate) fn pushed(&self) -> u64 {
         self.pushed
     }
@@ -96,55 +80,39 @@ impl<'a> Queue<'a> {
         self.buf.len()
     }
 
-    fn make_room(&mut self, need: usize) -> Result<usize, QueueFull> {
+    /// Refuses, changing nothing, unless `needed` bytes of records can be pushed now.
+    pub(crate) fn reserve(&self, needed: usize) -> Result<(), Error> {
+        let (free, cap) = (self.free(), self.capacity());
+        if needed > cap {
+            return Err(Error::OutputTooLarge { needed, cap });
+        }
+        if needed > free {
+            return Err(Error::QueueFull { needed, free });
+        }
+        Ok(())
+    }
+
+    /// Queues `frame`, encoded now. Its cost must have been reserved: the callers' room
+    /// checks make a full queue here a bug, which debug builds report.
+    pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) {
+        let len = frame.encoded_len();
+        let need = cost(len);
         if self.buf.len() - self.tail < need {
             if self.free() < need {
-                return Err(QueueFull);
+                debug_assert!(false, "{need} bytes pushed without a reservation");
+                return;
             }
             self.buf.copy_within(self.head..self.tail, 0);
             self.tail -= self.head;
             self.head = 0;
         }
-        Ok(self.tail)
-    }
-
-    pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) -> Result<(), QueueFull> {
-        let len = frame.encoded_len();
-        let at = self.make_room(RECORD_HEADER + len)?;
-        write_header(&mut self.buf[at..at + RECORD_HEADER], route, len);
-        let body = &mut self.buf[at + RECORD_HEADER..at + RECORD_HEADER + len];
-        // `body` is exactly `len` bytes: write without counting the frame a second time.
-        frame.encode_exact(body);
-        self.tail = at + RECORD_HEADER + len;
+        let at = self.tail;
+        write_header(&mut self.buf[at..at + HEADER], route, len);
+        // The body is exactly `len` bytes: written without counting the frame a second time.
+        frame.encode_exact(&mut self.buf[at + HEADER..at + need]);
+        self.tail = at + need;
         self.frames += 1;
         self.pushed += 1;
-        Ok(())
-    }
-
-    pub(crate) fn push_raw(&mut self, route: Route, bytes: &[u8]) -> Result<(), QueueFull> {
-        let at = self.make_room(RECORD_HEADER + bytes.len())?;
-        write_header(&mut self.buf[at..at + RECORD_HEADER], route, bytes.len());
-        self.buf[at + RECORD_HEADER..at + RECORD_HEADER + bytes.len()].copy_from_slice(bytes);
-        self.tail = at + RECORD_HEADER + bytes.len();
-        self.frames += 1;
-        self.pushed += 1;
-        Ok(())
-    }
-
-    /// Queues a frame given as parts already in wire form.
-    pub(crate) fn push_parts(&mut self, route: Route, parts: &[&[u8]]) -> Result<(), QueueFull> {
-        let len: usize = parts.iter().map(|p| p.len()).sum();
-        let at = self.make_room(RECORD_HEADER + len)?;
-        write_header(&mut self.buf[at..at + RECORD_HEADER], route, len);
-        let mut pos = at + RECORD_HEADER;
-        for p in parts {
-            self.buf[pos..pos + p.len()].copy_from_slice(p);
-            pos += p.len();
-        }
-        self.tail = pos;
-        self.frames += 1;
-        self.pushed += 1;
-        Ok(())
     }
 
     /// The route and length of the oldest frame.
@@ -152,10 +120,11 @@ impl<'a> Queue<'a> {
         if self.frames == 0 {
             return None;
         }
-        let (route, len) = read_header(&self.buf[self.head..self.head + RECORD_HEADER]);
+        let (route, len) = read_header(&self.buf[self.head..self.head + HEADER]);
         Some(Transmit { route, len })
     }
 
+    /// Writes the oldest frame into `out` and drops it; a short `out` keeps it queued.
     pub(crate) fn pop_into(&mut self, out: &mut [u8]) -> Result<Option<Transmit>, BufferTooSmall> {
         let Some(t) = self.peek() else {
             return Ok(None);
@@ -163,7 +132,7 @@ impl<'a> Queue<'a> {
         let Some(dst) = out.get_mut(..t.len) else {
             return Err(BufferTooSmall { needed: t.len });
         };
-        let start = self.head + RECORD_HEADER;
+        let start = self.head + HEADER;
         dst.copy_from_slice(&self.buf[start..start + t.len]);
         self.head = start + t.len;
         self.frames -= 1;
@@ -176,26 +145,26 @@ impl<'a> Queue<'a> {
 }
 
 fn write_header(h: &mut [u8], route: Route, len: usize) {
-    let (tag, slot, call) = match route {
+    let (tag, slot, index) = match route {
         Route::Model => (0u8, 0u16, 0u32),
         Route::Consumer => (1, 0, 0),
-        Route::Adapter(c) => (2, c.slot, c.call),
+        Route::Adapter(c) => (2, c.slot(), c.index()),
     };
     h[0] = tag;
     h[1] = 0;
     h[2..4].copy_from_slice(&slot.to_le_bytes());
-    h[4..8].copy_from_slice(&call.to_le_bytes());
+    h[4..8].copy_from_slice(&index.to_le_bytes());
     h[8..12].copy_from_slice(&(len as u32).to_le_bytes());
 }
 
 fn read_header(h: &[u8]) -> (Route, usize) {
     let slot = u16::from_le_bytes([h[2], h[3]]);
-    let call = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
+    let index = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
     let len = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
     let route = match h[0] {
         0 => Route::Model,
         1 => Route::Consumer,
-        _ => Route::Adapter(CallHandle { slot, call }),
+        _ => Route::Adapter(CallHandle::new(slot, index)),
     };
     (route, len)
 }

@@ -199,6 +199,39 @@ impl defmt::Format for ToolKind<'_> {
     }
 }
 
+/// The registrations, and how to find one by name.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Registry<'t> {
+    tools: &'t [Tool<'t>],
+    /// Strictly sorted by name, so lookups can bisect.
+    sorted: bool,
+}
+
+impl<'t> Registry<'t> {
+    pub(crate) fn new(tools: &'t [Tool<'t>]) -> Self {
+        Self {
+            tools,
+            sorted: tools.windows(2).all(|w| w[0].name < w[1].name),
+        }
+    }
+
+    /// The registration for a decoded tool name: a binary search when the tools are sorted
+    /// by name (no duplicates), else a scan in which the first registration of a name wins.
+    pub(crate) fn find(&self, name: &[u8]) -> Option<usize> {
+        if self.sorted {
+            self.tools
+                .binary_search_by(|t| t.name.as_bytes().cmp(name))
+                .ok()
+        } else {
+            self.tools.iter().position(|t| t.name.as_bytes() == name)
+        }
+    }
+
+    pub(crate) fn get(&self, index: usize) -> &'t Tool<'t> {
+        &self.tools[index]
+    }
+}
+
 /// One registered tool.
 #[derive(Copy, Clone, Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -5,7 +5,7 @@
 //! entry does not fit, the oldest entries are dropped first and counted; an
 //! entry larger than the whole region is cut to fit and flagged, never silently.
 
-use crate::hooks::CallOutcome;
+use crate::outcome::CallOutcome;
 
 /// Bytes each entry costs on top of its name, args and result or error.
 pub const ENTRY_HEADER: usize = 12;

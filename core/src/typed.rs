@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 /// Why typed args or results could not be converted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum TypedError {
     /// The args do not match the type, are not JSON, or have bytes after the value.
     Args(serde_json_core::de::Error),
@@ -31,6 +32,8 @@ pub enum TypedError {
 
 /// Bytes [`parse_args`] can unescape in one string.
 pub const UNESCAPE_LEN: usize = 256;
+
+impl core::error::Error for TypedError {}
 
 impl core::fmt::Display for TypedError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -131,6 +131,8 @@ impl From<FrameError> for pw_result {
             FrameError::TypeNotString => pw_result::PW_FRAME_TYPE_NOT_STRING,
             FrameError::DuplicateType => pw_result::PW_FRAME_DUPLICATE_TYPE,
             FrameError::Json(j) => j.into(),
+            // A kind of malformed frame newer than this table.
+            _ => pw_result::PW_INVALID_JSON,
         }
     }
 }

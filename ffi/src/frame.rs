@@ -1,6 +1,6 @@
 //! Frames and JSON: validation, kind lookup, `TOOL_CALL` fields, string decoding.
 
-use polyweave_tool_adapter::frame::{Frame, Kind};
+use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::json::{self, JsonStr};
 
 use crate::boundary::{disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span};
@@ -34,15 +34,15 @@ pub enum pw_kind {
     PW_KIND_OTHER = 5,
 }
 
-impl From<Kind<'_>> for pw_kind {
-    fn from(kind: Kind<'_>) -> Self {
+impl From<FrameKind<'_>> for pw_kind {
+    fn from(kind: FrameKind<'_>) -> Self {
         match kind {
-            Kind::Text => pw_kind::PW_KIND_TEXT,
-            Kind::ToolCall => pw_kind::PW_KIND_TOOL_CALL,
-            Kind::ToolResult => pw_kind::PW_KIND_TOOL_RESULT,
-            Kind::Error => pw_kind::PW_KIND_ERROR,
-            Kind::End => pw_kind::PW_KIND_END,
-            Kind::Other(_) => pw_kind::PW_KIND_OTHER,
+            FrameKind::Text => pw_kind::PW_KIND_TEXT,
+            FrameKind::ToolCall => pw_kind::PW_KIND_TOOL_CALL,
+            FrameKind::ToolResult => pw_kind::PW_KIND_TOOL_RESULT,
+            FrameKind::Error => pw_kind::PW_KIND_ERROR,
+            FrameKind::End => pw_kind::PW_KIND_END,
+            FrameKind::Other(_) => pw_kind::PW_KIND_OTHER,
         }
     }
 }
@@ -186,7 +186,7 @@ pub unsafe extern "C" fn pw_frame_kind(
         let other_type_len = unsafe { out_slot(other_type_len) }?;
         let kind = Frame::parse(input)?.kind();
         let other = match kind {
-            Kind::Other(ty) => Some(token_in(input, ty)?),
+            FrameKind::Other(ty) => Some(token_in(input, ty)?),
             _ => None,
         };
         out_kind.write(kind.into());
@@ -256,7 +256,7 @@ pub unsafe extern "C" fn pw_tool_call_fields(
         // SAFETY: the caller hands `out` for one writable `pw_tool_call`.
         let out = unsafe { out_slot(out) }?;
         let frame = Frame::parse_validated(input, max_depth)?;
-        if frame.kind() != Kind::ToolCall {
+        if frame.kind() != FrameKind::ToolCall {
             return Err(pw_result::PW_WRONG_FRAME_KIND);
         }
         let call = frame.tool_call()?;

@@ -165,11 +165,6 @@ pub fn is_spec_refusal(e: &Error) -> bool {
             | Error::HeldFull { .. }
             | Error::QueueFull { .. }
             | Error::OutputTooLarge { .. }
-            | Error::UnknownCall
-            | Error::CallFinished
-            | Error::CallTimedOut
-            | Error::CallCancelled
-            | Error::StaleCall
-            | Error::WrongKind
+            | Error::Call(_)
     )
 }

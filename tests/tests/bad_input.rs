@@ -1,11 +1,12 @@
 //! SPEC §4: every kind of bad input gets its own, exact error, and nothing is
 //! written or lost when a call fails.
 
-use polyweave_tool_adapter::encode::{BufferTooSmall, OutFrame, Outcome};
-use polyweave_tool_adapter::frame::{Frame, FrameError, Kind, ToolCall};
+use polyweave_tool_adapter::encode::{BufferTooSmall, OutFrame};
+use polyweave_tool_adapter::frame::{Frame, FrameError, FrameKind, ToolCall};
 use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
 use polyweave_tool_adapter::json::{self, JsonError, JsonErrorKind, JsonStr, DEFAULT_MAX_DEPTH};
 use polyweave_tool_adapter::typed::{self, TypedError};
+use polyweave_tool_adapter::CallOutcome;
 use serde::{Deserialize, Serialize};
 
 use JsonErrorKind::*;
@@ -31,7 +32,7 @@ fn both(bytes: &[u8], expected: FrameError) {
 }
 
 /// The lazy reader accepts (broken after `type`), the validating reader gives `expected`.
-fn lazy_ok_validated_err(bytes: &[u8], kind: Kind<'_>, expected: FrameError) {
+fn lazy_ok_validated_err(bytes: &[u8], kind: FrameKind<'_>, expected: FrameError) {
     assert_eq!(Frame::parse(bytes).map(|f| f.kind()), Ok(kind));
     assert_eq!(
         Frame::parse_validated(bytes, DEFAULT_MAX_DEPTH),
@@ -63,7 +64,7 @@ fn byte_order_mark_is_malformed() {
     both(b" \xEF\xBB\xBF{\"type\":\"END\"}", FrameError::NotAnObject);
     // White space around the object is fine (SPEC §7.17).
     let f = Frame::parse_validated(b" \t\r\n{\"type\":\"END\"} \t\r\n", DEFAULT_MAX_DEPTH).unwrap();
-    assert_eq!(f.kind(), Kind::End);
+    assert_eq!(f.kind(), FrameKind::End);
     assert_eq!(f.trimmed(), b"{\"type\":\"END\"}");
 }
 
@@ -140,7 +141,7 @@ fn invalid_utf8() {
         (b"\xf8\x88\x80\x80\x80", 26),
     ] {
         let frame = [&b"{\"type\":\"TEXT\",\"content\":\""[..], bad, b"\"}"].concat();
-        lazy_ok_validated_err(&frame, Kind::Text, json_err(InvalidUtf8, at));
+        lazy_ok_validated_err(&frame, FrameKind::Text, json_err(InvalidUtf8, at));
     }
     // In a key.
     both(b"{\"\xfe\":1,\"type\":\"END\"}", json_err(InvalidUtf8, 2));
@@ -149,34 +150,34 @@ fn invalid_utf8() {
         "{\"type\":\"TEXT\",\"content\":\"天気 \\u5929\\u6c17 😀\"}".as_bytes(),
         32,
     );
-    assert_eq!(f.map(|f| f.kind()), Ok(Kind::Text));
+    assert_eq!(f.map(|f| f.kind()), Ok(FrameKind::Text));
 }
 
 #[test]
 fn trailing_garbage_on_a_validated_frame() {
     lazy_ok_validated_err(
         b"{\"type\":\"END\"} x",
-        Kind::End,
+        FrameKind::End,
         json_err(TrailingData, 15),
     );
     lazy_ok_validated_err(
         b"{\"type\":\"END\"}{}",
-        Kind::End,
+        FrameKind::End,
         json_err(TrailingData, 14),
     );
     lazy_ok_validated_err(
         b"{\"type\":\"END\"}\n{\"type\":\"END\"}",
-        Kind::End,
+        FrameKind::End,
         json_err(TrailingData, 15),
     );
     lazy_ok_validated_err(
         b"{\"type\":\"END\"}}",
-        Kind::End,
+        FrameKind::End,
         json_err(TrailingData, 14),
     );
     lazy_ok_validated_err(
         b"{\"type\":\"END\"} \x00",
-        Kind::End,
+        FrameKind::End,
         json_err(TrailingData, 15),
     );
 }
@@ -186,33 +187,33 @@ fn broken_after_type() {
     // Pass-through frames are read only as far as `type`; validated frames fail where the break is.
     lazy_ok_validated_err(
         b"{\"type\":\"TEXT\"",
-        Kind::Text,
+        FrameKind::Text,
         json_err(UnexpectedEnd, 14),
     );
     lazy_ok_validated_err(
         b"{\"type\":\"TEXT\",}",
-        Kind::Text,
+        FrameKind::Text,
         json_err(UnexpectedByte, 15),
     );
     lazy_ok_validated_err(
         b"{\"type\":\"TEXT\",\"content\":}",
-        Kind::Text,
+        FrameKind::Text,
         json_err(UnexpectedByte, 25),
     );
     lazy_ok_validated_err(
         b"{\"type\":\"END\",\"content\":[1,2}",
-        Kind::End,
+        FrameKind::End,
         json_err(UnexpectedByte, 28),
     );
     lazy_ok_validated_err(
         b"{\"type\":\"OTHER\"]",
-        Kind::Other(JsonStr::from_token(b"\"OTHER\"").unwrap()),
+        FrameKind::Other(JsonStr::from_token(b"\"OTHER\"").unwrap()),
         json_err(UnexpectedByte, 15),
     );
     // The accessors of a lazily read frame report the break when they reach it.
     let f = Frame::parse(b"{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"x\",\"args\":[1,}}")
         .unwrap();
-    assert_eq!(f.kind(), Kind::ToolCall);
+    assert_eq!(f.kind(), FrameKind::ToolCall);
     assert_eq!(f.tool_call(), Err(json_err(UnexpectedByte, 52)));
     let f = Frame::parse(b"{\"type\":\"ERROR\",\"content\":{\"message\":\"m\"},").unwrap();
     assert_eq!(f.error_message(), Err(json_err(UnexpectedEnd, 42)));
@@ -230,7 +231,7 @@ fn depth_limit_counts_the_frame_as_level_one() {
     let ok = nested(32);
     assert_eq!(
         Frame::parse_validated(&ok, 32).map(|f| f.kind()),
-        Ok(Kind::ToolCall)
+        Ok(FrameKind::ToolCall)
     );
     let deep = nested(33);
     // The 33rd level is the 32nd `[`, at PREFIX.len() + 31.
@@ -264,7 +265,10 @@ fn depth_limit_counts_the_frame_as_level_one() {
         Err(json_err(TooDeep, 61))
     );
     // The lazy reader stops at `type`, so depth after it does not matter.
-    assert_eq!(Frame::parse(&deep).map(|f| f.kind()), Ok(Kind::ToolCall));
+    assert_eq!(
+        Frame::parse(&deep).map(|f| f.kind()),
+        Ok(FrameKind::ToolCall)
+    );
     // Tiny limits.
     assert_eq!(
         Frame::parse_validated(b"{\"type\":\"END\"}", 0),
@@ -272,7 +276,7 @@ fn depth_limit_counts_the_frame_as_level_one() {
     );
     assert_eq!(
         Frame::parse_validated(b"{\"type\":\"END\",\"content\":1}", 1).map(|f| f.kind()),
-        Ok(Kind::End)
+        Ok(FrameKind::End)
     );
     assert_eq!(
         Frame::parse_validated(b"{\"type\":\"END\",\"content\":[]}", 1),
@@ -293,7 +297,10 @@ fn depth_before_type_in_a_lazy_frame() {
         ]
         .concat()
     };
-    assert_eq!(Frame::parse(&frame(255)).map(|f| f.kind()), Ok(Kind::End));
+    assert_eq!(
+        Frame::parse(&frame(255)).map(|f| f.kind()),
+        Ok(FrameKind::End)
+    );
     assert_eq!(Frame::parse(&frame(256)), Err(json_err(TooDeep, 5 + 254)));
     // A hostile 100 000-level prefix costs no recursion.
     let hostile = [&b"{\"a\":"[..], &b"[".repeat(100_000)].concat();
@@ -311,7 +318,7 @@ fn depth_before_type_in_a_lazy_frame() {
 fn duplicate_type_first_counts_when_lazy_and_is_refused_when_validated() {
     let bytes = b"{\"type\":\"TEXT\",\"type\":\"END\"}";
     // Reading only as far as the first `type` cannot see the second.
-    assert_eq!(Frame::parse(bytes).map(|f| f.kind()), Ok(Kind::Text));
+    assert_eq!(Frame::parse(bytes).map(|f| f.kind()), Ok(FrameKind::Text));
     // A frame the adapter acts on is read whole: two types are malformed.
     assert_eq!(
         Frame::parse_validated(bytes, 32).map(|f| f.kind()),
@@ -326,7 +333,7 @@ fn type_first_is_read_without_looking_further() {
     // A TEXT frame whose content is 1 MiB of bytes that are not UTF-8, never closed.
     let frame = [&b"{\"type\":\"TEXT\",\"content\":\""[..], &vec![0xFF; MIB]].concat();
     let f = Frame::parse(&frame).expect("type is read before the content");
-    assert_eq!(f.kind(), Kind::Text);
+    assert_eq!(f.kind(), FrameKind::Text);
     assert!(!f.is_validated());
     assert_eq!(f.bytes().len(), 26 + MIB);
     assert_eq!(
@@ -335,7 +342,7 @@ fn type_first_is_read_without_looking_further() {
     );
     // Not even JSON after the comma.
     let garbage = [&b"{\"type\":\"END\","[..], &vec![b'#'; MIB]].concat();
-    assert_eq!(Frame::parse(&garbage).map(|f| f.kind()), Ok(Kind::End));
+    assert_eq!(Frame::parse(&garbage).map(|f| f.kind()), Ok(FrameKind::End));
     assert_eq!(
         Frame::parse_validated(&garbage, 32),
         Err(json_err(UnexpectedByte, 14))
@@ -520,7 +527,7 @@ fn encode_every_frame_exactly() {
         OutFrame::ToolResult {
             id: Some(b""),
             name: Some(b"calc"),
-            outcome: Outcome::Result(b"[1e400,-0]"),
+            outcome: CallOutcome::Result(b"[1e400,-0]"),
         },
         br#"{"type":"TOOL_RESULT","content":{"id":"","name":"calc","result":[1e400,-0]}}"#,
     );
@@ -528,7 +535,7 @@ fn encode_every_frame_exactly() {
         OutFrame::ToolResult {
             id: None,
             name: None,
-            outcome: Outcome::Error(b"Malformed TOOL_CALL: content.name must be a string"),
+            outcome: CallOutcome::Error("Malformed TOOL_CALL: content.name must be a string"),
         },
         br#"{"type":"TOOL_RESULT","content":{"name":null,"error":"Malformed TOOL_CALL: content.name must be a string"}}"#,
     );

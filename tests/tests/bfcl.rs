@@ -5,7 +5,7 @@ use polyweave_tests::{
     bfcl_bytes, ndjson_lines, XorShift, BFCL_LINES, BFCL_LONGEST_LINE, BFCL_SHORTEST_LINE,
 };
 use polyweave_tool_adapter::encode::OutFrame;
-use polyweave_tool_adapter::frame::{Frame, Kind};
+use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
 
 fn json(bytes: &[u8]) -> serde_json::Value {
@@ -40,14 +40,14 @@ fn every_call_decodes_and_re_encodes() {
     for (i, line) in ndjson_lines(&file).enumerate() {
         let frame =
             Frame::parse_validated(line, 32).unwrap_or_else(|e| panic!("line {}: {e}", i + 1));
-        assert_eq!(frame.kind(), Kind::ToolCall, "line {}", i + 1);
+        assert_eq!(frame.kind(), FrameKind::ToolCall, "line {}", i + 1);
         assert!(frame.is_validated());
         let call = frame.tool_call().expect("tool_call");
         assert!(call.content_is_object, "line {}", i + 1);
 
         // The lazy reader finds the same kind and fields.
         let lazy = Frame::parse(line).expect("parse");
-        assert_eq!(lazy.kind(), Kind::ToolCall);
+        assert_eq!(lazy.kind(), FrameKind::ToolCall);
         assert!(!lazy.is_validated());
         assert_eq!(lazy.tool_call(), Ok(call), "line {}", i + 1);
 

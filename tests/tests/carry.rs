@@ -11,8 +11,9 @@
 //!   are malformed, and `full_validation` validates every frame.
 
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
-use polyweave_tool_adapter::hooks::CallOutcome;
+use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
+use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{Completed, Config, Disposition, Event, Slot, Wrapper};
 use polyweave_tool_adapter::{CallHandle, Error, FrameError, Instant, NoHooks, Route, Tool};
@@ -253,7 +254,7 @@ fn pending_args_over_the_cap_fail_the_call_in_spec_order() {
         assert_eq!(
             w.handle_response(at(0), call(name, "a", &over).as_bytes()),
             Ok(Disposition::Intercepted {
-                call: 0,
+                index: 0,
                 handle: None
             })
         );
@@ -380,7 +381,10 @@ fn completions_that_cannot_be_carried_complete_the_call_and_say_so() {
         ]
     );
     // The calls are finished: a second completion is refused as for any finished call.
-    assert_eq!(w.complete(at(2), one, Ok(b"1")), Err(Error::CallFinished));
+    assert_eq!(
+        w.complete(at(2), one, Ok(b"1")),
+        Err(Error::Call(CallError::Finished))
+    );
     // Invalid JSON is still refused, and changes nothing.
     w.handle_response(at(3), br#"{"type":"TOOL_CALL","content":{"name":"later"}}"#)
         .unwrap();

@@ -38,8 +38,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use polyweave_tests::{
     assert_one_json_line, is_one_json_line, is_spec_refusal, mask_surrogate_escapes, proptest_cases,
 };
+use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::frame::FrameError;
-use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
+use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
+use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{
     Completed, Config, Disposition, Event, PendingKind, Slot, Wrapper,
@@ -1295,10 +1297,10 @@ impl Harness {
             .iter()
             .any(|o| o.index() > h.index() && o.slot() == h.slot());
         match self.ended[&h.index()] {
-            _ if reused => Error::StaleCall,
-            Ended::Finished => Error::CallFinished,
-            Ended::TimedOut => Error::CallTimedOut,
-            Ended::Cancelled => Error::CallCancelled,
+            _ if reused => Error::Call(CallError::Stale),
+            Ended::Finished => Error::Call(CallError::Finished),
+            Ended::TimedOut => Error::Call(CallError::TimedOut),
+            Ended::Cancelled => Error::Call(CallError::Cancelled),
         }
     }
 
@@ -1397,7 +1399,10 @@ impl Harness {
             },
         };
         let handle = match got {
-            Ok(Disposition::Intercepted { call, handle }) if call == index => handle,
+            Ok(Disposition::Intercepted {
+                index: call,
+                handle,
+            }) if call == index => handle,
             other => return Err(format!("want call {index} intercepted, got {other:?}")),
         };
         match outcome {
@@ -1479,7 +1484,7 @@ impl Harness {
         if p.adapter {
             self.count("complete: wrong kind");
             return match got {
-                Err(Error::WrongKind) => Ok(()),
+                Err(Error::Call(CallError::WrongKind)) => Ok(()),
                 other => Err(format!("want WrongKind, got {other:?}")),
             };
         }
@@ -1568,7 +1573,7 @@ impl Harness {
         let got = section4(w.handle_adapter_frame(self.t(), h, frame.as_bytes()));
         if !p.adapter {
             return match got {
-                Err(Error::WrongKind) => Ok(()),
+                Err(Error::Call(CallError::WrongKind)) => Ok(()),
                 other => Err(format!("want WrongKind, got {other:?}")),
             };
         }
@@ -1614,7 +1619,7 @@ impl Harness {
         };
         let got = section4(w.handle_adapter_closed(self.t(), p.handle));
         match (p.adapter, got) {
-            (false, Err(Error::WrongKind)) => Ok(()),
+            (false, Err(Error::Call(CallError::WrongKind))) => Ok(()),
             (true, Ok(())) => {
                 self.settle_adapter(k);
                 Ok(())
@@ -1873,9 +1878,9 @@ fn generator_reaches_every_case() {
         "call: forwarded (duplicate type)",
         "END: held",
         "released END",
-        "late: CallFinished",
-        "late: CallTimedOut",
-        "late: CallCancelled",
+        "late: Call(Finished)",
+        "late: Call(TimedOut)",
+        "late: Call(Cancelled)",
         "messages truncated",
         "last tool errors truncated",
         "sync result compacted to fit its buffer",
@@ -1972,7 +1977,7 @@ fn echo_result_loses_the_white_space_of_the_args() {
         assert!(matches!(
             w.handle_response(at(0), call.as_bytes()),
             Ok(Disposition::Intercepted {
-                call: 0,
+                index: 0,
                 handle: None
             })
         ));

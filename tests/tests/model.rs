@@ -26,7 +26,9 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::OnceLock;
 
 use polyweave_tests::{assert_one_json_line, proptest_cases};
-use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
+use polyweave_tool_adapter::error::CallError;
+use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
+use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{Config, Disposition, Event, PendingKind, Slot, Wrapper};
 use polyweave_tool_adapter::{CallHandle, Error, Instant, Route, Tool};
@@ -683,7 +685,7 @@ enum Ev {
 enum Status {
     Forward,
     Intercepted {
-        call: u32,
+        index: u32,
         pending: bool,
     },
     Held,
@@ -705,12 +707,12 @@ fn status_of_err(e: Error) -> Status {
     match e {
         Error::Malformed(_) => Status::Rejected,
         Error::InvalidResult(_) => Status::InvalidResult,
-        Error::UnknownCall => Status::UnknownCall,
-        Error::CallFinished => Status::CallFinished,
-        Error::CallTimedOut => Status::CallTimedOut,
-        Error::CallCancelled => Status::CallCancelled,
-        Error::StaleCall => Status::StaleCall,
-        Error::WrongKind => Status::WrongKind,
+        Error::Call(CallError::Unknown) => Status::UnknownCall,
+        Error::Call(CallError::Finished) => Status::CallFinished,
+        Error::Call(CallError::TimedOut) => Status::CallTimedOut,
+        Error::Call(CallError::Cancelled) => Status::CallCancelled,
+        Error::Call(CallError::Stale) => Status::StaleCall,
+        Error::Call(CallError::WrongKind) => Status::WrongKind,
         other => Status::Other(format!("{other:?}")),
     }
 }
@@ -993,7 +995,7 @@ impl Model {
                 if let Some(msg) = failure {
                     self.complete(k, Outcome::Error(msg));
                     return Status::Intercepted {
-                        call: k as u32,
+                        index: k as u32,
                         pending: false,
                     };
                 }
@@ -1026,13 +1028,13 @@ impl Model {
                         }
                         self.started.push((k as u32, adapter, t, name, id, args));
                         return Status::Intercepted {
-                            call: k as u32,
+                            index: k as u32,
                             pending: true,
                         };
                     }
                 }
                 Status::Intercepted {
-                    call: k as u32,
+                    index: k as u32,
                     pending: false,
                 }
             }
@@ -1525,12 +1527,15 @@ fn run(case: &Case) -> Tally {
                         host.held.push_back(utf8(&bytes));
                         Status::Held
                     }
-                    Ok(Disposition::Intercepted { call, handle }) => {
+                    Ok(Disposition::Intercepted {
+                        index: call,
+                        handle,
+                    }) => {
                         let k = call as usize;
                         assert_eq!(k, host.handles.len(), "call numbers count every call");
                         host.handles.push(handle);
                         Status::Intercepted {
-                            call,
+                            index: call,
                             pending: handle.is_some(),
                         }
                     }
@@ -1682,8 +1687,8 @@ fn generator_reaches_every_case() {
         "status Response Forward",
         "status Response Held",
         "status Response Rejected",
-        "status Response Intercepted { call: 0, pending: true }",
-        "status Response Intercepted { call: 0, pending: false }",
+        "status Response Intercepted { index: 0, pending: true }",
+        "status Response Intercepted { index: 0, pending: false }",
         "status Request Forward",
         "status Request Rejected",
         "status Complete Ok",
@@ -1767,7 +1772,7 @@ fn model_sync_call_then_prompt() {
     assert_eq!(
         m.response(0, &bytes, meaning),
         Status::Intercepted {
-            call: 0,
+            index: 0,
             pending: false
         }
     );

@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::LocalKey;
 
 use polyweave_tests::{bfcl_bytes, json_suite_files, ndjson_lines, XorShift, BFCL_LINES};
-use polyweave_tool_adapter::encode::{OutFrame, Outcome};
-use polyweave_tool_adapter::frame::{Frame, Kind};
+use polyweave_tool_adapter::encode::OutFrame;
+use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::framing::LineFramer;
 use polyweave_tool_adapter::json::{self, JsonStr, Members, DEFAULT_MAX_DEPTH};
 use polyweave_tool_adapter::typed;
@@ -266,7 +266,7 @@ fn wrap(files: &[(String, Vec<u8>)]) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
 fn exercise_wrapped(wrapped: &[(Vec<u8>, Vec<u8>, Vec<u8>)], t: &mut Tally) {
     for (first, last, trimmed) in wrapped {
         if let Ok(f) = Frame::parse(first) {
-            if f.kind() == Kind::ToolCall {
+            if f.kind() == FrameKind::ToolCall {
                 t.wrapped_lazy_first += 1;
             }
         }
@@ -279,7 +279,7 @@ fn exercise_wrapped(wrapped: &[(Vec<u8>, Vec<u8>, Vec<u8>)], t: &mut Tally) {
             }
         }
         if let Ok(f) = Frame::parse(last) {
-            if f.kind() == Kind::ToolCall {
+            if f.kind() == FrameKind::ToolCall {
                 t.wrapped_lazy_last += 1;
             }
         }
@@ -298,11 +298,11 @@ fn exercise_bfcl(file: &[u8], t: &mut Tally) {
         let Ok(call) = frame.tool_call() else {
             continue;
         };
-        if frame.kind() == Kind::ToolCall {
+        if frame.kind() == FrameKind::ToolCall {
             t.bfcl_validated_tool_calls += 1;
         }
         if let Ok(lazy) = Frame::parse(line) {
-            if lazy.kind() == Kind::ToolCall && lazy.tool_call() == Ok(call) {
+            if lazy.kind() == FrameKind::ToolCall && lazy.tool_call() == Ok(call) {
                 t.bfcl_lazy_tool_calls += 1;
             }
         }
@@ -335,12 +335,12 @@ fn exercise_bfcl(file: &[u8], t: &mut Tally) {
             OutFrame::ToolResult {
                 id,
                 name: Some(name),
-                outcome: Outcome::Result(call.args),
+                outcome: CallOutcome::Result(call.args),
             },
             OutFrame::ToolResult {
                 id,
                 name: None,
-                outcome: Outcome::Error(line),
+                outcome: CallOutcome::Error(std::str::from_utf8(line).expect("BFCL is UTF-8")),
             },
             OutFrame::Text(line),
             OutFrame::Prompt {

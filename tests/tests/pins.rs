@@ -515,7 +515,7 @@ fn sorted_deferred_registrations_with_a_duplicate_name_report_the_first_index() 
     let mut w = Wrapper::new(Config::DEFAULT, &tools, NoHooks, &mut slots, &mut arena).unwrap();
     let call = tool_call(r#"{"id":"k","name":"b","args":[1]}"#);
     let Ok(Disposition::Intercepted {
-        call: 0,
+        index: 0,
         handle: Some(handle),
     }) = w.handle_response(at(0), call.as_bytes())
     else {
@@ -548,7 +548,7 @@ fn echo_round(content: &str) -> Vec<(Route, String)> {
     assert_eq!(
         w.handle_response(at(0), call.as_bytes()),
         Ok(Disposition::Intercepted {
-            call: 0,
+            index: 0,
             handle: None
         }),
         "{content}"

@@ -2,7 +2,7 @@
 //! through the encoder and decoder, and the framer does not depend on chunking.
 
 use polyweave_tool_adapter::encode::OutFrame;
-use polyweave_tool_adapter::frame::{Frame, Kind};
+use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
 use polyweave_tool_adapter::json::{self, JsonStr};
 use proptest::prelude::*;
@@ -96,7 +96,7 @@ proptest! {
         let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
         prop_assert_eq!(value["content"].as_str(), Some(text.as_str()));
         let parsed = Frame::parse_validated(&out, 32).unwrap();
-        prop_assert_eq!(parsed.kind(), Kind::Text);
+        prop_assert_eq!(parsed.kind(), FrameKind::Text);
         let content = parsed.content().unwrap().unwrap();
         let s = JsonStr::from_token(content).unwrap();
         let mut buf = vec![0u8; s.decoded_len()];

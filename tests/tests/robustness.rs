@@ -9,10 +9,11 @@
 //! the line check applies to every frame, released `END`s included.
 
 use polyweave_tests::{assert_one_json_line, is_spec_refusal, proptest_cases};
+use polyweave_tool_adapter::call::StartError;
 use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
-    AdapterCall, CallHandle, CallOptions, Config, Error, Instant, NoHooks, ResultWriter, Slot,
-    Tool, ToolFailed, Wrapper,
+    AdapterCall, CallHandle, CallOptions, Config, Instant, NoHooks, ResultWriter, Slot, Tool,
+    ToolFailed, Wrapper,
 };
 use proptest::prelude::*;
 
@@ -249,8 +250,8 @@ proptest! {
         let mut call = match AdapterCall::start(Instant::ZERO, opts, Some("\u{1}\""), args.as_bytes(), &mut result) {
             Ok(call) => call,
             // Too small to hold its own timeout message: refused up front, never stuck later.
-            Err(Error::MessageTooLong { len, cap: c }) => {
-                prop_assert!(len > c && c == cap);
+            Err(StartError::BufferTooSmall { needed, given }) => {
+                prop_assert!(needed > given && given == cap);
                 return Ok(());
             }
             Err(e) => return Err(TestCaseError::fail(format!("start refused with {e:?}"))),

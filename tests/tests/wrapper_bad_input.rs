@@ -9,11 +9,13 @@
 //! their stored names, ids, args and recorded results, the last tool error and
 //! any held `END`s; then one more call) and are compared again.
 
-use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
+use polyweave_tool_adapter::call::{AdapterCall, CallOptions, StartError};
 use polyweave_tool_adapter::clock::ClockWentBackwards;
 use polyweave_tool_adapter::encode::BufferTooSmall;
-use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
+use polyweave_tool_adapter::error::CallError;
+use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
+use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{
     Completed, Config, Disposition, Slot, Stats, StorageError, Wrapper,
@@ -324,7 +326,7 @@ fn tool_call_depth_33_is_refused_32_is_not() {
     assert_eq!(
         w.handle_response(at(0), ok.as_bytes()),
         Ok(Disposition::Intercepted {
-            call: 0,
+            index: 0,
             handle: None
         })
     );
@@ -660,7 +662,7 @@ fn name_longer_than_name_cap() {
             br#"{"type":"TOOL_CALL","content":{"name":"abcdefghijklmnop"}}"#
         ),
         Ok(Disposition::Intercepted {
-            call: 0,
+            index: 0,
             handle: None
         })
     );
@@ -789,7 +791,7 @@ fn completion_for_an_unknown_call() {
             slots,
             |_| vec![],
             |w, _| w.complete(at(0), foreign, Ok(b"1")),
-            Error::UnknownCall,
+            Error::Call(CallError::Unknown),
         );
     }
     // A handle for a call number not reached yet, on a slot that is busy.
@@ -802,7 +804,7 @@ fn completion_for_an_unknown_call() {
             vec![]
         },
         |w, _| w.complete(at(0), foreign, Ok(b"1")),
-        Error::UnknownCall,
+        Error::Call(CallError::Unknown),
     );
 }
 
@@ -817,7 +819,7 @@ fn completion_for_a_finished_call() {
             h
         },
         |w, h| w.complete(at(7), h[0], Ok(b"2")),
-        Error::CallFinished,
+        Error::Call(CallError::Finished),
     );
     refused(
         SMALL,
@@ -828,7 +830,7 @@ fn completion_for_a_finished_call() {
             h
         },
         |w, h| w.handle_adapter_frame(at(7), h[1], br#"{"type":"END"}"#),
-        Error::CallFinished,
+        Error::Call(CallError::Finished),
     );
     refused(
         SMALL,
@@ -840,7 +842,7 @@ fn completion_for_a_finished_call() {
             h
         },
         |w, h| w.handle_adapter_closed(at(7), h[1]),
-        Error::CallFinished,
+        Error::Call(CallError::Finished),
     );
     // Finished beats malformed: the frame is not even read.
     refused(
@@ -852,7 +854,7 @@ fn completion_for_a_finished_call() {
             h
         },
         |w, h| w.handle_adapter_frame(at(7), h[1], b"not json"),
-        Error::CallFinished,
+        Error::Call(CallError::Finished),
     );
 }
 
@@ -868,7 +870,7 @@ fn completion_for_a_timed_out_call() {
             h
         },
         |w, h| w.complete(at(102), h[0], Ok(b"1")),
-        Error::CallTimedOut,
+        Error::Call(CallError::TimedOut),
     );
     refused(
         SMALL,
@@ -879,7 +881,7 @@ fn completion_for_a_timed_out_call() {
             h
         },
         |w, h| w.handle_adapter_frame(at(500), h[1], br#"{"type":"END"}"#),
-        Error::CallTimedOut,
+        Error::Call(CallError::TimedOut),
     );
 }
 
@@ -891,7 +893,7 @@ fn completion_at_the_deadline_before_handle_timeout_ran() {
         2,
         busy,
         |w, h| w.complete(at(101), h[0], Ok(b"1")),
-        Error::CallTimedOut,
+        Error::Call(CallError::TimedOut),
     );
     // The adapter call started at 2.
     refused(
@@ -899,14 +901,14 @@ fn completion_at_the_deadline_before_handle_timeout_ran() {
         2,
         busy,
         |w, h| w.handle_adapter_closed(at(102), h[1]),
-        Error::CallTimedOut,
+        Error::Call(CallError::TimedOut),
     );
     refused(
         SMALL,
         2,
         busy,
         |w, h| w.handle_adapter_frame(at(102), h[1], br#"{"type":"END"}"#),
-        Error::CallTimedOut,
+        Error::Call(CallError::TimedOut),
     );
     // t + T - 1 applies.
     let tools = tools();
@@ -928,7 +930,7 @@ fn completion_for_a_cancelled_call() {
             h
         },
         |w, h| w.complete(at(6), h[0], Err("late")),
-        Error::CallCancelled,
+        Error::Call(CallError::Cancelled),
     );
     refused(
         SMALL,
@@ -939,7 +941,7 @@ fn completion_for_a_cancelled_call() {
             h
         },
         |w, h| w.handle_adapter_closed(at(6), h[1]),
-        Error::CallCancelled,
+        Error::Call(CallError::Cancelled),
     );
 }
 
@@ -951,7 +953,7 @@ fn completion_of_the_wrong_kind() {
         2,
         busy,
         |w, h| w.complete(at(6), h[1], Ok(b"1")),
-        Error::WrongKind,
+        Error::Call(CallError::WrongKind),
     );
     // Adapter input on a deferred call.
     refused(
@@ -959,14 +961,14 @@ fn completion_of_the_wrong_kind() {
         2,
         busy,
         |w, h| w.handle_adapter_frame(at(6), h[0], br#"{"type":"END"}"#),
-        Error::WrongKind,
+        Error::Call(CallError::WrongKind),
     );
     refused(
         SMALL,
         2,
         busy,
         |w, h| w.handle_adapter_closed(at(6), h[0]),
-        Error::WrongKind,
+        Error::Call(CallError::WrongKind),
     );
 }
 
@@ -985,7 +987,7 @@ fn stale_handle_does_not_complete_the_newer_call_in_its_slot() {
         1,
         history,
         |w, h| w.complete(at(4), h[0], Ok(b"2")),
-        Error::StaleCall,
+        Error::Call(CallError::Stale),
     );
     // The same for a call that timed out, or was cancelled, before its slot was reused:
     // the slot now belongs to the newer call, so the core reports the old call as stale.
@@ -1003,7 +1005,7 @@ fn stale_handle_does_not_complete_the_newer_call_in_its_slot() {
                 vec![old, new]
             },
             |w, h| w.complete(at(103), h[0], Ok(b"2")),
-            Error::StaleCall,
+            Error::Call(CallError::Stale),
         );
     }
 }
@@ -1328,7 +1330,10 @@ fn adapter_call_buffer_too_small_for_its_own_failure_texts() {
     let mut buf = [0u8; 33];
     assert_eq!(
         AdapterCall::start(at(10), OPTS, None, b"{}", &mut buf).map(|_| ()),
-        Err(Error::MessageTooLong { len: 34, cap: 33 })
+        Err(StartError::BufferTooSmall {
+            needed: 34,
+            given: 33
+        })
     );
     let mut buf = [0u8; 34];
     assert!(AdapterCall::start(at(10), OPTS, None, b"{}", &mut buf).is_ok());
@@ -1344,20 +1349,20 @@ fn adapter_call_frames_after_settlement() {
         64,
         settled,
         |c| c.handle_frame(at(12), br#"{"type":"ERROR"}"#),
-        Error::CallFinished,
+        Error::Call(CallError::Finished),
     );
     call_refused(
         64,
         settled,
         |c| c.handle_closed(at(12)),
-        Error::CallFinished,
+        Error::Call(CallError::Finished),
     );
     // Even a malformed frame: the call is not waiting, so it is not read.
     call_refused(
         64,
         settled,
         |c| c.handle_frame(at(12), b"not json"),
-        Error::CallFinished,
+        Error::Call(CallError::Finished),
     );
     // After a timeout settlement.
     let timed_out = |c: &mut AdapterCall<'_>| {
@@ -1371,14 +1376,14 @@ fn adapter_call_frames_after_settlement() {
         64,
         timed_out,
         |c| c.handle_frame(at(111), br#"{"type":"END"}"#),
-        Error::CallTimedOut,
+        Error::Call(CallError::TimedOut),
     );
     // At the deadline, before handle_timeout ran: timed out, and left for handle_timeout.
     call_refused(
         64,
         |_| {},
         |c| c.handle_frame(at(110), br#"{"type":"END"}"#),
-        Error::CallTimedOut,
+        Error::Call(CallError::TimedOut),
     );
 }
 
@@ -1387,7 +1392,7 @@ fn adapter_call_invalid_args() {
     let mut buf = [0u8; 16];
     assert_eq!(
         AdapterCall::start(at(0), OPTS, None, b"{\"a\":", &mut buf).map(drop),
-        Err(Error::InvalidArgs(JsonError {
+        Err(StartError::InvalidArgs(JsonError {
             kind: JsonErrorKind::UnexpectedEnd,
             at: 5
         }))
@@ -1410,7 +1415,7 @@ fn sync_call_with_a_large_message_cap_is_not_refused() {
         assert_eq!(
             w.handle_response(at(0), br#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#),
             Ok(Disposition::Intercepted {
-                call: 0,
+                index: 0,
                 handle: None
             }),
             "{slots} slots, queue of {} bytes",
@@ -1436,9 +1441,9 @@ fn twin_check_sees_a_visible_change() {
         busy,
         |w, _| {
             let _ = w.handle_response(at(6), br#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#);
-            Err::<(), _>(Error::UnknownCall)
+            Err::<(), _>(Error::Call(CallError::Unknown))
         },
-        Error::UnknownCall,
+        Error::Call(CallError::Unknown),
     );
 }
 
@@ -1458,8 +1463,8 @@ fn twin_check_sees_a_hidden_change() {
                 br#"{"type":"TOOL_RESULT","content":{"result":9}}"#,
             )
             .unwrap();
-            Err::<(), _>(Error::UnknownCall)
+            Err::<(), _>(Error::Call(CallError::Unknown))
         },
-        Error::UnknownCall,
+        Error::Call(CallError::Unknown),
     );
 }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
-use polyweave_tool_adapter::{Frame, Kind};
+use polyweave_tool_adapter::{Frame, FrameKind};
 
 const CORPUS: &str = "bfcl/tool-calls.ndjson";
 
@@ -41,7 +41,7 @@ pub fn text_frame(len: usize) -> Vec<u8> {
     frame.extend(FILL.iter().cycle().take(body));
     frame.extend_from_slice(TAIL);
     assert_eq!(frame.len(), len);
-    assert_eq!(Frame::parse(&frame).unwrap().kind(), Kind::Text);
+    assert_eq!(Frame::parse(&frame).unwrap().kind(), FrameKind::Text);
     assert!(Frame::parse_validated(&frame, DEFAULT_MAX_DEPTH).is_ok());
     frame
 }

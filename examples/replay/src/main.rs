@@ -11,7 +11,9 @@ use std::process::ExitCode;
 mod scenario;
 mod surrogates;
 
-use polyweave_tool_adapter::hooks::{CallInfo, CallOutcome, Hooks};
+use polyweave_tool_adapter::error::CallError;
+use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
+use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::trace::ENTRY_HEADER;
 use polyweave_tool_adapter::wrapper::{Config, Disposition, Slot, Wrapper};
@@ -371,12 +373,12 @@ fn flush_wrapper(
 fn is_waiting_error(e: &Error) -> bool {
     matches!(
         e,
-        Error::UnknownCall
-            | Error::CallFinished
-            | Error::CallTimedOut
-            | Error::CallCancelled
-            | Error::StaleCall
-            | Error::WrongKind
+        Error::Call(CallError::Unknown)
+            | Error::Call(CallError::Finished)
+            | Error::Call(CallError::TimedOut)
+            | Error::Call(CallError::Cancelled)
+            | Error::Call(CallError::Stale)
+            | Error::Call(CallError::WrongKind)
     )
 }
 
@@ -432,7 +434,10 @@ fn apply_wrapper_step(
                 &format!("{{\"to\":\"consumer\",\"frame\":{}}}", json_value(bytes)),
             ),
             Ok(Disposition::Held) => p.input(at, "wrapper", "END held while calls are pending"),
-            Ok(Disposition::Intercepted { call, handle }) => {
+            Ok(Disposition::Intercepted {
+                index: call,
+                handle,
+            }) => {
                 let idx = call as usize;
                 if known.len() <= idx {
                     known.resize(idx + 1, Known::Immediate);
@@ -558,7 +563,9 @@ fn run_call(sc: &CallScenario, p: &mut Printer) -> Result<(), (Option<usize>, St
             _ => return Err((Some(i), "a wrapper step in a call scenario".into())),
         };
         match outcome {
-            Ok(()) | Err(Error::CallFinished) | Err(Error::CallTimedOut) => {}
+            Ok(())
+            | Err(Error::Call(CallError::Finished))
+            | Err(Error::Call(CallError::TimedOut)) => {}
             Err(Error::Malformed(_)) => {
                 p.line(now, "{\"rejected\":{\"path\":\"adapter\",\"call\":0}}")
             }

@@ -1,0 +1,255 @@
+//! A wrapper's capacities and options, and the arena they size.
+//!
+//! Every size is a `const fn` with saturating arithmetic, so a host can size a
+//! `static` arena at compile time; a configuration whose arena does not fit in
+//! `usize` comes out as `usize::MAX`, which [`Wrapper::new`](super::Wrapper::new)
+//! refuses as [`StorageError::BadConfig`].
+
+use crate::encode::{FRAME_AROUND_BOUND, PROMPT_BASE_LEN, ROUND_LIMIT_LEN_BOUND};
+use crate::held;
+use crate::json::DEFAULT_MAX_DEPTH;
+use crate::message::AROUND_NAME_BOUND;
+use crate::queue;
+use crate::trace::ENTRY_HEADER;
+
+/// Capacities and options of a wrapper (SPEC §3, §5 options; §4 limits).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Config {
+    /// Timeout of deferred and adapter calls, unless a tool sets its own.
+    pub tool_timeout_ms: u32,
+    /// Also send the continue prompt to the consumer.
+    pub mirror_continue: bool,
+    /// Continue prompts allowed (0: no limit).
+    pub max_rounds: u32,
+    /// JSON depth limit of validated frames (the frame object is level 1) and of results
+    /// from the host (the result is level 1).
+    pub max_depth: u8,
+    /// Validate every frame on both paths, not only the ones the wrapper acts on (SPEC §7.25):
+    /// a frame broken after its `type`, or with two `type` members, is then malformed
+    /// everywhere. Costs a scan of every pass-through frame.
+    pub full_validation: bool,
+    /// Bytes of a decoded tool name.
+    pub name_cap: usize,
+    /// Bytes of a decoded call id.
+    pub id_cap: usize,
+    /// Bytes of a pending call's args, without white space between tokens (SPEC §7.23).
+    pub args_cap: usize,
+    /// Bytes of a result (adapter-recorded, completed, or written by a sync tool), without
+    /// white space between tokens.
+    pub result_cap: usize,
+    /// Bytes of an error message; also of the escaped last tool error in the prompt.
+    pub message_cap: usize,
+    /// Trace entries kept.
+    pub trace_entries: usize,
+    /// Bytes of the trace ring.
+    pub trace_bytes: usize,
+    /// Bytes for `END`s held while calls are pending (each costs 4 more).
+    pub held_bytes: usize,
+}
+
+impl Config {
+    /// SPEC defaults, with capacities for a small microcontroller.
+    pub const DEFAULT: Config = Config {
+        tool_timeout_ms: 30_000,
+        mirror_continue: true,
+        max_rounds: 0,
+        max_depth: DEFAULT_MAX_DEPTH,
+        full_validation: false,
+        name_cap: 64,
+        id_cap: 64,
+        args_cap: 512,
+        result_cap: 512,
+        message_cap: 192,
+        trace_entries: 8,
+        trace_bytes: 2048,
+        held_bytes: 256,
+    };
+
+    /// Bytes of one slot's name, id, args and recorded result.
+    pub(crate) const fn per_slot(&self) -> usize {
+        add(
+            add(self.name_cap, self.id_cap),
+            add(self.args_cap, self.result_cap),
+        )
+    }
+
+    /// Where a sync tool writes: its result, or its error message.
+    pub(crate) const fn sync_area(&self) -> usize {
+        max(self.result_cap, self.message_cap)
+    }
+
+    /// Bytes of scratch: a decoded name and id, a message, a sync tool's output.
+    const fn scratch_len(&self) -> usize {
+        add(
+            add(self.name_cap, self.id_cap),
+            add(self.message_cap, self.sync_area()),
+        )
+    }
+
+    /// Bytes of the output queue: room for ending `pending` calls (more may need more
+    /// rounds of draining when names and ids need heavy escaping) and ending the round.
+    pub const fn queue_len(&self, pending: usize) -> usize {
+        let ids = add(self.name_cap, self.id_cap);
+        // Each call may need its `TOOL_RESULT` and, for an adapter, a `CANCEL`.
+        let per_call = add(
+            add(2 * queue::cost(FRAME_AROUND_BOUND), mul(2, ids)),
+            add(self.outcome_bound(), self.message_cap),
+        );
+        let tool_call = add(queue::cost(FRAME_AROUND_BOUND), add(ids, self.args_cap));
+        let calls = if pending > 0 { pending } else { 1 };
+        add(
+            add(mul(calls, per_call), tool_call),
+            add(self.round_end_len(), ENTRY_HEADER),
+        )
+    }
+
+    /// Bytes of a call's outcome in its `TOOL_RESULT`: a result, or an error message cut so
+    /// that, escaped and quoted, it fits `message_cap + 2`.
+    pub(crate) const fn outcome_bound(&self) -> usize {
+        max(self.result_cap, add(self.message_cap, 2))
+    }
+
+    /// Bytes of the continue prompt frame, its last tool error as long as it can be.
+    pub(crate) const fn prompt_len(&self) -> usize {
+        add(PROMPT_BASE_LEN, self.message_cap)
+    }
+
+    /// Most bytes the end of a round can queue: two prompts, the round-limit `ERROR`, the
+    /// held `END`s.
+    pub(crate) const fn round_end_len(&self) -> usize {
+        add(
+            add(
+                mul(2, queue::cost(self.prompt_len())),
+                queue::cost(ROUND_LIMIT_LEN_BOUND),
+            ),
+            held::release_cost_bound(self.held_bytes),
+        )
+    }
+
+    /// Bytes of the arena [`Wrapper::new`](super::Wrapper::new) needs with `pending` slots.
+    pub const fn arena_len(&self, pending: usize) -> usize {
+        // Scratch, then the last tool error (`message_cap`).
+        add(
+            add(
+                mul(pending, self.per_slot()),
+                add(self.scratch_len(), self.message_cap),
+            ),
+            add(
+                add(self.trace_bytes, self.held_bytes),
+                self.queue_len(pending),
+            ),
+        )
+    }
+
+    /// Checks what `Wrapper::new` relies on.
+    pub(crate) fn check(&self, pending: usize) -> Result<(), StorageError> {
+        let ids_fit = self.name_cap <= u16::MAX as usize && self.id_cap <= u16::MAX as usize;
+        let values_fit = [self.args_cap, self.result_cap, self.message_cap]
+            .iter()
+            .all(|&cap| cap <= u32::MAX as usize);
+        if !ids_fit
+            || !values_fit
+            || self.message_cap < self.name_cap.max(self.id_cap) + AROUND_NAME_BOUND
+            || self.max_depth < 3
+            || self.arena_len(pending) == usize::MAX
+        {
+            return Err(StorageError::BadConfig);
+        }
+        Ok(())
+    }
+
+    /// Carves `arena` (at least [`arena_len`](Self::arena_len) bytes) into its regions.
+    pub(crate) fn carve<'a>(&self, pending: usize, arena: &'a mut [u8]) -> Regions<'a> {
+        let (slots, rest) = arena.split_at_mut(pending * self.per_slot());
+        let (scratch, rest) = rest.split_at_mut(self.scratch_len());
+        let (last_error, rest) = rest.split_at_mut(self.message_cap);
+        let (trace, rest) = rest.split_at_mut(self.trace_bytes);
+        let (held, queue) = rest.split_at_mut(self.held_bytes);
+        Regions {
+            slots,
+            scratch,
+            last_error,
+            trace,
+            held,
+            queue,
+        }
+    }
+}
+
+/// The arena's regions, in order.
+pub(crate) struct Regions<'a> {
+    pub(crate) slots: &'a mut [u8],
+    pub(crate) scratch: &'a mut [u8],
+    pub(crate) last_error: &'a mut [u8],
+    pub(crate) trace: &'a mut [u8],
+    pub(crate) held: &'a mut [u8],
+    pub(crate) queue: &'a mut [u8],
+}
+
+const fn add(a: usize, b: usize) -> usize {
+    a.saturating_add(b)
+}
+
+const fn mul(a: usize, b: usize) -> usize {
+    a.saturating_mul(b)
+}
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::DEFAULT
+    }
+}
+
+/// The storage handed to [`Wrapper::new`](super::Wrapper::new) does not fit its [`Config`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum StorageError {
+    /// The arena is smaller than [`Config::arena_len`].
+    ArenaTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        given: usize,
+    },
+    /// Too many slots for a `u16` index.
+    TooManySlots,
+    /// More than 65535 registered tools.
+    TooManyTools,
+    /// A registered tool's name is longer than `name_cap`, so no call could ever reach it.
+    ToolNameTooLong {
+        /// Its index in the registration slice.
+        index: usize,
+    },
+    /// `message_cap` must be at least `max(name_cap, id_cap) + 64`, name and id caps at most
+    /// 65535, args, result and message caps at most `u32::MAX`, depth at least 3, and the
+    /// arena's size must fit in `usize`.
+    BadConfig,
+}
+
+impl core::fmt::Display for StorageError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            StorageError::ArenaTooSmall { needed, given } => {
+                write!(f, "arena of {given} bytes, {needed} needed")
+            }
+            StorageError::TooManySlots => f.write_str("more than 65535 slots"),
+            StorageError::TooManyTools => f.write_str("more than 65535 tools"),
+            StorageError::ToolNameTooLong { index } => {
+                write!(f, "tool {index}'s name is longer than name_cap")
+            }
+            StorageError::BadConfig => f.write_str("configuration out of range"),
+        }
+    }
+}
+
+impl core::error::Error for StorageError {}

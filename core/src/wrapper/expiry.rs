@@ -1,0 +1,133 @@
+//! Ending pending calls before they settle: by their deadline (`handle_timeout`) or by the
+//! host (`cancel`), oldest first, adapters told with `CANCEL` (SPEC §5, §7.5, §7.18).
+
+use crate::clock::Instant;
+use crate::encode::OutFrame;
+use crate::error::Error;
+use crate::hooks::Hooks;
+use crate::message::Message;
+use crate::outcome::CallOutcome;
+use crate::queue::{self, Route};
+
+use super::intercept::message_len;
+use super::slots::{HowEnded, Slot, SlotState};
+use super::{CallHandle, Wrapper};
+
+/// Why calls are being ended.
+#[derive(Copy, Clone)]
+enum Ending<'r> {
+    /// Their deadline passed.
+    Timeout,
+    /// The host cancelled them, for this reason.
+    Cancel(&'r [u8]),
+}
+
+impl<'r> Ending<'r> {
+    /// The error the call ends with.
+    fn message<'m>(self, name: &'m [u8], s: &Slot) -> Message<'m>
+    where
+        'r: 'm,
+    {
+        match self {
+            Ending::Cancel(r) => Message::Cancelled(name, r),
+            Ending::Timeout => Message::TimedOut(name, s.timeout_ms()),
+        }
+    }
+}
+
+impl<H: Hooks> Wrapper<'_, H> {
+    /// Gives the clock: every call at or past its deadline fails with a timeout (adapters get
+    /// `CANCEL` first), in deadline order. When the queue fills up first, the rest stay due:
+    /// [`poll_timeout`](Self::poll_timeout) keeps reporting them, so drain and call again.
+    pub fn handle_timeout(&mut self, now: Instant) -> Result<(), Error> {
+        self.clock.check(now)?;
+        self.end_where(|s| now >= s.deadline(), Ending::Timeout)?;
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// Completes every pending call, oldest first, with `Tool <name> cancelled: <reason>`
+    /// (adapters get `CANCEL` first). Returns how many are still pending because the queue
+    /// filled up first: drain `poll_transmit` and call again until it returns `Ok(0)`.
+    pub fn cancel(&mut self, now: Instant, reason: &str) -> Result<usize, Error> {
+        self.clock.check(now)?;
+        let left = self.end_where(|_| true, Ending::Cancel(reason.as_bytes()))?;
+        self.clock.advance(now);
+        Ok(left)
+    }
+
+    /// Ends the pending calls `pick` selects, in (deadline, index) order for timeouts and
+    /// index order for cancel, one at a time while the queue has room. Returns how many
+    /// selected calls are left; refuses (changing nothing) only when not even the first fits.
+    fn end_where(
+        &mut self,
+        pick: impl Fn(&Slot) -> bool,
+        ending: Ending<'_>,
+    ) -> Result<usize, Error> {
+        // Every message is checked before anything changes.
+        for (i, s) in self.slots.pending().filter(|(_, s)| pick(s)) {
+            let len = ending
+                .message(self.slots.call(i).name_bytes().unwrap_or(b""), s)
+                .len();
+            if len > self.cfg.message_cap {
+                return Err(Error::MessageTooLong {
+                    len,
+                    cap: self.cfg.message_cap,
+                });
+            }
+        }
+        let next = self.next_index;
+        let order = |s: &Slot| match ending {
+            Ending::Cancel(_) => (Instant::ZERO, s.index().wrapping_sub(next)),
+            Ending::Timeout => (s.deadline(), s.index().wrapping_sub(next)),
+        };
+        let (how, reason) = match ending {
+            Ending::Cancel(r) => (HowEnded::Cancelled, r),
+            Ending::Timeout => (HowEnded::TimedOut, &b"timeout"[..]),
+        };
+        let mut ended = 0;
+        while let Some(slot) = self
+            .slots
+            .pending()
+            .filter(|(_, s)| pick(s))
+            .min_by_key(|(_, s)| order(s))
+            .map(|(i, _)| i)
+        {
+            let s = *self.slots.get(slot);
+            let call = self.slots.call(slot);
+            let name = call.name_bytes().unwrap_or(b"");
+            let msg = ending.message(name, &s);
+            let cancel = OutFrame::Cancel {
+                id: call.id_bytes(),
+                name,
+                reason,
+            };
+            let adapter = s.state() == SlotState::Adapter;
+            let mut need = self
+                .round
+                .completion_cost(&self.cfg, &call, message_len(&msg));
+            if adapter {
+                need += queue::cost(cancel.encoded_len());
+            }
+            if let Err(e) = self.round.reserve(need) {
+                if ended == 0 {
+                    return Err(e);
+                }
+                return Ok(self.slots.pending().filter(|(_, s)| pick(s)).count());
+            }
+            if adapter {
+                let handle = CallHandle::new(slot as u16, s.index());
+                self.round.push(Route::Adapter(handle), &cancel);
+            }
+            match ending {
+                Ending::Timeout => debug!("call {} timed out", s.index()),
+                Ending::Cancel(_) => debug!("call {} cancelled", s.index()),
+            }
+            let outcome = CallOutcome::Error(self.scratch.compose(&self.cfg, &msg));
+            self.round.complete_with(&self.cfg, call, outcome, None);
+            self.slots.release(slot, how);
+            ended += 1;
+        }
+        Ok(0)
+    }
+}

@@ -1,0 +1,263 @@
+//! Taking a model's `TOOL_CALL` (SPEC §3.1, §7.4, §7.23): the checks, in order, then the
+//! tool runs (sync), or the call takes a slot (deferred, adapter), or fails at once.
+
+use crate::clock::Instant;
+use crate::encode::OutFrame;
+use crate::error::Error;
+use crate::frame::Frame;
+use crate::hooks::Hooks;
+use crate::json;
+use crate::message::{escaped_len, escaped_prefix, Message, AROUND_NAME_BOUND};
+use crate::outcome::CallOutcome;
+use crate::queue::{self, Route};
+use crate::tool::{ResultWriter, ToolKind};
+
+use super::result::{check_result, ResultCheck};
+use super::round::CallRef;
+use super::scratch::{compose_into, valid_utf8_prefix};
+use super::slots::NewCall;
+use super::{Disposition, Wrapper};
+
+/// What a call will do, decided before anything changes.
+enum Plan {
+    /// Fail at once with the message composed (this many bytes).
+    Fail(usize),
+    /// Run this sync tool.
+    Sync(usize),
+    /// Take this slot for this deferred or adapter tool.
+    Occupy { tool: usize, slot: usize },
+}
+
+/// Bounds, quotes included, the escaped length of a message the wrapper composes around a
+/// tool name (`Tool <name> timed out after <ms>ms`, `… result exceeds <N> bytes`, …).
+pub(super) fn own_message_bound(name: Option<&[u8]>) -> usize {
+    name.map_or(0, escaped_len) + AROUND_NAME_BOUND
+}
+
+/// Length bound of an error message as a JSON string in a `TOOL_RESULT`: escaped, quoted.
+pub(super) fn message_len(msg: &Message<'_>) -> usize {
+    struct Esc(usize);
+    impl crate::encode::Sink for Esc {
+        fn put(&mut self, bytes: &[u8]) {
+            self.0 += escaped_len(bytes);
+        }
+    }
+    let mut c = Esc(0);
+    msg.write_to(&mut c);
+    // `completion_cost` counts `"result"`, one byte more than `"error"`, so this is a bound.
+    c.0 + 2
+}
+
+impl<H: Hooks> Wrapper<'_, H> {
+    pub(super) fn intercept(
+        &mut self,
+        now: Instant,
+        frame: Frame<'_>,
+    ) -> Result<Disposition, Error> {
+        let frame = match frame.is_validated() {
+            true => frame,
+            false => Frame::parse_validated(frame.bytes(), self.cfg.max_depth)?,
+        };
+        let call = frame.tool_call()?;
+        let parts = self.scratch.parts(&self.cfg);
+        // The buffers are exactly the caps, so a decode fails iff the text is too long, and
+        // the failure carries the decoded length for the error.
+        let name: Option<&str> = match call.name {
+            Some(n) => Some(n.decode_into(parts.name).map_err(|e| Error::NameTooLong {
+                len: e.needed,
+                cap: self.cfg.name_cap,
+            })?),
+            None => None,
+        };
+        let id: Option<&str> = match call.id {
+            Some(i) => Some(i.decode_into(parts.id).map_err(|e| Error::IdTooLong {
+                len: e.needed,
+                cap: self.cfg.id_cap,
+            })?),
+            None => None,
+        };
+        let (msg_buf, output) = (parts.message, parts.output);
+        let cref = CallRef {
+            index: self.next_index,
+            name,
+            id,
+            args: call.args,
+        };
+        let (name_bytes, id_bytes) = (cref.name_bytes(), cref.id_bytes());
+
+        // SPEC §7.4 and §7.23: malformed → unknown name → duplicate id → args too large for a
+        // pending call → free slot → run.
+        let tool = name_bytes.and_then(|n| self.tools.find(n));
+        let free_slot = self.slots.free_slot();
+        let duplicate = call.id.is_some_and(|i| self.slots.holds_id(i));
+        // Args are held without white space; only args longer than the cap as written need measuring.
+        let args_fit = call.args.len() <= self.cfg.args_cap
+            || json::compact_len(call.args) <= self.cfg.args_cap;
+        let failure = match (name_bytes, tool) {
+            (None, _) => Some(Message::Malformed),
+            (Some(n), None) => Some(Message::NotFound(n)),
+            (Some(_), Some(_)) if duplicate => Some(Message::Duplicate(id_bytes.unwrap_or(b""))),
+            (Some(n), Some(t)) => match self.tools.get(t).kind {
+                ToolKind::Sync(_) => None,
+                _ if !args_fit => Some(Message::ArgsTooLarge(n, self.cfg.args_cap)),
+                _ if free_slot.is_none() => Some(Message::TooMany(self.slots.len())),
+                _ => None,
+            },
+        };
+        let plan = if let Some(msg) = failure {
+            self.round.reserve(
+                self.round
+                    .completion_cost(&self.cfg, &cref, message_len(&msg)),
+            )?;
+            let len = msg.len();
+            let composed = msg.compose(msg_buf).ok_or(Error::MessageTooLong {
+                len,
+                cap: self.cfg.message_cap,
+            })?;
+            Plan::Fail(composed.len())
+        } else {
+            let t = tool.unwrap_or(0);
+            // A result, a cut error message, or one of the wrapper's own failure texts.
+            let outcome = self.cfg.outcome_bound().max(own_message_bound(name_bytes));
+            match self.tools.get(t).kind {
+                ToolKind::Sync(_) => {
+                    self.round
+                        .reserve(self.round.completion_cost(&self.cfg, &cref, outcome))?;
+                    Plan::Sync(t)
+                }
+                ToolKind::Deferred | ToolKind::Adapter => {
+                    let adapter = matches!(self.tools.get(t).kind, ToolKind::Adapter);
+                    // The call must be able to end in a drained queue, whatever ends it: a
+                    // result, an error, or its timeout (with a `CANCEL` first for an adapter),
+                    // so a pending call can never wedge the wrapper.
+                    let mut worst = self.round.completion_cost(&self.cfg, &cref, outcome)
+                        - self.round.end_cost(&self.cfg)
+                        + self.cfg.round_end_len();
+                    if adapter {
+                        worst += queue::cost(
+                            OutFrame::Cancel {
+                                id: id_bytes,
+                                name: name_bytes.unwrap_or(b""),
+                                reason: b"timeout",
+                            }
+                            .encoded_len(),
+                        );
+                    }
+                    let cap = self.round.queue.capacity();
+                    if worst > cap {
+                        return Err(Error::OutputTooLarge { needed: worst, cap });
+                    }
+                    if adapter {
+                        let frame = OutFrame::ToolCall {
+                            id: id_bytes,
+                            name: name_bytes.unwrap_or(b""),
+                            args: call.args,
+                        };
+                        self.round.reserve(queue::cost(frame.encoded_len()))?;
+                    }
+                    Plan::Occupy {
+                        tool: t,
+                        slot: free_slot.unwrap_or(0),
+                    }
+                }
+            }
+        };
+
+        // From here on nothing can fail: the state changes.
+        self.next_index = self.next_index.wrapping_add(1);
+        self.round.start(&cref);
+        debug!("call {} intercepted", cref.index);
+        let handle = match plan {
+            Plan::Fail(n) => {
+                let msg = valid_utf8_prefix(&msg_buf[..n]);
+                self.round
+                    .complete(&self.cfg, cref, CallOutcome::Error(msg));
+                None
+            }
+            Plan::Sync(t) => {
+                let mut w = ResultWriter::new(&mut output[..self.cfg.sync_area()]);
+                let ran = match self.tools.get(t).kind {
+                    ToolKind::Sync(f) => f.call(call.args, &mut w),
+                    _ => Ok(()),
+                };
+                let (overflow, compacted) = (w.overflowed(), w.was_compacted());
+                let written = w.written().len();
+                let n = name_bytes.unwrap_or(b"");
+                // Output that cannot be carried fails the call rather than corrupt the stream.
+                let failure = match ran {
+                    Ok(()) if overflow => Message::ResultTooLarge(n, self.cfg.result_cap),
+                    Ok(()) => match check_result(&output[..written], &self.cfg) {
+                        ResultCheck::Fits { last_error, .. } => {
+                            let result = json::trim_ws(&output[..written]);
+                            self.round.complete_with(
+                                &self.cfg,
+                                cref,
+                                CallOutcome::Result(result),
+                                last_error,
+                            );
+                            return Ok(Disposition::Intercepted {
+                                index: cref.index,
+                                handle: None,
+                            });
+                        }
+                        ResultCheck::TooLarge(_) => Message::ResultTooLarge(n, self.cfg.result_cap),
+                        ResultCheck::TooDeep => Message::ResultTooDeep(n, self.cfg.max_depth),
+                        ResultCheck::Invalid(_) => Message::InvalidJson(n),
+                    },
+                    Err(_) => {
+                        let cut = escaped_prefix(&output[..written], self.cfg.message_cap);
+                        // Cut to fit, or at the first byte that is not UTF-8: flagged either way.
+                        let message = valid_utf8_prefix(&output[..cut]);
+                        if message.len() < written || overflow || compacted {
+                            self.round.stats.messages_truncated =
+                                self.round.stats.messages_truncated.saturating_add(1);
+                        }
+                        self.round
+                            .complete(&self.cfg, cref, CallOutcome::Error(message));
+                        return Ok(Disposition::Intercepted {
+                            index: cref.index,
+                            handle: None,
+                        });
+                    }
+                };
+                let message = compose_into(msg_buf, &failure);
+                self.round
+                    .complete(&self.cfg, cref, CallOutcome::Error(message));
+                None
+            }
+            Plan::Occupy { tool, slot } => {
+                let t = self.tools.get(tool);
+                let adapter = matches!(t.kind, ToolKind::Adapter);
+                let timeout_ms = t.timeout_ms.unwrap_or(self.cfg.tool_timeout_ms);
+                let handle = self.slots.occupy(
+                    slot,
+                    NewCall {
+                        index: cref.index,
+                        tool,
+                        adapter,
+                        name: name_bytes.unwrap_or(b""),
+                        id: id_bytes,
+                        args: call.args,
+                        timeout_ms,
+                        deadline: now.saturating_add_millis(timeout_ms as u64),
+                    },
+                );
+                if adapter {
+                    let stored = self.slots.call(slot);
+                    let frame = OutFrame::ToolCall {
+                        id: stored.id_bytes(),
+                        name: stored.name_bytes().unwrap_or(b""),
+                        args: stored.args,
+                    };
+                    self.round.push(Route::Adapter(handle), &frame);
+                }
+                debug!("call {} pending in slot {}", cref.index, slot);
+                Some(handle)
+            }
+        };
+        Ok(Disposition::Intercepted {
+            index: cref.index,
+            handle,
+        })
+    }
+}

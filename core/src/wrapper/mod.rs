@@ -1,0 +1,377 @@
+//! `Wrapper`: tool interception on a model's duplex (SPEC §3 and §5), sans-IO.
+//!
+//! # Methods by role
+//!
+//! * **Inputs** — each takes the current time and refuses a clock that goes
+//!   backwards: [`handle_response`](Wrapper::handle_response) (model → consumer),
+//!   [`handle_request`](Wrapper::handle_request) (consumer → model),
+//!   [`handle_adapter_frame`](Wrapper::handle_adapter_frame),
+//!   [`handle_adapter_closed`](Wrapper::handle_adapter_closed),
+//!   [`complete`](Wrapper::complete), [`handle_timeout`](Wrapper::handle_timeout),
+//!   [`cancel`](Wrapper::cancel); and, without time, [`abort`](Wrapper::abort)
+//!   and [`clear_trace`](Wrapper::clear_trace).
+//! * **Outputs** — [`poll_transmit`](Wrapper::poll_transmit) (frames to write,
+//!   and where; [`peek_transmit`](Wrapper::peek_transmit) looks without taking),
+//!   [`poll_event`](Wrapper::poll_event) (calls the host must run),
+//!   [`poll_timeout`](Wrapper::poll_timeout) (when to call `handle_timeout`).
+//! * **State** — [`pending`](Wrapper::pending), [`queued`](Wrapper::queued),
+//!   [`trace`](Wrapper::trace), [`is_aborted`](Wrapper::is_aborted),
+//!   [`stats`](Wrapper::stats), [`config`](Wrapper::config), [`now`](Wrapper::now),
+//!   [`queue_capacity`](Wrapper::queue_capacity), [`hooks_mut`](Wrapper::hooks_mut).
+//!
+//! # Polling order
+//!
+//! After every input: drain `poll_transmit` until it returns `Ok(None)`, then
+//! `poll_event` until `None`, then re-arm your timer from `poll_timeout`. An
+//! input that could produce frames is refused with [`Error::QueueFull`] while
+//! the queue lacks room for the most it could produce, so draining first
+//! keeps the machine moving. A `TOOL_CALL` is taken only if ending it (by a
+//! result, an error or its timeout) fits an empty queue, so no pending call
+//! can wedge the wrapper; `handle_timeout` and `cancel` end calls one at a
+//! time as room allows (timeouts stay due, `cancel` returns how many are
+//! left). Pass-through frames never enter the queue: the host forwards its
+//! own bytes when told [`Disposition::Forward`].
+//!
+//! # Memory
+//!
+//! The wrapper owns nothing: the host hands in the pending-call [`Slot`]s and
+//! one byte arena of [`Config::arena_len`] bytes, carved into per-slot
+//! buffers (name, id, args, recorded result), scratch, the trace ring, the
+//! held-`END` buffer and the output queue.
+//!
+//! # Where things are
+//!
+//! `config` sizes the arena; `slots` holds pending calls and their handles;
+//! `intercept` takes the model's `TOOL_CALL`s; `settle` completes calls from the
+//! host and from tool adapters; `expiry` ends them by timeout or cancel;
+//! `result` reads what a result says; `round` records completions and closes
+//! rounds; `scratch` is the per-input work space.
+
+mod config;
+mod expiry;
+mod intercept;
+mod result;
+mod round;
+mod scratch;
+mod settle;
+mod slots;
+
+pub use config::{Config, StorageError};
+pub use slots::{CallHandle, Slot};
+
+pub use crate::message::MALFORMED_TOOL_CALL;
+
+use crate::clock::{Clock, Instant};
+use crate::encode::BufferTooSmall;
+use crate::error::Error;
+use crate::frame::{Frame, FrameError, FrameKind};
+use crate::held::Held;
+use crate::hooks::{Hooks, NoHooks};
+use crate::queue::{Queue, Transmit};
+use crate::tool::{Registry, Tool};
+use crate::trace::Trace;
+
+use round::Round;
+use scratch::Scratch;
+use slots::{SlotState, Slots};
+
+/// What the host must do with a frame it passed in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Disposition {
+    /// Forward the very bytes you passed in, unchanged.
+    Forward,
+    /// A `TOOL_CALL` was intercepted; `handle` is set while it is pending.
+    Intercepted {
+        /// The call's index.
+        index: u32,
+        /// Its handle, for deferred and adapter calls that took a slot.
+        handle: Option<CallHandle>,
+    },
+    /// An `END` was held (a copy is kept; it is released through `poll_transmit`).
+    Held,
+}
+
+/// How [`Wrapper::complete`] completed a call (it always did; see SPEC §7.23).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Completed {
+    /// With the result or error given.
+    AsGiven,
+    /// The result was longer than `result_cap` without its white space: the call failed with
+    /// `Tool <name> result exceeds <cap> bytes`.
+    ResultTooLarge {
+        /// The result's compact length.
+        len: usize,
+        /// `result_cap`.
+        cap: usize,
+    },
+    /// The result nested deeper than `max_depth` (the result is level 1): the call failed with
+    /// `Tool <name> result is nested deeper than <max_depth> levels`.
+    ResultTooDeep {
+        /// `max_depth`.
+        max_depth: u8,
+    },
+}
+
+/// How a pending call runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PendingKind {
+    /// The host completes it with [`Wrapper::complete`].
+    Deferred,
+    /// The host connects a tool adapter; its frames go to [`Wrapper::handle_adapter_frame`].
+    Adapter,
+}
+
+/// Something the host must act on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Event<'w> {
+    /// A deferred or adapter call started.
+    CallStarted {
+        /// Its handle.
+        handle: CallHandle,
+        /// How it runs.
+        kind: PendingKind,
+        /// Index of its tool in the registration slice.
+        tool: usize,
+        /// The tool name.
+        name: &'w str,
+        /// The call id, when it had one.
+        id: Option<&'w str>,
+        /// Raw JSON args, without white space between tokens.
+        args: &'w [u8],
+    },
+}
+
+/// Counters for what was cut or refused rather than lost silently.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Stats {
+    /// Continue prompts written.
+    pub rounds: u32,
+    /// Error messages from sync tools and tool adapters cut to fit `message_cap` once escaped.
+    pub messages_truncated: u32,
+    /// Last tool errors cut to `message_cap` in the prompt.
+    pub last_error_truncated: u32,
+}
+
+/// The tool-call router between a model and its consumer.
+pub struct Wrapper<'a, H: Hooks = NoHooks> {
+    cfg: Config,
+    tools: Registry<'a>,
+    slots: Slots<'a>,
+    scratch: Scratch<'a>,
+    round: Round<'a, H>,
+    clock: Clock,
+    /// The index the next intercepted `TOOL_CALL` gets.
+    next_index: u32,
+}
+
+impl<H: Hooks> core::fmt::Debug for Wrapper<'_, H> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Wrapper")
+            .field("pending", &self.round.pending)
+            .field("queued", &self.round.queue.len())
+            .field("next_index", &self.next_index)
+            .finish()
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl<H: Hooks> defmt::Format for Wrapper<'_, H> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Wrapper {{ pending: {}, queued: {}, next_index: {}, now: {} }}",
+            self.round.pending,
+            self.round.queue.len(),
+            self.next_index,
+            self.clock.now()
+        )
+    }
+}
+
+impl<'a, H: Hooks> Wrapper<'a, H> {
+    /// A wrapper over `tools`, with `slots.len()` pending-call slots and an arena of [`Config::arena_len`] bytes.
+    ///
+    /// Tools sorted by name (byte order, no duplicate names) are found by binary search;
+    /// any other order works too, with a linear scan in which the first registration wins.
+    pub fn new(
+        cfg: Config,
+        tools: &'a [Tool<'a>],
+        hooks: H,
+        slots: &'a mut [Slot],
+        arena: &'a mut [u8],
+    ) -> Result<Self, StorageError> {
+        if slots.len() > u16::MAX as usize {
+            return Err(StorageError::TooManySlots);
+        }
+        if tools.len() > u16::MAX as usize {
+            return Err(StorageError::TooManyTools);
+        }
+        cfg.check(slots.len())?;
+        if let Some(index) = tools.iter().position(|t| t.name.len() > cfg.name_cap) {
+            return Err(StorageError::ToolNameTooLong { index });
+        }
+        let needed = cfg.arena_len(slots.len());
+        if arena.len() < needed {
+            return Err(StorageError::ArenaTooSmall {
+                needed,
+                given: arena.len(),
+            });
+        }
+        let r = cfg.carve(slots.len(), arena);
+        Ok(Self {
+            cfg,
+            tools: Registry::new(tools),
+            slots: Slots::new(slots, r.slots, &cfg),
+            scratch: Scratch::new(r.scratch),
+            round: Round::new(
+                hooks,
+                Queue::new(r.queue),
+                Trace::new(r.trace, cfg.trace_entries),
+                Held::new(r.held),
+                r.last_error,
+            ),
+            clock: Clock::default(),
+            next_index: 0,
+        })
+    }
+
+    // ----- inputs -------------------------------------------------------
+
+    /// A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are pending.
+    pub fn handle_response(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
+        self.clock.check(now)?;
+        let frame = self.parse(bytes)?;
+        let disposition = match frame.kind() {
+            FrameKind::ToolCall => self.intercept(now, frame)?,
+            FrameKind::End if self.round.pending > 0 => {
+                let needed = Held::needed(bytes.len());
+                let free = self.round.held.free();
+                if !self.round.held.push(bytes) {
+                    return Err(Error::HeldFull { needed, free });
+                }
+                debug!("END held while {} calls are pending", self.round.pending);
+                Disposition::Held
+            }
+            _ => Disposition::Forward,
+        };
+        self.clock.advance(now);
+        Ok(disposition)
+    }
+
+    /// A frame from the consumer (request path): always forwarded unless malformed.
+    pub fn handle_request(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
+        self.clock.check(now)?;
+        self.parse(bytes)?;
+        self.clock.advance(now);
+        Ok(Disposition::Forward)
+    }
+
+    /// Reads a frame from either path: as far as its `type`, or whole with `full_validation`.
+    fn parse<'f>(&self, bytes: &'f [u8]) -> Result<Frame<'f>, FrameError> {
+        match self.cfg.full_validation {
+            true => Frame::parse_validated(bytes, self.cfg.max_depth),
+            false => Frame::parse(bytes),
+        }
+    }
+
+    /// Stops every later continue prompt (held `END`s are still released).
+    pub fn abort(&mut self) {
+        self.round.aborted = true;
+    }
+
+    /// Forgets the trace.
+    pub fn clear_trace(&mut self) {
+        self.round.trace.clear();
+    }
+
+    // ----- outputs ------------------------------------------------------
+
+    /// Writes the oldest queued frame into `buf` and says where it goes; a short buffer keeps it queued.
+    #[must_use = "a frame taken from the queue must be written where its route says"]
+    pub fn poll_transmit(&mut self, buf: &mut [u8]) -> Result<Option<Transmit>, BufferTooSmall> {
+        self.round.queue.pop_into(buf)
+    }
+
+    /// The route and length of the next frame `poll_transmit` would write.
+    #[must_use]
+    pub fn peek_transmit(&self) -> Option<Transmit> {
+        self.round.queue.peek()
+    }
+
+    /// The next call the host must start (deferred: run it; adapter: connect it), oldest first.
+    #[must_use = "a started call must be run (deferred) or connected (adapter)"]
+    pub fn poll_event(&mut self) -> Option<Event<'_>> {
+        let slot = self.slots.take_unannounced(self.next_index)?;
+        let s = *self.slots.get(slot);
+        let c = self.slots.call(slot);
+        Some(Event::CallStarted {
+            handle: CallHandle::new(slot as u16, s.index()),
+            kind: match s.state() {
+                SlotState::Adapter => PendingKind::Adapter,
+                _ => PendingKind::Deferred,
+            },
+            tool: s.tool(),
+            name: c.name.unwrap_or(""),
+            id: c.id,
+            args: c.args,
+        })
+    }
+
+    /// The earliest deadline of a pending call: call `handle_timeout` then.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.slots.earliest_deadline()
+    }
+
+    // ----- state --------------------------------------------------------
+
+    /// Calls intercepted and not yet completed.
+    pub fn pending(&self) -> usize {
+        self.round.pending
+    }
+
+    /// Frames waiting in the output queue.
+    pub fn queued(&self) -> usize {
+        self.round.queue.len()
+    }
+
+    /// The trace.
+    pub fn trace(&self) -> &Trace<'a> {
+        &self.round.trace
+    }
+
+    /// True once `abort` was called or the round limit was reached.
+    pub fn is_aborted(&self) -> bool {
+        self.round.aborted
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> Stats {
+        self.round.stats
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The latest instant seen.
+    pub fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// The hooks.
+    pub fn hooks_mut(&mut self) -> &mut H {
+        &mut self.round.hooks
+    }
+
+    /// The output queue's capacity in bytes.
+    pub fn queue_capacity(&self) -> usize {
+        self.round.queue.capacity()
+    }
+}

@@ -1,0 +1,227 @@
+//! The completion pipeline and the round it closes (SPEC §3.2): trace, last tool error,
+//! `TOOL_RESULT`, hook, pending count, then the prompt (or the round-limit `ERROR`) and
+//! the held `END`s.
+
+use crate::encode::OutFrame;
+use crate::error::Error;
+use crate::held::Held;
+use crate::hooks::{CallInfo, Hooks};
+use crate::json;
+use crate::message::escaped_prefix;
+use crate::outcome::CallOutcome;
+use crate::queue::{self, Queue, Route};
+use crate::trace::Trace;
+
+use super::config::Config;
+use super::result::{result_error, LastError, SUCCESS_FALSE};
+use super::Stats;
+
+/// A call's name, id and args while it completes (from the frame or from its slot).
+#[derive(Copy, Clone)]
+pub(crate) struct CallRef<'c> {
+    pub(crate) index: u32,
+    /// Kept as text so the hooks' `CallInfo` needs no UTF-8 check per hook.
+    pub(crate) name: Option<&'c str>,
+    pub(crate) id: Option<&'c str>,
+    pub(crate) args: &'c [u8],
+}
+
+impl<'c> CallRef<'c> {
+    fn info(&self, seq: u64) -> CallInfo<'c> {
+        CallInfo {
+            seq,
+            index: self.index,
+            name: self.name,
+            id: self.id,
+            args: self.args,
+        }
+    }
+
+    pub(crate) fn name_bytes(&self) -> Option<&'c [u8]> {
+        self.name.map(str::as_bytes)
+    }
+
+    pub(crate) fn id_bytes(&self) -> Option<&'c [u8]> {
+        self.id.map(str::as_bytes)
+    }
+}
+
+/// What records and sends completions, and closes rounds.
+pub(crate) struct Round<'a, H> {
+    pub(crate) hooks: H,
+    pub(crate) queue: Queue<'a>,
+    pub(crate) trace: Trace<'a>,
+    pub(crate) held: Held<'a>,
+    /// The last tool error, decoded, cut so that escaped it fits `message_cap`.
+    last_error: &'a mut [u8],
+    last_error_len: Option<usize>,
+    pub(crate) pending: usize,
+    pub(crate) aborted: bool,
+    pub(crate) stats: Stats,
+}
+
+impl<'a, H: Hooks> Round<'a, H> {
+    pub(crate) fn new(
+        hooks: H,
+        queue: Queue<'a>,
+        trace: Trace<'a>,
+        held: Held<'a>,
+        last_error: &'a mut [u8],
+    ) -> Self {
+        Self {
+            hooks,
+            queue,
+            trace,
+            held,
+            last_error,
+            last_error_len: None,
+            pending: 0,
+            aborted: false,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Queue bytes a completion with these parts may need (`outcome_len`: its result's or
+    /// quoted, escaped error's bytes), the round's end included.
+    pub(crate) fn completion_cost(
+        &self,
+        cfg: &Config,
+        call: &CallRef<'_>,
+        outcome_len: usize,
+    ) -> usize {
+        let frame = OutFrame::ToolResult {
+            id: call.id_bytes(),
+            name: call.name_bytes(),
+            outcome: CallOutcome::Result(b""),
+        };
+        queue::cost(frame.encoded_len() + outcome_len) + self.end_cost(cfg)
+    }
+
+    /// Queue bytes ending the round now may need.
+    pub(crate) fn end_cost(&self, cfg: &Config) -> usize {
+        2 * queue::cost(cfg.prompt_len())
+            + queue::cost(crate::encode::ROUND_LIMIT_LEN_BOUND)
+            + self.held.release_cost()
+    }
+
+    /// Refuses, changing nothing, unless `needed` queue bytes are free.
+    pub(crate) fn reserve(&self, needed: usize) -> Result<(), Error> {
+        self.queue.reserve(needed)
+    }
+
+    /// SPEC §3.2, working out the last-error source of a result.
+    pub(crate) fn complete(&mut self, cfg: &Config, call: CallRef<'_>, outcome: CallOutcome<'_>) {
+        let source = match outcome {
+            CallOutcome::Error(_) => None,
+            CallOutcome::Result(r) => result_error(r, cfg.max_depth),
+        };
+        self.complete_with(cfg, call, outcome, source);
+    }
+
+    /// SPEC §3.2: trace, last error, `TOOL_RESULT`, hook, pending, prompt, released `END`s.
+    pub(crate) fn complete_with(
+        &mut self,
+        cfg: &Config,
+        call: CallRef<'_>,
+        outcome: CallOutcome<'_>,
+        source: Option<LastError<'_>>,
+    ) {
+        self.trace.push(call.name_bytes(), call.args, outcome);
+        match (outcome, source) {
+            (CallOutcome::Error(e), _) => self.set_last_error(e.as_bytes()),
+            (CallOutcome::Result(_), Some(source)) => self.set_last_error_from(source),
+            (CallOutcome::Result(_), None) => {}
+        }
+        let frame = OutFrame::ToolResult {
+            id: call.id_bytes(),
+            name: call.name_bytes(),
+            outcome,
+        };
+        self.queue.push(Route::Model, &frame);
+        debug!(
+            "call {} settled: {}",
+            call.index,
+            matches!(outcome, CallOutcome::Result(_))
+        );
+        self.hooks
+            .on_tool_result(&call.info(self.queue.pushed()), outcome);
+        self.pending = self.pending.saturating_sub(1);
+        if self.pending == 0 {
+            self.end(cfg);
+        }
+    }
+
+    /// A call was intercepted: its hook, and one more pending.
+    pub(crate) fn start(&mut self, call: &CallRef<'_>) {
+        self.hooks.on_tool_call(&call.info(self.queue.pushed()));
+        self.pending += 1;
+    }
+
+    /// Queues a frame whose cost was reserved.
+    pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) {
+        self.queue.push(route, frame);
+    }
+
+    fn end(&mut self, cfg: &Config) {
+        if !self.aborted {
+            if cfg.max_rounds > 0 && self.stats.rounds >= cfg.max_rounds {
+                let frame = OutFrame::RoundLimit {
+                    max_rounds: cfg.max_rounds,
+                };
+                self.queue.push(Route::Consumer, &frame);
+                self.aborted = true;
+                debug!("round limit {} reached", cfg.max_rounds);
+            } else {
+                self.stats.rounds = self.stats.rounds.saturating_add(1);
+                let prompt = OutFrame::Prompt {
+                    last_error: self.last_error_len.map(|n| &self.last_error[..n]),
+                };
+                self.queue.push(Route::Model, &prompt);
+                if cfg.mirror_continue {
+                    self.queue.push(Route::Consumer, &prompt);
+                }
+                debug!("round {} ended with a prompt", self.stats.rounds);
+            }
+        }
+        self.last_error_len = None;
+        if self.held.count() > 0 {
+            debug!("{} held ENDs released", self.held.count());
+        }
+        for end in self.held.iter() {
+            self.queue.push(Route::Consumer, &OutFrame::Verbatim(end));
+        }
+        self.held.clear();
+    }
+
+    /// Sets the last tool error to `text` (decoded), cut so that escaped it fits.
+    fn set_last_error(&mut self, text: &[u8]) {
+        let n = text.len().min(self.last_error.len());
+        self.last_error[..n].copy_from_slice(&text[..n]);
+        self.cut_last_error(n, n < text.len());
+    }
+
+    fn set_last_error_from(&mut self, source: LastError<'_>) {
+        // Escaped text is never shorter than the text: `message_cap` bytes of it are enough.
+        let (n, cut) = match source {
+            LastError::Text(s) => {
+                let (decoded, cut) = s.decode_prefix_into(self.last_error);
+                (decoded.len(), cut)
+            }
+            LastError::Raw(raw) => {
+                let n = json::compact_into(raw, self.last_error);
+                (n, n == self.last_error.len() && json::compact_len(raw) > n)
+            }
+            LastError::SuccessFalse => return self.set_last_error(SUCCESS_FALSE),
+        };
+        self.cut_last_error(n, cut);
+    }
+
+    /// Keeps the longest prefix of the first `len` bytes that fits `message_cap` escaped.
+    fn cut_last_error(&mut self, len: usize, cut: bool) {
+        let n = escaped_prefix(&self.last_error[..len], self.last_error.len());
+        self.last_error_len = Some(n);
+        if cut || n < len {
+            self.stats.last_error_truncated = self.stats.last_error_truncated.saturating_add(1);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! Scratch space: where a call's name and id are decoded, messages composed and a sync
+//! tool writes. Nothing in it is state: it is reused by every input.
+
+use super::config::Config;
+use crate::message::Message;
+
+/// The scratch region, carved per use by the configuration's sizes.
+pub(crate) struct Scratch<'a> {
+    buf: &'a mut [u8],
+}
+
+/// The parts one interception uses at once.
+pub(crate) struct Parts<'s> {
+    pub(crate) name: &'s mut [u8],
+    pub(crate) id: &'s mut [u8],
+    pub(crate) message: &'s mut [u8],
+    pub(crate) output: &'s mut [u8],
+}
+
+impl<'a> Scratch<'a> {
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        Self { buf }
+    }
+
+    pub(crate) fn parts(&mut self, cfg: &Config) -> Parts<'_> {
+        let (name, rest) = self.buf.split_at_mut(cfg.name_cap);
+        let (id, rest) = rest.split_at_mut(cfg.id_cap);
+        let (message, output) = rest.split_at_mut(cfg.message_cap);
+        Parts {
+            name,
+            id,
+            message,
+            output,
+        }
+    }
+
+    /// The message buffer alone.
+    pub(crate) fn message(&mut self, cfg: &Config) -> &mut [u8] {
+        self.parts(cfg).message
+    }
+
+    /// Composes one of the wrapper's own messages (they fit: `Config::check` sizes
+    /// `message_cap` for them).
+    pub(crate) fn compose(&mut self, cfg: &Config, msg: &Message<'_>) -> &str {
+        compose_into(self.message(cfg), msg)
+    }
+}
+
+/// Composes `msg` into `buf`, keeping what fits.
+pub(crate) fn compose_into<'b>(buf: &'b mut [u8], msg: &Message<'_>) -> &'b str {
+    let n = msg.compose(buf).map_or(0, |m| m.len());
+    valid_utf8_prefix(&buf[..n])
+}
+
+/// The longest prefix of `bytes` that is UTF-8: text the wrapper stores is UTF-8 by
+/// construction, but a sync tool's message may not be.
+pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
+    match core::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => core::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
+    }
+}

@@ -1,0 +1,192 @@
+//! Completing pending calls: by the host (`complete`, deferred calls) and by tool adapters
+//! (their frames and their closing, SPEC §2).
+
+use crate::call::{read_adapter_frame, AdapterStep};
+use crate::clock::Instant;
+use crate::error::{CallError, Error};
+use crate::frame::Frame;
+use crate::hooks::Hooks;
+use crate::json;
+use crate::message::{escaped_len, escaped_prefix, Message};
+use crate::outcome::CallOutcome;
+
+use super::intercept::message_len;
+use super::result::{check_result, result_error, ResultCheck};
+use super::scratch::{compose_into, valid_utf8_prefix};
+use super::slots::{AdapterResult, HowEnded, SlotState};
+use super::{CallHandle, Completed, Wrapper};
+
+impl<H: Hooks> Wrapper<'_, H> {
+    /// Completes a deferred call with a raw JSON result or an error message.
+    ///
+    /// A result that is not JSON is refused ([`Error::InvalidResult`]), changing nothing. A
+    /// valid result the wrapper cannot carry — longer than `result_cap` once its white space
+    /// is dropped, or nested deeper than `max_depth` — completes the call with the error the
+    /// model is told (SPEC §7.23), and the return value says so.
+    pub fn complete(
+        &mut self,
+        now: Instant,
+        handle: CallHandle,
+        outcome: Result<&[u8], &str>,
+    ) -> Result<Completed, Error> {
+        self.clock.check(now)?;
+        let slot = self.waiting(now, handle, SlotState::Deferred)?;
+        let call = self.slots.call(slot);
+        let name = call.name_bytes().unwrap_or(b"");
+        let (failure, completed) = match outcome {
+            Ok(raw) => match check_result(raw, &self.cfg) {
+                ResultCheck::Invalid(e) => return Err(Error::InvalidResult(e)),
+                ResultCheck::Fits { bound, last_error } => {
+                    self.round
+                        .reserve(self.round.completion_cost(&self.cfg, &call, bound))?;
+                    let outcome = CallOutcome::Result(json::trim_ws(raw));
+                    self.round
+                        .complete_with(&self.cfg, call, outcome, last_error);
+                    self.slots.release(slot, HowEnded::Finished);
+                    self.clock.advance(now);
+                    return Ok(Completed::AsGiven);
+                }
+                ResultCheck::TooLarge(len) => (
+                    Message::ResultTooLarge(name, self.cfg.result_cap),
+                    Completed::ResultTooLarge {
+                        len,
+                        cap: self.cfg.result_cap,
+                    },
+                ),
+                ResultCheck::TooDeep => (
+                    Message::ResultTooDeep(name, self.cfg.max_depth),
+                    Completed::ResultTooDeep {
+                        max_depth: self.cfg.max_depth,
+                    },
+                ),
+            },
+            Err(msg) => {
+                if msg.len() > self.cfg.message_cap {
+                    return Err(Error::MessageTooLong {
+                        len: msg.len(),
+                        cap: self.cfg.message_cap,
+                    });
+                }
+                let len = escaped_len(msg.as_bytes()) + 2;
+                self.round
+                    .reserve(self.round.completion_cost(&self.cfg, &call, len))?;
+                self.round
+                    .complete_with(&self.cfg, call, CallOutcome::Error(msg), None);
+                self.slots.release(slot, HowEnded::Finished);
+                self.clock.advance(now);
+                return Ok(Completed::AsGiven);
+            }
+        };
+        self.round.reserve(
+            self.round
+                .completion_cost(&self.cfg, &call, message_len(&failure)),
+        )?;
+        let message = compose_into(self.scratch.message(&self.cfg), &failure);
+        self.round
+            .complete_with(&self.cfg, call, CallOutcome::Error(message), None);
+        self.slots.release(slot, HowEnded::Finished);
+        self.clock.advance(now);
+        Ok(completed)
+    }
+
+    /// A frame from a pending adapter call's tool adapter (fully validated; SPEC §2 rules).
+    pub fn handle_adapter_frame(
+        &mut self,
+        now: Instant,
+        handle: CallHandle,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        self.clock.check(now)?;
+        let slot = self.waiting(now, handle, SlotState::Adapter)?;
+        let frame = Frame::parse_validated(bytes, self.cfg.max_depth)?;
+        let kept = self.slots.get(slot).adapter_result() != AdapterResult::Nothing;
+        match read_adapter_frame(&frame, kept)? {
+            AdapterStep::Ignore => {}
+            // Kept without white space; one that does not fit fails the call when it settles.
+            AdapterStep::Record(raw) => self.slots.keep_result(slot, raw),
+            AdapterStep::Fail(msg) => {
+                let call = self.slots.call(slot);
+                let cap = self.cfg.message_cap;
+                // The adapter's message is cut, never refused, so the call still settles: to
+                // its longest prefix that fits `message_cap` once escaped.
+                let (message, cut) = match msg {
+                    Some(m) => {
+                        let (decoded, cut) = m.decode_prefix_into(self.scratch.message(&self.cfg));
+                        let n = escaped_prefix(decoded.as_bytes(), cap);
+                        (
+                            valid_utf8_prefix(&decoded.as_bytes()[..n]),
+                            cut || n < decoded.len(),
+                        )
+                    }
+                    None => {
+                        let failed = Message::Failed(call.name_bytes().unwrap_or(b""));
+                        (
+                            compose_into(self.scratch.message(&self.cfg), &failed),
+                            false,
+                        )
+                    }
+                };
+                let len = escaped_len(message.as_bytes()) + 2;
+                self.round
+                    .reserve(self.round.completion_cost(&self.cfg, &call, len))?;
+                self.round
+                    .complete_with(&self.cfg, call, CallOutcome::Error(message), None);
+                self.slots.release(slot, HowEnded::Finished);
+                if cut {
+                    self.round.stats.messages_truncated =
+                        self.round.stats.messages_truncated.saturating_add(1);
+                }
+            }
+            AdapterStep::End => self.adapter_end(slot)?,
+        }
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// The adapter of a pending call closed its source: settles like `END`.
+    pub fn handle_adapter_closed(&mut self, now: Instant, handle: CallHandle) -> Result<(), Error> {
+        self.clock.check(now)?;
+        let slot = self.waiting(now, handle, SlotState::Adapter)?;
+        self.adapter_end(slot)?;
+        self.clock.advance(now);
+        Ok(())
+    }
+
+    /// The slot of the call `handle` names, if it waits for an input of this kind.
+    fn waiting(&self, now: Instant, handle: CallHandle, kind: SlotState) -> Result<usize, Error> {
+        let slot = self.slots.waiting(now, handle, self.next_index)?;
+        if self.slots.get(slot).state() != kind {
+            return Err(CallError::WrongKind.into());
+        }
+        Ok(slot)
+    }
+
+    /// Settles an adapter call with what it kept (SPEC §2.2), or fails it when that was too large.
+    fn adapter_end(&mut self, slot: usize) -> Result<(), Error> {
+        let call = self.slots.call(slot);
+        let result = match self.slots.get(slot).adapter_result() {
+            AdapterResult::TooLarge => {
+                let msg =
+                    Message::ResultTooLarge(call.name_bytes().unwrap_or(b""), self.cfg.result_cap);
+                self.round.reserve(self.round.completion_cost(
+                    &self.cfg,
+                    &call,
+                    message_len(&msg),
+                ))?;
+                let message = compose_into(self.scratch.message(&self.cfg), &msg);
+                self.round
+                    .complete_with(&self.cfg, call, CallOutcome::Error(message), None);
+                self.slots.release(slot, HowEnded::Finished);
+                return Ok(());
+            }
+            _ => self.slots.kept_result(slot).unwrap_or(b"null"),
+        };
+        self.round
+            .reserve(self.round.completion_cost(&self.cfg, &call, result.len()))?;
+        let source = result_error(result, self.cfg.max_depth);
+        self.round
+            .complete_with(&self.cfg, call, CallOutcome::Result(result), source);
+        self.slots.release(slot, HowEnded::Finished);
+        Ok(())
+    }
+}
