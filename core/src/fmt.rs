@@ -14,13 +14,3 @@ macro_rules! debug {
 macro_rules! debug {
     ($fmt:literal $(, $arg:expr)* $(,)?) => {{ $( let _ = &$arg; )* }};
 }
-
-#[cfg(feature = "defmt")]
-macro_rules! trace {
-    ($($arg:tt)*) => { ::defmt::trace!($($arg)*) };
-}
-
-#[cfg(not(feature = "defmt"))]
-macro_rules! trace {
-    ($fmt:literal $(, $arg:expr)* $(,)?) => {{ $( let _ = &$arg; )* }};
-}

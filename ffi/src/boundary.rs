@@ -107,6 +107,26 @@ pub(crate) unsafe fn out_slot<'a, T>(ptr: *mut T) -> Result<&'a mut MaybeUninit<
     Ok(unsafe { &mut *ptr.cast::<MaybeUninit<T>>() })
 }
 
+/// The input and the one output of a function that reads `len` bytes and writes one `T`:
+/// both non-NULL, the output aligned and outside the input.
+///
+/// # Safety
+///
+/// As [`in_bytes`] for `bytes` and [`out_slot`] for `out`.
+pub(crate) unsafe fn bytes_in_one_out<'a, T>(
+    bytes: *const u8,
+    len: usize,
+    out: *mut T,
+) -> Result<(&'a [u8], &'a mut MaybeUninit<T>), pw_result> {
+    require_non_null!(bytes, out);
+    disjoint(&[span(out, 1)], &[span(bytes, len)])?;
+    // SAFETY: the caller hands `bytes` for `len` readable bytes.
+    let input = unsafe { in_bytes(bytes, len) }?;
+    // SAFETY: the caller hands `out` for one writable `T`, outside `bytes` (checked).
+    let out = unsafe { out_slot(out) }?;
+    Ok((input, out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,8 +3,6 @@
 use polyweave_tool_adapter::frame::FrameError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
 
-use crate::boundary::{disjoint, ffi, out_bytes, out_slot, require_non_null, span};
-
 /// The status of a call: `PW_OK` (0) or why it did not succeed.
 ///
 /// The numbers are stable ABI and never reused. They come in groups so that
@@ -135,40 +133,6 @@ impl From<FrameError> for pw_result {
             _ => pw_result::PW_INVALID_JSON,
         }
     }
-}
-
-/// Writes the message for `code` (any number; unknown ones get a generic message).
-///
-/// The text is ASCII and is *not* NUL-terminated: `*out_len` is its length.
-/// When `len` is too small, returns `PW_BUFFER_TOO_SMALL`, sets `*out_len`
-/// to the length needed and writes nothing into `buf`.
-///
-/// # Safety
-///
-/// `buf` must be valid for writes of `len` bytes and `out_len` for one
-/// `size_t`; they must not overlap.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_result_text(
-    code: u32,
-    buf: *mut u8,
-    len: usize,
-    out_len: *mut usize,
-) -> pw_result {
-    ffi(|| {
-        require_non_null!(buf, out_len);
-        disjoint(&[span(buf, len), span(out_len, 1)], &[])?;
-        // SAFETY: the caller hands `buf` for `len` writable bytes.
-        let buf = unsafe { out_bytes(buf, len) }?;
-        // SAFETY: the caller hands `out_len` for one writable `size_t`.
-        let out_len = unsafe { out_slot(out_len) }?;
-        let text = pw_result::from_code(code).map_or(UNKNOWN_MESSAGE, pw_result::message);
-        out_len.write(text.len());
-        let dst = buf
-            .get_mut(..text.len())
-            .ok_or(pw_result::PW_BUFFER_TOO_SMALL)?;
-        dst.copy_from_slice(text.as_bytes());
-        Ok(())
-    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::json::{self, JsonStr};
 
-use crate::boundary::{disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span};
+use crate::boundary::{
+    bytes_in_one_out, disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span,
+};
 use crate::codes::pw_result;
 
 /// The depth limit the Rust API uses by default (the frame object is level 1).
@@ -122,12 +124,8 @@ pub unsafe extern "C" fn pw_json_validate(
     error_offset: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(bytes, error_offset);
-        disjoint(&[span(error_offset, 1)], &[span(bytes, len)])?;
-        // SAFETY: the caller hands `bytes` for `len` readable bytes.
-        let input = unsafe { in_bytes(bytes, len) }?;
-        // SAFETY: the caller hands `error_offset` for one writable `size_t`.
-        let error_offset = unsafe { out_slot(error_offset) }?;
+        // SAFETY: the caller hands `bytes` for `len` reads and `error_offset` for one write.
+        let (input, error_offset) = unsafe { bytes_in_one_out(bytes, len, error_offset) }?;
         match json::validate(input, max_depth) {
             Ok(()) => {
                 error_offset.write(0);
@@ -216,12 +214,8 @@ pub unsafe extern "C" fn pw_frame_validate(
     out_kind: *mut pw_kind,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(bytes, out_kind);
-        disjoint(&[span(out_kind, 1)], &[span(bytes, len)])?;
-        // SAFETY: the caller hands `bytes` for `len` readable bytes.
-        let input = unsafe { in_bytes(bytes, len) }?;
-        // SAFETY: the caller hands `out_kind` for one writable `pw_kind`.
-        let out_kind = unsafe { out_slot(out_kind) }?;
+        // SAFETY: the caller hands `bytes` for `len` reads and `out_kind` for one write.
+        let (input, out_kind) = unsafe { bytes_in_one_out(bytes, len, out_kind) }?;
         let frame = Frame::parse_validated(input, max_depth)?;
         out_kind.write(frame.kind().into());
         Ok(())
@@ -249,12 +243,8 @@ pub unsafe extern "C" fn pw_tool_call_fields(
     out: *mut pw_tool_call,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(bytes, out);
-        disjoint(&[span(out, 1)], &[span(bytes, len)])?;
-        // SAFETY: the caller hands `bytes` for `len` readable bytes.
-        let input = unsafe { in_bytes(bytes, len) }?;
-        // SAFETY: the caller hands `out` for one writable `pw_tool_call`.
-        let out = unsafe { out_slot(out) }?;
+        // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
+        let (input, out) = unsafe { bytes_in_one_out(bytes, len, out) }?;
         let frame = Frame::parse_validated(input, max_depth)?;
         if frame.kind() != FrameKind::ToolCall {
             return Err(pw_result::PW_WRONG_FRAME_KIND);

@@ -156,6 +156,9 @@ pub unsafe extern "C" fn pw_framer_feed(
     })
 }
 
+/// `LineFramer::next_line` or `LineFramer::finish`: what hands out the next line.
+type LineStep = for<'f> fn(&'f mut LineFramer<'static>) -> Option<Result<&'f [u8], LineTooLong>>;
+
 /// The shared body of `pw_framer_next_line` and `pw_framer_finish`.
 ///
 /// # Safety
@@ -165,7 +168,7 @@ unsafe fn take_line(
     f: *mut pw_framer,
     line: *mut *const u8,
     len: *mut usize,
-    step: impl FnOnce(&mut LineFramer<'static>) -> Option<Result<(*const u8, usize), LineTooLong>>,
+    step: LineStep,
 ) -> pw_result {
     ffi(|| {
         require_non_null!(f, line, len);
@@ -178,7 +181,7 @@ unsafe fn take_line(
         // SAFETY: the caller hands `len` for one writable `size_t`.
         let len = unsafe { out_slot(len) }?;
         let (ptr, n, code) = match step(&mut framer.framer) {
-            Some(Ok((ptr, n))) => (ptr, n, pw_result::PW_OK),
+            Some(Ok(l)) => (l.as_ptr(), l.len(), pw_result::PW_OK),
             Some(Err(e)) => (core::ptr::null(), e.len, pw_result::PW_LINE_TOO_LONG),
             None => (core::ptr::null(), 0, pw_result::PW_NO_LINE),
         };
@@ -209,11 +212,7 @@ pub unsafe extern "C" fn pw_framer_next_line(
     len: *mut usize,
 ) -> pw_result {
     // SAFETY: the caller keeps this function's contract, which is `take_line`'s.
-    unsafe {
-        take_line(f, line, len, |fr| {
-            fr.next_line().map(|r| r.map(|l| (l.as_ptr(), l.len())))
-        })
-    }
+    unsafe { take_line(f, line, len, LineFramer::next_line) }
 }
 
 /// Ends the stream: takes a last line that had no line ending.
@@ -232,9 +231,5 @@ pub unsafe extern "C" fn pw_framer_finish(
     len: *mut usize,
 ) -> pw_result {
     // SAFETY: the caller keeps this function's contract, which is `take_line`'s.
-    unsafe {
-        take_line(f, line, len, |fr| {
-            fr.finish().map(|r| r.map(|l| (l.as_ptr(), l.len())))
-        })
-    }
+    unsafe { take_line(f, line, len, LineFramer::finish) }
 }

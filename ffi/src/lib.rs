@@ -93,13 +93,14 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
+mod about;
 mod boundary;
 mod codes;
-
 mod frame;
 mod framer;
 
-pub use codes::{pw_result, pw_result_text};
+pub use about::{pw_result_text, pw_version};
+pub use codes::pw_result;
 pub use frame::{
     pw_frame_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate, pw_kind,
     pw_tool_call, pw_tool_call_fields, PW_DEFAULT_MAX_DEPTH, PW_TOOL_CALL_CONTENT_IS_OBJECT,
@@ -109,28 +110,6 @@ pub use framer::{
     pw_framer, pw_framer_align, pw_framer_feed, pw_framer_finish, pw_framer_init,
     pw_framer_next_line, pw_framer_size, PW_FRAMER_MAX_ALIGN, PW_FRAMER_MAX_SIZE,
 };
-
-use core::ffi::{c_char, CStr};
-
-const VERSION: &CStr = match CStr::from_bytes_with_nul(
-    concat!(
-        "polyweave-tool-adapter-ffi/",
-        env!("CARGO_PKG_VERSION"),
-        "\0"
-    )
-    .as_bytes(),
-) {
-    Ok(s) => s,
-    Err(_) => panic!("version string has an inner NUL"),
-};
-
-/// The library's name and version as a static NUL-terminated C string, e.g. `"polyweave-tool-adapter-ffi/0.1.0"`.
-///
-/// Never NULL; the host must not free or modify it.
-#[unsafe(no_mangle)]
-pub extern "C" fn pw_version() -> *const c_char {
-    boundary::guard(c"".as_ptr(), || VERSION.as_ptr())
-}
 
 /// Bare-metal panic handler (no `std`): spins forever so a watchdog can reset the device.
 ///

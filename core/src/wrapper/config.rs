@@ -161,20 +161,23 @@ impl Config {
 
     /// Carves `arena` (at least [`arena_len`](Self::arena_len) bytes) into its regions.
     pub(crate) fn carve<'a>(&self, pending: usize, arena: &'a mut [u8]) -> Regions<'a> {
-        let (slots, rest) = arena.split_at_mut(pending * self.per_slot());
-        let (scratch, rest) = rest.split_at_mut(self.scratch_len());
-        let (last_error, rest) = rest.split_at_mut(self.message_cap);
-        let (trace, rest) = rest.split_at_mut(self.trace_bytes);
-        let (held, queue) = rest.split_at_mut(self.held_bytes);
+        let mut rest = arena;
         Regions {
-            slots,
-            scratch,
-            last_error,
-            trace,
-            held,
-            queue,
+            slots: split_off(&mut rest, pending * self.per_slot()),
+            scratch: split_off(&mut rest, self.scratch_len()),
+            last_error: split_off(&mut rest, self.message_cap),
+            trace: split_off(&mut rest, self.trace_bytes),
+            held: split_off(&mut rest, self.held_bytes),
+            queue: rest,
         }
     }
+}
+
+/// Takes the first `n` bytes off `rest` (which keeps the others).
+pub(crate) fn split_off<'a>(rest: &mut &'a mut [u8], n: usize) -> &'a mut [u8] {
+    let (head, tail) = core::mem::take(rest).split_at_mut(n);
+    *rest = tail;
+    head
 }
 
 /// The arena's regions, in order.

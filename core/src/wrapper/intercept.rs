@@ -6,7 +6,7 @@ use crate::encode::OutFrame;
 use crate::error::Error;
 use crate::frame::Frame;
 use crate::hooks::Hooks;
-use crate::json;
+use crate::json::{self, JsonStr};
 use crate::message::{escaped_len, escaped_prefix, Message, AROUND_NAME_BOUND};
 use crate::outcome::CallOutcome;
 use crate::queue::{self, Route};
@@ -48,6 +48,17 @@ pub(super) fn message_len(msg: &Message<'_>) -> usize {
     c.0 + 2
 }
 
+/// Decodes a name or id into its buffer (exactly its capacity), or says how long it is.
+fn decode<'b>(
+    text: Option<JsonStr<'_>>,
+    buf: &'b mut [u8],
+    too_long: fn(usize, usize) -> Error,
+) -> Result<Option<&'b str>, Error> {
+    let cap = buf.len();
+    text.map(|t| t.decode_into(buf).map_err(|e| too_long(e.needed, cap)))
+        .transpose()
+}
+
 impl<H: Hooks> Wrapper<'_, H> {
     pub(super) fn intercept(
         &mut self,
@@ -62,20 +73,11 @@ impl<H: Hooks> Wrapper<'_, H> {
         let parts = self.scratch.parts(&self.cfg);
         // The buffers are exactly the caps, so a decode fails iff the text is too long, and
         // the failure carries the decoded length for the error.
-        let name: Option<&str> = match call.name {
-            Some(n) => Some(n.decode_into(parts.name).map_err(|e| Error::NameTooLong {
-                len: e.needed,
-                cap: self.cfg.name_cap,
-            })?),
-            None => None,
-        };
-        let id: Option<&str> = match call.id {
-            Some(i) => Some(i.decode_into(parts.id).map_err(|e| Error::IdTooLong {
-                len: e.needed,
-                cap: self.cfg.id_cap,
-            })?),
-            None => None,
-        };
+        let name = decode(call.name, parts.name, |len, cap| Error::NameTooLong {
+            len,
+            cap,
+        })?;
+        let id = decode(call.id, parts.id, |len, cap| Error::IdTooLong { len, cap })?;
         let (msg_buf, output) = (parts.message, parts.output);
         let cref = CallRef {
             index: self.next_index,

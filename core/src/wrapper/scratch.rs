@@ -1,7 +1,7 @@
 //! Scratch space: where a call's name and id are decoded, messages composed and a sync
 //! tool writes. Nothing in it is state: it is reused by every input.
 
-use super::config::Config;
+use super::config::{split_off, Config};
 use crate::message::Message;
 
 /// The scratch region, carved per use by the configuration's sizes.
@@ -23,14 +23,12 @@ impl<'a> Scratch<'a> {
     }
 
     pub(crate) fn parts(&mut self, cfg: &Config) -> Parts<'_> {
-        let (name, rest) = self.buf.split_at_mut(cfg.name_cap);
-        let (id, rest) = rest.split_at_mut(cfg.id_cap);
-        let (message, output) = rest.split_at_mut(cfg.message_cap);
+        let mut rest = &mut self.buf[..];
         Parts {
-            name,
-            id,
-            message,
-            output,
+            name: split_off(&mut rest, cfg.name_cap),
+            id: split_off(&mut rest, cfg.id_cap),
+            message: split_off(&mut rest, cfg.message_cap),
+            output: rest,
         }
     }
 

@@ -16,6 +16,19 @@ use super::scratch::{compose_into, valid_utf8_prefix};
 use super::slots::{AdapterResult, HowEnded, SlotState};
 use super::{CallHandle, Completed, Wrapper};
 
+/// Reserves what completing the call in `slot` costs, completes it and frees the slot. A
+/// macro rather than a method: the outcome may borrow the slot's bytes or scratch, which a
+/// `&mut self` method could not also take.
+macro_rules! settle {
+    ($w:ident, $slot:expr, $call:expr, $len:expr, $outcome:expr, $last_error:expr) => {{
+        $w.round
+            .reserve($w.round.completion_cost(&$w.cfg, &$call, $len))?;
+        $w.round
+            .complete_with(&$w.cfg, $call, $outcome, $last_error);
+        $w.slots.release($slot, HowEnded::Finished);
+    }};
+}
+
 impl<H: Hooks> Wrapper<'_, H> {
     /// Completes a deferred call with a raw JSON result or an error message.
     ///
@@ -37,12 +50,8 @@ impl<H: Hooks> Wrapper<'_, H> {
             Ok(raw) => match check_result(raw, &self.cfg) {
                 ResultCheck::Invalid(e) => return Err(Error::InvalidResult(e)),
                 ResultCheck::Fits { bound, last_error } => {
-                    self.round
-                        .reserve(self.round.completion_cost(&self.cfg, &call, bound))?;
                     let outcome = CallOutcome::Result(json::trim_ws(raw));
-                    self.round
-                        .complete_with(&self.cfg, call, outcome, last_error);
-                    self.slots.release(slot, HowEnded::Finished);
+                    settle!(self, slot, call, bound, outcome, last_error);
                     self.clock.advance(now);
                     return Ok(Completed::AsGiven);
                 }
@@ -68,23 +77,20 @@ impl<H: Hooks> Wrapper<'_, H> {
                     });
                 }
                 let len = escaped_len(msg.as_bytes()) + 2;
-                self.round
-                    .reserve(self.round.completion_cost(&self.cfg, &call, len))?;
-                self.round
-                    .complete_with(&self.cfg, call, CallOutcome::Error(msg), None);
-                self.slots.release(slot, HowEnded::Finished);
+                settle!(self, slot, call, len, CallOutcome::Error(msg), None);
                 self.clock.advance(now);
                 return Ok(Completed::AsGiven);
             }
         };
-        self.round.reserve(
-            self.round
-                .completion_cost(&self.cfg, &call, message_len(&failure)),
-        )?;
         let message = compose_into(self.scratch.message(&self.cfg), &failure);
-        self.round
-            .complete_with(&self.cfg, call, CallOutcome::Error(message), None);
-        self.slots.release(slot, HowEnded::Finished);
+        settle!(
+            self,
+            slot,
+            call,
+            message_len(&failure),
+            CallOutcome::Error(message),
+            None
+        );
         self.clock.advance(now);
         Ok(completed)
     }
@@ -127,11 +133,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                     }
                 };
                 let len = escaped_len(message.as_bytes()) + 2;
-                self.round
-                    .reserve(self.round.completion_cost(&self.cfg, &call, len))?;
-                self.round
-                    .complete_with(&self.cfg, call, CallOutcome::Error(message), None);
-                self.slots.release(slot, HowEnded::Finished);
+                settle!(self, slot, call, len, CallOutcome::Error(message), None);
                 if cut {
                     self.round.stats.messages_truncated =
                         self.round.stats.messages_truncated.saturating_add(1);
@@ -168,25 +170,28 @@ impl<H: Hooks> Wrapper<'_, H> {
             AdapterResult::TooLarge => {
                 let msg =
                     Message::ResultTooLarge(call.name_bytes().unwrap_or(b""), self.cfg.result_cap);
-                self.round.reserve(self.round.completion_cost(
-                    &self.cfg,
-                    &call,
-                    message_len(&msg),
-                ))?;
                 let message = compose_into(self.scratch.message(&self.cfg), &msg);
-                self.round
-                    .complete_with(&self.cfg, call, CallOutcome::Error(message), None);
-                self.slots.release(slot, HowEnded::Finished);
+                settle!(
+                    self,
+                    slot,
+                    call,
+                    message_len(&msg),
+                    CallOutcome::Error(message),
+                    None
+                );
                 return Ok(());
             }
             _ => self.slots.kept_result(slot).unwrap_or(b"null"),
         };
-        self.round
-            .reserve(self.round.completion_cost(&self.cfg, &call, result.len()))?;
         let source = result_error(result, self.cfg.max_depth);
-        self.round
-            .complete_with(&self.cfg, call, CallOutcome::Result(result), source);
-        self.slots.release(slot, HowEnded::Finished);
+        settle!(
+            self,
+            slot,
+            call,
+            result.len(),
+            CallOutcome::Result(result),
+            source
+        );
         Ok(())
     }
 }

@@ -1,0 +1,161 @@
+//! The compact form of a raw value: the white space between its tokens dropped (SPEC §7.22).
+
+use super::{is_ws, skip_ws, zero_bytes, HI, LO};
+
+/// Hands `emit` the runs of a valid JSON value that remain once the white space between
+/// its tokens is dropped (SPEC §7.22): strings, number text and member order stay as written.
+///
+/// The runs, joined, are the *compact* form of the value; a value without such white
+/// space is one run (itself). Bytes that are not valid JSON are passed through the same
+/// way, so the result is defined but meaningless for them.
+pub fn for_each_compact_run(value: &[u8], mut emit: impl FnMut(&[u8])) {
+    // Most values hold no byte at or below a space at all: then they are their compact form.
+    let Some(first) = first_space_or_below(value) else {
+        if !value.is_empty() {
+            emit(value);
+        }
+        return;
+    };
+    // The bytes before the first such byte hold no white space; strings may span it.
+    let mut run = 0;
+    let mut i = 0;
+    while let Some(&b) = value.get(i) {
+        if b == b'"' {
+            i = string_end(value, i);
+        } else if is_ws(b) {
+            if run < i {
+                emit(&value[run..i]);
+            }
+            i = skip_ws(value, i);
+            run = i;
+        } else if i < first {
+            // Nothing but tokens before `first`: jump to the next quote or to `first`.
+            i = value[i..first]
+                .iter()
+                .position(|&b| b == b'"')
+                .map_or(first, |p| i + p);
+        } else {
+            i += 1;
+        }
+    }
+    if run < value.len() {
+        emit(&value[run..]);
+    }
+}
+
+/// The offset of the first byte at or below a space (white space, or a control character),
+/// eight bytes at a time.
+fn first_space_or_below(bytes: &[u8]) -> Option<usize> {
+    let mut pos = 0;
+    while let Some(chunk) = bytes.get(pos..pos + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let m = x.wrapping_sub(LO * 0x21) & !x & HI;
+        if m != 0 {
+            return Some(pos + (m.trailing_zeros() / 8) as usize);
+        }
+        pos += 8;
+    }
+    bytes[pos..]
+        .iter()
+        .position(|&b| b <= b' ')
+        .map(|p| pos + p)
+}
+
+/// The length of `value`'s compact form (see [`for_each_compact_run`]).
+pub fn compact_len(value: &[u8]) -> usize {
+    let mut n = 0;
+    for_each_compact_run(value, |run| n += run.len());
+    n
+}
+
+/// Copies as much of `value`'s compact form as fits into `out`; returns the bytes written.
+///
+/// The copy is whole when the return equals [`compact_len`]; otherwise it is a prefix.
+pub fn compact_into(value: &[u8], out: &mut [u8]) -> usize {
+    let mut n = 0;
+    for_each_compact_run(value, |run| {
+        let take = run.len().min(out.len() - n);
+        out[n..n + take].copy_from_slice(&run[..take]);
+        n += take;
+    });
+    n
+}
+
+/// The offset just past the string whose opening quote is at `start` (escapes skipped,
+/// nothing validated), or the end of `bytes` when it is not closed.
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut pos = start + 1;
+    loop {
+        // Eight bytes at a time while none is a quote or a backslash.
+        while let Some(chunk) = bytes.get(pos..pos + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(word);
+            let m = zero_bytes(x ^ (LO * b'"' as u64)) | zero_bytes(x ^ (LO * b'\\' as u64));
+            if m != 0 {
+                pos += (m.trailing_zeros() / 8) as usize;
+                break;
+            }
+            pos += 8;
+        }
+        match bytes.get(pos) {
+            Some(b'"') => return pos + 1,
+            Some(b'\\') => pos += 2,
+            Some(_) => pos += 1,
+            None => return bytes.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compaction_drops_only_white_space_between_tokens() {
+        let value = b" {\"a b\" :\t[ 1 , -0.50e+3 ,\r\n\"x\\\" y\" ] , \"\\\\\" : { } }\n";
+        let want = b"{\"a b\":[1,-0.50e+3,\"x\\\" y\"],\"\\\\\":{}}";
+        assert_eq!(compact_len(value), want.len());
+        let mut out = [0u8; 64];
+        let n = compact_into(value, &mut out);
+        assert_eq!(&out[..n], want);
+        // A short buffer takes a prefix of the compact form.
+        let mut short = [0u8; 10];
+        assert_eq!(compact_into(value, &mut short), 10);
+        assert_eq!(&short, &want[..10]);
+        // The word-at-a-time scan agrees with a byte-at-a-time reference on every shape.
+        let alphabet: &[u8] = b" \t\r\n\"\\ab{}[]:,1";
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for n in 0..4000 {
+            let mut v = [0u8; 40];
+            let len = n % 40;
+            for b in v.iter_mut().take(len) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = alphabet[(x >> 8) as usize % alphabet.len()];
+            }
+            let v = &v[..len];
+            let (mut reference, mut r) = ([0u8; 40], 0);
+            let (mut in_string, mut escaped) = (false, false);
+            for &b in v {
+                if in_string {
+                    in_string = escaped || b != b'"';
+                    escaped = !escaped && b == b'\\';
+                } else if is_ws(b) {
+                    continue;
+                } else {
+                    in_string = b == b'"';
+                }
+                reference[r] = b;
+                r += 1;
+            }
+            let mut out = [0u8; 40];
+            let got = compact_into(v, &mut out);
+            assert_eq!(&out[..got], &reference[..r], "{v:?}");
+            assert_eq!(compact_len(v), r);
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! An object's members, one at a time, each value validated as it goes.
+
+use super::scan::skip_value;
+use super::string::JsonStr;
+use super::{skip_ws, JsonError, JsonErrorKind};
+
+/// One member of an object: its key and its raw value bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Member<'a> {
+    /// The member's name.
+    pub key: JsonStr<'a>,
+    /// The member's value exactly as written (validated).
+    pub value: &'a [u8],
+}
+
+/// Iterator over the members of one object, validating each value as it goes.
+///
+/// After the last member it checks the closing brace; the first error ends it.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Members<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    max_depth: u8,
+    state: MembersState,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum MembersState {
+    First,
+    Next,
+    Done,
+    Failed,
+}
+
+impl<'a> Members<'a> {
+    /// Starts at the `{` found at `bytes[start..]` after white space; `max_depth` counts that object as level 1.
+    pub fn new(bytes: &'a [u8], start: usize, max_depth: u8) -> Result<Self, JsonError> {
+        let pos = skip_ws(bytes, start);
+        match bytes.get(pos) {
+            Some(b'{') if max_depth >= 1 => Ok(Self {
+                bytes,
+                pos: pos + 1,
+                max_depth: max_depth - 1,
+                state: MembersState::First,
+            }),
+            Some(b'{') => Err(JsonError::new(JsonErrorKind::TooDeep, pos)),
+            Some(_) => Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+            None => Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+        }
+    }
+
+    /// Offset just past the closing brace, once iteration has finished cleanly.
+    pub fn end(&self) -> Option<usize> {
+        (self.state == MembersState::Done).then_some(self.pos)
+    }
+
+    /// The next member, its value read by `scan`: given the key, the bytes, where the value
+    /// starts and the depth left for it, `scan` validates the value as [`skip_value`] would and
+    /// returns where it ends. This lets a caller look inside a value while it is validated.
+    pub fn next_scanned<F>(&mut self, scan: F) -> Option<Result<Member<'a>, JsonError>>
+    where
+        F: FnOnce(JsonStr<'a>, &'a [u8], usize, u8) -> Result<usize, JsonError>,
+    {
+        match self.step(scan) {
+            Ok(Some(m)) => Some(Ok(m)),
+            Ok(None) => None,
+            Err(e) => {
+                self.state = MembersState::Failed;
+                self.pos = e.at;
+                Some(Err(e))
+            }
+        }
+    }
+
+    fn step<F>(&mut self, scan: F) -> Result<Option<Member<'a>>, JsonError>
+    where
+        F: FnOnce(JsonStr<'a>, &'a [u8], usize, u8) -> Result<usize, JsonError>,
+    {
+        if matches!(self.state, MembersState::Done | MembersState::Failed) {
+            return Ok(None);
+        }
+        let mut pos = skip_ws(self.bytes, self.pos);
+        if self.bytes.get(pos) == Some(&b'}') {
+            self.state = MembersState::Done;
+            self.pos = pos + 1;
+            return Ok(None);
+        }
+        if self.state == MembersState::Next {
+            match self.bytes.get(pos) {
+                Some(b',') => pos = skip_ws(self.bytes, pos + 1),
+                Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+                None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+            }
+        }
+        let (key, after_key) = JsonStr::parse_at(self.bytes, pos)?;
+        pos = skip_ws(self.bytes, after_key);
+        match self.bytes.get(pos) {
+            Some(b':') => pos = skip_ws(self.bytes, pos + 1),
+            Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+            None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+        }
+        let end = scan(key, self.bytes, pos, self.max_depth)?;
+        self.pos = end;
+        self.state = MembersState::Next;
+        Ok(Some(Member {
+            key,
+            value: &self.bytes[pos..end],
+        }))
+    }
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = Result<Member<'a>, JsonError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_scanned(|_, bytes, start, depth| skip_value(bytes, start, depth))
+    }
+}
+
+/// Finds the last member named `key` in the object `bytes` (like `JSON.parse`, later duplicates win).
+pub fn find_member<'a>(
+    bytes: &'a [u8],
+    key: &[u8],
+    max_depth: u8,
+) -> Result<Option<&'a [u8]>, JsonError> {
+    let mut found = None;
+    for m in Members::new(bytes, 0, max_depth)? {
+        let m = m?;
+        if m.key.eq_text(key) {
+            found = Some(m.value);
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_last_wins_and_checks_close() {
+        let obj = b"{\"a\":1, \"b\" : [2], \"a\":3}";
+        assert_eq!(find_member(obj, b"a", 32), Ok(Some(&b"3"[..])));
+        assert_eq!(find_member(obj, b"z", 32), Ok(None));
+        assert!(find_member(b"{\"a\":1", b"a", 32).is_err());
+        assert!(find_member(b"{\"a\":1,}", b"a", 32).is_err());
+    }
+}

@@ -1,0 +1,345 @@
+//! The validating scanner: where a value ends, checking everything on the way.
+
+use super::{skip_ws, zero_bytes, JsonError, JsonErrorKind, HI, LO};
+
+/// A fixed stack of container kinds: bit set = object, clear = array.
+struct KindStack {
+    bits: [u64; 4],
+}
+
+impl KindStack {
+    const fn new() -> Self {
+        Self { bits: [0; 4] }
+    }
+    #[inline]
+    fn set(&mut self, level: u8, is_object: bool) {
+        let (word, bit) = ((level / 64) as usize, level % 64);
+        if is_object {
+            self.bits[word] |= 1 << bit;
+        } else {
+            self.bits[word] &= !(1 << bit);
+        }
+    }
+    #[inline]
+    fn is_object(&self, level: u8) -> bool {
+        let (word, bit) = ((level / 64) as usize, level % 64);
+        self.bits[word] & (1 << bit) != 0
+    }
+}
+
+/// Scans the value that starts exactly at `start` and returns the offset just past it.
+///
+/// `max_depth` bounds container nesting: a value at the top counts as level 1.
+/// The whole value is validated on the way (strings, escapes, UTF-8, numbers).
+pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    if !matches!(bytes.get(start), Some(b'{' | b'[')) {
+        return scan_scalar(bytes, start);
+    }
+    let mut stack = KindStack::new();
+    let mut depth: u8 = 0;
+    // The kind of the innermost open container (kept in sync with `stack`).
+    let mut in_object = false;
+    let mut pos = start;
+    'value: loop {
+        // Here a value must start, inside a container unless `depth == 0` (the first one).
+        if let Some(&open @ (b'{' | b'[')) = bytes.get(pos) {
+            if depth >= max_depth {
+                return Err(JsonError::new(TooDeep, pos));
+            }
+            in_object = open == b'{';
+            stack.set(depth, in_object);
+            depth += 1;
+            pos = skip_ws(bytes, pos + 1);
+            let close = if in_object { b'}' } else { b']' };
+            if bytes.get(pos) != Some(&close) {
+                if in_object {
+                    pos = object_key(bytes, pos)?;
+                }
+                continue 'value;
+            }
+        } else {
+            pos = scan_scalar(bytes, pos)?;
+        }
+        // Here a value has just ended inside a container, or `pos` is at an empty container's close.
+        loop {
+            pos = skip_ws(bytes, pos);
+            match bytes.get(pos) {
+                None => return Err(JsonError::new(UnexpectedEnd, pos)),
+                Some(b',') => {
+                    pos = skip_ws(bytes, pos + 1);
+                    if in_object {
+                        pos = object_key(bytes, pos)?;
+                    }
+                    continue 'value;
+                }
+                Some(b'}') if in_object => {}
+                Some(b']') if !in_object => {}
+                Some(_) => return Err(JsonError::new(UnexpectedByte, pos)),
+            }
+            depth -= 1;
+            pos += 1;
+            if depth == 0 {
+                return Ok(pos);
+            }
+            in_object = stack.is_object(depth - 1);
+        }
+    }
+}
+
+/// Scans the non-container value that starts exactly at `pos`.
+#[inline(always)]
+fn scan_scalar(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    match bytes.get(pos) {
+        Some(b'"') => scan_string(bytes, pos),
+        Some(b'-' | b'0'..=b'9') => scan_number(bytes, pos),
+        Some(b't') => literal(bytes, pos, b"true"),
+        Some(b'f') => literal(bytes, pos, b"false"),
+        Some(b'n') => literal(bytes, pos, b"null"),
+        None => Err(JsonError::new(UnexpectedEnd, pos)),
+        Some(_) => Err(JsonError::new(UnexpectedByte, pos)),
+    }
+}
+
+/// Scans `"key" :` with white space, returning the offset of the member's value.
+#[inline]
+fn object_key(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    match bytes.get(pos) {
+        Some(b'"') => {}
+        Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+        None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+    }
+    let pos = skip_ws(bytes, scan_string(bytes, pos)?);
+    match bytes.get(pos) {
+        Some(b':') => Ok(skip_ws(bytes, pos + 1)),
+        Some(_) => Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
+        None => Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
+    }
+}
+
+fn literal(bytes: &[u8], pos: usize, word: &[u8]) -> Result<usize, JsonError> {
+    let end = pos + word.len();
+    match bytes.get(pos..end) {
+        Some(s) if s == word => Ok(end),
+        _ => {
+            // Report the first byte that differs, or the end of input.
+            let mut i = pos;
+            while i < end {
+                match bytes.get(i) {
+                    None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, i)),
+                    Some(&b) if b != word[i - pos] => break,
+                    Some(_) => i += 1,
+                }
+            }
+            Err(JsonError::new(JsonErrorKind::UnexpectedByte, i))
+        }
+    }
+}
+
+fn digits(bytes: &[u8], mut pos: usize) -> usize {
+    while matches!(bytes.get(pos), Some(b'0'..=b'9')) {
+        pos += 1;
+    }
+    pos
+}
+
+/// Scans an RFC 8259 number starting at `pos`.
+fn scan_number(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    let mut pos = start;
+    if bytes.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    match bytes.get(pos) {
+        Some(b'0') => pos += 1,
+        Some(b'1'..=b'9') => pos = digits(bytes, pos + 1),
+        None => return Err(JsonError::new(UnexpectedEnd, pos)),
+        Some(_) => return Err(JsonError::new(InvalidNumber, pos)),
+    }
+    if bytes.get(pos) == Some(&b'.') {
+        let after = digits(bytes, pos + 1);
+        if after == pos + 1 {
+            return Err(JsonError::new(InvalidNumber, pos + 1));
+        }
+        pos = after;
+    }
+    if matches!(bytes.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(bytes.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        let after = digits(bytes, pos);
+        if after == pos {
+            return Err(JsonError::new(InvalidNumber, pos));
+        }
+        pos = after;
+    }
+    // A number glued to more digit-like bytes (`01`, `1.2.3`) is one bad number.
+    if matches!(
+        bytes.get(pos),
+        Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+    ) {
+        return Err(JsonError::new(InvalidNumber, pos));
+    }
+    Ok(pos)
+}
+
+/// Flags (high bit per byte) the bytes of `x` that are `"`, `\`, a control character, or non-ASCII.
+///
+/// Bytes above a flagged one may be flagged falsely (borrows), but the lowest
+/// flagged byte is always a real one: `trailing_zeros() / 8` finds it.
+#[inline]
+fn care_mask(x: u64) -> u64 {
+    let quote = x ^ (LO * b'"' as u64);
+    let backslash = x ^ (LO * b'\\' as u64);
+    let below_space = x.wrapping_sub(LO * 0x20) & !x & HI;
+    zero_bytes(quote) | zero_bytes(backslash) | below_space | (x & HI)
+}
+
+/// Scans a string whose opening quote is at `start`; returns the offset after the closing quote.
+///
+/// Inlined: the plain-ASCII path stays in the caller; anything else is [`string_step`].
+#[inline]
+pub(crate) fn scan_string(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
+    let mut pos = start + 1;
+    loop {
+        // Eight plain ASCII bytes at a time: the common case in tool-call JSON.
+        while let Some(chunk) = bytes.get(pos..pos + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let care = care_mask(u64::from_le_bytes(word));
+            if care != 0 {
+                // Jump straight to the first byte that needs a look.
+                pos += (care.trailing_zeros() / 8) as usize;
+                break;
+            }
+            pos += 8;
+        }
+        if bytes.get(pos) == Some(&b'"') {
+            return Ok(pos + 1);
+        }
+        pos = string_step(bytes, pos)?;
+    }
+}
+
+/// One step inside a string at `pos`, which is not the closing quote; returns the next offset.
+#[inline(never)]
+fn string_step(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    let Some(&b) = bytes.get(pos) else {
+        return Err(JsonError::new(UnexpectedEnd, pos));
+    };
+    match b {
+        b'\\' => scan_escape(bytes, pos),
+        0x00..=0x1f => Err(JsonError::new(ControlCharacter, pos)),
+        // Plain ASCII reaches here only under eight bytes from the end: take the run.
+        0x20..=0x7f => Ok(pos + 1 + plain_run(bytes.get(pos + 1..).unwrap_or_default())),
+        _ => Ok(pos + utf8_sequence(bytes, pos)?),
+    }
+}
+
+/// Length of the leading run of plain ASCII (no `"`, `\\`, control) in `rest`.
+fn plain_run(rest: &[u8]) -> usize {
+    rest.iter()
+        .position(|&b| !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\')
+        .unwrap_or(rest.len())
+}
+
+/// Validates one escape starting at the backslash at `pos`; returns the offset after it.
+///
+/// An escaped surrogate without its partner is accepted (SPEC §7.24): raw values keep
+/// it as written, and decoding turns it into U+FFFD.
+fn scan_escape(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    use JsonErrorKind::*;
+    match bytes.get(pos + 1) {
+        None => Err(JsonError::new(UnexpectedEnd, pos + 1)),
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(pos + 2),
+        Some(b'u') => hex4(bytes, pos + 2).map(|_| pos + 6),
+        Some(_) => Err(JsonError::new(InvalidEscape, pos)),
+    }
+}
+
+fn hex4(bytes: &[u8], pos: usize) -> Result<u16, JsonError> {
+    let mut value: u16 = 0;
+    for i in 0..4 {
+        let Some(&b) = bytes.get(pos + i) else {
+            return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos + i));
+        };
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return Err(JsonError::new(JsonErrorKind::InvalidEscape, pos + i)),
+        };
+        value = (value << 4) | digit as u16;
+    }
+    Ok(value)
+}
+
+/// Validates one multi-byte UTF-8 sequence at `pos` (RFC 3629 table); returns its length.
+fn utf8_sequence(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+    let bad = JsonError::new(JsonErrorKind::InvalidUtf8, pos);
+    let lead = bytes[pos];
+    let (len, lo, hi) = match lead {
+        0xC2..=0xDF => (2, 0x80, 0xBF),
+        0xE0 => (3, 0xA0, 0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
+        0xED => (3, 0x80, 0x9F),
+        0xF0 => (4, 0x90, 0xBF),
+        0xF1..=0xF3 => (4, 0x80, 0xBF),
+        0xF4 => (4, 0x80, 0x8F),
+        _ => return Err(bad),
+    };
+    match bytes.get(pos + 1) {
+        Some(&b) if (lo..=hi).contains(&b) => {}
+        None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos + 1)),
+        Some(_) => return Err(bad),
+    }
+    for i in 2..len {
+        match bytes.get(pos + i) {
+            Some(&b) if (0x80..=0xBF).contains(&b) => {}
+            None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos + i)),
+            Some(_) => return Err(bad),
+        }
+    }
+    Ok(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::validate;
+
+    #[test]
+    fn accepts_and_rejects_basics() {
+        for ok in [
+            &b"{}"[..],
+            b"[]",
+            b" 1 ",
+            b"-0.5e+3",
+            b"\"a\\u00e9\"",
+            b"{\"a\":[1,{\"b\":null}]}",
+        ] {
+            assert_eq!(validate(ok, 32), Ok(()), "{:?}", core::str::from_utf8(ok));
+        }
+        let refused: [(&[u8], u8, JsonErrorKind, Option<usize>); 7] = [
+            (b"01", 32, JsonErrorKind::InvalidNumber, None),
+            (b"[1,]", 32, JsonErrorKind::UnexpectedByte, None),
+            (b"\"\\x\"", 32, JsonErrorKind::InvalidEscape, None),
+            (b"[[1]]", 1, JsonErrorKind::TooDeep, Some(1)),
+            (b"{} x", 32, JsonErrorKind::TrailingData, Some(3)),
+            (b"\"\xff\"", 32, JsonErrorKind::InvalidUtf8, None),
+            (b"\"a\x01\"", 32, JsonErrorKind::ControlCharacter, None),
+        ];
+        for (bytes, depth, kind, at) in refused {
+            let e = validate(bytes, depth).unwrap_err();
+            assert_eq!(e.kind, kind, "{bytes:?}");
+            if let Some(at) = at {
+                assert_eq!(e.at, at, "{bytes:?}");
+            }
+        }
+        // An unpaired surrogate is accepted (SPEC §7.24).
+        assert_eq!(validate(b"\"\\ud800\"", 32), Ok(()));
+    }
+}
