@@ -95,8 +95,13 @@ impl<'a> Queue<'a> {
     /// Queues `frame`, encoded now. Its cost must have been reserved: the callers' room
     /// checks make a full queue here a bug, which debug builds report.
     pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) {
+        self.push_each(&[route], frame);
+    }
+
+    /// Queues `frame` once for each route (a mirrored prompt), encoding it once.
+    pub(crate) fn push_each(&mut self, routes: &[Route], frame: &OutFrame<'_>) {
         let len = frame.encoded_len();
-        let need = cost(len);
+        let need = cost(len) * routes.len();
         if self.buf.len() - self.tail < need {
             if self.free() < need {
                 debug_assert!(false, "{need} bytes pushed without a reservation");
@@ -106,13 +111,20 @@ impl<'a> Queue<'a> {
             self.tail -= self.head;
             self.head = 0;
         }
-        let at = self.tail;
-        write_header(&mut self.buf[at..at + HEADER], route, len);
-        // The body is exactly `len` bytes: written without counting the frame a second time.
-        frame.encode_exact(&mut self.buf[at + HEADER..at + need]);
-        self.tail = at + need;
-        self.frames += 1;
-        self.pushed += 1;
+        let first = self.tail + HEADER;
+        for (i, &route) in routes.iter().enumerate() {
+            let at = self.tail;
+            write_header(&mut self.buf[at..at + HEADER], route, len);
+            let body = at + HEADER;
+            match i {
+                // Exactly `len` bytes: written without counting the frame a second time.
+                0 => frame.encode_exact(&mut self.buf[body..body + len]),
+                _ => self.buf.copy_within(first..first + len, body),
+            }
+            self.tail = body + len;
+        }
+        self.frames += routes.len();
+        self.pushed += routes.len() as u64;
     }
 
     /// The route and length of the oldest frame.

@@ -46,7 +46,7 @@ pub(crate) enum ResultCheck<'r> {
 /// Validates `result` (white space around it allowed), finds its `error` / `success` members
 /// in the same pass, and measures it against the configured depth and size.
 pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &Config) -> ResultCheck<'r> {
-    let checked = if json::is_object(json::trim_ws(result)) {
+    let checked = if json::is_object(&result[json::skip_ws(result, 0)..]) {
         error_members(result, cfg.max_depth).and_then(|m| {
             let after = json::skip_ws(result, m.end);
             match after == result.len() {

@@ -176,10 +176,11 @@ impl<'a, H: Hooks> Round<'a, H> {
                 let prompt = OutFrame::Prompt {
                     last_error: self.last_error_len.map(|n| &self.last_error[..n]),
                 };
-                self.queue.push(Route::Model, &prompt);
-                if cfg.mirror_continue {
-                    self.queue.push(Route::Consumer, &prompt);
-                }
+                let routes: &[Route] = match cfg.mirror_continue {
+                    true => &[Route::Model, Route::Consumer],
+                    false => &[Route::Model],
+                };
+                self.queue.push_each(routes, &prompt);
                 debug!("round {} ended with a prompt", self.stats.rounds);
             }
         }
