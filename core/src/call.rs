@@ -285,6 +285,7 @@ impl<'a> AdapterCall<'a> {
     }
 
     /// The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout), written into `out`.
+    #[must_use = "a frame taken from the call must be written to its adapter"]
     pub fn poll_transmit(&mut self, out: &mut [u8]) -> Result<Option<usize>, BufferTooSmall> {
         let id = self.id.map(str::as_bytes);
         let name = self.opts.name.as_bytes();
@@ -312,11 +313,13 @@ impl<'a> AdapterCall<'a> {
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) must next be called, while waiting.
+    #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         matches!(self.state, State::Waiting(_)).then_some(self.deadline)
     }
 
     /// How the call settled, once it has.
+    #[must_use]
     pub fn settlement(&self) -> Option<CallOutcome<'_>> {
         match self.state {
             State::Waiting(_) => None,

@@ -152,6 +152,14 @@ impl core::fmt::Write for ResultWriter<'_> {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ToolFailed;
 
+impl core::fmt::Display for ToolFailed {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("tool failed")
+    }
+}
+
+impl core::error::Error for ToolFailed {}
+
 /// A tool that runs at once, inside the call that delivered its `TOOL_CALL`.
 pub trait SyncTool {
     /// Runs with the call's raw JSON args; writes a JSON result, or a message and returns `Err`.
