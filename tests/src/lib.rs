@@ -2,6 +2,12 @@
 //!
 //! The test data lives in `tests/data/` (see `tests/data/README.md`); these
 //! helpers find and load it, and give the tests a small deterministic PRNG.
+//! [`host`] is the one deterministic host the tests, the benches and the replay
+//! program drive a `Wrapper` with.
+
+pub mod host;
+
+pub use host::{Entry, Host, Recorder, Script, Storage};
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -10,12 +10,13 @@
 //! * §7.25 — the first `type` counts on the O(1) path; validated frames with two
 //!   are malformed, and `full_validation` validates every frame.
 
+use polyweave_tests::host::{Host, Storage};
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
 use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
 use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
-use polyweave_tool_adapter::wrapper::{Completed, Config, Disposition, Event, Slot, Wrapper};
+use polyweave_tool_adapter::wrapper::{Completed, Config, Disposition, Event, Wrapper};
 use polyweave_tool_adapter::{CallHandle, Error, FrameError, Instant, NoHooks, Route, Tool};
 
 const CFG: Config = Config {
@@ -61,37 +62,23 @@ fn tools() -> Vec<Tool<'static>> {
     ]
 }
 
-struct Host {
-    slots: Vec<Slot>,
-    arena: Vec<u8>,
-}
-
-impl Host {
-    fn new(cfg: &Config, slots: usize) -> Self {
-        Host {
-            slots: vec![Slot::EMPTY; slots],
-            arena: vec![0; cfg.arena_len(slots)],
-        }
-    }
-}
-
 fn at(ms: u64) -> Instant {
     Instant::from_millis(ms)
 }
 
+/// The host's buffer: every frame here is smaller.
+const BUF: usize = 4096;
+
 /// Every queued frame, as (route, text), checked to be one line.
-fn drain(w: &mut Wrapper<'_, NoHooks>) -> Vec<(Route, String)> {
-    let mut buf = vec![0u8; 4096];
-    let mut out = Vec::new();
-    while let Some(t) = w.poll_transmit(&mut buf).expect("4 KiB is enough") {
-        let text = String::from_utf8(buf[..t.len].to_vec()).expect("UTF-8 frame");
+fn drain(host: &mut Host, w: &mut Wrapper<'_, NoHooks>) -> Vec<(Route, String)> {
+    let frames = host.frames(w);
+    for (_, text) in &frames {
         assert!(
             !text.contains(['\n', '\r']),
             "a frame with a line break: {text}"
         );
-        out.push((t.route, text));
     }
-    out
+    frames
 }
 
 /// The `TOOL_RESULT` frames sent to the model.
@@ -115,11 +102,12 @@ fn started(w: &mut Wrapper<'_, NoHooks>) -> (CallHandle, Vec<u8>) {
 #[test]
 fn sync_results_and_echoed_args_lose_their_white_space() {
     let tools = tools();
-    let mut h = Host::new(&CFG, 1);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     let call = "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\",\"args\":[\n1 ,\t{\"a\" : \"b  c\"}\r]}}";
     w.handle_response(at(0), call.as_bytes()).unwrap();
-    let frames = drain(&mut w);
+    let frames = drain(&mut host, &mut w);
     assert_eq!(
         results(&frames),
         [r#"{"type":"TOOL_RESULT","content":{"name":"echo","result":[1,{"a":"b  c"}]}}"#]
@@ -130,7 +118,7 @@ fn sync_results_and_echoed_args_lose_their_white_space() {
     )
     .unwrap();
     assert_eq!(
-        results(&drain(&mut w)),
+        results(&drain(&mut host, &mut w)),
         [
             r#"{"type":"TOOL_RESULT","content":{"id":"s","name":"spaced","result":{"k":[1,2,"a b"],"e":{"f":[1e400,-0]},"z":1.50}}}"#
         ]
@@ -151,20 +139,22 @@ fn sync_results_and_echoed_args_lose_their_white_space() {
 #[test]
 fn pending_args_adapter_tool_call_and_completed_results_are_compact() {
     let tools = tools();
-    let mut h = Host::new(&CFG, 2);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 2);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     let deferred = "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"d\",\"name\":\"later\",\"args\":{ \"q\" :\n\"x y\" }}}";
     let adapter = "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"f\",\"name\":\"files\",\"args\":[ 1 ,\t2 ]}}";
     w.handle_response(at(0), deferred.as_bytes()).unwrap();
     w.handle_response(at(0), adapter.as_bytes()).unwrap();
-    let mut events = Vec::new();
-    while let Some(Event::CallStarted { handle, args, .. }) = w.poll_event() {
-        events.push((handle, args.to_vec()));
-    }
+    let events: Vec<(CallHandle, Vec<u8>)> = host
+        .started(&mut w)
+        .into_iter()
+        .map(|s| (s.handle, s.args))
+        .collect();
     assert_eq!(events[0].1, br#"{"q":"x y"}"#);
     assert_eq!(events[1].1, b"[1,2]");
     assert_eq!(
-        drain(&mut w),
+        drain(&mut host, &mut w),
         [(
             Route::Adapter(events[1].0),
             r#"{"type":"TOOL_CALL","content":{"id":"f","name":"files","args":[1,2]}}"#.into()
@@ -182,7 +172,7 @@ fn pending_args_adapter_tool_call_and_completed_results_are_compact() {
     )
     .unwrap();
     w.handle_adapter_closed(at(3), f).unwrap();
-    let frames = drain(&mut w);
+    let frames = drain(&mut host, &mut w);
     assert_eq!(
         results(&frames),
         [
@@ -195,11 +185,12 @@ fn pending_args_adapter_tool_call_and_completed_results_are_compact() {
 #[test]
 fn a_raw_error_member_is_the_last_tool_error_without_white_space() {
     let tools = tools();
-    let mut h = Host::new(&CFG, 1);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     let call = "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\",\"args\":{\"error\" : [1, \"\\u00e9\" ,\n{\"a\" : null}]}}}";
     w.handle_response(at(0), call.as_bytes()).unwrap();
-    let frames = drain(&mut w);
+    let frames = drain(&mut host, &mut w);
     assert_eq!(
         frames[1],
         (
@@ -249,8 +240,9 @@ fn pending_args_over_the_cap_fail_the_call_in_spec_order() {
         format!(r#"{{"type":"TOOL_CALL","content":{{"id":"{id}","name":"{name}","args":{args}}}}}"#)
     };
     for name in ["later", "files"] {
-        let mut h = Host::new(&CFG, 1);
-        let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+        let mut s = Storage::new(CFG, 1);
+        let mut w = s.wrapper(&tools, NoHooks);
+        let mut host = Host::with_buffer(BUF);
         assert_eq!(
             w.handle_response(at(0), call(name, "a", &over).as_bytes()),
             Ok(Disposition::Intercepted {
@@ -259,7 +251,7 @@ fn pending_args_over_the_cap_fail_the_call_in_spec_order() {
             })
         );
         assert!(w.poll_event().is_none());
-        let frames = drain(&mut w);
+        let frames = drain(&mut host, &mut w);
         assert_eq!(
             frames,
             [
@@ -294,13 +286,13 @@ fn pending_args_over_the_cap_fail_the_call_in_spec_order() {
             started(&mut w).1,
             format!(r#"{{"p":"{}"}}"#, "x".repeat(56)).as_bytes()
         );
-        drain(&mut w);
+        drain(&mut host, &mut w);
         // A duplicate id is checked first, the free slot after (the only slot is taken).
         w.handle_response(at(0), call(name, "b", &over).as_bytes())
             .unwrap();
         w.handle_response(at(0), call(name, "c", &over).as_bytes())
             .unwrap();
-        let frames = drain(&mut w);
+        let frames = drain(&mut host, &mut w);
         assert_eq!(
             results(&frames),
             [
@@ -314,18 +306,20 @@ fn pending_args_over_the_cap_fail_the_call_in_spec_order() {
         );
     }
     // Sync tools run on the frame's own bytes: no args capacity.
-    let mut h = Host::new(&CFG, 0);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 0);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     w.handle_response(at(0), call("spaced", "s", &over).as_bytes())
         .unwrap();
-    assert!(results(&drain(&mut w))[0].contains(r#""result":{"k""#));
+    assert!(results(&drain(&mut host, &mut w))[0].contains(r#""result":{"k""#));
 }
 
 #[test]
 fn sync_results_over_the_cap_or_too_deep_fail_the_call() {
     let tools = tools();
-    let mut h = Host::new(&CFG, 0);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 0);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     w.handle_response(
         at(0),
         br#"{"type":"TOOL_CALL","content":{"id":"b","name":"big"}}"#,
@@ -336,7 +330,7 @@ fn sync_results_over_the_cap_or_too_deep_fail_the_call() {
         br#"{"type":"TOOL_CALL","content":{"id":"d","name":"deep"}}"#,
     )
     .unwrap();
-    let frames = drain(&mut w);
+    let frames = drain(&mut host, &mut w);
     assert_eq!(
         results(&frames),
         [
@@ -349,8 +343,9 @@ fn sync_results_over_the_cap_or_too_deep_fail_the_call() {
 #[test]
 fn completions_that_cannot_be_carried_complete_the_call_and_say_so() {
     let tools = tools();
-    let mut h = Host::new(&CFG, 2);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 2);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     w.handle_response(
         at(0),
         br#"{"type":"TOOL_CALL","content":{"id":"1","name":"later"}}"#,
@@ -374,7 +369,7 @@ fn completions_that_cannot_be_carried_complete_the_call_and_say_so() {
     );
     assert_eq!(w.pending(), 0);
     assert_eq!(
-        results(&drain(&mut w)),
+        results(&drain(&mut host, &mut w)),
         [
             r#"{"type":"TOOL_RESULT","content":{"id":"1","name":"later","error":"Tool later result exceeds 64 bytes"}}"#,
             r#"{"type":"TOOL_RESULT","content":{"id":"2","name":"later","error":"Tool later result is nested deeper than 32 levels"}}"#,
@@ -407,15 +402,16 @@ fn an_adapter_result_over_the_cap_fails_the_call_when_it_settles() {
         "r".repeat(63)
     );
     // END settles with the failure; a later, smaller TOOL_RESULT is not recorded (only the first is).
-    let mut h = Host::new(&CFG, 1);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     w.handle_response(
         at(0),
         br#"{"type":"TOOL_CALL","content":{"id":"a","name":"files"}}"#,
     )
     .unwrap();
     let f = started(&mut w).0;
-    drain(&mut w);
+    drain(&mut host, &mut w);
     assert_eq!(w.handle_adapter_frame(at(1), f, over.as_bytes()), Ok(()));
     assert_eq!(w.pending(), 1);
     w.handle_adapter_frame(
@@ -427,7 +423,7 @@ fn an_adapter_result_over_the_cap_fails_the_call_when_it_settles() {
     w.handle_adapter_frame(at(2), f, br#"{"type":"END"}"#)
         .unwrap();
     assert_eq!(
-        results(&drain(&mut w)),
+        results(&drain(&mut host, &mut w)),
         [
             r#"{"type":"TOOL_RESULT","content":{"id":"a","name":"files","error":"Tool files result exceeds 64 bytes"}}"#
         ]
@@ -444,7 +440,7 @@ fn an_adapter_result_over_the_cap_fails_the_call_when_it_settles() {
     )
     .unwrap();
     assert_eq!(
-        results(&drain(&mut w)),
+        results(&drain(&mut host, &mut w)),
         [r#"{"type":"TOOL_RESULT","content":{"name":"files","error":"disk"}}"#]
     );
     // A standalone call: its buffer is its result capacity.
@@ -469,12 +465,13 @@ fn an_adapter_result_over_the_cap_fails_the_call_when_it_settles() {
 #[test]
 fn a_long_adapter_error_message_is_cut_not_refused() {
     let tools = tools();
-    let mut h = Host::new(&CFG, 1);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     w.handle_response(at(0), br#"{"type":"TOOL_CALL","content":{"name":"files"}}"#)
         .unwrap();
     let f = started(&mut w).0;
-    drain(&mut w);
+    drain(&mut host, &mut w);
     // 41 × "é" is 82 bytes decoded; the longest prefix that fits message_cap (80) is 40 of them.
     let frame = format!(
         r#"{{"type":"ERROR","content":{{"message":"{}"}}}}"#,
@@ -482,7 +479,7 @@ fn a_long_adapter_error_message_is_cut_not_refused() {
     );
     assert_eq!(w.handle_adapter_frame(at(1), f, frame.as_bytes()), Ok(()));
     assert_eq!(
-        results(&drain(&mut w)),
+        results(&drain(&mut host, &mut w)),
         [format!(
             r#"{{"type":"TOOL_RESULT","content":{{"name":"files","error":"{}"}}}}"#,
             "é".repeat(40)
@@ -508,8 +505,9 @@ fn a_long_adapter_error_message_is_cut_not_refused() {
 #[test]
 fn unpaired_surrogates_decode_to_the_replacement_character() {
     let tools = tools();
-    let mut h = Host::new(&CFG, 1);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     // In a name: not found, with U+FFFD in the message.
     w.handle_response(
         at(0),
@@ -522,7 +520,7 @@ fn unpaired_surrogates_decode_to_the_replacement_character() {
         br#"{"type":"TOOL_CALL","content":{"id":"\udc00\ud83dx","name":"echo","args":["\ud800","\ud83d\ude00"]}}"#,
     )
     .unwrap();
-    let frames = drain(&mut w);
+    let frames = drain(&mut host, &mut w);
     assert_eq!(
         results(&frames),
         [
@@ -546,7 +544,7 @@ fn unpaired_surrogates_decode_to_the_replacement_character() {
     )
     .unwrap();
     assert_eq!(
-        results(&drain(&mut w)),
+        results(&drain(&mut host, &mut w)),
         ["{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"files\",\"error\":\"\u{FFFD}\u{FFFD}!\"}}"]
     );
 }
@@ -556,8 +554,9 @@ fn unpaired_surrogates_decode_to_the_replacement_character() {
 #[test]
 fn the_first_type_counts_unless_the_frame_is_validated() {
     let tools = tools();
-    let mut h = Host::new(&CFG, 1);
-    let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(CFG, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     let text_first = br#"{"type":"TEXT","type":"TOOL_CALL","content":{"name":"echo"}}"#;
     let call_first = br#"{"type":"TOOL_CALL","type":"TEXT","content":{"name":"echo"}}"#;
     let broken = br#"{"type":"TEXT","content":[1,}"#;
@@ -575,14 +574,15 @@ fn the_first_type_counts_unless_the_frame_is_validated() {
         w.handle_response(at(0), call_first),
         Err(Error::Malformed(FrameError::DuplicateType))
     );
-    assert!(drain(&mut w).is_empty());
+    assert!(drain(&mut host, &mut w).is_empty());
 
     let full = Config {
         full_validation: true,
         ..CFG
     };
-    let mut h = Host::new(&full, 1);
-    let mut w = Wrapper::new(full, &tools, NoHooks, &mut h.slots, &mut h.arena).unwrap();
+    let mut s = Storage::new(full, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
     for bad in [&text_first[..], call_first] {
         assert_eq!(
             w.handle_response(at(0), bad),
@@ -610,7 +610,7 @@ fn the_first_type_counts_unless_the_frame_is_validated() {
     )
     .unwrap();
     assert_eq!(
-        results(&drain(&mut w)),
+        results(&drain(&mut host, &mut w)),
         [r#"{"type":"TOOL_RESULT","content":{"name":"echo","result":[1]}}"#]
     );
     assert_eq!(w.pending(), 0);

@@ -35,16 +35,17 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use polyweave_tests::host::{self, Call, Entry, Host, Recorder, Storage};
 use polyweave_tests::{
     assert_one_json_line, is_one_json_line, is_spec_refusal, mask_surrogate_escapes, proptest_cases,
 };
 use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::frame::FrameError;
-use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
+use polyweave_tool_adapter::hooks::Hooks;
 use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{
-    Completed, Config, Disposition, Event, PendingKind, Slot, Wrapper,
+    Completed, Config, Disposition, Event, PendingKind, Wrapper,
 };
 use polyweave_tool_adapter::{
     AdapterCall, CallHandle, CallOptions, Error, Instant, NoHooks, Route, Tool,
@@ -132,6 +133,20 @@ impl polyweave_tool_adapter::SyncTool for DeepTool {
         out.write(nested_spaced(self.0 as usize + 1).as_bytes());
         Ok(())
     }
+}
+
+/// The registrations of `TOOLS`, with `deep` as the too-deep sync tool.
+fn registered(deep: &DeepTool) -> [Tool<'_>; 8] {
+    [
+        Tool::sync(TOOLS[0].0, &out_res),
+        Tool::sync(TOOLS[1].0, &out_big),
+        Tool::sync(TOOLS[2].0, &out_echo),
+        Tool::sync(TOOLS[3].0, &out_fail),
+        Tool::sync(TOOLS[4].0, deep),
+        Tool::deferred(TOOLS[5].0),
+        Tool::adapter(TOOLS[6].0),
+        Tool::deferred(TOOLS[7].0),
+    ]
 }
 
 fn config(case: &CaseCfg) -> Config {
@@ -924,29 +939,20 @@ struct ResultHook {
     seq: u64,
 }
 
-#[derive(Default)]
-struct Rec {
-    calls: Vec<u32>,
-    results: Vec<ResultHook>,
-}
-
-impl Hooks for Rec {
-    fn on_tool_call(&mut self, c: &CallInfo<'_>) {
-        self.calls.push(c.index);
-    }
-    fn on_tool_result(&mut self, c: &CallInfo<'_>, o: CallOutcome<'_>) {
+impl ResultHook {
+    fn new(c: Call, o: host::Outcome) -> Self {
         let outcome = match o {
             // Hooks see results as given (white space inside): compare them compact.
-            CallOutcome::Result(r) => Outcome::Result(compact(std::str::from_utf8(r).unwrap())),
-            CallOutcome::Error(e) => Outcome::Error(e.to_string()),
+            host::Outcome::Result(r) => Outcome::Result(compact(std::str::from_utf8(&r).unwrap())),
+            host::Outcome::Error(e) => Outcome::Error(e),
         };
-        self.results.push(ResultHook {
+        ResultHook {
             index: c.index,
-            name: c.name.map(str::to_string),
-            id: c.id.map(str::to_string),
+            name: c.name,
+            id: c.id,
             outcome,
             seq: c.seq,
-        });
+        }
     }
 }
 
@@ -1021,7 +1027,8 @@ struct Want {
 
 struct Harness {
     cfg: CaseCfg,
-    now: u64,
+    /// The wrapper's host: its clock, and what it drained (2 KiB frames at the most).
+    host: Host,
     next_call: u32,
     pending: BTreeMap<u32, Pending>,
     /// Every handle the core gave, oldest first.
@@ -1033,20 +1040,22 @@ struct Harness {
     /// Results per call index, from `on_tool_result`.
     answered: BTreeMap<u32, usize>,
     tool_results: usize,
-    popped: u64,
     want: Want,
     /// Frames of the current operation: (number, route, bytes).
     frames: Vec<(u64, Route, Vec<u8>)>,
+    /// Hook events of the current operation: calls intercepted, calls answered.
+    calls: Vec<u32>,
+    results: Vec<ResultHook>,
     tally: BTreeMap<String, usize>,
 }
 
-type W<'a> = Wrapper<'a, Rec>;
+type W<'a> = Wrapper<'a, Recorder>;
 
 impl Harness {
     fn new(cfg: CaseCfg) -> Self {
         Harness {
             cfg,
-            now: 0,
+            host: Host::with_buffer(2048),
             next_call: 0,
             pending: BTreeMap::new(),
             handles: Vec::new(),
@@ -1056,9 +1065,10 @@ impl Harness {
             intercepted: BTreeSet::new(),
             answered: BTreeMap::new(),
             tool_results: 0,
-            popped: 0,
             want: Want::default(),
             frames: Vec::new(),
+            calls: Vec::new(),
+            results: Vec::new(),
             tally: BTreeMap::new(),
         }
     }
@@ -1068,7 +1078,11 @@ impl Harness {
     }
 
     fn t(&self) -> Instant {
-        Instant::from_millis(self.now)
+        self.host.now()
+    }
+
+    fn now(&self) -> u64 {
+        self.host.now().as_millis()
     }
 
     /// A call completes at once, as it is intercepted.
@@ -1119,50 +1133,44 @@ impl Harness {
         }
     }
 
-    /// Drains frames and events; checks every frame is one JSON line.
+    /// Drains frames, hook events and started calls; checks every frame is one JSON line.
     fn drain(&mut self, w: &mut W<'_>, what: &str) {
-        let mut buf = [0u8; 2048];
-        loop {
-            let t = match w.poll_transmit(&mut buf) {
-                Ok(Some(t)) => t,
-                Ok(None) => break,
-                Err(e) => panic!("{what}: a 2 KiB buffer is too small: {e:?}"),
-            };
-            self.popped += 1;
-            let frame = buf[..t.len].to_vec();
-            // (a) One line, whatever it is: the ENDs this test feeds are one line too.
-            assert_one_json_line(&frame, what);
-            self.frames.push((self.popped, t.route, frame));
+        let log = self
+            .host
+            .try_drive(w)
+            .unwrap_or_else(|e| panic!("{what}: a 2 KiB buffer is too small: {e:?}"));
+        for entry in log {
+            match entry {
+                Entry::Frame { n, route, bytes } => {
+                    // (a) One line, whatever it is: the ENDs this test feeds are one line too.
+                    assert_one_json_line(&bytes, what);
+                    self.frames.push((n, route, bytes));
+                }
+                Entry::ToolCall(c) => self.calls.push(c.index),
+                Entry::ToolResult(c, o) => self.results.push(ResultHook::new(c, o)),
+                Entry::Started(s) => {
+                    let got = (
+                        s.handle.index(),
+                        s.kind == PendingKind::Adapter,
+                        s.tool,
+                        s.name,
+                        s.id,
+                        String::from_utf8(s.args).expect("UTF-8 args"),
+                    );
+                    let want = self.want.started.first().cloned();
+                    assert_eq!(Some(&got), want.as_ref(), "{what}: started call");
+                    self.want.started.remove(0);
+                }
+            }
         }
         assert_eq!(w.queued(), 0);
-        while let Some(Event::CallStarted {
-            handle,
-            kind,
-            tool,
-            name,
-            id,
-            args,
-        }) = w.poll_event()
-        {
-            let got = (
-                handle.index(),
-                kind == PendingKind::Adapter,
-                tool,
-                name.to_string(),
-                id.map(str::to_string),
-                String::from_utf8(args.to_vec()).expect("UTF-8 args"),
-            );
-            let want = self.want.started.first().cloned();
-            assert_eq!(Some(&got), want.as_ref(), "{what}: started call");
-            self.want.started.remove(0);
-        }
     }
 
     /// Checks what one operation produced against what it must, and the invariants.
     fn settle(&mut self, w: &mut W<'_>, what: &str) {
         self.drain(w, what);
-        let hooks = std::mem::take(&mut w.hooks_mut().results);
-        for k in std::mem::take(&mut w.hooks_mut().calls) {
+        let hooks = std::mem::take(&mut self.results);
+        for k in std::mem::take(&mut self.calls) {
             assert!(self.intercepted.contains(&k), "{what}: hook for call {k}");
         }
         let frames = std::mem::take(&mut self.frames);
@@ -1449,7 +1457,7 @@ impl Harness {
                         adapter,
                         name: n,
                         id,
-                        deadline: self.now + self.cfg.timeout_ms as u64,
+                        deadline: self.now() + self.cfg.timeout_ms as u64,
                         recorded: Recorded::Nothing,
                         handle: h,
                     },
@@ -1654,11 +1662,12 @@ impl Harness {
     }
 
     fn tick(&mut self, w: &mut W<'_>, dt: u64, what: &str) -> Result<(), String> {
-        self.now += dt;
+        self.host.advance(dt);
+        let now = self.now();
         let mut due: Vec<(u64, u32)> = self
             .pending
             .iter()
-            .filter(|(_, p)| p.deadline <= self.now)
+            .filter(|(_, p)| p.deadline <= now)
             .map(|(k, p)| (p.deadline, *k))
             .collect();
         due.sort();
@@ -1756,24 +1765,12 @@ impl Harness {
 /// Runs one case; returns how often each kind of outcome happened.
 fn run(cfg: &CaseCfg, ops: &[Op]) -> BTreeMap<String, usize> {
     let deep = DeepTool(cfg.max_depth);
-    let tools = [
-        Tool::sync(TOOLS[0].0, &out_res),
-        Tool::sync(TOOLS[1].0, &out_big),
-        Tool::sync(TOOLS[2].0, &out_echo),
-        Tool::sync(TOOLS[3].0, &out_fail),
-        Tool::sync(TOOLS[4].0, &deep),
-        Tool::deferred(TOOLS[5].0),
-        Tool::adapter(TOOLS[6].0),
-        Tool::deferred(TOOLS[7].0),
-    ];
-    let config = config(cfg);
-    let mut slots = vec![Slot::EMPTY; cfg.slots];
-    let mut arena = vec![0u8; config.arena_len(cfg.slots)];
-    let mut w = Wrapper::new(config, &tools, Rec::default(), &mut slots, &mut arena)
-        .expect("a valid wrapper");
+    let tools = registered(&deep);
+    let mut storage = Storage::new(config(cfg), cfg.slots);
+    let mut w = storage.wrapper(&tools, Recorder::default());
     let mut h = Harness::new(cfg.clone());
     for (i, op) in ops.iter().enumerate() {
-        let what = format!("op {i} {op:?} at {}ms", h.now);
+        let what = format!("op {i} {op:?} at {}ms", h.now());
         if let Err(e) = h.apply(&mut w, op, &what) {
             panic!("{what}: {e}");
         }
@@ -1901,19 +1898,15 @@ fn at(ms: u64) -> Instant {
     Instant::from_millis(ms)
 }
 
-/// A wrapper with the property test's tools and capacities (depth limit 5, no mirror).
-fn with_wrapper<R>(full: bool, slots: usize, f: impl FnOnce(&mut Wrapper<'_, NoHooks>) -> R) -> R {
+/// A wrapper with the property test's tools and capacities (depth limit 5, no mirror), and
+/// its host (frames of 1 KiB at the most).
+fn with_wrapper<R>(
+    full: bool,
+    slots: usize,
+    f: impl FnOnce(&mut Host, &mut Wrapper<'_, NoHooks>) -> R,
+) -> R {
     let deep = DeepTool(5);
-    let tools = [
-        Tool::sync(TOOLS[0].0, &out_res),
-        Tool::sync(TOOLS[1].0, &out_big),
-        Tool::sync(TOOLS[2].0, &out_echo),
-        Tool::sync(TOOLS[3].0, &out_fail),
-        Tool::sync(TOOLS[4].0, &deep),
-        Tool::deferred(TOOLS[5].0),
-        Tool::adapter(TOOLS[6].0),
-        Tool::deferred(TOOLS[7].0),
-    ];
+    let tools = registered(&deep);
     let cfg = config(&CaseCfg {
         slots,
         timeout_ms: 100,
@@ -1922,21 +1915,18 @@ fn with_wrapper<R>(full: bool, slots: usize, f: impl FnOnce(&mut Wrapper<'_, NoH
         max_rounds: 0,
         mirror: false,
     });
-    let mut slot_mem = vec![Slot::EMPTY; slots];
-    let mut arena = vec![0u8; cfg.arena_len(slots)];
-    let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slot_mem, &mut arena).unwrap();
-    f(&mut w)
+    let mut storage = Storage::new(cfg, slots);
+    let mut w = storage.wrapper(&tools, NoHooks);
+    f(&mut Host::with_buffer(1024), &mut w)
 }
 
 /// Every queued frame, each checked to be one JSON line: (route, text).
-fn frames<H: Hooks>(w: &mut Wrapper<'_, H>) -> Vec<(Route, String)> {
-    let mut buf = [0u8; 1024];
-    let mut out = Vec::new();
-    while let Some(t) = w.poll_transmit(&mut buf).unwrap() {
-        assert_one_json_line(&buf[..t.len], "fixed sequence");
-        out.push((t.route, String::from_utf8(buf[..t.len].to_vec()).unwrap()));
+fn frames<H: Hooks>(host: &mut Host, w: &mut Wrapper<'_, H>) -> Vec<(Route, String)> {
+    let frames = host.frames(w);
+    for (_, frame) in &frames {
+        assert_one_json_line(frame.as_bytes(), "fixed sequence");
     }
-    out
+    frames
 }
 
 const PROMPT: &str = r#"{"type":"TEXT","content":"Tool results above."}"#;
@@ -1972,7 +1962,7 @@ fn model(frame: &str) -> (Route, String) {
 
 #[test]
 fn echo_result_loses_the_white_space_of_the_args() {
-    with_wrapper(false, 1, |w| {
+    with_wrapper(false, 1, |host, w| {
         let call = "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\",\"args\":[\n1 ,\t{\"a\" : \"b c\"}]}}";
         assert!(matches!(
             w.handle_response(at(0), call.as_bytes()),
@@ -1982,7 +1972,7 @@ fn echo_result_loses_the_white_space_of_the_args() {
             })
         ));
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(
                     r#"{"type":"TOOL_RESULT","content":{"name":"echo","result":[1,{"a":"b c"}]}}"#
@@ -1994,7 +1984,7 @@ fn echo_result_loses_the_white_space_of_the_args() {
         let call = "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"e\",\"name\":\"echo\",\"args\": \r\n{ \"k\"\r\n:\t-0 , \"s\" : \"\\\\ud800 \\ud800\" } \n}}";
         w.handle_response(at(1), call.as_bytes()).unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(
                     r#"{"type":"TOOL_RESULT","content":{"id":"e","name":"echo","result":{"k":-0,"s":"\\ud800 \ud800"}}}"#
@@ -2006,7 +1996,7 @@ fn echo_result_loses_the_white_space_of_the_args() {
         w.handle_response(at(2), br#"{"type":"TOOL_CALL","content":{"name":"res"}}"#)
             .unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(
                     r#"{"type":"TOOL_RESULT","content":{"name":"res","result":{"ok":[1,2.50],"s":"a b\ud800"}}}"#
@@ -2019,10 +2009,10 @@ fn echo_result_loses_the_white_space_of_the_args() {
 
 #[test]
 fn deferred_args_and_results_are_carried_compact() {
-    with_wrapper(false, 2, |w| {
+    with_wrapper(false, 2, |host, w| {
         let call = "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"c1\",\"name\":\"later\",\"args\":{ \"q\" :\r\n [ \"a b\" ,\t\"\\ud800\" ] }}}";
         w.handle_response(at(0), call.as_bytes()).unwrap();
-        assert_eq!(frames(w), []);
+        assert_eq!(frames(host, w), []);
         let (h, name, id, args) = started(w);
         assert_eq!(
             (name.as_str(), id.as_deref(), args.as_str()),
@@ -2034,7 +2024,7 @@ fn deferred_args_and_results_are_carried_compact() {
             Ok(Completed::AsGiven)
         );
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(
                     r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"later","result":[1,{"x":"\\ud800 y"}]}}"#
@@ -2052,7 +2042,7 @@ fn deferred_args_and_results_are_carried_compact() {
             Ok(Completed::AsGiven)
         );
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(
                     r#"{"type":"TOOL_RESULT","content":{"name":"later","result":{"error":[1,"e f"]}}}"#
@@ -2071,7 +2061,7 @@ fn args_capacity_counts_compact_bytes() {
     assert_eq!(compact(&padded).len(), 66);
     let padded_at_cap = format!("{}{at_cap}{}", " ".repeat(20), "\t".repeat(20));
     let over = format!("\"{}\"", "x".repeat(63));
-    with_wrapper(false, 2, |w| {
+    with_wrapper(false, 2, |host, w| {
         let call = |name: &str, args: &str| {
             format!(r#"{{"type":"TOOL_CALL","content":{{"name":"{name}","args":{args}}}}}"#)
         };
@@ -2079,7 +2069,7 @@ fn args_capacity_counts_compact_bytes() {
             .unwrap();
         let (_, _, _, args) = started(w);
         assert_eq!(args, at_cap);
-        assert_eq!(frames(w), []);
+        assert_eq!(frames(host, w), []);
         for (name, args) in [("later", &over), ("files", &padded), ("wait\\ud800", &over)] {
             let disposition = w.handle_response(at(1), call(name, args).as_bytes());
             assert!(matches!(
@@ -2088,7 +2078,7 @@ fn args_capacity_counts_compact_bytes() {
             ));
             let shown = decode(name);
             assert_eq!(
-                frames(w),
+                frames(host, w),
                 [model(&format!(
                     r#"{{"type":"TOOL_RESULT","content":{{"name":{},"error":"Tool {shown} args exceed 64 bytes"}}}}"#,
                     jstr(&shown)
@@ -2099,7 +2089,7 @@ fn args_capacity_counts_compact_bytes() {
         w.handle_response(at(2), call("files", "[1,\n2]").as_bytes())
             .unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [(
                 Route::Adapter(started(w).0),
                 r#"{"type":"TOOL_CALL","content":{"name":"files","args":[1,2]}}"#.to_string()
@@ -2108,7 +2098,7 @@ fn args_capacity_counts_compact_bytes() {
         w.handle_response(at(3), call("later", &over).as_bytes())
             .unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [model(
                 r#"{"type":"TOOL_RESULT","content":{"name":"later","error":"Tool later args exceed 64 bytes"}}"#
             )]
@@ -2117,7 +2107,7 @@ fn args_capacity_counts_compact_bytes() {
         w.handle_response(at(4), call("echo", &over).as_bytes())
             .unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [model(
                 r#"{"type":"TOOL_RESULT","content":{"name":"echo","error":"Tool echo result exceeds 64 bytes"}}"#
             )]
@@ -2130,14 +2120,14 @@ fn args_capacity_counts_compact_bytes() {
 /// compacted as it comes, so echo's result of 102 bytes as written, `{}` compact, is carried.
 #[test]
 fn echo_result_under_the_cap_compact_but_over_it_as_written() {
-    with_wrapper(false, 0, |w| {
+    with_wrapper(false, 0, |host, w| {
         let call = format!(
             r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{{{}}}}}}}"#,
             " ".repeat(100)
         );
         w.handle_response(at(0), call.as_bytes()).unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(r#"{"type":"TOOL_RESULT","content":{"name":"echo","result":{}}}"#),
                 model(PROMPT),
@@ -2149,14 +2139,14 @@ fn echo_result_under_the_cap_compact_but_over_it_as_written() {
 /// Up to the sync buffer (80 bytes as written), white space in a sync result is dropped.
 #[test]
 fn echo_result_as_written_up_to_the_sync_buffer_is_carried() {
-    with_wrapper(false, 0, |w| {
+    with_wrapper(false, 0, |host, w| {
         let call = format!(
             r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{{{}}}}}}}"#,
             " \n\t\r".repeat(19) + "  "
         );
         w.handle_response(at(0), call.as_bytes()).unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(r#"{"type":"TOOL_RESULT","content":{"name":"echo","result":{}}}"#),
                 model(PROMPT),
@@ -2167,7 +2157,7 @@ fn echo_result_as_written_up_to_the_sync_buffer_is_carried() {
 
 #[test]
 fn completed_results_over_capacity_or_too_deep_fail_the_call() {
-    with_wrapper(false, 1, |w| {
+    with_wrapper(false, 1, |host, w| {
         let next = |w: &mut Wrapper<'_, NoHooks>, t: u64| {
             w.handle_response(
                 at(t),
@@ -2192,7 +2182,7 @@ fn completed_results_over_capacity_or_too_deep_fail_the_call() {
             w.complete(at(1), h, Ok(spaced_over.as_bytes())),
             Ok(Completed::ResultTooLarge { len: 65, cap: 64 })
         );
-        assert_eq!(frames(w), fails("Tool later result exceeds 64 bytes"));
+        assert_eq!(frames(host, w), fails("Tool later result exceeds 64 bytes"));
         // The cap exactly, with white space around it.
         let h = next(w, 1);
         let at_cap = format!("\"{}\"", "x".repeat(62));
@@ -2202,7 +2192,7 @@ fn completed_results_over_capacity_or_too_deep_fail_the_call() {
             Ok(Completed::AsGiven)
         );
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(&format!(
                     r#"{{"type":"TOOL_RESULT","content":{{"id":"d","name":"later","result":{at_cap}}}}}"#
@@ -2216,7 +2206,7 @@ fn completed_results_over_capacity_or_too_deep_fail_the_call() {
             Ok(Completed::ResultTooDeep { max_depth: 5 })
         );
         assert_eq!(
-            frames(w),
+            frames(host, w),
             fails("Tool later result is nested deeper than 5 levels")
         );
         // At the limit, and 100 bytes as written that compact under the cap: carried.
@@ -2226,7 +2216,7 @@ fn completed_results_over_capacity_or_too_deep_fail_the_call() {
             Ok(Completed::AsGiven)
         );
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(
                     r#"{"type":"TOOL_RESULT","content":{"id":"d","name":"later","result":[[[[[1]]]]]}}"#
@@ -2247,7 +2237,7 @@ fn completed_results_over_capacity_or_too_deep_fail_the_call() {
             Ok(Completed::AsGiven)
         );
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(
                     r#"{"type":"TOOL_RESULT","content":{"id":"d","name":"later","result":{"a":[1]}}}"#
@@ -2260,7 +2250,7 @@ fn completed_results_over_capacity_or_too_deep_fail_the_call() {
 
 #[test]
 fn sync_results_over_capacity_or_too_deep_fail_the_call() {
-    with_wrapper(false, 0, |w| {
+    with_wrapper(false, 0, |host, w| {
         for (name, msg) in [
             ("big", "Tool big result exceeds 64 bytes"),
             ("deep", "Tool deep result is nested deeper than 5 levels"),
@@ -2268,7 +2258,7 @@ fn sync_results_over_capacity_or_too_deep_fail_the_call() {
             let call = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"{name}"}}}}"#);
             w.handle_response(at(0), call.as_bytes()).unwrap();
             assert_eq!(
-                frames(w),
+                frames(host, w),
                 [
                     model(&format!(
                         r#"{{"type":"TOOL_RESULT","content":{{"name":"{name}","error":"{msg}"}}}}"#
@@ -2282,7 +2272,7 @@ fn sync_results_over_capacity_or_too_deep_fail_the_call() {
 
 #[test]
 fn adapter_results_are_recorded_compact_and_too_large_ones_fail_at_the_end() {
-    with_wrapper(false, 2, |w| {
+    with_wrapper(false, 2, |host, w| {
         w.handle_response(
             at(0),
             b"{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"f\",\"name\":\"files\",\"args\":{\"p\" :\n\"/tmp\"}}}",
@@ -2290,7 +2280,7 @@ fn adapter_results_are_recorded_compact_and_too_large_ones_fail_at_the_end() {
         .unwrap();
         let (h, ..) = started(w);
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [(
                 Route::Adapter(h),
                 r#"{"type":"TOOL_CALL","content":{"id":"f","name":"files","args":{"p":"/tmp"}}}"#
@@ -2309,12 +2299,12 @@ fn adapter_results_are_recorded_compact_and_too_large_ones_fail_at_the_end() {
             br#"{"type":"TOOL_RESULT","content":{"result":1}}"#,
         )
         .unwrap();
-        assert_eq!(frames(w), []);
+        assert_eq!(frames(host, w), []);
         w.handle_adapter_frame(at(3), h, br#"{"type":"END"}"#)
             .unwrap();
         let msg = "Tool files result exceeds 64 bytes";
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(&format!(
                     r#"{{"type":"TOOL_RESULT","content":{{"id":"f","name":"files","error":"{msg}"}}}}"#
@@ -2336,11 +2326,11 @@ fn adapter_results_are_recorded_compact_and_too_large_ones_fail_at_the_end() {
             w.handle_response(at(5), br#"{"type":"TOOL_CALL","content":{"name":"files"}}"#)
                 .unwrap();
             let (h, ..) = started(w);
-            assert_eq!(frames(w).len(), 1);
+            assert_eq!(frames(host, w).len(), 1);
             w.handle_adapter_frame(at(5), h, frame.as_bytes()).unwrap();
             w.handle_adapter_closed(at(5), h).unwrap();
             assert_eq!(
-                frames(w),
+                frames(host, w),
                 [
                     model(&format!(
                         r#"{{"type":"TOOL_RESULT","content":{{"name":"files","result":{result}}}}}"#
@@ -2354,7 +2344,7 @@ fn adapter_results_are_recorded_compact_and_too_large_ones_fail_at_the_end() {
 
 #[test]
 fn lone_surrogates_decode_to_the_replacement_character() {
-    with_wrapper(false, 2, |w| {
+    with_wrapper(false, 2, |host, w| {
         // Name and id decode to U+FFFD; the args keep the escape as written.
         let call = br#"{"type":"TOOL_CALL","content":{"id":"\ud800","name":"wait\udfff","args":{"s":"\ud800"}}}"#;
         w.handle_response(at(0), call).unwrap();
@@ -2370,7 +2360,7 @@ fn lone_surrogates_decode_to_the_replacement_character() {
         )
         .unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [model(
                 "{\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"\u{FFFD}\",\"name\":\"res\",\"error\":\"Duplicate tool call id \\\"\u{FFFD}\\\"\"}}"
             )]
@@ -2381,7 +2371,7 @@ fn lone_surrogates_decode_to_the_replacement_character() {
         )
         .unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [model(
                 "{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"\u{FFFD}x\",\"error\":\"Tool \\\"\u{FFFD}x\\\" not found\"}}"
             )]
@@ -2390,7 +2380,7 @@ fn lone_surrogates_decode_to_the_replacement_character() {
         w.handle_response(at(3), br#"{"type":"TOOL_CALL","content":{"name":"files"}}"#)
             .unwrap();
         let (h, ..) = started(w);
-        frames(w);
+        frames(host, w);
         w.handle_adapter_frame(
             at(4),
             h,
@@ -2398,7 +2388,7 @@ fn lone_surrogates_decode_to_the_replacement_character() {
         )
         .unwrap();
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [model(
                 "{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"files\",\"error\":\"disk \u{FFFD}\"}}"
             )]
@@ -2406,7 +2396,7 @@ fn lone_surrogates_decode_to_the_replacement_character() {
         // A cancel reason is text: the message embeds it as it is.
         assert_eq!(w.cancel(at(5), "stop\u{FFFD}"), Ok(0));
         assert_eq!(
-            frames(w),
+            frames(host, w),
             [
                 model(
                     "{\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"\u{FFFD}\",\"name\":\"wait\u{FFFD}\",\"error\":\"Tool wait\u{FFFD} cancelled: stop\u{FFFD}\"}}"
@@ -2421,7 +2411,7 @@ fn lone_surrogates_decode_to_the_replacement_character() {
 fn duplicate_type_members() {
     let dup = Err(Error::Malformed(FrameError::DuplicateType));
     for full in [false, true] {
-        with_wrapper(full, 1, |w| {
+        with_wrapper(full, 1, |host, w| {
             let call_then_text = br#"{"type":"TOOL_CALL","type":"TEXT","content":{"name":"res"}}"#;
             let text_then_call = br#"{"type":"TEXT","type":"TOOL_CALL","content":{"name":"res"}}"#;
             // A TOOL_CALL is always validated.
@@ -2434,12 +2424,12 @@ fn duplicate_type_members() {
                 w.handle_response(at(0), br#"{"type":"TEXT","type":"TEXT"}"#),
                 first_wins
             );
-            assert_eq!(frames(w), []);
+            assert_eq!(frames(host, w), []);
             // Adapter frames are always validated; the call keeps waiting.
             w.handle_response(at(1), br#"{"type":"TOOL_CALL","content":{"name":"files"}}"#)
                 .unwrap();
             let (h, ..) = started(w);
-            frames(w);
+            frames(host, w);
             assert_eq!(
                 w.handle_adapter_frame(at(2), h, br#"{"type":"END","type":"TOOL_RESULT"}"#),
                 Err(Error::Malformed(FrameError::DuplicateType))
@@ -2460,7 +2450,7 @@ fn duplicate_type_members() {
                     String::from_utf8(end_then_text.to_vec()).unwrap(),
                 ));
             }
-            assert_eq!(frames(w), want);
+            assert_eq!(frames(host, w), want);
         });
     }
 }

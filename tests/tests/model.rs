@@ -25,12 +25,11 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::OnceLock;
 
+use polyweave_tests::host::{self, Entry, Host, Recorder, Storage};
 use polyweave_tests::{assert_one_json_line, proptest_cases};
 use polyweave_tool_adapter::error::CallError;
-use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
-use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
-use polyweave_tool_adapter::wrapper::{Config, Disposition, Event, PendingKind, Slot, Wrapper};
+use polyweave_tool_adapter::wrapper::{Config, Disposition, PendingKind, Wrapper};
 use polyweave_tool_adapter::{CallHandle, Error, Instant, Route, Tool};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -1189,56 +1188,23 @@ impl Model {
 }
 
 // =====================================================================
-// The core, driven as a host would
+// The core, driven through the test host (`polyweave_tests::host`)
 // =====================================================================
-
-#[derive(Default)]
-struct Rec {
-    /// Each hook event with the number of frames queued before it fired.
-    events: Vec<(u64, Ev)>,
-}
 
 fn utf8(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).expect("UTF-8 from the core")
 }
 
-fn outcome_of(o: CallOutcome<'_>) -> Outcome {
+fn outcome_of(o: host::Outcome) -> Outcome {
     match o {
-        CallOutcome::Result(r) => Outcome::Result(utf8(r)),
-        CallOutcome::Error(e) => Outcome::Error(e.to_string()),
-    }
-}
-
-impl Hooks for Rec {
-    fn on_tool_call(&mut self, c: &CallInfo<'_>) {
-        self.events.push((
-            c.seq,
-            Ev::HookCall(
-                c.index,
-                c.name.map(str::to_string),
-                c.id.map(str::to_string),
-                utf8(c.args),
-            ),
-        ));
-    }
-    fn on_tool_result(&mut self, c: &CallInfo<'_>, o: CallOutcome<'_>) {
-        self.events.push((
-            c.seq,
-            Ev::HookResult(
-                c.index,
-                c.name.map(str::to_string),
-                c.id.map(str::to_string),
-                utf8(c.args),
-                outcome_of(o),
-            ),
-        ));
+        host::Outcome::Result(r) => Outcome::Result(utf8(&r)),
+        host::Outcome::Error(e) => Outcome::Error(e),
     }
 }
 
 /// What the harness tracks of the core, for model-free invariants.
 #[derive(Default)]
-struct Host {
-    popped: u64,
+struct Tracked {
     /// Handle per call number, as the core gave it.
     handles: Vec<Option<CallHandle>>,
     /// Calls intercepted / with a result (from hook events).
@@ -1255,69 +1221,59 @@ fn frame_type(frame: &str) -> String {
     v["type"].as_str().unwrap_or_default().to_string()
 }
 
-impl Host {
-    /// Drains frames and hooks in the order they happened, then started calls.
-    fn drain(&mut self, w: &mut Wrapper<'_, Rec>) -> (Vec<Ev>, Vec<Started>) {
-        let hooks = std::mem::take(&mut w.hooks_mut().events);
-        let mut hooks = hooks.into_iter().peekable();
+impl Tracked {
+    /// What the host drained (frames and hooks in the order they happened, then started
+    /// calls), in the model's terms.
+    fn drain(&mut self, host: &mut Host, w: &mut Wrapper<'_, Recorder>) -> (Vec<Ev>, Vec<Started>) {
         let mut out = Vec::new();
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            while let Some((_, ev)) = hooks.next_if(|(seq, _)| *seq <= self.popped) {
-                out.push(ev);
-            }
-            let Some(t) = w
-                .poll_transmit(&mut buf)
-                .expect("a 64 KiB buffer is enough")
-            else {
-                break;
-            };
-            self.popped += 1;
-            let frame = utf8(&buf[..t.len]);
-            let to = match t.route {
-                Route::Model => To::Model,
-                Route::Consumer => To::Consumer,
-                Route::Adapter(h) => {
-                    assert_eq!(
-                        self.handles.get(h.index() as usize).copied().flatten(),
-                        Some(h),
-                        "adapter frame routed to a handle the host was not given"
-                    );
-                    To::Adapter(h.index())
-                }
-            };
-            out.push(Ev::Tx(to, frame));
-        }
-        out.extend(hooks.map(|(_, ev)| ev));
-        assert_eq!(w.queued(), 0);
         let mut started = Vec::new();
-        while let Some(Event::CallStarted {
-            handle,
-            kind,
-            tool,
-            name,
-            id,
-            args,
-        }) = w.poll_event()
-        {
-            assert_eq!(
-                self.handles.get(handle.index() as usize).copied().flatten(),
-                Some(handle)
-            );
-            started.push((
-                handle.index(),
-                kind == PendingKind::Adapter,
-                tool,
-                name.to_string(),
-                id.map(str::to_string),
-                utf8(args),
-            ));
+        let given = |h: CallHandle| self.handles.get(h.index() as usize).copied().flatten();
+        for entry in host.drive(w) {
+            match entry {
+                Entry::Frame { route, bytes, .. } => {
+                    let to = match route {
+                        Route::Model => To::Model,
+                        Route::Consumer => To::Consumer,
+                        Route::Adapter(h) => {
+                            assert_eq!(
+                                given(h),
+                                Some(h),
+                                "adapter frame routed to a handle the host was not given"
+                            );
+                            To::Adapter(h.index())
+                        }
+                    };
+                    out.push(Ev::Tx(to, utf8(&bytes)));
+                }
+                Entry::ToolCall(c) => {
+                    out.push(Ev::HookCall(c.index, c.name, c.id, utf8(&c.args)));
+                }
+                Entry::ToolResult(c, o) => out.push(Ev::HookResult(
+                    c.index,
+                    c.name,
+                    c.id,
+                    utf8(&c.args),
+                    outcome_of(o),
+                )),
+                Entry::Started(s) => {
+                    assert_eq!(given(s.handle), Some(s.handle));
+                    started.push((
+                        s.handle.index(),
+                        s.kind == PendingKind::Adapter,
+                        s.tool,
+                        s.name,
+                        s.id,
+                        utf8(&s.args),
+                    ));
+                }
+            }
         }
+        assert_eq!(w.queued(), 0);
         (out, started)
     }
 
     /// Model-free invariants over one phase's output.
-    fn check(&mut self, w: &Wrapper<'_, Rec>, out: &[Ev], aborted_before: bool, what: &str) {
+    fn check(&mut self, w: &Wrapper<'_, Recorder>, out: &[Ev], aborted_before: bool, what: &str) {
         let mut results_to_model = 0;
         let mut result_hooks = 0;
         let mut released = false;
@@ -1395,7 +1351,7 @@ impl Host {
     }
 }
 
-fn core_trace(w: &Wrapper<'_, Rec>) -> Vec<TraceRow> {
+fn core_trace(w: &Wrapper<'_, Recorder>) -> Vec<TraceRow> {
     w.trace()
         .iter()
         .map(|e| {
@@ -1403,7 +1359,7 @@ fn core_trace(w: &Wrapper<'_, Rec>) -> Vec<TraceRow> {
             TraceRow {
                 name: e.name.map(str::to_string),
                 args: utf8(e.args),
-                outcome: outcome_of(e.outcome),
+                outcome: outcome_of(e.outcome.into()),
             }
         })
         .collect()
@@ -1458,32 +1414,31 @@ fn run(case: &Case) -> Tally {
         held_bytes: 8 * 1024,
         ..Config::DEFAULT
     };
-    let mut slots = vec![Slot::EMPTY; case.slots];
-    let mut arena = vec![0u8; cfg.arena_len(case.slots)];
-    let mut w =
-        Wrapper::new(cfg, &tools, Rec::default(), &mut slots, &mut arena).expect("a valid wrapper");
+    let mut storage = Storage::new(cfg, case.slots);
+    let mut w = storage.wrapper(&tools, Recorder::default());
     let mut m = Model::new(case);
     if case.aborted {
         w.abort();
     }
-    let mut host = Host::default();
-    let mut now = 0u64;
+    let mut host = Host::new();
+    let mut tracked = Tracked::default();
     for (i, op) in case.ops.iter().enumerate() {
         if let Op::Tick(dt) = op {
-            now += dt;
+            host.advance(*dt);
         }
-        let t = Instant::from_millis(now);
+        let t = host.now();
+        let now = t.as_millis();
 
         // Timeouts first, as the replay does.
         let aborted_before = w.is_aborted();
         w.handle_timeout(t).expect("handle_timeout");
         m.timeout(now);
-        let (got, got_started) = host.drain(&mut w);
+        let (got, got_started) = tracked.drain(&mut host, &mut w);
         let (want, want_started) = m.take();
         let what = format!("op {i} ({op:?}) at {now}ms, timeouts");
         assert_eq!(got, want, "{what}: output");
         assert_eq!(got_started, want_started, "{what}: started calls");
-        host.check(&w, &got, aborted_before, &what);
+        tracked.check(&w, &got, aborted_before, &what);
         tally_output(&mut tally, "timeout", &got);
         assert!(
             w.poll_timeout().is_none_or(|d| d > t),
@@ -1494,23 +1449,23 @@ fn run(case: &Case) -> Tally {
 
         // The operation.
         let aborted_before = w.is_aborted();
-        let reused = |host: &Host, k: u32| {
+        let reused = |tracked: &Tracked, k: u32| {
             // A newer call holds the same slot: the core cannot tell how the old one ended.
-            let slot = host
+            let slot = tracked
                 .handles
                 .get(k as usize)
                 .copied()
                 .flatten()
                 .map(|h| h.slot());
             slot.is_some()
-                && host.handles[k as usize + 1..]
+                && tracked.handles[k as usize + 1..]
                     .iter()
                     .any(|h| h.map(|h| h.slot()) == slot)
         };
-        let handle = |host: &Host, k: u32| host.handles.get(k as usize).copied().flatten();
-        let resolve = |host: &Host, target: &Target| match *target {
+        let handle = |tracked: &Tracked, k: u32| tracked.handles.get(k as usize).copied().flatten();
+        let resolve = |tracked: &Tracked, target: &Target| match *target {
             Target::Number(k) => k,
-            Target::Recent(n) => host
+            Target::Recent(n) => tracked
                 .handles
                 .iter()
                 .rev()
@@ -1524,7 +1479,7 @@ fn run(case: &Case) -> Tally {
                 let got = match w.handle_response(t, &bytes) {
                     Ok(Disposition::Forward) => Status::Forward,
                     Ok(Disposition::Held) => {
-                        host.held.push_back(utf8(&bytes));
+                        tracked.held.push_back(utf8(&bytes));
                         Status::Held
                     }
                     Ok(Disposition::Intercepted {
@@ -1532,8 +1487,8 @@ fn run(case: &Case) -> Tally {
                         handle,
                     }) => {
                         let k = call as usize;
-                        assert_eq!(k, host.handles.len(), "call numbers count every call");
-                        host.handles.push(handle);
+                        assert_eq!(k, tracked.handles.len(), "call numbers count every call");
+                        tracked.handles.push(handle);
                         Status::Intercepted {
                             index: call,
                             pending: handle.is_some(),
@@ -1560,36 +1515,36 @@ fn run(case: &Case) -> Tally {
                 )
             }
             Op::Complete { call, outcome } => {
-                let call = &resolve(&host, call);
+                let call = &resolve(&tracked, call);
                 let o = OUTCOMES[*outcome];
-                let got = match handle(&host, *call) {
+                let got = match handle(&tracked, *call) {
                     None => Status::NoHandle,
                     Some(h) => w
                         .complete(t, h, o.map(str::as_bytes))
                         .map_or_else(status_of_err, |_| Status::Ok),
                 };
-                (got, m.complete_op(*call, o, reused(&host, *call)))
+                (got, m.complete_op(*call, o, reused(&tracked, *call)))
             }
             Op::Adapter { call, frame } => {
-                let call = &resolve(&host, call);
+                let call = &resolve(&tracked, call);
                 let (bytes, meaning) = &tables().adapter[*frame];
-                let got = match handle(&host, *call) {
+                let got = match handle(&tracked, *call) {
                     None => Status::NoHandle,
                     Some(h) => w
                         .handle_adapter_frame(t, h, bytes)
                         .map_or_else(status_of_err, |_| Status::Ok),
                 };
-                (got, m.adapter_op(*call, meaning, reused(&host, *call)))
+                (got, m.adapter_op(*call, meaning, reused(&tracked, *call)))
             }
             Op::Close { call } => {
-                let call = &resolve(&host, call);
-                let got = match handle(&host, *call) {
+                let call = &resolve(&tracked, call);
+                let got = match handle(&tracked, *call) {
                     None => Status::NoHandle,
                     Some(h) => w
                         .handle_adapter_closed(t, h)
                         .map_or_else(status_of_err, |_| Status::Ok),
                 };
-                (got, m.close_op(*call, reused(&host, *call)))
+                (got, m.close_op(*call, reused(&tracked, *call)))
             }
             Op::Tick(_) => (Status::Ok, Status::Ok),
             Op::Cancel(r) => {
@@ -1620,12 +1575,12 @@ fn run(case: &Case) -> Tally {
         *tally
             .entry(format!("status {op_name} {got_status:?}"))
             .or_default() += 1;
-        let (got, got_started) = host.drain(&mut w);
+        let (got, got_started) = tracked.drain(&mut host, &mut w);
         tally_output(&mut tally, "op", &got);
         let (want, want_started) = m.take();
         assert_eq!(got, want, "{what}: output");
         assert_eq!(got_started, want_started, "{what}: started calls");
-        host.check(&w, &got, aborted_before, &what);
+        tracked.check(&w, &got, aborted_before, &what);
         assert!(
             w.poll_timeout().is_none_or(|d| d >= t),
             "{what}: poll_timeout in the past"

@@ -15,6 +15,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::LocalKey;
 
+use polyweave_tests::host::Host;
 use polyweave_tests::{bfcl_bytes, json_suite_files, ndjson_lines, XorShift, BFCL_LINES};
 use polyweave_tool_adapter::encode::OutFrame;
 use polyweave_tool_adapter::frame::{Frame, FrameKind};
@@ -513,25 +514,22 @@ fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
 }
 
 /// Every BFCL call through a wrapper (sync echo), then deferred, adapter, cancel and timeout
-/// paths, and a standalone `AdapterCall`, with host memory only.
-fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], t: &mut MachineTally) {
+/// paths, and a standalone `AdapterCall`, with host memory only. The host's clock and its
+/// lean forms (`pop_frames`, `skip_events`, `advance_to_next_timeout`) allocate nothing; the
+/// host itself (its buffer) is built before counting.
+fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], host: &mut Host, t: &mut MachineTally) {
     let mut slots = [Slot::EMPTY; 4];
     let mut arena = [0u8; ARENA];
     let Ok(mut w) = Wrapper::new(CFG, tools, NoHooks, &mut slots, &mut arena) else {
         return;
     };
-    let mut out = [0u8; 4096];
-    let mut now = 0;
     for line in lines {
-        now += 1;
         if let Ok(Disposition::Intercepted { handle: None, .. }) =
-            w.handle_response(Instant::from_millis(now), line)
+            w.handle_response(host.advance(1), line)
         {
             t.sync_intercepted += 1;
         }
-        while let Ok(Some(_)) = w.poll_transmit(&mut out) {
-            t.sync_frames_out += 1;
-        }
+        t.sync_frames_out += host.pop_frames(&mut w, |_, _| {});
     }
     // Deferred and adapter calls through the slot path.
     let calls: [&[u8]; 4] = [
@@ -542,16 +540,14 @@ fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], t: &mut MachineTally) 
     ];
     let mut handles = [None; 4];
     for (h, call) in handles.iter_mut().zip(calls) {
-        if let Ok(Disposition::Intercepted { handle, .. }) =
-            w.handle_response(Instant::from_millis(now), call)
-        {
+        if let Ok(Disposition::Intercepted { handle, .. }) = w.handle_response(host.now(), call) {
             *h = handle;
         }
     }
-    let _ = w.handle_response(Instant::from_millis(now), br#"{"type":"END"}"#);
-    while w.poll_event().is_some() {}
+    let _ = w.handle_response(host.now(), br#"{"type":"END"}"#);
+    host.skip_events(&mut w);
     if let Some(h) = handles[0] {
-        if w.complete(Instant::from_millis(now + 1), h, Ok(br#"{"ok":true}"#))
+        if w.complete(host.advance(1), h, Ok(br#"{"ok":true}"#))
             .is_ok()
         {
             t.deferred_completed += 1;
@@ -559,23 +555,24 @@ fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], t: &mut MachineTally) 
     }
     if let Some(h) = handles[1] {
         let r = br#"{"type":"TOOL_RESULT","content":{"result":[1,2]}}"#;
-        let ok = w.handle_adapter_frame(Instant::from_millis(now + 2), h, r) == Ok(())
-            && w.handle_adapter_closed(Instant::from_millis(now + 3), h) == Ok(());
+        let ok = w.handle_adapter_frame(host.advance(1), h, r) == Ok(())
+            && w.handle_adapter_closed(host.advance(1), h) == Ok(());
         if ok {
             t.adapter_settled += 1;
         }
     }
-    if w.cancel(Instant::from_millis(now + 4), "stop") == Ok(0) && w.pending() == 0 {
+    if w.cancel(host.advance(1), "stop") == Ok(0) && w.pending() == 0 {
         t.cancelled += 2;
     }
-    let _ = w.handle_response(Instant::from_millis(now + 5), calls[2]);
-    let _ = w.handle_timeout(Instant::from_millis(now + 5 + 30_000));
-    if w.pending() == 0 {
+    let _ = w.handle_response(host.advance(1), calls[2]);
+    // Its deadline: 30 s after it started.
+    if host.advance_to_next_timeout(&mut w) == Some(host.now()) && w.pending() == 0 {
         t.timed_out += 1;
     }
-    while let Ok(Some(_)) = w.poll_transmit(&mut out) {}
+    host.pop_frames(&mut w, |_, _| {});
     // A standalone call.
     let mut result = [0u8; 256];
+    let mut out = [0u8; 4096];
     let opts = CallOptions {
         name: "search",
         ..CallOptions::DEFAULT
@@ -629,9 +626,11 @@ fn state_machines_never_allocate() {
     tools.push(Tool::deferred("later"));
     tools.push(Tool::adapter("files"));
 
+    let mut host = Host::with_buffer(4096);
+
     let (tally, allocs, frees) = measure(|| {
         let mut t = MachineTally::default();
-        exercise_machines(&lines, &tools, &mut t);
+        exercise_machines(&lines, &tools, &mut host, &mut t);
         t
     });
     assert_eq!(

@@ -11,11 +11,12 @@
 //! space, so the expected bytes hold whether or not the core strips such white
 //! space from the frames it writes (SPEC §7.22).
 
+use polyweave_tests::host::{Host, Storage};
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
 use polyweave_tool_adapter::trace::{Trace, ENTRY_HEADER};
 use polyweave_tool_adapter::{
     CallOutcome, Config, Disposition, Event, Instant, NoHooks, PendingKind, ResultWriter, Route,
-    Slot, SyncTool, Tool, ToolFailed, Wrapper,
+    SyncTool, Tool, ToolFailed,
 };
 
 // ----- helpers ---------------------------------------------------------------
@@ -81,19 +82,6 @@ fn char_prefix(s: &str, max: usize) -> &str {
         end = i + c.len_utf8();
     }
     &s[..end]
-}
-
-/// Every queued frame, as (route, text); a frame that is not UTF-8 fails the test.
-fn drain(w: &mut Wrapper<'_>) -> Vec<(Route, String)> {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut out = Vec::new();
-    while let Some(t) = w.poll_transmit(&mut buf).unwrap() {
-        let bytes = buf[..t.len].to_vec();
-        let text = String::from_utf8(bytes)
-            .unwrap_or_else(|e| panic!("frame is not UTF-8: {:?}", e.as_bytes()));
-        out.push((t.route, text));
-    }
-    out
 }
 
 fn tool_call(content: &str) -> String {
@@ -213,9 +201,9 @@ fn sweep_texts() -> Vec<String> {
 #[test]
 fn failure_message_last_error_is_cut_between_escapes_and_characters() {
     let tools = [Tool::deferred("later")];
-    let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; SWEEP.arena_len(1)];
-    let mut w = Wrapper::new(SWEEP, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut s = Storage::new(SWEEP, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
     let call = tool_call(r#"{"name":"later"}"#);
     let (mut cut, mut rounds) = (0, 0);
     for text in sweep_texts().iter().filter(|t| t.len() <= CAP) {
@@ -225,14 +213,14 @@ fn failure_message_last_error_is_cut_between_escapes_and_characters() {
         else {
             panic!("not intercepted");
         };
-        while w.poll_event().is_some() {}
+        host.skip_events(&mut w);
         assert_eq!(
             w.complete(at(0), h, Err(text)),
             Ok(polyweave_tool_adapter::Completed::AsGiven),
             "{text:?}"
         );
         let fit = longest_fit(text, CAP);
-        let sent = drain(&mut w);
+        let sent = host.frames(&mut w);
         // The TOOL_RESULT carries the whole message; only the prompt's copy is cut.
         let result = format!(
             r#"{{"type":"TOOL_RESULT","content":{{"name":"later","error":"{}"}}}}"#,
@@ -257,9 +245,9 @@ fn failure_message_last_error_is_cut_between_escapes_and_characters() {
 #[test]
 fn result_error_string_last_error_is_cut_between_escapes_and_characters() {
     let tools = [Tool::sync("echo", &echo)];
-    let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; SWEEP.arena_len(1)];
-    let mut w = Wrapper::new(SWEEP, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut s = Storage::new(SWEEP, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
     let mut cut = 0;
     for text in sweep_texts() {
         // The same decoded text, spelt minimally and with every non-ASCII character escaped.
@@ -271,7 +259,7 @@ fn result_error_string_last_error_is_cut_between_escapes_and_characters() {
                 Ok(Disposition::Intercepted { handle: None, .. })
             ));
             let fit = longest_fit(&text, CAP);
-            let sent = drain(&mut w);
+            let sent = host.frames(&mut w);
             let result =
                 format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#);
             // An empty string error still sets the last tool error (it is not null).
@@ -292,9 +280,9 @@ fn result_error_string_last_error_is_cut_between_escapes_and_characters() {
 #[test]
 fn result_error_raw_last_error_is_cut_between_escapes_and_characters() {
     let tools = [Tool::sync("echo", &echo)];
-    let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; SWEEP.arena_len(1)];
-    let mut w = Wrapper::new(SWEEP, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut s = Storage::new(SWEEP, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
     let mut cut = 0;
     for text in sweep_texts() {
         for raw in [
@@ -305,7 +293,7 @@ fn result_error_raw_last_error_is_cut_between_escapes_and_characters() {
             let call = tool_call(&format!(r#"{{"name":"echo","args":{args}}}"#));
             assert!(w.handle_response(at(0), call.as_bytes()).is_ok());
             let fit = longest_fit(&raw, CAP);
-            let sent = drain(&mut w);
+            let sent = host.frames(&mut w);
             let result =
                 format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#);
             assert_eq!(sent, round(result, Some(fit)), "{raw}");
@@ -373,15 +361,15 @@ fn wrapper_trace_cuts_name_and_error_on_character_boundaries() {
             trace_bytes,
             ..SWEEP
         };
-        let mut slots = [Slot::EMPTY; 1];
-        let mut arena = vec![0u8; cfg.arena_len(1)];
-        let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+        let mut s = Storage::new(cfg, 1);
+        let mut w = s.wrapper(&tools, NoHooks);
+        let mut host = Host::new();
         assert!(w.handle_response(at(0), call.as_bytes()).is_ok());
         let result = format!(
             r#"{{"type":"TOOL_RESULT","content":{{"name":"{NAME}","error":"{}"}}}}"#,
             esc(MESSAGE)
         );
-        assert_eq!(drain(&mut w), round(result, Some(MESSAGE)));
+        assert_eq!(host.frames(&mut w), round(result, Some(MESSAGE)));
         let room = trace_bytes - ENTRY_HEADER;
         let n = char_prefix(NAME, room);
         let a = &ARGS.as_bytes()[..ARGS.len().min(room - n.len())];
@@ -406,15 +394,15 @@ type Named = (&'static str, &'static str);
 
 /// Calls each name once through a wrapper over `tools`; returns the result each got.
 fn results_by_name(tools: &[Tool<'_>], names: &[&str]) -> Vec<String> {
-    let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; Config::DEFAULT.arena_len(1)];
-    let mut w = Wrapper::new(Config::DEFAULT, tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut w = s.wrapper(tools, NoHooks);
+    let mut host = Host::new();
     names
         .iter()
         .map(|name| {
             let call = tool_call(&format!(r#"{{"name":"{name}"}}"#));
             assert!(w.handle_response(at(0), call.as_bytes()).is_ok());
-            let sent = drain(&mut w);
+            let sent = host.frames(&mut w);
             let head = format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"{name}","result":"#);
             let body = sent[0].1.strip_prefix(&head).expect("a result");
             assert_eq!(sent, round(sent[0].1.clone(), None));
@@ -510,9 +498,9 @@ fn sorted_deferred_registrations_with_a_duplicate_name_report_the_first_index() 
         Tool::adapter("b"),
         Tool::deferred("c"),
     ];
-    let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; Config::DEFAULT.arena_len(1)];
-    let mut w = Wrapper::new(Config::DEFAULT, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
     let call = tool_call(r#"{"id":"k","name":"b","args":[1]}"#);
     let Ok(Disposition::Intercepted {
         index: 0,
@@ -522,7 +510,7 @@ fn sorted_deferred_registrations_with_a_duplicate_name_report_the_first_index() 
         panic!("not intercepted");
     };
     // A deferred call sends nothing to an adapter.
-    assert_eq!(drain(&mut w), vec![]);
+    assert_eq!(host.frames(&mut w), vec![]);
     assert_eq!(
         w.poll_event(),
         Some(Event::CallStarted {
@@ -541,9 +529,9 @@ fn sorted_deferred_registrations_with_a_duplicate_name_report_the_first_index() 
 /// The frames one sync `TOOL_CALL` (given as its `content`) produces in a wrapper with `echo`.
 fn echo_round(content: &str) -> Vec<(Route, String)> {
     let tools = [Tool::sync("echo", &echo)];
-    let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; Config::DEFAULT.arena_len(1)];
-    let mut w = Wrapper::new(Config::DEFAULT, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
     let call = tool_call(content);
     assert_eq!(
         w.handle_response(at(0), call.as_bytes()),
@@ -553,7 +541,7 @@ fn echo_round(content: &str) -> Vec<(Route, String)> {
         }),
         "{content}"
     );
-    drain(&mut w)
+    host.frames(&mut w)
 }
 
 // kills: frame.rs `Fields::record` ignoring escaped keys (its decoded-key arm replaced by
@@ -648,9 +636,9 @@ fn last_duplicate_member_wins_in_a_validated_tool_call() {
 /// frames the wrapper sent to the model and the consumer after the `END`.
 fn adapter_round(frame: &[u8]) -> Vec<(Route, String)> {
     let tools = [Tool::adapter("files")];
-    let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; Config::DEFAULT.arena_len(1)];
-    let mut w = Wrapper::new(Config::DEFAULT, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
     let call = tool_call(r#"{"id":"c1","name":"files","args":{"p":1}}"#);
     let Ok(Disposition::Intercepted {
         handle: Some(h), ..
@@ -659,7 +647,7 @@ fn adapter_round(frame: &[u8]) -> Vec<(Route, String)> {
         panic!("not intercepted");
     };
     assert_eq!(
-        drain(&mut w),
+        host.frames(&mut w),
         vec![(
             Route::Adapter(h),
             r#"{"type":"TOOL_CALL","content":{"id":"c1","name":"files","args":{"p":1}}}"#
@@ -667,12 +655,12 @@ fn adapter_round(frame: &[u8]) -> Vec<(Route, String)> {
         )]
     );
     assert_eq!(w.handle_adapter_frame(at(1), h, frame), Ok(()));
-    assert_eq!(drain(&mut w), vec![]);
+    assert_eq!(host.frames(&mut w), vec![]);
     assert_eq!(
         w.handle_adapter_frame(at(2), h, br#"{"type":"END"}"#),
         Ok(())
     );
-    drain(&mut w)
+    host.frames(&mut w)
 }
 
 /// Settles a standalone call with the given frame, then `END`.
@@ -773,9 +761,9 @@ fn adapter_whole_frame_result_is_trimmed() {
 #[test]
 fn sync_error_message_is_the_longest_prefix_that_fits_escaped() {
     let tools = [Tool::sync("fail", &fail_with_args)];
-    let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; SWEEP.arena_len(1)];
-    let mut w = Wrapper::new(SWEEP, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    let mut s = Storage::new(SWEEP, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
     let mut texts = sweep_texts();
     // Longer than the sync tool's whole buffer (`max(result_cap, message_cap)`).
     texts.push("a".repeat(3000));
@@ -784,7 +772,7 @@ fn sync_error_message_is_the_longest_prefix_that_fits_escaped() {
     for text in &texts {
         let call = tool_call(&format!(r#"{{"name":"fail","args":"{}"}}"#, esc(text)));
         assert!(w.handle_response(at(0), call.as_bytes()).is_ok());
-        let sent = drain(&mut w);
+        let sent = host.frames(&mut w);
         // What the model got, decoded, then escaped again minimally.
         let v: serde_json::Value = serde_json::from_str(&sent[0].1).expect("valid JSON");
         let got = v["content"]["error"].as_str().expect("an error string");
@@ -921,13 +909,13 @@ fn wrapper_trace_of_exactly_one_and_two_entries() {
             trace_bytes,
             ..Config::DEFAULT
         };
-        let mut slots = [Slot::EMPTY; 1];
-        let mut arena = vec![0u8; cfg.arena_len(1)];
-        let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+        let mut s = Storage::new(cfg, 1);
+        let mut w = s.wrapper(&tools, NoHooks);
+        let mut host = Host::new();
         for _ in 0..calls {
             assert!(w.handle_response(at(0), call.as_bytes()).is_ok());
             assert_eq!(
-                drain(&mut w),
+                host.frames(&mut w),
                 round(
                     r#"{"type":"TOOL_RESULT","content":{"name":"t","result":{"a":1}}}"#.into(),
                     None

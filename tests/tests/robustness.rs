@@ -8,12 +8,11 @@
 //! fed are one line (their strings are escaped, and the random bytes cannot spell `END`), so
 //! the line check applies to every frame, released `END`s included.
 
+use polyweave_tests::host::{Host, Storage};
 use polyweave_tests::{assert_one_json_line, is_spec_refusal, proptest_cases};
 use polyweave_tool_adapter::call::StartError;
-use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
-    AdapterCall, CallHandle, CallOptions, Config, Instant, NoHooks, ResultWriter, Slot, Tool,
-    ToolFailed, Wrapper,
+    AdapterCall, CallHandle, CallOptions, Config, Instant, NoHooks, ResultWriter, Tool, ToolFailed,
 };
 use proptest::prelude::*;
 
@@ -172,14 +171,12 @@ proptest! {
     #[test]
     fn wrapper_survives_hostile_hosts((cfg, nslots) in config(), ops in proptest::collection::vec(op(), 1..60)) {
         let tools = [Tool::sync("calc", &calc), Tool::deferred("later"), Tool::adapter("files")];
-        let mut slots = vec![Slot::EMPTY; nslots];
-        let mut arena = vec![0u8; cfg.arena_len(nslots)];
-        let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+        let mut storage = Storage::new(cfg, nslots);
+        let mut w = storage.wrapper(&tools, NoHooks);
         let mut handles: Vec<CallHandle> = Vec::new();
-        let mut now = 0u64;
-        let mut buf = [0u8; 4096];
+        let mut host = Host::with_buffer(4096);
         for op in ops {
-            let t = Instant::from_millis(now);
+            let t = host.now();
             let r = match &op {
                 Op::Response(f) => w.handle_response(t, f).map(|_| ()),
                 Op::Request(f) => w.handle_request(t, f).map(|_| ()),
@@ -196,10 +193,7 @@ proptest! {
                     Some(h) => w.complete(t, *h, Err(m)).map(drop),
                     None => Ok(()),
                 },
-                Op::Tick(dt) => {
-                    now += dt;
-                    w.handle_timeout(Instant::from_millis(now))
-                }
+                Op::Tick(dt) => w.handle_timeout(host.advance(*dt)),
                 Op::Cancel(reason) => w.cancel(t, reason).map(|_| ()),
                 Op::Abort => {
                     w.abort();
@@ -207,8 +201,8 @@ proptest! {
                 }
                 Op::Drain(n) => {
                     for _ in 0..*n {
-                        if let Ok(Some(t)) = w.poll_transmit(&mut buf) {
-                            assert_one_json_line(&buf[..t.len], &format!("{op:?}"));
+                        if let Some((_, frame)) = host.pop_frame(&mut w) {
+                            assert_one_json_line(frame, &format!("{op:?}"));
                         }
                     }
                     Ok(())
@@ -217,20 +211,16 @@ proptest! {
             if let Err(e) = &r {
                 prop_assert!(is_spec_refusal(e), "unexpected refusal {e:?} for {op:?}");
             }
-            while let Some(Event::CallStarted { handle, .. }) = w.poll_event() {
-                handles.push(handle);
-            }
+            handles.extend(host.started(&mut w).iter().map(|s| s.handle));
             // A drained queue must always accept the next frame in full.
             if let Some(next) = w.peek_transmit() {
-                prop_assert!(next.len <= buf.len());
+                prop_assert!(next.len <= host.buffer_len());
             }
             // A deadline only while a call is pending.
             prop_assert!(w.poll_timeout().is_none() || w.pending() > 0);
         }
         // Draining everything always works and ends empty.
-        while let Ok(Some(t)) = w.poll_transmit(&mut buf) {
-            assert_one_json_line(&buf[..t.len], "final drain");
-        }
+        host.pop_frames(&mut w, |_, frame| assert_one_json_line(frame, "final drain"));
         prop_assert_eq!(w.queued(), 0);
     }
 

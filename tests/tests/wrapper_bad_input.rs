@@ -9,14 +9,15 @@
 //! their stored names, ids, args and recorded results, the last tool error and
 //! any held `END`s; then one more call) and are compared again.
 
+use polyweave_tests::host::{
+    busy, busy_without_end, idle, start, Entry, Host, Recorder, Storage, FILES, LATER, TOOLS,
+};
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions, StartError};
 use polyweave_tool_adapter::clock::ClockWentBackwards;
 use polyweave_tool_adapter::encode::BufferTooSmall;
 use polyweave_tool_adapter::error::CallError;
-use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
 use polyweave_tool_adapter::outcome::CallOutcome;
-use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{
     Completed, Config, Disposition, Slot, Stats, StorageError, Wrapper,
 };
@@ -48,43 +49,11 @@ const RECORD: usize = 12;
 /// The core's bound for the round-limit `ERROR` frame.
 const ROUND_LIMIT: usize = 80;
 
-fn calc(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(br#"{"sum":3}"#);
-    Ok(())
-}
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
-}
-fn boom(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(b"boom");
-    Err(ToolFailed)
-}
+// The wrappers here run the host's tools (`polyweave_tests::host::TOOLS`: calc, echo, boom,
+// later, files), record their hooks, and start from its named states (`busy`: a deferred and
+// an adapter call pending, one adapter frame recorded, an END held, a trace entry).
 
-fn tools() -> Vec<Tool<'static>> {
-    vec![
-        Tool::sync("calc", &calc),
-        Tool::sync("echo", &echo),
-        Tool::sync("boom", &boom),
-        Tool::deferred("later"),
-        Tool::adapter("files"),
-    ]
-}
-
-/// Hooks that record what they see, with the `seq` they fired at.
-#[derive(Default, Debug)]
-struct Rec(Vec<String>);
-
-impl Hooks for Rec {
-    fn on_tool_call(&mut self, c: &CallInfo<'_>) {
-        self.0.push(format!("call {c:?}"));
-    }
-    fn on_tool_result(&mut self, c: &CallInfo<'_>, o: CallOutcome<'_>) {
-        self.0.push(format!("result {c:?} {o:?}"));
-    }
-}
-
-type W<'a> = Wrapper<'a, Rec>;
+type W<'a> = Wrapper<'a, Recorder>;
 
 /// Everything observable, taken by draining (so take it on both twins).
 #[derive(Debug, PartialEq)]
@@ -99,12 +68,22 @@ struct Snapshot {
     trace: Vec<String>,
     trace_dropped: u32,
     trace_truncated: u32,
-    frames: Vec<(Route, String)>,
-    hooks: Vec<String>,
-    events: Vec<String>,
+    /// Frames, hook events and started calls, in the order they happened.
+    log: Vec<Entry>,
 }
 
-fn snapshot(w: &mut W<'_>) -> Snapshot {
+impl Snapshot {
+    /// The frames of the log, as (route, text).
+    fn frames(&self) -> Vec<(Route, String)> {
+        self.log
+            .iter()
+            .filter_map(Entry::frame)
+            .map(|(route, bytes)| (route, String::from_utf8_lossy(bytes).into_owned()))
+            .collect()
+    }
+}
+
+fn snapshot(host: &mut Host, w: &mut W<'_>) -> Snapshot {
     let (pending, queued, now, timeout, stats, aborted, peek) = (
         w.pending(),
         w.queued(),
@@ -116,16 +95,6 @@ fn snapshot(w: &mut W<'_>) -> Snapshot {
     );
     let trace = w.trace().iter().map(|e| format!("{e:?}")).collect();
     let (trace_dropped, trace_truncated) = (w.trace().dropped(), w.trace().truncated());
-    let mut frames = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    while let Some(t) = w.poll_transmit(&mut buf).expect("64 KiB is enough") {
-        frames.push((t.route, String::from_utf8_lossy(&buf[..t.len]).into_owned()));
-    }
-    let hooks = std::mem::take(&mut w.hooks_mut().0);
-    let mut events = Vec::new();
-    while let Some(e) = w.poll_event() {
-        events.push(format!("{e:?}"));
-    }
     Snapshot {
         pending,
         queued,
@@ -137,9 +106,7 @@ fn snapshot(w: &mut W<'_>) -> Snapshot {
         trace,
         trace_dropped,
         trace_truncated,
-        frames,
-        hooks,
-        events,
+        log: host.drive(w),
     }
 }
 
@@ -168,84 +135,49 @@ fn follow_up(w: &mut W<'_>, handles: &[CallHandle]) -> Vec<String> {
     results
 }
 
-/// Storage for one wrapper.
-struct Store {
-    slots: Vec<Slot>,
-    arena: Vec<u8>,
-}
-
-impl Store {
-    fn new(cfg: &Config, slots: usize) -> Self {
-        Store {
-            slots: vec![Slot::EMPTY; slots],
-            arena: vec![0u8; cfg.arena_len(slots)],
-        }
-    }
-}
-
 /// Twins with `history`; the bad input on one must give `expected` and change nothing.
-fn refused<T: std::fmt::Debug, E: std::fmt::Debug + PartialEq>(
+fn refused<T: std::fmt::Debug, E: std::fmt::Debug + PartialEq, R: AsRef<[CallHandle]>>(
     cfg: Config,
     slots: usize,
-    history: impl Fn(&mut W<'_>) -> Vec<CallHandle>,
+    history: impl Fn(&mut W<'_>) -> R,
     bad: impl FnOnce(&mut W<'_>, &[CallHandle]) -> Result<T, E>,
     expected: E,
 ) {
-    let tools = tools();
-    let (mut sa, mut sb) = (Store::new(&cfg, slots), Store::new(&cfg, slots));
-    let mut a =
-        Wrapper::new(cfg, &tools, Rec::default(), &mut sa.slots, &mut sa.arena).expect("wrapper a");
-    let mut b =
-        Wrapper::new(cfg, &tools, Rec::default(), &mut sb.slots, &mut sb.arena).expect("wrapper b");
-    let ha = history(&mut a);
-    let hb = history(&mut b);
+    refused_with_host(cfg, slots, |w, _| history(w), bad, expected)
+}
+
+/// [`refused`], with a history that may drain through each twin's host.
+fn refused_with_host<T: std::fmt::Debug, E: std::fmt::Debug + PartialEq, R: AsRef<[CallHandle]>>(
+    cfg: Config,
+    slots: usize,
+    history: impl Fn(&mut W<'_>, &mut Host) -> R,
+    bad: impl FnOnce(&mut W<'_>, &[CallHandle]) -> Result<T, E>,
+    expected: E,
+) {
+    let (mut sa, mut sb) = (Storage::new(cfg, slots), Storage::new(cfg, slots));
+    let (mut a, mut b) = (idle(&mut sa), idle(&mut sb));
+    let (mut host_a, mut host_b) = (Host::new(), Host::new());
+    let ha = history(&mut a, &mut host_a);
+    let hb = history(&mut b, &mut host_b);
+    let (ha, hb) = (ha.as_ref(), hb.as_ref());
     assert_eq!(ha, hb);
-    match bad(&mut a, &ha) {
+    match bad(&mut a, ha) {
         Ok(v) => panic!("accepted ({v:?}); expected {expected:?}"),
         Err(e) => assert_eq!(e, expected),
     }
-    let (sa1, sb1) = (snapshot(&mut a), snapshot(&mut b));
+    let (sa1, sb1) = (snapshot(&mut host_a, &mut a), snapshot(&mut host_b, &mut b));
     assert_eq!(sa1, sb1, "state changed by a refused input");
-    let (fa, fb) = (follow_up(&mut a, &ha), follow_up(&mut b, &hb));
+    let (fa, fb) = (follow_up(&mut a, ha), follow_up(&mut b, hb));
     assert_eq!(fa, fb, "follow-up differs");
     assert_eq!(
-        snapshot(&mut a),
-        snapshot(&mut b),
+        snapshot(&mut host_a, &mut a),
+        snapshot(&mut host_b, &mut b),
         "state after the follow-up differs"
     );
 }
 
 fn at(ms: u64) -> Instant {
     Instant::from_millis(ms)
-}
-
-/// Starts a call through the response path and returns its handle (when it took a slot).
-fn start(w: &mut W<'_>, now: u64, frame: &str) -> Option<CallHandle> {
-    match w.handle_response(at(now), frame.as_bytes()) {
-        Ok(Disposition::Intercepted { handle, .. }) => handle,
-        other => panic!("not intercepted: {other:?}"),
-    }
-}
-
-const LATER: &str = r#"{"type":"TOOL_CALL","content":{"id":"d1","name":"later","args":{"n":1}}}"#;
-const FILES: &str = r#"{"type":"TOOL_CALL","content":{"id":"a1","name":"files","args":[1,2]}}"#;
-
-/// A deferred and an adapter call pending, one adapter frame recorded, an END held, a trace entry.
-fn busy(w: &mut W<'_>) -> Vec<CallHandle> {
-    let d = start(w, 1, LATER).expect("deferred handle");
-    let f = start(w, 2, FILES).expect("adapter handle");
-    start(w, 3, r#"{"type":"TOOL_CALL","content":{"name":"boom"}}"#);
-    w.handle_adapter_frame(
-        at(4),
-        f,
-        br#"{"type":"TOOL_RESULT","content":{"result":7}}"#,
-    )
-    .expect("recorded");
-    assert_eq!(
-        w.handle_response(at(5), br#"{"type":"END","content":1}"#),
-        Ok(Disposition::Held)
-    );
-    vec![d, f]
 }
 
 fn malformed(e: FrameError) -> Error {
@@ -320,9 +252,9 @@ fn tool_call_depth_33_is_refused_32_is_not() {
         |w, _| w.handle_response(at(6), deep.as_bytes()),
         malformed(json(JsonErrorKind::TooDeep, at33)),
     );
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 1);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
     assert_eq!(
         w.handle_response(at(0), ok.as_bytes()),
         Ok(Disposition::Intercepted {
@@ -330,10 +262,10 @@ fn tool_call_depth_33_is_refused_32_is_not() {
             handle: None
         })
     );
-    let snap = snapshot(&mut w);
+    let snap = snapshot(&mut host, &mut w);
     // Echoed at once: the result keeps all 30 levels.
     assert_eq!(
-        snap.frames[0].1,
+        snap.frames()[0].1,
         format!(
             r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{}}}}}"#,
             nested(30)
@@ -435,33 +367,26 @@ fn end_larger_than_the_held_buffer() {
         },
     );
     // Exactly the free space is enough.
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 2);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 2);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
     let h = busy_without_end(&mut w);
     assert_eq!(
         w.handle_response(at(6), fits.as_bytes()),
         Ok(Disposition::Held)
     );
-    snapshot(&mut w);
+    snapshot(&mut host, &mut w);
     w.complete(at(7), h[0], Ok(b"1")).unwrap();
     w.handle_adapter_closed(at(7), h[1]).unwrap();
-    let snap = snapshot(&mut w);
-    assert_eq!(snap.frames.last(), Some(&(Route::Consumer, fits.clone())));
-}
-
-fn busy_without_end(w: &mut W<'_>) -> Vec<CallHandle> {
-    let d = start(w, 1, LATER).expect("deferred handle");
-    let f = start(w, 2, FILES).expect("adapter handle");
-    vec![d, f]
+    let snap = snapshot(&mut host, &mut w);
+    assert_eq!(snap.frames().last(), Some(&(Route::Consumer, fits.clone())));
 }
 
 #[test]
 fn output_buffer_too_small_keeps_the_frame_queued() {
-    let tools = tools();
-    let (mut sa, mut sb) = (Store::new(&SMALL, 2), Store::new(&SMALL, 2));
-    let mut a = Wrapper::new(SMALL, &tools, Rec::default(), &mut sa.slots, &mut sa.arena).unwrap();
-    let mut b = Wrapper::new(SMALL, &tools, Rec::default(), &mut sb.slots, &mut sb.arena).unwrap();
+    let (mut sa, mut sb) = (Storage::new(SMALL, 2), Storage::new(SMALL, 2));
+    let (mut a, mut b) = (idle(&mut sa), idle(&mut sb));
+    let (mut host_a, mut host_b) = (Host::new(), Host::new());
     for w in [&mut a, &mut b] {
         start(w, 1, FILES);
     }
@@ -480,11 +405,11 @@ fn output_buffer_too_small_keeps_the_frame_queued() {
             needed: frame.len()
         })
     );
-    let sa1 = snapshot(&mut a);
-    assert_eq!(sa1, snapshot(&mut b));
+    let sa1 = snapshot(&mut host_a, &mut a);
+    assert_eq!(sa1, snapshot(&mut host_b, &mut b));
     assert_eq!(sa1.queued, 1);
     assert_eq!(
-        sa1.frames,
+        sa1.frames(),
         vec![(
             Route::Adapter(sa1.peek.unwrap().route_handle()),
             frame.to_string()
@@ -553,9 +478,8 @@ fn queue_full_when_the_host_did_not_drain() {
     let free = cap - 6 * (RECORD + RESULT.len());
     assert_eq!(free, 558);
     // Six results leave room for a seventh call (exactly) …
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 1);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
     history(&mut w);
     start(&mut w, 2, CALC);
     assert_eq!(w.queued(), 7);
@@ -600,10 +524,11 @@ fn queue_full_when_the_host_did_not_drain() {
         },
     );
     // … and is accepted once the host drained.
-    let mut s = Store::new(&SMALL, 1);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
     let h = full(&mut w);
-    snapshot(&mut w);
+    snapshot(&mut host, &mut w);
     assert_eq!(
         w.complete(at(3), h[0], Err(&message)),
         Ok(Completed::AsGiven)
@@ -626,13 +551,13 @@ fn output_too_large_for_the_whole_queue() {
     let needed = cancel + result + round_end_need(&SMALL, &[]);
     let cap = SMALL.queue_len(1);
     assert_eq!((needed, cap), (1285, 1032));
-    refused(
+    refused_with_host(
         SMALL,
         1,
-        |w| {
+        |w, host| {
             let h = start(w, 1, FILES).expect("adapter");
-            snapshot(w); // drained: the whole queue is free
-            vec![h]
+            host.drive(w); // drained: the whole queue is free
+            [h]
         },
         |w, _| w.cancel(at(2), &reason),
         Error::OutputTooLarge { needed, cap },
@@ -653,9 +578,8 @@ fn name_longer_than_name_cap() {
         Error::NameTooLong { len: 17, cap: 16 },
     );
     // 16 bytes is fine (an unknown tool, answered at once).
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 1);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
     assert_eq!(
         w.handle_response(
             at(0),
@@ -678,9 +602,8 @@ fn id_longer_than_id_cap() {
         |w, _| w.handle_response(at(6), frame.as_bytes()),
         Error::IdTooLong { len: 9, cap: 8 },
     );
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 1);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
     assert!(w
         .handle_response(
             at(0),
@@ -726,9 +649,9 @@ fn trace_truncation_and_drops_are_flagged() {
         trace_entries: 2,
         ..SMALL
     };
-    let tools = tools();
-    let mut s = Store::new(&cfg, 1);
-    let mut w = Wrapper::new(cfg, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(cfg, 1);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
     let args = format!(r#"["{}"]"#, "a".repeat(56)); // 60 bytes
     let frame = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{args}}}}}"#);
     w.handle_response(at(0), frame.as_bytes()).unwrap();
@@ -744,16 +667,16 @@ fn trace_truncation_and_drops_are_flagged() {
     assert_eq!(w.trace().truncated(), 1);
     assert_eq!(w.trace().dropped(), 0);
     // The model still got the whole result.
-    let snap = snapshot(&mut w);
+    let snap = snapshot(&mut host, &mut w);
     assert_eq!(
-        snap.frames[0].1,
+        snap.frames()[0].1,
         format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#)
     );
     // Three small entries in a 2-entry trace: the oldest two are dropped and counted.
     for i in 0..3 {
         let f = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{i}}}}}"#);
         w.handle_response(at(1), f.as_bytes()).unwrap();
-        snapshot(&mut w);
+        snapshot(&mut host, &mut w);
     }
     let kept: Vec<(bool, Vec<u8>)> = w
         .trace()
@@ -776,10 +699,8 @@ fn trace_truncation_and_drops_are_flagged() {
 #[test]
 fn completion_for_an_unknown_call() {
     // A handle from another wrapper, for a call this one never started.
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 3);
-    let mut other =
-        Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 3);
+    let mut other = idle(&mut s);
     let plain = r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#;
     start(&mut other, 0, plain);
     start(&mut other, 0, plain);
@@ -911,9 +832,8 @@ fn completion_at_the_deadline_before_handle_timeout_ran() {
         Error::Call(CallError::TimedOut),
     );
     // t + T - 1 applies.
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 2);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 2);
+    let mut w = idle(&mut s);
     let h = busy(&mut w);
     assert_eq!(w.complete(at(100), h[0], Ok(b"1")), Ok(Completed::AsGiven));
     assert_eq!(w.handle_adapter_closed(at(101), h[1]), Ok(()));
@@ -1057,17 +977,16 @@ fn invalid_json_result() {
         result_cap: 96,
         ..SMALL
     };
-    let tools = tools();
-    let mut s = Store::new(&ROOMY, 2);
-    let mut w = Wrapper::new(ROOMY, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(ROOMY, 2);
+    let mut w = idle(&mut s);
     let h = busy(&mut w);
     assert_eq!(
         w.complete(at(6), h[0], Ok(nested(33).as_bytes())),
         Ok(Completed::ResultTooDeep { max_depth: 32 })
     );
     // … and 32 levels are carried.
-    let mut s = Store::new(&ROOMY, 2);
-    let mut w = Wrapper::new(ROOMY, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(ROOMY, 2);
+    let mut w = idle(&mut s);
     let h = busy(&mut w);
     assert_eq!(
         w.complete(at(6), h[0], Ok(nested(32).as_bytes())),
@@ -1133,9 +1052,8 @@ fn clock_going_backwards_on_every_input() {
         }),
     );
     // The same clock again is fine.
-    let tools = tools();
-    let mut s = Store::new(&SMALL, 2);
-    let mut w = Wrapper::new(SMALL, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+    let mut s = Storage::new(SMALL, 2);
+    let mut w = idle(&mut s);
     busy(&mut w);
     assert_eq!(w.handle_timeout(at(5)), Ok(()));
     assert_eq!(w.now(), at(5));
@@ -1145,26 +1063,24 @@ fn clock_going_backwards_on_every_input() {
 
 #[test]
 fn arena_too_small() {
-    let tools = tools();
     for n in [0, 1, 4] {
         let needed = SMALL.arena_len(n);
         let mut slots = vec![Slot::EMPTY; n];
         let mut arena = vec![0u8; needed - 1];
         assert_eq!(
-            Wrapper::new(SMALL, &tools, Rec::default(), &mut slots, &mut arena).map(drop),
+            Wrapper::new(SMALL, &TOOLS, Recorder::default(), &mut slots, &mut arena).map(drop),
             Err(StorageError::ArenaTooSmall {
                 needed,
                 given: needed - 1
             })
         );
         let mut arena = vec![0u8; needed];
-        assert!(Wrapper::new(SMALL, &tools, Rec::default(), &mut slots, &mut arena).is_ok());
+        assert!(Wrapper::new(SMALL, &TOOLS, Recorder::default(), &mut slots, &mut arena).is_ok());
     }
 }
 
 #[test]
 fn bad_config() {
-    let tools = tools();
     let bad = [
         Config {
             message_cap: 79,
@@ -1192,7 +1108,7 @@ fn bad_config() {
         let mut slots = vec![Slot::EMPTY; 1];
         let mut arena = vec![0u8; SMALL.arena_len(1)];
         assert_eq!(
-            Wrapper::new(cfg, &tools, Rec::default(), &mut slots, &mut arena).map(drop),
+            Wrapper::new(cfg, &TOOLS, Recorder::default(), &mut slots, &mut arena).map(drop),
             Err(StorageError::BadConfig),
             "{cfg:?}"
         );
@@ -1200,7 +1116,7 @@ fn bad_config() {
     // Too many slots for a u16 slot number.
     let mut slots = vec![Slot::EMPTY; 65_536];
     assert_eq!(
-        Wrapper::new(SMALL, &tools, Rec::default(), &mut slots, &mut []).map(drop),
+        Wrapper::new(SMALL, &TOOLS, Recorder::default(), &mut slots, &mut []).map(drop),
         Err(StorageError::TooManySlots)
     );
     // A registered name no call could reach.
@@ -1208,7 +1124,7 @@ fn bad_config() {
     let mut slots = vec![Slot::EMPTY; 1];
     let mut arena = vec![0u8; SMALL.arena_len(1)];
     assert_eq!(
-        Wrapper::new(SMALL, &long, Rec::default(), &mut slots, &mut arena).map(drop),
+        Wrapper::new(SMALL, &long, Recorder::default(), &mut slots, &mut arena).map(drop),
         Err(StorageError::ToolNameTooLong { index: 1 })
     );
 }
@@ -1409,9 +1325,9 @@ fn sync_call_with_a_large_message_cap_is_not_refused() {
         ..Config::DEFAULT
     };
     for slots in [0, 1] {
-        let tools = tools();
-        let mut s = Store::new(&cfg, slots);
-        let mut w = Wrapper::new(cfg, &tools, Rec::default(), &mut s.slots, &mut s.arena).unwrap();
+        let mut s = Storage::new(cfg, slots);
+        let mut w = idle(&mut s);
+        let mut host = Host::new();
         assert_eq!(
             w.handle_response(at(0), br#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#),
             Ok(Disposition::Intercepted {
@@ -1421,9 +1337,9 @@ fn sync_call_with_a_large_message_cap_is_not_refused() {
             "{slots} slots, queue of {} bytes",
             w.queue_capacity()
         );
-        let snap = snapshot(&mut w);
+        let snap = snapshot(&mut host, &mut w);
         assert_eq!(
-            snap.frames[0].1,
+            snap.frames()[0].1,
             r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":{"sum":3}}}"#
         );
     }

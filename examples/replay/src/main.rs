@@ -11,12 +11,12 @@ use std::process::ExitCode;
 mod scenario;
 mod surrogates;
 
+use polyweave_tests::host::{Call, Entry, Host, Outcome, Recorder, Storage};
 use polyweave_tool_adapter::error::CallError;
-use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
 use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::trace::ENTRY_HEADER;
-use polyweave_tool_adapter::wrapper::{Config, Disposition, Slot, Wrapper};
+use polyweave_tool_adapter::wrapper::{Config, Disposition, Wrapper};
 use polyweave_tool_adapter::{AdapterCall, CallHandle, CallOptions, Error, Instant, Route, Tool};
 use scenario::{CallScenario, Scenario, Step, StepKind, ToolSpec, WrapperScenario};
 
@@ -135,34 +135,21 @@ fn json_value(raw: &[u8]) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Hooks that record the SPEC §6 hook events.
-#[derive(Default)]
-struct Recorder {
-    /// Each hook event with the number of frames queued before it fired.
-    lines: Vec<(u64, String)>,
-}
-
-impl Hooks for Recorder {
-    fn on_tool_call(&mut self, call: &CallInfo<'_>) {
-        let name = call.name.map_or("null".to_string(), jstr);
-        let line = format!(
-            "{{\"hook\":\"toolCall\",\"name\":{name},\"args\":{}}}",
-            json_value(call.args)
-        );
-        self.lines.push((call.seq, line));
-    }
-
-    fn on_tool_result(&mut self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
-        let name = call.name.map_or("null".to_string(), jstr);
-        let (result, error) = match outcome {
-            CallOutcome::Result(r) => (json_value(r), "null".to_string()),
-            CallOutcome::Error(e) => ("null".to_string(), jstr(e)),
-        };
-        let line = format!(
-            "{{\"hook\":\"toolResult\",\"name\":{name},\"args\":{},\"result\":{result},\"error\":{error}}}",
-            json_value(call.args)
-        );
-        self.lines.push((call.seq, line));
+/// The SPEC §6 line of a hook event the host recorded.
+fn hook_line(call: &Call, outcome: Option<&Outcome>) -> String {
+    let name = call.name.as_deref().map_or("null".to_string(), jstr);
+    let args = json_value(&call.args);
+    match outcome {
+        None => format!("{{\"hook\":\"toolCall\",\"name\":{name},\"args\":{args}}}"),
+        Some(outcome) => {
+            let (result, error) = match outcome {
+                Outcome::Result(r) => (json_value(r), "null".to_string()),
+                Outcome::Error(e) => ("null".to_string(), jstr(e)),
+            };
+            format!(
+                "{{\"hook\":\"toolResult\",\"name\":{name},\"args\":{args},\"result\":{result},\"error\":{error}}}"
+            )
+        }
     }
 }
 
@@ -281,17 +268,16 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
         full_validation: sc.full_validation,
         ..REPLAY_CONFIG
     };
-    let mut slots = vec![Slot::EMPTY; sc.max_pending];
-    let mut arena = vec![0u8; cfg.arena_len(sc.max_pending)];
-    let mut w = Wrapper::new(cfg, &tools, Recorder::default(), &mut slots, &mut arena)
+    let mut storage = Storage::new(cfg, sc.max_pending);
+    let mut w = storage
+        .try_wrapper(&tools, Recorder::default())
         .map_err(|e| (None, format!("cannot build the wrapper: {e:?}")))?;
     if sc.aborted {
         w.abort();
     }
     let mut known: Vec<Known> = Vec::new();
-    let mut popped = 0u64;
     // No queued frame is larger than the queue.
-    let mut buf = vec![0u8; w.queue_capacity()];
+    let mut host = Host::with_buffer(w.queue_capacity());
     let mut now = 0u64;
     for (i, step) in sc.steps.iter().enumerate() {
         if let Some(at) = step.at {
@@ -300,10 +286,9 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
         let t = Instant::from_millis(now);
         w.handle_timeout(t)
             .map_err(|e| (Some(i), format!("clock: {e}")))?;
-        flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (Some(i), e))?;
-        apply_wrapper_step(&mut w, step, t, &mut known, &mut buf, &mut popped, p)
-            .map_err(|e| (Some(i), e))?;
-        flush_wrapper(&mut w, &mut buf, now, &mut popped, p).map_err(|e| (Some(i), e))?;
+        flush_wrapper(&mut w, &mut host, now, p).map_err(|e| (Some(i), e))?;
+        apply_wrapper_step(&mut w, step, t, &mut known, &mut host, p).map_err(|e| (Some(i), e))?;
+        flush_wrapper(&mut w, &mut host, now, p).map_err(|e| (Some(i), e))?;
     }
     let entries: Vec<String> = w
         .trace()
@@ -330,43 +315,36 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
     Ok(())
 }
 
-/// Prints queued frames and hook events in the order they happened.
+/// Prints queued frames and hook events in the order they happened (started calls are the
+/// steps' business: they print nothing).
 fn flush_wrapper(
     w: &mut Wrapper<'_, Recorder>,
-    buf: &mut [u8],
+    host: &mut Host,
     now: u64,
-    popped: &mut u64,
     p: &mut Printer,
 ) -> Result<(), String> {
-    let hooks = std::mem::take(&mut w.hooks_mut().lines);
-    let mut hooks = hooks.into_iter().peekable();
-    loop {
-        // A hook that fired after `seq` frames were queued comes before frame number `seq`.
-        while let Some((_, line)) = hooks.next_if(|(seq, _)| *seq <= *popped) {
-            p.line(now, &line);
-        }
-        let Some(t) = w
-            .poll_transmit(buf)
-            .map_err(|e| format!("frame of {} bytes exceeds the output buffer", e.needed))?
-        else {
-            break;
-        };
-        *popped += 1;
-        let frame = json_value(&buf[..t.len]);
-        let line = match t.route {
-            Route::Model => format!("{{\"to\":\"model\",\"frame\":{frame}}}"),
-            Route::Consumer => format!("{{\"to\":\"consumer\",\"frame\":{frame}}}"),
-            Route::Adapter(h) => format!(
-                "{{\"to\":\"adapter\",\"call\":{},\"frame\":{frame}}}",
-                h.index()
-            ),
+    let log = host
+        .try_drive(w)
+        .map_err(|e| format!("frame of {} bytes exceeds the output buffer", e.needed))?;
+    for entry in log {
+        let line = match entry {
+            Entry::Frame { route, bytes, .. } => {
+                let frame = json_value(&bytes);
+                match route {
+                    Route::Model => format!("{{\"to\":\"model\",\"frame\":{frame}}}"),
+                    Route::Consumer => format!("{{\"to\":\"consumer\",\"frame\":{frame}}}"),
+                    Route::Adapter(h) => format!(
+                        "{{\"to\":\"adapter\",\"call\":{},\"frame\":{frame}}}",
+                        h.index()
+                    ),
+                }
+            }
+            Entry::ToolCall(call) => hook_line(&call, None),
+            Entry::ToolResult(call, outcome) => hook_line(&call, Some(&outcome)),
+            Entry::Started(_) => continue,
         };
         p.line(now, &line);
     }
-    for (_, line) in hooks {
-        p.line(now, &line);
-    }
-    while w.poll_event().is_some() {}
     Ok(())
 }
 
@@ -387,8 +365,7 @@ fn apply_wrapper_step(
     step: &Step,
     now: Instant,
     known: &mut Vec<Known>,
-    buf: &mut [u8],
-    popped: &mut u64,
+    host: &mut Host,
     p: &mut Printer,
 ) -> Result<(), String> {
     let at = now.as_millis();
@@ -499,7 +476,7 @@ fn apply_wrapper_step(
             }
             if *close {
                 // What the frame queued comes before what the close prints.
-                flush_wrapper(w, buf, at, popped, p)?;
+                flush_wrapper(w, host, at, p)?;
                 match w.handle_adapter_closed(now, h) {
                     Ok(()) => {}
                     Err(e) if is_waiting_error(&e) => p.line(at, &refused),

@@ -7,7 +7,7 @@
 //!   [`Frame::parse_validated`] plus [`Frame::tool_call`].
 //! * `framer/4KiB_chunks`: the whole corpus through a [`LineFramer`].
 //!
-//! Run: `cargo bench -p polyweave-tool-adapter --bench frames -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p polyweave-tests --bench frames -- --warm-up-time 1 --measurement-time 3`
 //!
 //! For instruction counts without criterion's own work, set `POLYWEAVE_BENCH_ONCE`
 //! to a workload name (`kind_64B`, `kind_16KiB`, `polyweave`, `serde_json`,
@@ -15,7 +15,7 @@
 //! (default 1); the binary then runs just that loop and exits:
 //!
 //! ```text
-//! cargo bench -p polyweave-tool-adapter --bench frames --no-run   # prints the binary path
+//! cargo bench -p polyweave-tests --bench frames --no-run   # prints the binary path
 //! POLYWEAVE_BENCH_ONCE=polyweave valgrind --tool=callgrind target/release/deps/frames-<hash>
 //! ```
 

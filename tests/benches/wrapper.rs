@@ -6,8 +6,9 @@
 //! * `roundtrip/bfcl_sync_echo`: every `TOOL_CALL` of the BFCL corpus, with
 //!   every tool name of the corpus registered as a sync tool that echoes its
 //!   args; each call is fed to `handle_response`, then `poll_transmit` is
-//!   drained into a stack buffer (`TOOL_RESULT` and continue prompt to the
-//!   model, mirrored prompt to the consumer). Throughput is in calls.
+//!   drained into the host's buffer by its lean [`Host::pop_frames`]
+//!   (`TOOL_RESULT` and continue prompt to the model, mirrored prompt to the
+//!   consumer). Throughput is in calls.
 //! * `roundtrip/bfcl_deferred`: the same calls with every tool deferred,
 //!   completed at once through `poll_event` + [`Wrapper::complete`] (the slot path).
 //! * `full_validation/…`: the pass-through and the sync round trip with
@@ -15,7 +16,7 @@
 //!   scanned whole, so its cost grows with the frame; a `TOOL_CALL` is validated
 //!   once either way.
 //!
-//! Run: `cargo bench -p polyweave-tool-adapter --bench wrapper -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p polyweave-tests --bench wrapper -- --warm-up-time 1 --measurement-time 3`
 //!
 //! The corpus has 1,147 distinct tool names. Registered sorted by name (as the
 //! wrapper's docs advise) they are found by binary search; `bfcl_sync_echo_unsorted_tools`
@@ -27,7 +28,7 @@
 //! then runs just that loop (in `run_once`) and exits:
 //!
 //! ```text
-//! cargo bench -p polyweave-tool-adapter --bench wrapper --no-run   # prints the binary path
+//! cargo bench -p polyweave-tests --bench wrapper --no-run   # prints the binary path
 //! POLYWEAVE_BENCH_ONCE=sync_echo valgrind --tool=callgrind --toggle-collect='wrapper::run_once*' target/release/deps/wrapper-<hash>
 //! ```
 //!
@@ -42,17 +43,18 @@ mod common;
 
 use common::{corpus, lines, text_frame};
 use criterion::{Criterion, Throughput};
+use polyweave_tests::host::{Entry, Host, Script, Storage};
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
-    Config, Disposition, Frame, FrameKind, Instant, NoHooks, ResultWriter, Route, Slot, Tool,
-    ToolFailed, Wrapper,
+    Config, Disposition, Frame, FrameKind, Instant, NoHooks, ResultWriter, Route, Tool, ToolFailed,
+    Wrapper,
 };
 
 /// Pending-call slots: one call at a time is ever pending here.
 const SLOTS: usize = 4;
 
-/// Bytes of the host's stack buffer for `poll_transmit` (the largest frame is about 1.5 KiB).
+/// Bytes of the host's buffer for `poll_transmit` (the largest frame is about 1.5 KiB).
 const OUT_BUF: usize = 4096;
 
 /// Capacities for the corpus (args up to 1,309 bytes, names up to 64, ids up to 32).
@@ -93,42 +95,43 @@ const FULL: Config = Config {
     ..CFG
 };
 
-/// Runs `f` on a fresh wrapper over `tools` with [`CFG`].
-fn with_wrapper<R>(tools: &[Tool<'_>], f: impl FnOnce(&mut Wrapper<'_>) -> R) -> R {
+/// Runs `f` on a fresh wrapper over `tools` with [`CFG`], and its host.
+fn with_wrapper<R>(tools: &[Tool<'_>], f: impl FnOnce(&mut Wrapper<'_>, &mut Host) -> R) -> R {
     with_config(CFG, tools, f)
 }
 
-/// Runs `f` on a fresh wrapper over `tools` with `cfg`.
-fn with_config<R>(cfg: Config, tools: &[Tool<'_>], f: impl FnOnce(&mut Wrapper<'_>) -> R) -> R {
-    let mut slots = [Slot::EMPTY; SLOTS];
-    let mut arena = vec![0u8; cfg.arena_len(SLOTS)];
-    let mut w = Wrapper::new(cfg, tools, NoHooks, &mut slots, &mut arena).unwrap();
-    f(&mut w)
+/// Runs `f` on a fresh wrapper over `tools` with `cfg`, and its host.
+fn with_config<R>(
+    cfg: Config,
+    tools: &[Tool<'_>],
+    f: impl FnOnce(&mut Wrapper<'_>, &mut Host) -> R,
+) -> R {
+    let mut storage = Storage::new(cfg, SLOTS);
+    let mut w = storage.wrapper(tools, NoHooks);
+    f(&mut w, &mut Host::with_buffer(OUT_BUF))
 }
 
 fn passthrough(w: &mut Wrapper<'_>, frame: &[u8]) -> Disposition {
     w.handle_response(Instant::ZERO, black_box(frame)).unwrap()
 }
 
-/// Drains `poll_transmit` into a stack buffer; returns (frames, bytes).
+/// Drains `poll_transmit` into the host's buffer; returns (frames, bytes). The host's lean
+/// drain is the loop a host would write; it also counts the frames taken (for hooks' `seq`),
+/// about 10 instructions a round trip over a bare loop (0.1 %).
 #[inline(always)]
-fn drain(w: &mut Wrapper<'_>, buf: &mut [u8; OUT_BUF]) -> (usize, usize) {
-    let (mut frames, mut bytes) = (0, 0);
-    while let Some(t) = w.poll_transmit(buf).unwrap() {
-        frames += 1;
-        bytes += black_box(&buf[..t.len]).len();
-    }
+fn drain(w: &mut Wrapper<'_>, host: &mut Host) -> (usize, usize) {
+    let mut bytes = 0;
+    let frames = host.pop_frames(w, |_, frame| bytes += black_box(frame).len());
     (frames, bytes)
 }
 
 /// Every line through a wrapper of sync echo tools; returns (frames, bytes) written.
-fn roundtrip_sync(w: &mut Wrapper<'_>, lines: &[&[u8]]) -> (usize, usize) {
-    let mut buf = [0u8; OUT_BUF];
+fn roundtrip_sync(w: &mut Wrapper<'_>, host: &mut Host, lines: &[&[u8]]) -> (usize, usize) {
     let (mut frames, mut bytes) = (0, 0);
     for line in lines {
         let d = w.handle_response(Instant::ZERO, black_box(line)).unwrap();
         debug_assert!(matches!(d, Disposition::Intercepted { handle: None, .. }));
-        let (f, b) = drain(w, &mut buf);
+        let (f, b) = drain(w, host);
         frames += f;
         bytes += b;
     }
@@ -136,8 +139,12 @@ fn roundtrip_sync(w: &mut Wrapper<'_>, lines: &[&[u8]]) -> (usize, usize) {
 }
 
 /// Every line through a wrapper of deferred tools, each completed at once with its args.
-fn roundtrip_deferred(w: &mut Wrapper<'_>, lines: &[&[u8]]) -> (usize, usize) {
-    let mut buf = [0u8; OUT_BUF];
+///
+/// The host's `drive` with [`Script::Echo`] does the same (`verify` checks it that way), but
+/// it logs every frame and started call as owned entries and polls once more for events:
+/// harness work that would be timed with the wrapper. This loop is the slot path a host
+/// writes, `poll_event` and `complete`, and nothing else.
+fn roundtrip_deferred(w: &mut Wrapper<'_>, host: &mut Host, lines: &[&[u8]]) -> (usize, usize) {
     let mut args = [0u8; 2048];
     let (mut frames, mut bytes) = (0, 0);
     for line in lines {
@@ -159,7 +166,7 @@ fn roundtrip_deferred(w: &mut Wrapper<'_>, lines: &[&[u8]]) -> (usize, usize) {
         let n = a.len();
         args[..n].copy_from_slice(a);
         w.complete(Instant::ZERO, handle, Ok(&args[..n])).unwrap();
-        let (f, b) = drain(w, &mut buf);
+        let (f, b) = drain(w, host);
         frames += f;
         bytes += b;
     }
@@ -207,7 +214,7 @@ impl Inputs {
     /// The numbers only mean something if every call takes the path it is meant to.
     fn verify(&self) {
         let lines = lines(&self.data);
-        with_wrapper(&[], |w| {
+        with_wrapper(&[], |w, _| {
             assert_eq!(passthrough(w, &self.small), Disposition::Forward);
             assert_eq!(passthrough(w, &self.large), Disposition::Forward);
             assert_eq!(w.queued(), 0);
@@ -215,27 +222,26 @@ impl Inputs {
         let sync = self.sync_tools();
         let unsorted = self.sync_tools_unsorted();
         let deferred = self.deferred_tools();
-        let mut buf = [0u8; OUT_BUF];
         for (tools, is_sync) in [(&sync, true), (&unsorted, true), (&deferred, false)] {
-            with_wrapper(tools, |w| {
+            with_wrapper(tools, |w, host| {
+                // Each deferred call is completed at once with its args.
+                host.script_all(Script::Echo);
                 for line in &lines {
                     let frame = Frame::parse_validated(line, DEFAULT_MAX_DEPTH).unwrap();
                     let args = frame.tool_call().unwrap().args;
                     let d = w.handle_response(Instant::ZERO, line).unwrap();
+                    let log = host.drive(w);
+                    let started = log.iter().filter_map(Entry::started).count();
                     if is_sync {
                         assert!(matches!(d, Disposition::Intercepted { handle: None, .. }));
-                        assert!(w.poll_event().is_none());
+                        assert_eq!(started, 0);
                     } else {
-                        let Some(Event::CallStarted { handle, .. }) = w.poll_event() else {
-                            panic!("no event");
-                        };
-                        w.complete(Instant::ZERO, handle, Ok(args)).unwrap();
+                        assert_eq!(started, 1, "no event");
                     }
-                    let routes = [Route::Model, Route::Model, Route::Consumer];
-                    for (i, route) in routes.into_iter().enumerate() {
-                        let t = w.poll_transmit(&mut buf).unwrap().expect("a frame");
-                        assert_eq!(t.route, route);
-                        let out = &buf[..t.len];
+                    let sent: Vec<(Route, &[u8])> = log.iter().filter_map(Entry::frame).collect();
+                    let routes: Vec<Route> = sent.iter().map(|(route, _)| *route).collect();
+                    assert_eq!(routes, [Route::Model, Route::Model, Route::Consumer]);
+                    for (i, (_, out)) in sent.into_iter().enumerate() {
                         let want = if i == 0 {
                             FrameKind::ToolResult
                         } else {
@@ -249,7 +255,6 @@ impl Inputs {
                             assert!(r.error.is_none());
                         }
                     }
-                    assert!(w.poll_transmit(&mut buf).unwrap().is_none());
                     assert_eq!(w.pending(), 0);
                 }
                 assert_eq!(w.trace().len(), CFG.trace_entries);
@@ -259,11 +264,13 @@ impl Inputs {
         // The timed loops count what they write.
         let per_call = |(frames, _): (usize, usize)| frames / lines.len();
         assert_eq!(
-            with_wrapper(&sync, |w| per_call(roundtrip_sync(w, &lines))),
+            with_wrapper(&sync, |w, host| per_call(roundtrip_sync(w, host, &lines))),
             3
         );
         assert_eq!(
-            with_wrapper(&deferred, |w| per_call(roundtrip_deferred(w, &lines))),
+            with_wrapper(&deferred, |w, host| per_call(roundtrip_deferred(
+                w, host, &lines
+            ))),
             3
         );
     }
@@ -272,7 +279,7 @@ impl Inputs {
 fn bench(c: &mut Criterion, inputs: &Inputs) {
     let mut group = c.benchmark_group("passthrough");
     group.throughput(Throughput::Elements(1));
-    with_wrapper(&[], |w| {
+    with_wrapper(&[], |w, _| {
         group.bench_function("64B", |b| b.iter(|| passthrough(w, &inputs.small)));
         group.bench_function("16KiB", |b| b.iter(|| passthrough(w, &inputs.large)));
     });
@@ -283,24 +290,26 @@ fn bench(c: &mut Criterion, inputs: &Inputs) {
     let deferred = inputs.deferred_tools();
     let mut group = c.benchmark_group("roundtrip");
     group.throughput(Throughput::Elements(lines.len() as u64));
-    with_wrapper(&sync, |w| {
-        group.bench_function("bfcl_sync_echo", |b| b.iter(|| roundtrip_sync(w, &lines)));
-    });
-    let unsorted = inputs.sync_tools_unsorted();
-    with_wrapper(&unsorted, |w| {
-        group.bench_function("bfcl_sync_echo_unsorted_tools", |b| {
-            b.iter(|| roundtrip_sync(w, &lines))
+    with_wrapper(&sync, |w, host| {
+        group.bench_function("bfcl_sync_echo", |b| {
+            b.iter(|| roundtrip_sync(w, host, &lines))
         });
     });
-    with_wrapper(&deferred, |w| {
+    let unsorted = inputs.sync_tools_unsorted();
+    with_wrapper(&unsorted, |w, host| {
+        group.bench_function("bfcl_sync_echo_unsorted_tools", |b| {
+            b.iter(|| roundtrip_sync(w, host, &lines))
+        });
+    });
+    with_wrapper(&deferred, |w, host| {
         group.bench_function("bfcl_deferred", |b| {
-            b.iter(|| roundtrip_deferred(w, &lines))
+            b.iter(|| roundtrip_deferred(w, host, &lines))
         });
     });
     group.finish();
 
     let mut group = c.benchmark_group("full_validation");
-    with_config(FULL, &sync, |w| {
+    with_config(FULL, &sync, |w, host| {
         group.throughput(Throughput::Elements(1));
         group.bench_function("passthrough_64B", |b| {
             b.iter(|| passthrough(w, &inputs.small))
@@ -309,7 +318,9 @@ fn bench(c: &mut Criterion, inputs: &Inputs) {
             b.iter(|| passthrough(w, &inputs.large))
         });
         group.throughput(Throughput::Elements(lines.len() as u64));
-        group.bench_function("bfcl_sync_echo", |b| b.iter(|| roundtrip_sync(w, &lines)));
+        group.bench_function("bfcl_sync_echo", |b| {
+            b.iter(|| roundtrip_sync(w, host, &lines))
+        });
     });
     group.finish();
 }
@@ -321,7 +332,7 @@ fn run_once(name: &str, iters: usize, inputs: &Inputs, lines: &[&[u8]], tools: &
         Some(rest) => (FULL, rest),
         None => (CFG, name),
     };
-    let sink = with_config(cfg, tools, |w| {
+    let sink = with_config(cfg, tools, |w, host| {
         let mut sink = 0usize;
         for _ in 0..iters {
             sink += match workload {
@@ -331,8 +342,8 @@ fn run_once(name: &str, iters: usize, inputs: &Inputs, lines: &[&[u8]], tools: &
                 "passthrough_16KiB" => {
                     usize::from(passthrough(w, &inputs.large) == Disposition::Forward)
                 }
-                "sync_echo" | "sync_echo_unsorted" => roundtrip_sync(w, lines).0,
-                "deferred" => roundtrip_deferred(w, lines).0,
+                "sync_echo" | "sync_echo_unsorted" => roundtrip_sync(w, host, lines).0,
+                "deferred" => roundtrip_deferred(w, host, lines).0,
                 other => panic!("unknown POLYWEAVE_BENCH_ONCE workload {other:?}"),
             };
         }

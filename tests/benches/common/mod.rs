@@ -11,7 +11,7 @@ const CORPUS: &str = "bfcl/tool-calls.ndjson";
 pub fn corpus() -> Vec<u8> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let candidates = [
-        manifest.join("../tests/data").join(CORPUS),
+        manifest.join("data").join(CORPUS),
         manifest.join("../../shared/data").join(CORPUS),
     ];
     for path in &candidates {

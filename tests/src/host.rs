@@ -1,0 +1,594 @@
+//! One deterministic host for a [`Wrapper`], in the spirit of quinn-proto's test `Pair`:
+//! it takes what the wrapper hands out in the order it happened, runs scripted deferred
+//! and adapter tools, and keeps the clock; named starting states ([`idle`], [`busy`],
+//! [`busy_without_end`]) build a wrapper's history, as smoltcp's `socket_established()`
+//! builds a socket's.
+//!
+//! * [`Storage`] owns what a wrapper borrows (its slots and arena), sized from a [`Config`].
+//! * [`Recorder`] is a [`Hooks`] that keeps every hook event, with its `seq`.
+//! * [`Host`] serves one wrapper from its creation on: [`Host::drive`] takes every frame,
+//!   hook event and started call into a log of [`Entry`]s (a hook whose `seq` is `n` comes
+//!   right after the `n`-th frame), running the [`Script`]s it was given on the calls that
+//!   start; [`Host::pop_frame`], [`Host::pop_frames`] and [`Host::skip_events`] are the lean
+//!   forms that allocate nothing, for benches and the no-heap test.
+//!
+//! A `Host` counts the frames it took, and a hook's `seq` counts the frames its wrapper
+//! queued since it was built: so one host per wrapper, from the start.
+
+use polyweave_tool_adapter::encode::BufferTooSmall;
+use polyweave_tool_adapter::hooks::{CallInfo, Hooks, NoHooks};
+use polyweave_tool_adapter::outcome::CallOutcome;
+use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
+use polyweave_tool_adapter::wrapper::{
+    Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper,
+};
+use polyweave_tool_adapter::{CallHandle, Instant, Route, Tool};
+
+// =====================================================================
+// Storage
+// =====================================================================
+
+/// The memory one wrapper borrows: its pending-call slots and its arena.
+#[derive(Clone, Debug)]
+pub struct Storage {
+    cfg: Config,
+    slots: Vec<Slot>,
+    arena: Vec<u8>,
+}
+
+impl Storage {
+    /// `slots` pending-call slots and an arena of `cfg.arena_len(slots)` bytes.
+    pub fn new(cfg: Config, slots: usize) -> Self {
+        Storage {
+            cfg,
+            slots: vec![Slot::EMPTY; slots],
+            arena: vec![0; cfg.arena_len(slots)],
+        }
+    }
+
+    /// A wrapper over `tools` in this storage; panics when [`Wrapper::new`] refuses.
+    pub fn wrapper<'a, H: Hooks>(&'a mut self, tools: &'a [Tool<'a>], hooks: H) -> Wrapper<'a, H> {
+        self.try_wrapper(tools, hooks)
+            .unwrap_or_else(|e| panic!("cannot build the wrapper: {e:?}"))
+    }
+
+    /// A wrapper over `tools` in this storage, or why [`Wrapper::new`] refused.
+    pub fn try_wrapper<'a, H: Hooks>(
+        &'a mut self,
+        tools: &'a [Tool<'a>],
+        hooks: H,
+    ) -> Result<Wrapper<'a, H>, StorageError> {
+        Wrapper::new(self.cfg, tools, hooks, &mut self.slots, &mut self.arena)
+    }
+}
+
+// =====================================================================
+// What the host records
+// =====================================================================
+
+/// A call as a hook saw it: an owned [`CallInfo`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// The call's number.
+    pub index: u32,
+    /// The decoded tool name (`None`: a malformed call).
+    pub name: Option<String>,
+    /// The decoded id.
+    pub id: Option<String>,
+    /// Raw JSON args.
+    pub args: Vec<u8>,
+    /// Frames the wrapper had queued when the hook fired.
+    pub seq: u64,
+}
+
+impl From<&CallInfo<'_>> for Call {
+    fn from(c: &CallInfo<'_>) -> Self {
+        Call {
+            index: c.index,
+            name: c.name.map(str::to_string),
+            id: c.id.map(str::to_string),
+            args: c.args.to_vec(),
+            seq: c.seq,
+        }
+    }
+}
+
+/// How a call ended: an owned [`CallOutcome`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The raw JSON result.
+    Result(Vec<u8>),
+    /// The error message.
+    Error(String),
+}
+
+impl From<CallOutcome<'_>> for Outcome {
+    fn from(o: CallOutcome<'_>) -> Self {
+        match o {
+            CallOutcome::Result(r) => Outcome::Result(r.to_vec()),
+            CallOutcome::Error(e) => Outcome::Error(e.to_string()),
+        }
+    }
+}
+
+/// A call `poll_event` announced: an owned [`Event::CallStarted`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Started {
+    /// Its handle.
+    pub handle: CallHandle,
+    /// Deferred or adapter.
+    pub kind: PendingKind,
+    /// Index of its tool in the registration slice.
+    pub tool: usize,
+    /// The tool name.
+    pub name: String,
+    /// The call id.
+    pub id: Option<String>,
+    /// Raw JSON args, compact.
+    pub args: Vec<u8>,
+}
+
+impl From<Event<'_>> for Started {
+    fn from(e: Event<'_>) -> Self {
+        let Event::CallStarted {
+            handle,
+            kind,
+            tool,
+            name,
+            id,
+            args,
+        } = e;
+        Started {
+            handle,
+            kind,
+            tool,
+            name: name.to_string(),
+            id: id.map(str::to_string),
+            args: args.to_vec(),
+        }
+    }
+}
+
+/// One thing the wrapper did, as [`Host::drive`] logs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// A frame from `poll_transmit`: the wrapper's `n`-th (from 1), where it goes, its bytes.
+    Frame {
+        /// Its number, counted since the wrapper was built.
+        n: u64,
+        /// Where it goes.
+        route: Route,
+        /// The frame.
+        bytes: Vec<u8>,
+    },
+    /// `on_tool_call`.
+    ToolCall(Call),
+    /// `on_tool_result`.
+    ToolResult(Call, Outcome),
+    /// A call `poll_event` announced.
+    Started(Started),
+}
+
+impl Entry {
+    /// The route and bytes of a frame entry.
+    pub fn frame(&self) -> Option<(Route, &[u8])> {
+        match self {
+            Entry::Frame { route, bytes, .. } => Some((*route, bytes)),
+            _ => None,
+        }
+    }
+
+    /// The call of a hook entry.
+    pub fn hook(&self) -> Option<&Call> {
+        match self {
+            Entry::ToolCall(c) | Entry::ToolResult(c, _) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The call of a started-call entry.
+    pub fn started(&self) -> Option<&Started> {
+        match self {
+            Entry::Started(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Hooks that keep every event, each with its `seq`.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    events: Vec<Entry>,
+}
+
+impl Hooks for Recorder {
+    fn on_tool_call(&mut self, call: &CallInfo<'_>) {
+        self.events.push(Entry::ToolCall(call.into()));
+    }
+    fn on_tool_result(&mut self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
+        self.events
+            .push(Entry::ToolResult(call.into(), outcome.into()));
+    }
+}
+
+/// Hooks the host can take the events of ([`Entry::ToolCall`] and [`Entry::ToolResult`],
+/// oldest first).
+pub trait Recording: Hooks {
+    /// The events recorded since the last call.
+    fn take_hooks(&mut self) -> Vec<Entry>;
+}
+
+impl Recording for Recorder {
+    fn take_hooks(&mut self) -> Vec<Entry> {
+        std::mem::take(&mut self.events)
+    }
+}
+
+impl Recording for NoHooks {
+    fn take_hooks(&mut self) -> Vec<Entry> {
+        Vec::new()
+    }
+}
+
+// =====================================================================
+// The host
+// =====================================================================
+
+/// What a scripted tool does when one of its calls starts ([`Host::script`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Script {
+    /// `complete` the deferred call with this raw JSON result, or fail it with this message.
+    Complete(Result<Vec<u8>, String>),
+    /// `complete` the deferred call with its own args.
+    Echo,
+    /// Feed the adapter call these frames, in order, then close it when `close` is set.
+    Adapter {
+        /// Frames from the adapter.
+        frames: Vec<Vec<u8>>,
+        /// Close the adapter after them.
+        close: bool,
+    },
+}
+
+/// Bytes of the buffer [`Host::new`] takes frames into.
+pub const DEFAULT_BUFFER: usize = 64 * 1024;
+
+/// The host of one wrapper: its clock, its output buffer, the frames taken, the scripts.
+#[derive(Clone, Debug)]
+pub struct Host {
+    now: u64,
+    buf: Vec<u8>,
+    /// Frames taken since the wrapper was built.
+    popped: u64,
+    scripts: Vec<(String, Script)>,
+    script_all: Option<Script>,
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Host {
+    /// A host at 0 ms, taking frames into a [`DEFAULT_BUFFER`]-byte buffer.
+    pub fn new() -> Self {
+        Self::with_buffer(DEFAULT_BUFFER)
+    }
+
+    /// A host at 0 ms whose buffer is `len` bytes: a larger frame fails the test.
+    pub fn with_buffer(len: usize) -> Self {
+        Host {
+            now: 0,
+            buf: vec![0; len],
+            popped: 0,
+            scripts: Vec::new(),
+            script_all: None,
+        }
+    }
+
+    /// The size of the output buffer.
+    pub fn buffer_len(&self) -> usize {
+        self.buf.len()
+    }
+
+    // ----- the clock ------------------------------------------------------
+
+    /// The host's clock.
+    pub fn now(&self) -> Instant {
+        Instant::from_millis(self.now)
+    }
+
+    /// Sets the clock to `ms`; returns it.
+    pub fn set_now(&mut self, ms: u64) -> Instant {
+        self.now = ms;
+        self.now()
+    }
+
+    /// Moves the clock `ms` on; returns it.
+    pub fn advance(&mut self, ms: u64) -> Instant {
+        self.set_now(self.now + ms)
+    }
+
+    /// Moves the clock to the wrapper's `poll_timeout()` (when that is later) and gives it
+    /// `handle_timeout` there; returns that instant, or `None` when nothing is due ever.
+    /// Drain first: a refusal (a full queue) fails the test.
+    pub fn advance_to_next_timeout<H: Hooks>(&mut self, w: &mut Wrapper<'_, H>) -> Option<Instant> {
+        let due = w.poll_timeout()?;
+        self.now = self.now.max(due.as_millis());
+        if let Err(e) = w.handle_timeout(self.now()) {
+            panic!("handle_timeout at {}ms refused: {e:?}", self.now);
+        }
+        Some(self.now())
+    }
+
+    // ----- scripts --------------------------------------------------------
+
+    /// From now on, [`drive`](Self::drive) runs `script` on every call of the tool `tool`
+    /// that starts, at the host's clock (which must not be behind the wrapper's).
+    pub fn script(&mut self, tool: &str, script: Script) -> &mut Self {
+        self.scripts.push((tool.to_string(), script));
+        self
+    }
+
+    /// From now on, `script` runs on every call that starts whose tool has no script of its own.
+    pub fn script_all(&mut self, script: Script) -> &mut Self {
+        self.script_all = Some(script);
+        self
+    }
+
+    // ----- the lean forms: nothing allocated ----------------------------------
+
+    /// Takes the next queued frame into the buffer; panics when it does not fit.
+    #[inline]
+    pub fn pop_frame<H: Hooks>(&mut self, w: &mut Wrapper<'_, H>) -> Option<(Route, &[u8])> {
+        let len = self.buf.len();
+        match self.try_pop_frame(w) {
+            Ok(t) => t,
+            Err(e) => too_small(e, len),
+        }
+    }
+
+    /// Takes the next queued frame into the buffer, or says how large it is.
+    #[inline]
+    pub fn try_pop_frame<H: Hooks>(
+        &mut self,
+        w: &mut Wrapper<'_, H>,
+    ) -> Result<Option<(Route, &[u8])>, BufferTooSmall> {
+        let Some(t) = w.poll_transmit(&mut self.buf)? else {
+            return Ok(None);
+        };
+        self.popped += 1;
+        Ok(Some((t.route, &self.buf[..t.len])))
+    }
+
+    /// Takes every queued frame, handing each to `f`; returns how many. Hook events and
+    /// started calls stay for [`drive`](Self::drive).
+    #[inline]
+    pub fn pop_frames<H: Hooks>(
+        &mut self,
+        w: &mut Wrapper<'_, H>,
+        mut f: impl FnMut(Route, &[u8]),
+    ) -> usize {
+        let mut n = 0;
+        while let Some((route, bytes)) = self.pop_frame(w) {
+            f(route, bytes);
+            n += 1;
+        }
+        n
+    }
+
+    /// Takes every started call without looking at it; returns how many.
+    pub fn skip_events<H: Hooks>(&mut self, w: &mut Wrapper<'_, H>) -> usize {
+        let mut n = 0;
+        while w.poll_event().is_some() {
+            n += 1;
+        }
+        n
+    }
+
+    // ----- the log --------------------------------------------------------
+
+    /// Every queued frame as (route, UTF-8 text); hook events and started calls stay for
+    /// [`drive`](Self::drive).
+    pub fn frames<H: Hooks>(&mut self, w: &mut Wrapper<'_, H>) -> Vec<(Route, String)> {
+        let mut out = Vec::new();
+        self.pop_frames(w, |route, bytes| {
+            let text = String::from_utf8(bytes.to_vec())
+                .unwrap_or_else(|e| panic!("a frame that is not UTF-8: {:?}", e.as_bytes()));
+            out.push((route, text));
+        });
+        out
+    }
+
+    /// Every started call (`poll_event`), oldest first; frames stay queued.
+    pub fn started<H: Hooks>(&mut self, w: &mut Wrapper<'_, H>) -> Vec<Started> {
+        std::iter::from_fn(|| w.poll_event().map(Started::from)).collect()
+    }
+
+    /// Runs the wrapper until it is quiet: takes every frame and hook event in the order they
+    /// happened, then every started call, running its script when it has one (and what that
+    /// script makes the wrapper write), until nothing is left. Panics when a frame does not fit
+    /// the buffer or the wrapper refuses a scripted input.
+    pub fn drive<H: Recording>(&mut self, w: &mut Wrapper<'_, H>) -> Vec<Entry> {
+        let len = self.buf.len();
+        self.try_drive(w).unwrap_or_else(|e| too_small(e, len))
+    }
+
+    /// [`drive`](Self::drive), saying when a frame does not fit the buffer.
+    pub fn try_drive<H: Recording>(
+        &mut self,
+        w: &mut Wrapper<'_, H>,
+    ) -> Result<Vec<Entry>, BufferTooSmall> {
+        let mut log = Vec::new();
+        loop {
+            self.take_frames(w, &mut log)?;
+            let started = self.started(w);
+            if started.is_empty() {
+                return Ok(log);
+            }
+            for s in started {
+                let script = self
+                    .scripts
+                    .iter()
+                    .find(|(tool, _)| *tool == s.name)
+                    .map(|(_, script)| script)
+                    .or(self.script_all.as_ref())
+                    .cloned();
+                let (handle, args) = (s.handle, s.args.clone());
+                log.push(Entry::Started(s));
+                if let Some(script) = script {
+                    self.run_script(w, handle, &args, script, &mut log)?;
+                }
+            }
+        }
+    }
+
+    /// Frames and hook events, in the order they happened.
+    fn take_frames<H: Recording>(
+        &mut self,
+        w: &mut Wrapper<'_, H>,
+        log: &mut Vec<Entry>,
+    ) -> Result<(), BufferTooSmall> {
+        let mut hooks = w.hooks_mut().take_hooks().into_iter().peekable();
+        let seq = |e: &Entry| e.hook().map_or(0, |c| c.seq);
+        loop {
+            // A hook that fired after `seq` frames were queued comes right after frame `seq`.
+            while let Some(h) = hooks.next_if(|h| seq(h) <= self.popped) {
+                log.push(h);
+            }
+            let Some((route, bytes)) = self.try_pop_frame(w)? else {
+                break;
+            };
+            let bytes = bytes.to_vec();
+            log.push(Entry::Frame {
+                n: self.popped,
+                route,
+                bytes,
+            });
+        }
+        log.extend(hooks);
+        Ok(())
+    }
+
+    fn run_script<H: Recording>(
+        &mut self,
+        w: &mut Wrapper<'_, H>,
+        h: CallHandle,
+        args: &[u8],
+        script: Script,
+        log: &mut Vec<Entry>,
+    ) -> Result<(), BufferTooSmall> {
+        let (t, call) = (self.now(), h.index());
+        let refused = |what: &str, e| panic!("scripted {what} for call {call} refused: {e:?}");
+        match script {
+            Script::Echo => {
+                if let Err(e) = w.complete(t, h, Ok(args)) {
+                    refused("completion", e)
+                }
+            }
+            Script::Complete(outcome) => {
+                let outcome = outcome.as_deref().map_err(String::as_str);
+                if let Err(e) = w.complete(t, h, outcome) {
+                    refused("completion", e)
+                }
+            }
+            Script::Adapter { frames, close } => {
+                for frame in &frames {
+                    if let Err(e) = w.handle_adapter_frame(t, h, frame) {
+                        refused("adapter frame", e)
+                    }
+                    self.take_frames(w, log)?;
+                }
+                if close {
+                    if let Err(e) = w.handle_adapter_closed(t, h) {
+                        refused("adapter close", e)
+                    }
+                }
+            }
+        }
+        self.take_frames(w, log)
+    }
+}
+
+#[cold]
+fn too_small(e: BufferTooSmall, len: usize) -> ! {
+    panic!(
+        "a frame of {} bytes does not fit the host's {len}-byte buffer",
+        e.needed
+    )
+}
+
+// =====================================================================
+// Named starting states
+// =====================================================================
+
+fn calc(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(br#"{"sum":3}"#);
+    Ok(())
+}
+fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(args);
+    Ok(())
+}
+fn boom(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(b"boom");
+    Err(ToolFailed)
+}
+
+/// The tools the named states call: `calc` (sync, `{"sum":3}`), `echo` (sync, its args),
+/// `boom` (sync, fails with `boom`), `later` (deferred) and `files` (adapter).
+pub const TOOLS: [Tool<'static>; 5] = [
+    Tool::sync("calc", &calc),
+    Tool::sync("echo", &echo),
+    Tool::sync("boom", &boom),
+    Tool::deferred("later"),
+    Tool::adapter("files"),
+];
+
+/// The deferred call of the named states: `later`, id `d1`, args `{"n":1}`.
+pub const LATER: &str =
+    r#"{"type":"TOOL_CALL","content":{"id":"d1","name":"later","args":{"n":1}}}"#;
+/// The adapter call of the named states: `files`, id `a1`, args `[1,2]`.
+pub const FILES: &str = r#"{"type":"TOOL_CALL","content":{"id":"a1","name":"files","args":[1,2]}}"#;
+
+/// Named state: a wrapper over [`TOOLS`] in `storage`, with a [`Recorder`]; nothing happened yet.
+pub fn idle(storage: &mut Storage) -> Wrapper<'_, Recorder> {
+    storage.wrapper(&TOOLS, Recorder::default())
+}
+
+/// Gives the wrapper a `TOOL_CALL` at `now` ms; returns its handle when it took a slot.
+/// Panics unless the frame was intercepted.
+pub fn start<H: Hooks>(w: &mut Wrapper<'_, H>, now: u64, frame: &str) -> Option<CallHandle> {
+    match w.handle_response(Instant::from_millis(now), frame.as_bytes()) {
+        Ok(Disposition::Intercepted { handle, .. }) => handle,
+        other => panic!("not intercepted: {other:?}"),
+    }
+}
+
+/// Named state: [`LATER`] started at 1 ms and [`FILES`] at 2 ms, both pending (calls 0 and 1);
+/// returns their handles, `[deferred, adapter]`. Needs [`TOOLS`] and two free slots.
+pub fn busy_without_end<H: Hooks>(w: &mut Wrapper<'_, H>) -> [CallHandle; 2] {
+    let d = start(w, 1, LATER).expect("deferred handle");
+    let f = start(w, 2, FILES).expect("adapter handle");
+    [d, f]
+}
+
+/// Named state: [`busy_without_end`], then `boom` failed at once (call 2, at 3 ms: a trace
+/// entry and a last tool error), the adapter's `TOOL_RESULT` `7` recorded (4 ms) and
+/// `{"type":"END","content":1}` held (5 ms). Returns `[deferred, adapter]`.
+pub fn busy<H: Hooks>(w: &mut Wrapper<'_, H>) -> [CallHandle; 2] {
+    let [d, f] = busy_without_end(w);
+    start(w, 3, r#"{"type":"TOOL_CALL","content":{"name":"boom"}}"#);
+    w.handle_adapter_frame(
+        Instant::from_millis(4),
+        f,
+        br#"{"type":"TOOL_RESULT","content":{"result":7}}"#,
+    )
+    .expect("recorded");
+    assert_eq!(
+        w.handle_response(Instant::from_millis(5), br#"{"type":"END","content":1}"#),
+        Ok(Disposition::Held)
+    );
+    [d, f]
+}
