@@ -37,6 +37,7 @@ enum MembersState {
 
 impl<'a> Members<'a> {
     /// Starts at the `{` found at `bytes[start..]` after white space; `max_depth` counts that object as level 1.
+    #[inline]
     pub fn new(bytes: &'a [u8], start: usize, max_depth: u8) -> Result<Self, JsonError> {
         let pos = skip_ws(bytes, start);
         match bytes.get(pos) {
@@ -53,6 +54,7 @@ impl<'a> Members<'a> {
     }
 
     /// Offset just past the closing brace, once iteration has finished cleanly.
+    #[inline]
     pub fn end(&self) -> Option<usize> {
         (self.state == MembersState::Done).then_some(self.pos)
     }

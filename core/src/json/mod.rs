@@ -85,6 +85,7 @@ pub fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
 }
 
 /// `bytes` without the white space around it.
+#[inline]
 pub fn trim_ws(bytes: &[u8]) -> &[u8] {
     let start = skip_ws(bytes, 0);
     let mut end = bytes.len();

@@ -58,11 +58,13 @@ impl<'a> JsonStr<'a> {
     }
 
     /// The raw bytes between the quotes, escapes as written.
+    #[inline]
     pub fn raw(&self) -> &'a [u8] {
         self.raw
     }
 
     /// True when the string has no escapes, so its raw bytes are its text.
+    #[inline]
     pub fn is_plain(&self) -> bool {
         !self.raw.contains(&b'\\')
     }
@@ -97,6 +99,7 @@ impl<'a> JsonStr<'a> {
     }
 
     /// Compares the decoded text with `text`, without a buffer.
+    #[inline]
     pub fn eq_text(&self, text: &[u8]) -> bool {
         if self.is_plain() {
             return self.raw == text;

@@ -6,7 +6,6 @@ use crate::encode::OutFrame;
 use crate::error::Error;
 use crate::hooks::Hooks;
 use crate::message::Message;
-use crate::outcome::CallOutcome;
 use crate::queue::{self, Route};
 
 use super::intercept::message_len;
@@ -123,8 +122,8 @@ impl<H: Hooks> Wrapper<'_, H> {
                 Ending::Timeout => debug!("call {} timed out", s.index()),
                 Ending::Cancel(_) => debug!("call {} cancelled", s.index()),
             }
-            let outcome = CallOutcome::Error(self.scratch.compose(&self.cfg, &msg));
-            self.round.complete_with(&self.cfg, call, outcome, None);
+            let message = self.scratch.compose(&self.cfg, &msg);
+            self.round.fail(&self.cfg, call, message);
             self.slots.release(slot, how);
             ended += 1;
         }

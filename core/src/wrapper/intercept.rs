@@ -92,16 +92,17 @@ impl<H: Hooks> Wrapper<'_, H> {
         let tool = name_bytes.and_then(|n| self.tools.find(n));
         let free_slot = self.slots.free_slot();
         let duplicate = call.id.is_some_and(|i| self.slots.holds_id(i));
-        // Args are held without white space; only args longer than the cap as written need measuring.
-        let args_fit = call.args.len() <= self.cfg.args_cap
-            || json::compact_len(call.args) <= self.cfg.args_cap;
+        // Args are held without white space; only a pending call's args longer than the cap
+        // as written need measuring.
+        let args_cap = self.cfg.args_cap;
+        let args_fit = || call.args.len() <= args_cap || json::compact_len(call.args) <= args_cap;
         let failure = match (name_bytes, tool) {
             (None, _) => Some(Message::Malformed),
             (Some(n), None) => Some(Message::NotFound(n)),
             (Some(_), Some(_)) if duplicate => Some(Message::Duplicate(id_bytes.unwrap_or(b""))),
             (Some(n), Some(t)) => match self.tools.get(t).kind {
                 ToolKind::Sync(_) => None,
-                _ if !args_fit => Some(Message::ArgsTooLarge(n, self.cfg.args_cap)),
+                _ if !args_fit() => Some(Message::ArgsTooLarge(n, args_cap)),
                 _ if free_slot.is_none() => Some(Message::TooMany(self.slots.len())),
                 _ => None,
             },
@@ -172,8 +173,7 @@ impl<H: Hooks> Wrapper<'_, H> {
         let handle = match plan {
             Plan::Fail(n) => {
                 let msg = valid_utf8_prefix(&msg_buf[..n]);
-                self.round
-                    .complete(&self.cfg, cref, CallOutcome::Error(msg));
+                self.round.fail(&self.cfg, cref, msg);
                 None
             }
             Plan::Sync(t) => {
@@ -214,8 +214,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                             self.round.stats.messages_truncated =
                                 self.round.stats.messages_truncated.saturating_add(1);
                         }
-                        self.round
-                            .complete(&self.cfg, cref, CallOutcome::Error(message));
+                        self.round.fail(&self.cfg, cref, message);
                         return Ok(Disposition::Intercepted {
                             index: cref.index,
                             handle: None,
@@ -223,8 +222,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                     }
                 };
                 let message = compose_into(msg_buf, &failure);
-                self.round
-                    .complete(&self.cfg, cref, CallOutcome::Error(message));
+                self.round.fail(&self.cfg, cref, message);
                 None
             }
             Plan::Occupy { tool, slot } => {

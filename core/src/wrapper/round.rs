@@ -13,7 +13,7 @@ use crate::queue::{self, Queue, Route};
 use crate::trace::Trace;
 
 use super::config::Config;
-use super::result::{result_error, LastError, SUCCESS_FALSE};
+use super::result::{LastError, SUCCESS_FALSE};
 use super::Stats;
 
 /// A call's name, id and args while it completes (from the frame or from its slot).
@@ -109,13 +109,9 @@ impl<'a, H: Hooks> Round<'a, H> {
         self.queue.reserve(needed)
     }
 
-    /// SPEC §3.2, working out the last-error source of a result.
-    pub(crate) fn complete(&mut self, cfg: &Config, call: CallRef<'_>, outcome: CallOutcome<'_>) {
-        let source = match outcome {
-            CallOutcome::Error(_) => None,
-            CallOutcome::Result(r) => result_error(r, cfg.max_depth),
-        };
-        self.complete_with(cfg, call, outcome, source);
+    /// Completes `call` with an error message (SPEC §3.2).
+    pub(crate) fn fail(&mut self, cfg: &Config, call: CallRef<'_>, message: &str) {
+        self.complete_with(cfg, call, CallOutcome::Error(message), None);
     }
 
     /// SPEC §3.2: trace, last error, `TOOL_RESULT`, hook, pending, prompt, released `END`s.
