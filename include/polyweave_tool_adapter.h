@@ -58,12 +58,107 @@
 #define PW_FRAMER_MAX_ALIGN 8
 
 /**
+ * `pw_tool.kind`: runs at once, through `pw_tool.call`.
+ */
+#define PW_TOOL_SYNC 0
+
+/**
+ * `pw_tool.kind`: the host is told (`pw_wrapper_poll_event`) and completes it later.
+ */
+#define PW_TOOL_DEFERRED 1
+
+/**
+ * `pw_tool.kind`: a tool adapter the host connects; its frames go to `pw_wrapper_handle_adapter_frame`.
+ */
+#define PW_TOOL_ADAPTER 2
+
+/**
+ * `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
+ */
+#define PW_TOOL_DEFAULT_TIMEOUT UINT32_MAX
+
+/**
+ * What a sync tool function returns when it wrote a JSON result.
+ */
+#define PW_TOOL_OK 0
+
+/**
+ * What a sync tool function returns when it wrote an error message (any value but
+ * `PW_TOOL_OK` counts as a failure).
+ */
+#define PW_TOOL_FAILED 1
+
+/**
+ * `pw_disposition.kind`: forward the very bytes you passed in, unchanged.
+ */
+#define PW_FORWARD 0
+
+/**
+ * `pw_disposition.kind`: a `TOOL_CALL` was intercepted.
+ */
+#define PW_INTERCEPTED 1
+
+/**
+ * `pw_disposition.kind`: an `END` was held (it comes back through `pw_wrapper_poll_transmit`).
+ */
+#define PW_HELD 2
+
+/**
+ * `pw_wrapper_complete`'s report: the call completed with the outcome given.
+ */
+#define PW_COMPLETED_AS_GIVEN 0
+
+/**
+ * The result was longer than `result_cap` without white space: the call failed with
+ * `Tool <name> result exceeds <N> bytes` (SPEC §7.23).
+ */
+#define PW_COMPLETED_RESULT_TOO_LARGE 1
+
+/**
+ * The result nested deeper than `max_depth`: the call failed with
+ * `Tool <name> result is nested deeper than <N> levels` (SPEC §7.23).
+ */
+#define PW_COMPLETED_RESULT_TOO_DEEP 2
+
+/**
+ * `pw_transmit.route`: the model's sink.
+ */
+#define PW_ROUTE_MODEL 0
+
+/**
+ * `pw_transmit.route`: the consumer.
+ */
+#define PW_ROUTE_CONSUMER 1
+
+/**
+ * `pw_transmit.route`: a pending call's tool adapter (`pw_transmit.handle` names the call).
+ */
+#define PW_ROUTE_ADAPTER 2
+
+/**
+ * `pw_event.kind`: a deferred call: run it, then `pw_wrapper_complete` it.
+ */
+#define PW_PENDING_DEFERRED 0
+
+/**
+ * `pw_event.kind`: an adapter call: connect its adapter (its `TOOL_CALL` is queued).
+ */
+#define PW_PENDING_ADAPTER 1
+
+/**
+ * What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
+ * misaligned wrapper).
+ */
+#define PW_NO_TIMEOUT UINT64_MAX
+
+/**
  * The status of a call: `PW_OK` (0) or why it did not succeed.
  *
  * The numbers are stable ABI and never reused. They come in groups so that
  * later API slices can add codes without renumbering: 1-99 arguments and
- * memory, 100-199 JSON and frames, 200-299 the line framer, 900 and up
- * internal failures. Use `pw_result_text` for a message.
+ * memory and configuration, 100-199 JSON and frames, 200-299 the line
+ * framer, 300-399 the wrapper and its calls, 900 and up internal failures.
+ * Use `pw_result_text` for a message.
  */
 enum pw_result
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -94,6 +189,26 @@ enum pw_result
      * Two memory regions handed in overlap where they must not (for example input and output).
      */
     PW_MEMORY_OVERLAP = 5,
+    /**
+     * A configuration value is out of range (see `pw_wrapper_config`).
+     */
+    PW_BAD_CONFIG = 6,
+    /**
+     * A tool registration is invalid: unknown kind, a sync tool without a function, or a name that is not UTF-8.
+     */
+    PW_BAD_TOOL = 7,
+    /**
+     * More slots or tools than the library can number (65535 each).
+     */
+    PW_TOO_MANY = 8,
+    /**
+     * A registered tool's name is longer than the configuration's `name_cap`.
+     */
+    PW_TOOL_NAME_TOO_LONG = 9,
+    /**
+     * An argument is out of range: a flag that is neither 0 nor 1, an unknown kind.
+     */
+    PW_BAD_ARGUMENT = 10,
     /**
      * Malformed frame: the bytes are not a JSON object (white space around it is allowed).
      */
@@ -134,6 +249,70 @@ enum pw_result
      * A line longer than the framer's line buffer was dropped whole; its length was reported.
      */
     PW_LINE_TOO_LONG = 201,
+    /**
+     * Nothing to hand out: no frame queued, no event, no such trace entry.
+     */
+    PW_NOTHING = 300,
+    /**
+     * The time given is earlier than one the wrapper already saw; nothing changed.
+     */
+    PW_CLOCK_WENT_BACKWARDS = 301,
+    /**
+     * A `TOOL_CALL`'s decoded name is longer than `name_cap`; the host must answer that call itself.
+     */
+    PW_NAME_TOO_LONG = 302,
+    /**
+     * A `TOOL_CALL`'s decoded id is longer than `id_cap`; the host must answer that call itself.
+     */
+    PW_ID_TOO_LONG = 303,
+    /**
+     * An error message or cancel reason is longer than `message_cap`; nothing changed.
+     */
+    PW_MESSAGE_TOO_LONG = 304,
+    /**
+     * A result given to `pw_wrapper_complete` is not one JSON value; nothing changed.
+     */
+    PW_INVALID_RESULT = 305,
+    /**
+     * An `END` to hold does not fit the held-`END` buffer; nothing changed.
+     */
+    PW_HELD_FULL = 306,
+    /**
+     * The output queue lacks room: drain `pw_wrapper_poll_transmit` and try again; nothing changed.
+     */
+    PW_QUEUE_FULL = 307,
+    /**
+     * What the input would produce can never fit the output queue; nothing changed.
+     */
+    PW_OUTPUT_TOO_LARGE = 308,
+    /**
+     * No call with this handle was ever started by this wrapper.
+     */
+    PW_CALL_UNKNOWN = 309,
+    /**
+     * The call already completed.
+     */
+    PW_CALL_FINISHED = 310,
+    /**
+     * The call timed out (or is past its deadline).
+     */
+    PW_CALL_TIMED_OUT = 311,
+    /**
+     * The call was cancelled.
+     */
+    PW_CALL_CANCELLED = 312,
+    /**
+     * The call ended long ago and its slot holds a newer call.
+     */
+    PW_CALL_STALE = 313,
+    /**
+     * The call is of another kind (a completion for an adapter call, adapter input for a deferred one).
+     */
+    PW_CALL_WRONG_KIND = 314,
+    /**
+     * The handle was issued by another wrapper.
+     */
+    PW_CALL_FOREIGN = 315,
     /**
      * A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
      */
@@ -203,6 +382,16 @@ typedef uint32_t pw_kind;
 typedef struct pw_framer pw_framer;
 
 /**
+ * A wrapper in host memory (opaque).
+ */
+typedef struct pw_wrapper pw_wrapper;
+
+/**
+ * Where a sync tool writes its result or message (opaque; only for `pw_writer_write`).
+ */
+typedef struct pw_writer pw_writer;
+
+/**
  * The fields of a `TOOL_CALL` frame, as spans of the caller's bytes (nothing is copied).
  *
  * `id` and `name` are whole JSON string tokens, quotes included and escapes
@@ -243,6 +432,306 @@ typedef struct pw_tool_call {
      */
     uint32_t flags;
 } pw_tool_call;
+
+/**
+ * A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
+ * in the defaults). Flags are 0 or 1; any other value gives `PW_BAD_CONFIG`.
+ */
+typedef struct pw_wrapper_config {
+    /**
+     * Timeout of deferred and adapter calls unless a tool sets its own (default 30000).
+     */
+    uint32_t tool_timeout_ms;
+    /**
+     * Continue prompts allowed, 0 for no limit (default 0).
+     */
+    uint32_t max_rounds;
+    /**
+     * 1: the continue prompt also goes to the consumer (default 1).
+     */
+    uint8_t mirror_continue;
+    /**
+     * 1: validate every frame on both paths, not only the ones the wrapper acts on (default 0).
+     */
+    uint8_t full_validation;
+    /**
+     * JSON depth limit of validated frames and of results from the host, at least 3 (default 32).
+     */
+    uint8_t max_depth;
+    /**
+     * Bytes of a decoded tool name (default 64).
+     */
+    size_t name_cap;
+    /**
+     * Bytes of a decoded call id (default 64).
+     */
+    size_t id_cap;
+    /**
+     * Bytes of a pending call's args, without white space (default 512).
+     */
+    size_t args_cap;
+    /**
+     * Bytes of a result, without white space (default 512).
+     */
+    size_t result_cap;
+    /**
+     * Bytes of an error message, at least `max(name_cap, id_cap) + 64` (default 192).
+     */
+    size_t message_cap;
+    /**
+     * Trace entries kept (default 8).
+     */
+    size_t trace_entries;
+    /**
+     * Bytes of the trace ring (default 2048).
+     */
+    size_t trace_bytes;
+    /**
+     * Bytes for `END`s held while calls are pending (default 256).
+     */
+    size_t held_bytes;
+} pw_wrapper_config;
+
+/**
+ * A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
+ */
+typedef struct pw_str {
+    /**
+     * The first byte.
+     */
+    const uint8_t *ptr;
+    /**
+     * How many bytes.
+     */
+    size_t len;
+} pw_str;
+
+/**
+ * A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
+ * but `PW_TOOL_OK`, its error message) with `pw_writer_write`. It must not call any other
+ * function on its wrapper.
+ */
+typedef uint32_t (*pw_sync_fn)(void *userdata, struct pw_str args, struct pw_writer *out);
+
+/**
+ * One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
+ * while the wrapper is used.
+ */
+typedef struct pw_tool {
+    /**
+     * The name a `TOOL_CALL` uses (UTF-8, compared exactly).
+     */
+    struct pw_str name;
+    /**
+     * `PW_TOOL_SYNC`, `PW_TOOL_DEFERRED` or `PW_TOOL_ADAPTER`.
+     */
+    uint32_t kind;
+    /**
+     * Its own timeout in ms, or `PW_TOOL_DEFAULT_TIMEOUT`.
+     */
+    uint32_t timeout_ms;
+    /**
+     * For a sync tool, the function; ignored otherwise.
+     */
+    pw_sync_fn call;
+    /**
+     * Passed to `call` as is.
+     */
+    void *userdata;
+} pw_tool;
+
+/**
+ * A call as the hooks see it. Spans are valid during the hook only.
+ */
+typedef struct pw_call_info {
+    /**
+     * The call's index (0-based, every intercepted `TOOL_CALL` counts).
+     */
+    uint32_t index;
+    /**
+     * 1 when the call has a name (a malformed call has none).
+     */
+    uint8_t has_name;
+    /**
+     * 1 when the call has an id.
+     */
+    uint8_t has_id;
+    /**
+     * Frames queued (since the wrapper was made) when the hook fired: the hook comes after
+     * the `seq`-th frame `pw_wrapper_poll_transmit` hands out.
+     */
+    uint64_t seq;
+    /**
+     * The decoded tool name.
+     */
+    struct pw_str name;
+    /**
+     * The decoded id.
+     */
+    struct pw_str id;
+    /**
+     * The raw JSON args.
+     */
+    struct pw_str args;
+} pw_call_info;
+
+/**
+ * How a call ended: `text` is the raw JSON result, or the error message when `is_error` is 1.
+ */
+typedef struct pw_outcome {
+    /**
+     * 1 for an error message, 0 for a result.
+     */
+    uint8_t is_error;
+    /**
+     * The result or the message.
+     */
+    struct pw_str text;
+} pw_outcome;
+
+/**
+ * Hooks: each function may be NULL (no hook). They must not call any function on the wrapper.
+ */
+typedef struct pw_hooks {
+    /**
+     * Passed to both functions as is.
+     */
+    void *userdata;
+    /**
+     * A `TOOL_CALL` was intercepted (before it runs).
+     */
+    void (*on_tool_call)(void *userdata, const struct pw_call_info *call);
+    /**
+     * A call completed (after its `TOOL_RESULT` was queued).
+     */
+    void (*on_tool_result)(void *userdata,
+                           const struct pw_call_info *call,
+                           const struct pw_outcome *outcome);
+} pw_hooks;
+
+/**
+ * A call handle: names a pending deferred or adapter call of one wrapper. Pass it by value.
+ */
+typedef struct pw_call_handle {
+    /**
+     * The call's index.
+     */
+    uint32_t index;
+    /**
+     * Its slot.
+     */
+    uint16_t slot;
+    /**
+     * Always 0.
+     */
+    uint16_t reserved;
+    /**
+     * The wrapper that issued it (its address, as a number).
+     */
+    size_t owner;
+} pw_call_handle;
+
+/**
+ * What the host must do with a model frame it passed in.
+ */
+typedef struct pw_disposition {
+    /**
+     * `PW_FORWARD`, `PW_INTERCEPTED` or `PW_HELD`.
+     */
+    uint32_t kind;
+    /**
+     * For `PW_INTERCEPTED`: the call's index.
+     */
+    uint32_t index;
+    /**
+     * For `PW_INTERCEPTED`: 1 when the call is pending (deferred or adapter) and `handle` names it.
+     */
+    uint8_t has_handle;
+    /**
+     * The pending call's handle.
+     */
+    struct pw_call_handle handle;
+} pw_disposition;
+
+/**
+ * A frame to write, and where.
+ */
+typedef struct pw_transmit {
+    /**
+     * `PW_ROUTE_MODEL`, `PW_ROUTE_CONSUMER` or `PW_ROUTE_ADAPTER`.
+     */
+    uint32_t route;
+    /**
+     * For `PW_ROUTE_ADAPTER`: the call whose adapter gets the frame.
+     */
+    struct pw_call_handle handle;
+    /**
+     * The frame's length in the buffer (or, with `PW_BUFFER_TOO_SMALL`, the length needed).
+     */
+    size_t len;
+} pw_transmit;
+
+/**
+ * A call the host must start. Spans point into the wrapper's block and are valid until the
+ * next call that changes the wrapper.
+ */
+typedef struct pw_event {
+    /**
+     * Its handle.
+     */
+    struct pw_call_handle handle;
+    /**
+     * `PW_PENDING_DEFERRED` or `PW_PENDING_ADAPTER`.
+     */
+    uint32_t kind;
+    /**
+     * 1 when the call has an id.
+     */
+    uint8_t has_id;
+    /**
+     * Index of its tool in the registration array.
+     */
+    size_t tool;
+    /**
+     * The tool name.
+     */
+    struct pw_str name;
+    /**
+     * The call id.
+     */
+    struct pw_str id;
+    /**
+     * Raw JSON args, without white space between tokens.
+     */
+    struct pw_str args;
+} pw_event;
+
+/**
+ * One trace entry. Spans point into the wrapper's block and are valid until the next call
+ * that changes the wrapper.
+ */
+typedef struct pw_trace_entry {
+    /**
+     * 1 when the call had a name.
+     */
+    uint8_t has_name;
+    /**
+     * 1 when some part was cut to fit the trace (args or result are then not whole JSON).
+     */
+    uint8_t truncated;
+    /**
+     * The tool name.
+     */
+    struct pw_str name;
+    /**
+     * Raw JSON args.
+     */
+    struct pw_str args;
+    /**
+     * The result or error.
+     */
+    struct pw_outcome outcome;
+} pw_trace_entry;
 
 #ifdef __cplusplus
 extern "C" {
@@ -455,6 +944,231 @@ pw_result pw_framer_next_line(struct pw_framer *f, const uint8_t **line, size_t 
  * As `pw_framer_next_line`.
  */
 pw_result pw_framer_finish(struct pw_framer *f, const uint8_t **line, size_t *len);
+
+/**
+ * Appends bytes to a sync tool's output; what does not fit is dropped and fails the call as
+ * too large (a result) or is cut (a message). Returns `PW_OK`.
+ *
+ * # Safety
+ *
+ * `out` must be the writer passed to the running sync tool; `bytes` valid for `len` reads.
+ */
+pw_result pw_writer_write(struct pw_writer *out, const uint8_t *bytes, size_t len);
+
+/**
+ * The alignment the memory block for `pw_wrapper_init` needs (a power of two).
+ */
+size_t pw_wrapper_align(void);
+
+/**
+ * Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
+ *
+ * # Safety
+ *
+ * `out` must be valid for one write.
+ */
+pw_result pw_wrapper_config_default(struct pw_wrapper_config *out);
+
+/**
+ * The size of the memory block `pw_wrapper_init` needs for `cfg`, `slots` pending calls and
+ * `n_tools` tools (everything the wrapper uses lives in it). A configuration out of range
+ * gives `PW_BAD_CONFIG`.
+ *
+ * # Safety
+ *
+ * `cfg` must be valid for one read and `out_size` for one write.
+ */
+pw_result pw_wrapper_size(const struct pw_wrapper_config *cfg,
+                          size_t slots,
+                          size_t n_tools,
+                          size_t *out_size);
+
+/**
+ * Places a wrapper in `mem` (at least `pw_wrapper_size(cfg, slots, n_tools)` bytes, aligned to
+ * `pw_wrapper_align()`) and sets `*out` to it. The tools are copied into the block but their
+ * names are borrowed; `hooks` is copied. On any error nothing is written to `*out`.
+ *
+ * # Safety
+ *
+ * `mem` must be valid for writes of `mem_len` bytes for as long as the wrapper is used and
+ * touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools` for
+ * `n_tools` reads, each name for `name.len` reads for as long as the wrapper is used;
+ * `out` for one write.
+ */
+pw_result pw_wrapper_init(void *mem,
+                          size_t mem_len,
+                          const struct pw_wrapper_config *cfg,
+                          size_t slots,
+                          const struct pw_tool *tools,
+                          size_t n_tools,
+                          const struct pw_hooks *hooks,
+                          struct pw_wrapper **out);
+
+/**
+ * A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are
+ * pending, and says what to do with the bytes in `*out`.
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently; `bytes` valid for `len` reads, outside
+ * the wrapper's block; `out` valid for one write.
+ */
+pw_result pw_wrapper_handle_response(struct pw_wrapper *w,
+                                     uint64_t now_ms,
+                                     const uint8_t *bytes,
+                                     size_t len,
+                                     struct pw_disposition *out);
+
+/**
+ * A frame from the consumer (request path): `PW_OK` means forward it; malformed frames are
+ * refused with their code.
+ *
+ * # Safety
+ *
+ * As `pw_wrapper_handle_response`, without `out`.
+ */
+pw_result pw_wrapper_handle_request(struct pw_wrapper *w,
+                                    uint64_t now_ms,
+                                    const uint8_t *bytes,
+                                    size_t len);
+
+/**
+ * Completes a deferred call: with a raw JSON result (`outcome->is_error` 0) or an error
+ * message (1). `*completed` says whether the call completed as given or failed because the
+ * result could not be carried. A result that is not JSON is refused (`PW_INVALID_RESULT`).
+ *
+ * # Safety
+ *
+ * `w` as for `pw_wrapper_handle_response`; `outcome` valid for one read and its text for
+ * `text.len` reads, outside the wrapper's block; `completed` for one write.
+ */
+pw_result pw_wrapper_complete(struct pw_wrapper *w,
+                              uint64_t now_ms,
+                              struct pw_call_handle handle,
+                              const struct pw_outcome *outcome,
+                              uint32_t *completed);
+
+/**
+ * A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
+ *
+ * # Safety
+ *
+ * As `pw_wrapper_handle_request`.
+ */
+pw_result pw_wrapper_handle_adapter_frame(struct pw_wrapper *w,
+                                          uint64_t now_ms,
+                                          struct pw_call_handle handle,
+                                          const uint8_t *bytes,
+                                          size_t len);
+
+/**
+ * The tool adapter of a pending call closed its source: settles like `END`.
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently.
+ */
+pw_result pw_wrapper_handle_adapter_closed(struct pw_wrapper *w,
+                                           uint64_t now_ms,
+                                           struct pw_call_handle handle);
+
+/**
+ * Gives the clock: calls at or past their deadline fail with a timeout (adapters get
+ * `CANCEL` first). With a full queue some stay due: drain and call again.
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently.
+ */
+pw_result pw_wrapper_handle_timeout(struct pw_wrapper *w, uint64_t now_ms);
+
+/**
+ * Completes every pending call, oldest first, with `Tool <name> cancelled: <reason>`
+ * (adapters get `CANCEL` first). `*left` is how many are still pending because the queue
+ * filled up first: drain and call again until it is 0.
+ *
+ * # Safety
+ *
+ * `w` as for `pw_wrapper_handle_response`; `reason` valid for `len` reads (UTF-8), outside
+ * the wrapper's block; `left` for one write.
+ */
+pw_result pw_wrapper_cancel(struct pw_wrapper *w,
+                            uint64_t now_ms,
+                            const uint8_t *reason,
+                            size_t len,
+                            size_t *left);
+
+/**
+ * Stops every later continue prompt (held `END`s are still released).
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently.
+ */
+pw_result pw_wrapper_abort(struct pw_wrapper *w);
+
+/**
+ * Forgets the trace.
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently.
+ */
+pw_result pw_wrapper_clear_trace(struct pw_wrapper *w);
+
+/**
+ * Writes the oldest queued frame into `buf` and fills `*out`: `PW_OK`, or `PW_NOTHING` when
+ * the queue is empty. A buffer too small gives `PW_BUFFER_TOO_SMALL` with the needed length in
+ * `out->len`; the frame stays queued.
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for `cap` writes and `out`
+ * for one, apart from each other and from the wrapper's block.
+ */
+pw_result pw_wrapper_poll_transmit(struct pw_wrapper *w,
+                                   uint8_t *buf,
+                                   size_t cap,
+                                   struct pw_transmit *out);
+
+/**
+ * The next call the host must start, oldest first: `PW_OK` with `*out`, or `PW_NOTHING`.
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
+ * wrapper's block.
+ */
+pw_result pw_wrapper_poll_event(struct pw_wrapper *w, struct pw_event *out);
+
+/**
+ * The earliest deadline (ms) of a pending call: call `pw_wrapper_handle_timeout` then.
+ * `PW_NO_TIMEOUT` when nothing is pending.
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently.
+ */
+uint64_t pw_wrapper_poll_timeout(const struct pw_wrapper *w);
+
+/**
+ * Calls intercepted and not yet completed (0 for a NULL or misaligned wrapper).
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently.
+ */
+size_t pw_wrapper_pending(const struct pw_wrapper *w);
+
+/**
+ * Trace entry `index` (0 = oldest): `PW_OK` with `*out`, or `PW_NOTHING` past the last.
+ *
+ * # Safety
+ *
+ * `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
+ * wrapper's block.
+ */
+pw_result pw_wrapper_trace_entry(struct pw_wrapper *w, size_t index, struct pw_trace_entry *out);
 
 #ifdef __cplusplus
 }  // extern "C"

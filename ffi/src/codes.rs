@@ -2,13 +2,16 @@
 
 use polyweave_tool_adapter::frame::FrameError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
+use polyweave_tool_adapter::wrapper::StorageError;
+use polyweave_tool_adapter::{CallError, Error};
 
 /// The status of a call: `PW_OK` (0) or why it did not succeed.
 ///
 /// The numbers are stable ABI and never reused. They come in groups so that
 /// later API slices can add codes without renumbering: 1-99 arguments and
-/// memory, 100-199 JSON and frames, 200-299 the line framer, 900 and up
-/// internal failures. Use `pw_result_text` for a message.
+/// memory and configuration, 100-199 JSON and frames, 200-299 the line
+/// framer, 300-399 the wrapper and its calls, 900 and up internal failures.
+/// Use `pw_result_text` for a message.
 #[allow(non_camel_case_types)]
 #[repr(u32)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,6 +28,16 @@ pub enum pw_result {
     PW_MEMORY_MISALIGNED = 4,
     /// Two memory regions handed in overlap where they must not (for example input and output).
     PW_MEMORY_OVERLAP = 5,
+    /// A configuration value is out of range (see `pw_wrapper_config`).
+    PW_BAD_CONFIG = 6,
+    /// A tool registration is invalid: unknown kind, a sync tool without a function, or a name that is not UTF-8.
+    PW_BAD_TOOL = 7,
+    /// More slots or tools than the library can number (65535 each).
+    PW_TOO_MANY = 8,
+    /// A registered tool's name is longer than the configuration's `name_cap`.
+    PW_TOOL_NAME_TOO_LONG = 9,
+    /// An argument is out of range: a flag that is neither 0 nor 1, an unknown kind.
+    PW_BAD_ARGUMENT = 10,
     /// Malformed frame: the bytes are not a JSON object (white space around it is allowed).
     PW_FRAME_NOT_OBJECT = 100,
     /// Malformed frame: the object has no `type` member.
@@ -45,18 +58,55 @@ pub enum pw_result {
     PW_NO_LINE = 200,
     /// A line longer than the framer's line buffer was dropped whole; its length was reported.
     PW_LINE_TOO_LONG = 201,
+    /// Nothing to hand out: no frame queued, no event, no such trace entry.
+    PW_NOTHING = 300,
+    /// The time given is earlier than one the wrapper already saw; nothing changed.
+    PW_CLOCK_WENT_BACKWARDS = 301,
+    /// A `TOOL_CALL`'s decoded name is longer than `name_cap`; the host must answer that call itself.
+    PW_NAME_TOO_LONG = 302,
+    /// A `TOOL_CALL`'s decoded id is longer than `id_cap`; the host must answer that call itself.
+    PW_ID_TOO_LONG = 303,
+    /// An error message or cancel reason is longer than `message_cap`; nothing changed.
+    PW_MESSAGE_TOO_LONG = 304,
+    /// A result given to `pw_wrapper_complete` is not one JSON value; nothing changed.
+    PW_INVALID_RESULT = 305,
+    /// An `END` to hold does not fit the held-`END` buffer; nothing changed.
+    PW_HELD_FULL = 306,
+    /// The output queue lacks room: drain `pw_wrapper_poll_transmit` and try again; nothing changed.
+    PW_QUEUE_FULL = 307,
+    /// What the input would produce can never fit the output queue; nothing changed.
+    PW_OUTPUT_TOO_LARGE = 308,
+    /// No call with this handle was ever started by this wrapper.
+    PW_CALL_UNKNOWN = 309,
+    /// The call already completed.
+    PW_CALL_FINISHED = 310,
+    /// The call timed out (or is past its deadline).
+    PW_CALL_TIMED_OUT = 311,
+    /// The call was cancelled.
+    PW_CALL_CANCELLED = 312,
+    /// The call ended long ago and its slot holds a newer call.
+    PW_CALL_STALE = 313,
+    /// The call is of another kind (a completion for an adapter call, adapter input for a deferred one).
+    PW_CALL_WRONG_KIND = 314,
+    /// The handle was issued by another wrapper.
+    PW_CALL_FOREIGN = 315,
     /// A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
     PW_PANIC = 900,
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [pw_result; 17] = [
+const ALL_RESULTS: [pw_result; 38] = [
     pw_result::PW_OK,
     pw_result::PW_NULL_POINTER,
     pw_result::PW_BUFFER_TOO_SMALL,
     pw_result::PW_MEMORY_TOO_SMALL,
     pw_result::PW_MEMORY_MISALIGNED,
     pw_result::PW_MEMORY_OVERLAP,
+    pw_result::PW_BAD_CONFIG,
+    pw_result::PW_BAD_TOOL,
+    pw_result::PW_TOO_MANY,
+    pw_result::PW_TOOL_NAME_TOO_LONG,
+    pw_result::PW_BAD_ARGUMENT,
     pw_result::PW_FRAME_NOT_OBJECT,
     pw_result::PW_FRAME_MISSING_TYPE,
     pw_result::PW_FRAME_TYPE_NOT_STRING,
@@ -67,6 +117,22 @@ const ALL_RESULTS: [pw_result; 17] = [
     pw_result::PW_FRAME_DUPLICATE_TYPE,
     pw_result::PW_NO_LINE,
     pw_result::PW_LINE_TOO_LONG,
+    pw_result::PW_NOTHING,
+    pw_result::PW_CLOCK_WENT_BACKWARDS,
+    pw_result::PW_NAME_TOO_LONG,
+    pw_result::PW_ID_TOO_LONG,
+    pw_result::PW_MESSAGE_TOO_LONG,
+    pw_result::PW_INVALID_RESULT,
+    pw_result::PW_HELD_FULL,
+    pw_result::PW_QUEUE_FULL,
+    pw_result::PW_OUTPUT_TOO_LARGE,
+    pw_result::PW_CALL_UNKNOWN,
+    pw_result::PW_CALL_FINISHED,
+    pw_result::PW_CALL_TIMED_OUT,
+    pw_result::PW_CALL_CANCELLED,
+    pw_result::PW_CALL_STALE,
+    pw_result::PW_CALL_WRONG_KIND,
+    pw_result::PW_CALL_FOREIGN,
     pw_result::PW_PANIC,
 ];
 
@@ -85,6 +151,11 @@ impl pw_result {
             pw_result::PW_MEMORY_TOO_SMALL => "memory block too small",
             pw_result::PW_MEMORY_MISALIGNED => "memory block or pointer misaligned",
             pw_result::PW_MEMORY_OVERLAP => "memory regions overlap",
+            pw_result::PW_BAD_CONFIG => "configuration out of range",
+            pw_result::PW_BAD_TOOL => "invalid tool registration",
+            pw_result::PW_TOO_MANY => "too many slots or tools",
+            pw_result::PW_TOOL_NAME_TOO_LONG => "a registered tool name is longer than name_cap",
+            pw_result::PW_BAD_ARGUMENT => "argument out of range",
             pw_result::PW_FRAME_NOT_OBJECT => "malformed frame: not a JSON object",
             pw_result::PW_FRAME_MISSING_TYPE => "malformed frame: no type member",
             pw_result::PW_FRAME_TYPE_NOT_STRING => "malformed frame: type is not a string",
@@ -95,6 +166,22 @@ impl pw_result {
             pw_result::PW_FRAME_DUPLICATE_TYPE => "malformed frame: more than one type member",
             pw_result::PW_NO_LINE => "no complete line yet",
             pw_result::PW_LINE_TOO_LONG => "line longer than the line buffer (dropped)",
+            pw_result::PW_NOTHING => "nothing to hand out",
+            pw_result::PW_CLOCK_WENT_BACKWARDS => "clock went backwards",
+            pw_result::PW_NAME_TOO_LONG => "a call's tool name is longer than name_cap",
+            pw_result::PW_ID_TOO_LONG => "call id longer than id_cap",
+            pw_result::PW_MESSAGE_TOO_LONG => "message longer than message_cap",
+            pw_result::PW_INVALID_RESULT => "result is not JSON",
+            pw_result::PW_HELD_FULL => "held END buffer full",
+            pw_result::PW_QUEUE_FULL => "output queue full: drain it first",
+            pw_result::PW_OUTPUT_TOO_LARGE => "output larger than the whole queue",
+            pw_result::PW_CALL_UNKNOWN => "unknown call",
+            pw_result::PW_CALL_FINISHED => "call already completed",
+            pw_result::PW_CALL_TIMED_OUT => "call timed out",
+            pw_result::PW_CALL_CANCELLED => "call was cancelled",
+            pw_result::PW_CALL_STALE => "call ended and its slot was reused",
+            pw_result::PW_CALL_WRONG_KIND => "call is of another kind",
+            pw_result::PW_CALL_FOREIGN => "handle from another wrapper",
             pw_result::PW_PANIC => "internal panic caught at the C boundary",
         }
     }
@@ -135,6 +222,51 @@ impl From<FrameError> for pw_result {
     }
 }
 
+impl From<CallError> for pw_result {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Unknown => pw_result::PW_CALL_UNKNOWN,
+            CallError::Finished => pw_result::PW_CALL_FINISHED,
+            CallError::TimedOut => pw_result::PW_CALL_TIMED_OUT,
+            CallError::Cancelled => pw_result::PW_CALL_CANCELLED,
+            CallError::Stale => pw_result::PW_CALL_STALE,
+            CallError::WrongKind => pw_result::PW_CALL_WRONG_KIND,
+            // A refusal newer than this table: the call is not waiting.
+            _ => pw_result::PW_CALL_UNKNOWN,
+        }
+    }
+}
+
+impl From<Error> for pw_result {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Malformed(f) => f.into(),
+            Error::ClockWentBackwards(_) => pw_result::PW_CLOCK_WENT_BACKWARDS,
+            Error::NameTooLong { .. } => pw_result::PW_NAME_TOO_LONG,
+            Error::IdTooLong { .. } => pw_result::PW_ID_TOO_LONG,
+            Error::MessageTooLong { .. } => pw_result::PW_MESSAGE_TOO_LONG,
+            Error::InvalidResult(_) => pw_result::PW_INVALID_RESULT,
+            Error::HeldFull { .. } => pw_result::PW_HELD_FULL,
+            Error::QueueFull { .. } => pw_result::PW_QUEUE_FULL,
+            Error::OutputTooLarge { .. } => pw_result::PW_OUTPUT_TOO_LARGE,
+            Error::Call(c) => c.into(),
+            // A refusal newer than this table: nothing changed, which PANIC would not say.
+            _ => pw_result::PW_OUTPUT_TOO_LARGE,
+        }
+    }
+}
+
+impl From<StorageError> for pw_result {
+    fn from(e: StorageError) -> Self {
+        match e {
+            StorageError::ArenaTooSmall { .. } => pw_result::PW_MEMORY_TOO_SMALL,
+            StorageError::TooManySlots | StorageError::TooManyTools => pw_result::PW_TOO_MANY,
+            StorageError::ToolNameTooLong { .. } => pw_result::PW_TOOL_NAME_TOO_LONG,
+            _ => pw_result::PW_BAD_CONFIG,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +280,6 @@ mod tests {
                 assert_ne!(a.message(), b.message());
             }
         }
-        assert_eq!(pw_result::from_code(7), None);
+        assert_eq!(pw_result::from_code(99), None);
     }
 }

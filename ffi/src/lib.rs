@@ -1,10 +1,10 @@
 //! C ABI for `polyweave-tool-adapter`: no malloc, the host hands memory in.
 //!
 //! This crate builds a static library (`libpolyweave_tool_adapter_ffi.a`)
-//! and the header `include/polyweave_tool_adapter.h` describes it. This
-//! first slice covers the foundation: JSON validation, frame kinds, `TOOL_CALL`
-//! fields, JSON string decoding and the NDJSON line framer. The `Wrapper` /
-//! `AdapterCall` API comes later under the same conventions.
+//! and the header `include/polyweave_tool_adapter.h` describes it: JSON
+//! validation, frame kinds, `TOOL_CALL` fields, JSON string decoding, the
+//! NDJSON line framer, and the wrapper (`pw_wrapper_*`) with tools and hooks
+//! as C function pointers.
 //!
 //! # Conventions
 //!
@@ -76,6 +76,13 @@
 //! | [`pw_framer_size`], [`pw_framer_align`] | memory the line framer needs |
 //! | [`pw_framer_init`] | places a line framer in host memory |
 //! | [`pw_framer_feed`], [`pw_framer_next_line`], [`pw_framer_finish`] | NDJSON lines from a byte stream |
+//! | [`pw_wrapper_config_default`], [`pw_wrapper_size`], [`pw_wrapper_align`], [`pw_wrapper_init`] | a wrapper, its tools and hooks, in one block of host memory |
+//! | [`pw_wrapper_handle_response`], [`pw_wrapper_handle_request`] | the model's and the consumer's frames |
+//! | [`pw_wrapper_complete`], [`pw_wrapper_handle_adapter_frame`], [`pw_wrapper_handle_adapter_closed`] | pending calls settled by the host or a tool adapter |
+//! | [`pw_wrapper_handle_timeout`], [`pw_wrapper_cancel`], [`pw_wrapper_abort`], [`pw_wrapper_clear_trace`] | the clock and the host's controls |
+//! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, the next deadline |
+//! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`] | state |
+//! | [`pw_writer_write`] | a sync tool writes its result or message |
 //!
 //! # Building
 //!
@@ -98,6 +105,7 @@ mod boundary;
 mod codes;
 mod frame;
 mod framer;
+mod wrapper;
 
 pub use about::{pw_result_text, pw_version};
 pub use codes::pw_result;
@@ -109,6 +117,20 @@ pub use frame::{
 pub use framer::{
     pw_framer, pw_framer_align, pw_framer_feed, pw_framer_finish, pw_framer_init,
     pw_framer_next_line, pw_framer_size, PW_FRAMER_MAX_ALIGN, PW_FRAMER_MAX_SIZE,
+};
+pub use wrapper::{
+    pw_call_handle, pw_call_info, pw_disposition, pw_event, pw_hooks, pw_outcome, pw_str,
+    pw_sync_fn, pw_tool, pw_trace_entry, pw_transmit, pw_wrapper, pw_wrapper_abort,
+    pw_wrapper_align, pw_wrapper_cancel, pw_wrapper_clear_trace, pw_wrapper_complete,
+    pw_wrapper_config, pw_wrapper_config_default, pw_wrapper_handle_adapter_closed,
+    pw_wrapper_handle_adapter_frame, pw_wrapper_handle_request, pw_wrapper_handle_response,
+    pw_wrapper_handle_timeout, pw_wrapper_init, pw_wrapper_pending, pw_wrapper_poll_event,
+    pw_wrapper_poll_timeout, pw_wrapper_poll_transmit, pw_wrapper_size, pw_wrapper_trace_entry,
+    pw_writer, pw_writer_write, PW_COMPLETED_AS_GIVEN, PW_COMPLETED_RESULT_TOO_DEEP,
+    PW_COMPLETED_RESULT_TOO_LARGE, PW_FORWARD, PW_HELD, PW_INTERCEPTED, PW_NO_TIMEOUT,
+    PW_PENDING_ADAPTER, PW_PENDING_DEFERRED, PW_ROUTE_ADAPTER, PW_ROUTE_CONSUMER, PW_ROUTE_MODEL,
+    PW_TOOL_ADAPTER, PW_TOOL_DEFAULT_TIMEOUT, PW_TOOL_DEFERRED, PW_TOOL_FAILED, PW_TOOL_OK,
+    PW_TOOL_SYNC,
 };
 
 /// Bare-metal panic handler (no `std`): spins forever so a watchdog can reset the device.

@@ -28,6 +28,12 @@ impl CallHandle {
         Self { slot, index }
     }
 
+    /// A handle from its parts, for bindings that carry handles across a boundary. A handle
+    /// the wrapper did not issue names no waiting call: it is refused as unknown or stale.
+    pub const fn from_parts(slot: u16, index: u32) -> Self {
+        Self::new(slot, index)
+    }
+
     /// The call's index (0-based, counting every intercepted `TOOL_CALL`).
     pub const fn index(&self) -> u32 {
         self.index

@@ -1,0 +1,1078 @@
+//! The wrapper for C: one memory block holds it, its slots, its tool table and its arena.
+//!
+//! Tools, hooks and every input and output of the Rust `Wrapper` have a C twin
+//! here. Values C hands in (kinds, flags, callback results) arrive as plain
+//! integers and are checked, so garbage gives a code instead of undefined
+//! behaviour; values the library hands out are `#[repr(C)]` structs of spans
+//! into memory the host owns.
+
+#![allow(non_camel_case_types)]
+
+use core::ffi::c_void;
+use core::mem::{align_of, size_of};
+
+use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
+use polyweave_tool_adapter::tool::{ResultWriter, SyncTool, Tool, ToolFailed};
+use polyweave_tool_adapter::wrapper::{
+    CallHandle, Completed, Config, Disposition, Event, PendingKind, Slot, Wrapper,
+};
+use polyweave_tool_adapter::{CallOutcome, Instant, Route};
+
+use crate::boundary::{
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, require_non_null, span,
+};
+use crate::codes::pw_result;
+
+/// A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_str {
+    /// The first byte.
+    pub ptr: *const u8,
+    /// How many bytes.
+    pub len: usize,
+}
+
+impl pw_str {
+    fn of(bytes: &[u8]) -> Self {
+        Self {
+            ptr: bytes.as_ptr(),
+            len: bytes.len(),
+        }
+    }
+
+    const EMPTY: pw_str = pw_str {
+        ptr: core::ptr::null(),
+        len: 0,
+    };
+}
+
+/// A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
+/// in the defaults). Flags are 0 or 1; any other value gives `PW_BAD_CONFIG`.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_wrapper_config {
+    /// Timeout of deferred and adapter calls unless a tool sets its own (default 30000).
+    pub tool_timeout_ms: u32,
+    /// Continue prompts allowed, 0 for no limit (default 0).
+    pub max_rounds: u32,
+    /// 1: the continue prompt also goes to the consumer (default 1).
+    pub mirror_continue: u8,
+    /// 1: validate every frame on both paths, not only the ones the wrapper acts on (default 0).
+    pub full_validation: u8,
+    /// JSON depth limit of validated frames and of results from the host, at least 3 (default 32).
+    pub max_depth: u8,
+    /// Bytes of a decoded tool name (default 64).
+    pub name_cap: usize,
+    /// Bytes of a decoded call id (default 64).
+    pub id_cap: usize,
+    /// Bytes of a pending call's args, without white space (default 512).
+    pub args_cap: usize,
+    /// Bytes of a result, without white space (default 512).
+    pub result_cap: usize,
+    /// Bytes of an error message, at least `max(name_cap, id_cap) + 64` (default 192).
+    pub message_cap: usize,
+    /// Trace entries kept (default 8).
+    pub trace_entries: usize,
+    /// Bytes of the trace ring (default 2048).
+    pub trace_bytes: usize,
+    /// Bytes for `END`s held while calls are pending (default 256).
+    pub held_bytes: usize,
+}
+
+impl pw_wrapper_config {
+    fn from_config(c: &Config) -> Self {
+        Self {
+            tool_timeout_ms: c.tool_timeout_ms,
+            max_rounds: c.max_rounds,
+            mirror_continue: c.mirror_continue.into(),
+            full_validation: c.full_validation.into(),
+            max_depth: c.max_depth,
+            name_cap: c.name_cap,
+            id_cap: c.id_cap,
+            args_cap: c.args_cap,
+            result_cap: c.result_cap,
+            message_cap: c.message_cap,
+            trace_entries: c.trace_entries,
+            trace_bytes: c.trace_bytes,
+            held_bytes: c.held_bytes,
+        }
+    }
+
+    fn to_config(self) -> Result<Config, pw_result> {
+        let flag = |v: u8| match v {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(pw_result::PW_BAD_CONFIG),
+        };
+        Ok(Config {
+            tool_timeout_ms: self.tool_timeout_ms,
+            mirror_continue: flag(self.mirror_continue)?,
+            max_rounds: self.max_rounds,
+            max_depth: self.max_depth,
+            full_validation: flag(self.full_validation)?,
+            name_cap: self.name_cap,
+            id_cap: self.id_cap,
+            args_cap: self.args_cap,
+            result_cap: self.result_cap,
+            message_cap: self.message_cap,
+            trace_entries: self.trace_entries,
+            trace_bytes: self.trace_bytes,
+            held_bytes: self.held_bytes,
+        })
+    }
+}
+
+/// `pw_tool.kind`: runs at once, through `pw_tool.call`.
+pub const PW_TOOL_SYNC: u32 = 0;
+/// `pw_tool.kind`: the host is told (`pw_wrapper_poll_event`) and completes it later.
+pub const PW_TOOL_DEFERRED: u32 = 1;
+/// `pw_tool.kind`: a tool adapter the host connects; its frames go to `pw_wrapper_handle_adapter_frame`.
+pub const PW_TOOL_ADAPTER: u32 = 2;
+/// `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
+pub const PW_TOOL_DEFAULT_TIMEOUT: u32 = u32::MAX;
+/// What a sync tool function returns when it wrote a JSON result.
+pub const PW_TOOL_OK: u32 = 0;
+/// What a sync tool function returns when it wrote an error message (any value but
+/// `PW_TOOL_OK` counts as a failure).
+pub const PW_TOOL_FAILED: u32 = 1;
+
+/// Where a sync tool writes its result or message (opaque; only for `pw_writer_write`).
+pub struct pw_writer {
+    _opaque: [u8; 0],
+}
+
+/// A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
+/// but `PW_TOOL_OK`, its error message) with `pw_writer_write`. It must not call any other
+/// function on its wrapper.
+pub type pw_sync_fn =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, args: pw_str, out: *mut pw_writer) -> u32>;
+
+/// One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
+/// while the wrapper is used.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_tool {
+    /// The name a `TOOL_CALL` uses (UTF-8, compared exactly).
+    pub name: pw_str,
+    /// `PW_TOOL_SYNC`, `PW_TOOL_DEFERRED` or `PW_TOOL_ADAPTER`.
+    pub kind: u32,
+    /// Its own timeout in ms, or `PW_TOOL_DEFAULT_TIMEOUT`.
+    pub timeout_ms: u32,
+    /// For a sync tool, the function; ignored otherwise.
+    pub call: pw_sync_fn,
+    /// Passed to `call` as is.
+    pub userdata: *mut c_void,
+}
+
+/// A call as the hooks see it. Spans are valid during the hook only.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_call_info {
+    /// The call's index (0-based, every intercepted `TOOL_CALL` counts).
+    pub index: u32,
+    /// 1 when the call has a name (a malformed call has none).
+    pub has_name: u8,
+    /// 1 when the call has an id.
+    pub has_id: u8,
+    /// Frames queued (since the wrapper was made) when the hook fired: the hook comes after
+    /// the `seq`-th frame `pw_wrapper_poll_transmit` hands out.
+    pub seq: u64,
+    /// The decoded tool name.
+    pub name: pw_str,
+    /// The decoded id.
+    pub id: pw_str,
+    /// The raw JSON args.
+    pub args: pw_str,
+}
+
+/// How a call ended: `text` is the raw JSON result, or the error message when `is_error` is 1.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_outcome {
+    /// 1 for an error message, 0 for a result.
+    pub is_error: u8,
+    /// The result or the message.
+    pub text: pw_str,
+}
+
+impl pw_outcome {
+    fn of(o: CallOutcome<'_>) -> Self {
+        match o {
+            CallOutcome::Result(r) => Self {
+                is_error: 0,
+                text: pw_str::of(r),
+            },
+            CallOutcome::Error(e) => Self {
+                is_error: 1,
+                text: pw_str::of(e.as_bytes()),
+            },
+        }
+    }
+}
+
+/// Hooks: each function may be NULL (no hook). They must not call any function on the wrapper.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_hooks {
+    /// Passed to both functions as is.
+    pub userdata: *mut c_void,
+    /// A `TOOL_CALL` was intercepted (before it runs).
+    pub on_tool_call:
+        Option<unsafe extern "C" fn(userdata: *mut c_void, call: *const pw_call_info)>,
+    /// A call completed (after its `TOOL_RESULT` was queued).
+    pub on_tool_result: Option<
+        unsafe extern "C" fn(
+            userdata: *mut c_void,
+            call: *const pw_call_info,
+            outcome: *const pw_outcome,
+        ),
+    >,
+}
+
+impl pw_call_info {
+    fn of(c: &CallInfo<'_>) -> Self {
+        Self {
+            index: c.index,
+            has_name: c.name.is_some().into(),
+            has_id: c.id.is_some().into(),
+            seq: c.seq,
+            name: c.name.map_or(pw_str::EMPTY, |n| pw_str::of(n.as_bytes())),
+            id: c.id.map_or(pw_str::EMPTY, |i| pw_str::of(i.as_bytes())),
+            args: pw_str::of(c.args),
+        }
+    }
+}
+
+impl Hooks for pw_hooks {
+    fn on_tool_call(&mut self, call: &CallInfo<'_>) {
+        if let Some(f) = self.on_tool_call {
+            let info = pw_call_info::of(call);
+            // SAFETY: the host gave this function and userdata for this use (pw_wrapper_init);
+            // `info` lives across the call.
+            unsafe { f(self.userdata, &info) }
+        }
+    }
+
+    fn on_tool_result(&mut self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
+        if let Some(f) = self.on_tool_result {
+            let (info, outcome) = (pw_call_info::of(call), pw_outcome::of(outcome));
+            // SAFETY: as in `on_tool_call`; both structs live across the call.
+            unsafe { f(self.userdata, &info, &outcome) }
+        }
+    }
+}
+
+/// A sync tool registered from C.
+struct CSync {
+    call: unsafe extern "C" fn(*mut c_void, pw_str, *mut pw_writer) -> u32,
+    userdata: *mut c_void,
+}
+
+impl SyncTool for CSync {
+    fn call(&self, args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        let writer = core::ptr::from_mut(out).cast::<pw_writer>();
+        // SAFETY: the host registered this function and userdata (pw_wrapper_init); `writer`
+        // points at a live `ResultWriter` for the call, which `pw_writer_write` casts back.
+        match unsafe { (self.call)(self.userdata, pw_str::of(args), writer) } {
+            PW_TOOL_OK => Ok(()),
+            _ => Err(ToolFailed),
+        }
+    }
+}
+
+/// Appends bytes to a sync tool's output; what does not fit is dropped and fails the call as
+/// too large (a result) or is cut (a message). Returns `PW_OK`.
+///
+/// # Safety
+///
+/// `out` must be the writer passed to the running sync tool; `bytes` valid for `len` reads.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_writer_write(
+    out: *mut pw_writer,
+    bytes: *const u8,
+    len: usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(out, bytes);
+        // SAFETY: the caller hands `bytes` for `len` readable bytes.
+        let input = unsafe { in_bytes(bytes, len) }?;
+        // SAFETY: `out` is the `ResultWriter` `CSync::call` handed the tool, alive and ours
+        // for the duration of the tool's run (caller).
+        let w = unsafe { &mut *out.cast::<ResultWriter<'static>>() };
+        w.write(input);
+        Ok(())
+    })
+}
+
+/// A wrapper in host memory (opaque).
+pub struct pw_wrapper {
+    wrapper: Wrapper<'static, pw_hooks>,
+    /// Address and length of the whole block (inputs must not overlap it).
+    block: (usize, usize),
+}
+
+/// A call handle: names a pending deferred or adapter call of one wrapper. Pass it by value.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct pw_call_handle {
+    /// The call's index.
+    pub index: u32,
+    /// Its slot.
+    pub slot: u16,
+    /// Always 0.
+    pub reserved: u16,
+    /// The wrapper that issued it (its address, as a number).
+    pub owner: usize,
+}
+
+impl pw_call_handle {
+    fn new(w: *const pw_wrapper, h: CallHandle) -> Self {
+        Self {
+            index: h.index(),
+            slot: h.slot(),
+            reserved: 0,
+            owner: w.addr(),
+        }
+    }
+}
+
+/// Where the pieces of a wrapper's memory block start, for a configuration.
+struct Layout {
+    slots: usize,
+    tools: usize,
+    syncs: usize,
+    arena: usize,
+    arena_len: usize,
+    total: usize,
+}
+
+fn align_up(n: usize, a: usize) -> Option<usize> {
+    n.checked_add(a - 1).map(|n| n & !(a - 1))
+}
+
+impl Layout {
+    fn of(cfg: &Config, slots: usize, tools: usize) -> Option<Self> {
+        let at_slots = align_up(size_of::<pw_wrapper>(), align_of::<Slot>())?;
+        let at_tools = align_up(
+            at_slots.checked_add(slots.checked_mul(size_of::<Slot>())?)?,
+            align_of::<Tool<'static>>(),
+        )?;
+        let at_syncs = align_up(
+            at_tools.checked_add(tools.checked_mul(size_of::<Tool<'static>>())?)?,
+            align_of::<CSync>(),
+        )?;
+        let at_arena = at_syncs.checked_add(tools.checked_mul(size_of::<CSync>())?)?;
+        let arena_len = cfg.arena_len(slots);
+        Some(Self {
+            slots: at_slots,
+            tools: at_tools,
+            syncs: at_syncs,
+            arena: at_arena,
+            arena_len,
+            total: at_arena.checked_add(arena_len)?,
+        })
+    }
+}
+
+/// The alignment the memory block for `pw_wrapper_init` needs (a power of two).
+#[unsafe(no_mangle)]
+pub extern "C" fn pw_wrapper_align() -> usize {
+    guard(0, || {
+        align_of::<pw_wrapper>()
+            .max(align_of::<Slot>())
+            .max(align_of::<Tool<'static>>())
+            .max(align_of::<CSync>())
+    })
+}
+
+/// Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
+///
+/// # Safety
+///
+/// `out` must be valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_config_default(out: *mut pw_wrapper_config) -> pw_result {
+    ffi(|| {
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        out.write(pw_wrapper_config::from_config(&Config::DEFAULT));
+        Ok(())
+    })
+}
+
+/// The size of the memory block `pw_wrapper_init` needs for `cfg`, `slots` pending calls and
+/// `n_tools` tools (everything the wrapper uses lives in it). A configuration out of range
+/// gives `PW_BAD_CONFIG`.
+///
+/// # Safety
+///
+/// `cfg` must be valid for one read and `out_size` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_size(
+    cfg: *const pw_wrapper_config,
+    slots: usize,
+    n_tools: usize,
+    out_size: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(cfg, out_size);
+        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
+        let cfg = unsafe { read_config(cfg) }?;
+        // SAFETY: the caller hands `out_size` for one write.
+        let out_size = unsafe { out_slot(out_size) }?;
+        let layout = Layout::of(&cfg, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
+        if layout.arena_len == usize::MAX {
+            return Err(pw_result::PW_BAD_CONFIG);
+        }
+        out_size.write(layout.total);
+        Ok(())
+    })
+}
+
+/// Reads and checks a configuration.
+///
+/// # Safety
+///
+/// A non-NULL `cfg` must be valid for one read.
+unsafe fn read_config(cfg: *const pw_wrapper_config) -> Result<Config, pw_result> {
+    require_non_null!(cfg);
+    if !cfg.is_aligned() {
+        return Err(pw_result::PW_MEMORY_MISALIGNED);
+    }
+    // SAFETY: non-NULL, aligned (checked) and readable (caller); every bit pattern is valid.
+    unsafe { cfg.read() }.to_config()
+}
+
+/// Places a wrapper in `mem` (at least `pw_wrapper_size(cfg, slots, n_tools)` bytes, aligned to
+/// `pw_wrapper_align()`) and sets `*out` to it. The tools are copied into the block but their
+/// names are borrowed; `hooks` is copied. On any error nothing is written to `*out`.
+///
+/// # Safety
+///
+/// `mem` must be valid for writes of `mem_len` bytes for as long as the wrapper is used and
+/// touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools` for
+/// `n_tools` reads, each name for `name.len` reads for as long as the wrapper is used;
+/// `out` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_init(
+    mem: *mut c_void,
+    mem_len: usize,
+    cfg: *const pw_wrapper_config,
+    slots: usize,
+    tools: *const pw_tool,
+    n_tools: usize,
+    hooks: *const pw_hooks,
+    out: *mut *mut pw_wrapper,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(mem, cfg, tools, hooks, out);
+        // SAFETY: the caller hands `cfg` for one read.
+        let config = unsafe { read_config(cfg) }?;
+        let layout = Layout::of(&config, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
+        if mem_len < layout.total {
+            return Err(pw_result::PW_MEMORY_TOO_SMALL);
+        }
+        if !mem.addr().is_multiple_of(pw_wrapper_align())
+            || !tools.is_aligned()
+            || !hooks.is_aligned()
+        {
+            return Err(pw_result::PW_MEMORY_MISALIGNED);
+        }
+        let block = span(mem.cast::<u8>().cast_const(), mem_len);
+        disjoint(
+            &[block, span(out, 1)],
+            &[span(tools, n_tools), span(hooks, 1), span(cfg, 1)],
+        )?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        // SAFETY: the caller hands `tools` for `n_tools` reads, aligned (checked).
+        let regs = unsafe { core::slice::from_raw_parts(tools, n_tools) };
+        // SAFETY: the caller hands `hooks` for one read, aligned (checked); any bits are valid.
+        let hooks = unsafe { hooks.read() };
+        let base = mem.cast::<u8>();
+        // SAFETY: `mem` holds `layout.total` bytes (checked) aligned to `pw_wrapper_align()`,
+        // which every part's offset respects; the parts do not overlap; the caller gives the
+        // block to the wrapper for as long as it is used ('static here).
+        let (slot_mem, tool_mem, sync_mem, arena) = unsafe {
+            (
+                core::slice::from_raw_parts_mut(base.add(layout.slots).cast::<Slot>(), slots),
+                base.add(layout.tools).cast::<Tool<'static>>(),
+                base.add(layout.syncs).cast::<CSync>(),
+                out_bytes(base.add(layout.arena), layout.arena_len)?,
+            )
+        };
+        slot_mem.fill(Slot::EMPTY);
+        for (i, t) in regs.iter().enumerate() {
+            // SAFETY: the caller keeps each name readable for as long as the wrapper is used.
+            let name = unsafe { in_bytes(t.name.ptr, t.name.len) }?;
+            let name = core::str::from_utf8(name).map_err(|_| pw_result::PW_BAD_TOOL)?;
+            let tool = match (t.kind, t.call) {
+                (PW_TOOL_SYNC, Some(call)) => {
+                    // SAFETY: slot `i` of the sync table is in the block (layout) and written once.
+                    let sync: &'static CSync = unsafe {
+                        let at = sync_mem.add(i);
+                        at.write(CSync {
+                            call,
+                            userdata: t.userdata,
+                        });
+                        &*at
+                    };
+                    Tool::sync(name, sync)
+                }
+                (PW_TOOL_DEFERRED, _) => Tool::deferred(name),
+                (PW_TOOL_ADAPTER, _) => Tool::adapter(name),
+                _ => return Err(pw_result::PW_BAD_TOOL),
+            };
+            let tool = match t.timeout_ms {
+                PW_TOOL_DEFAULT_TIMEOUT => tool,
+                ms => tool.with_timeout_ms(ms),
+            };
+            // SAFETY: entry `i` of the tool table is in the block (layout).
+            unsafe { tool_mem.add(i).write(tool) };
+        }
+        // SAFETY: the first `n_tools` entries were written just above.
+        let table: &'static [Tool<'static>] =
+            unsafe { core::slice::from_raw_parts(tool_mem, n_tools) };
+        let wrapper = Wrapper::new(config, table, hooks, slot_mem, arena)?;
+        let state = mem.cast::<pw_wrapper>();
+        // SAFETY: `state` is at the block's start, aligned and in bounds (checked); the old
+        // contents, if any, need no drop.
+        unsafe { state.write(pw_wrapper { wrapper, block }) };
+        out.write(state);
+        Ok(())
+    })
+}
+
+/// Checks `w` and returns the wrapper, once its block is disjoint from `others` (the regions
+/// the call reads or writes).
+///
+/// # Safety
+///
+/// A non-NULL `w` must come from `pw_wrapper_init` and be used by nothing else for `'a`.
+unsafe fn wrapper<'a>(
+    w: *mut pw_wrapper,
+    others: &[(usize, usize)],
+) -> Result<&'a mut pw_wrapper, pw_result> {
+    require_non_null!(w);
+    if !w.is_aligned() {
+        return Err(pw_result::PW_MEMORY_MISALIGNED);
+    }
+    // SAFETY: non-NULL, aligned (checked) and placed by `pw_wrapper_init` (caller); this copies
+    // one field without making a reference.
+    let block = unsafe { (*w).block };
+    disjoint(&[block], others)?;
+    // SAFETY: as above, and nothing else uses the wrapper during 'a (caller).
+    Ok(unsafe { &mut *w })
+}
+
+/// The Rust handle for a C one, if this wrapper issued it.
+fn handle_of(w: &pw_wrapper, h: pw_call_handle) -> Result<CallHandle, pw_result> {
+    if h.owner != core::ptr::from_ref(w).addr() {
+        return Err(pw_result::PW_CALL_FOREIGN);
+    }
+    Ok(CallHandle::from_parts(h.slot, h.index))
+}
+
+/// `pw_disposition.kind`: forward the very bytes you passed in, unchanged.
+pub const PW_FORWARD: u32 = 0;
+/// `pw_disposition.kind`: a `TOOL_CALL` was intercepted.
+pub const PW_INTERCEPTED: u32 = 1;
+/// `pw_disposition.kind`: an `END` was held (it comes back through `pw_wrapper_poll_transmit`).
+pub const PW_HELD: u32 = 2;
+
+/// What the host must do with a model frame it passed in.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_disposition {
+    /// `PW_FORWARD`, `PW_INTERCEPTED` or `PW_HELD`.
+    pub kind: u32,
+    /// For `PW_INTERCEPTED`: the call's index.
+    pub index: u32,
+    /// For `PW_INTERCEPTED`: 1 when the call is pending (deferred or adapter) and `handle` names it.
+    pub has_handle: u8,
+    /// The pending call's handle.
+    pub handle: pw_call_handle,
+}
+
+/// A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are
+/// pending, and says what to do with the bytes in `*out`.
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently; `bytes` valid for `len` reads, outside
+/// the wrapper's block; `out` valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_handle_response(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    bytes: *const u8,
+    len: usize,
+    out: *mut pw_disposition,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, bytes, out);
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[span(bytes, len), span(out, 1)]) }?;
+        disjoint(&[span(out, 1)], &[span(bytes, len)])?;
+        // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
+        let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
+        let me = core::ptr::from_ref(w);
+        let d = w
+            .wrapper
+            .handle_response(Instant::from_millis(now_ms), input)?;
+        let none = pw_call_handle::new(me, CallHandle::from_parts(0, 0));
+        out.write(match d {
+            Disposition::Forward => pw_disposition {
+                kind: PW_FORWARD,
+                index: 0,
+                has_handle: 0,
+                handle: none,
+            },
+            Disposition::Held => pw_disposition {
+                kind: PW_HELD,
+                index: 0,
+                has_handle: 0,
+                handle: none,
+            },
+            Disposition::Intercepted { index, handle } => pw_disposition {
+                kind: PW_INTERCEPTED,
+                index,
+                has_handle: handle.is_some().into(),
+                handle: pw_call_handle::new(me, handle.unwrap_or(CallHandle::from_parts(0, 0))),
+            },
+        });
+        Ok(())
+    })
+}
+
+/// A frame from the consumer (request path): `PW_OK` means forward it; malformed frames are
+/// refused with their code.
+///
+/// # Safety
+///
+/// As `pw_wrapper_handle_response`, without `out`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_handle_request(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    bytes: *const u8,
+    len: usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, bytes);
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[span(bytes, len)]) }?;
+        // SAFETY: the caller hands `bytes` for `len` reads.
+        let input = unsafe { in_bytes(bytes, len) }?;
+        w.wrapper
+            .handle_request(Instant::from_millis(now_ms), input)?;
+        Ok(())
+    })
+}
+
+/// `pw_wrapper_complete`'s report: the call completed with the outcome given.
+pub const PW_COMPLETED_AS_GIVEN: u32 = 0;
+/// The result was longer than `result_cap` without white space: the call failed with
+/// `Tool <name> result exceeds <N> bytes` (SPEC §7.23).
+pub const PW_COMPLETED_RESULT_TOO_LARGE: u32 = 1;
+/// The result nested deeper than `max_depth`: the call failed with
+/// `Tool <name> result is nested deeper than <N> levels` (SPEC §7.23).
+pub const PW_COMPLETED_RESULT_TOO_DEEP: u32 = 2;
+
+/// Completes a deferred call: with a raw JSON result (`outcome->is_error` 0) or an error
+/// message (1). `*completed` says whether the call completed as given or failed because the
+/// result could not be carried. A result that is not JSON is refused (`PW_INVALID_RESULT`).
+///
+/// # Safety
+///
+/// `w` as for `pw_wrapper_handle_response`; `outcome` valid for one read and its text for
+/// `text.len` reads, outside the wrapper's block; `completed` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_complete(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    handle: pw_call_handle,
+    outcome: *const pw_outcome,
+    completed: *mut u32,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, outcome, completed);
+        if !outcome.is_aligned() {
+            return Err(pw_result::PW_MEMORY_MISALIGNED);
+        }
+        // SAFETY: non-NULL, aligned (checked), readable (caller); any bits are valid.
+        let o = unsafe { outcome.read() };
+        let reads = [span(outcome, 1), span(o.text.ptr, o.text.len)];
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[reads[0], reads[1], span(completed, 1)]) }?;
+        disjoint(&[span(completed, 1)], &reads)?;
+        // SAFETY: the caller hands the text for `len` reads and `completed` for one write.
+        let (text, completed) =
+            unsafe { (in_bytes(o.text.ptr, o.text.len)?, out_slot(completed)?) };
+        let h = handle_of(w, handle)?;
+        let given = match o.is_error {
+            0 => Ok(text),
+            1 => Err(core::str::from_utf8(text).map_err(|_| pw_result::PW_INVALID_UTF8)?),
+            _ => return Err(pw_result::PW_BAD_ARGUMENT),
+        };
+        let how = w.wrapper.complete(Instant::from_millis(now_ms), h, given)?;
+        completed.write(match how {
+            Completed::ResultTooLarge { .. } => PW_COMPLETED_RESULT_TOO_LARGE,
+            Completed::ResultTooDeep { .. } => PW_COMPLETED_RESULT_TOO_DEEP,
+            _ => PW_COMPLETED_AS_GIVEN,
+        });
+        Ok(())
+    })
+}
+
+/// A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
+///
+/// # Safety
+///
+/// As `pw_wrapper_handle_request`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_handle_adapter_frame(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    handle: pw_call_handle,
+    bytes: *const u8,
+    len: usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, bytes);
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[span(bytes, len)]) }?;
+        // SAFETY: the caller hands `bytes` for `len` reads.
+        let input = unsafe { in_bytes(bytes, len) }?;
+        let h = handle_of(w, handle)?;
+        w.wrapper
+            .handle_adapter_frame(Instant::from_millis(now_ms), h, input)?;
+        Ok(())
+    })
+}
+
+/// The tool adapter of a pending call closed its source: settles like `END`.
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    handle: pw_call_handle,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[]) }?;
+        let h = handle_of(w, handle)?;
+        w.wrapper
+            .handle_adapter_closed(Instant::from_millis(now_ms), h)?;
+        Ok(())
+    })
+}
+
+/// Gives the clock: calls at or past their deadline fail with a timeout (adapters get
+/// `CANCEL` first). With a full queue some stay due: drain and call again.
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_handle_timeout(w: *mut pw_wrapper, now_ms: u64) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[]) }?;
+        w.wrapper.handle_timeout(Instant::from_millis(now_ms))?;
+        Ok(())
+    })
+}
+
+/// Completes every pending call, oldest first, with `Tool <name> cancelled: <reason>`
+/// (adapters get `CANCEL` first). `*left` is how many are still pending because the queue
+/// filled up first: drain and call again until it is 0.
+///
+/// # Safety
+///
+/// `w` as for `pw_wrapper_handle_response`; `reason` valid for `len` reads (UTF-8), outside
+/// the wrapper's block; `left` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_cancel(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    reason: *const u8,
+    len: usize,
+    left: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, reason, left);
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[span(reason, len), span(left, 1)]) }?;
+        disjoint(&[span(left, 1)], &[span(reason, len)])?;
+        // SAFETY: the caller hands `reason` for `len` reads and `left` for one write.
+        let (reason, left) = unsafe { (in_bytes(reason, len)?, out_slot(left)?) };
+        let reason = core::str::from_utf8(reason).map_err(|_| pw_result::PW_INVALID_UTF8)?;
+        left.write(w.wrapper.cancel(Instant::from_millis(now_ms), reason)?);
+        Ok(())
+    })
+}
+
+/// Stops every later continue prompt (held `END`s are still released).
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_abort(w: *mut pw_wrapper) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        unsafe { wrapper(w, &[]) }?.wrapper.abort();
+        Ok(())
+    })
+}
+
+/// Forgets the trace.
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_clear_trace(w: *mut pw_wrapper) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        unsafe { wrapper(w, &[]) }?.wrapper.clear_trace();
+        Ok(())
+    })
+}
+
+/// `pw_transmit.route`: the model's sink.
+pub const PW_ROUTE_MODEL: u32 = 0;
+/// `pw_transmit.route`: the consumer.
+pub const PW_ROUTE_CONSUMER: u32 = 1;
+/// `pw_transmit.route`: a pending call's tool adapter (`pw_transmit.handle` names the call).
+pub const PW_ROUTE_ADAPTER: u32 = 2;
+
+/// A frame to write, and where.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_transmit {
+    /// `PW_ROUTE_MODEL`, `PW_ROUTE_CONSUMER` or `PW_ROUTE_ADAPTER`.
+    pub route: u32,
+    /// For `PW_ROUTE_ADAPTER`: the call whose adapter gets the frame.
+    pub handle: pw_call_handle,
+    /// The frame's length in the buffer (or, with `PW_BUFFER_TOO_SMALL`, the length needed).
+    pub len: usize,
+}
+
+/// Writes the oldest queued frame into `buf` and fills `*out`: `PW_OK`, or `PW_NOTHING` when
+/// the queue is empty. A buffer too small gives `PW_BUFFER_TOO_SMALL` with the needed length in
+/// `out->len`; the frame stays queued.
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for `cap` writes and `out`
+/// for one, apart from each other and from the wrapper's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_poll_transmit(
+    w: *mut pw_wrapper,
+    buf: *mut u8,
+    cap: usize,
+    out: *mut pw_transmit,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, buf, out);
+        let writes = [span(buf, cap), span(out, 1)];
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &writes) }?;
+        disjoint(&writes, &[])?;
+        // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
+        let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
+        let me = core::ptr::from_ref(w);
+        let none = pw_call_handle::new(me, CallHandle::from_parts(0, 0));
+        match w.wrapper.poll_transmit(buf) {
+            Ok(Some(t)) => {
+                let (route, handle) = match t.route {
+                    Route::Model => (PW_ROUTE_MODEL, none),
+                    Route::Consumer => (PW_ROUTE_CONSUMER, none),
+                    Route::Adapter(h) => (PW_ROUTE_ADAPTER, pw_call_handle::new(me, h)),
+                };
+                out.write(pw_transmit {
+                    route,
+                    handle,
+                    len: t.len,
+                });
+                Ok(())
+            }
+            Ok(None) => Err(pw_result::PW_NOTHING),
+            Err(e) => {
+                out.write(pw_transmit {
+                    route: PW_ROUTE_MODEL,
+                    handle: none,
+                    len: e.needed,
+                });
+                Err(pw_result::PW_BUFFER_TOO_SMALL)
+            }
+        }
+    })
+}
+
+/// `pw_event.kind`: a deferred call: run it, then `pw_wrapper_complete` it.
+pub const PW_PENDING_DEFERRED: u32 = 0;
+/// `pw_event.kind`: an adapter call: connect its adapter (its `TOOL_CALL` is queued).
+pub const PW_PENDING_ADAPTER: u32 = 1;
+
+/// A call the host must start. Spans point into the wrapper's block and are valid until the
+/// next call that changes the wrapper.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_event {
+    /// Its handle.
+    pub handle: pw_call_handle,
+    /// `PW_PENDING_DEFERRED` or `PW_PENDING_ADAPTER`.
+    pub kind: u32,
+    /// 1 when the call has an id.
+    pub has_id: u8,
+    /// Index of its tool in the registration array.
+    pub tool: usize,
+    /// The tool name.
+    pub name: pw_str,
+    /// The call id.
+    pub id: pw_str,
+    /// Raw JSON args, without white space between tokens.
+    pub args: pw_str,
+}
+
+/// The next call the host must start, oldest first: `PW_OK` with `*out`, or `PW_NOTHING`.
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
+/// wrapper's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_poll_event(
+    w: *mut pw_wrapper,
+    out: *mut pw_event,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, out);
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[span(out, 1)]) }?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        let me = core::ptr::from_ref(w);
+        let Some(Event::CallStarted {
+            handle,
+            kind,
+            tool,
+            name,
+            id,
+            args,
+        }) = w.wrapper.poll_event()
+        else {
+            return Err(pw_result::PW_NOTHING);
+        };
+        out.write(pw_event {
+            handle: pw_call_handle::new(me, handle),
+            kind: match kind {
+                PendingKind::Adapter => PW_PENDING_ADAPTER,
+                PendingKind::Deferred => PW_PENDING_DEFERRED,
+            },
+            has_id: id.is_some().into(),
+            tool,
+            name: pw_str::of(name.as_bytes()),
+            id: id.map_or(pw_str::EMPTY, |i| pw_str::of(i.as_bytes())),
+            args: pw_str::of(args),
+        });
+        Ok(())
+    })
+}
+
+/// What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
+/// misaligned wrapper).
+pub const PW_NO_TIMEOUT: u64 = u64::MAX;
+
+/// The earliest deadline (ms) of a pending call: call `pw_wrapper_handle_timeout` then.
+/// `PW_NO_TIMEOUT` when nothing is pending.
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
+    guard(PW_NO_TIMEOUT, || {
+        // SAFETY: as the function's contract; only read.
+        match unsafe { wrapper(w.cast_mut(), &[]) } {
+            Ok(w) => w
+                .wrapper
+                .poll_timeout()
+                .map_or(PW_NO_TIMEOUT, Instant::as_millis),
+            Err(_) => PW_NO_TIMEOUT,
+        }
+    })
+}
+
+/// Calls intercepted and not yet completed (0 for a NULL or misaligned wrapper).
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_pending(w: *const pw_wrapper) -> usize {
+    guard(0, || {
+        // SAFETY: as the function's contract; only read.
+        unsafe { wrapper(w.cast_mut(), &[]) }.map_or(0, |w| w.wrapper.pending())
+    })
+}
+
+/// One trace entry. Spans point into the wrapper's block and are valid until the next call
+/// that changes the wrapper.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_trace_entry {
+    /// 1 when the call had a name.
+    pub has_name: u8,
+    /// 1 when some part was cut to fit the trace (args or result are then not whole JSON).
+    pub truncated: u8,
+    /// The tool name.
+    pub name: pw_str,
+    /// Raw JSON args.
+    pub args: pw_str,
+    /// The result or error.
+    pub outcome: pw_outcome,
+}
+
+/// Trace entry `index` (0 = oldest): `PW_OK` with `*out`, or `PW_NOTHING` past the last.
+///
+/// # Safety
+///
+/// `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
+/// wrapper's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_trace_entry(
+    w: *mut pw_wrapper,
+    index: usize,
+    out: *mut pw_trace_entry,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, out);
+        // SAFETY: as the function's contract.
+        let w = unsafe { wrapper(w, &[span(out, 1)]) }?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        let e = w
+            .wrapper
+            .trace()
+            .iter()
+            .nth(index)
+            .ok_or(pw_result::PW_NOTHING)?;
+        out.write(pw_trace_entry {
+            has_name: e.name.is_some().into(),
+            truncated: e.truncated.into(),
+            name: e.name.map_or(pw_str::EMPTY, |n| pw_str::of(n.as_bytes())),
+            args: pw_str::of(e.args),
+            outcome: pw_outcome::of(e.outcome),
+        });
+        Ok(())
+    })
+}

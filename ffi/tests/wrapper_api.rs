@@ -1,0 +1,609 @@
+//! The wrapper's C ABI, called from Rust as C would call it: every input and output, and
+//! every kind of bad argument with its own code and the wrapper still usable afterwards.
+
+use core::ffi::c_void;
+use std::ptr;
+
+use polyweave_tool_adapter_ffi::*;
+
+/// A memory block aligned for the wrapper (`u64`s; `pw_wrapper_align()` is at most 8 here).
+struct Block(Vec<u64>);
+
+impl Block {
+    fn new(bytes: usize) -> Self {
+        Block(vec![0; bytes.div_ceil(8) + 1])
+    }
+    fn ptr(&mut self) -> *mut c_void {
+        self.0.as_mut_ptr().cast()
+    }
+    fn len(&self) -> usize {
+        (self.0.len() - 1) * 8
+    }
+}
+
+fn text(s: &pw_str) -> String {
+    // SAFETY: spans the library hands out are readable for their length.
+    let bytes = unsafe { std::slice::from_raw_parts(s.ptr, s.len) };
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn lit(s: &'static str) -> pw_str {
+    pw_str {
+        ptr: s.as_ptr(),
+        len: s.len(),
+    }
+}
+
+unsafe extern "C" fn echo(_: *mut c_void, args: pw_str, out: *mut pw_writer) -> u32 {
+    // SAFETY: the library hands a live writer and readable args.
+    unsafe { pw_writer_write(out, args.ptr, args.len) };
+    PW_TOOL_OK
+}
+
+unsafe extern "C" fn boom(_: *mut c_void, _: pw_str, out: *mut pw_writer) -> u32 {
+    let m = b"boom";
+    // SAFETY: as in `echo`.
+    unsafe { pw_writer_write(out, m.as_ptr(), m.len()) };
+    7 // any status but PW_TOOL_OK is a failure
+}
+
+/// Hook calls, recorded through userdata.
+#[derive(Default)]
+struct Seen(Vec<String>);
+
+unsafe extern "C" fn on_call(ud: *mut c_void, c: *const pw_call_info) {
+    // SAFETY: userdata is the `Seen` the test registered; `c` is live during the hook.
+    let (seen, c) = unsafe { (&mut *ud.cast::<Seen>(), &*c) };
+    seen.0
+        .push(format!("call {} {} seq {}", c.index, text(&c.name), c.seq));
+}
+
+unsafe extern "C" fn on_result(ud: *mut c_void, c: *const pw_call_info, o: *const pw_outcome) {
+    // SAFETY: as in `on_call`.
+    let (seen, c, o) = unsafe { (&mut *ud.cast::<Seen>(), &*c, &*o) };
+    seen.0.push(format!(
+        "result {} {} {}",
+        c.index,
+        o.is_error,
+        text(&o.text)
+    ));
+}
+
+fn tools() -> [pw_tool; 4] {
+    let t = |name, kind, call: pw_sync_fn| pw_tool {
+        name: lit(name),
+        kind,
+        timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
+        call,
+        userdata: ptr::null_mut(),
+    };
+    [
+        t("echo", PW_TOOL_SYNC, Some(echo)),
+        t("boom", PW_TOOL_SYNC, Some(boom)),
+        t("later", PW_TOOL_DEFERRED, None),
+        t("files", PW_TOOL_ADAPTER, None),
+    ]
+}
+
+fn config() -> pw_wrapper_config {
+    let mut c = std::mem::MaybeUninit::uninit();
+    // SAFETY: `c` is valid for one write.
+    assert_eq!(
+        unsafe { pw_wrapper_config_default(c.as_mut_ptr()) },
+        pw_result::PW_OK
+    );
+    // SAFETY: written on PW_OK.
+    unsafe { c.assume_init() }
+}
+
+/// A wrapper over `tools()` with 2 slots in `block`, hooks recording into `seen`.
+fn make(block: &mut Block, tools: &[pw_tool], seen: &mut Seen) -> *mut pw_wrapper {
+    let cfg = config();
+    let hooks = pw_hooks {
+        userdata: ptr::from_mut(seen).cast(),
+        on_tool_call: Some(on_call),
+        on_tool_result: Some(on_result),
+    };
+    let mut w = ptr::null_mut();
+    // SAFETY: every pointer is valid; the block outlives the wrapper in each test.
+    let r = unsafe {
+        pw_wrapper_init(
+            block.ptr(),
+            block.len(),
+            &cfg,
+            2,
+            tools.as_ptr(),
+            tools.len(),
+            &hooks,
+            &mut w,
+        )
+    };
+    assert_eq!(r, pw_result::PW_OK);
+    w
+}
+
+fn size(cfg: &pw_wrapper_config, slots: usize, tools: usize) -> usize {
+    let mut n = 0;
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { pw_wrapper_size(cfg, slots, tools, &mut n) },
+        pw_result::PW_OK
+    );
+    n
+}
+
+/// Every queued frame as (route, text).
+fn drain(w: *mut pw_wrapper) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        let mut t = std::mem::MaybeUninit::uninit();
+        // SAFETY: valid pointers, `buf` outside the wrapper's block.
+        match unsafe { pw_wrapper_poll_transmit(w, buf.as_mut_ptr(), buf.len(), t.as_mut_ptr()) } {
+            pw_result::PW_OK => {
+                // SAFETY: written on PW_OK.
+                let t = unsafe { t.assume_init() };
+                out.push((t.route, String::from_utf8(buf[..t.len].to_vec()).unwrap()));
+            }
+            pw_result::PW_NOTHING => return out,
+            other => panic!("poll_transmit: {other:?}"),
+        }
+    }
+}
+
+fn respond(w: *mut pw_wrapper, now: u64, frame: &str) -> Result<pw_disposition, pw_result> {
+    let mut d = std::mem::MaybeUninit::uninit();
+    // SAFETY: valid pointers; the frame is outside the block.
+    match unsafe { pw_wrapper_handle_response(w, now, frame.as_ptr(), frame.len(), d.as_mut_ptr()) }
+    {
+        // SAFETY: written on PW_OK.
+        pw_result::PW_OK => Ok(unsafe { d.assume_init() }),
+        e => Err(e),
+    }
+}
+
+fn event(w: *mut pw_wrapper) -> Option<pw_event> {
+    let mut e = std::mem::MaybeUninit::uninit();
+    // SAFETY: valid pointers.
+    match unsafe { pw_wrapper_poll_event(w, e.as_mut_ptr()) } {
+        // SAFETY: written on PW_OK.
+        pw_result::PW_OK => Some(unsafe { e.assume_init() }),
+        pw_result::PW_NOTHING => None,
+        other => panic!("poll_event: {other:?}"),
+    }
+}
+
+fn complete(
+    w: *mut pw_wrapper,
+    now: u64,
+    h: pw_call_handle,
+    is_error: u8,
+    s: &str,
+) -> Result<u32, pw_result> {
+    let o = pw_outcome {
+        is_error,
+        text: pw_str {
+            ptr: s.as_ptr(),
+            len: s.len(),
+        },
+    };
+    let mut c = u32::MAX;
+    // SAFETY: valid pointers.
+    match unsafe { pw_wrapper_complete(w, now, h, &o, &mut c) } {
+        pw_result::PW_OK => Ok(c),
+        e => Err(e),
+    }
+}
+
+#[test]
+fn a_sync_a_deferred_and_an_adapter_call_round_trip() {
+    let tools = tools();
+    let mut block = Block::new(size(&config(), 2, tools.len()));
+    let mut seen = Seen::default();
+    let w = make(&mut block, &tools, &mut seen);
+
+    let d = respond(
+        w,
+        0,
+        r#"{"type":"TOOL_CALL","content":{"id":"1","name":"echo","args":[ 1 ]}}"#,
+    )
+    .unwrap();
+    assert_eq!((d.kind, d.index, d.has_handle), (PW_INTERCEPTED, 0, 0));
+    assert_eq!(
+        drain(w),
+        [
+            (
+                PW_ROUTE_MODEL,
+                r#"{"type":"TOOL_RESULT","content":{"id":"1","name":"echo","result":[1]}}"#.into()
+            ),
+            (
+                PW_ROUTE_MODEL,
+                r#"{"type":"TEXT","content":"Tool results above."}"#.into()
+            ),
+            (
+                PW_ROUTE_CONSUMER,
+                r#"{"type":"TEXT","content":"Tool results above."}"#.into()
+            ),
+        ]
+    );
+
+    // A deferred call and an adapter call, an END held between them.
+    let d = respond(
+        w,
+        1,
+        r#"{"type":"TOOL_CALL","content":{"name":"later","args":{"q":1}}}"#,
+    )
+    .unwrap();
+    assert_eq!((d.kind, d.index, d.has_handle), (PW_INTERCEPTED, 1, 1));
+    let deferred = d.handle;
+    assert_eq!(respond(w, 1, r#"{"type":"END"}"#).unwrap().kind, PW_HELD);
+    let files = respond(
+        w,
+        2,
+        r#"{"type":"TOOL_CALL","content":{"id":"f","name":"files"}}"#,
+    )
+    .unwrap()
+    .handle;
+    let e = event(w).unwrap();
+    assert_eq!(
+        (e.kind, e.tool, text(&e.name), text(&e.args)),
+        (PW_PENDING_DEFERRED, 2, "later".into(), r#"{"q":1}"#.into())
+    );
+    let e = event(w).unwrap();
+    assert_eq!(
+        (e.kind, e.has_id, text(&e.id)),
+        (PW_PENDING_ADAPTER, 1, "f".into())
+    );
+    assert!(event(w).is_none());
+    assert_eq!(
+        drain(w),
+        [(
+            PW_ROUTE_ADAPTER,
+            r#"{"type":"TOOL_CALL","content":{"id":"f","name":"files","args":{}}}"#.into()
+        )]
+    );
+    // SAFETY: a valid wrapper.
+    assert_eq!(unsafe { pw_wrapper_pending(w) }, 2);
+    // SAFETY: as above.
+    assert_eq!(unsafe { pw_wrapper_poll_timeout(w) }, 30_001);
+
+    assert_eq!(
+        complete(w, 3, deferred, 0, r#"{"ok":true}"#),
+        Ok(PW_COMPLETED_AS_GIVEN)
+    );
+    let frame = br#"{"type":"TOOL_RESULT","content":{"result":"x"}}"#;
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { pw_wrapper_handle_adapter_frame(w, 4, files, frame.as_ptr(), frame.len()) },
+        pw_result::PW_OK
+    );
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { pw_wrapper_handle_adapter_closed(w, 5, files) },
+        pw_result::PW_OK
+    );
+    assert_eq!(
+        drain(w),
+        [
+            (
+                PW_ROUTE_MODEL,
+                r#"{"type":"TOOL_RESULT","content":{"name":"later","result":{"ok":true}}}"#.into()
+            ),
+            (
+                PW_ROUTE_MODEL,
+                r#"{"type":"TOOL_RESULT","content":{"id":"f","name":"files","result":"x"}}"#.into()
+            ),
+            (
+                PW_ROUTE_MODEL,
+                r#"{"type":"TEXT","content":"Tool results above."}"#.into()
+            ),
+            (
+                PW_ROUTE_CONSUMER,
+                r#"{"type":"TEXT","content":"Tool results above."}"#.into()
+            ),
+            (PW_ROUTE_CONSUMER, r#"{"type":"END"}"#.into()),
+        ]
+    );
+    // SAFETY: as above.
+    assert_eq!(unsafe { pw_wrapper_poll_timeout(w) }, PW_NO_TIMEOUT);
+
+    // Late and foreign completions get their own codes.
+    assert_eq!(
+        complete(w, 6, deferred, 0, "1"),
+        Err(pw_result::PW_CALL_FINISHED)
+    );
+    let foreign = pw_call_handle {
+        owner: deferred.owner + 8,
+        ..deferred
+    };
+    assert_eq!(
+        complete(w, 6, foreign, 0, "1"),
+        Err(pw_result::PW_CALL_FOREIGN)
+    );
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { pw_wrapper_handle_adapter_closed(w, 6, deferred) },
+        pw_result::PW_CALL_FINISHED
+    );
+
+    // The trace, oldest first, and the hooks in order.
+    let mut entry = std::mem::MaybeUninit::uninit();
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { pw_wrapper_trace_entry(w, 1, entry.as_mut_ptr()) },
+        pw_result::PW_OK
+    );
+    // SAFETY: written on PW_OK.
+    let entry = unsafe { entry.assume_init() };
+    assert_eq!(
+        (
+            text(&entry.name),
+            text(&entry.args),
+            text(&entry.outcome.text)
+        ),
+        ("later".into(), r#"{"q":1}"#.into(), r#"{"ok":true}"#.into())
+    );
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { pw_wrapper_trace_entry(w, 3, ptr::from_mut(&mut std::mem::zeroed())) },
+        pw_result::PW_NOTHING
+    );
+    assert_eq!(
+        seen.0,
+        [
+            "call 0 echo seq 0",
+            "result 0 0 [ 1 ]",
+            "call 1 later seq 3",
+            "call 2 files seq 3",
+            r#"result 1 0 {"ok":true}"#,
+            "result 2 0 \"x\"",
+        ]
+    );
+}
+
+#[test]
+fn sync_failures_and_cancel() {
+    let tools = tools();
+    let mut block = Block::new(size(&config(), 2, tools.len()));
+    let mut seen = Seen::default();
+    let w = make(&mut block, &tools, &mut seen);
+    respond(w, 0, r#"{"type":"TOOL_CALL","content":{"name":"boom"}}"#).unwrap();
+    assert_eq!(
+        drain(w)[0].1,
+        r#"{"type":"TOOL_RESULT","content":{"name":"boom","error":"boom"}}"#
+    );
+    respond(w, 0, r#"{"type":"TOOL_CALL","content":{"name":"files"}}"#).unwrap();
+    drain(w);
+    let mut left = 9;
+    let reason = "user stopped";
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { pw_wrapper_cancel(w, 1, reason.as_ptr(), reason.len(), &mut left) },
+        pw_result::PW_OK
+    );
+    assert_eq!(left, 0);
+    let frames = drain(w);
+    assert_eq!(
+        frames[0],
+        (
+            PW_ROUTE_ADAPTER,
+            r#"{"type":"CANCEL","content":{"name":"files","reason":"user stopped"}}"#.into()
+        )
+    );
+    assert_eq!(
+        frames[1].1,
+        r#"{"type":"TOOL_RESULT","content":{"name":"files","error":"Tool files cancelled: user stopped"}}"#
+    );
+}
+
+#[test]
+fn bad_arguments_get_their_codes_and_change_nothing() {
+    let tools = tools();
+    let cfg = config();
+    let need = size(&cfg, 2, tools.len());
+    let mut seen = Seen::default();
+    let hooks = pw_hooks {
+        userdata: ptr::null_mut(),
+        on_tool_call: None,
+        on_tool_result: None,
+    };
+    let mut out = ptr::null_mut();
+    let mut block = Block::new(need);
+    // SAFETY (every call below): the pointers are valid or deliberately NULL / short / odd.
+    unsafe {
+        assert_eq!(
+            pw_wrapper_init(
+                ptr::null_mut(),
+                need,
+                &cfg,
+                2,
+                tools.as_ptr(),
+                4,
+                &hooks,
+                &mut out
+            ),
+            pw_result::PW_NULL_POINTER
+        );
+        assert_eq!(
+            pw_wrapper_init(
+                block.ptr(),
+                need - 1,
+                &cfg,
+                2,
+                tools.as_ptr(),
+                4,
+                &hooks,
+                &mut out
+            ),
+            pw_result::PW_MEMORY_TOO_SMALL
+        );
+        let odd = block.ptr().cast::<u8>().add(1).cast();
+        assert_eq!(
+            pw_wrapper_init(odd, need, &cfg, 2, tools.as_ptr(), 4, &hooks, &mut out),
+            pw_result::PW_MEMORY_MISALIGNED
+        );
+        let bad = pw_wrapper_config {
+            mirror_continue: 2,
+            ..cfg
+        };
+        assert_eq!(
+            pw_wrapper_init(
+                block.ptr(),
+                need,
+                &bad,
+                2,
+                tools.as_ptr(),
+                4,
+                &hooks,
+                &mut out
+            ),
+            pw_result::PW_BAD_CONFIG
+        );
+        let mut bad_tools = tools;
+        bad_tools[0].kind = 9;
+        assert_eq!(
+            pw_wrapper_init(
+                block.ptr(),
+                need,
+                &cfg,
+                2,
+                bad_tools.as_ptr(),
+                4,
+                &hooks,
+                &mut out
+            ),
+            pw_result::PW_BAD_TOOL
+        );
+        bad_tools[0] = pw_tool {
+            kind: PW_TOOL_SYNC,
+            call: None,
+            ..tools[0]
+        };
+        assert_eq!(
+            pw_wrapper_init(
+                block.ptr(),
+                need,
+                &cfg,
+                2,
+                bad_tools.as_ptr(),
+                4,
+                &hooks,
+                &mut out
+            ),
+            pw_result::PW_BAD_TOOL
+        );
+        bad_tools[0] = pw_tool {
+            name: pw_str {
+                ptr: b"\xff".as_ptr(),
+                len: 1,
+            },
+            ..tools[0]
+        };
+        assert_eq!(
+            pw_wrapper_init(
+                block.ptr(),
+                need,
+                &cfg,
+                2,
+                bad_tools.as_ptr(),
+                4,
+                &hooks,
+                &mut out
+            ),
+            pw_result::PW_BAD_TOOL
+        );
+        assert!(out.is_null(), "nothing written on error");
+        let mut n = 0;
+        let huge = pw_wrapper_config {
+            args_cap: usize::MAX,
+            ..cfg
+        };
+        assert_eq!(
+            pw_wrapper_size(&huge, 2, 4, &mut n),
+            pw_result::PW_BAD_CONFIG
+        );
+        assert_eq!(n, 0);
+    }
+    let w = make(&mut block, &tools, &mut seen);
+    let mut buf = [0u8; 8];
+    let mut t = std::mem::MaybeUninit::uninit();
+    respond(
+        w,
+        5,
+        r#"{"type":"TOOL_CALL","content":{"name":"echo","args":1}}"#,
+    )
+    .unwrap();
+    // SAFETY (every call below): as above.
+    unsafe {
+        // Too small a buffer: the needed size, the frame kept.
+        assert_eq!(
+            pw_wrapper_poll_transmit(w, buf.as_mut_ptr(), buf.len(), t.as_mut_ptr()),
+            pw_result::PW_BUFFER_TOO_SMALL
+        );
+        assert_eq!(
+            t.assume_init().len,
+            r#"{"type":"TOOL_RESULT","content":{"name":"echo","result":1}}"#.len()
+        );
+        assert_eq!(drain(w).len(), 3);
+        // A clock that goes backwards, a malformed frame, a NULL wrapper.
+        assert_eq!(
+            respond(w, 4, r#"{"type":"TEXT"}"#).unwrap_err(),
+            pw_result::PW_CLOCK_WENT_BACKWARDS
+        );
+        assert_eq!(
+            respond(w, 5, r#"{"type":7}"#).unwrap_err(),
+            pw_result::PW_FRAME_TYPE_NOT_STRING
+        );
+        assert_eq!(
+            pw_wrapper_abort(ptr::null_mut()),
+            pw_result::PW_NULL_POINTER
+        );
+        assert_eq!(pw_wrapper_poll_timeout(ptr::null()), PW_NO_TIMEOUT);
+        assert_eq!(pw_wrapper_pending(ptr::null()), 0);
+        // Input inside the wrapper's own memory.
+        let inside = block.ptr().cast::<u8>().add(16);
+        assert_eq!(
+            pw_wrapper_handle_request(w, 5, inside, 4),
+            pw_result::PW_MEMORY_OVERLAP
+        );
+        // A handle no call ever had.
+        let never = pw_call_handle {
+            index: 0,
+            slot: 0,
+            reserved: 0,
+            owner: w.addr(),
+        };
+        assert_eq!(
+            pw_wrapper_handle_adapter_closed(w, 5, never),
+            pw_result::PW_CALL_UNKNOWN
+        );
+    }
+    // A stale handle: its call ended and a newer call took its slot.
+    let old = respond(w, 5, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#)
+        .unwrap()
+        .handle;
+    assert_eq!(complete(w, 5, old, 1, "done"), Ok(PW_COMPLETED_AS_GIVEN));
+    let new = respond(w, 5, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#)
+        .unwrap()
+        .handle;
+    assert_eq!((old.slot, new.slot), (0, 0));
+    assert_eq!(complete(w, 5, old, 0, "1"), Err(pw_result::PW_CALL_STALE));
+    // Of another kind, and not JSON.
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { pw_wrapper_handle_adapter_closed(w, 5, new) },
+        pw_result::PW_CALL_WRONG_KIND
+    );
+    assert_eq!(
+        complete(w, 5, new, 0, "[1,"),
+        Err(pw_result::PW_INVALID_RESULT)
+    );
+    assert_eq!(complete(w, 5, new, 2, "x"), Err(pw_result::PW_BAD_ARGUMENT));
+    // Still usable.
+    assert_eq!(
+        respond(w, 6, r#"{"type":"TEXT","content":"x"}"#)
+            .unwrap()
+            .kind,
+        PW_FORWARD
+    );
+}
