@@ -372,6 +372,11 @@ typedef uint32_t pw_kind;
 #endif // __cplusplus
 
 /**
+ * A call in host memory (opaque).
+ */
+typedef struct pw_call pw_call;
+
+/**
  * Line framer state: splits a byte stream into NDJSON lines (opaque).
  *
  * It lives in a memory block the host provides (`pw_framer_size()` bytes,
@@ -390,6 +395,65 @@ typedef struct pw_wrapper pw_wrapper;
  * Where a sync tool writes its result or message (opaque; only for `pw_writer_write`).
  */
 typedef struct pw_writer pw_writer;
+
+/**
+ * A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
+ */
+typedef struct pw_str {
+    /**
+     * The first byte.
+     */
+    const uint8_t *ptr;
+    /**
+     * How many bytes.
+     */
+    size_t len;
+} pw_str;
+
+/**
+ * How a standalone call starts. Its name, id and args are borrowed: they must stay valid
+ * and unchanged while the call is used.
+ */
+typedef struct pw_call_options {
+    /**
+     * The tool name sent to the adapter and used in messages (UTF-8; default `unknown`).
+     */
+    struct pw_str name;
+    /**
+     * The call id, when `has_id` is 1 (UTF-8).
+     */
+    struct pw_str id;
+    /**
+     * Raw JSON args (default `{}`).
+     */
+    struct pw_str args;
+    /**
+     * Settle with a timeout error this long after the start (default 30000).
+     */
+    uint32_t timeout_ms;
+    /**
+     * 1 when the call has an id.
+     */
+    uint8_t has_id;
+    /**
+     * JSON depth limit of the adapter's frames (default 32).
+     */
+    uint8_t max_depth;
+} pw_call_options;
+
+/**
+ * How a call ended: `text` is the raw JSON result, or the error message when `is_error` is 1.
+ */
+typedef struct pw_outcome {
+    /**
+     * 1 for an error message, 0 for a result.
+     */
+    uint8_t is_error;
+    /**
+     * The result or the message.
+     */
+    struct pw_str text;
+} pw_outcome;
 
 /**
  * The fields of a `TOOL_CALL` frame, as spans of the caller's bytes (nothing is copied).
@@ -493,20 +557,6 @@ typedef struct pw_wrapper_config {
 } pw_wrapper_config;
 
 /**
- * A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
- */
-typedef struct pw_str {
-    /**
-     * The first byte.
-     */
-    const uint8_t *ptr;
-    /**
-     * How many bytes.
-     */
-    size_t len;
-} pw_str;
-
-/**
  * A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
  * but `PW_TOOL_OK`, its error message) with `pw_writer_write`. It must not call any other
  * function on its wrapper.
@@ -574,20 +624,6 @@ typedef struct pw_call_info {
      */
     struct pw_str args;
 } pw_call_info;
-
-/**
- * How a call ended: `text` is the raw JSON result, or the error message when `is_error` is 1.
- */
-typedef struct pw_outcome {
-    /**
-     * 1 for an error message, 0 for a result.
-     */
-    uint8_t is_error;
-    /**
-     * The result or the message.
-     */
-    struct pw_str text;
-} pw_outcome;
 
 /**
  * Hooks: each function may be NULL (no hook). They must not call any function on the wrapper.
@@ -757,6 +793,115 @@ const char *pw_version(void);
  * `size_t`; they must not overlap.
  */
 pw_result pw_result_text(uint32_t code, uint8_t *buf, size_t len, size_t *out_len);
+
+/**
+ * Fills `*out` with the defaults: name `unknown`, no id, args `{}`, 30000 ms, depth 32.
+ *
+ * # Safety
+ *
+ * `out` must be valid for one write.
+ */
+pw_result pw_call_options_default(struct pw_call_options *out);
+
+/**
+ * The alignment the memory block for `pw_call_init` needs (a power of two).
+ */
+size_t pw_call_align(void);
+
+/**
+ * The size of the memory block `pw_call_init` needs for a result capacity of `result_cap`
+ * bytes (the adapter's result, without white space, or the settlement's message).
+ *
+ * # Safety
+ *
+ * `out_size` must be valid for one write.
+ */
+pw_result pw_call_size(size_t result_cap, size_t *out_size);
+
+/**
+ * Starts a call at `now_ms` in `mem` (at least `pw_call_size(result_cap)` bytes, aligned to
+ * `pw_call_align()`) and sets `*out` to it; its `TOOL_CALL` waits in `pw_call_poll_transmit`.
+ * Args that are not JSON give their JSON code; a `result_cap` too small for the call's own
+ * failure texts gives `PW_BAD_CONFIG`. On any error nothing is written to `*out`.
+ *
+ * # Safety
+ *
+ * `mem` must be valid for writes of `mem_len` bytes for as long as the call is used and
+ * touched by nothing else meanwhile; `opts` valid for one read and its spans for their
+ * lengths for as long as the call is used; `out` for one write.
+ */
+pw_result pw_call_init(void *mem,
+                       size_t mem_len,
+                       size_t result_cap,
+                       uint64_t now_ms,
+                       const struct pw_call_options *opts,
+                       struct pw_call **out);
+
+/**
+ * One frame from the adapter (validated whole). After the settlement, `PW_CALL_FINISHED`
+ * or `PW_CALL_TIMED_OUT`.
+ *
+ * # Safety
+ *
+ * `c` from `pw_call_init`, not used concurrently; `bytes` valid for `len` reads, outside
+ * the call's block.
+ */
+pw_result pw_call_handle_frame(struct pw_call *c,
+                               uint64_t now_ms,
+                               const uint8_t *bytes,
+                               size_t len);
+
+/**
+ * The adapter closed its source: settles like `END`.
+ *
+ * # Safety
+ *
+ * `c` from `pw_call_init`, not used concurrently.
+ */
+pw_result pw_call_handle_closed(struct pw_call *c, uint64_t now_ms);
+
+/**
+ * Gives the clock: at or past the deadline a waiting call queues `CANCEL` and settles with
+ * `Tool <name> timed out after <ms>ms`.
+ *
+ * # Safety
+ *
+ * `c` from `pw_call_init`, not used concurrently.
+ */
+pw_result pw_call_handle_timeout(struct pw_call *c, uint64_t now_ms);
+
+/**
+ * The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout) into `buf`, its
+ * length in `*out_len`: `PW_OK`, `PW_NOTHING`, or `PW_BUFFER_TOO_SMALL` with the length
+ * needed (the frame stays).
+ *
+ * # Safety
+ *
+ * `c` from `pw_call_init`, not used concurrently; `buf` valid for `cap` writes and `out_len`
+ * for one, apart from each other and from the call's block.
+ */
+pw_result pw_call_poll_transmit(struct pw_call *c, uint8_t *buf, size_t cap, size_t *out_len);
+
+/**
+ * When `pw_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
+ * the settlement (and for a NULL or misaligned call).
+ *
+ * # Safety
+ *
+ * `c` from `pw_call_init`, not used concurrently.
+ */
+uint64_t pw_call_poll_timeout(const struct pw_call *c);
+
+/**
+ * How the call settled: `PW_OK` with `*out` (its text points into the call's block), or
+ * `PW_NOTHING` while it waits.
+ *
+ * # Safety
+ *
+ * `c` from `pw_call_init`, not used concurrently; `out` valid for one write, outside the
+ * call's block.
+ */
+pw_result pw_call_settlement(const struct pw_call *c, struct pw_outcome *out);
 
 /**
  * Checks that `bytes` is exactly one JSON value (any type), white space around it allowed.

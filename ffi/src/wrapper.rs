@@ -34,7 +34,7 @@ pub struct pw_str {
 }
 
 impl pw_str {
-    fn of(bytes: &[u8]) -> Self {
+    pub(crate) fn of(bytes: &[u8]) -> Self {
         Self {
             ptr: bytes.as_ptr(),
             len: bytes.len(),
@@ -197,7 +197,7 @@ pub struct pw_outcome {
 }
 
 impl pw_outcome {
-    fn of(o: CallOutcome<'_>) -> Self {
+    pub(crate) fn of(o: CallOutcome<'_>) -> Self {
         match o {
             CallOutcome::Result(r) => Self {
                 is_error: 0,
