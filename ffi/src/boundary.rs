@@ -127,6 +127,37 @@ pub(crate) unsafe fn bytes_in_one_out<'a, T>(
     Ok((input, out))
 }
 
+/// An object `_init` placed in host memory, which knows the block it occupies.
+pub(crate) trait Placed {
+    /// Address and length of the object's whole block.
+    ///
+    /// # Safety
+    ///
+    /// `this` must be non-NULL, aligned, and point at an object its `_init` placed.
+    unsafe fn block(this: *const Self) -> (usize, usize);
+}
+
+/// Checks `p` and returns the object behind it, once its block is disjoint from `others`
+/// (the regions the call reads or writes).
+///
+/// # Safety
+///
+/// A non-NULL `p` must come from the object's `_init` and be used by nothing else for `'a`.
+pub(crate) unsafe fn placed<'a, T: Placed>(
+    p: *mut T,
+    others: &[(usize, usize)],
+) -> Result<&'a mut T, pw_result> {
+    require_non_null!(p);
+    if !p.is_aligned() {
+        return Err(pw_result::PW_MEMORY_MISALIGNED);
+    }
+    // SAFETY: non-NULL and aligned (checked), placed by `_init` (caller).
+    let block = unsafe { T::block(p) };
+    disjoint(&[block], others)?;
+    // SAFETY: as above, and nothing else uses the object during 'a (caller).
+    Ok(unsafe { &mut *p })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::Instant;
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, require_non_null, span,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
 };
 use crate::codes::pw_result;
 use crate::wrapper::{pw_outcome, pw_str, PW_NO_TIMEOUT};
@@ -172,24 +172,11 @@ pub unsafe extern "C" fn pw_call_init(
     })
 }
 
-/// Checks `c` and returns the call, once its block is disjoint from `others`.
-///
-/// # Safety
-///
-/// A non-NULL `c` must come from `pw_call_init` and be used by nothing else for `'a`.
-unsafe fn call<'a>(
-    c: *mut pw_call,
-    others: &[(usize, usize)],
-) -> Result<&'a mut pw_call, pw_result> {
-    require_non_null!(c);
-    if !c.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
+impl Placed for pw_call {
+    unsafe fn block(this: *const Self) -> (usize, usize) {
+        // SAFETY: `this` points at a call (trait contract); one field is copied, no reference made.
+        unsafe { (*this).block }
     }
-    // SAFETY: non-NULL, aligned (checked), placed by `pw_call_init` (caller); copies one field.
-    let block = unsafe { (*c).block };
-    disjoint(&[block], others)?;
-    // SAFETY: as above; nothing else uses the call during 'a (caller).
-    Ok(unsafe { &mut *c })
 }
 
 /// One frame from the adapter (validated whole). After the settlement, `PW_CALL_FINISHED`
@@ -209,7 +196,7 @@ pub unsafe extern "C" fn pw_call_handle_frame(
     ffi(|| {
         require_non_null!(c, bytes);
         // SAFETY: as the function's contract.
-        let c = unsafe { call(c, &[span(bytes, len)]) }?;
+        let c = unsafe { placed(c, &[span(bytes, len)]) }?;
         // SAFETY: the caller hands `bytes` for `len` reads.
         let input = unsafe { in_bytes(bytes, len) }?;
         c.call.handle_frame(Instant::from_millis(now_ms), input)?;
@@ -226,7 +213,7 @@ pub unsafe extern "C" fn pw_call_handle_frame(
 pub unsafe extern "C" fn pw_call_handle_closed(c: *mut pw_call, now_ms: u64) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        unsafe { call(c, &[]) }?
+        unsafe { placed(c, &[]) }?
             .call
             .handle_closed(Instant::from_millis(now_ms))?;
         Ok(())
@@ -243,7 +230,7 @@ pub unsafe extern "C" fn pw_call_handle_closed(c: *mut pw_call, now_ms: u64) -> 
 pub unsafe extern "C" fn pw_call_handle_timeout(c: *mut pw_call, now_ms: u64) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        unsafe { call(c, &[]) }?
+        unsafe { placed(c, &[]) }?
             .call
             .handle_timeout(Instant::from_millis(now_ms))?;
         Ok(())
@@ -269,7 +256,7 @@ pub unsafe extern "C" fn pw_call_poll_transmit(
         require_non_null!(c, buf, out_len);
         let writes = [span(buf, cap), span(out_len, 1)];
         // SAFETY: as the function's contract.
-        let c = unsafe { call(c, &writes) }?;
+        let c = unsafe { placed(c, &writes) }?;
         disjoint(&writes, &[])?;
         // SAFETY: the caller hands `buf` for `cap` writes and `out_len` for one.
         let (buf, out_len) = unsafe { (out_bytes(buf, cap)?, out_slot(out_len)?) };
@@ -297,7 +284,7 @@ pub unsafe extern "C" fn pw_call_poll_transmit(
 pub unsafe extern "C" fn pw_call_poll_timeout(c: *const pw_call) -> u64 {
     guard(PW_NO_TIMEOUT, || {
         // SAFETY: as the function's contract; only read.
-        match unsafe { call(c.cast_mut(), &[]) } {
+        match unsafe { placed(c.cast_mut(), &[]) } {
             Ok(c) => c
                 .call
                 .poll_timeout()
@@ -319,7 +306,7 @@ pub unsafe extern "C" fn pw_call_settlement(c: *const pw_call, out: *mut pw_outc
     ffi(|| {
         require_non_null!(c, out);
         // SAFETY: as the function's contract; only read.
-        let c = unsafe { call(c.cast_mut(), &[span(out, 1)]) }?;
+        let c = unsafe { placed(c.cast_mut(), &[span(out, 1)]) }?;
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         let s = c.call.settlement().ok_or(pw_result::PW_NOTHING)?;

@@ -19,7 +19,7 @@ use polyweave_tool_adapter::wrapper::{
 use polyweave_tool_adapter::{CallOutcome, Instant, Route};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, require_non_null, span,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
 };
 use crate::codes::pw_result;
 
@@ -544,26 +544,12 @@ pub unsafe extern "C" fn pw_wrapper_init(
     })
 }
 
-/// Checks `w` and returns the wrapper, once its block is disjoint from `others` (the regions
-/// the call reads or writes).
-///
-/// # Safety
-///
-/// A non-NULL `w` must come from `pw_wrapper_init` and be used by nothing else for `'a`.
-unsafe fn wrapper<'a>(
-    w: *mut pw_wrapper,
-    others: &[(usize, usize)],
-) -> Result<&'a mut pw_wrapper, pw_result> {
-    require_non_null!(w);
-    if !w.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
+impl Placed for pw_wrapper {
+    unsafe fn block(this: *const Self) -> (usize, usize) {
+        // SAFETY: `this` points at a wrapper (trait contract); one field is copied, no
+        // reference made.
+        unsafe { (*this).block }
     }
-    // SAFETY: non-NULL, aligned (checked) and placed by `pw_wrapper_init` (caller); this copies
-    // one field without making a reference.
-    let block = unsafe { (*w).block };
-    disjoint(&[block], others)?;
-    // SAFETY: as above, and nothing else uses the wrapper during 'a (caller).
-    Ok(unsafe { &mut *w })
 }
 
 /// The Rust handle for a C one, if this wrapper issued it.
@@ -613,7 +599,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_response(
     ffi(|| {
         require_non_null!(w, bytes, out);
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[span(bytes, len), span(out, 1)]) }?;
+        let w = unsafe { placed(w, &[span(bytes, len), span(out, 1)]) }?;
         disjoint(&[span(out, 1)], &[span(bytes, len)])?;
         // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
         let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
@@ -662,7 +648,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_request(
     ffi(|| {
         require_non_null!(w, bytes);
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[span(bytes, len)]) }?;
+        let w = unsafe { placed(w, &[span(bytes, len)]) }?;
         // SAFETY: the caller hands `bytes` for `len` reads.
         let input = unsafe { in_bytes(bytes, len) }?;
         w.wrapper
@@ -705,7 +691,7 @@ pub unsafe extern "C" fn pw_wrapper_complete(
         let o = unsafe { outcome.read() };
         let reads = [span(outcome, 1), span(o.text.ptr, o.text.len)];
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[reads[0], reads[1], span(completed, 1)]) }?;
+        let w = unsafe { placed(w, &[reads[0], reads[1], span(completed, 1)]) }?;
         disjoint(&[span(completed, 1)], &reads)?;
         // SAFETY: the caller hands the text for `len` reads and `completed` for one write.
         let (text, completed) =
@@ -742,7 +728,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_frame(
     ffi(|| {
         require_non_null!(w, bytes);
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[span(bytes, len)]) }?;
+        let w = unsafe { placed(w, &[span(bytes, len)]) }?;
         // SAFETY: the caller hands `bytes` for `len` reads.
         let input = unsafe { in_bytes(bytes, len) }?;
         let h = handle_of(w, handle)?;
@@ -765,7 +751,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[]) }?;
+        let w = unsafe { placed(w, &[]) }?;
         let h = handle_of(w, handle)?;
         w.wrapper
             .handle_adapter_closed(Instant::from_millis(now_ms), h)?;
@@ -783,7 +769,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
 pub unsafe extern "C" fn pw_wrapper_handle_timeout(w: *mut pw_wrapper, now_ms: u64) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[]) }?;
+        let w = unsafe { placed(w, &[]) }?;
         w.wrapper.handle_timeout(Instant::from_millis(now_ms))?;
         Ok(())
     })
@@ -808,7 +794,7 @@ pub unsafe extern "C" fn pw_wrapper_cancel(
     ffi(|| {
         require_non_null!(w, reason, left);
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[span(reason, len), span(left, 1)]) }?;
+        let w = unsafe { placed(w, &[span(reason, len), span(left, 1)]) }?;
         disjoint(&[span(left, 1)], &[span(reason, len)])?;
         // SAFETY: the caller hands `reason` for `len` reads and `left` for one write.
         let (reason, left) = unsafe { (in_bytes(reason, len)?, out_slot(left)?) };
@@ -827,7 +813,7 @@ pub unsafe extern "C" fn pw_wrapper_cancel(
 pub unsafe extern "C" fn pw_wrapper_abort(w: *mut pw_wrapper) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        unsafe { wrapper(w, &[]) }?.wrapper.abort();
+        unsafe { placed(w, &[]) }?.wrapper.abort();
         Ok(())
     })
 }
@@ -841,7 +827,7 @@ pub unsafe extern "C" fn pw_wrapper_abort(w: *mut pw_wrapper) -> pw_result {
 pub unsafe extern "C" fn pw_wrapper_clear_trace(w: *mut pw_wrapper) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        unsafe { wrapper(w, &[]) }?.wrapper.clear_trace();
+        unsafe { placed(w, &[]) }?.wrapper.clear_trace();
         Ok(())
     })
 }
@@ -884,7 +870,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
         require_non_null!(w, buf, out);
         let writes = [span(buf, cap), span(out, 1)];
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &writes) }?;
+        let w = unsafe { placed(w, &writes) }?;
         disjoint(&writes, &[])?;
         // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
         let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
@@ -957,7 +943,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_event(
     ffi(|| {
         require_non_null!(w, out);
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[span(out, 1)]) }?;
+        let w = unsafe { placed(w, &[span(out, 1)]) }?;
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         let me = core::ptr::from_ref(w);
@@ -1002,7 +988,7 @@ pub const PW_NO_TIMEOUT: u64 = u64::MAX;
 pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
     guard(PW_NO_TIMEOUT, || {
         // SAFETY: as the function's contract; only read.
-        match unsafe { wrapper(w.cast_mut(), &[]) } {
+        match unsafe { placed(w.cast_mut(), &[]) } {
             Ok(w) => w
                 .wrapper
                 .poll_timeout()
@@ -1021,7 +1007,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
 pub unsafe extern "C" fn pw_wrapper_pending(w: *const pw_wrapper) -> usize {
     guard(0, || {
         // SAFETY: as the function's contract; only read.
-        unsafe { wrapper(w.cast_mut(), &[]) }.map_or(0, |w| w.wrapper.pending())
+        unsafe { placed(w.cast_mut(), &[]) }.map_or(0, |w| w.wrapper.pending())
     })
 }
 
@@ -1057,7 +1043,7 @@ pub unsafe extern "C" fn pw_wrapper_trace_entry(
     ffi(|| {
         require_non_null!(w, out);
         // SAFETY: as the function's contract.
-        let w = unsafe { wrapper(w, &[span(out, 1)]) }?;
+        let w = unsafe { placed(w, &[span(out, 1)]) }?;
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         let e = w
