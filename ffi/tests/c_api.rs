@@ -1,5 +1,6 @@
-//! Builds tests/c/test_api.c with the system C compiler against the checked-in
-//! header and the host static library, runs it, and expects exit status 0.
+//! Builds tests/c/test_api.c and tests/c/test_wrapper.c with the system C compiler
+//! against the checked-in header and the host static library, runs each, and expects
+//! exit status 0.
 //! Also compiles the header alone as C++ when `g++` (or `$CXX`) exists.
 
 use std::path::{Path, PathBuf};
@@ -89,28 +90,50 @@ fn run(cmd: &mut Command) -> std::process::Output {
     out
 }
 
-#[test]
-fn c_program_passes() {
+/// Compiles `tests/c/<name>.c` as C99 with every warning an error, links it with the static
+/// library, runs it and expects exit status 0 with its "N checks, 0 failed" line.
+fn c_program_passes(name: &str) {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let lib = static_lib();
     eprintln!("static library: {}", lib.display());
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pw_test_api");
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pw_{name}"));
     let compile = run(Command::new(&cc)
         .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I"])
         .arg(include_dir())
-        .arg(manifest_dir().join("tests").join("c").join("test_api.c"))
+        .arg(
+            manifest_dir()
+                .join("tests")
+                .join("c")
+                .join(format!("{name}.c")),
+        )
         .arg(&lib)
         .args(["-lpthread", "-ldl", "-lm", "-o"])
         .arg(&exe));
-    assert!(compile.status.success(), "compiling test_api.c failed");
+    assert!(compile.status.success(), "compiling {name}.c failed");
     let out = run(&mut Command::new(&exe));
     assert!(
         out.status.success(),
-        "test_api failed: {:?}\n{}",
+        "{name} failed: {:?}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains(", 0 failed"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with(&format!("{name}: ")) && stdout.contains(", 0 failed"),
+        "unexpected output: {stdout}"
+    );
+}
+
+#[test]
+fn c_api_program_passes() {
+    c_program_passes("test_api");
+}
+
+/// The wrapper's C API from C: every `pw_wrapper_*` function and `pw_writer_write` with bad
+/// arguments, foreign and stale handles, capacities, clock and malformed frames.
+#[test]
+fn c_wrapper_program_passes() {
+    c_program_passes("test_wrapper");
 }
 
 #[test]
