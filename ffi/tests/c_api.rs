@@ -3,96 +3,16 @@
 //! exit status 0.
 //! Also compiles the header alone as C++ when `g++` (or `$CXX`) exists.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-const LIB: &str = "libpolyweave_tool_adapter_ffi.a";
+mod support;
 
-fn manifest_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn include_dir() -> PathBuf {
-    manifest_dir().join("..").join("include")
-}
-
-/// `target/<profile>/`: the test executable lives in `target/<profile>/deps/`.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/<test>")
-        .to_path_buf()
-}
-
-/// The newest `libpolyweave_tool_adapter_ffi-<hash>.a` in `dir`.
-fn newest_hashed_lib(dir: &Path) -> Option<PathBuf> {
-    let (stem, ext) = LIB.split_once('.').expect("lib name has an extension");
-    std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with(&format!("{stem}-")) && name.ends_with(&format!(".{ext}"))
-        })
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max()
-        .map(|(_, path)| path)
-}
-
-/// The host static library built from the current sources.
-///
-/// `cargo test` builds the library (rlib and staticlib) into
-/// `target/<profile>/deps/` for the tests but does not copy it up to
-/// `target/<profile>/`, where a stale one from an earlier `cargo build` may
-/// sit. So: the newest staticlib in `deps/` (this run's, as cargo just
-/// rebuilt it if the sources changed); failing that, a `cargo build` into a
-/// private target directory (the outer cargo holds the lock of the main one).
-fn static_lib() -> PathBuf {
-    let dir = profile_dir();
-    if let Some(lib) = newest_hashed_lib(&dir.join("deps")) {
-        return lib;
-    }
-    let private = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ffi-build");
-    let release = dir.file_name().is_some_and(|p| p == "release");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "-p", "polyweave-tool-adapter-ffi", "--target-dir"])
-        .arg(&private)
-        .current_dir(manifest_dir());
-    if release {
-        cmd.arg("--release");
-    }
-    let status = cmd.status().expect("run cargo build");
-    assert!(status.success(), "cargo build of the static library failed");
-    let lib = private
-        .join(if release { "release" } else { "debug" })
-        .join(LIB);
-    assert!(lib.exists(), "{} not found", lib.display());
-    lib
-}
-
-fn tool_exists(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    eprintln!("$ {cmd:?}");
-    eprint!("{}", String::from_utf8_lossy(&out.stdout));
-    eprint!("{}", String::from_utf8_lossy(&out.stderr));
-    out
-}
+use support::{include_dir, manifest_dir, run, static_lib, tool_exists};
 
 /// Compiles `tests/c/<name>.c` as C99 with every warning an error, links it with the static
-/// library, runs it and expects exit status 0 with its "N checks, 0 failed" line.
-fn c_program_passes(name: &str) {
+/// library, runs it and returns its output (exit status 0 asserted).
+fn c_program_output(name: &str) -> String {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let lib = static_lib();
     eprintln!("static library: {}", lib.display());
@@ -117,10 +37,33 @@ fn c_program_passes(name: &str) {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `c_program_output`, expecting its "N checks, 0 failed" line.
+fn c_program_passes(name: &str) {
+    let stdout = c_program_output(name);
     assert!(
         stdout.starts_with(&format!("{name}: ")) && stdout.contains(", 0 failed"),
         "unexpected output: {stdout}"
+    );
+}
+
+/// The README's host loop (`tests/c/host_loop.c`) prints exactly these frames.
+#[test]
+fn readme_host_loop_runs() {
+    assert_eq!(
+        c_program_output("host_loop"),
+        concat!(
+            "model {\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"c1\",\"name\":\"add\",\"result\":5}}\n",
+            "model {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n",
+            "consumer {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n",
+            "run lookup {\"q\":1}\n",
+            "deadline 30011\n",
+            "model {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"lookup\",\"result\":\"8259\"}}\n",
+            "model {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n",
+            "consumer {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n",
+        )
     );
 }
 

@@ -4,10 +4,12 @@
 //! through include/polyweave_tool_adapter.hpp produced exactly the expected frames. Also
 //! compiles that header alone. Skipped when there is no C++ compiler (`g++`, or `$CXX`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-const LIB: &str = "libpolyweave_tool_adapter_ffi.a";
+mod support;
+
+use support::{root_dir, run, static_lib, tool_exists};
 
 /// The flags the example is built with (the Makefile's `WARN`).
 const CXX_FLAGS: [&str; 7] = [
@@ -19,83 +21,6 @@ const CXX_FLAGS: [&str; 7] = [
     "-fno-exceptions",
     "-fno-rtti",
 ];
-
-fn manifest_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn root_dir() -> PathBuf {
-    manifest_dir().join("..")
-}
-
-/// `target/<profile>/`: the test executable lives in `target/<profile>/deps/`.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/<test>")
-        .to_path_buf()
-}
-
-/// The newest `libpolyweave_tool_adapter_ffi-<hash>.a` in `dir`.
-fn newest_hashed_lib(dir: &Path) -> Option<PathBuf> {
-    let (stem, ext) = LIB.split_once('.').expect("lib name has an extension");
-    std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with(&format!("{stem}-")) && name.ends_with(&format!(".{ext}"))
-        })
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max()
-        .map(|(_, path)| path)
-}
-
-/// The host static library built from the current sources (as in tests/c_api.rs): the
-/// newest staticlib cargo built for this test run, else a `cargo build` into a private
-/// target directory.
-fn static_lib() -> PathBuf {
-    let dir = profile_dir();
-    if let Some(lib) = newest_hashed_lib(&dir.join("deps")) {
-        return lib;
-    }
-    let private = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ffi-build-cpp");
-    let release = dir.file_name().is_some_and(|p| p == "release");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "-p", "polyweave-tool-adapter-ffi", "--target-dir"])
-        .arg(&private)
-        .current_dir(manifest_dir());
-    if release {
-        cmd.arg("--release");
-    }
-    let status = cmd.status().expect("run cargo build");
-    assert!(status.success(), "cargo build of the static library failed");
-    let lib = private
-        .join(if release { "release" } else { "debug" })
-        .join(LIB);
-    assert!(lib.exists(), "{} not found", lib.display());
-    lib
-}
-
-fn tool_exists(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    eprintln!("$ {cmd:?}");
-    eprint!("{}", String::from_utf8_lossy(&out.stdout));
-    eprint!("{}", String::from_utf8_lossy(&out.stderr));
-    out
-}
 
 /// The C++ compiler, or `None` (the test is then skipped).
 fn cxx() -> Option<String> {

@@ -1,0 +1,96 @@
+//! What the tests that build C and C++ programs share: the paths, the host static
+//! library built from the current sources, and running a command with its output shown.
+
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const LIB: &str = "libpolyweave_tool_adapter_ffi.a";
+
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The repository's root.
+pub fn root_dir() -> PathBuf {
+    manifest_dir().join("..")
+}
+
+pub fn include_dir() -> PathBuf {
+    root_dir().join("include")
+}
+
+/// `target/<profile>/`: the test executable lives in `target/<profile>/deps/`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/<test>")
+        .to_path_buf()
+}
+
+/// The newest `libpolyweave_tool_adapter_ffi-<hash>.a` in `dir`.
+fn newest_hashed_lib(dir: &Path) -> Option<PathBuf> {
+    let (stem, ext) = LIB.split_once('.').expect("lib name has an extension");
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(&format!("{stem}-")) && name.ends_with(&format!(".{ext}"))
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()
+        .map(|(_, path)| path)
+}
+
+/// The host static library built from the current sources.
+///
+/// `cargo test` builds the library (rlib and staticlib) into
+/// `target/<profile>/deps/` for the tests but does not copy it up to
+/// `target/<profile>/`, where a stale one from an earlier `cargo build` may
+/// sit. So: the newest staticlib in `deps/` (this run's, as cargo just
+/// rebuilt it if the sources changed); failing that, a `cargo build` into a
+/// private target directory (the outer cargo holds the lock of the main one).
+pub fn static_lib() -> PathBuf {
+    let dir = profile_dir();
+    if let Some(lib) = newest_hashed_lib(&dir.join("deps")) {
+        return lib;
+    }
+    let private = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ffi-build");
+    let release = dir.file_name().is_some_and(|p| p == "release");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "-p", "polyweave-tool-adapter-ffi", "--target-dir"])
+        .arg(&private)
+        .current_dir(manifest_dir());
+    if release {
+        cmd.arg("--release");
+    }
+    let status = cmd.status().expect("run cargo build");
+    assert!(status.success(), "cargo build of the static library failed");
+    let lib = private
+        .join(if release { "release" } else { "debug" })
+        .join(LIB);
+    assert!(lib.exists(), "{} not found", lib.display());
+    lib
+}
+
+pub fn tool_exists(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+pub fn run(cmd: &mut Command) -> std::process::Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    eprintln!("$ {cmd:?}");
+    eprint!("{}", String::from_utf8_lossy(&out.stdout));
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
