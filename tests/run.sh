@@ -50,5 +50,10 @@ step "firmware: lint, then run on a Cortex-M4F under QEMU (mps2-an386)"
   && cargo run --release --locked \
   && size target/thumbv7em-none-eabihf/release/polyweave-firmware)
 
+step "C host example: pw-replay with make (C99, warnings are errors), plain and sanitized"
+command -v make >/dev/null || apt_install make
+command -v valgrind >/dev/null || apt_install valgrind
+make -C examples/c-host all asan
+
 step "tests (unit, doc, data sets, conformance, model, C API)"
 cargo test --workspace --locked

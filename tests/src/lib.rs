@@ -6,6 +6,7 @@
 //! program drive a `Wrapper` with.
 
 pub mod host;
+pub mod ndjson_compare;
 
 pub use host::{Entry, Host, Recorder, Script, Storage};
 
