@@ -55,5 +55,10 @@ command -v make >/dev/null || apt_install make
 command -v valgrind >/dev/null || apt_install valgrind
 make -C examples/c-host all asan
 
-step "tests (unit, doc, data sets, conformance, model, C API)"
+step "tests (unit, doc, data sets, conformance, model, C API, C and C++ hosts, C replay under ASan/UBSan and valgrind)"
 cargo test --workspace --locked
+
+step "miri: the C ABI's unsafe code, exercised as C would call it"
+rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+rustup +nightly component list --installed | grep -q '^miri' || rustup +nightly component add miri rust-src
+cargo +nightly miri test --quiet -p polyweave-tool-adapter-ffi --lib --test abi --test wrapper_api --test call_api
