@@ -409,6 +409,18 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
     };
     let mut out = ptr::null_mut();
     let mut block = Block::new(need);
+    let base = block.ptr();
+    // Each refusal writes nothing to `*out`.
+    let init = |len: usize, cfg: &pw_wrapper_config, tools: &[pw_tool; 4]| {
+        let mut out = ptr::null_mut();
+        // SAFETY: the pointers are valid; the variations are the test's point.
+        let r = unsafe { pw_wrapper_init(base, len, cfg, 2, tools.as_ptr(), 4, &hooks, &mut out) };
+        assert!(
+            r == pw_result::PW_OK || out.is_null(),
+            "nothing written on error"
+        );
+        r
+    };
     // SAFETY (every call below): the pointers are valid or deliberately NULL / short / odd.
     unsafe {
         assert_eq!(
@@ -424,19 +436,7 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
             ),
             pw_result::PW_NULL_POINTER
         );
-        assert_eq!(
-            pw_wrapper_init(
-                block.ptr(),
-                need - 1,
-                &cfg,
-                2,
-                tools.as_ptr(),
-                4,
-                &hooks,
-                &mut out
-            ),
-            pw_result::PW_MEMORY_TOO_SMALL
-        );
+        assert_eq!(init(need - 1, &cfg, &tools), pw_result::PW_MEMORY_TOO_SMALL);
         let odd = block.ptr().cast::<u8>().add(1).cast();
         assert_eq!(
             pw_wrapper_init(odd, need, &cfg, 2, tools.as_ptr(), 4, &hooks, &mut out),
@@ -446,52 +446,16 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
             mirror_continue: 2,
             ..cfg
         };
-        assert_eq!(
-            pw_wrapper_init(
-                block.ptr(),
-                need,
-                &bad,
-                2,
-                tools.as_ptr(),
-                4,
-                &hooks,
-                &mut out
-            ),
-            pw_result::PW_BAD_CONFIG
-        );
+        assert_eq!(init(need, &bad, &tools), pw_result::PW_BAD_CONFIG);
         let mut bad_tools = tools;
         bad_tools[0].kind = 9;
-        assert_eq!(
-            pw_wrapper_init(
-                block.ptr(),
-                need,
-                &cfg,
-                2,
-                bad_tools.as_ptr(),
-                4,
-                &hooks,
-                &mut out
-            ),
-            pw_result::PW_BAD_TOOL
-        );
+        assert_eq!(init(need, &cfg, &bad_tools), pw_result::PW_BAD_TOOL);
         bad_tools[0] = pw_tool {
             kind: PW_TOOL_SYNC,
             call: None,
             ..tools[0]
         };
-        assert_eq!(
-            pw_wrapper_init(
-                block.ptr(),
-                need,
-                &cfg,
-                2,
-                bad_tools.as_ptr(),
-                4,
-                &hooks,
-                &mut out
-            ),
-            pw_result::PW_BAD_TOOL
-        );
+        assert_eq!(init(need, &cfg, &bad_tools), pw_result::PW_BAD_TOOL);
         bad_tools[0] = pw_tool {
             name: pw_str {
                 ptr: b"\xff".as_ptr(),
@@ -499,19 +463,7 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
             },
             ..tools[0]
         };
-        assert_eq!(
-            pw_wrapper_init(
-                block.ptr(),
-                need,
-                &cfg,
-                2,
-                bad_tools.as_ptr(),
-                4,
-                &hooks,
-                &mut out
-            ),
-            pw_result::PW_BAD_TOOL
-        );
+        assert_eq!(init(need, &cfg, &bad_tools), pw_result::PW_BAD_TOOL);
         assert!(out.is_null(), "nothing written on error");
         let mut n = 0;
         let huge = pw_wrapper_config {

@@ -121,3 +121,32 @@ pub fn compare(expected: &str, actual: &str) -> Vec<String> {
     }
     problems
 }
+
+/// A replay program's answer to a scenario it cannot run (SPEC §6): exit status 2 and
+/// exactly one stderr line, `<program>: <file>: …`, holding each of `must` and no panic.
+/// Returns that line.
+pub fn assert_refused(
+    out: std::process::Output,
+    program: &str,
+    file: &std::path::Path,
+    must: &[&str],
+) -> String {
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8 stderr");
+    let what = file.display();
+    assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert_eq!(
+        stderr.matches('\n').count(),
+        1,
+        "{what}: one line: {stderr:?}"
+    );
+    assert!(stderr.ends_with('\n'));
+    assert!(
+        stderr.starts_with(&format!("{program}: {what}: ")),
+        "{what}: {stderr}"
+    );
+    for part in must {
+        assert!(stderr.contains(part), "{what}: {part:?} not in {stderr:?}");
+    }
+    stderr
+}

@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 
 use polyweave_tests::data_dir;
-use polyweave_tests::ndjson_compare::compare;
+use polyweave_tests::ndjson_compare::{self, compare};
 
 /// Number of shared scenarios (each with its expected output).
 const SCENARIOS: usize = 52;
@@ -354,22 +354,7 @@ fn raw_values_print_as_written_on_one_line() {
 fn refused(bins: &Binaries, file: &str, text: impl AsRef<[u8]>, must: &[&str]) {
     let path = scratch(file, text);
     for bin in [&bins.plain, &bins.asan] {
-        let out = run(bin, &path);
-        let stderr = String::from_utf8(out.stderr).expect("UTF-8 stderr");
-        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
-        assert_eq!(
-            stderr.matches('\n').count(),
-            1,
-            "{file}: one line: {stderr:?}"
-        );
-        assert!(stderr.ends_with('\n'));
-        assert!(
-            stderr.starts_with(&format!("pw-replay: {}: ", path.display())),
-            "{file}: {stderr}"
-        );
-        for part in must {
-            assert!(stderr.contains(part), "{file}: {part:?} not in {stderr:?}");
-        }
+        ndjson_compare::assert_refused(run(bin, &path), "pw-replay", &path, must);
     }
 }
 

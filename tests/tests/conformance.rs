@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use polyweave_tests::data_dir;
-use polyweave_tests::ndjson_compare::{compare, decimal, json_eq};
+use polyweave_tests::ndjson_compare::{self, compare, decimal, json_eq};
 use serde_json::Value;
 
 /// Number of shared scenarios (each with its expected output).
@@ -338,23 +338,7 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 fn refused(name: &str, text: &str, must: &[&str]) -> String {
     let path = scratch(name, text);
     let out = run_replay(&[], &path);
-    let stderr = String::from_utf8(out.stderr).expect("UTF-8 stderr");
-    assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{name}: {stderr}");
-    assert_eq!(
-        stderr.matches('\n').count(),
-        1,
-        "{name}: one line: {stderr:?}"
-    );
-    assert!(stderr.ends_with('\n'));
-    assert!(
-        stderr.starts_with(&format!("polyweave-replay: {}: ", path.display())),
-        "{name}: {stderr}"
-    );
-    for part in must {
-        assert!(stderr.contains(part), "{name}: {part:?} not in {stderr:?}");
-    }
-    stderr
+    ndjson_compare::assert_refused(out, "polyweave-replay", &path, must)
 }
 
 #[test]

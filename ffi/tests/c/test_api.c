@@ -9,32 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        checks++;                                                              \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,  \
-                    #cond);                                                    \
-        }                                                                      \
-    } while (0)
-
-#define CHECK_RC(expr, want)                                                   \
-    do {                                                                       \
-        pw_result rc_ = (expr);                                                \
-        checks++;                                                              \
-        if (rc_ != (pw_result)(want)) {                                        \
-            failures++;                                                        \
-            fprintf(stderr, "%s:%d: %s returned %u, want %s (%u)\n", __FILE__, \
-                    __LINE__, #expr, (unsigned)rc_, #want, (unsigned)(want));  \
-        }                                                                      \
-    } while (0)
-
-/* A string literal as (bytes, length) without its NUL. */
-#define LIT(s) (const uint8_t *)(s), (sizeof(s) - 1)
+#include "check.h"
 
 static int span_is(const uint8_t *p, size_t n, const char *want)
 {
