@@ -1,0 +1,353 @@
+"""ctypes declarations mirroring include/polyweave_tool_adapter.h exactly.
+
+The shared library is `$PW_LIB` when set, else
+`target/release/libpolyweave_tool_adapter_ffi.so` under the repository root
+(built by `cargo build --release -p polyweave-tool-adapter-ffi`).
+"""
+
+import ctypes
+import os
+import sys
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char_p,
+    c_size_t,
+    c_uint8,
+    c_uint16,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+
+# ------------------------------------------------------------ constants
+
+PW_DEFAULT_MAX_DEPTH = 32
+PW_TOOL_CALL_HAS_ID = 1
+PW_TOOL_CALL_HAS_NAME = 2
+PW_TOOL_CALL_HAS_ARGS = 4
+PW_TOOL_CALL_CONTENT_IS_OBJECT = 8
+PW_FRAMER_MAX_SIZE = 128
+PW_FRAMER_MAX_ALIGN = 8
+PW_TOOL_SYNC = 0
+PW_TOOL_DEFERRED = 1
+PW_TOOL_ADAPTER = 2
+PW_TOOL_DEFAULT_TIMEOUT = 0xFFFFFFFF
+PW_TOOL_OK = 0
+PW_TOOL_FAILED = 1
+PW_FORWARD = 0
+PW_INTERCEPTED = 1
+PW_HELD = 2
+PW_COMPLETED_AS_GIVEN = 0
+PW_COMPLETED_RESULT_TOO_LARGE = 1
+PW_COMPLETED_RESULT_TOO_DEEP = 2
+PW_ROUTE_MODEL = 0
+PW_ROUTE_CONSUMER = 1
+PW_ROUTE_ADAPTER = 2
+PW_PENDING_DEFERRED = 0
+PW_PENDING_ADAPTER = 1
+PW_NO_TIMEOUT = 0xFFFFFFFFFFFFFFFF
+
+# enum pw_result
+PW_OK = 0
+PW_NULL_POINTER = 1
+PW_BUFFER_TOO_SMALL = 2
+PW_MEMORY_TOO_SMALL = 3
+PW_MEMORY_MISALIGNED = 4
+PW_MEMORY_OVERLAP = 5
+PW_BAD_CONFIG = 6
+PW_BAD_TOOL = 7
+PW_TOO_MANY = 8
+PW_TOOL_NAME_TOO_LONG = 9
+PW_BAD_ARGUMENT = 10
+PW_FRAME_NOT_OBJECT = 100
+PW_FRAME_MISSING_TYPE = 101
+PW_FRAME_TYPE_NOT_STRING = 102
+PW_INVALID_JSON = 103
+PW_JSON_TOO_DEEP = 104
+PW_INVALID_UTF8 = 105
+PW_WRONG_FRAME_KIND = 106
+PW_FRAME_DUPLICATE_TYPE = 107
+PW_NO_LINE = 200
+PW_LINE_TOO_LONG = 201
+PW_NOTHING = 300
+PW_CLOCK_WENT_BACKWARDS = 301
+PW_NAME_TOO_LONG = 302
+PW_ID_TOO_LONG = 303
+PW_MESSAGE_TOO_LONG = 304
+PW_INVALID_RESULT = 305
+PW_HELD_FULL = 306
+PW_QUEUE_FULL = 307
+PW_OUTPUT_TOO_LARGE = 308
+PW_CALL_UNKNOWN = 309
+PW_CALL_FINISHED = 310
+PW_CALL_TIMED_OUT = 311
+PW_CALL_CANCELLED = 312
+PW_CALL_STALE = 313
+PW_CALL_WRONG_KIND = 314
+PW_CALL_FOREIGN = 315
+PW_PANIC = 900
+
+pw_result = c_uint32
+pw_kind = c_uint32
+
+# ------------------------------------------------------------ structs
+
+
+class pw_str(Structure):
+    _fields_ = [("ptr", POINTER(c_uint8)), ("len", c_size_t)]
+
+
+class pw_call_options(Structure):
+    _fields_ = [
+        ("name", pw_str),
+        ("id", pw_str),
+        ("args", pw_str),
+        ("timeout_ms", c_uint32),
+        ("has_id", c_uint8),
+        ("max_depth", c_uint8),
+    ]
+
+
+class pw_outcome(Structure):
+    _fields_ = [("is_error", c_uint8), ("text", pw_str)]
+
+
+class pw_tool_call(Structure):
+    _fields_ = [
+        ("id", POINTER(c_uint8)),
+        ("id_len", c_size_t),
+        ("name", POINTER(c_uint8)),
+        ("name_len", c_size_t),
+        ("args", POINTER(c_uint8)),
+        ("args_len", c_size_t),
+        ("flags", c_uint32),
+    ]
+
+
+class pw_wrapper_config(Structure):
+    _fields_ = [
+        ("tool_timeout_ms", c_uint32),
+        ("max_rounds", c_uint32),
+        ("mirror_continue", c_uint8),
+        ("full_validation", c_uint8),
+        ("max_depth", c_uint8),
+        ("name_cap", c_size_t),
+        ("id_cap", c_size_t),
+        ("args_cap", c_size_t),
+        ("result_cap", c_size_t),
+        ("message_cap", c_size_t),
+        ("trace_entries", c_size_t),
+        ("trace_bytes", c_size_t),
+        ("held_bytes", c_size_t),
+    ]
+
+
+class pw_writer(Structure):
+    """Opaque."""
+
+
+class pw_wrapper(Structure):
+    """Opaque."""
+
+
+class pw_call(Structure):
+    """Opaque."""
+
+
+class pw_framer(Structure):
+    """Opaque."""
+
+
+pw_sync_fn = CFUNCTYPE(c_uint32, c_void_p, pw_str, POINTER(pw_writer))
+
+
+class pw_tool(Structure):
+    _fields_ = [
+        ("name", pw_str),
+        ("kind", c_uint32),
+        ("timeout_ms", c_uint32),
+        ("call", pw_sync_fn),
+        ("userdata", c_void_p),
+    ]
+
+
+class pw_call_info(Structure):
+    _fields_ = [
+        ("index", c_uint32),
+        ("has_name", c_uint8),
+        ("has_id", c_uint8),
+        ("seq", c_uint64),
+        ("name", pw_str),
+        ("id", pw_str),
+        ("args", pw_str),
+    ]
+
+
+on_tool_call_fn = CFUNCTYPE(None, c_void_p, POINTER(pw_call_info))
+on_tool_result_fn = CFUNCTYPE(None, c_void_p, POINTER(pw_call_info), POINTER(pw_outcome))
+
+
+class pw_hooks(Structure):
+    _fields_ = [
+        ("userdata", c_void_p),
+        ("on_tool_call", on_tool_call_fn),
+        ("on_tool_result", on_tool_result_fn),
+    ]
+
+
+class pw_call_handle(Structure):
+    _fields_ = [
+        ("index", c_uint32),
+        ("slot", c_uint16),
+        ("reserved", c_uint16),
+        ("owner", c_size_t),
+    ]
+
+
+class pw_disposition(Structure):
+    _fields_ = [
+        ("kind", c_uint32),
+        ("index", c_uint32),
+        ("has_handle", c_uint8),
+        ("handle", pw_call_handle),
+    ]
+
+
+class pw_transmit(Structure):
+    _fields_ = [("route", c_uint32), ("handle", pw_call_handle), ("len", c_size_t)]
+
+
+class pw_event(Structure):
+    _fields_ = [
+        ("handle", pw_call_handle),
+        ("kind", c_uint32),
+        ("has_id", c_uint8),
+        ("tool", c_size_t),
+        ("name", pw_str),
+        ("id", pw_str),
+        ("args", pw_str),
+    ]
+
+
+class pw_trace_entry(Structure):
+    _fields_ = [
+        ("has_name", c_uint8),
+        ("truncated", c_uint8),
+        ("name", pw_str),
+        ("args", pw_str),
+        ("outcome", pw_outcome),
+    ]
+
+
+# ------------------------------------------------------------ the library
+
+
+def _library_path():
+    env = os.environ.get("PW_LIB")
+    if env:
+        return env
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    name = {"darwin": "libpolyweave_tool_adapter_ffi.dylib", "win32": "polyweave_tool_adapter_ffi.dll"}
+    return os.path.join(root, "target", "release", name.get(sys.platform, "libpolyweave_tool_adapter_ffi.so"))
+
+
+LIB_PATH = _library_path()
+lib = ctypes.CDLL(LIB_PATH)
+
+_P = POINTER
+# Byte inputs are declared `c_void_p` (the header's `const uint8_t *`) so that `bytes` pass as is.
+_SIGNATURES = {
+    "pw_version": (c_char_p, []),
+    "pw_result_text": (pw_result, [c_uint32, c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_call_options_default": (pw_result, [_P(pw_call_options)]),
+    "pw_call_align": (c_size_t, []),
+    "pw_call_size": (pw_result, [c_size_t, _P(c_size_t)]),
+    "pw_call_init": (
+        pw_result,
+        [c_void_p, c_size_t, c_size_t, c_uint64, _P(pw_call_options), _P(_P(pw_call))],
+    ),
+    "pw_call_handle_frame": (pw_result, [_P(pw_call), c_uint64, c_void_p, c_size_t]),
+    "pw_call_handle_closed": (pw_result, [_P(pw_call), c_uint64]),
+    "pw_call_handle_timeout": (pw_result, [_P(pw_call), c_uint64]),
+    "pw_call_poll_transmit": (pw_result, [_P(pw_call), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_call_poll_timeout": (c_uint64, [_P(pw_call)]),
+    "pw_call_settlement": (pw_result, [_P(pw_call), _P(pw_outcome)]),
+    "pw_json_validate": (pw_result, [c_void_p, c_size_t, c_uint8, _P(c_size_t)]),
+    "pw_frame_kind": (
+        pw_result,
+        [c_void_p, c_size_t, _P(pw_kind), _P(_P(c_uint8)), _P(c_size_t)],
+    ),
+    "pw_frame_validate": (pw_result, [c_void_p, c_size_t, c_uint8, _P(pw_kind)]),
+    "pw_tool_call_fields": (pw_result, [c_void_p, c_size_t, c_uint8, _P(pw_tool_call)]),
+    "pw_json_string_decode": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_framer_size": (c_size_t, []),
+    "pw_framer_align": (c_size_t, []),
+    "pw_framer_init": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(_P(pw_framer))]),
+    "pw_framer_feed": (pw_result, [_P(pw_framer), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_framer_next_line": (pw_result, [_P(pw_framer), _P(_P(c_uint8)), _P(c_size_t)]),
+    "pw_framer_finish": (pw_result, [_P(pw_framer), _P(_P(c_uint8)), _P(c_size_t)]),
+    "pw_writer_write": (pw_result, [_P(pw_writer), c_void_p, c_size_t]),
+    "pw_wrapper_align": (c_size_t, []),
+    "pw_wrapper_config_default": (pw_result, [_P(pw_wrapper_config)]),
+    "pw_wrapper_size": (pw_result, [_P(pw_wrapper_config), c_size_t, c_size_t, _P(c_size_t)]),
+    "pw_wrapper_init": (
+        pw_result,
+        [
+            c_void_p,
+            c_size_t,
+            _P(pw_wrapper_config),
+            c_size_t,
+            _P(pw_tool),
+            c_size_t,
+            _P(pw_hooks),
+            _P(_P(pw_wrapper)),
+        ],
+    ),
+    "pw_wrapper_handle_response": (
+        pw_result,
+        [_P(pw_wrapper), c_uint64, c_void_p, c_size_t, _P(pw_disposition)],
+    ),
+    "pw_wrapper_handle_request": (pw_result, [_P(pw_wrapper), c_uint64, c_void_p, c_size_t]),
+    "pw_wrapper_complete": (
+        pw_result,
+        [_P(pw_wrapper), c_uint64, pw_call_handle, _P(pw_outcome), _P(c_uint32)],
+    ),
+    "pw_wrapper_handle_adapter_frame": (
+        pw_result,
+        [_P(pw_wrapper), c_uint64, pw_call_handle, c_void_p, c_size_t],
+    ),
+    "pw_wrapper_handle_adapter_closed": (pw_result, [_P(pw_wrapper), c_uint64, pw_call_handle]),
+    "pw_wrapper_handle_timeout": (pw_result, [_P(pw_wrapper), c_uint64]),
+    "pw_wrapper_cancel": (
+        pw_result,
+        [_P(pw_wrapper), c_uint64, c_void_p, c_size_t, _P(c_size_t)],
+    ),
+    "pw_wrapper_abort": (pw_result, [_P(pw_wrapper)]),
+    "pw_wrapper_clear_trace": (pw_result, [_P(pw_wrapper)]),
+    "pw_wrapper_poll_transmit": (pw_result, [_P(pw_wrapper), c_void_p, c_size_t, _P(pw_transmit)]),
+    "pw_wrapper_poll_event": (pw_result, [_P(pw_wrapper), _P(pw_event)]),
+    "pw_wrapper_poll_timeout": (c_uint64, [_P(pw_wrapper)]),
+    "pw_wrapper_pending": (c_size_t, [_P(pw_wrapper)]),
+    "pw_wrapper_trace_entry": (pw_result, [_P(pw_wrapper), c_size_t, _P(pw_trace_entry)]),
+}
+
+for _name, (_res, _args) in _SIGNATURES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+
+def span_bytes(s):
+    """The bytes of a `pw_str` (copied)."""
+    if not s.len:
+        return b""
+    return ctypes.string_at(s.ptr, s.len)
+
+
+def ptr_bytes(ptr, length):
+    """`length` bytes at a `const uint8_t *` (copied)."""
+    if not length:
+        return b""
+    return ctypes.string_at(ptr, length)

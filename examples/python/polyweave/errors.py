@@ -1,0 +1,121 @@
+"""One exception class per `pw_result` code, each with the library's own message."""
+
+import ctypes
+
+from . import _ffi
+
+
+def result_text(code):
+    """`pw_result_text(code)`: the library's message for any code."""
+    buf = ctypes.create_string_buffer(256)
+    n = ctypes.c_size_t(0)
+    r = _ffi.lib.pw_result_text(code, buf, len(buf), ctypes.byref(n))
+    if r == _ffi.PW_BUFFER_TOO_SMALL:
+        buf = ctypes.create_string_buffer(n.value)
+        r = _ffi.lib.pw_result_text(code, buf, len(buf), ctypes.byref(n))
+    return buf.raw[: n.value].decode("ascii", "replace") if r == _ffi.PW_OK else "code %d" % code
+
+
+class PolyweaveError(Exception):
+    """A `pw_result` other than `PW_OK`: `.code` is the number, `.message` the library's text."""
+
+    code = None
+
+    def __init__(self, code=None, message=None):
+        if code is None:
+            code = type(self).code
+        self.code = code
+        self.message = message if message is not None else result_text(code)
+        super().__init__("%s (code %d)" % (self.message, code))
+
+
+class MalformedFrame(PolyweaveError, ValueError):
+    """A frame (or JSON value) the library refused as malformed: codes 100-107 except 106."""
+
+
+class CallNotWaiting(PolyweaveError):
+    """A completion or adapter input for a call that is not waiting for it (codes 309-314)."""
+
+
+class BufferTooSmall(PolyweaveError, ValueError):
+    """An output buffer was too small: `.needed` is the size the library asked for."""
+
+    code = _ffi.PW_BUFFER_TOO_SMALL
+
+    def __init__(self, needed=None, code=None, message=None):
+        self.needed = needed
+        super().__init__(code, message)
+        if needed is not None:
+            self.args = ("%s (code %d): %d bytes needed" % (self.message, self.code, needed),)
+
+
+def _make(name, code, base=PolyweaveError, doc=None):
+    return type(name, (base,), {"code": code, "__doc__": doc or result_text(code)})
+
+
+NullPointer = _make("NullPointer", _ffi.PW_NULL_POINTER)
+MemoryTooSmall = _make("MemoryTooSmall", _ffi.PW_MEMORY_TOO_SMALL)
+MemoryMisaligned = _make("MemoryMisaligned", _ffi.PW_MEMORY_MISALIGNED)
+MemoryOverlap = _make("MemoryOverlap", _ffi.PW_MEMORY_OVERLAP)
+BadConfig = _make("BadConfig", _ffi.PW_BAD_CONFIG)
+BadTool = _make("BadTool", _ffi.PW_BAD_TOOL)
+TooMany = _make("TooMany", _ffi.PW_TOO_MANY)
+ToolNameTooLong = _make("ToolNameTooLong", _ffi.PW_TOOL_NAME_TOO_LONG)
+BadArgument = _make("BadArgument", _ffi.PW_BAD_ARGUMENT)
+FrameNotObject = _make("FrameNotObject", _ffi.PW_FRAME_NOT_OBJECT, MalformedFrame)
+FrameMissingType = _make("FrameMissingType", _ffi.PW_FRAME_MISSING_TYPE, MalformedFrame)
+FrameTypeNotString = _make("FrameTypeNotString", _ffi.PW_FRAME_TYPE_NOT_STRING, MalformedFrame)
+InvalidJson = _make("InvalidJson", _ffi.PW_INVALID_JSON, MalformedFrame)
+JsonTooDeep = _make("JsonTooDeep", _ffi.PW_JSON_TOO_DEEP, MalformedFrame)
+InvalidUtf8 = _make("InvalidUtf8", _ffi.PW_INVALID_UTF8, MalformedFrame)
+WrongFrameKind = _make("WrongFrameKind", _ffi.PW_WRONG_FRAME_KIND)
+FrameDuplicateType = _make("FrameDuplicateType", _ffi.PW_FRAME_DUPLICATE_TYPE, MalformedFrame)
+NoLine = _make("NoLine", _ffi.PW_NO_LINE)
+LineTooLong = _make("LineTooLong", _ffi.PW_LINE_TOO_LONG)
+Nothing = _make("Nothing", _ffi.PW_NOTHING)
+ClockWentBackwards = _make("ClockWentBackwards", _ffi.PW_CLOCK_WENT_BACKWARDS, PolyweaveError)
+NameTooLong = _make("NameTooLong", _ffi.PW_NAME_TOO_LONG)
+IdTooLong = _make("IdTooLong", _ffi.PW_ID_TOO_LONG)
+MessageTooLong = _make("MessageTooLong", _ffi.PW_MESSAGE_TOO_LONG)
+InvalidResult = _make("InvalidResult", _ffi.PW_INVALID_RESULT)
+HeldFull = _make("HeldFull", _ffi.PW_HELD_FULL)
+QueueFull = _make("QueueFull", _ffi.PW_QUEUE_FULL)
+OutputTooLarge = _make("OutputTooLarge", _ffi.PW_OUTPUT_TOO_LARGE)
+CallUnknown = _make("CallUnknown", _ffi.PW_CALL_UNKNOWN, CallNotWaiting)
+CallFinished = _make("CallFinished", _ffi.PW_CALL_FINISHED, CallNotWaiting)
+CallTimedOut = _make("CallTimedOut", _ffi.PW_CALL_TIMED_OUT, CallNotWaiting)
+CallCancelled = _make("CallCancelled", _ffi.PW_CALL_CANCELLED, CallNotWaiting)
+CallStale = _make("CallStale", _ffi.PW_CALL_STALE, CallNotWaiting)
+CallWrongKind = _make("CallWrongKind", _ffi.PW_CALL_WRONG_KIND, CallNotWaiting)
+CallForeign = _make("CallForeign", _ffi.PW_CALL_FOREIGN)
+Panic = _make("Panic", _ffi.PW_PANIC)
+
+#: Every class by its code.
+BY_CODE = {
+    cls.code: cls
+    for cls in [BufferTooSmall] + [v for v in list(globals().values()) if isinstance(v, type)]
+    if issubclass(cls, PolyweaveError) and cls.code is not None
+}
+
+# Each generated class shows as a member of this module.
+for _cls in BY_CODE.values():
+    _cls.__module__ = __name__
+
+
+def error_for(code, needed=None):
+    """The exception for a code (`BufferTooSmall` with `needed`; unknown codes: `PolyweaveError`)."""
+    if code == _ffi.PW_BUFFER_TOO_SMALL:
+        return BufferTooSmall(needed)
+    cls = BY_CODE.get(code)
+    return cls() if cls is not None else PolyweaveError(code)
+
+
+def check(code):
+    """Raises the exception of `code` unless it is `PW_OK`."""
+    if code != _ffi.PW_OK:
+        raise error_for(code)
+
+
+__all__ = ["PolyweaveError", "MalformedFrame", "CallNotWaiting", "result_text", "error_for", "check"] + sorted(
+    cls.__name__ for cls in BY_CODE.values()
+)

@@ -1,0 +1,663 @@
+"""`Wrapper` and `AdapterCall`: the C API's objects, each in one block of Python-owned memory."""
+
+import ctypes
+import enum
+import json
+from ctypes import byref, c_size_t, c_uint32
+
+from . import _ffi
+from .errors import BufferTooSmall, PolyweaveError, check, error_for
+
+__all__ = [
+    "AdapterCall",
+    "CallHandle",
+    "CallInfo",
+    "Completed",
+    "Config",
+    "Disposition",
+    "DispositionKind",
+    "Event",
+    "EventKind",
+    "Outcome",
+    "Route",
+    "Tool",
+    "TraceEntry",
+    "Transmit",
+    "Wrapper",
+    "adapter",
+    "deferred",
+    "sync",
+    "validate_json",
+    "version",
+]
+
+
+def version():
+    """`pw_version()`: e.g. `polyweave-tool-adapter-ffi/0.1.0`."""
+    return _ffi.lib.pw_version().decode("ascii")
+
+
+def _bytes(data, what="frame"):
+    """Input bytes: `bytes`, `bytearray`, `memoryview` or `str` (UTF-8)."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError("%s must be bytes or str, not %s" % (what, type(data).__name__))
+
+
+def _text(raw):
+    return raw.decode("utf-8", "replace")
+
+
+def validate_json(data, max_depth=_ffi.PW_DEFAULT_MAX_DEPTH):
+    """`pw_json_validate`: None when `data` is one JSON value, else raises `InvalidJson`,
+    `JsonTooDeep` or `InvalidUtf8` (`.offset` is the byte offset of the error)."""
+    data = _bytes(data, "data")
+    off = c_size_t(0)
+    r = _ffi.lib.pw_json_validate(data, len(data), max_depth, byref(off))
+    if r != _ffi.PW_OK:
+        e = error_for(r)
+        e.offset = off.value
+        raise e
+
+
+class _Block:
+    """One `bytearray` pinned for the object's life (ctypes exports its buffer, so it can neither
+    be resized nor freed while the view lives), with an address aligned to `align`."""
+
+    def __init__(self, size, align):
+        self.data = bytearray(size + align)
+        self.view = (ctypes.c_char * len(self.data)).from_buffer(self.data)
+        base = ctypes.addressof(self.view)
+        self.address = base + (-base) % align
+        self.size = size
+
+    def release(self):
+        self.view = None
+        self.data = None
+
+
+# ------------------------------------------------------------ typed values
+
+
+class DispositionKind(enum.IntEnum):
+    FORWARD = _ffi.PW_FORWARD
+    INTERCEPTED = _ffi.PW_INTERCEPTED
+    HELD = _ffi.PW_HELD
+
+
+class Route(enum.IntEnum):
+    MODEL = _ffi.PW_ROUTE_MODEL
+    CONSUMER = _ffi.PW_ROUTE_CONSUMER
+    ADAPTER = _ffi.PW_ROUTE_ADAPTER
+
+
+class EventKind(enum.IntEnum):
+    DEFERRED = _ffi.PW_PENDING_DEFERRED
+    ADAPTER = _ffi.PW_PENDING_ADAPTER
+
+
+class Completed(enum.IntEnum):
+    AS_GIVEN = _ffi.PW_COMPLETED_AS_GIVEN
+    RESULT_TOO_LARGE = _ffi.PW_COMPLETED_RESULT_TOO_LARGE
+    RESULT_TOO_DEEP = _ffi.PW_COMPLETED_RESULT_TOO_DEEP
+
+
+class CallHandle:
+    """Names a pending deferred or adapter call of one wrapper (a copy of `pw_call_handle`)."""
+
+    __slots__ = ("index", "slot", "owner")
+
+    def __init__(self, c):
+        self.index, self.slot, self.owner = c.index, c.slot, c.owner
+
+    def _c(self):
+        return _ffi.pw_call_handle(self.index, self.slot, 0, self.owner)
+
+    def __eq__(self, other):
+        return isinstance(other, CallHandle) and (self.index, self.slot, self.owner) == (
+            other.index,
+            other.slot,
+            other.owner,
+        )
+
+    def __hash__(self):
+        return hash((self.index, self.slot, self.owner))
+
+    def __repr__(self):
+        return "CallHandle(index=%d, slot=%d)" % (self.index, self.slot)
+
+
+class _Record:
+    __slots__ = ()
+
+    def __init__(self, *values, **named):
+        for k, v in zip(self.__slots__, values):
+            setattr(self, k, v)
+        for k, v in named.items():
+            setattr(self, k, v)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self):
+        inner = ", ".join("%s=%r" % (k, getattr(self, k)) for k in self.__slots__)
+        return "%s(%s)" % (type(self).__name__, inner)
+
+
+class Disposition(_Record):
+    """What to do with a model frame: `kind`; for `INTERCEPTED` the call's `index` and, when it
+    is pending (deferred or adapter), its `handle` (else None)."""
+
+    __slots__ = ("kind", "index", "handle")
+
+
+class Transmit(_Record):
+    """A frame to write (`frame`, bytes) and where (`route`; `handle` for `Route.ADAPTER`)."""
+
+    __slots__ = ("route", "frame", "handle")
+
+
+class Event(_Record):
+    """A call the host must start: `handle`, `kind`, `tool` (registration index), `name`,
+    `id` (None without one) and raw `args` (bytes)."""
+
+    __slots__ = ("handle", "kind", "tool", "name", "id", "args")
+
+
+class CallInfo(_Record):
+    """A call as the hooks see it (`Wrapper.current_call` during a hook): `seq` is the number of
+    frames queued when the hook fired."""
+
+    __slots__ = ("index", "name", "id", "args", "seq")
+
+
+class Outcome(_Record):
+    """How a call ended: raw JSON `result` (bytes) or `error` (str); the other is None."""
+
+    __slots__ = ("result", "error")
+
+
+class TraceEntry(_Record):
+    __slots__ = ("name", "args", "result", "error", "truncated")
+
+
+def _outcome(o):
+    text = _ffi.span_bytes(o.text)
+    return Outcome(None, _text(text)) if o.is_error else Outcome(text, None)
+
+
+# ------------------------------------------------------------ configuration and tools
+
+
+class Config:
+    """`pw_wrapper_config`: the defaults from `pw_wrapper_config_default`, any field overridden
+    by keyword (`Config(result_cap=4096, mirror_continue=False)`)."""
+
+    FIELDS = [name for name, _ in _ffi.pw_wrapper_config._fields_]
+
+    def __init__(self, **fields):
+        c = _ffi.pw_wrapper_config()
+        check(_ffi.lib.pw_wrapper_config_default(byref(c)))
+        for name in self.FIELDS:
+            setattr(self, name, bool(getattr(c, name)) if name in ("mirror_continue", "full_validation") else getattr(c, name))
+        for name, value in fields.items():
+            if name not in self.FIELDS:
+                raise TypeError("unknown configuration field %r" % name)
+            setattr(self, name, value)
+
+    def _c(self):
+        c = _ffi.pw_wrapper_config()
+        for name in self.FIELDS:
+            v = getattr(self, name)
+            setattr(c, name, int(v))
+        return c
+
+    def __repr__(self):
+        return "Config(%s)" % ", ".join("%s=%r" % (n, getattr(self, n)) for n in self.FIELDS)
+
+
+class Tool:
+    """A tool registration: `sync(fn)`, `deferred()` or `adapter()`, with an optional timeout."""
+
+    def __init__(self, kind, fn=None, timeout_ms=None):
+        if kind == _ffi.PW_TOOL_SYNC and not callable(fn):
+            raise TypeError("a sync tool needs a callable")
+        self.kind, self.fn, self.timeout_ms = kind, fn, timeout_ms
+
+
+def sync(fn, timeout_ms=None):
+    """A sync tool: `fn(args: bytes)` returns the raw JSON result (bytes or str); an exception
+    fails the call with its message."""
+    return Tool(_ffi.PW_TOOL_SYNC, fn, timeout_ms)
+
+
+def deferred(timeout_ms=None):
+    """A deferred tool: `poll_event` tells, `complete` finishes it."""
+    return Tool(_ffi.PW_TOOL_DEFERRED, None, timeout_ms)
+
+
+def adapter(timeout_ms=None):
+    """An adapter tool: its frames go to `poll_transmit(Route.ADAPTER)` and come back through
+    `handle_adapter_frame` / `handle_adapter_closed`."""
+    return Tool(_ffi.PW_TOOL_ADAPTER, None, timeout_ms)
+
+
+class _Closed:
+    def __get__(self, obj, owner=None):
+        raise ValueError("I/O operation on a closed object")
+
+
+# ------------------------------------------------------------ the wrapper
+
+
+class Wrapper:
+    """`pw_wrapper`: routes a model's frames and a consumer's, runs tools, holds `END`s.
+
+    `tools` maps each name to a callable (a sync tool), `sync(fn)`, `deferred()` or
+    `adapter()`. The wrapper lives in one `bytearray` of `pw_wrapper_size` bytes, aligned to
+    `pw_wrapper_align`; `close()` (or leaving a `with` block) lets it go. Hook exceptions are
+    caught and kept in `hook_errors`; a sync tool's exception fails its call with `str(exc)`.
+    """
+
+    def __init__(self, tools=None, *, slots=8, config=None, on_tool_call=None, on_tool_result=None, **fields):
+        cfg = config if config is not None else Config()
+        if fields:
+            cfg = Config(**{**{n: getattr(cfg, n) for n in Config.FIELDS}, **fields})
+        self.config = cfg
+        ccfg = cfg._c()
+        specs = list((tools or {}).items())
+        self.tool_names = [name for name, _ in specs]
+        n = len(specs)
+        size = c_size_t(0)
+        check(_ffi.lib.pw_wrapper_size(byref(ccfg), slots, n, byref(size)))
+        self._block = _Block(size.value, _ffi.lib.pw_wrapper_align())
+
+        self._fns = []
+        self._names = []  # borrowed by the library: kept alive and unmoved here
+        self._tools = (_ffi.pw_tool * max(n, 1))()
+        self._sync_cb = _ffi.pw_sync_fn(self._run_sync)
+        for i, (name, spec) in enumerate(specs):
+            if not isinstance(spec, Tool):
+                spec = sync(spec)
+            raw = _bytes(name, "tool name")
+            keep = ctypes.create_string_buffer(raw, len(raw) + 1)
+            self._names.append(keep)
+            t = self._tools[i]
+            t.name = _ffi.pw_str(ctypes.cast(keep, ctypes.POINTER(ctypes.c_uint8)), len(raw))
+            t.kind = spec.kind
+            t.timeout_ms = _ffi.PW_TOOL_DEFAULT_TIMEOUT if spec.timeout_ms is None else spec.timeout_ms
+            if spec.kind == _ffi.PW_TOOL_SYNC:
+                t.call = self._sync_cb
+            t.userdata = i
+            self._fns.append(spec.fn)
+
+        self.on_tool_call = on_tool_call
+        self.on_tool_result = on_tool_result
+        self.hook_errors = []
+        self.current_call = None
+        self._hook_call = _ffi.on_tool_call_fn(self._hook_tool_call)
+        self._hook_result = _ffi.on_tool_result_fn(self._hook_tool_result)
+        hooks = _ffi.pw_hooks(None, self._hook_call, self._hook_result)
+        self._pending_exc = None
+        w = ctypes.POINTER(_ffi.pw_wrapper)()
+        check(
+            _ffi.lib.pw_wrapper_init(
+                self._block.address, size.value, byref(ccfg), slots, self._tools, n, byref(hooks), byref(w)
+            )
+        )
+        self._w = w
+        self._out = ctypes.create_string_buffer(max(cfg.result_cap, cfg.message_cap) + 1024)
+        self._transmit = _ffi.pw_transmit()
+        self._disp = _ffi.pw_disposition()
+
+    # -------------------------------------------------- memory
+
+    def close(self):
+        """Lets the memory block go; any later call raises `ValueError`."""
+        self._w = None
+        if self._block is not None:
+            self._block.release()
+            self._block = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    @property
+    def closed(self):
+        return self._w is None
+
+    def _ptr(self):
+        if self._w is None:
+            raise ValueError("operation on a closed Wrapper")
+        return self._w
+
+    @property
+    def memory_size(self):
+        """Bytes of the block (`pw_wrapper_size`)."""
+        return self._block.size if self._block else 0
+
+    # -------------------------------------------------- callbacks (never raise into C)
+
+    def _run_sync(self, userdata, args, out):
+        try:
+            result = self._fns[userdata or 0](_ffi.span_bytes(args))
+            data = _bytes(result, "a sync tool's result")
+            status = _ffi.PW_TOOL_OK
+        except Exception as e:  # the tool failed: its message is the call's error
+            data = (str(e) or type(e).__name__).encode("utf-8", "replace")
+            status = _ffi.PW_TOOL_FAILED
+        except BaseException as e:  # KeyboardInterrupt and the like: re-raised after the C call
+            self._pending_exc = e
+            data, status = b"interrupted", _ffi.PW_TOOL_FAILED
+        try:
+            _ffi.lib.pw_writer_write(out, data, len(data))
+        except BaseException:
+            status = _ffi.PW_TOOL_FAILED
+        return status
+
+    def _info(self, c):
+        c = c.contents
+        return CallInfo(
+            c.index,
+            _text(_ffi.span_bytes(c.name)) if c.has_name else None,
+            _text(_ffi.span_bytes(c.id)) if c.has_id else None,
+            _ffi.span_bytes(c.args),
+            c.seq,
+        )
+
+    def _hook(self, fn, *args):
+        try:
+            fn(*args)
+        except Exception as e:
+            self.hook_errors.append(e)
+        except BaseException as e:
+            self._pending_exc = e
+
+    def _hook_tool_call(self, _userdata, c):
+        if self.on_tool_call is None:
+            return
+        try:
+            self.current_call = info = self._info(c)
+            self._hook(self.on_tool_call, info.name, info.args)
+        except BaseException as e:
+            self.hook_errors.append(e)
+        finally:
+            self.current_call = None
+
+    def _hook_tool_result(self, _userdata, c, o):
+        if self.on_tool_result is None:
+            return
+        try:
+            self.current_call = info = self._info(c)
+            out = _outcome(o.contents)
+            self._hook(self.on_tool_result, info.name, info.args, out.result, out.error)
+        except BaseException as e:
+            self.hook_errors.append(e)
+        finally:
+            self.current_call = None
+
+    def _done(self, r):
+        if self._pending_exc is not None:
+            e, self._pending_exc = self._pending_exc, None
+            raise e
+        check(r)
+
+    # -------------------------------------------------- inputs
+
+    def handle_response(self, now_ms, frame):
+        """A model frame: returns a `Disposition` (forward it, intercepted, or held)."""
+        frame = _bytes(frame)
+        d = self._disp
+        self._done(_ffi.lib.pw_wrapper_handle_response(self._ptr(), now_ms, frame, len(frame), byref(d)))
+        kind = DispositionKind(d.kind)
+        if kind == DispositionKind.INTERCEPTED:
+            return Disposition(kind, d.index, CallHandle(d.handle) if d.has_handle else None)
+        return Disposition(kind, None, None)
+
+    def handle_request(self, now_ms, frame):
+        """A consumer frame: returns normally when it is to be forwarded to the model."""
+        frame = _bytes(frame)
+        self._done(_ffi.lib.pw_wrapper_handle_request(self._ptr(), now_ms, frame, len(frame)))
+
+    def complete(self, now_ms, handle, result=None, *, error=None):
+        """Completes a deferred call with a raw JSON `result` (bytes or str; None means `null`)
+        or an `error` message. Returns a `Completed`."""
+        if error is not None:
+            text, is_error = _bytes(error, "error"), 1
+        else:
+            text, is_error = (b"null" if result is None else _bytes(result, "result")), 0
+        keep = ctypes.create_string_buffer(text, len(text) + 1)
+        o = _ffi.pw_outcome(is_error, _ffi.pw_str(ctypes.cast(keep, ctypes.POINTER(ctypes.c_uint8)), len(text)))
+        how = c_uint32(0)
+        self._done(_ffi.lib.pw_wrapper_complete(self._ptr(), now_ms, handle._c(), byref(o), byref(how)))
+        return Completed(how.value)
+
+    def handle_adapter_frame(self, now_ms, handle, frame):
+        """A frame from a pending adapter call's tool adapter."""
+        frame = _bytes(frame)
+        self._done(_ffi.lib.pw_wrapper_handle_adapter_frame(self._ptr(), now_ms, handle._c(), frame, len(frame)))
+
+    def handle_adapter_closed(self, now_ms, handle):
+        """The adapter of a pending call closed its source (settles like `END`)."""
+        self._done(_ffi.lib.pw_wrapper_handle_adapter_closed(self._ptr(), now_ms, handle._c()))
+
+    def handle_timeout(self, now_ms):
+        """Gives the clock: due calls fail with a timeout."""
+        self._done(_ffi.lib.pw_wrapper_handle_timeout(self._ptr(), now_ms))
+
+    def cancel(self, now_ms, reason):
+        """Cancels every pending call; returns how many are left (drain and call again)."""
+        reason = _bytes(reason, "reason")
+        left = c_size_t(0)
+        self._done(_ffi.lib.pw_wrapper_cancel(self._ptr(), now_ms, reason, len(reason), byref(left)))
+        return left.value
+
+    def abort(self):
+        """Stops every later continue prompt."""
+        self._done(_ffi.lib.pw_wrapper_abort(self._ptr()))
+
+    def clear_trace(self):
+        self._done(_ffi.lib.pw_wrapper_clear_trace(self._ptr()))
+
+    # -------------------------------------------------- outputs
+
+    def poll_transmit(self, buffer=None):
+        """The oldest queued frame as a `Transmit`, or None. Without `buffer` the wrapper's own
+        buffer is used (grown as needed); with a writable `buffer` too small for the frame,
+        `BufferTooSmall` is raised with `.needed` and the frame stays queued."""
+        t = self._transmit
+        if buffer is not None:
+            view = (ctypes.c_char * len(buffer)).from_buffer(buffer)
+            r = _ffi.lib.pw_wrapper_poll_transmit(self._ptr(), view, len(buffer), byref(t))
+            if r == _ffi.PW_BUFFER_TOO_SMALL:
+                raise BufferTooSmall(t.len)
+            if r == _ffi.PW_NOTHING:
+                return None
+            check(r)
+            frame = bytes(buffer[: t.len])
+        else:
+            while True:
+                r = _ffi.lib.pw_wrapper_poll_transmit(self._ptr(), self._out, len(self._out), byref(t))
+                if r != _ffi.PW_BUFFER_TOO_SMALL:
+                    break
+                self._out = ctypes.create_string_buffer(t.len)
+            if r == _ffi.PW_NOTHING:
+                return None
+            check(r)
+            frame = self._out.raw[: t.len] if t.len > 4096 else ctypes.string_at(self._out, t.len)
+        route = Route(t.route)
+        return Transmit(route, frame, CallHandle(t.handle) if route == Route.ADAPTER else None)
+
+    def transmits(self):
+        """Drains the queue: every queued `Transmit`, oldest first."""
+        while True:
+            t = self.poll_transmit()
+            if t is None:
+                return
+            yield t
+
+    def poll_event(self):
+        """The next call to start (an `Event`), or None."""
+        e = _ffi.pw_event()
+        r = _ffi.lib.pw_wrapper_poll_event(self._ptr(), byref(e))
+        if r == _ffi.PW_NOTHING:
+            return None
+        check(r)
+        return Event(
+            CallHandle(e.handle),
+            EventKind(e.kind),
+            e.tool,
+            _text(_ffi.span_bytes(e.name)),
+            _text(_ffi.span_bytes(e.id)) if e.has_id else None,
+            _ffi.span_bytes(e.args),
+        )
+
+    def events(self):
+        while True:
+            e = self.poll_event()
+            if e is None:
+                return
+            yield e
+
+    def poll_timeout(self):
+        """The earliest deadline (ms) of a pending call, or None."""
+        t = _ffi.lib.pw_wrapper_poll_timeout(self._ptr())
+        return None if t == _ffi.PW_NO_TIMEOUT else t
+
+    @property
+    def pending(self):
+        """Calls intercepted and not yet completed."""
+        return _ffi.lib.pw_wrapper_pending(self._ptr())
+
+    def trace(self):
+        """The trace, oldest first: `TraceEntry(name, args, result, error, truncated)`."""
+        entries = []
+        e = _ffi.pw_trace_entry()
+        i = 0
+        while True:
+            r = _ffi.lib.pw_wrapper_trace_entry(self._ptr(), i, byref(e))
+            if r == _ffi.PW_NOTHING:
+                return entries
+            check(r)
+            o = _outcome(e.outcome)
+            entries.append(
+                TraceEntry(
+                    _text(_ffi.span_bytes(e.name)) if e.has_name else None,
+                    _ffi.span_bytes(e.args),
+                    o.result,
+                    o.error,
+                    bool(e.truncated),
+                )
+            )
+            i += 1
+
+
+# ------------------------------------------------------------ a standalone call
+
+
+class AdapterCall:
+    """`pw_call`: one call through a tool adapter, started at `now_ms`; its `TOOL_CALL` waits in
+    `poll_transmit`. Lives in one `bytearray` of `pw_call_size(result_cap)` bytes."""
+
+    def __init__(self, now_ms=0, *, name="unknown", id=None, args=b"{}", timeout_ms=30000,
+                 max_depth=_ffi.PW_DEFAULT_MAX_DEPTH, result_cap=4096):
+        opts = _ffi.pw_call_options()
+        check(_ffi.lib.pw_call_options_default(byref(opts)))
+        self._keep = []
+
+        def span(data, what):
+            raw = _bytes(data, what)
+            buf = ctypes.create_string_buffer(raw, len(raw) + 1)
+            self._keep.append(buf)
+            return _ffi.pw_str(ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8)), len(raw))
+
+        opts.name = span(name, "name")
+        opts.args = span(args, "args")
+        if id is not None:
+            opts.id = span(id, "id")
+            opts.has_id = 1
+        opts.timeout_ms = timeout_ms
+        opts.max_depth = max_depth
+        self._opts = opts
+        size = c_size_t(0)
+        check(_ffi.lib.pw_call_size(result_cap, byref(size)))
+        self._block = _Block(size.value, _ffi.lib.pw_call_align())
+        c = ctypes.POINTER(_ffi.pw_call)()
+        check(_ffi.lib.pw_call_init(self._block.address, size.value, result_cap, now_ms, byref(opts), byref(c)))
+        self._c = c
+        self._out = ctypes.create_string_buffer(result_cap + 4096)
+
+    def close(self):
+        self._c = None
+        if self._block is not None:
+            self._block.release()
+            self._block = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def _ptr(self):
+        if self._c is None:
+            raise ValueError("operation on a closed AdapterCall")
+        return self._c
+
+    def handle_frame(self, now_ms, frame):
+        """One frame from the adapter (`CallFinished` / `CallTimedOut` after the settlement)."""
+        frame = _bytes(frame)
+        check(_ffi.lib.pw_call_handle_frame(self._ptr(), now_ms, frame, len(frame)))
+
+    def handle_closed(self, now_ms):
+        check(_ffi.lib.pw_call_handle_closed(self._ptr(), now_ms))
+
+    def handle_timeout(self, now_ms):
+        check(_ffi.lib.pw_call_handle_timeout(self._ptr(), now_ms))
+
+    def poll_transmit(self):
+        """The next frame for the adapter (bytes), or None."""
+        n = c_size_t(0)
+        while True:
+            r = _ffi.lib.pw_call_poll_transmit(self._ptr(), self._out, len(self._out), byref(n))
+            if r != _ffi.PW_BUFFER_TOO_SMALL:
+                break
+            self._out = ctypes.create_string_buffer(n.value)
+        if r == _ffi.PW_NOTHING:
+            return None
+        check(r)
+        return self._out.raw[: n.value]
+
+    def transmits(self):
+        while True:
+            f = self.poll_transmit()
+            if f is None:
+                return
+            yield f
+
+    def poll_timeout(self):
+        t = _ffi.lib.pw_call_poll_timeout(self._ptr())
+        return None if t == _ffi.PW_NO_TIMEOUT else t
+
+    @property
+    def settlement(self):
+        """How the call settled (`Outcome`), or None while it waits."""
+        o = _ffi.pw_outcome()
+        r = _ffi.lib.pw_call_settlement(self._ptr(), byref(o))
+        if r == _ffi.PW_NOTHING:
+            return None
+        check(r)
+        return _outcome(o)
+
+
+# Unused names kept out of the namespace.
+del json, PolyweaveError, _Closed
