@@ -352,7 +352,7 @@ class Wrapper:
             data = _bytes(result, "a sync tool's result")
             status = _ffi.PW_TOOL_OK
         except Exception as e:  # the tool failed: its message is the call's error
-            data = (str(e) or type(e).__name__).encode("utf-8", "replace")
+            data = (str(e) if e.args else type(e).__name__).encode("utf-8", "replace")
             status = _ffi.PW_TOOL_FAILED
         except BaseException as e:  # KeyboardInterrupt and the like: re-raised after the C call
             self._pending_exc = e

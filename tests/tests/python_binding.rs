@@ -1,0 +1,299 @@
+//! The Python binding (`examples/python`, `ctypes` over the C ABI's shared library) conforms
+//! like the Rust and C replay programs: the release shared library is built from the current
+//! sources into a private target directory (the outer cargo holds the lock of the main one) and
+//! handed to Python through `PW_LIB`; the binding's unit tests pass, and `replay.py` runs every
+//! shared scenario and prints what its `*.out.ndjson` expects, compared channel by channel as
+//! `conformance` does (`polyweave_tests::ndjson_compare`).
+//!
+//! Skipped, with a message, only when `python3` is missing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+use polyweave_tests::data_dir;
+use polyweave_tests::ndjson_compare::compare;
+
+/// Number of shared scenarios (each with its expected output).
+const SCENARIOS: usize = 52;
+
+/// The repository's root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn python_dir() -> PathBuf {
+    root().join("examples/python")
+}
+
+/// The release shared library built from the current sources, once per test process; `None`
+/// (with a message) without `python3`.
+fn shared_lib() -> Option<&'static PathBuf> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let python = Command::new("python3").arg("--version").output();
+            if !python.is_ok_and(|o| o.status.success()) {
+                eprintln!("skipping the Python binding tests: `python3` is not installed");
+                return None;
+            }
+            let private = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("python-ffi");
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let out = Command::new(cargo)
+                .args(["build", "--release", "-p", "polyweave-tool-adapter-ffi"])
+                .arg("--target-dir")
+                .arg(&private)
+                .current_dir(root())
+                .output()
+                .expect("running cargo build");
+            assert!(
+                out.status.success(),
+                "cargo build --release -p polyweave-tool-adapter-ffi failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let lib = private.join("release").join(if cfg!(target_os = "macos") {
+                "libpolyweave_tool_adapter_ffi.dylib"
+            } else {
+                "libpolyweave_tool_adapter_ffi.so"
+            });
+            assert!(lib.is_file(), "cargo built no {}", lib.display());
+            Some(lib)
+        })
+        .as_ref()
+}
+
+/// `python3 ARGS` in the repository's root with `PW_LIB` set.
+fn python(lib: &Path, args: &[&std::ffi::OsStr]) -> Output {
+    Command::new("python3")
+        .args(args)
+        .env("PW_LIB", lib)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(root())
+        .output()
+        .expect("running python3")
+}
+
+fn replay(lib: &Path, file: &Path) -> Output {
+    let script = python_dir().join("replay.py");
+    python(lib, &[script.as_os_str(), file.as_os_str()])
+}
+
+fn scenario_files() -> Vec<PathBuf> {
+    let dir = data_dir().join("scenarios");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), SCENARIOS, "scenario count: {files:?}");
+    files
+}
+
+fn name(file: &Path) -> String {
+    file.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Runs `check` on every scenario, on `threads` threads; the failures it reports, in file order.
+fn each_scenario(threads: usize, check: impl Fn(&Path) -> Option<String> + Sync) -> Vec<String> {
+    let files = scenario_files();
+    let next = Mutex::new(0usize);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(file) = files.get(i) else { break };
+                if let Some(problem) = check(file) {
+                    failures.lock().unwrap().push((i, problem));
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort();
+    failures.into_iter().map(|(_, p)| p).collect()
+}
+
+#[test]
+fn the_unit_tests_pass() {
+    let Some(lib) = shared_lib() else { return };
+    let tests = python_dir().join("tests");
+    let out = python(
+        lib,
+        &[
+            "-m".as_ref(),
+            "unittest".as_ref(),
+            "discover".as_ref(),
+            "-s".as_ref(),
+            tests.as_os_str(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "python3 -m unittest discover -s examples/python/tests: exit {:?}\n{}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn every_shared_scenario_conforms() {
+    let Some(lib) = shared_lib() else { return };
+    let failures = each_scenario(2, |file| {
+        let expected_path = file.with_extension("out.ndjson");
+        let expected = fs::read_to_string(&expected_path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
+        let out = replay(lib, file);
+        if out.status.code() != Some(0) || !out.stderr.is_empty() {
+            return Some(format!(
+                "{}: exit {:?}, stderr {}",
+                name(file),
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let actual = String::from_utf8(out.stdout).expect("UTF-8 output");
+        let problems = compare(&expected, &actual);
+        (!problems.is_empty()).then(|| format!("{}:\n{}", name(file), problems.join("\n")))
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {SCENARIOS} scenarios do not conform in Python:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// A scratch file for this test process.
+fn scratch(file: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("python-replay-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(file);
+    fs::write(&path, text).expect("writing a scenario");
+    path
+}
+
+/// Runs a bad scenario: exit 2, one stderr line naming the file and holding each of `must`.
+fn refused(lib: &Path, file: &str, text: impl AsRef<[u8]>, must: &[&str]) {
+    let path = scratch(file, text);
+    let out = replay(lib, &path);
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8 stderr");
+    assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+    assert_eq!(
+        stderr.matches('\n').count(),
+        1,
+        "{file}: one line: {stderr:?}"
+    );
+    assert!(
+        stderr.starts_with(&format!("replay.py: {}: ", path.display())),
+        "{file}: {stderr}"
+    );
+    for part in must {
+        assert!(stderr.contains(part), "{file}: {part:?} not in {stderr:?}");
+    }
+}
+
+#[test]
+fn bad_scenarios_exit_2_with_one_line_naming_the_file_and_step() {
+    let Some(lib) = shared_lib() else { return };
+    refused(lib, "not_json.json", "{", &["not JSON"]);
+    refused(lib, "trailing_comma.json", r#"{"steps":[],}"#, &["not JSON"]);
+    refused(
+        lib,
+        "bad_utf8.json",
+        b"{\"steps\":[{\"request\":\"\x80\"}]}",
+        &["not JSON"],
+    );
+    refused(lib, "array.json", "[]", &["must be a JSON object"]);
+    refused(
+        lib,
+        "mode.json",
+        r#"{"mode":"Wrapper","steps":[]}"#,
+        &["mode must be"],
+    );
+    refused(
+        lib,
+        "tool.json",
+        r#"{"tools":{"t\n":{"kind":"magic"}},"steps":[]}"#,
+        &[r#"tool "t\n""#],
+    );
+    refused(
+        lib,
+        "pending.json",
+        r#"{"options":{"maxPending":4294967295},"steps":[]}"#,
+        &["maxPending 4294967295 exceeds"],
+    );
+    refused(
+        lib,
+        "decreasing.json",
+        r#"{"mode":"call","steps":[{"at":5,"tick":true},{"at":3,"tick":true}]}"#,
+        &["step 1: ", "at 3 is earlier than the previous step's 5"],
+    );
+    refused(
+        lib,
+        "unknown_step.json",
+        r#"{"steps":[{"tick":true},{"tick":true},{"bogus":1}]}"#,
+        &["step 2: unknown step"],
+    );
+    // At run time: an id over the replay's 1024 bytes is refused to the host.
+    refused(
+        lib,
+        "long_id.json",
+        format!(
+            r#"{{"steps":[{{"tick":true}},{{"response":{{"type":"TOOL_CALL","content":{{"id":"{}","name":"x"}}}}}}]}}"#,
+            "i".repeat(1025)
+        ),
+        &["step 1: response refused"],
+    );
+    refused(lib, "missing.json", "", &["not JSON"]);
+}
+
+#[test]
+fn raw_values_print_as_written_and_lone_surrogates_decode_to_u_fffd() {
+    let Some(lib) = shared_lib() else { return };
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let path = scratch(
+        "raw.json",
+        format!(
+            r#"{{"tools":{{"\ud800":{{"kind":"sync","result":{{"x":"\ud800", "n":1e400}}}}}},"steps":[
+            {{"at":0,"response":{{"type":"TEXT","type":"TOOL_CALL","content":[1e400, -0, 1.50,
+                12345678901234567890123, "\u00e9"]}}}},
+            {{"at":0,"request":"{{\"type\":\"TEXT\",\"content\":[1,\n}}"}},
+            {{"at":0,"request":{{"type":"TEXT","content":{deep}}}}},
+            {{"at":1,"response":{{"type":"TOOL_CALL","content":{{"name":"\udfff","args":{{"l":"\udc00"}}}}}}}}
+        ]}}"#
+        ),
+    );
+    let out = replay(lib, &path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .expect("UTF-8 output")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let (args, result) = (r#"{"l":"\udc00"}"#, r#"{"x":"\ud800","n":1e400}"#);
+    let r = '\u{FFFD}';
+    assert_eq!(
+        lines,
+        [
+            r#"{"to":"consumer","frame":{"type":"TEXT","type":"TOOL_CALL","content":[1e400,-0,1.50,12345678901234567890123,"\u00e9"]}}"#.to_string(),
+            r#"{"to":"model","frame":"{\"type\":\"TEXT\",\"content\":[1,\n}"}"#.to_string(),
+            format!(r#"{{"to":"model","frame":{{"type":"TEXT","content":{deep}}}}}"#),
+            format!(r#"{{"hook":"toolCall","name":"{r}","args":{args}}}"#),
+            format!(r#"{{"to":"model","frame":{{"type":"TOOL_RESULT","content":{{"name":"{r}","result":{result}}}}}}}"#),
+            format!(r#"{{"hook":"toolResult","name":"{r}","args":{args},"result":{result},"error":null}}"#),
+            r#"{"to":"model","frame":{"type":"TEXT","content":"Tool results above."}}"#.to_string(),
+            r#"{"to":"consumer","frame":{"type":"TEXT","content":"Tool results above."}}"#.to_string(),
+            format!(r#"{{"trace":[{{"name":"{r}","args":{args},"result":{result},"error":null}}]}}"#),
+        ]
+    );
+}
