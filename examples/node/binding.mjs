@@ -1,0 +1,290 @@
+// The C ABI (include/polyweave_tool_adapter.h) as koffi sees it: types, functions and the
+// small helpers the API module needs (bytes at a pointer, stable memory, result texts).
+// Nothing here decides behaviour: every rule lives in the C library.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import koffi from 'koffi';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const LIB_NAME = 'libpolyweave_tool_adapter_ffi.so';
+
+/** Where the shared library is: `PW_LIB` (a file), else `../../target/release/`. */
+export function libraryPath() {
+  const fromEnv = process.env.PW_LIB;
+  if (fromEnv) return fromEnv;
+  return path.resolve(here, '..', '..', 'target', 'release', LIB_NAME);
+}
+
+const libPath = libraryPath();
+if (!fs.existsSync(libPath)) {
+  throw new Error(
+    `polyweave: shared library not found at ${libPath}: build it with ` +
+      '`cargo build --release -p polyweave-tool-adapter-ffi` or set PW_LIB to its path',
+  );
+}
+const lib = koffi.load(libPath);
+
+// ------------------------------------------------------------ constants (the header's)
+
+export const PW = Object.freeze({
+  OK: 0,
+  NULL_POINTER: 1,
+  BUFFER_TOO_SMALL: 2,
+  BAD_CONFIG: 6,
+  FRAME_NOT_OBJECT: 100,
+  WRONG_FRAME_KIND: 106,
+  FRAME_DUPLICATE_TYPE: 107,
+  NOTHING: 300,
+  CLOCK_WENT_BACKWARDS: 301,
+  MESSAGE_TOO_LONG: 304,
+  INVALID_RESULT: 305,
+  QUEUE_FULL: 307,
+  CALL_UNKNOWN: 309,
+  CALL_FINISHED: 310,
+  CALL_TIMED_OUT: 311,
+  CALL_CANCELLED: 312,
+  CALL_STALE: 313,
+  CALL_WRONG_KIND: 314,
+  TOOL_SYNC: 0,
+  TOOL_DEFERRED: 1,
+  TOOL_ADAPTER: 2,
+  TOOL_DEFAULT_TIMEOUT: 0xffffffff,
+  FORWARD: 0,
+  INTERCEPTED: 1,
+  HELD: 2,
+  ROUTE_MODEL: 0,
+  ROUTE_CONSUMER: 1,
+  ROUTE_ADAPTER: 2,
+  PENDING_DEFERRED: 0,
+  PENDING_ADAPTER: 1,
+});
+
+/** A malformed frame (SPEC §1): refused with a `rejected` event. */
+export const isMalformed = (r) =>
+  r >= PW.FRAME_NOT_OBJECT && r <= PW.FRAME_DUPLICATE_TYPE && r !== PW.WRONG_FRAME_KIND;
+/** A completion or adapter input for a call that is not waiting for it. */
+export const isNotWaiting = (r) => r >= PW.CALL_UNKNOWN && r <= PW.CALL_WRONG_KIND;
+
+// ------------------------------------------------------------ types
+
+const pw_str = koffi.struct('pw_str', { ptr: 'const uint8_t *', len: 'size_t' });
+koffi.opaque('pw_wrapper');
+koffi.opaque('pw_call');
+koffi.opaque('pw_writer');
+koffi.struct('pw_call_options', {
+  name: pw_str,
+  id: pw_str,
+  args: pw_str,
+  timeout_ms: 'uint32_t',
+  has_id: 'uint8_t',
+  max_depth: 'uint8_t',
+});
+koffi.struct('pw_outcome', { is_error: 'uint8_t', text: pw_str });
+koffi.struct('pw_wrapper_config', {
+  tool_timeout_ms: 'uint32_t',
+  max_rounds: 'uint32_t',
+  mirror_continue: 'uint8_t',
+  full_validation: 'uint8_t',
+  max_depth: 'uint8_t',
+  name_cap: 'size_t',
+  id_cap: 'size_t',
+  args_cap: 'size_t',
+  result_cap: 'size_t',
+  message_cap: 'size_t',
+  trace_entries: 'size_t',
+  trace_bytes: 'size_t',
+  held_bytes: 'size_t',
+});
+koffi.proto('uint32_t pw_sync_fn(void *userdata, pw_str args, pw_writer *out)');
+koffi.struct('pw_tool', {
+  name: pw_str,
+  kind: 'uint32_t',
+  timeout_ms: 'uint32_t',
+  call: 'pw_sync_fn *',
+  userdata: 'void *',
+});
+koffi.struct('pw_call_info', {
+  index: 'uint32_t',
+  has_name: 'uint8_t',
+  has_id: 'uint8_t',
+  seq: 'uint64_t',
+  name: pw_str,
+  id: pw_str,
+  args: pw_str,
+});
+const onToolCallProto = koffi.proto('void pw_on_tool_call(void *userdata, const pw_call_info *call)');
+const onToolResultProto = koffi.proto(
+  'void pw_on_tool_result(void *userdata, const pw_call_info *call, const pw_outcome *outcome)',
+);
+koffi.struct('pw_hooks', {
+  userdata: 'void *',
+  on_tool_call: 'pw_on_tool_call *',
+  on_tool_result: 'pw_on_tool_result *',
+});
+koffi.struct('pw_call_handle', {
+  index: 'uint32_t',
+  slot: 'uint16_t',
+  reserved: 'uint16_t',
+  owner: 'size_t',
+});
+koffi.struct('pw_disposition', {
+  kind: 'uint32_t',
+  index: 'uint32_t',
+  has_handle: 'uint8_t',
+  handle: 'pw_call_handle',
+});
+koffi.struct('pw_transmit', { route: 'uint32_t', handle: 'pw_call_handle', len: 'size_t' });
+koffi.struct('pw_event', {
+  handle: 'pw_call_handle',
+  kind: 'uint32_t',
+  has_id: 'uint8_t',
+  tool: 'size_t',
+  name: pw_str,
+  id: pw_str,
+  args: pw_str,
+});
+koffi.struct('pw_trace_entry', {
+  has_name: 'uint8_t',
+  truncated: 'uint8_t',
+  name: pw_str,
+  args: pw_str,
+  outcome: 'pw_outcome',
+});
+
+// ------------------------------------------------------------ functions
+
+const f = (sig) => lib.func(sig);
+export const C = {
+  version: f('const char *pw_version(void)'),
+  resultText: f('uint32_t pw_result_text(uint32_t code, _Out_ uint8_t *buf, size_t len, _Out_ size_t *out_len)'),
+  // standalone calls (wrapToolAdapter)
+  callOptionsDefault: f('uint32_t pw_call_options_default(_Out_ pw_call_options *out)'),
+  callAlign: f('size_t pw_call_align(void)'),
+  callSize: f('uint32_t pw_call_size(size_t result_cap, _Out_ size_t *out_size)'),
+  callInit: f(
+    'uint32_t pw_call_init(void *mem, size_t mem_len, size_t result_cap, uint64_t now_ms, const pw_call_options *opts, _Out_ pw_call **out)',
+  ),
+  callHandleFrame: f('uint32_t pw_call_handle_frame(pw_call *c, uint64_t now_ms, const uint8_t *bytes, size_t len)'),
+  callHandleClosed: f('uint32_t pw_call_handle_closed(pw_call *c, uint64_t now_ms)'),
+  callHandleTimeout: f('uint32_t pw_call_handle_timeout(pw_call *c, uint64_t now_ms)'),
+  callPollTransmit: f('uint32_t pw_call_poll_transmit(pw_call *c, _Out_ uint8_t *buf, size_t cap, _Out_ size_t *out_len)'),
+  callPollTimeout: f('uint64_t pw_call_poll_timeout(const pw_call *c)'),
+  callSettlement: f('uint32_t pw_call_settlement(const pw_call *c, _Out_ pw_outcome *out)'),
+  // the wrapper (createToolAdapterWrapper)
+  wrapperAlign: f('size_t pw_wrapper_align(void)'),
+  wrapperConfigDefault: f('uint32_t pw_wrapper_config_default(_Out_ pw_wrapper_config *out)'),
+  wrapperSize: f(
+    'uint32_t pw_wrapper_size(const pw_wrapper_config *cfg, size_t slots, size_t n_tools, _Out_ size_t *out_size)',
+  ),
+  wrapperInit: f(
+    'uint32_t pw_wrapper_init(void *mem, size_t mem_len, const pw_wrapper_config *cfg, size_t slots, const pw_tool *tools, size_t n_tools, const pw_hooks *hooks, _Out_ pw_wrapper **out)',
+  ),
+  handleResponse: f(
+    'uint32_t pw_wrapper_handle_response(pw_wrapper *w, uint64_t now_ms, const uint8_t *bytes, size_t len, _Out_ pw_disposition *out)',
+  ),
+  handleRequest: f('uint32_t pw_wrapper_handle_request(pw_wrapper *w, uint64_t now_ms, const uint8_t *bytes, size_t len)'),
+  complete: f(
+    'uint32_t pw_wrapper_complete(pw_wrapper *w, uint64_t now_ms, pw_call_handle handle, const pw_outcome *outcome, _Out_ uint32_t *completed)',
+  ),
+  handleAdapterFrame: f(
+    'uint32_t pw_wrapper_handle_adapter_frame(pw_wrapper *w, uint64_t now_ms, pw_call_handle handle, const uint8_t *bytes, size_t len)',
+  ),
+  handleAdapterClosed: f('uint32_t pw_wrapper_handle_adapter_closed(pw_wrapper *w, uint64_t now_ms, pw_call_handle handle)'),
+  handleTimeout: f('uint32_t pw_wrapper_handle_timeout(pw_wrapper *w, uint64_t now_ms)'),
+  cancel: f('uint32_t pw_wrapper_cancel(pw_wrapper *w, uint64_t now_ms, const uint8_t *reason, size_t len, _Out_ size_t *left)'),
+  abort: f('uint32_t pw_wrapper_abort(pw_wrapper *w)'),
+  clearTrace: f('uint32_t pw_wrapper_clear_trace(pw_wrapper *w)'),
+  pollTransmit: f('uint32_t pw_wrapper_poll_transmit(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, _Out_ pw_transmit *out)'),
+  pollEvent: f('uint32_t pw_wrapper_poll_event(pw_wrapper *w, _Out_ pw_event *out)'),
+  pollTimeout: f('uint64_t pw_wrapper_poll_timeout(const pw_wrapper *w)'),
+  pending: f('size_t pw_wrapper_pending(const pw_wrapper *w)'),
+  traceEntry: f('uint32_t pw_wrapper_trace_entry(pw_wrapper *w, size_t index, _Out_ pw_trace_entry *out)'),
+};
+
+// ------------------------------------------------------------ helpers
+
+const textBuf = Buffer.alloc(256);
+const lenOut = [0];
+/** The library's message for a result code. */
+export function resultText(code) {
+  if (C.resultText(code, textBuf, textBuf.length, lenOut) !== PW.OK) return `code ${code}`;
+  return `${textBuf.toString('latin1', 0, Number(lenOut[0]))} (code ${code})`;
+}
+
+/** An Error for a result code, with `.code` set to it. */
+export function pwError(what, code) {
+  const e = new Error(`${what}: ${resultText(code)}`);
+  e.code = code;
+  return e;
+}
+
+/** A copy of `len` bytes at the C pointer `ptr`, as a Buffer. */
+export function bytesAt(ptr, len) {
+  const n = Number(len);
+  if (n === 0 || ptr === null || ptr === undefined) return Buffer.alloc(0);
+  return Buffer.from(new Uint8Array(koffi.view(ptr, n)));
+}
+
+/** The span's bytes as a string (UTF-8). */
+export const strOf = (span) => bytesAt(span.ptr, span.len).toString('utf8');
+
+/** Memory that does not move (the wrapper's block, borrowed names): `size` bytes. */
+export class Stable {
+  constructor(size) {
+    this.size = Math.max(1, size);
+    this.ptr = koffi.alloc('uint8_t', this.size);
+  }
+  /** A pointer `offset` bytes in. */
+  at(offset) {
+    return this.ptr + BigInt(offset);
+  }
+  write(offset, bytes) {
+    if (bytes.length > 0) Buffer.from(koffi.view(this.at(offset), bytes.length)).set(bytes);
+  }
+  free() {
+    if (this.ptr !== null) koffi.free(this.ptr);
+    this.ptr = null;
+  }
+}
+
+/** `ptr` rounded up to `align` (a power of two), as an offset from `ptr`. */
+export function alignOffset(ptr, align) {
+  const a = BigInt(align);
+  return Number((a - (ptr % a)) % a);
+}
+
+/** A 64-bit deadline as a number (`Infinity` for PW_NO_TIMEOUT). */
+export function deadline(v) {
+  if (typeof v === 'bigint') return v >= 0xffffffffffffffffn ? Infinity : Number(v);
+  return v >= 18446744073709552000 ? Infinity : v;
+}
+
+// The hooks: one registered pair for every wrapper (userdata is the wrapper's number).
+const hookTargets = new Map();
+let nextHookId = 1;
+function target(userdata) {
+  const t = hookTargets.get(Number(userdata));
+  return t instanceof WeakRef ? t.deref() : t;
+}
+const onToolCall = koffi.register((userdata, info) => {
+  const t = target(userdata);
+  if (t) t.onCCall(koffi.decode(info, 'pw_call_info'), null);
+}, koffi.pointer(onToolCallProto));
+const onToolResult = koffi.register((userdata, info, outcome) => {
+  const t = target(userdata);
+  if (t) t.onCCall(koffi.decode(info, 'pw_call_info'), koffi.decode(outcome, 'pw_outcome'));
+}, koffi.pointer(onToolResultProto));
+
+/** Hooks for a wrapper: `target.onCCall(info, outcome|null)` is called during the C call. */
+export function registerHooks(target) {
+  const id = nextHookId++;
+  hookTargets.set(id, target);
+  return { id, hooks: { userdata: BigInt(id), on_tool_call: onToolCall, on_tool_result: onToolResult } };
+}
+export function unregisterHooks(id) {
+  hookTargets.delete(id);
+}
+
+export const version = () => C.version();
+export { koffi };

@@ -1,0 +1,774 @@
+// @polyweave/tool-adapter's API (1.0.5) over the polyweave C library, through koffi.
+//
+// This module only moves frames and calls between JS and the C wrapper: interception, pending
+// counts, held ENDs, continue prompts, timeouts, cancel, round limits and the trace all happen in
+// the C library (`pw_wrapper_*` for createToolAdapterWrapper, `pw_call_*` for wrapToolAdapter).
+// Frames cross as JSON text. See README.md for the API and duplex.mjs for the stream shapes.
+import {
+  C,
+  PW,
+  Stable,
+  alignOffset,
+  bytesAt,
+  deadline,
+  isMalformed,
+  isNotWaiting,
+  pwError,
+  registerHooks,
+  strOf,
+  unregisterHooks,
+} from './binding.mjs';
+import { createSource, isDuplex } from './duplex.mjs';
+
+export { createSource, createSink, createDuplex, isDuplex } from './duplex.mjs';
+
+// ------------------------------------------------------------ raw JSON text
+
+/** A JSON value given or kept as its exact text (numbers such as `1e400`, member order...). */
+export class RawJSON {
+  constructor(text) {
+    this.rawJSON = String(text);
+    Object.freeze(this);
+  }
+  toJSON() {
+    return this.rawJSON; // only for display; the library always uses `rawJSON` as is
+  }
+}
+/** `raw(text)`: a frame, args or a tool result given as exact JSON text. */
+export const raw = (text) => new RawJSON(text);
+
+/** The symbol under which frames handed out carry their exact JSON text (non-enumerable). */
+export const RAW_TEXT = Symbol.for('polyweave.rawText');
+
+/** A frame's (or value's) JSON text: as received from the library when known. */
+export function rawText(value) {
+  if (value instanceof RawJSON) return value.rawJSON;
+  if (value !== null && typeof value === 'object' && typeof value[RAW_TEXT] === 'string') {
+    return value[RAW_TEXT];
+  }
+  const t = JSON.stringify(value);
+  return t === undefined ? 'null' : t;
+}
+
+/** Bytes of a frame to give the library (a RawJSON is used as is; an object is stringified). */
+function frameBytes(frame) {
+  if (frame instanceof RawJSON) return Buffer.from(frame.rawJSON, 'utf8');
+  if (typeof frame === 'string') return Buffer.from(frame, 'utf8'); // a frame's text
+  const t = JSON.stringify(frame);
+  return Buffer.from(t === undefined ? '' : t, 'utf8');
+}
+
+/** A frame from the library's bytes: a parsed object carrying its text, or RawJSON. */
+function frameOf(bytes) {
+  const text = bytes.toString('utf8');
+  try {
+    const v = JSON.parse(text);
+    if (v !== null && typeof v === 'object') {
+      Object.defineProperty(v, RAW_TEXT, { value: text });
+      return v;
+    }
+  } catch {
+    // a held END the model broke after its `type`: handed on as its text
+  }
+  return new RawJSON(text);
+}
+
+/** A value (args, a result) from its JSON text; RawJSON when JS cannot parse it. */
+function valueOf(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return new RawJSON(text);
+  }
+}
+
+/** JSON text of a tool's result. */
+function resultJSON(v) {
+  if (v instanceof RawJSON) return v.rawJSON;
+  const t = JSON.stringify(v);
+  return t === undefined ? 'null' : t;
+}
+
+function messageOf(err) {
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'string') return err;
+  if (err !== null && typeof err === 'object' && typeof err.message === 'string') return err.message;
+  return String(err);
+}
+
+/** Cuts `text` to at most `cap` UTF-8 bytes on a character boundary. */
+function cutUtf8(text, cap) {
+  const b = Buffer.from(text, 'utf8');
+  if (b.length <= cap) return b;
+  let n = cap;
+  while (n > 0 && (b[n] & 0xc0) === 0x80) n--;
+  return b.subarray(0, n);
+}
+
+// ------------------------------------------------------------ clocks
+
+const realClock = { now: () => Math.floor(performance.now()) };
+const clockOf = (options) => (options.clock && typeof options.clock.now === 'function' ? options.clock : null);
+
+// ------------------------------------------------------------ wrapToolAdapter (pw_call_*)
+
+const EMPTY = Buffer.alloc(1);
+const nz = (b) => (b.length > 0 ? b : EMPTY);
+
+/**
+ * Wraps a tool adapter duplex as an `(args, callback)` function (SPEC §2).
+ *
+ * Options: `name` ('unknown'), `timeoutMs` (30000), and beyond the JS package: `resultCap`
+ * (bytes of a result, 65536), `maxDepth` (32), `onRejected(path, frame, err, call)` for malformed
+ * adapter frames, `clock: { now() }` (test-only: a manual clock; then nothing fires by itself and
+ * `wrapped.tick()` gives the clock to every live call).
+ *
+ * `wrapped(args, callback, { id })`: `args` any JSON value (or `raw(text)`); the callback is
+ * called once as `callback(err, result)` with `this` = `{ rawResult, error }`.
+ */
+export function wrapToolAdapter(toolAdapter, options = {}) {
+  if (!isDuplex(toolAdapter)) throw new TypeError('wrapToolAdapter: toolAdapter must have .source and .sink');
+  const name = options.name ?? 'unknown';
+  const timeoutMs = options.timeoutMs ?? 30000;
+  const resultCap = options.resultCap ?? 65536;
+  const manual = clockOf(options);
+  const clock = manual ?? realClock;
+  const live = new Set();
+
+  function wrapped(args, callback, callOptions = {}) {
+    if (typeof callback !== 'function') throw new TypeError('wrapToolAdapter: callback must be a function');
+    const nameB = Buffer.from(String(name), 'utf8');
+    const hasId = typeof callOptions.id === 'string';
+    const idB = Buffer.from(hasId ? callOptions.id : '', 'utf8');
+    const argsB = Buffer.from(args === undefined ? '{}' : resultJSON(args), 'utf8');
+    // The options' spans are borrowed for the call's life: stable memory.
+    const spans = new Stable(nameB.length + idB.length + argsB.length);
+    spans.write(0, nameB);
+    spans.write(nameB.length, idB);
+    spans.write(nameB.length + idB.length, argsB);
+    const opts = {};
+    C.callOptionsDefault(opts);
+    opts.name = { ptr: spans.at(0), len: nameB.length };
+    opts.id = { ptr: spans.at(nameB.length), len: idB.length };
+    opts.args = { ptr: spans.at(nameB.length + idB.length), len: argsB.length };
+    opts.timeout_ms = timeoutMs;
+    opts.has_id = hasId ? 1 : 0;
+    if (options.maxDepth !== undefined) opts.max_depth = options.maxDepth;
+    const size = [0];
+    let r = C.callSize(resultCap, size);
+    if (r !== PW.OK) throw pwError('wrapToolAdapter: result capacity', r);
+    const align = Number(C.callAlign());
+    const mem = new Stable(Number(size[0]) + align);
+    const out = [null];
+    r = C.callInit(mem.at(alignOffset(mem.ptr, align)), Number(size[0]), resultCap, clock.now(), opts, out);
+    if (r !== PW.OK) {
+      mem.free();
+      spans.free();
+      callback.call({ rawResult: null, error: null }, pwError(`Tool ${name} could not start`, r), null);
+      return;
+    }
+    const c = out[0];
+    let done = false;
+    let timer = null;
+    const buf = { b: Buffer.alloc(65536) };
+    const lenOut = [0];
+
+    const call = {
+      tick() {
+        if (done) return;
+        C.callHandleTimeout(c, clock.now());
+        flush();
+      },
+    };
+    const dest = {
+      write(frame) {
+        if (done) return false;
+        let bytes;
+        try {
+          bytes = frameBytes(frame);
+        } catch (e) {
+          reject(frame, e);
+          return true;
+        }
+        const res = C.callHandleFrame(c, clock.now(), nz(bytes), bytes.length);
+        if (isMalformed(res)) reject(frame, pwError('malformed adapter frame', res));
+        else if (res !== PW.OK) return false;
+        flush();
+        return true;
+      },
+      end() {
+        if (done) return false;
+        const res = C.callHandleClosed(c, clock.now());
+        flush();
+        return res === PW.OK;
+      },
+    };
+    function reject(frame, err) {
+      if (typeof options.onRejected === 'function') {
+        try {
+          options.onRejected('adapter', frame, err, 0);
+        } catch {
+          // a hook's exception is caught
+        }
+      }
+    }
+    function arm() {
+      if (manual || done) return;
+      const d = deadline(C.callPollTimeout(c));
+      if (timer) clearTimeout(timer);
+      timer = null;
+      if (d === Infinity) return;
+      timer = setTimeout(() => call.tick(), Math.max(0, d - clock.now()));
+      timer.unref?.();
+    }
+    function flush() {
+      if (done) return;
+      for (;;) {
+        const res = C.callPollTransmit(c, buf.b, buf.b.length, lenOut);
+        if (res === PW.BUFFER_TOO_SMALL) {
+          buf.b = Buffer.alloc(Number(lenOut[0]));
+          continue;
+        }
+        if (res !== PW.OK) break;
+        toolAdapter.sink.write(frameOf(Buffer.from(buf.b.subarray(0, Number(lenOut[0])))));
+        if (done) return;
+      }
+      const o = {};
+      if (C.callSettlement(c, o) === PW.OK) {
+        const text = strOf(o.text);
+        done = true;
+        live.delete(call);
+        if (timer) clearTimeout(timer);
+        toolAdapter.source.unpipe?.(dest);
+        mem.free();
+        spans.free();
+        if (o.is_error) callback.call({ rawResult: null, error: text }, new Error(text), null);
+        else callback.call({ rawResult: text, error: null }, null, valueOf(text));
+        return;
+      }
+      arm();
+    }
+    live.add(call);
+    toolAdapter.source.pipe(dest);
+    flush();
+  }
+  /** Test-only with a manual clock: gives the clock to every live call. */
+  wrapped.tick = () => {
+    for (const call of [...live]) call.tick();
+  };
+  return wrapped;
+}
+
+// ------------------------------------------------------------ createToolAdapterWrapper (pw_wrapper_*)
+
+// Capacities of a Node wrapper (the C defaults are sized for microcontrollers).
+const NODE_LIMITS = {
+  nameCap: 256,
+  idCap: 256,
+  argsCap: 16384,
+  resultCap: 65536,
+  messageCap: 4096,
+  traceEntries: 256,
+  traceBytes: 1 << 20,
+  heldBytes: 64 * 1024,
+};
+
+const freeBlocks = new FinalizationRegistry((held) => {
+  unregisterHooks(held.hookId);
+  for (const s of held.stable) s.free();
+});
+
+/** A JS tool registration, classified as the JS package does. */
+function classify(name, v) {
+  if (typeof v === 'function') return { form: v.length > 1 ? 'callback' : 'sync', fn: v, kind: PW.TOOL_DEFERRED };
+  if (v !== null && typeof v === 'object' && 'adapter' in v) {
+    const a = v.adapter;
+    if (typeof a === 'function') return { form: 'factory', factory: a, kind: PW.TOOL_ADAPTER, timeoutMs: v.timeoutMs };
+    if (isDuplex(a)) return { form: 'adapter', duplex: a, kind: PW.TOOL_ADAPTER, timeoutMs: v.timeoutMs };
+  }
+  if (isDuplex(v)) return { form: 'adapter', duplex: v, kind: PW.TOOL_ADAPTER };
+  throw new TypeError(`Tool "${name}" must be a function, { adapter: duplex }, or a duplex`);
+}
+
+class ToolAdapterWrapper {
+  constructor(inner, options) {
+    this.inner = inner;
+    this.options = options;
+    this.name = options.name ?? null;
+    this._onToolResult = typeof options.onToolResult === 'function' ? options.onToolResult : null;
+    const manual = clockOf(options);
+    this.manual = manual !== null;
+    this.clock = manual ?? realClock;
+    this.source = createSource();
+    this.sink = { write: (frame) => this._request(frame), end: () => inner.sink.end?.() };
+    this.calls = new Map(); // call index -> pending call
+    this.hookRecs = [];
+    this.popped = 0;
+    this.draining = false;
+    this.again = false;
+    this.toStart = [];
+    this.timer = null;
+    this.timerAt = Infinity;
+    this.innerEnded = false;
+    this.outBuf = Buffer.alloc(65536);
+    this._build(options);
+    inner.source.pipe({ write: (frame) => this._response(frame), end: () => this._innerEnd() });
+  }
+
+  _build(options) {
+    const limits = { ...NODE_LIMITS, ...(options.limits ?? {}) };
+    const tools = Object.entries(options.tools ?? {});
+    this.tools = tools.map(([name, v]) => ({ name, ...classify(name, v), active: [], router: null }));
+    const cfg = {};
+    C.wrapperConfigDefault(cfg);
+    cfg.tool_timeout_ms = options.toolTimeoutMs ?? options.toolTimeout ?? 30000;
+    cfg.max_rounds = options.maxRounds ?? 0;
+    cfg.mirror_continue = options.mirrorContinue === false ? 0 : 1;
+    cfg.full_validation = options.fullValidation ? 1 : 0;
+    if (options.maxDepth !== undefined) cfg.max_depth = options.maxDepth;
+    cfg.name_cap = limits.nameCap;
+    cfg.id_cap = limits.idCap;
+    cfg.args_cap = limits.argsCap;
+    cfg.result_cap = limits.resultCap;
+    cfg.message_cap = limits.messageCap;
+    cfg.trace_entries = limits.traceEntries;
+    cfg.trace_bytes = limits.traceBytes;
+    cfg.held_bytes = limits.heldBytes;
+    this.messageCap = limits.messageCap;
+    const slots = options.maxPending ?? 32;
+    const size = [0];
+    let r = C.wrapperSize(cfg, slots, tools.length, size);
+    if (r !== PW.OK) throw pwError('createToolAdapterWrapper: options out of range', r);
+    const align = Number(C.wrapperAlign());
+    const names = this.tools.map((t) => Buffer.from(t.name, 'utf8'));
+    const nameMem = new Stable(names.reduce((n, b) => n + b.length, 0));
+    const mem = new Stable(Number(size[0]) + align);
+    let off = 0;
+    const cTools = this.tools.map((t, i) => {
+      nameMem.write(off, names[i]);
+      const entry = {
+        name: { ptr: nameMem.at(off), len: names[i].length },
+        kind: t.kind,
+        timeout_ms: t.timeoutMs ?? PW.TOOL_DEFAULT_TIMEOUT,
+        call: null,
+        userdata: null,
+      };
+      off += names[i].length;
+      return entry;
+    });
+    const reg = registerHooks(new WeakRef(this));
+    const out = [null];
+    r = C.wrapperInit(mem.at(alignOffset(mem.ptr, align)), Number(size[0]), cfg, slots, cTools, cTools.length, reg.hooks, out);
+    if (r !== PW.OK) {
+      unregisterHooks(reg.id);
+      mem.free();
+      nameMem.free();
+      throw pwError('createToolAdapterWrapper: cannot build the wrapper', r);
+    }
+    this.w = out[0];
+    freeBlocks.register(this, { hookId: reg.id, stable: [mem, nameMem] });
+  }
+
+  // Called by the C library during a wrapper call: record, fire later in frame order.
+  onCCall(info, outcome) {
+    const rec = {
+      seq: Number(info.seq),
+      index: info.index,
+      name: info.has_name ? strOf(info.name) : null,
+      args: strOf(info.args),
+      outcome: outcome ? { isError: outcome.is_error === 1, text: strOf(outcome.text) } : null,
+    };
+    this.hookRecs.push(rec);
+    if (rec.outcome) {
+      const call = this.calls.get(rec.index);
+      if (call) call.done = true;
+    }
+  }
+
+  _fireHook(rec) {
+    const ctx = { index: rec.index, rawArgs: rec.args };
+    const args = valueOf(rec.args);
+    try {
+      if (!rec.outcome) {
+        if (typeof this.options.onToolCall === 'function') this.options.onToolCall.call(ctx, rec.name, args);
+        return;
+      }
+      const { isError, text } = rec.outcome;
+      ctx.rawResult = isError ? null : text;
+      ctx.error = isError ? text : null;
+      const hook = this._onToolResult;
+      if (typeof hook === 'function') {
+        hook.call(ctx, rec.name, args, isError ? null : valueOf(text), isError ? new Error(text) : null);
+      }
+    } catch {
+      // hook exceptions are caught (as in the JS package)
+    }
+  }
+
+  // ---- the queue, the events, the timer
+
+  _drain() {
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = true;
+    try {
+      do {
+        this.again = false;
+        this._takeEvents();
+        let next = 0;
+        const t = {};
+        for (;;) {
+          while (next < this.hookRecs.length && this.hookRecs[next].seq <= this.popped) this._fireHook(this.hookRecs[next++]);
+          const r = C.pollTransmit(this.w, this.outBuf, this.outBuf.length, t);
+          if (r === PW.NOTHING) break;
+          if (r === PW.BUFFER_TOO_SMALL) {
+            this.outBuf = Buffer.alloc(Number(t.len) * 2);
+            continue;
+          }
+          if (r !== PW.OK) throw pwError('pw_wrapper_poll_transmit', r);
+          this.popped++;
+          const frame = frameOf(Buffer.from(this.outBuf.subarray(0, Number(t.len))));
+          if (t.route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
+          else if (t.route === PW.ROUTE_CONSUMER) this.source.push(frame);
+          else this._toAdapter(t.handle.index, frame);
+          this._takeEvents();
+        }
+        while (next < this.hookRecs.length) this._fireHook(this.hookRecs[next++]);
+        this.hookRecs.splice(0, next);
+        this._cleanup();
+        const start = this.toStart;
+        this.toStart = [];
+        for (const call of start) this._run(call);
+        if (start.length > 0) this.again = true;
+      } while (this.again);
+    } finally {
+      this.draining = false;
+    }
+    this._arm();
+    if (this.innerEnded && C.pending(this.w) === 0 && !this.source.ended) this.source.end();
+  }
+
+  // Calls the library started: adapters are connected at once, JS tools run after the frames.
+  _takeEvents() {
+    const ev = {};
+    while (C.pollEvent(this.w, ev) === PW.OK) {
+      const tool = this.tools[Number(ev.tool)];
+      const call = {
+        index: ev.handle.index,
+        handle: ev.handle,
+        tool,
+        name: strOf(ev.name),
+        id: ev.has_id ? strOf(ev.id) : null,
+        args: strOf(ev.args),
+        done: false,
+        duplex: null,
+        dest: null,
+      };
+      this.calls.set(call.index, call);
+      if (tool.kind === PW.TOOL_ADAPTER) this._connect(call);
+      else this.toStart.push(call);
+    }
+  }
+
+  _connect(call) {
+    const { tool } = call;
+    if (tool.form === 'factory') {
+      const ctx = { index: call.index, name: call.name, id: call.id, rawArgs: call.args };
+      let duplex;
+      try {
+        duplex = tool.factory.call(ctx, ctx);
+      } catch {
+        duplex = null;
+      }
+      if (!isDuplex(duplex)) return; // the call times out (or is cancelled)
+      call.duplex = duplex;
+      call.dest = {
+        write: (frame) => this._adapterFrame(call, frame),
+        end: () => this._adapterClosed(call),
+      };
+      duplex.source.pipe(call.dest);
+      return;
+    }
+    // One duplex shared by the tool's calls: its frames go to the call whose id they carry,
+    // else to the oldest waiting one; its end closes every waiting call.
+    call.duplex = tool.duplex;
+    tool.active.push(call);
+    if (!tool.router) {
+      tool.router = {
+        write: (frame) => {
+          const id = frame?.content?.id;
+          const target = tool.active.find((c) => !c.done && typeof id === 'string' && c.id === id) ?? tool.active.find((c) => !c.done);
+          return target ? this._adapterFrame(target, frame) : false;
+        },
+        end: () => {
+          let any = false;
+          for (const c of [...tool.active]) any = this._adapterClosed(c) || any;
+          return any;
+        },
+      };
+      tool.duplex.source.pipe(tool.router);
+    }
+  }
+
+  _toAdapter(index, frame) {
+    const call = this.calls.get(index);
+    if (call?.duplex) call.duplex.sink.write(frame);
+  }
+
+  _cleanup() {
+    for (const [index, call] of this.calls) {
+      if (!call.done) continue;
+      this.calls.delete(index);
+      if (call.dest) call.duplex.source.unpipe?.(call.dest);
+      const a = call.tool.active;
+      const i = a.indexOf(call);
+      if (i >= 0) a.splice(i, 1);
+    }
+  }
+
+  _arm() {
+    if (this.manual) return;
+    const d = deadline(C.pollTimeout(this.w));
+    if (d === this.timerAt && this.timer) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = d;
+    if (d === Infinity) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      this.tick();
+    }, Math.max(0, d - this.clock.now()));
+    this.timer.unref?.();
+  }
+
+  // ---- JS tools (C deferred calls)
+
+  _run(call) {
+    const { tool } = call;
+    const ctx = { index: call.index, name: call.name, id: call.id, rawArgs: call.args };
+    const args = valueOf(call.args);
+    if (tool.form === 'callback') {
+      let answered = false;
+      const cb = (err, result) => {
+        if (answered) return false;
+        answered = true;
+        return this._complete(call, err, result);
+      };
+      try {
+        tool.fn.call(ctx, args, cb);
+      } catch (e) {
+        cb(e);
+      }
+      return;
+    }
+    let v;
+    try {
+      v = tool.fn.call(ctx, args);
+    } catch (e) {
+      this._complete(call, e ?? new Error(`Tool ${call.name} failed`));
+      return;
+    }
+    if (v !== null && typeof v === 'object' && typeof v.then === 'function') {
+      v.then(
+        (res) => this._complete(call, null, res),
+        (e) => this._complete(call, e ?? new Error(`Tool ${call.name} failed`)),
+      );
+    } else {
+      this._complete(call, null, v);
+    }
+  }
+
+  /** Completes a deferred call through the library; false when the call was not waiting. */
+  _complete(call, err, result) {
+    let outcome;
+    if (err !== null && err !== undefined) {
+      outcome = { is_error: 1, text: cutUtf8(messageOf(err), this.messageCap) };
+    } else {
+      try {
+        outcome = { is_error: 0, text: Buffer.from(resultJSON(result), 'utf8') };
+      } catch (e) {
+        outcome = { is_error: 1, text: cutUtf8(`Tool ${call.name} result is not JSON: ${messageOf(e)}`, this.messageCap) };
+      }
+    }
+    const completed = [0];
+    for (let tries = 0; ; tries++) {
+      const o = { is_error: outcome.is_error, text: { ptr: nz(outcome.text), len: outcome.text.length } };
+      const r = C.complete(this.w, this.clock.now(), call.handle, o, completed);
+      if (r === PW.OK) break;
+      if (isNotWaiting(r)) return false;
+      if (r === PW.QUEUE_FULL && tries < 8) {
+        this._drain();
+        continue;
+      }
+      if (r === PW.INVALID_RESULT && outcome.is_error === 0) {
+        outcome = { is_error: 1, text: Buffer.from(`Tool ${call.name} result is not JSON`, 'utf8') };
+        continue;
+      }
+      throw pwError(`completing tool ${call.name}`, r);
+    }
+    this._drain();
+    return true;
+  }
+
+  // ---- adapter input
+
+  _adapterFrame(call, frame) {
+    let bytes;
+    try {
+      bytes = frameBytes(frame);
+    } catch (e) {
+      this._reject('adapter', frame, e, call.index);
+      return true;
+    }
+    const r = C.handleAdapterFrame(this.w, this.clock.now(), call.handle, nz(bytes), bytes.length);
+    if (isMalformed(r)) this._reject('adapter', frame, pwError('malformed adapter frame', r), call.index);
+    else if (isNotWaiting(r)) return false;
+    else if (r !== PW.OK) throw pwError('pw_wrapper_handle_adapter_frame', r);
+    this._drain();
+    return true;
+  }
+
+  _adapterClosed(call) {
+    const r = C.handleAdapterClosed(this.w, this.clock.now(), call.handle);
+    if (isNotWaiting(r)) return false;
+    if (r !== PW.OK) throw pwError('pw_wrapper_handle_adapter_closed', r);
+    this._drain();
+    return true;
+  }
+
+  _reject(path, frame, err, call) {
+    if (typeof this.options.onRejected !== 'function') return;
+    try {
+      this.options.onRejected(path, frame, err, call);
+    } catch {
+      // a hook's exception is caught
+    }
+  }
+
+  // ---- the two paths
+
+  _response(frame) {
+    let bytes;
+    try {
+      bytes = frameBytes(frame);
+    } catch (e) {
+      this._reject('response', frame, e);
+      return true;
+    }
+    const d = {};
+    let r;
+    for (let tries = 0; ; tries++) {
+      r = C.handleResponse(this.w, this.clock.now(), nz(bytes), bytes.length, d);
+      if (r === PW.QUEUE_FULL && tries < 8) {
+        this._drain();
+        continue;
+      }
+      break;
+    }
+    if (r !== PW.OK) {
+      this._reject('response', frame, pwError('response frame refused', r));
+      return true;
+    }
+    if (d.kind === PW.FORWARD) this.source.push(frame);
+    this._drain();
+    return true;
+  }
+
+  _request(frame) {
+    let bytes;
+    try {
+      bytes = frameBytes(frame);
+    } catch (e) {
+      this._reject('request', frame, e);
+      return true;
+    }
+    const r = C.handleRequest(this.w, this.clock.now(), nz(bytes), bytes.length);
+    if (r !== PW.OK) {
+      this._reject('request', frame, pwError('request frame refused', r));
+      return true;
+    }
+    return this.inner.sink.write(frame);
+  }
+
+  _innerEnd() {
+    this.innerEnded = true;
+    this._drain();
+  }
+
+  // ---- the helpers of the JS package, and SPEC §5
+
+  /** A copy of the trace, oldest first: `[{ name, args, result, error }]` (`{ raw: true }`: JSON texts). */
+  getToolTrace({ raw: asText = false } = {}) {
+    const out = [];
+    const e = {};
+    for (let i = 0; C.traceEntry(this.w, i, e) === PW.OK; i++) {
+      const name = e.has_name ? strOf(e.name) : null;
+      const args = strOf(e.args);
+      const isError = e.outcome.is_error === 1;
+      const text = strOf(e.outcome.text);
+      const entry = asText
+        ? { name, args, result: isError ? null : text, error: isError ? text : null }
+        : { name, args: valueOf(args), result: isError ? null : valueOf(text), error: isError ? text : null };
+      if (e.truncated) entry.truncated = true;
+      out.push(entry);
+    }
+    return out;
+  }
+
+  clearTrace() {
+    C.clearTrace(this.w);
+  }
+
+  abort() {
+    C.abort(this.w);
+  }
+
+  /** Completes every pending call with `Tool <name> cancelled: <reason>` (SPEC §5). */
+  cancel(reason = 'cancelled') {
+    let text = cutUtf8(String(reason), this.messageCap);
+    const left = [0];
+    for (let rounds = 0; rounds < 1000; rounds++) {
+      const r = C.cancel(this.w, this.clock.now(), nz(text), text.length, left);
+      if (r === PW.MESSAGE_TOO_LONG && text.length > 0) {
+        text = cutUtf8(text.toString('utf8'), Math.floor(text.length / 2));
+        continue;
+      }
+      if (r !== PW.OK) throw pwError('cancel', r);
+      this._drain();
+      if (Number(left[0]) === 0) return;
+    }
+  }
+
+  /** Gives the clock now (timeouts due fire); with `clock: { now() }` the only way time passes. */
+  tick() {
+    for (let i = 0; i < 1000; i++) {
+      const now = this.clock.now();
+      const r = C.handleTimeout(this.w, now);
+      if (r !== PW.OK) throw pwError('clock', r);
+      this._drain();
+      if (deadline(C.pollTimeout(this.w)) > now) return;
+    }
+  }
+
+  /** Calls intercepted and not yet completed. */
+  get pending() {
+    return Number(C.pending(this.w));
+  }
+}
+
+/**
+ * Wraps an LLM adapter duplex: TOOL_CALL frames on its response path go to the registered tools
+ * (SPEC §3). Options: `name`, `tools`, `toolTimeoutMs` (alias `toolTimeout`), `onToolCall`,
+ * `onToolResult`, `mirrorContinue`; beyond the JS package: `maxPending` (32), `maxRounds` (0),
+ * `fullValidation` (false), `maxDepth` (32), `limits` (capacities), `onRejected(path, frame, err,
+ * call)`, `clock: { now() }` (test-only manual clock, with `wrapper.tick()`).
+ */
+export function createToolAdapterWrapper(innerDuplex, options = {}) {
+  if (!isDuplex(innerDuplex)) throw new TypeError('createToolAdapterWrapper: innerDuplex must have .source and .sink');
+  return new ToolAdapterWrapper(innerDuplex, options);
+}
+
+export { bytesAt };
