@@ -205,7 +205,12 @@ fn refused(lib: &Path, file: &str, text: impl AsRef<[u8]>, must: &[&str]) {
 fn bad_scenarios_exit_2_with_one_line_naming_the_file_and_step() {
     let Some(lib) = shared_lib() else { return };
     refused(lib, "not_json.json", "{", &["not JSON"]);
-    refused(lib, "trailing_comma.json", r#"{"steps":[],}"#, &["not JSON"]);
+    refused(
+        lib,
+        "trailing_comma.json",
+        r#"{"steps":[],}"#,
+        &["not JSON"],
+    );
     refused(
         lib,
         "bad_utf8.json",

@@ -1,0 +1,338 @@
+"""Unit tests of the Python binding (run: python3 -m unittest discover -s examples/python/tests)."""
+
+import gc
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import polyweave as pw  # noqa: E402
+
+RESULTS = b'{"type":"TEXT","content":"Tool results above."}'
+
+
+def call(name, id=None, args=None):
+    parts = []
+    if id is not None:
+        parts.append('"id":"%s"' % id)
+    parts.append('"name":"%s"' % name)
+    if args is not None:
+        parts.append('"args":%s' % args)
+    return ('{"type":"TOOL_CALL","content":{%s}}' % ",".join(parts)).encode()
+
+
+def frames(w):
+    return [(t.route, t.frame) for t in w.transmits()]
+
+
+def make(**kw):
+    seen = []
+    tools = {
+        "echo": lambda args: args,
+        "boom": lambda args: 1 / 0,
+        "later": pw.deferred(),
+        "files": pw.adapter(),
+    }
+    w = pw.Wrapper(
+        tools,
+        slots=2,
+        on_tool_call=lambda name, args: seen.append(("call", name, args)),
+        on_tool_result=lambda name, args, result, error: seen.append(("result", name, args, result, error)),
+        **kw
+    )
+    return w, seen
+
+
+class SyncTools(unittest.TestCase):
+    def test_round_trip_with_exact_frames(self):
+        w, seen = make()
+        with w:
+            d = w.handle_response(0, call("echo", "1", "[ 1 ]"))
+            self.assertEqual((d.kind, d.index, d.handle), (pw.DispositionKind.INTERCEPTED, 0, None))
+            self.assertEqual(
+                frames(w),
+                [
+                    (pw.Route.MODEL, b'{"type":"TOOL_RESULT","content":{"id":"1","name":"echo","result":[1]}}'),
+                    (pw.Route.MODEL, RESULTS),
+                    (pw.Route.CONSUMER, RESULTS),
+                ],
+            )
+            self.assertEqual(seen, [("call", "echo", b"[ 1 ]"), ("result", "echo", b"[ 1 ]", b"[ 1 ]", None)])
+            # Pass-through both ways.
+            text = b'{"type":"TEXT","content":"hi"}'
+            self.assertEqual(w.handle_response(0, text).kind, pw.DispositionKind.FORWARD)
+            self.assertIsNone(w.handle_request(0, text))
+            self.assertIsNone(w.poll_transmit())
+            self.assertEqual(w.pending, 0)
+            self.assertIsNone(w.poll_timeout())
+
+    def test_a_python_exception_fails_the_call_with_its_message(self):
+        w, seen = make()
+        with w:
+            w.handle_response(0, call("boom", "b"))
+            self.assertEqual(
+                frames(w)[0][1],
+                b'{"type":"TOOL_RESULT","content":{"id":"b","name":"boom","error":"division by zero"}}',
+            )
+            self.assertEqual(seen[-1], ("result", "boom", b"{}", None, "division by zero"))
+
+    def test_hook_exceptions_are_caught(self):
+        def bad(*args):
+            raise RuntimeError("hook broke")
+
+        with pw.Wrapper({"echo": lambda a: a}, on_tool_call=bad, on_tool_result=bad) as w:
+            w.handle_response(0, call("echo", args="2"))
+            self.assertEqual(len(frames(w)), 3)
+            self.assertEqual([str(e) for e in w.hook_errors], ["hook broke", "hook broke"])
+
+    def test_a_result_that_is_not_json_fails_the_call(self):
+        with pw.Wrapper({"bad": lambda a: "{"}) as w:
+            w.handle_response(0, call("bad"))
+            first = frames(w)[0][1]
+            self.assertIn(b'"error":', first)
+
+    def test_callbacks_survive_garbage_collection(self):
+        w = pw.Wrapper({"echo": lambda a: a})
+        gc.collect()
+        w.handle_response(0, call("echo", args="[3]"))
+        self.assertIn(b'"result":[3]', frames(w)[0][1])
+        w.close()
+        self.assertTrue(w.closed)
+        with self.assertRaises(ValueError):
+            w.handle_response(0, call("echo"))
+
+
+class PendingCalls(unittest.TestCase):
+    def test_deferred_via_poll_event_and_complete(self):
+        w, seen = make()
+        with w:
+            d = w.handle_response(1, call("later", args='{"q":1}'))
+            self.assertEqual(d.index, 0)
+            self.assertIsNotNone(d.handle)
+            self.assertEqual(w.handle_response(1, b'{"type":"END"}').kind, pw.DispositionKind.HELD)
+            e = w.poll_event()
+            self.assertEqual(
+                (e.kind, e.tool, e.name, e.id, e.args), (pw.EventKind.DEFERRED, 2, "later", None, b'{"q":1}')
+            )
+            self.assertEqual(e.handle, d.handle)
+            self.assertIsNone(w.poll_event())
+            self.assertEqual((w.pending, w.poll_timeout()), (1, 30001))
+            self.assertEqual(w.complete(3, e.handle, '{"ok":true}'), pw.Completed.AS_GIVEN)
+            self.assertEqual(
+                frames(w),
+                [
+                    (pw.Route.MODEL, b'{"type":"TOOL_RESULT","content":{"name":"later","result":{"ok":true}}}'),
+                    (pw.Route.MODEL, RESULTS),
+                    (pw.Route.CONSUMER, RESULTS),
+                    (pw.Route.CONSUMER, b'{"type":"END"}'),
+                ],
+            )
+            with self.assertRaises(pw.CallFinished) as caught:
+                w.complete(4, e.handle, "1")
+            self.assertEqual(caught.exception.code, 310)
+            self.assertEqual(caught.exception.message, "call already completed")
+            self.assertIsInstance(caught.exception, pw.CallNotWaiting)
+
+    def test_complete_with_an_error_and_a_result_too_large(self):
+        with pw.Wrapper({"later": pw.deferred()}, result_cap=8) as w:
+            h1 = w.handle_response(0, call("later")).handle
+            h2 = w.handle_response(0, call("later")).handle
+            self.assertEqual(w.complete(1, h1, error="no disk"), pw.Completed.AS_GIVEN)
+            self.assertEqual(w.complete(1, h2, "[1,2,3,4,5,6]"), pw.Completed.RESULT_TOO_LARGE)
+            errors = [t.error for t in w.trace()]
+            self.assertEqual(errors[0], "no disk")
+            self.assertIn("exceeds 8 bytes", errors[1])
+
+    def test_adapter_via_handle_adapter_frame(self):
+        w, seen = make()
+        with w:
+            h = w.handle_response(2, call("files", "f")).handle
+            e = w.poll_event()
+            self.assertEqual((e.kind, e.id), (pw.EventKind.ADAPTER, "f"))
+            t = w.poll_transmit()
+            self.assertEqual(
+                (t.route, t.handle, t.frame),
+                (pw.Route.ADAPTER, h, b'{"type":"TOOL_CALL","content":{"id":"f","name":"files","args":{}}}'),
+            )
+            w.handle_adapter_frame(4, h, b'{"type":"TOOL_RESULT","content":{"result":"x"}}')
+            with self.assertRaises(pw.FrameTypeNotString):
+                w.handle_adapter_frame(4, h, b'{"type":7}')
+            w.handle_adapter_closed(5, h)
+            self.assertEqual(
+                frames(w)[0], (pw.Route.MODEL, b'{"type":"TOOL_RESULT","content":{"id":"f","name":"files","result":"x"}}')
+            )
+            with self.assertRaises(pw.CallFinished):
+                w.handle_adapter_closed(6, h)
+
+    def test_cancel(self):
+        w, seen = make()
+        with w:
+            w.handle_response(0, call("later", "a"))
+            w.handle_response(0, call("files", "b"))
+            list(w.events())
+            frames(w)
+            self.assertEqual(w.cancel(1, "user stopped"), 0)
+            out = frames(w)
+            self.assertEqual(
+                out[0],
+                (pw.Route.MODEL, b'{"type":"TOOL_RESULT","content":{"id":"a","name":"later","error":"Tool later cancelled: user stopped"}}'),
+            )
+            self.assertIn(pw.Route.ADAPTER, [r for r, _ in out])
+            self.assertEqual(w.pending, 0)
+
+    def test_timeouts_via_poll_timeout_and_handle_timeout(self):
+        with pw.Wrapper({"later": pw.deferred(timeout_ms=50)}) as w:
+            h = w.handle_response(10, call("later", "t")).handle
+            deadline = w.poll_timeout()
+            self.assertEqual(deadline, 60)
+            w.handle_timeout(deadline - 1)
+            self.assertEqual(w.pending, 1)
+            w.handle_timeout(deadline)
+            self.assertEqual(w.pending, 0)
+            self.assertIn(b"timed out after 50ms", frames(w)[0][1])
+            with self.assertRaises(pw.CallTimedOut):
+                w.complete(61, h, "1")
+            with self.assertRaises(pw.ClockWentBackwards) as caught:
+                w.handle_timeout(5)
+            self.assertEqual(caught.exception.message, "clock went backwards")
+
+    def test_trace_and_clear_trace(self):
+        w, _ = make()
+        with w:
+            w.handle_response(0, call("echo", args='{"a": 1}'))
+            w.handle_response(0, call("boom"))
+            self.assertEqual(
+                w.trace(),
+                [
+                    pw.TraceEntry("echo", b'{"a":1}', b'{"a":1}', None, False),
+                    pw.TraceEntry("boom", b"{}", None, "division by zero", False),
+                ],
+            )
+            w.clear_trace()
+            self.assertEqual(w.trace(), [])
+
+
+class BadInput(unittest.TestCase):
+    def test_each_malformed_frame_has_its_class_and_changes_nothing(self):
+        w, _ = make()
+        with w:
+            cases = [
+                (b"[1]", pw.FrameNotObject),
+                (b'{"content":1}', pw.FrameMissingType),
+                (b'{"type":7}', pw.FrameTypeNotString),
+                (b'{"type":"TOOL_CALL","content":{', pw.InvalidJson),
+                (b"", pw.FrameNotObject),
+            ]
+            for frame, cls in cases:
+                with self.assertRaises(cls) as caught:
+                    w.handle_response(0, frame)
+                self.assertIsInstance(caught.exception, pw.MalformedFrame)
+                self.assertIsInstance(caught.exception, ValueError)
+                self.assertEqual(caught.exception.code, cls.code)
+                self.assertEqual(caught.exception.message, pw.result_text(cls.code))
+            with self.assertRaises(pw.FrameNotObject):
+                w.handle_request(0, b"not json")
+            self.assertIsNone(w.poll_transmit())
+            # Still usable.
+            w.handle_response(0, call("echo", args="1"))
+            self.assertEqual(len(frames(w)), 3)
+
+    def test_stale_unknown_wrong_kind_foreign_handles(self):
+        with pw.Wrapper({"later": pw.deferred(), "files": pw.adapter()}, slots=1) as w:
+            old = w.handle_response(0, call("later")).handle
+            w.complete(1, old, error="done")
+            new = w.handle_response(1, call("later")).handle
+            self.assertEqual((old.slot, new.slot), (0, 0))
+            with self.assertRaises(pw.CallStale):
+                w.complete(2, old, "1")
+            with self.assertRaises(pw.CallWrongKind):
+                w.handle_adapter_closed(2, new)
+            with self.assertRaises(pw.InvalidResult):
+                w.complete(2, new, "[1,")
+            with pw.Wrapper({"later": pw.deferred()}) as other:
+                with self.assertRaises(pw.CallForeign):
+                    other.complete(2, new, "1")
+            self.assertEqual(w.complete(2, new, "1"), pw.Completed.AS_GIVEN)
+
+    def test_buffer_too_small_carries_the_needed_size(self):
+        with pw.Wrapper({"echo": lambda a: a}) as w:
+            w.handle_response(0, call("echo", args="[1]"))
+            small = bytearray(8)
+            with self.assertRaises(pw.BufferTooSmall) as caught:
+                w.poll_transmit(small)
+            expected = b'{"type":"TOOL_RESULT","content":{"name":"echo","result":[1]}}'
+            self.assertEqual(caught.exception.needed, len(expected))
+            self.assertEqual(caught.exception.code, 2)
+            big = bytearray(caught.exception.needed)
+            self.assertEqual(w.poll_transmit(big).frame, expected)
+
+    def test_configuration_and_registration_errors(self):
+        with self.assertRaises(pw.BadConfig):
+            pw.Wrapper({}, max_depth=1)
+        with self.assertRaises(pw.ToolNameTooLong):
+            pw.Wrapper({"x" * 100: lambda a: a})
+        with self.assertRaises(TypeError):
+            pw.Wrapper({}, no_such_field=1)
+
+    def test_every_code_has_a_class(self):
+        codes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] + list(range(100, 108)) + [200, 201] + list(range(300, 316)) + [900]
+        for code in codes[1:]:
+            e = pw.error_for(code)
+            self.assertIs(type(e), pw.errors.BY_CODE[code])
+            self.assertEqual(e.code, code)
+            self.assertEqual(e.message, pw.result_text(code))
+        self.assertIsInstance(pw.error_for(1234), pw.PolyweaveError)
+        self.assertTrue(issubclass(pw.QueueFull, pw.PolyweaveError))
+
+    def test_validate_json(self):
+        self.assertIsNone(pw.validate_json(b' {"a":[1,2]} '))
+        with self.assertRaises(pw.InvalidJson) as caught:
+            pw.validate_json(b"[1,")
+        self.assertEqual(caught.exception.offset, 3)
+        with self.assertRaises(pw.JsonTooDeep):
+            pw.validate_json(b"[[[1]]]", max_depth=2)
+
+
+class AdapterCalls(unittest.TestCase):
+    def test_settles_on_its_first_result_then_end(self):
+        with pw.AdapterCall(10, name="search", id="q1", args='{ "q" : "oslo" }', timeout_ms=1000) as c:
+            self.assertEqual(
+                list(c.transmits()),
+                [b'{"type":"TOOL_CALL","content":{"id":"q1","name":"search","args":{"q":"oslo"}}}'],
+            )
+            self.assertEqual(c.poll_timeout(), 1010)
+            self.assertIsNone(c.settlement)
+            c.handle_frame(11, '{"type":"TOOL_RESULT","content":{"result":[ 21 ]}}')
+            with self.assertRaises(pw.FrameTypeNotString):
+                c.handle_frame(11, '{"type":7}')
+            c.handle_frame(12, '{"type":"END"}')
+            self.assertEqual(c.settlement, pw.Outcome(b"[21]", None))
+            with self.assertRaises(pw.CallFinished):
+                c.handle_frame(13, '{"type":"END"}')
+            self.assertIsNone(c.poll_timeout())
+
+    def test_timeout_sends_cancel_and_settles_with_its_message(self):
+        with pw.AdapterCall(timeout_ms=100) as c:
+            c.poll_transmit()
+            c.handle_timeout(100)
+            self.assertEqual(c.poll_transmit(), b'{"type":"CANCEL","content":{"name":"unknown","reason":"timeout"}}')
+            self.assertEqual(c.settlement, pw.Outcome(None, "Tool unknown timed out after 100ms"))
+            with self.assertRaises(pw.CallTimedOut):
+                c.handle_closed(101)
+
+    def test_bad_args_and_close(self):
+        with self.assertRaises(pw.InvalidJson):
+            pw.AdapterCall(args='{"a":')
+        with self.assertRaises(pw.BadConfig):
+            pw.AdapterCall(result_cap=8)
+        c = pw.AdapterCall()
+        c.handle_closed(1)
+        self.assertEqual(c.settlement, pw.Outcome(b"null", None))
+        c.close()
+        with self.assertRaises(ValueError):
+            c.poll_transmit()
+
+
+if __name__ == "__main__":
+    unittest.main()
