@@ -1,0 +1,248 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createToolAdapterWrapper, createDuplex, raw, rawText } from '../index.mjs';
+import { llm, consumer, sleep, types } from './helpers.mjs';
+
+const call = (name, args, id) => ({ type: 'TOOL_CALL', content: { ...(id ? { id } : {}), name, args } });
+const PROMPT = { type: 'TEXT', content: 'Tool results above.' };
+
+test('sync tool (fn.length <= 1): TOOL_RESULT to the model, continue prompt to both, hooks, trace', async () => {
+  const m = llm();
+  const hooks = [];
+  const w = createToolAdapterWrapper(m.duplex, {
+    tools: { add: (args) => ({ sum: args.a + args.b }) },
+    onToolCall: (name, args) => hooks.push(['call', name, args]),
+    onToolResult: (name, args, result, err) => hooks.push(['result', name, result, err]),
+  });
+  const got = consumer(w);
+  m.say({ type: 'TEXT', content: 'thinking' });
+  m.say(call('add', { a: 1, b: 2 }, 'c1'));
+  assert.deepEqual(m.toModel, [
+    { type: 'TOOL_RESULT', content: { id: 'c1', name: 'add', result: { sum: 3 } } },
+    PROMPT,
+  ]);
+  assert.deepEqual(got, [{ type: 'TEXT', content: 'thinking' }, PROMPT]);
+  assert.deepEqual(hooks, [['call', 'add', { a: 1, b: 2 }], ['result', 'add', { sum: 3 }, null]]);
+  assert.deepEqual(w.getToolTrace(), [{ name: 'add', args: { a: 1, b: 2 }, result: { sum: 3 }, error: null }]);
+});
+
+test('a throwing sync tool and an erroring callback tool give TOOL_RESULT errors and the last tool error', () => {
+  const m = llm();
+  const w = createToolAdapterWrapper(m.duplex, {
+    tools: {
+      bad: () => {
+        throw new Error('boom');
+      },
+      cb: (args, done) => done(new Error('no disk')),
+    },
+  });
+  m.say(call('bad', {}, 'x'));
+  m.say(call('cb', {}, 'y'));
+  assert.deepEqual(m.toModel, [
+    { type: 'TOOL_RESULT', content: { id: 'x', name: 'bad', error: 'boom' } },
+    { type: 'TEXT', content: 'Tool results above. Last tool error: boom' },
+    { type: 'TOOL_RESULT', content: { id: 'y', name: 'cb', error: 'no disk' } },
+    { type: 'TEXT', content: 'Tool results above. Last tool error: no disk' },
+  ]);
+});
+
+test('async tool (async one-parameter function) is awaited; END is held until it completes', async () => {
+  const m = llm();
+  const w = createToolAdapterWrapper(m.duplex, {
+    tools: {
+      later: async (args) => {
+        await sleep(5);
+        return args.q.toUpperCase();
+      },
+    },
+  });
+  const got = consumer(w);
+  m.say(call('later', { q: 'hi' }, 'a'));
+  m.say({ type: 'END' });
+  assert.equal(w.pending, 1);
+  assert.deepEqual(got, [], 'END held while the call is pending');
+  await sleep(30);
+  assert.equal(w.pending, 0);
+  assert.deepEqual(m.toModel[0], { type: 'TOOL_RESULT', content: { id: 'a', name: 'later', result: 'HI' } });
+  assert.deepEqual(types(got), ['TEXT', 'END', '<end>'].slice(0, 2));
+});
+
+test('callback tool (args, cb) completes later; the callback says whether it was applied', async () => {
+  const m = llm();
+  let answer;
+  const w = createToolAdapterWrapper(m.duplex, { tools: { ask: (args, cb) => (answer = cb) } });
+  consumer(w);
+  m.say(call('ask', { q: 1 }, 'k'));
+  assert.equal(m.toModel.length, 0);
+  assert.equal(answer(null, { ok: true }), true);
+  assert.equal(answer(null, { ok: false }), false);
+  assert.deepEqual(m.toModel[0], { type: 'TOOL_RESULT', content: { id: 'k', name: 'ask', result: { ok: true } } });
+});
+
+test('adapter form { adapter: duplex } and a raw duplex: TOOL_CALL to its sink, its frames settle the call', () => {
+  for (const form of ['object', 'raw']) {
+    const m = llm();
+    const fileTool = createDuplex({
+      onWrite: (f) => {
+        if (f.type === 'TOOL_CALL') {
+          fileTool.source.push({ type: 'TOOL_RESULT', content: { id: f.content.id, result: `wrote ${f.content.args.path}` } });
+          fileTool.source.push({ type: 'END' });
+        }
+      },
+    });
+    const w = createToolAdapterWrapper(m.duplex, { tools: { files: form === 'object' ? { adapter: fileTool } : fileTool } });
+    const got = consumer(w);
+    m.say(call('files', { path: '/a' }, 'f1'));
+    m.say({ type: 'END' });
+    assert.deepEqual(m.toModel, [{ type: 'TOOL_RESULT', content: { id: 'f1', name: 'files', result: 'wrote /a' } }, PROMPT], form);
+    assert.deepEqual(types(got), ['TEXT', 'END'], form);
+  }
+});
+
+test('an adapter tool that never answers times out on a real timer (toolTimeout alias) and gets CANCEL', async () => {
+  const m = llm();
+  const seen = [];
+  const silent = createDuplex({ onWrite: (f) => seen.push(f) });
+  const w = createToolAdapterWrapper(m.duplex, { tools: { files: { adapter: silent } }, toolTimeout: 20 });
+  const got = consumer(w);
+  m.say(call('files', {}, 'z'));
+  m.say({ type: 'END' });
+  await sleep(60);
+  assert.deepEqual(types(seen), ['TOOL_CALL', 'CANCEL']);
+  assert.deepEqual(m.toModel[0], { type: 'TOOL_RESULT', content: { id: 'z', name: 'files', error: 'Tool files timed out after 20ms' } });
+  assert.deepEqual(types(got), ['TEXT', 'END']);
+  assert.equal(silent.source.push({ type: 'END' }), false, 'a frame after the timeout is refused');
+});
+
+test('a deferred tool past toolTimeoutMs fails and its late completion is refused', async () => {
+  const m = llm();
+  let cb;
+  const w = createToolAdapterWrapper(m.duplex, { tools: { slow: (a, done) => (cb = done) }, toolTimeoutMs: 15 });
+  consumer(w);
+  m.say(call('slow', {}, 's'));
+  await sleep(50);
+  assert.equal(m.toModel[0].content.error, 'Tool slow timed out after 15ms');
+  assert.equal(cb(null, 1), false);
+});
+
+test('unknown tools get TOOL_RESULT error Tool "<name>" not found', () => {
+  const m = llm();
+  createToolAdapterWrapper(m.duplex, { tools: {} });
+  m.say(call('nope', {}, 'u'));
+  assert.deepEqual(m.toModel[0], { type: 'TOOL_RESULT', content: { id: 'u', name: 'nope', error: 'Tool "nope" not found' } });
+});
+
+test('buffered ENDs are released after the mirrored prompt; mirrorContinue false keeps the prompt to the model', () => {
+  const m = llm();
+  let cb;
+  const w = createToolAdapterWrapper(m.duplex, { tools: { t: (a, done) => (cb = done) }, mirrorContinue: false });
+  const got = consumer(w);
+  m.say(call('t', {}));
+  m.say({ type: 'END', content: 1 });
+  m.say({ type: 'TEXT', content: 'overtakes' });
+  m.say({ type: 'END', content: 2 });
+  assert.deepEqual(got, [{ type: 'TEXT', content: 'overtakes' }]);
+  cb(null, 'ok');
+  assert.deepEqual(got.slice(1), [{ type: 'END', content: 1 }, { type: 'END', content: 2 }]);
+  assert.deepEqual(m.toModel.at(-1), PROMPT);
+});
+
+test('trace, clearTrace and abort; _onToolResult is assignable; hook exceptions are caught', () => {
+  const m = llm();
+  const w = createToolAdapterWrapper(m.duplex, {
+    tools: { e: (a) => a },
+    onToolCall: () => {
+      throw new Error('hook bug');
+    },
+  });
+  const seen = [];
+  w._onToolResult = (name, args, result) => {
+    seen.push(result);
+    throw new Error('also caught');
+  };
+  const got = consumer(w);
+  m.say(call('e', { n: 1 }));
+  assert.deepEqual(w.getToolTrace(), [{ name: 'e', args: { n: 1 }, result: { n: 1 }, error: null }]);
+  const copy = w.getToolTrace();
+  copy.pop();
+  assert.equal(w.getToolTrace().length, 1, 'getToolTrace returns a copy');
+  w.clearTrace();
+  assert.deepEqual(w.getToolTrace(), []);
+  w.abort();
+  m.say(call('e', { n: 2 }));
+  assert.deepEqual(seen, [{ n: 1 }, { n: 2 }]);
+  assert.equal(got.filter((f) => f.type === 'TEXT').length, 1, 'no prompt after abort');
+  assert.equal(w.getToolTrace().length, 1);
+});
+
+test('SPEC §5: duplicate ids fail at once without running the tool', () => {
+  const m = llm();
+  let runs = 0;
+  createToolAdapterWrapper(m.duplex, { tools: { t: (a, cb) => runs++ } });
+  m.say(call('t', {}, 'same'));
+  m.say(call('t', {}, 'same'));
+  assert.equal(runs, 1);
+  assert.deepEqual(m.toModel[0], { type: 'TOOL_RESULT', content: { id: 'same', name: 't', error: 'Duplicate tool call id "same"' } });
+});
+
+test('SPEC §5: cancel(reason) completes every pending call oldest first, adapters get CANCEL, held END released', () => {
+  const m = llm();
+  const seen = [];
+  const adapter = createDuplex({ onWrite: (f) => seen.push(f) });
+  const w = createToolAdapterWrapper(m.duplex, { tools: { d: (a, cb) => {}, files: { adapter } } });
+  const got = consumer(w);
+  m.say(call('d', {}, 'one'));
+  m.say(call('files', {}, 'two'));
+  m.say({ type: 'END' });
+  w.cancel('user stopped');
+  assert.deepEqual(types(seen), ['TOOL_CALL', 'CANCEL']);
+  assert.deepEqual(seen[1].content, { id: 'two', name: 'files', reason: 'user stopped' });
+  assert.deepEqual(m.toModel.slice(0, 2).map((f) => f.content.error), ['Tool d cancelled: user stopped', 'Tool files cancelled: user stopped']);
+  assert.deepEqual(types(got), ['TEXT', 'END']);
+  assert.equal(w.pending, 0);
+});
+
+test('SPEC §5: maxRounds bounds the prompts; the consumer then gets the round-limit ERROR', () => {
+  const m = llm();
+  const w = createToolAdapterWrapper(m.duplex, { tools: { t: () => 1 }, maxRounds: 1 });
+  const got = consumer(w);
+  m.say(call('t', {}));
+  m.say(call('t', {}));
+  m.say(call('t', {}));
+  assert.deepEqual(got, [PROMPT, { type: 'ERROR', content: { message: 'Tool round limit reached (1)' } }]);
+});
+
+test('maxPending: a call past the slots fails with "Too many pending tool calls"', () => {
+  const m = llm();
+  createToolAdapterWrapper(m.duplex, { tools: { t: (a, cb) => {} }, maxPending: 1 });
+  m.say(call('t', {}, 'a'));
+  m.say(call('t', {}, 'b'));
+  assert.equal(m.toModel[0].content.error, 'Too many pending tool calls (max 1)');
+});
+
+test('fullValidation: a duplicate type on a pass-through frame is rejected', () => {
+  for (const full of [false, true]) {
+    const m = llm();
+    const rejected = [];
+    const w = createToolAdapterWrapper(m.duplex, { fullValidation: full, onRejected: (path) => rejected.push(path) });
+    const got = consumer(w);
+    m.say(raw('{"type":"TEXT","type":"TOOL_CALL"}'));
+    assert.equal(got.length, full ? 0 : 1);
+    assert.deepEqual(rejected, full ? ['response'] : []);
+  }
+});
+
+test('bad input: malformed frames on either path are rejected, nothing else changes; raw values keep their text', () => {
+  const m = llm();
+  const rejected = [];
+  const w = createToolAdapterWrapper(m.duplex, { tools: { e: function (a) { return raw(this.rawArgs); } }, onRejected: (p, f, e) => rejected.push([p, e.code]) });
+  const got = consumer(w);
+  m.say({ nope: 1 });
+  m.say(raw('{"type":7}'));
+  w.sink.write(raw('[1]'));
+  m.say(raw('{"type":"TOOL_CALL","content":{"name":"e","args":{"big":1e400, "n":12345678901234567890123}}}'));
+  assert.deepEqual(rejected, [['response', 101], ['response', 102], ['request', 100]]);
+  assert.equal(rawText(m.toModel[0]), '{"type":"TOOL_RESULT","content":{"name":"e","result":{"big":1e400,"n":12345678901234567890123}}}');
+  assert.equal(got.length, 1);
+  assert.throws(() => createToolAdapterWrapper(m.duplex, { tools: { x: 42 } }), TypeError);
+});
