@@ -662,12 +662,15 @@ def main(argv):
             run_call(sc, out)
         else:
             WrapperRun(sc, out).run(sc)
+        sys.stdout.flush()
     except Bad as e:
         sys.stdout.flush()
         sys.stderr.write("%s: %s: %s\n" % (PROG, path, str(e).replace("\n", "\\n")))
         return 2
-    finally:
-        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return 0
 
 

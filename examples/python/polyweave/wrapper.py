@@ -2,11 +2,10 @@
 
 import ctypes
 import enum
-import json
 from ctypes import byref, c_size_t, c_uint32
 
 from . import _ffi
-from .errors import BufferTooSmall, PolyweaveError, check, error_for
+from .errors import BufferTooSmall, check, error_for
 
 __all__ = [
     "AdapterCall",
@@ -244,11 +243,6 @@ def adapter(timeout_ms=None):
     """An adapter tool: its frames go to `poll_transmit(Route.ADAPTER)` and come back through
     `handle_adapter_frame` / `handle_adapter_closed`."""
     return Tool(_ffi.PW_TOOL_ADAPTER, None, timeout_ms)
-
-
-class _Closed:
-    def __get__(self, obj, owner=None):
-        raise ValueError("I/O operation on a closed object")
 
 
 # ------------------------------------------------------------ the wrapper
@@ -658,6 +652,3 @@ class AdapterCall:
         check(r)
         return _outcome(o)
 
-
-# Unused names kept out of the namespace.
-del json, PolyweaveError, _Closed
