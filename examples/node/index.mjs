@@ -433,7 +433,6 @@ class ToolAdapterWrapper {
           if (t.route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
           else if (t.route === PW.ROUTE_CONSUMER) this.source.push(frame);
           else this._toAdapter(t.handle.index, frame);
-          this._takeEvents();
         }
         while (next < this.hookRecs.length) this._fireHook(this.hookRecs[next++]);
         this.hookRecs.splice(0, next);
@@ -513,6 +512,8 @@ class ToolAdapterWrapper {
   }
 
   _toAdapter(index, frame) {
+    // A call started by a frame that arrived while this drain ran: take its event first.
+    if (!this.calls.has(index)) this._takeEvents();
     const call = this.calls.get(index);
     if (call?.duplex) call.duplex.sink.write(frame);
   }

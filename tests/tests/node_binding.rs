@@ -1,0 +1,219 @@
+//! The Node package (`examples/node`: @polyweave/tool-adapter's API over the C ABI through
+//! koffi) passes its own `npm test`, and its replay program (`replay.mjs`, built on the package's
+//! exported API only) conforms on the shared scenarios, compared channel by channel as
+//! `conformance` does (`polyweave_tests::ndjson_compare`).
+//!
+//! The shared library is built first when it is missing or older than the ffi and core sources
+//! (into a private target directory: the outer cargo holds the lock of the main one) and handed
+//! to Node through `PW_LIB`. `npm install` runs once (idempotent: skipped when koffi is there).
+//!
+//! Skipped, with a message, only when `node` or `npm` is missing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use polyweave_tests::data_dir;
+use polyweave_tests::ndjson_compare::compare;
+
+/// Number of shared scenarios (each with its expected output).
+const SCENARIOS: usize = 52;
+
+/// Scenarios the drop-in API cannot pass, with why (see examples/node/README.md).
+const CANNOT_PASS: &[(&str, &str)] = &[(
+    "wrapper_pending_limit.json",
+    "JS sync tools are C deferred tools, so they hold a pending slot (SPEC §7.4: sync tools hold none)",
+)];
+
+const LIB: &str = "libpolyweave_tool_adapter_ffi.so";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn node_dir() -> PathBuf {
+    root().join("examples/node")
+}
+
+fn on_path(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The newest modification time of the files under `dir` (recursively).
+fn newest(dir: &Path) -> SystemTime {
+    let mut t = SystemTime::UNIX_EPOCH;
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            let m = if p.is_dir() {
+                newest(&p)
+            } else {
+                e.metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH)
+            };
+            t = t.max(m);
+        }
+    }
+    t
+}
+
+fn modified(p: &Path) -> Option<SystemTime> {
+    fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+/// The release shared library, built from the current sources when needed.
+fn shared_lib() -> PathBuf {
+    let main = root().join("target/release").join(LIB);
+    let sources = ["ffi/src", "core/src", "ffi/Cargo.toml", "core/Cargo.toml"]
+        .iter()
+        .map(|p| {
+            let p = root().join(p);
+            if p.is_dir() {
+                newest(&p)
+            } else {
+                modified(&p).unwrap_or(SystemTime::UNIX_EPOCH)
+            }
+        })
+        .max()
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    if modified(&main).is_some_and(|t| t >= sources) {
+        return main;
+    }
+    let private = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("node-ffi-build");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "polyweave-tool-adapter-ffi",
+            "--target-dir",
+        ])
+        .arg(&private)
+        .current_dir(root())
+        .status()
+        .expect("running cargo build");
+    assert!(status.success(), "cargo build of the shared library failed");
+    let lib = private.join("release").join(LIB);
+    assert!(lib.is_file(), "{} not found", lib.display());
+    lib
+}
+
+/// `PW_LIB` for Node, after `npm install` (once); `None` (with a message) without node or npm.
+fn setup() -> Option<&'static PathBuf> {
+    static READY: OnceLock<Option<PathBuf>> = OnceLock::new();
+    READY
+        .get_or_init(|| {
+            for tool in ["node", "npm"] {
+                if !on_path(tool) {
+                    eprintln!("skipping the Node binding tests: `{tool}` is not installed");
+                    return None;
+                }
+            }
+            let lib = shared_lib();
+            if !node_dir().join("node_modules/koffi/package.json").is_file() {
+                let out = npm(&["install", "--no-audit", "--no-fund"]);
+                assert!(
+                    out.status.success(),
+                    "npm install failed:\n{}\n{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            Some(lib)
+        })
+        .as_ref()
+}
+
+fn npm(args: &[&str]) -> Output {
+    Command::new("npm")
+        .args(args)
+        .current_dir(node_dir())
+        .output()
+        .expect("running npm")
+}
+
+#[test]
+fn npm_test_passes() {
+    let Some(lib) = setup() else { return };
+    let out = Command::new("npm")
+        .arg("test")
+        .current_dir(node_dir())
+        .env("PW_LIB", lib)
+        .output()
+        .expect("running npm test");
+    assert!(
+        out.status.success(),
+        "npm test failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn scenario_files() -> Vec<PathBuf> {
+    let dir = data_dir().join("scenarios");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), SCENARIOS, "scenario count: {files:?}");
+    files
+}
+
+#[test]
+fn replay_conforms_on_the_shared_scenarios() {
+    let Some(lib) = setup() else { return };
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for file in scenario_files() {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let expected_path = file.with_extension("out.ndjson");
+        let expected = fs::read_to_string(&expected_path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
+        let out = Command::new("node")
+            .arg(node_dir().join("replay.mjs"))
+            .arg(&file)
+            .env("PW_LIB", lib)
+            .output()
+            .expect("running node replay.mjs");
+        let problems = if out.status.code() != Some(0) || !out.stderr.is_empty() {
+            vec![format!(
+                "exit {:?}, stderr {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            )]
+        } else {
+            compare(
+                &expected,
+                &String::from_utf8(out.stdout).expect("UTF-8 output"),
+            )
+        };
+        let known = CANNOT_PASS.iter().any(|(n, _)| *n == name);
+        match (problems.is_empty(), known) {
+            (true, false) => passed += 1,
+            (false, true) => {}
+            (true, true) => failures.push(format!(
+                "{name}: listed as unable to pass through the drop-in API, but passes: update CANNOT_PASS"
+            )),
+            (false, false) => failures.push(format!("{name}:\n{}", problems.join("\n"))),
+        }
+    }
+    eprintln!(
+        "node replay: {passed} of {SCENARIOS} scenarios conform; {} cannot through the drop-in API",
+        CANNOT_PASS.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} scenarios do not conform through the Node package:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
