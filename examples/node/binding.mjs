@@ -96,7 +96,7 @@ koffi.struct('pw_wrapper_config', {
   trace_bytes: 'size_t',
   held_bytes: 'size_t',
 });
-koffi.proto('uint32_t pw_sync_fn(void *userdata, pw_str args, pw_writer *out)');
+const syncFnProto = koffi.proto('uint32_t pw_sync_fn(void *userdata, pw_str args, pw_writer *out)');
 koffi.struct('pw_tool', {
   name: pw_str,
   kind: 'uint32_t',
@@ -200,6 +200,8 @@ export const C = {
   pollTimeout: f('uint64_t pw_wrapper_poll_timeout(const pw_wrapper *w)'),
   pending: f('size_t pw_wrapper_pending(const pw_wrapper *w)'),
   traceEntry: f('uint32_t pw_wrapper_trace_entry(pw_wrapper *w, size_t index, _Out_ pw_trace_entry *out)'),
+  // sync tools write their output through the writer they are handed (during the call only)
+  writerWrite: f('uint32_t pw_writer_write(pw_writer *out, const uint8_t *bytes, size_t len)'),
 };
 
 // ------------------------------------------------------------ helpers
@@ -226,8 +228,17 @@ export function bytesAt(ptr, len) {
   return Buffer.from(new Uint8Array(koffi.view(ptr, n)));
 }
 
+/** `len` bytes at `ptr` as a string (UTF-8, invalid bytes as U+FFFD, as Buffer does). */
+export function textAt(ptr, len) {
+  const n = Number(len);
+  if (n === 0 || ptr === null || ptr === undefined) return '';
+  // koffi decodes UTF-8 as Buffer does but stops at a NUL byte: then its length falls short.
+  const s = koffi.decode(ptr, 'char', n);
+  return Buffer.byteLength(s, 'utf8') === n ? s : bytesAt(ptr, n).toString('utf8');
+}
+
 /** The span's bytes as a string (UTF-8). */
-export const strOf = (span) => bytesAt(span.ptr, span.len).toString('utf8');
+export const strOf = (span) => textAt(span.ptr, span.len);
 
 /** Memory that does not move (the wrapper's block, borrowed names): `size` bytes. */
 export class Stable {
@@ -284,6 +295,38 @@ export function registerHooks(target) {
 }
 export function unregisterHooks(id) {
   hookTargets.delete(id);
+}
+
+// Sync tools: one registered `pw_sync_fn` for every sync tool of every wrapper (userdata is the
+// tool's number). It runs inside the C call that intercepted the TOOL_CALL and must not call
+// back into that wrapper (the target's `syncCall` guards against it).
+const syncTargets = new Map();
+let nextSyncId = 1;
+const onSyncCall = koffi.register((userdata, args, out) => {
+  try {
+    const t = syncTargets.get(Number(userdata));
+    const w = t?.ref.deref();
+    if (!w) return PW_TOOL_FAILED;
+    return w.syncCall(t.tool, args, out);
+  } catch {
+    return PW_TOOL_FAILED; // never let an exception cross the C frames
+  }
+}, koffi.pointer(syncFnProto));
+/** What a `pw_sync_fn` returns: the result was written / the error message was written. */
+export const PW_TOOL_OK = 0;
+export const PW_TOOL_FAILED = 1;
+
+/**
+ * A `pw_tool.call` / `userdata` pair for sync tool `tool` of a wrapper: during the C call,
+ * `ref.deref().syncCall(tool, args, out)` runs it (`args` a `pw_str`, `out` the writer).
+ */
+export function registerSyncTool(ref, tool) {
+  const id = nextSyncId++;
+  syncTargets.set(id, { ref, tool });
+  return { id, call: onSyncCall, userdata: BigInt(id) };
+}
+export function unregisterSyncTool(id) {
+  syncTargets.delete(id);
 }
 
 export const version = () => C.version();

@@ -13,10 +13,14 @@ import {
   deadline,
   isMalformed,
   isNotWaiting,
+  PW_TOOL_FAILED,
+  PW_TOOL_OK,
   pwError,
   registerHooks,
+  registerSyncTool,
   strOf,
   unregisterHooks,
+  unregisterSyncTool,
 } from './binding.mjs';
 import { createSource, isDuplex } from './duplex.mjs';
 
@@ -275,12 +279,25 @@ const NODE_LIMITS = {
 
 const freeBlocks = new FinalizationRegistry((held) => {
   unregisterHooks(held.hookId);
+  for (const id of held.syncIds) unregisterSyncTool(id);
   for (const s of held.stable) s.free();
 });
 
-/** A JS tool registration, classified as the JS package does. */
+const isAsyncFunction = (fn) => Object.prototype.toString.call(fn) === '[object AsyncFunction]';
+const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
+
+/**
+ * A JS tool registration, classified as the JS package does (`fn.length > 1`: the callback form),
+ * with one split the C library needs: a plain function of at most one parameter (the package's
+ * "sync function") is a C sync tool, run at once and holding no pending slot (SPEC §7.4); an
+ * `async` one is a C deferred tool, completed when its promise settles.
+ */
 function classify(name, v) {
-  if (typeof v === 'function') return { form: v.length > 1 ? 'callback' : 'sync', fn: v, kind: PW.TOOL_DEFERRED };
+  if (typeof v === 'function') {
+    if (v.length > 1) return { form: 'callback', fn: v, kind: PW.TOOL_DEFERRED };
+    if (isAsyncFunction(v)) return { form: 'async', fn: v, kind: PW.TOOL_DEFERRED };
+    return { form: 'sync', fn: v, kind: PW.TOOL_SYNC };
+  }
   if (v !== null && typeof v === 'object' && 'adapter' in v) {
     const a = v.adapter;
     if (typeof a === 'function') return { form: 'factory', factory: a, kind: PW.TOOL_ADAPTER, timeoutMs: v.timeoutMs };
@@ -310,6 +327,8 @@ class ToolAdapterWrapper {
     this.timer = null;
     this.timerAt = Infinity;
     this.innerEnded = false;
+    this.inTool = false; // a sync tool is running inside a C call on this wrapper
+    this.eventsWaiting = false; // a deferred or adapter call started: pw_wrapper_poll_event has work
     this.outBuf = Buffer.alloc(65536);
     this._build(options);
     inner.source.pipe({ write: (frame) => this._response(frame), end: () => this._innerEnd() });
@@ -343,6 +362,8 @@ class ToolAdapterWrapper {
     const names = this.tools.map((t) => Buffer.from(t.name, 'utf8'));
     const nameMem = new Stable(names.reduce((n, b) => n + b.length, 0));
     const mem = new Stable(Number(size[0]) + align);
+    const ref = new WeakRef(this);
+    const syncIds = [];
     let off = 0;
     const cTools = this.tools.map((t, i) => {
       nameMem.write(off, names[i]);
@@ -353,20 +374,27 @@ class ToolAdapterWrapper {
         call: null,
         userdata: null,
       };
+      if (t.kind === PW.TOOL_SYNC) {
+        const s = registerSyncTool(ref, i);
+        syncIds.push(s.id);
+        entry.call = s.call;
+        entry.userdata = s.userdata;
+      }
       off += names[i].length;
       return entry;
     });
-    const reg = registerHooks(new WeakRef(this));
+    const reg = registerHooks(ref);
     const out = [null];
     r = C.wrapperInit(mem.at(alignOffset(mem.ptr, align)), Number(size[0]), cfg, slots, cTools, cTools.length, reg.hooks, out);
     if (r !== PW.OK) {
       unregisterHooks(reg.id);
+      for (const id of syncIds) unregisterSyncTool(id);
       mem.free();
       nameMem.free();
       throw pwError('createToolAdapterWrapper: cannot build the wrapper', r);
     }
     this.w = out[0];
-    freeBlocks.register(this, { hookId: reg.id, stable: [mem, nameMem] });
+    freeBlocks.register(this, { hookId: reg.id, syncIds, stable: [mem, nameMem] });
   }
 
   // Called by the C library during a wrapper call: record, fire later in frame order.
@@ -375,6 +403,7 @@ class ToolAdapterWrapper {
       seq: Number(info.seq),
       index: info.index,
       name: info.has_name ? strOf(info.name) : null,
+      id: info.has_id ? strOf(info.id) : null,
       args: strOf(info.args),
       outcome: outcome ? { isError: outcome.is_error === 1, text: strOf(outcome.text) } : null,
     };
@@ -402,6 +431,57 @@ class ToolAdapterWrapper {
       }
     } catch {
       // hook exceptions are caught (as in the JS package)
+    }
+  }
+
+  // ---- sync tools (C sync calls: run inside pw_wrapper_handle_response)
+
+  /**
+   * Runs sync tool `index` for the C library (through `pw_sync_fn`): `args` is the call's
+   * `pw_str`, `out` the writer for its result (JSON text) or its error message. Nothing here
+   * calls into this wrapper; a tool that tries is refused (see `_enter`).
+   */
+  syncCall(index, args, out) {
+    const tool = this.tools[index];
+    const rawArgs = strOf(args);
+    // on_tool_call fired just before the tool runs: the newest record is this call's.
+    const rec = this.hookRecs.at(-1);
+    const call = rec !== undefined && rec.outcome === null ? rec : null;
+    const ctx = { index: call ? call.index : -1, name: tool.name, id: call ? call.id : null, rawArgs };
+    let failed = true;
+    let text;
+    this.inTool = true;
+    try {
+      const v = tool.fn.call(ctx, valueOf(rawArgs));
+      if (isThenable(v)) {
+        Promise.resolve(v).catch(() => {}); // its outcome is dropped: no unhandled rejection
+        text = `Tool ${tool.name} returned a promise: declare it async`;
+      } else {
+        try {
+          text = resultJSON(v);
+          failed = false;
+        } catch (e) {
+          text = `Tool ${tool.name} result is not JSON: ${messageOf(e)}`;
+        }
+      }
+    } catch (e) {
+      try {
+        text = e === null || e === undefined ? `Tool ${tool.name} failed` : messageOf(e);
+      } catch {
+        text = `Tool ${tool.name} failed`;
+      }
+    } finally {
+      this.inTool = false;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    C.writerWrite(out, nz(bytes), bytes.length);
+    return failed ? PW_TOOL_FAILED : PW_TOOL_OK;
+  }
+
+  /** Refuses a call into this wrapper from a sync tool running inside one of its C calls. */
+  _enter() {
+    if (this.inTool) {
+      throw new Error('a sync tool cannot use its own wrapper while it runs (make it async or (args, cb))');
     }
   }
 
@@ -451,6 +531,8 @@ class ToolAdapterWrapper {
 
   // Calls the library started: adapters are connected at once, JS tools run after the frames.
   _takeEvents() {
+    if (!this.eventsWaiting) return;
+    this.eventsWaiting = false;
     const ev = {};
     while (C.pollEvent(this.w, ev) === PW.OK) {
       const tool = this.tools[Number(ev.tool)];
@@ -513,7 +595,10 @@ class ToolAdapterWrapper {
 
   _toAdapter(index, frame) {
     // A call started by a frame that arrived while this drain ran: take its event first.
-    if (!this.calls.has(index)) this._takeEvents();
+    if (!this.calls.has(index)) {
+      this.eventsWaiting = true;
+      this._takeEvents();
+    }
     const call = this.calls.get(index);
     if (call?.duplex) call.duplex.sink.write(frame);
   }
@@ -545,7 +630,7 @@ class ToolAdapterWrapper {
     this.timer.unref?.();
   }
 
-  // ---- JS tools (C deferred calls)
+  // ---- JS tools (C deferred calls): the (args, cb) and async forms
 
   _run(call) {
     const { tool } = call;
@@ -584,6 +669,7 @@ class ToolAdapterWrapper {
 
   /** Completes a deferred call through the library; false when the call was not waiting. */
   _complete(call, err, result) {
+    this._enter();
     let outcome;
     if (err !== null && err !== undefined) {
       outcome = { is_error: 1, text: cutUtf8(messageOf(err), this.messageCap) };
@@ -617,6 +703,7 @@ class ToolAdapterWrapper {
   // ---- adapter input
 
   _adapterFrame(call, frame) {
+    this._enter();
     let bytes;
     try {
       bytes = frameBytes(frame);
@@ -633,6 +720,7 @@ class ToolAdapterWrapper {
   }
 
   _adapterClosed(call) {
+    this._enter();
     const r = C.handleAdapterClosed(this.w, this.clock.now(), call.handle);
     if (isNotWaiting(r)) return false;
     if (r !== PW.OK) throw pwError('pw_wrapper_handle_adapter_closed', r);
@@ -652,6 +740,7 @@ class ToolAdapterWrapper {
   // ---- the two paths
 
   _response(frame) {
+    this._enter();
     let bytes;
     try {
       bytes = frameBytes(frame);
@@ -673,12 +762,14 @@ class ToolAdapterWrapper {
       this._reject('response', frame, pwError('response frame refused', r));
       return true;
     }
+    if (d.has_handle) this.eventsWaiting = true;
     if (d.kind === PW.FORWARD) this.source.push(frame);
     this._drain();
     return true;
   }
 
   _request(frame) {
+    this._enter();
     let bytes;
     try {
       bytes = frameBytes(frame);
@@ -695,6 +786,7 @@ class ToolAdapterWrapper {
   }
 
   _innerEnd() {
+    this._enter();
     this.innerEnded = true;
     this._drain();
   }
@@ -703,6 +795,7 @@ class ToolAdapterWrapper {
 
   /** A copy of the trace, oldest first: `[{ name, args, result, error }]` (`{ raw: true }`: JSON texts). */
   getToolTrace({ raw: asText = false } = {}) {
+    this._enter();
     const out = [];
     const e = {};
     for (let i = 0; C.traceEntry(this.w, i, e) === PW.OK; i++) {
@@ -720,15 +813,18 @@ class ToolAdapterWrapper {
   }
 
   clearTrace() {
+    this._enter();
     C.clearTrace(this.w);
   }
 
   abort() {
+    this._enter();
     C.abort(this.w);
   }
 
   /** Completes every pending call with `Tool <name> cancelled: <reason>` (SPEC §5). */
   cancel(reason = 'cancelled') {
+    this._enter();
     let text = cutUtf8(String(reason), this.messageCap);
     const left = [0];
     for (let rounds = 0; rounds < 1000; rounds++) {
@@ -745,6 +841,7 @@ class ToolAdapterWrapper {
 
   /** Gives the clock now (timeouts due fire); with `clock: { now() }` the only way time passes. */
   tick() {
+    this._enter();
     for (let i = 0; i < 1000; i++) {
       const now = this.clock.now();
       const r = C.handleTimeout(this.w, now);
@@ -756,6 +853,7 @@ class ToolAdapterWrapper {
 
   /** Calls intercepted and not yet completed. */
   get pending() {
+    this._enter();
     return Number(C.pending(this.w));
   }
 }

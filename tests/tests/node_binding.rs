@@ -1,6 +1,6 @@
 //! The Node package (`examples/node`: @polyweave/tool-adapter's API over the C ABI through
 //! koffi) passes its own `npm test`, and its replay program (`replay.mjs`, built on the package's
-//! exported API only) conforms on the shared scenarios, compared channel by channel as
+//! exported API only) conforms on every shared scenario, compared channel by channel as
 //! `conformance` does (`polyweave_tests::ndjson_compare`).
 //!
 //! The shared library is built first when it is missing or older than the ffi and core sources
@@ -20,12 +20,6 @@ use polyweave_tests::ndjson_compare::compare;
 
 /// Number of shared scenarios (each with its expected output).
 const SCENARIOS: usize = 52;
-
-/// Scenarios the drop-in API cannot pass, with why (see examples/node/README.md).
-const CANNOT_PASS: &[(&str, &str)] = &[(
-    "wrapper_pending_limit.json",
-    "JS sync tools are C deferred tools, so they hold a pending slot (SPEC §7.4: sync tools hold none)",
-)];
 
 const LIB: &str = "libpolyweave_tool_adapter_ffi.so";
 
@@ -196,20 +190,13 @@ fn replay_conforms_on_the_shared_scenarios() {
                 &String::from_utf8(out.stdout).expect("UTF-8 output"),
             )
         };
-        let known = CANNOT_PASS.iter().any(|(n, _)| *n == name);
-        match (problems.is_empty(), known) {
-            (true, false) => passed += 1,
-            (false, true) => {}
-            (true, true) => failures.push(format!(
-                "{name}: listed as unable to pass through the drop-in API, but passes: update CANNOT_PASS"
-            )),
-            (false, false) => failures.push(format!("{name}:\n{}", problems.join("\n"))),
+        if problems.is_empty() {
+            passed += 1;
+        } else {
+            failures.push(format!("{name}:\n{}", problems.join("\n")));
         }
     }
-    eprintln!(
-        "node replay: {passed} of {SCENARIOS} scenarios conform; {} cannot through the drop-in API",
-        CANNOT_PASS.len()
-    );
+    eprintln!("node replay: {passed} of {SCENARIOS} scenarios conform");
     assert!(
         failures.is_empty(),
         "{} scenarios do not conform through the Node package:\n{}",

@@ -246,3 +246,71 @@ test('bad input: malformed frames on either path are rejected, nothing else chan
   assert.equal(got.length, 1);
   assert.throws(() => createToolAdapterWrapper(m.duplex, { tools: { x: 42 } }), TypeError);
 });
+
+test('SPEC §7.4: a sync tool holds no pending slot (maxPending 0); a deferred one is refused', () => {
+  const m = llm();
+  const w = createToolAdapterWrapper(m.duplex, {
+    tools: { now: (args) => ({ echoed: args }), later: (args, cb) => cb(null, 'never'), slow: async () => 1 },
+    maxPending: 0,
+  });
+  const got = consumer(w);
+  m.say(call('now', { n: 1 }, 'a'));
+  m.say(call('later', {}, 'b'));
+  m.say(call('slow', {}, 'c'));
+  assert.deepEqual(m.toModel.filter((f) => f.type === 'TOOL_RESULT').map((f) => f.content), [
+    { id: 'a', name: 'now', result: { echoed: { n: 1 } } },
+    { id: 'b', name: 'later', error: 'Too many pending tool calls (max 0)' },
+    { id: 'c', name: 'slow', error: 'Too many pending tool calls (max 0)' },
+  ]);
+  assert.equal(w.pending, 0);
+  assert.equal(got.filter((f) => f.type === 'TEXT').length, 3);
+});
+
+test('sync tools run inside the C call: this = { index, name, id, rawArgs }, hooks still in frame order', () => {
+  const m = llm();
+  const seen = [];
+  const w = createToolAdapterWrapper(m.duplex, {
+    tools: {
+      who(args) {
+        seen.push(['tool', { ...this }, args]);
+        return raw(this.rawArgs);
+      },
+      d: (args, cb) => {},
+    },
+    onToolCall: (name) => seen.push(['call', name]),
+    onToolResult: (name, args, result) => seen.push(['result', name, result]),
+  });
+  consumer(w);
+  m.say(call('d', {}, 'd0'));
+  m.say(raw('{"type":"TOOL_CALL","content":{"id":"x1","name":"who","args":{"big":1e400}}}'));
+  assert.deepEqual(seen, [
+    ['call', 'd'],
+    ['tool', { index: 1, name: 'who', id: 'x1', rawArgs: '{"big":1e400}' }, { big: Infinity }],
+    ['call', 'who'],
+    ['result', 'who', { big: Infinity }],
+  ]);
+  assert.equal(rawText(m.toModel[0]), '{"type":"TOOL_RESULT","content":{"id":"x1","name":"who","result":{"big":1e400}}}');
+  assert.equal(w.pending, 1, 'the deferred call still waits; the sync one took no slot');
+});
+
+test('a plain function returning a promise fails (declare it async); a sync tool cannot use its own wrapper', async () => {
+  const m = llm();
+  let w;
+  w = createToolAdapterWrapper(m.duplex, {
+    tools: {
+      promised: (args) => Promise.reject(new Error('not awaited')),
+      meddles: () => w.getToolTrace(),
+      big: () => 10n,
+    },
+  });
+  consumer(w);
+  m.say(call('promised', {}, 'p'));
+  m.say(call('meddles', {}, 'q'));
+  m.say(call('big', {}, 'r'));
+  const errors = m.toModel.filter((f) => f.type === 'TOOL_RESULT').map((f) => f.content.error);
+  assert.equal(errors[0], 'Tool promised returned a promise: declare it async');
+  assert.match(errors[1], /sync tool cannot use its own wrapper/);
+  assert.match(errors[2], /^Tool big result is not JSON: /);
+  await sleep(5); // the dropped promise's rejection is handled
+  assert.equal(w.getToolTrace().length, 3, 'the wrapper works again once the tool returned');
+});
