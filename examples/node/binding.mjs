@@ -80,7 +80,7 @@ koffi.struct('pw_call_options', {
   has_id: 'uint8_t',
   max_depth: 'uint8_t',
 });
-koffi.struct('pw_outcome', { is_error: 'uint8_t', text: pw_str });
+const pwOutcome = koffi.struct('pw_outcome', { is_error: 'uint8_t', text: pw_str });
 koffi.struct('pw_wrapper_config', {
   tool_timeout_ms: 'uint32_t',
   max_rounds: 'uint32_t',
@@ -104,7 +104,7 @@ koffi.struct('pw_tool', {
   call: 'pw_sync_fn *',
   userdata: 'void *',
 });
-koffi.struct('pw_call_info', {
+const pwCallInfo = koffi.struct('pw_call_info', {
   index: 'uint32_t',
   has_name: 'uint8_t',
   has_id: 'uint8_t',
@@ -279,15 +279,57 @@ function target(userdata) {
   return t instanceof WeakRef ? t.deref() : t;
 }
 const onToolCall = koffi.register((userdata, info) => {
-  const t = target(userdata);
-  if (t) t.onCCall(koffi.decode(info, 'pw_call_info'), null);
+  try {
+    target(userdata)?.onCCall(info, null);
+  } catch {
+    // never let an exception cross the C frames
+  }
 }, koffi.pointer(onToolCallProto));
 const onToolResult = koffi.register((userdata, info, outcome) => {
-  const t = target(userdata);
-  if (t) t.onCCall(koffi.decode(info, 'pw_call_info'), koffi.decode(outcome, 'pw_outcome'));
+  try {
+    target(userdata)?.onCCall(info, outcome);
+  } catch {
+    // never let an exception cross the C frames
+  }
 }, koffi.pointer(onToolResultProto));
 
-/** Hooks for a wrapper: `target.onCCall(info, outcome|null)` is called during the C call. */
+// Field by field: decoding a whole pw_call_info costs far more than the few fields a hook needs.
+const decode = koffi.decode;
+const PTR = koffi.sizeof('void *');
+const at = (type, field) => koffi.offsetof(type, field);
+const INFO = {
+  index: at(pwCallInfo, 'index'),
+  hasName: at(pwCallInfo, 'has_name'),
+  hasId: at(pwCallInfo, 'has_id'),
+  seq: at(pwCallInfo, 'seq'),
+  name: at(pwCallInfo, 'name'),
+  id: at(pwCallInfo, 'id'),
+  args: at(pwCallInfo, 'args'),
+};
+const OUTCOME = { isError: at(pwOutcome, 'is_error'), text: at(pwOutcome, 'text') };
+const spanAt = (p, off) => textAt(decode(p, off, 'const uint8_t *'), decode(p, off + PTR, 'size_t'));
+
+/** A hook's `pw_call_info` (pointer, valid during the hook): index, seq and id. */
+export function callInfoHead(info) {
+  return {
+    index: decode(info, INFO.index, 'uint32_t'),
+    seq: Number(decode(info, INFO.seq, 'uint64_t')),
+    id: decode(info, INFO.hasId, 'uint8_t') ? spanAt(info, INFO.id) : null,
+  };
+}
+/** The name (null when the call had none) and args texts of a hook's `pw_call_info`. */
+export function callInfoTexts(info) {
+  return {
+    name: decode(info, INFO.hasName, 'uint8_t') ? spanAt(info, INFO.name) : null,
+    args: spanAt(info, INFO.args),
+  };
+}
+/** A hook's `pw_outcome` (pointer): `{ isError, text }`. */
+export function outcomeOf(outcome) {
+  return { isError: decode(outcome, OUTCOME.isError, 'uint8_t') === 1, text: spanAt(outcome, OUTCOME.text) };
+}
+
+/** Hooks for a wrapper: `target.onCCall(info, outcome|null)` (C pointers) is called during the C call. */
 export function registerHooks(target) {
   const id = nextHookId++;
   hookTargets.set(id, target);

@@ -10,9 +10,12 @@ import {
   Stable,
   alignOffset,
   bytesAt,
+  callInfoHead,
+  callInfoTexts,
   deadline,
   isMalformed,
   isNotWaiting,
+  outcomeOf,
   PW_TOOL_FAILED,
   PW_TOOL_OK,
   pwError,
@@ -62,9 +65,8 @@ function frameBytes(frame) {
   return Buffer.from(t === undefined ? '' : t, 'utf8');
 }
 
-/** A frame from the library's bytes: a parsed object carrying its text, or RawJSON. */
-function frameOf(bytes) {
-  const text = bytes.toString('utf8');
+/** A frame from the library's text: a parsed object carrying its text, or RawJSON. */
+function frameOf(text) {
   try {
     const v = JSON.parse(text);
     if (v !== null && typeof v === 'object') {
@@ -234,7 +236,7 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
           continue;
         }
         if (res !== PW.OK) break;
-        toolAdapter.sink.write(frameOf(Buffer.from(buf.b.subarray(0, Number(lenOut[0])))));
+        toolAdapter.sink.write(frameOf(buf.b.toString('utf8', 0, Number(lenOut[0]))));
         if (done) return;
       }
       const o = {};
@@ -319,7 +321,8 @@ class ToolAdapterWrapper {
     this.source = createSource();
     this.sink = { write: (frame) => this._request(frame), end: () => inner.sink.end?.() };
     this.calls = new Map(); // call index -> pending call
-    this.hookRecs = [];
+    this.hookRecs = []; // hooks to fire, in frame order (seq)
+    this.lastCall = null; // { index, seq, id } of the newest intercepted call
     this.popped = 0;
     this.draining = false;
     this.again = false;
@@ -398,37 +401,36 @@ class ToolAdapterWrapper {
   }
 
   // Called by the C library during a wrapper call: record, fire later in frame order.
+  // `info` and `outcome` are C pointers, valid during this call only. Texts are copied only when
+  // the JS hook is set (read now: a hook set later hears of later calls).
   onCCall(info, outcome) {
-    const rec = {
-      seq: Number(info.seq),
-      index: info.index,
-      name: info.has_name ? strOf(info.name) : null,
-      id: info.has_id ? strOf(info.id) : null,
-      args: strOf(info.args),
-      outcome: outcome ? { isError: outcome.is_error === 1, text: strOf(outcome.text) } : null,
-    };
-    this.hookRecs.push(rec);
-    if (rec.outcome) {
-      const call = this.calls.get(rec.index);
+    const head = callInfoHead(info);
+    if (outcome) {
+      const call = this.calls.get(head.index);
       if (call) call.done = true;
+    } else {
+      this.lastCall = head; // the call a sync tool about to run is for
     }
+    const hook = outcome ? this._onToolResult : this.options.onToolCall;
+    if (typeof hook !== 'function') return;
+    const { name, args } = callInfoTexts(info);
+    this.hookRecs.push({ seq: head.seq, index: head.index, name, args, outcome: outcome ? outcomeOf(outcome) : null });
   }
 
   _fireHook(rec) {
+    const hook = rec.outcome ? this._onToolResult : this.options.onToolCall;
+    if (typeof hook !== 'function') return;
     const ctx = { index: rec.index, rawArgs: rec.args };
-    const args = valueOf(rec.args);
     try {
+      const args = valueOf(rec.args);
       if (!rec.outcome) {
-        if (typeof this.options.onToolCall === 'function') this.options.onToolCall.call(ctx, rec.name, args);
+        hook.call(ctx, rec.name, args);
         return;
       }
       const { isError, text } = rec.outcome;
       ctx.rawResult = isError ? null : text;
       ctx.error = isError ? text : null;
-      const hook = this._onToolResult;
-      if (typeof hook === 'function') {
-        hook.call(ctx, rec.name, args, isError ? null : valueOf(text), isError ? new Error(text) : null);
-      }
+      hook.call(ctx, rec.name, args, isError ? null : valueOf(text), isError ? new Error(text) : null);
     } catch {
       // hook exceptions are caught (as in the JS package)
     }
@@ -444,9 +446,9 @@ class ToolAdapterWrapper {
   syncCall(index, args, out) {
     const tool = this.tools[index];
     const rawArgs = strOf(args);
-    // on_tool_call fired just before the tool runs: the newest record is this call's.
-    const rec = this.hookRecs.at(-1);
-    const call = rec !== undefined && rec.outcome === null ? rec : null;
+    // on_tool_call fired just before the tool runs: the newest call is this one.
+    const call = this.lastCall;
+    this.lastCall = null;
     const ctx = { index: call ? call.index : -1, name: tool.name, id: call ? call.id : null, rawArgs };
     let failed = true;
     let text;
@@ -509,7 +511,7 @@ class ToolAdapterWrapper {
           }
           if (r !== PW.OK) throw pwError('pw_wrapper_poll_transmit', r);
           this.popped++;
-          const frame = frameOf(Buffer.from(this.outBuf.subarray(0, Number(t.len))));
+          const frame = frameOf(this.outBuf.toString('utf8', 0, Number(t.len)));
           if (t.route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
           else if (t.route === PW.ROUTE_CONSUMER) this.source.push(frame);
           else this._toAdapter(t.handle.index, frame);
