@@ -122,19 +122,19 @@ koffi.struct('pw_hooks', {
   on_tool_call: 'pw_on_tool_call *',
   on_tool_result: 'pw_on_tool_result *',
 });
-koffi.struct('pw_call_handle', {
+const pwCallHandle = koffi.struct('pw_call_handle', {
   index: 'uint32_t',
   slot: 'uint16_t',
   reserved: 'uint16_t',
   owner: 'size_t',
 });
-koffi.struct('pw_disposition', {
+const pwDisposition = koffi.struct('pw_disposition', {
   kind: 'uint32_t',
   index: 'uint32_t',
   has_handle: 'uint8_t',
   handle: 'pw_call_handle',
 });
-koffi.struct('pw_transmit', { route: 'uint32_t', handle: 'pw_call_handle', len: 'size_t' });
+const pwTransmit = koffi.struct('pw_transmit', { route: 'uint32_t', handle: 'pw_call_handle', len: 'size_t' });
 koffi.struct('pw_event', {
   handle: 'pw_call_handle',
   kind: 'uint32_t',
@@ -196,6 +196,11 @@ export const C = {
   abort: f('uint32_t pw_wrapper_abort(pw_wrapper *w)'),
   clearTrace: f('uint32_t pw_wrapper_clear_trace(pw_wrapper *w)'),
   pollTransmit: f('uint32_t pw_wrapper_poll_transmit(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, _Out_ pw_transmit *out)'),
+  // the same two with the out struct as raw memory (see OutBlock): no JS object filled per call
+  pollTransmitTo: f('uint32_t pw_wrapper_poll_transmit(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, void *out)'),
+  handleResponseTo: f(
+    'uint32_t pw_wrapper_handle_response(pw_wrapper *w, uint64_t now_ms, const uint8_t *bytes, size_t len, void *out)',
+  ),
   pollEvent: f('uint32_t pw_wrapper_poll_event(pw_wrapper *w, _Out_ pw_event *out)'),
   pollTimeout: f('uint64_t pw_wrapper_poll_timeout(const pw_wrapper *w)'),
   pending: f('size_t pw_wrapper_pending(const pw_wrapper *w)'),
@@ -328,6 +333,39 @@ export function callInfoTexts(info) {
 export function outcomeOf(outcome) {
   return { isError: decode(outcome, OUTCOME.isError, 'uint8_t') === 1, text: spanAt(outcome, OUTCOME.text) };
 }
+
+/**
+ * A wrapper's out structs for `pollTransmitTo` / `handleResponseTo` in stable memory, read field
+ * by field (one per wrapper: a sync tool of another wrapper may run inside the C call).
+ */
+export class OutBlock {
+  constructor() {
+    this.tSize = koffi.sizeof(pwTransmit);
+    this.mem = new Stable(this.tSize + koffi.sizeof(pwDisposition));
+    this.transmit = this.mem.at(0);
+    this.disposition = this.mem.at(this.tSize);
+  }
+  get route() {
+    return decode(this.transmit, TRANSMIT.route, 'uint32_t');
+  }
+  get len() {
+    return Number(decode(this.transmit, TRANSMIT.len, 'size_t'));
+  }
+  get handle() {
+    return decode(this.transmit, TRANSMIT.handle, pwCallHandle);
+  }
+  get kind() {
+    return decode(this.disposition, DISPOSITION.kind, 'uint32_t');
+  }
+  get hasHandle() {
+    return decode(this.disposition, DISPOSITION.hasHandle, 'uint8_t') !== 0;
+  }
+  free() {
+    this.mem.free();
+  }
+}
+const TRANSMIT = { route: at(pwTransmit, 'route'), handle: at(pwTransmit, 'handle'), len: at(pwTransmit, 'len') };
+const DISPOSITION = { kind: at(pwDisposition, 'kind'), hasHandle: at(pwDisposition, 'has_handle') };
 
 /** Hooks for a wrapper: `target.onCCall(info, outcome|null)` (C pointers) is called during the C call. */
 export function registerHooks(target) {

@@ -15,6 +15,7 @@ import {
   deadline,
   isMalformed,
   isNotWaiting,
+  OutBlock,
   outcomeOf,
   PW_TOOL_FAILED,
   PW_TOOL_OK,
@@ -333,6 +334,7 @@ class ToolAdapterWrapper {
     this.inTool = false; // a sync tool is running inside a C call on this wrapper
     this.eventsWaiting = false; // a deferred or adapter call started: pw_wrapper_poll_event has work
     this.outBuf = Buffer.alloc(65536);
+    this.out = new OutBlock();
     this._build(options);
     inner.source.pipe({ write: (frame) => this._response(frame), end: () => this._innerEnd() });
   }
@@ -397,7 +399,7 @@ class ToolAdapterWrapper {
       throw pwError('createToolAdapterWrapper: cannot build the wrapper', r);
     }
     this.w = out[0];
-    freeBlocks.register(this, { hookId: reg.id, syncIds, stable: [mem, nameMem] });
+    freeBlocks.register(this, { hookId: reg.id, syncIds, stable: [mem, nameMem, this.out] });
   }
 
   // Called by the C library during a wrapper call: record, fire later in frame order.
@@ -500,20 +502,21 @@ class ToolAdapterWrapper {
         this.again = false;
         this._takeEvents();
         let next = 0;
-        const t = {};
+        const t = this.out;
         for (;;) {
           while (next < this.hookRecs.length && this.hookRecs[next].seq <= this.popped) this._fireHook(this.hookRecs[next++]);
-          const r = C.pollTransmit(this.w, this.outBuf, this.outBuf.length, t);
+          const r = C.pollTransmitTo(this.w, this.outBuf, this.outBuf.length, t.transmit);
           if (r === PW.NOTHING) break;
           if (r === PW.BUFFER_TOO_SMALL) {
-            this.outBuf = Buffer.alloc(Number(t.len) * 2);
+            this.outBuf = Buffer.alloc(t.len * 2);
             continue;
           }
           if (r !== PW.OK) throw pwError('pw_wrapper_poll_transmit', r);
           this.popped++;
-          const frame = frameOf(this.outBuf.toString('utf8', 0, Number(t.len)));
-          if (t.route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
-          else if (t.route === PW.ROUTE_CONSUMER) this.source.push(frame);
+          const route = t.route;
+          const frame = frameOf(this.outBuf.toString('utf8', 0, t.len));
+          if (route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
+          else if (route === PW.ROUTE_CONSUMER) this.source.push(frame);
           else this._toAdapter(t.handle.index, frame);
         }
         while (next < this.hookRecs.length) this._fireHook(this.hookRecs[next++]);
@@ -618,6 +621,8 @@ class ToolAdapterWrapper {
 
   _arm() {
     if (this.manual) return;
+    // Deadlines belong to pending deferred and adapter calls: none known, none armed, none due.
+    if (this.calls.size === 0 && this.timer === null) return;
     const d = deadline(C.pollTimeout(this.w));
     if (d === this.timerAt && this.timer) return;
     if (this.timer) clearTimeout(this.timer);
@@ -750,10 +755,10 @@ class ToolAdapterWrapper {
       this._reject('response', frame, e);
       return true;
     }
-    const d = {};
+    const d = this.out;
     let r;
     for (let tries = 0; ; tries++) {
-      r = C.handleResponse(this.w, this.clock.now(), nz(bytes), bytes.length, d);
+      r = C.handleResponseTo(this.w, this.clock.now(), nz(bytes), bytes.length, d.disposition);
       if (r === PW.QUEUE_FULL && tries < 8) {
         this._drain();
         continue;
@@ -764,7 +769,7 @@ class ToolAdapterWrapper {
       this._reject('response', frame, pwError('response frame refused', r));
       return true;
     }
-    if (d.has_handle) this.eventsWaiting = true;
+    if (d.hasHandle) this.eventsWaiting = true;
     if (d.kind === PW.FORWARD) this.source.push(frame);
     this._drain();
     return true;
