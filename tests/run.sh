@@ -50,6 +50,12 @@ step "firmware: lint, then run on a Cortex-M4F under QEMU (mps2-an386)"
   && cargo run --release --locked \
   && size target/thumbv7em-none-eabihf/release/polyweave-firmware)
 
+step "C firmware: arm-none-eabi-gcc against the no_std ffi staticlib, run on a Cortex-M4F under QEMU (mps2-an386)"
+command -v arm-none-eabi-gcc >/dev/null || apt_install gcc-arm-none-eabi libnewlib-arm-none-eabi
+command -v make >/dev/null || apt_install make
+make -C examples/c-firmware run
+arm-none-eabi-size examples/c-firmware/build/c-firmware.elf
+
 step "C host example: pw-replay with make (C99, warnings are errors), plain and sanitized"
 command -v make >/dev/null || apt_install make
 command -v valgrind >/dev/null || apt_install valgrind
