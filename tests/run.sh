@@ -43,12 +43,26 @@ for t in $targets; do
   cargo build --quiet --locked -p polyweave-tool-adapter-ffi --target "$t" --no-default-features
 done
 
-step "firmware: lint, then run on a Cortex-M4F under QEMU (mps2-an386)"
-(cd examples/firmware \
-  && cargo fmt -- --check \
-  && cargo clippy --release --locked --quiet -- -D warnings \
-  && cargo run --release --locked \
-  && size target/thumbv7em-none-eabihf/release/polyweave-firmware)
+step "firmware: lint, then run on a Cortex-M4F under QEMU (mps2-an386), its defmt log decoded on the host"
+command -v defmt-print >/dev/null || cargo install defmt-print --locked
+(
+  cd examples/firmware
+  cargo fmt -- --check
+  cargo clippy --release --locked --quiet -- -D warnings
+  cargo build --release --locked
+  elf=target/thumbv7em-none-eabihf/release/polyweave-firmware
+  # QEMU's exit status is the firmware's verdict; its stdout is the binary defmt log.
+  verdict=0
+  timeout 60 cargo run --release --locked >target/defmt.bin || verdict=$?
+  defmt-print -e "$elf" <target/defmt.bin | tee target/defmt.log
+  [ "$verdict" -eq 0 ] || { echo "firmware verdict: $verdict" >&2; exit 1; }
+  grep -q 'INFO  PASS: 15 frames, 2 rounds' target/defmt.log
+  # The core's own debug! lines, with the defmt feature on.
+  grep -q 'DEBUG call 0 intercepted' target/defmt.log
+  grep -q 'DEBUG round 1 ended with a prompt' target/defmt.log
+  grep -q 'DEBUG call 4 cancelled' target/defmt.log
+  size "$elf"
+)
 
 step "C firmware: arm-none-eabi-gcc against the no_std ffi staticlib, run on a Cortex-M4F under QEMU (mps2-an386)"
 command -v arm-none-eabi-gcc >/dev/null || apt_install gcc-arm-none-eabi libnewlib-arm-none-eabi
