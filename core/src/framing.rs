@@ -69,9 +69,13 @@ impl<'b> LineFramer<'b> {
         self.buf.len()
     }
 
-    /// Bytes of an unfinished line held (or being dropped) right now.
+    /// Bytes of an unfinished line held (or being dropped) right now; a complete line waiting
+    /// in `next_line`, or one already handed out, is not unfinished.
     pub fn buffered(&self) -> usize {
-        self.discarding.unwrap_or(self.len)
+        match self.ready {
+            Ready::None => self.discarding.unwrap_or(self.len),
+            Ready::Line(_) | Ready::Taken | Ready::TooLong(_) => 0,
+        }
     }
 
     /// Consumes bytes from `input` up to and including the first line end; returns how many.
@@ -266,5 +270,19 @@ mod tests {
         let mut f = LineFramer::new(&mut storage);
         assert_eq!(f.feed(b"      x  \n"), 10);
         assert_eq!(f.next_line(), Some(Err(LineTooLong { len: 9 })));
+    }
+
+    #[test]
+    fn buffered_counts_only_an_unfinished_line() {
+        let mut storage = [0u8; 16];
+        let mut f = LineFramer::new(&mut storage);
+        assert_eq!(f.feed(b"{\"a\""), 4);
+        assert_eq!(f.buffered(), 4);
+        assert_eq!(f.feed(b":1}\n{\"b"), 4);
+        assert_eq!(f.buffered(), 0, "a complete line is not unfinished");
+        assert_eq!(f.next_line(), Some(Ok(&b"{\"a\":1}"[..])));
+        assert_eq!(f.buffered(), 0, "nor is a line handed out");
+        assert_eq!(f.feed(b"{\"b"), 3);
+        assert_eq!(f.buffered(), 3);
     }
 }

@@ -328,7 +328,7 @@ async fn main(spawner: Spawner) {
             }
             host.pump(&mut w, t);
         }
-        // (`buffered()` still counts a line already taken until the next feed: ask `finish`.)
+        // A line the adapter left without its end would come out of `finish`.
         if let Some(rest) = adapter_lines.finish() {
             fail!(
                 "the adapter left a line without its end: {}",
