@@ -64,6 +64,10 @@ command -v defmt-print >/dev/null || cargo install defmt-print --locked
   size "$elf"
 )
 
+step "footprint: the core's flash (with minus without it, opt-level z and s), RAM and stack on Cortex-M4F, against budgets"
+command -v arm-none-eabi-size >/dev/null || apt_install binutils-arm-none-eabi
+examples/firmware/footprint.sh
+
 step "C firmware: arm-none-eabi-gcc against the no_std ffi staticlib, run on a Cortex-M4F under QEMU (mps2-an386)"
 command -v arm-none-eabi-gcc >/dev/null || apt_install gcc-arm-none-eabi libnewlib-arm-none-eabi
 command -v make >/dev/null || apt_install make

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Footprint of the core on a Cortex-M4F (thumbv7em-none-eabihf), measured, with budgets.
+#
+# Builds the probe `src/bin/footprint.rs` with and without the core (feature `no-wrapper`)
+# at opt-level "z" and "s" (profile `footprint`: release + LTO, one codegen unit,
+# panic = "abort"), runs each under QEMU (mps2-an386) for the RAM figures it prints and its
+# stack high-water mark, and prints a table. Flash: the core's cost is the difference in
+# `text` between the two builds. Fails when the core's flash at "z" or the small config's
+# arena exceeds its budget below (the measured value + 10 %, rounded up).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Budgets (bytes): measured 2026-11-30 + 10 %, rounded up (core flash at "z" 23384, small arena 7838).
+FLASH_Z_BUDGET=25723
+SMALL_ARENA_BUDGET=8622
+
+target=thumbv7em-none-eabihf
+dir=target/footprint
+mkdir -p "$dir"
+qemu() {
+  timeout 60 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic \
+    -semihosting-config enable=on,target=native -icount shift=0,sleep=off -kernel "$1"
+}
+
+declare -A text stack fmt
+for level in z s; do
+  for variant in with without; do
+    features=()
+    [ "$variant" = without ] && features=(--features no-wrapper)
+    cargo build --quiet --locked --profile footprint --bin footprint "${features[@]}" \
+      --config "profile.footprint.opt-level=\"$level\""
+    elf="$dir/footprint-$variant-$level.elf"
+    cp "target/$target/footprint/footprint" "$elf"
+    # The `text` column of `size` (Berkeley: .vector_table + .text + .rodata).
+    text[$variant-$level]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
+    # Symbols of core::fmt (Formatter, Display/Debug machinery) linked in, if any.
+    fmt[$variant-$level]=$(arm-none-eabi-nm -C "$elf" | grep -c 'core::fmt' || true)
+    qemu "$elf" >"$dir/$variant-$level.bin" || { echo "probe $variant-$level failed" >&2; exit 1; }
+    defmt-print -e "$elf" <"$dir/$variant-$level.bin" >"$dir/$variant-$level.log"
+    stack[$variant-$level]=$(sed -n 's/.*STACK: \([0-9]*\) bytes.*/\1/p' "$dir/$variant-$level.log")
+  done
+done
+# For the record (no budget): at "z" with defmt compiled out below `error` (DEFMT_LOG=off; the
+# firmware's .cargo/config.toml sets `debug`, which keeps the core's debug! lines).
+for variant in with without; do
+  features=()
+  [ "$variant" = without ] && features=(--features no-wrapper)
+  DEFMT_LOG=off cargo build --quiet --locked --profile footprint --bin footprint "${features[@]}" \
+    --config 'profile.footprint.opt-level="z"'
+  elf="$dir/footprint-$variant-z-nolog.elf"
+  cp "target/$target/footprint/footprint" "$elf"
+  text[$variant-z-nolog]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
+  fmt[$variant-z-nolog]=$(arm-none-eabi-nm -C "$elf" | grep -c 'core::fmt' || true)
+done
+log="$dir/with-z.log"
+field() { sed -n "s/.*$1 \([0-9]*\).*/\1/p" "$log" | head -n 1; }
+small=$(field small_arena)
+default=$(field default_arena)
+wrapper=$(field wrapper)
+slot=$(field slot)
+grep -q 'frames: 5' "$log" || { echo "the probe's conversation did not run as expected" >&2; exit 1; }
+
+flash_z=$((text[with-z] - text[without-z]))
+flash_s=$((text[with-s] - text[without-s]))
+printf '\nFlash (`size` text = .vector_table + .text + .rodata, bytes; defmt at DEFMT_LOG=debug)\n'
+printf '  %-6s %10s %10s %10s %14s\n' level with without core "core::fmt syms"
+printf '  %-6s %10s %10s %10s %14s\n' z "${text[with-z]}" "${text[without-z]}" "$flash_z" "${fmt[with-z]}"
+printf '  %-6s %10s %10s %10s %14s\n' s "${text[with-s]}" "${text[without-s]}" "$flash_s" "${fmt[with-s]}"
+printf '  %-6s %10s %10s %10s %14s  (DEFMT_LOG=off, no budget)\n' z "${text[with-z-nolog]}" "${text[without-z-nolog]}" \
+  "$((text[with-z-nolog] - text[without-z-nolog]))" "${fmt[with-z-nolog]}"
+printf '\nRAM (bytes, 4 slots)\n'
+printf '  small config arena     %6s\n' "$small"
+printf '  default config arena   %6s\n' "$default"
+printf '  size_of::<Wrapper>     %6s\n' "$wrapper"
+printf '  size_of::<Slot>        %6s  (x4 = %s)\n' "$slot" "$((4 * slot))"
+grep 'REGIONS' "$log" | sed 's/.*REGIONS /  regions /'
+printf '\nStack high water (bytes from the top, the probe'"'"'s one conversation; the shell alone in "without")\n'
+for level in z s; do
+  printf '  %-6s with %6s  without %6s  core %6s\n' "$level" "${stack[with-$level]}" "${stack[without-$level]}" \
+    "$((stack[with-$level] - stack[without-$level]))"
+done
+printf '\nBudgets: core flash at "z" %s <= %s, small arena %s <= %s\n' "$flash_z" "$FLASH_Z_BUDGET" "$small" "$SMALL_ARENA_BUDGET"
+status=0
+[ "$flash_z" -le "$FLASH_Z_BUDGET" ] || { echo "FAIL: core flash at \"z\" $flash_z > $FLASH_Z_BUDGET" >&2; status=1; }
+[ "$small" -le "$SMALL_ARENA_BUDGET" ] || { echo "FAIL: small arena $small > $SMALL_ARENA_BUDGET" >&2; status=1; }
+[ "$status" -eq 0 ] && echo "footprint: within budget"
+exit "$status"

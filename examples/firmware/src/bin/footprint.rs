@@ -1,0 +1,213 @@
+//! Footprint probe: the least program that uses the core, for `footprint.sh` to measure.
+//!
+//! The same shell as the firmware (embassy executor, SysTick time driver, defmt over
+//! semihosting) runs one short conversation: a `Wrapper` with the small configuration and
+//! 4 slots takes `TEXT`, one `TOOL_CALL` for a sync tool and `END` through a `LineFramer`,
+//! and its frames are drained. Built with the feature `no-wrapper`, the same program never
+//! constructs or calls the `Wrapper` or the `LineFramer`: the difference in `text` between
+//! the two builds is the core's own flash cost. Both builds paint the stack at start and print
+//! its high-water mark at the end, and print the RAM figures of the configurations.
+
+#![no_std]
+#![no_main]
+
+#[path = "../time_driver.rs"]
+mod time_driver;
+
+use cortex_m_semihosting::debug;
+use defmt::{error, info};
+use defmt_semihosting as _;
+use embassy_executor::Spawner;
+use polyweave_tool_adapter::{Config, Slot, Wrapper};
+
+/// Pending calls the small configuration holds.
+const SLOTS: usize = 4;
+/// The small configuration: the least `message_cap` allowed is `max(name_cap, id_cap) + 64`.
+const SMALL: Config = Config {
+    name_cap: 32,
+    id_cap: 32,
+    args_cap: 256,
+    result_cap: 256,
+    message_cap: 96,
+    trace_entries: 8,
+    trace_bytes: 1024,
+    held_bytes: 256,
+    ..Config::DEFAULT
+};
+const SMALL_ARENA: usize = SMALL.arena_len(SLOTS);
+const DEFAULT_ARENA: usize = Config::DEFAULT.arena_len(SLOTS);
+
+/// Where a configuration's arena goes, region by region, in the order the core carves it:
+/// slots, scratch, last tool error, trace, held frames, output queue.
+const fn regions(c: &Config, pending: usize) -> [usize; 6] {
+    let slots = pending * (c.name_cap + c.id_cap + c.args_cap + c.result_cap);
+    let sync_area = if c.result_cap > c.message_cap {
+        c.result_cap
+    } else {
+        c.message_cap
+    };
+    let scratch = c.name_cap + c.id_cap + c.message_cap + sync_area;
+    [
+        slots,
+        scratch,
+        c.message_cap,
+        c.trace_bytes,
+        c.held_bytes,
+        c.queue_len(pending),
+    ]
+}
+
+/// What the model says: text, one call to the sync tool, the end of the round.
+const STREAM: &[u8] = br#"{"type":"TEXT","content":"hi"}
+{"type":"TOOL_CALL","content":{"id":"c1","name":"add","args":{"a":2,"b":40}}}
+{"type":"END"}
+"#;
+
+/// The word painted over the free stack; the first one found changed marks the high water.
+const PAINT: u32 = 0xDEAD_BEEF;
+/// Bytes painted below the stack pointer at start (the 4 MiB of RAM leave plenty of room).
+const PAINT_BYTES: usize = 64 * 1024;
+
+extern "C" {
+    /// The top of the stack (cortex-m-rt's link.x: the end of RAM).
+    static _stack_start: u32;
+}
+
+defmt::timestamp!("{=u64:ms}", embassy_time::Instant::now().as_millis());
+
+/// Paints `PAINT_BYTES` below the current stack pointer (less a margin for this function).
+fn paint_stack() {
+    let sp = cortex_m::register::msp::read() as usize;
+    let top = (sp - 256) & !3;
+    let mut p = top - PAINT_BYTES;
+    while p < top {
+        // SAFETY: free RAM below the stack pointer, word-aligned, nothing else uses it yet.
+        unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
+        p += 4;
+    }
+}
+
+/// Bytes of stack ever used, from its top down to the lowest word no longer painted.
+fn stack_high_water() -> usize {
+    let start = core::ptr::addr_of!(_stack_start) as usize;
+    let sp = cortex_m::register::msp::read() as usize;
+    let bottom = ((sp - 256) & !3) - PAINT_BYTES;
+    let mut p = bottom;
+    // SAFETY: the painted region, word-aligned.
+    while p < sp && unsafe { core::ptr::read_volatile(p as *const u32) } == PAINT {
+        p += 4;
+    }
+    start - p
+}
+
+#[cfg(not(feature = "no-wrapper"))]
+mod conversation {
+    use defmt::info;
+    use polyweave_tool_adapter::framing::LineFramer;
+    use polyweave_tool_adapter::{
+        Config, Disposition, Instant, NoHooks, ResultWriter, Slot, Tool, ToolFailed, Wrapper,
+    };
+    use static_cell::ConstStaticCell;
+
+    const ARENA_LEN: usize = super::SMALL_ARENA;
+    static SLOT_MEM: ConstStaticCell<[Slot; super::SLOTS]> =
+        ConstStaticCell::new([Slot::EMPTY; super::SLOTS]);
+    static ARENA: ConstStaticCell<[u8; ARENA_LEN]> = ConstStaticCell::new([0; ARENA_LEN]);
+    static LINE: ConstStaticCell<[u8; 128]> = ConstStaticCell::new([0; 128]);
+    static TX: ConstStaticCell<[u8; 256]> = ConstStaticCell::new([0; 256]);
+
+    /// The sync tool: a fixed answer, so the probe measures the core, not a parser.
+    fn add(_args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write(b"42");
+        Ok(())
+    }
+
+    /// Runs the stream through the framer and the wrapper; returns the frames written.
+    pub fn run(cfg: Config, stream: &[u8]) -> Option<usize> {
+        let tools = [Tool::sync("add", &add)];
+        let mut w = Wrapper::new(cfg, &tools, NoHooks, SLOT_MEM.take(), ARENA.take()).ok()?;
+        let tx = TX.take();
+        let mut framer = LineFramer::new(LINE.take());
+        let mut frames = 0;
+        let mut rest = stream;
+        while !rest.is_empty() {
+            rest = &rest[framer.feed(rest)..];
+            while let Some(line) = framer.next_line() {
+                let line = line.ok()?;
+                let t: Instant = embassy_time::Instant::now().into();
+                match w.handle_response(t, line).ok()? {
+                    Disposition::Forward => frames += 1,
+                    Disposition::Intercepted { .. } | Disposition::Held => {}
+                }
+                while let Some(out) = w.poll_transmit(tx).ok()? {
+                    info!("frame: {=[u8]:a}", tx[..out.len]);
+                    frames += 1;
+                }
+                while w.poll_event().is_some() {}
+            }
+        }
+        Some(frames)
+    }
+}
+
+#[cfg(feature = "no-wrapper")]
+mod conversation {
+    use polyweave_tool_adapter::Config;
+
+    /// The same shell without the core: counts the stream's lines instead.
+    pub fn run(_cfg: Config, stream: &[u8]) -> Option<usize> {
+        let stream = core::hint::black_box(stream);
+        Some(stream.iter().filter(|&&b| b == b'\n').count())
+    }
+}
+
+#[embassy_executor::main]
+async fn main(_spawner: Spawner) {
+    paint_stack();
+    let p = cortex_m::Peripherals::take().unwrap();
+    time_driver::init(p.SYST);
+    info!(
+        "RAM: small_arena {=usize} default_arena {=usize} slots {=usize} wrapper {=usize} slot {=usize}",
+        SMALL_ARENA,
+        DEFAULT_ARENA,
+        SLOTS,
+        core::mem::size_of::<Wrapper<'static>>(),
+        core::mem::size_of::<Slot>()
+    );
+    for (name, cfg, total) in [
+        ("small", SMALL, SMALL_ARENA),
+        ("default", Config::DEFAULT, DEFAULT_ARENA),
+    ] {
+        let [slots, scratch, last_error, trace, held, queue] = regions(&cfg, SLOTS);
+        info!(
+            "REGIONS {=str}: total {=usize} slots {=usize} scratch {=usize} last_error {=usize} trace {=usize} held {=usize} queue {=usize} sum {=usize}",
+            name,
+            total,
+            slots,
+            scratch,
+            last_error,
+            trace,
+            held,
+            queue,
+            slots + scratch + last_error + trace + held + queue
+        );
+    }
+    let Some(frames) = conversation::run(SMALL, STREAM) else {
+        error!("conversation failed");
+        exit_failure()
+    };
+    info!("frames: {=usize}", frames);
+    info!("STACK: {=usize} bytes high water", stack_high_water());
+    debug::exit(debug::EXIT_SUCCESS);
+}
+
+fn exit_failure() -> ! {
+    debug::exit(debug::EXIT_FAILURE);
+    cortex_m::asm::udf()
+}
+
+/// No formatting here: the probe must not pull `core::fmt` in by itself.
+#[panic_handler]
+fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
+    exit_failure()
+}
