@@ -7,6 +7,7 @@
 
 pub mod host;
 pub mod ndjson_compare;
+pub mod scenarios;
 
 pub use host::{Entry, Host, Recorder, Script, Storage};
 

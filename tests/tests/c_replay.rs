@@ -10,13 +10,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
-use polyweave_tests::data_dir;
-use polyweave_tests::ndjson_compare::{self, compare};
-
-/// Number of shared scenarios (each with its expected output).
-const SCENARIOS: usize = 52;
+use polyweave_tests::ndjson_compare;
+use polyweave_tests::scenarios::{
+    each_scenario, replay_failures, scenario_name as name, SCENARIOS,
+};
 
 // ------------------------------------------------------------ the binaries
 
@@ -84,69 +83,12 @@ fn run(bin: &Path, file: &Path) -> Output {
         .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()))
 }
 
-fn scenario_files() -> Vec<PathBuf> {
-    let dir = data_dir().join("scenarios");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), SCENARIOS, "scenario count: {files:?}");
-    files
-}
-
-fn name(file: &Path) -> String {
-    file.file_name().unwrap().to_string_lossy().into_owned()
-}
-
-/// Runs `check` on every scenario, on `threads` threads; the failures it reports, in file order.
-fn each_scenario(threads: usize, check: impl Fn(&Path) -> Option<String> + Sync) -> Vec<String> {
-    let files = scenario_files();
-    let next = Mutex::new(0usize);
-    let failures = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some(file) = files.get(i) else { break };
-                if let Some(problem) = check(file) {
-                    failures.lock().unwrap().push((i, problem));
-                }
-            });
-        }
-    });
-    let mut failures = failures.into_inner().unwrap();
-    failures.sort();
-    failures.into_iter().map(|(_, p)| p).collect()
-}
-
 // ------------------------------------------------------------ conformance
 
 #[test]
 fn every_shared_scenario_conforms() {
     let Some(bins) = binaries() else { return };
-    let failures = each_scenario(1, |file| {
-        let expected_path = file.with_extension("out.ndjson");
-        let expected = fs::read_to_string(&expected_path)
-            .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
-        let out = run(&bins.plain, file);
-        if out.status.code() != Some(0) || !out.stderr.is_empty() {
-            return Some(format!(
-                "{}: exit {:?}, stderr {}",
-                name(file),
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        let actual = String::from_utf8(out.stdout).expect("UTF-8 output");
-        let problems = compare(&expected, &actual);
-        (!problems.is_empty()).then(|| format!("{}:\n{}", name(file), problems.join("\n")))
-    });
+    let failures = replay_failures(1, |file| run(&bins.plain, file));
     assert!(
         failures.is_empty(),
         "{} of {SCENARIOS} scenarios do not conform in C:\n{}",

@@ -18,10 +18,8 @@ use std::sync::OnceLock;
 
 use polyweave_tests::data_dir;
 use polyweave_tests::ndjson_compare::{self, compare, decimal, json_eq};
+use polyweave_tests::scenarios::{scenario_files, SCENARIOS};
 use serde_json::Value;
-
-/// Number of shared scenarios (each with its expected output).
-const SCENARIOS: usize = 52;
 
 // ------------------------------------------------------------ the binary
 
@@ -114,17 +112,6 @@ fn run_replay(args: &[&str], file: &Path) -> Output {
 // C replay's test: `polyweave_tests::ndjson_compare`.
 
 // ------------------------------------------------------------ tests
-
-fn scenario_files() -> Vec<PathBuf> {
-    let dir = data_dir().join("scenarios");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
 
 #[test]
 fn every_shared_scenario_conforms() {

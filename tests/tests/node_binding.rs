@@ -15,11 +15,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use polyweave_tests::data_dir;
-use polyweave_tests::ndjson_compare::compare;
-
-/// Number of shared scenarios (each with its expected output).
-const SCENARIOS: usize = 52;
+use polyweave_tests::scenarios::{replay_failures, SCENARIOS};
 
 const LIB: &str = "libpolyweave_tool_adapter_ffi.so";
 
@@ -150,52 +146,18 @@ fn npm_test_passes() {
     );
 }
 
-fn scenario_files() -> Vec<PathBuf> {
-    let dir = data_dir().join("scenarios");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), SCENARIOS, "scenario count: {files:?}");
-    files
-}
-
 #[test]
 fn replay_conforms_on_the_shared_scenarios() {
     let Some(lib) = setup() else { return };
-    let mut failures = Vec::new();
-    let mut passed = 0;
-    for file in scenario_files() {
-        let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let expected_path = file.with_extension("out.ndjson");
-        let expected = fs::read_to_string(&expected_path)
-            .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
-        let out = Command::new("node")
+    let failures = replay_failures(1, |file| {
+        Command::new("node")
             .arg(node_dir().join("replay.mjs"))
-            .arg(&file)
+            .arg(file)
             .env("PW_LIB", lib)
             .output()
-            .expect("running node replay.mjs");
-        let problems = if out.status.code() != Some(0) || !out.stderr.is_empty() {
-            vec![format!(
-                "exit {:?}, stderr {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            )]
-        } else {
-            compare(
-                &expected,
-                &String::from_utf8(out.stdout).expect("UTF-8 output"),
-            )
-        };
-        if problems.is_empty() {
-            passed += 1;
-        } else {
-            failures.push(format!("{name}:\n{}", problems.join("\n")));
-        }
-    }
+            .expect("running node replay.mjs")
+    });
+    let passed = SCENARIOS - failures.len();
     eprintln!("node replay: {passed} of {SCENARIOS} scenarios conform");
     assert!(
         failures.is_empty(),

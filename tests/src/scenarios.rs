@@ -1,0 +1,85 @@
+//! The shared scenarios (`tests/data/scenarios/`) and running a replay program over them:
+//! what the Rust, C, Python and Node replay tests share.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::Mutex;
+
+use crate::data_dir;
+use crate::ndjson_compare::compare;
+
+/// Number of shared scenarios (each with its expected output).
+pub const SCENARIOS: usize = 52;
+
+/// Every scenario file, sorted by name (their count checked).
+pub fn scenario_files() -> Vec<PathBuf> {
+    let dir = data_dir().join("scenarios");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), SCENARIOS, "scenario count: {files:?}");
+    files
+}
+
+/// A scenario's file name.
+pub fn scenario_name(file: &Path) -> String {
+    file.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Runs `check` on every scenario, on `threads` threads; the failures it reports, in file order.
+pub fn each_scenario(
+    threads: usize,
+    check: impl Fn(&Path) -> Option<String> + Sync,
+) -> Vec<String> {
+    let files = scenario_files();
+    let next = Mutex::new(0usize);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(file) = files.get(i) else { break };
+                if let Some(problem) = check(file) {
+                    failures.lock().unwrap().push((i, problem));
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort();
+    failures.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Runs a replay program (`run(file)` gives its output) on every scenario, `threads` at a
+/// time, and compares each output with the scenario's expected one, channel by channel. The
+/// failures, in file order: a run that did not exit 0 with an empty stderr, or the channels
+/// that differ.
+pub fn replay_failures(threads: usize, run: impl Fn(&Path) -> Output + Sync) -> Vec<String> {
+    each_scenario(threads, |file| {
+        let expected_path = file.with_extension("out.ndjson");
+        let expected = fs::read_to_string(&expected_path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
+        let out = run(file);
+        let name = scenario_name(file);
+        if out.status.code() != Some(0) || !out.stderr.is_empty() {
+            return Some(format!(
+                "{name}: exit {:?}, stderr {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let actual = String::from_utf8(out.stdout).expect("UTF-8 output");
+        let problems = compare(&expected, &actual);
+        (!problems.is_empty()).then(|| format!("{name}:\n{}", problems.join("\n")))
+    })
+}
