@@ -74,6 +74,18 @@ command -v make >/dev/null || apt_install make
 make -C examples/c-firmware run
 arm-none-eabi-size examples/c-firmware/build/c-firmware.elf
 
+step "Cortex-M0 firmware: the small configuration on QEMU's microbit (nRF51822, 16 KiB RAM), time from TIMER0"
+(
+  cd examples/firmware-m0
+  cargo fmt -- --check
+  cargo clippy --release --locked --quiet -- -D warnings
+  # QEMU's exit status is the firmware's verdict (the runner has a 60 s limit).
+  cargo run --release --locked | tee target/m0.log
+  grep -q '^PASS: 7 frames' target/m0.log
+  grep -q '^timeout at 50 ms, 50 ms after the call' target/m0.log
+  arm-none-eabi-size target/thumbv6m-none-eabi/release/polyweave-firmware-m0
+)
+
 step "C host example: pw-replay with make (C99, warnings are errors), plain and sanitized"
 command -v make >/dev/null || apt_install make
 command -v valgrind >/dev/null || apt_install valgrind
