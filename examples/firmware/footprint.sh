@@ -52,6 +52,18 @@ for variant in with without; do
   text[$variant-z-nolog]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
   fmt[$variant-z-nolog]=$(arm-none-eabi-nm -C "$elf" | grep -c 'core::fmt' || true)
 done
+# Stack over the BFCL corpus (3,302 calls, every frame validated; the feature adds the corpus
+# to flash, so this build is kept out of the flash figures).
+cargo build --quiet --locked --profile footprint --bin footprint --features bfcl-stack \
+  --config 'profile.footprint.opt-level="z"'
+elf="$dir/footprint-bfcl-z.elf"
+cp "target/$target/footprint/footprint" "$elf"
+qemu "$elf" >"$dir/bfcl-z.bin" || { echo "probe bfcl-z failed" >&2; exit 1; }
+defmt-print -e "$elf" <"$dir/bfcl-z.bin" >"$dir/bfcl-z.log"
+grep -q 'BFCL frames: 9906' "$dir/bfcl-z.log" || { echo "the BFCL run did not write 3 frames per call" >&2; exit 1; }
+bfcl_stack=$(sed -n 's/.*BFCL STACK: \([0-9]*\) bytes.*/\1/p' "$dir/bfcl-z.log")
+# A figure past the painted 64 KiB means the paint was overrun, not a measurement.
+[ "$bfcl_stack" -lt 65536 ] || { echo "BFCL stack figure $bfcl_stack overran the painted region" >&2; exit 1; }
 log="$dir/with-z.log"
 field() { sed -n "s/.*$1 \([0-9]*\).*/\1/p" "$log" | head -n 1; }
 small=$(field small_arena)
@@ -79,6 +91,7 @@ for level in z s; do
   printf '  %-6s with %6s  without %6s  core %6s\n' "$level" "${stack[with-$level]}" "${stack[without-$level]}" \
     "$((stack[with-$level] - stack[without-$level]))"
 done
+printf '  BFCL corpus (3,302 calls, default capacities, full_validation, z): %s bytes, shell included\n' "$bfcl_stack"
 printf '\nBudgets: core flash at "z" %s <= %s, small arena %s <= %s\n' "$flash_z" "$FLASH_Z_BUDGET" "$small" "$SMALL_ARENA_BUDGET"
 status=0
 [ "$flash_z" -le "$FLASH_Z_BUDGET" ] || { echo "FAIL: core flash at \"z\" $flash_z > $FLASH_Z_BUDGET" >&2; status=1; }

@@ -14,6 +14,8 @@
 #[path = "../time_driver.rs"]
 mod time_driver;
 
+use core::sync::atomic::{AtomicUsize, Ordering};
+
 use cortex_m_semihosting::debug;
 use defmt::{error, info};
 use defmt_semihosting as _;
@@ -68,6 +70,9 @@ const PAINT: u32 = 0xDEAD_BEEF;
 /// Bytes painted below the stack pointer at start (the 4 MiB of RAM leave plenty of room).
 const PAINT_BYTES: usize = 64 * 1024;
 
+/// The lowest painted word, set by `paint_stack`.
+static PAINTED_BOTTOM: AtomicUsize = AtomicUsize::new(0);
+
 extern "C" {
     /// The top of the stack (cortex-m-rt's link.x: the end of RAM).
     static _stack_start: u32;
@@ -80,6 +85,8 @@ fn paint_stack() {
     let sp = cortex_m::register::msp::read() as usize;
     let top = (sp - 256) & !3;
     let mut p = top - PAINT_BYTES;
+    // The measurement may run at another depth: it starts from where the paint starts.
+    PAINTED_BOTTOM.store(p, Ordering::Relaxed);
     while p < top {
         // SAFETY: free RAM below the stack pointer, word-aligned, nothing else uses it yet.
         unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
@@ -91,8 +98,7 @@ fn paint_stack() {
 fn stack_high_water() -> usize {
     let start = core::ptr::addr_of!(_stack_start) as usize;
     let sp = cortex_m::register::msp::read() as usize;
-    let bottom = ((sp - 256) & !3) - PAINT_BYTES;
-    let mut p = bottom;
+    let mut p = PAINTED_BOTTOM.load(Ordering::Relaxed);
     // SAFETY: the painted region, word-aligned.
     while p < sp && unsafe { core::ptr::read_volatile(p as *const u32) } == PAINT {
         p += 4;
@@ -120,6 +126,43 @@ mod conversation {
     fn add(_args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
         out.write(b"42");
         Ok(())
+    }
+
+    /// The 3,302 BFCL calls (`tests/data/bfcl`), one `TOOL_CALL` per line.
+    #[cfg(feature = "bfcl-stack")]
+    const BFCL: &[u8] = include_bytes!("../../../../tests/data/bfcl/tool-calls.ndjson");
+    #[cfg(feature = "bfcl-stack")]
+    static BFCL_SLOTS: ConstStaticCell<[Slot; super::SLOTS]> =
+        ConstStaticCell::new([Slot::EMPTY; super::SLOTS]);
+    #[cfg(feature = "bfcl-stack")]
+    static BFCL_ARENA: ConstStaticCell<[u8; super::DEFAULT_ARENA]> =
+        ConstStaticCell::new([0; super::DEFAULT_ARENA]);
+    #[cfg(feature = "bfcl-stack")]
+    static BFCL_TX: ConstStaticCell<[u8; 2048]> = ConstStaticCell::new([0; 2048]);
+
+    /// Every BFCL call through a wrapper with the default capacities and every frame validated:
+    /// the calls name tools it does not have, so each one is answered with an error
+    /// `TOOL_RESULT` on the spot (the unknown-tool path); returns the frames written.
+    #[cfg(feature = "bfcl-stack")]
+    pub fn bfcl() -> Option<usize> {
+        let cfg = Config {
+            full_validation: true,
+            ..Config::DEFAULT
+        };
+        let tools = [Tool::sync("add", &add)];
+        let mut w =
+            Wrapper::new(cfg, &tools, NoHooks, BFCL_SLOTS.take(), BFCL_ARENA.take()).ok()?;
+        let tx = BFCL_TX.take();
+        let mut frames = 0;
+        for line in BFCL.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let t: Instant = embassy_time::Instant::now().into();
+            w.handle_response(t, line).ok()?;
+            while let Some(_out) = w.poll_transmit(tx).ok()? {
+                frames += 1;
+            }
+            while w.poll_event().is_some() {}
+        }
+        Some(frames)
     }
 
     /// Runs the stream through the framer and the wrapper; returns the frames written.
@@ -198,6 +241,15 @@ async fn main(_spawner: Spawner) {
     };
     info!("frames: {=usize}", frames);
     info!("STACK: {=usize} bytes high water", stack_high_water());
+    #[cfg(all(feature = "bfcl-stack", not(feature = "no-wrapper")))]
+    {
+        let Some(frames) = conversation::bfcl() else {
+            error!("BFCL run failed");
+            exit_failure()
+        };
+        info!("BFCL frames: {=usize}", frames);
+        info!("BFCL STACK: {=usize} bytes high water", stack_high_water());
+    }
     debug::exit(debug::EXIT_SUCCESS);
 }
 
