@@ -48,6 +48,16 @@ fn measured() -> Vec<(String, usize, usize)> {
         ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 2838),
         ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 6174),
         ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 10622),
+        (
+            "Config::SMALL.arena_len(4)".into(),
+            Config::SMALL.arena_len(4),
+            7838,
+        ),
+        (
+            "Config::SMALL.queue_len(4)".into(),
+            Config::SMALL.queue_len(4),
+            3742,
+        ),
     ]
 }
 

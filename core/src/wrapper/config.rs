@@ -66,6 +66,19 @@ impl Config {
         held_bytes: 256,
     };
 
+    /// `DEFAULT` with half the capacities, for a few KiB of RAM: names and ids 32 B, args and
+    /// results 256 B, messages 96 B (the least allowed: `max(name_cap, id_cap) + 64`), 8 trace
+    /// entries in 1 KiB.
+    pub const SMALL: Config = Config {
+        name_cap: 32,
+        id_cap: 32,
+        args_cap: 256,
+        result_cap: 256,
+        message_cap: 96,
+        trace_bytes: 1024,
+        ..Config::DEFAULT
+    };
+
     /// Bytes of one slot's name, id, args and recorded result.
     pub(crate) const fn per_slot(&self) -> usize {
         add(
@@ -256,3 +269,20 @@ impl core::fmt::Display for StorageError {
 }
 
 impl core::error::Error for StorageError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_presets_pass_the_check_new_makes() {
+        assert_eq!(Config::DEFAULT.check(4), Ok(()));
+        assert_eq!(Config::SMALL.check(4), Ok(()));
+        // SMALL's message_cap is the least the check allows: one byte less is refused.
+        let tighter = Config {
+            message_cap: Config::SMALL.message_cap - 1,
+            ..Config::SMALL
+        };
+        assert_eq!(tighter.check(4), Err(StorageError::BadConfig));
+    }
+}

@@ -22,16 +22,8 @@ use polyweave_tool_adapter::{
 const SLOTS: usize = 4;
 /// The small configuration of the README's RAM table, with a 50 ms timeout for deferred calls.
 const SMALL: Config = Config {
-    name_cap: 32,
-    id_cap: 32,
-    args_cap: 256,
-    result_cap: 256,
-    message_cap: 96,
-    trace_entries: 8,
-    trace_bytes: 1024,
-    held_bytes: 256,
     tool_timeout_ms: 50,
-    ..Config::DEFAULT
+    ..Config::SMALL
 };
 const ARENA_LEN: usize = SMALL.arena_len(SLOTS);
 

@@ -24,18 +24,8 @@ use polyweave_tool_adapter::{Config, Slot, Wrapper};
 
 /// Pending calls the small configuration holds.
 const SLOTS: usize = 4;
-/// The small configuration: the least `message_cap` allowed is `max(name_cap, id_cap) + 64`.
-const SMALL: Config = Config {
-    name_cap: 32,
-    id_cap: 32,
-    args_cap: 256,
-    result_cap: 256,
-    message_cap: 96,
-    trace_entries: 8,
-    trace_bytes: 1024,
-    held_bytes: 256,
-    ..Config::DEFAULT
-};
+/// The small configuration of the README's RAM table.
+const SMALL: Config = Config::SMALL;
 const SMALL_ARENA: usize = SMALL.arena_len(SLOTS);
 const DEFAULT_ARENA: usize = Config::DEFAULT.arena_len(SLOTS);
 
