@@ -83,3 +83,67 @@ pub fn replay_failures(threads: usize, run: impl Fn(&Path) -> Output + Sync) -> 
         (!problems.is_empty()).then(|| format!("{name}:\n{}", problems.join("\n")))
     })
 }
+
+/// Writes `text` to `file` in a scratch directory of this test process, named after `prefix`.
+pub fn scratch(prefix: &str, file: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("polyweave-{prefix}-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(file);
+    fs::write(&path, text).expect("writing a scenario");
+    path
+}
+
+/// Scenarios every replay program must refuse (SPEC §6): `(file, text, parts of the stderr
+/// line)`. The last two are refused at run time (an id over the replays' 1024 bytes) and when
+/// the file is empty.
+pub fn bad_scenarios() -> Vec<(&'static str, Vec<u8>, &'static [&'static str])> {
+    let long_id = format!(
+        r#"{{"steps":[{{"tick":true}},{{"response":{{"type":"TOOL_CALL","content":{{"id":"{}","name":"x"}}}}}}]}}"#,
+        "i".repeat(1025)
+    );
+    vec![
+        ("not_json.json", b"{".to_vec(), &["not JSON"]),
+        (
+            "trailing_comma.json",
+            br#"{"steps":[],}"#.to_vec(),
+            &["not JSON"],
+        ),
+        (
+            "bad_utf8.json",
+            b"{\"steps\":[{\"request\":\"\x80\"}]}".to_vec(),
+            &["not JSON"],
+        ),
+        ("array.json", b"[]".to_vec(), &["must be a JSON object"]),
+        (
+            "mode.json",
+            br#"{"mode":"Wrapper","steps":[]}"#.to_vec(),
+            &["mode must be"],
+        ),
+        (
+            "tool.json",
+            br#"{"tools":{"t\n":{"kind":"magic"}},"steps":[]}"#.to_vec(),
+            &[r#"tool "t\n""#],
+        ),
+        (
+            "pending.json",
+            br#"{"options":{"maxPending":4294967295},"steps":[]}"#.to_vec(),
+            &["maxPending 4294967295 exceeds"],
+        ),
+        (
+            "decreasing.json",
+            br#"{"mode":"call","steps":[{"at":5,"tick":true},{"at":3,"tick":true}]}"#.to_vec(),
+            &["step 1: ", "at 3 is earlier than the previous step's 5"],
+        ),
+        (
+            "unknown_step.json",
+            br#"{"steps":[{"tick":true},{"tick":true},{"bogus":1}]}"#.to_vec(),
+            &["step 2: unknown step"],
+        ),
+        (
+            "long_id.json",
+            long_id.into_bytes(),
+            &["step 1: response refused"],
+        ),
+        ("missing.json", Vec::new(), &["not JSON"]),
+    ]
+}

@@ -7,14 +7,13 @@
 //!
 //! Skipped, with a message, only when `cc` or `make` is missing.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use polyweave_tests::ndjson_compare;
 use polyweave_tests::scenarios::{
-    each_scenario, replay_failures, scenario_name as name, SCENARIOS,
+    bad_scenarios, each_scenario, replay_failures, scenario_name as name, scratch, SCENARIOS,
 };
 
 // ------------------------------------------------------------ the binaries
@@ -156,18 +155,9 @@ fn the_plain_build_runs_every_scenario_clean_under_valgrind() {
 
 // ------------------------------------------------------------ the reader and the printer
 
-/// A scratch directory for this test process.
-fn scratch(file: &str, text: impl AsRef<[u8]>) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("polyweave-c-replay-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(file);
-    fs::write(&path, text).expect("writing a scenario");
-    path
-}
-
 /// Runs a scenario that must run (plain and sanitized): exit 0, nothing on stderr; its lines.
 fn replay_lines(bins: &Binaries, file: &str, text: &str) -> Vec<String> {
-    let path = scratch(file, text);
+    let path = scratch("c-replay", file, text);
     let mut lines = Vec::new();
     for bin in [&bins.plain, &bins.asan] {
         let out = run(bin, &path);
@@ -294,7 +284,7 @@ fn raw_values_print_as_written_on_one_line() {
 /// Runs a bad scenario (plain and sanitized): exit 2, one stderr line naming the file and
 /// holding each of `must`.
 fn refused(bins: &Binaries, file: &str, text: impl AsRef<[u8]>, must: &[&str]) {
-    let path = scratch(file, text);
+    let path = scratch("c-replay", file, text);
     for bin in [&bins.plain, &bins.asan] {
         ndjson_compare::assert_refused(run(bin, &path), "pw-replay", &path, must);
     }
@@ -303,59 +293,7 @@ fn refused(bins: &Binaries, file: &str, text: impl AsRef<[u8]>, must: &[&str]) {
 #[test]
 fn bad_scenarios_exit_2_with_one_line_naming_the_file_and_step() {
     let Some(bins) = binaries() else { return };
-    refused(bins, "not_json.json", "{", &["not JSON"]);
-    refused(
-        bins,
-        "trailing_comma.json",
-        r#"{"steps":[],}"#,
-        &["not JSON"],
-    );
-    refused(
-        bins,
-        "bad_utf8.json",
-        b"{\"steps\":[{\"request\":\"\x80\"}]}",
-        &["not JSON"],
-    );
-    refused(bins, "array.json", "[]", &["must be a JSON object"]);
-    refused(
-        bins,
-        "mode.json",
-        r#"{"mode":"Wrapper","steps":[]}"#,
-        &["mode must be"],
-    );
-    refused(
-        bins,
-        "tool.json",
-        r#"{"tools":{"t\n":{"kind":"magic"}},"steps":[]}"#,
-        &[r#"tool "t\n""#],
-    );
-    refused(
-        bins,
-        "pending.json",
-        r#"{"options":{"maxPending":4294967295},"steps":[]}"#,
-        &["maxPending 4294967295 exceeds"],
-    );
-    refused(
-        bins,
-        "decreasing.json",
-        r#"{"mode":"call","steps":[{"at":5,"tick":true},{"at":3,"tick":true}]}"#,
-        &["step 1: ", "at 3 is earlier than the previous step's 5"],
-    );
-    refused(
-        bins,
-        "unknown_step.json",
-        r#"{"steps":[{"tick":true},{"tick":true},{"bogus":1}]}"#,
-        &["step 2: unknown step"],
-    );
-    // At run time: an id over the replay's 1024 bytes is refused to the host.
-    refused(
-        bins,
-        "long_id.json",
-        format!(
-            r#"{{"steps":[{{"tick":true}},{{"response":{{"type":"TOOL_CALL","content":{{"id":"{}","name":"x"}}}}}}]}}"#,
-            "i".repeat(1025)
-        ),
-        &["step 1: response refused"],
-    );
-    refused(bins, "missing.json", "", &["not JSON"]);
+    for (file, text, must) in bad_scenarios() {
+        refused(bins, file, text, must);
+    }
 }

@@ -7,12 +7,12 @@
 //!
 //! Skipped, with a message, only when `python3` is missing.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use polyweave_tests::scenarios::{replay_failures, SCENARIOS};
+use polyweave_tests::ndjson_compare::assert_refused;
+use polyweave_tests::scenarios::{bad_scenarios, replay_failures, scratch, SCENARIOS};
 
 /// The repository's root.
 fn root() -> PathBuf {
@@ -110,94 +110,18 @@ fn every_shared_scenario_conforms() {
     );
 }
 
-/// A scratch file for this test process.
-fn scratch(file: &str, text: impl AsRef<[u8]>) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("python-replay-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(file);
-    fs::write(&path, text).expect("writing a scenario");
-    path
-}
-
 /// Runs a bad scenario: exit 2, one stderr line naming the file and holding each of `must`.
 fn refused(lib: &Path, file: &str, text: impl AsRef<[u8]>, must: &[&str]) {
-    let path = scratch(file, text);
-    let out = replay(lib, &path);
-    let stderr = String::from_utf8(out.stderr).expect("UTF-8 stderr");
-    assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
-    assert_eq!(
-        stderr.matches('\n').count(),
-        1,
-        "{file}: one line: {stderr:?}"
-    );
-    assert!(
-        stderr.starts_with(&format!("replay.py: {}: ", path.display())),
-        "{file}: {stderr}"
-    );
-    for part in must {
-        assert!(stderr.contains(part), "{file}: {part:?} not in {stderr:?}");
-    }
+    let path = scratch("python-replay", file, text);
+    assert_refused(replay(lib, &path), "replay.py", &path, must);
 }
 
 #[test]
 fn bad_scenarios_exit_2_with_one_line_naming_the_file_and_step() {
     let Some(lib) = shared_lib() else { return };
-    refused(lib, "not_json.json", "{", &["not JSON"]);
-    refused(
-        lib,
-        "trailing_comma.json",
-        r#"{"steps":[],}"#,
-        &["not JSON"],
-    );
-    refused(
-        lib,
-        "bad_utf8.json",
-        b"{\"steps\":[{\"request\":\"\x80\"}]}",
-        &["not JSON"],
-    );
-    refused(lib, "array.json", "[]", &["must be a JSON object"]);
-    refused(
-        lib,
-        "mode.json",
-        r#"{"mode":"Wrapper","steps":[]}"#,
-        &["mode must be"],
-    );
-    refused(
-        lib,
-        "tool.json",
-        r#"{"tools":{"t\n":{"kind":"magic"}},"steps":[]}"#,
-        &[r#"tool "t\n""#],
-    );
-    refused(
-        lib,
-        "pending.json",
-        r#"{"options":{"maxPending":4294967295},"steps":[]}"#,
-        &["maxPending 4294967295 exceeds"],
-    );
-    refused(
-        lib,
-        "decreasing.json",
-        r#"{"mode":"call","steps":[{"at":5,"tick":true},{"at":3,"tick":true}]}"#,
-        &["step 1: ", "at 3 is earlier than the previous step's 5"],
-    );
-    refused(
-        lib,
-        "unknown_step.json",
-        r#"{"steps":[{"tick":true},{"tick":true},{"bogus":1}]}"#,
-        &["step 2: unknown step"],
-    );
-    // At run time: an id over the replay's 1024 bytes is refused to the host.
-    refused(
-        lib,
-        "long_id.json",
-        format!(
-            r#"{{"steps":[{{"tick":true}},{{"response":{{"type":"TOOL_CALL","content":{{"id":"{}","name":"x"}}}}}}]}}"#,
-            "i".repeat(1025)
-        ),
-        &["step 1: response refused"],
-    );
-    refused(lib, "missing.json", "", &["not JSON"]);
+    for (file, text, must) in bad_scenarios() {
+        refused(lib, file, text, must);
+    }
 }
 
 #[test]
@@ -205,6 +129,7 @@ fn raw_values_print_as_written_and_lone_surrogates_decode_to_u_fffd() {
     let Some(lib) = shared_lib() else { return };
     let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
     let path = scratch(
+        "python-replay",
         "raw.json",
         format!(
             r#"{{"tools":{{"\ud800":{{"kind":"sync","result":{{"x":"\ud800", "n":1e400}}}}}},"steps":[
