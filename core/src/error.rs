@@ -52,9 +52,10 @@ pub enum Error {
         /// Bytes free.
         free: usize,
     },
-    /// What the input would produce exceeds the whole output queue (escape-heavy text, or a
-    /// configuration too small for it): it can never be accepted as it is. For a `TOOL_CALL`,
-    /// ending the call (even by its timeout) would not fit, so it is refused up front.
+    /// What the input would produce exceeds the whole output queue: it can never be accepted
+    /// as it is. A queue of [`Config::queue_len`](crate::Config::queue_len) bytes, as
+    /// [`Wrapper::new`](crate::Wrapper::new) carves it, fits any input within the capacities,
+    /// so a wrapper does not return it today; the code stays for the C ABI's numbering.
     OutputTooLarge {
         /// Bytes the input may need.
         needed: usize,

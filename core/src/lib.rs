@@ -6,9 +6,10 @@
 //! buffers. It never allocates, never blocks and never reads a clock.
 //!
 //! Data flows one way: bytes in ([`framing`]) → frame view ([`frame`], over
-//! [`json`]) → state machine ([`wrapper`], [`call`]) → frames encoded once as
-//! they are queued ([`encode`] into [`queue`]) → bytes out (`poll_transmit`
-//! copies the oldest frame into the host's buffer).
+//! [`json`]) → state machine ([`wrapper`], [`call`]) → queued output ([`queue`]:
+//! frames [`encode`]d once, or records of a pending call's slot) → bytes out
+//! (`poll_transmit` copies the oldest frame into the host's buffer, or encodes
+//! it there from the slot).
 //!
 //! # A wrapper in a host loop
 //!

@@ -6,6 +6,9 @@ use crate::encode::{put_escaped, put_u64, Sink};
 /// or id: at most 47 bytes (`Tool `, ` result exceeds `, 20 digits, ` bytes`) and 2 quotes.
 pub(crate) const AROUND_NAME_BOUND: usize = 64;
 
+/// Where a cancel's reason starts in its message, past `Tool `, the name and ` cancelled: `.
+pub(crate) const CANCELLED_AT: usize = "Tool ".len() + " cancelled: ".len();
+
 /// `Malformed TOOL_CALL: content.name must be a string`
 pub const MALFORMED_TOOL_CALL: &str = "Malformed TOOL_CALL: content.name must be a string";
 

@@ -1,10 +1,12 @@
-//! The output queue: encoded frames waiting for the host, and where each goes.
+//! The output queue: frames waiting for the host, and where each goes.
 //!
-//! Frames are encoded once, when the machine decides to send them, into a
-//! byte region the caller handed in; `poll_transmit` copies the oldest into
-//! the host's buffer. The queue owns its record format: the machines ask what
-//! a frame will cost and reserve it before their state changes, so that the
-//! push itself cannot fail.
+//! A record is either a frame encoded when the machine decided to send it, or a
+//! reference to a pending-call slot whose frame (`TOOL_CALL`, `CANCEL`, `TOOL_RESULT`)
+//! is encoded from the slot's bytes when it is transmitted: the slot already
+//! holds the name, id, args and outcome, so the queue does not pay for them a
+//! second time. The queue owns its record format: the machines ask what a
+//! record will cost and reserve it before their state changes, so that the push
+//! itself cannot fail.
 
 use crate::encode::{BufferTooSmall, OutFrame};
 use crate::error::Error;
@@ -32,8 +34,37 @@ pub struct Transmit {
     pub len: usize,
 }
 
-/// Bytes of a record's header: route tag, slot, call index, frame length.
+/// Bytes of a record's header: route tag, body kind, slot, call index, frame length.
 const HEADER: usize = 12;
+
+/// A frame encoded from a pending-call slot when it is transmitted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) enum SlotFrame {
+    /// The call's `TOOL_CALL` to its tool adapter.
+    ToolCall,
+    /// The `CANCEL` to its tool adapter.
+    Cancel,
+    /// Its `TOOL_RESULT` to the model; the slot is free once it is written.
+    ToolResult,
+}
+
+/// What a record holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) enum Body {
+    /// An encoded frame of this many bytes.
+    Inline(usize),
+    /// The frame of the call in this slot.
+    Slot(SlotFrame, u16),
+}
+
+/// The oldest record.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Record {
+    pub(crate) route: Route,
+    pub(crate) body: Body,
+}
 
 /// Bytes a queued frame of `len` bytes takes in the queue.
 pub(crate) const fn cost(len: usize) -> usize {
@@ -62,7 +93,8 @@ impl<'a> Queue<'a> {
         }
     }
 
-    fn free(&self) -> usize {
+    /// Bytes free for records.
+    pub(crate) fn free(&self) -> usize {
         self.buf.len() - (self.tail - self.head)
     }
 
@@ -107,14 +139,12 @@ impl<'a> Queue<'a> {
                 debug_assert!(false, "{need} bytes pushed without a reservation");
                 return;
             }
-            self.buf.copy_within(self.head..self.tail, 0);
-            self.tail -= self.head;
-            self.head = 0;
+            self.compact();
         }
         let first = self.tail + HEADER;
         for (i, &route) in routes.iter().enumerate() {
             let at = self.tail;
-            write_header(&mut self.buf[at..at + HEADER], route, len);
+            write_header(&mut self.buf[at..at + HEADER], route, Body::Inline(len), 0);
             let body = at + HEADER;
             match i {
                 // Exactly `len` bytes: written without counting the frame a second time.
@@ -127,49 +157,159 @@ impl<'a> Queue<'a> {
         self.pushed += routes.len() as u64;
     }
 
-    /// The route and length of the oldest frame.
-    pub(crate) fn peek(&self) -> Option<Transmit> {
+    /// Queues the frame of the call (`index`) in `slot`, to be encoded from the slot when it
+    /// is transmitted. Its cost, `cost(0)`, must have been reserved.
+    pub(crate) fn push_slot(&mut self, route: Route, frame: SlotFrame, slot: u16, index: u32) {
+        if self.buf.len() - self.tail < HEADER {
+            if self.free() < HEADER {
+                debug_assert!(false, "a slot record pushed without a reservation");
+                return;
+            }
+            self.compact();
+        }
+        let at = self.tail;
+        write_header(
+            &mut self.buf[at..at + HEADER],
+            route,
+            Body::Slot(frame, slot),
+            index,
+        );
+        self.tail = at + HEADER;
+        self.frames += 1;
+        self.pushed += 1;
+    }
+
+    /// Moves the records to the start of the buffer, so that all free bytes follow them.
+    fn compact(&mut self) {
+        self.buf.copy_within(self.head..self.tail, 0);
+        self.tail -= self.head;
+        self.head = 0;
+    }
+
+    /// The oldest record.
+    pub(crate) fn front(&self) -> Option<Record> {
         if self.frames == 0 {
             return None;
         }
-        let (route, len) = read_header(&self.buf[self.head..self.head + HEADER]);
-        Some(Transmit { route, len })
+        let (route, body) = read_header(&self.buf[self.head..self.head + HEADER]);
+        Some(Record { route, body })
     }
 
-    /// Writes the oldest frame into `out` and drops it; a short `out` keeps it queued.
-    pub(crate) fn pop_into(&mut self, out: &mut [u8]) -> Result<Option<Transmit>, BufferTooSmall> {
-        let Some(t) = self.peek() else {
+    /// Writes the oldest frame, an encoded one, into `out` and drops it; a short `out` keeps
+    /// it queued.
+    pub(crate) fn pop_inline_into(
+        &mut self,
+        out: &mut [u8],
+    ) -> Result<Option<Transmit>, BufferTooSmall> {
+        let Some(Record {
+            route,
+            body: Body::Inline(len),
+        }) = self.front()
+        else {
             return Ok(None);
         };
-        let Some(dst) = out.get_mut(..t.len) else {
-            return Err(BufferTooSmall { needed: t.len });
+        let Some(dst) = out.get_mut(..len) else {
+            return Err(BufferTooSmall { needed: len });
         };
         let start = self.head + HEADER;
-        dst.copy_from_slice(&self.buf[start..start + t.len]);
-        self.head = start + t.len;
+        dst.copy_from_slice(&self.buf[start..start + len]);
+        self.drop_front();
+        Ok(Some(Transmit { route, len }))
+    }
+
+    /// Drops the oldest record.
+    pub(crate) fn drop_front(&mut self) {
+        let Some(r) = self.front() else {
+            return;
+        };
+        let len = match r.body {
+            Body::Inline(len) => len,
+            Body::Slot(..) => 0,
+        };
+        self.head += HEADER + len;
         self.frames -= 1;
         if self.frames == 0 {
             self.head = 0;
             self.tail = 0;
         }
-        Ok(Some(t))
+    }
+
+    /// Queue bytes turning every record of `slot` into an encoded frame takes (`len`: a slot
+    /// frame's encoded length).
+    pub(crate) fn inline_cost(&self, slot: u16, len: impl Fn(SlotFrame) -> usize) -> usize {
+        self.records()
+            .filter_map(|r| match r.body {
+                Body::Slot(f, s) if s == slot => Some(len(f)),
+                _ => None,
+            })
+            .sum()
+    }
+
+    /// Encodes every record of `slot` in place, in queue order, so that the slot can be
+    /// reused before they are transmitted. [`inline_cost`](Self::inline_cost) bytes must be
+    /// free.
+    pub(crate) fn inline_slot<'f>(&mut self, slot: u16, frame: impl Fn(SlotFrame) -> OutFrame<'f>) {
+        let need = self.inline_cost(slot, |f| frame(f).encoded_len());
+        if need > self.free() {
+            debug_assert!(false, "{need} bytes inlined without a reservation");
+            return;
+        }
+        self.compact();
+        let mut at = self.head;
+        for _ in 0..self.frames {
+            let (route, body) = read_header(&self.buf[at..at + HEADER]);
+            match body {
+                Body::Slot(f, s) if s == slot => {
+                    let out = frame(f);
+                    let len = out.encoded_len();
+                    let body_at = at + HEADER;
+                    self.buf.copy_within(body_at..self.tail, body_at + len);
+                    out.encode_exact(&mut self.buf[body_at..body_at + len]);
+                    write_header(&mut self.buf[at..body_at], route, Body::Inline(len), 0);
+                    self.tail += len;
+                    at = body_at + len;
+                }
+                Body::Slot(..) => at += HEADER,
+                Body::Inline(len) => at += HEADER + len,
+            }
+        }
+    }
+
+    /// Every record, oldest first.
+    fn records(&self) -> impl Iterator<Item = Record> + '_ {
+        let mut at = self.head;
+        (0..self.frames).map(move |_| {
+            let (route, body) = read_header(&self.buf[at..at + HEADER]);
+            at += HEADER
+                + match body {
+                    Body::Inline(len) => len,
+                    Body::Slot(..) => 0,
+                };
+            Record { route, body }
+        })
     }
 }
 
-fn write_header(h: &mut [u8], route: Route, len: usize) {
-    let (tag, slot, index) = match route {
-        Route::Model => (0u8, 0u16, 0u32),
-        Route::Consumer => (1, 0, 0),
+fn write_header(h: &mut [u8], route: Route, body: Body, index: u32) {
+    let (tag, route_slot, index) = match route {
+        Route::Model => (0u8, 0u16, index),
+        Route::Consumer => (1, 0, index),
         Route::Adapter(c) => (2, c.slot(), c.index()),
     };
+    let (kind, slot, len) = match body {
+        Body::Inline(len) => (0u8, route_slot, len as u32),
+        Body::Slot(SlotFrame::ToolCall, s) => (1, s, 0),
+        Body::Slot(SlotFrame::Cancel, s) => (2, s, 0),
+        Body::Slot(SlotFrame::ToolResult, s) => (3, s, 0),
+    };
     h[0] = tag;
-    h[1] = 0;
+    h[1] = kind;
     h[2..4].copy_from_slice(&slot.to_le_bytes());
     h[4..8].copy_from_slice(&index.to_le_bytes());
-    h[8..12].copy_from_slice(&(len as u32).to_le_bytes());
+    h[8..12].copy_from_slice(&len.to_le_bytes());
 }
 
-fn read_header(h: &[u8]) -> (Route, usize) {
+fn read_header(h: &[u8]) -> (Route, Body) {
     let slot = u16::from_le_bytes([h[2], h[3]]);
     let index = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
     let len = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
@@ -178,5 +318,11 @@ fn read_header(h: &[u8]) -> (Route, usize) {
         1 => Route::Consumer,
         _ => Route::Adapter(CallHandle::new(slot, index)),
     };
-    (route, len)
+    let body = match h[1] {
+        0 => Body::Inline(len),
+        1 => Body::Slot(SlotFrame::ToolCall, slot),
+        2 => Body::Slot(SlotFrame::Cancel, slot),
+        _ => Body::Slot(SlotFrame::ToolResult, slot),
+    };
+    (route, body)
 }

@@ -10,9 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Budgets (bytes): measured 2026-11-30 + 10 %, rounded up (core flash at "z" 23384, small arena 7838).
+# Budgets (bytes): measured + 10 %, rounded up, and lowered when a figure improves. Flash: core
+# at "z" 23384 (2026-11-30; 24628 since slot frames are encoded at transmit, within it). Small
+# arena: 5762 (2026-11-30, queue records for pending calls; was 7838).
 FLASH_Z_BUDGET=25723
-SMALL_ARENA_BUDGET=8622
+SMALL_ARENA_BUDGET=6339
 
 target=thumbv7em-none-eabihf
 dir=target/footprint

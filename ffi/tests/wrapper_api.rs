@@ -535,6 +535,8 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
         .unwrap()
         .handle;
     assert_eq!(complete(w, 5, old, 1, "done"), Ok(PW_COMPLETED_AS_GIVEN));
+    // Drained, its TOOL_RESULT is written and the slot is free again.
+    assert_eq!(drain(w).len(), 1 + 2);
     let new = respond(w, 5, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#)
         .unwrap()
         .handle;

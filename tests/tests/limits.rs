@@ -51,18 +51,12 @@ fn escape_heavy_ids_never_wedge_the_wrapper() {
         w.handle_response(at(1), br#"{"type":"END"}"#),
         Ok(Disposition::Held)
     );
-    // The timeouts come due together; the queue cannot take all four at once, so they fire
-    // as room allows and the host drains in between. Each round of this loop makes progress.
-    let mut frames = Vec::new();
-    let mut rounds = 0;
-    while w.pending() > 0 {
-        rounds += 1;
-        assert!(rounds <= 4, "no progress: {} pending", w.pending());
-        assert_eq!(w.poll_timeout(), Some(at(30_000)));
-        assert_eq!(w.handle_timeout(at(30_000)), Ok(()));
-        frames.extend(drain(&mut w));
-    }
-    assert!(rounds > 1, "expected the batch to need more than one drain");
+    // The timeouts come due together. The queue holds a record per call, encoded from the
+    // call's slot when transmitted, so all four end at once however their ids escape.
+    assert_eq!(w.poll_timeout(), Some(at(30_000)));
+    assert_eq!(w.handle_timeout(at(30_000)), Ok(()));
+    assert_eq!(w.pending(), 0);
+    let frames = drain(&mut w);
     assert_eq!(w.poll_timeout(), None);
     let results = frames
         .iter()
@@ -80,6 +74,11 @@ fn escape_heavy_ids_never_wedge_the_wrapper() {
     assert_eq!(tail[2].0, Route::Model);
 }
 
+fn answer(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(&[b'7'; 100]);
+    Ok(())
+}
+
 #[test]
 fn cancel_reports_calls_left_when_the_queue_fills() {
     let cfg = Config {
@@ -88,29 +87,54 @@ fn cancel_reports_calls_left_when_the_queue_fills() {
         args_cap: 128,
         ..Config::DEFAULT
     };
-    let tools = [Tool::adapter("t")];
+    let tools = [Tool::adapter("t"), Tool::sync("n", &answer)];
     let mut slots = [Slot::EMPTY; 4];
     let mut arena = vec![0u8; cfg.arena_len(4)];
     let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
     for i in 0..4 {
-        let id = format!("{i}{}", "\\u0001".repeat(63));
-        let call = format!(r#"{{"type":"TOOL_CALL","content":{{"id":"{id}","name":"t"}}}}"#);
+        let call = format!(r#"{{"type":"TOOL_CALL","content":{{"id":"{i}","name":"t"}}}}"#);
         w.handle_response(at(0), call.as_bytes()).unwrap();
-        drain(&mut w);
     }
+    // A careless host: nothing drained, and sync results queued until the queue is full.
+    let sync = br#"{"type":"TOOL_CALL","content":{"name":"n"}}"#;
+    let mut queued = 0;
+    while w.handle_response(at(0), sync).is_ok() {
+        queued += 1;
+    }
+    assert!(queued >= 1);
     let mut left = w.cancel(at(1), "stop").unwrap();
     assert!((1..4).contains(&left), "left {left}");
     assert_eq!(w.pending(), left);
-    let mut results = drain(&mut w).len();
+    let mut frames = drain(&mut w);
     while left > 0 {
         let again = w.cancel(at(2), "stop").unwrap();
         assert!(again < left);
         left = again;
-        results += drain(&mut w).len();
+        frames.extend(drain(&mut w));
     }
     assert_eq!(w.pending(), 0);
-    // A CANCEL and a TOOL_RESULT per call, then the prompt to the model and the consumer.
-    assert_eq!(results, 4 * 2 + 2);
+    // Four TOOL_CALLs, the sync results; then per call a CANCEL and a TOOL_RESULT, in call
+    // order; then the prompt to the model and the consumer.
+    let kinds: Vec<String> = frames
+        .iter()
+        .map(|(r, f)| {
+            let v: serde_json::Value = serde_json::from_str(f).unwrap();
+            format!("{r:?} {}", v["type"].as_str().unwrap())
+        })
+        .collect();
+    let mut want: Vec<String> = (0..4)
+        .map(|i| format!("Adapter(CallHandle {{ slot: {i}, index: {i} }}) TOOL_CALL"))
+        .collect();
+    want.extend((0..queued).map(|_| "Model TOOL_RESULT".to_string()));
+    for i in 0..4 {
+        want.push(format!(
+            "Adapter(CallHandle {{ slot: {i}, index: {i} }}) CANCEL"
+        ));
+        want.push("Model TOOL_RESULT".into());
+    }
+    want.extend(["Model TEXT".to_string(), "Consumer TEXT".to_string()]);
+    assert_eq!(kinds, want);
+    assert!(frames[4 + queued + 1].1.contains("Tool t cancelled: stop"));
 }
 
 #[test]

@@ -30,7 +30,7 @@ fn measured() -> Vec<(String, usize, usize)> {
             size_of::<AdapterCall<'static>>(),
             112,
         ),
-        ("size_of Slot".into(), size_of::<Slot>(), 40),
+        ("size_of Slot".into(), size_of::<Slot>(), 48),
         ("size_of Config".into(), size_of::<Config>(), 80),
         (
             "size_of Frame<'static>".into(),
@@ -42,21 +42,21 @@ fn measured() -> Vec<(String, usize, usize)> {
             size_of::<LineFramer<'static>>(),
             64,
         ),
-        ("Config::DEFAULT.arena_len(0)".into(), d.arena_len(0), 6166),
-        ("Config::DEFAULT.arena_len(4)".into(), d.arena_len(4), 14110),
-        ("Config::DEFAULT.arena_len(8)".into(), d.arena_len(8), 23166),
-        ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 2838),
-        ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 6174),
-        ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 10622),
+        ("Config::DEFAULT.arena_len(0)".into(), d.arena_len(0), 5682),
+        ("Config::DEFAULT.arena_len(4)".into(), d.arena_len(4), 10434),
+        ("Config::DEFAULT.arena_len(8)".into(), d.arena_len(8), 15186),
+        ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 2354),
+        ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 2498),
+        ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 2642),
         (
             "Config::SMALL.arena_len(4)".into(),
             Config::SMALL.arena_len(4),
-            7838,
+            5762,
         ),
         (
             "Config::SMALL.queue_len(4)".into(),
             Config::SMALL.queue_len(4),
-            3742,
+            1666,
         ),
     ]
 }

@@ -458,7 +458,17 @@ fn queue_full_when_the_host_did_not_drain() {
     const CALC: &str = r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#;
     const RESULT: &str = r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":{"sum":3}}}"#;
     let cap = SMALL.queue_len(1);
-    assert_eq!(cap, 1032);
+    // Per pending call, three record headers (its TOOL_CALL, CANCEL and TOOL_RESULT are
+    // encoded from its slot when transmitted); one TOOL_RESULT encoded at once, name and id
+    // escaped six-fold, with the longest outcome (an own message around a six-fold name); a
+    // round end, with the bound of releasing 64 held bytes (three 14-byte ENDs, 8 more each).
+    let at_once = RECORD + 64 + 6 * (16 + 8) + (6 * 16 + 64);
+    let held = 64 + 3 * (RECORD - 4);
+    assert_eq!(
+        cap,
+        3 * RECORD + at_once + round_end_need(&SMALL, &[]) + held
+    );
+    assert_eq!(cap, 910);
     // A sync call may need: its TOOL_RESULT with the largest result, or an error message cut to
     // fit message_cap once escaped (plus its quotes), and a round end.
     let bound = SMALL.result_cap.max(SMALL.message_cap + 2);
@@ -470,44 +480,23 @@ fn queue_full_when_the_host_did_not_drain() {
     // With a deferred call pending, each sync call queues one TOOL_RESULT and no prompt.
     let history = |w: &mut W<'_>| {
         let h = start(w, 1, LATER).expect("deferred");
-        for _ in 0..6 {
+        for _ in 0..4 {
             start(w, 2, CALC);
         }
         vec![h]
     };
-    let free = cap - 6 * (RECORD + RESULT.len());
-    assert_eq!(free, 558);
-    // Six results leave room for a seventh call (exactly) …
+    let free = cap - 4 * (RECORD + RESULT.len());
+    assert_eq!(free, 594);
+    // Four results leave room for a fifth call …
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
     history(&mut w);
     start(&mut w, 2, CALC);
-    assert_eq!(w.queued(), 7);
+    assert_eq!(w.queued(), 5);
     drop(w);
-    // … seven do not leave room for an eighth.
+    // … five do not leave room for a sixth.
     let free = free - (RECORD + RESULT.len());
-    assert_eq!(free, 479);
-    refused(
-        SMALL,
-        1,
-        |w| {
-            let h = history(w);
-            start(w, 2, CALC);
-            h
-        },
-        |w, _| w.handle_response(at(3), CALC.as_bytes()),
-        Error::QueueFull { needed, free },
-    );
-    // A completion, too, waits for the host to drain: an escape-heavy error message
-    // (80 bytes, 480 escaped) needs more than is free …
-    let message = "\u{1}".repeat(80);
-    let completion = RECORD
-        + r#"{"type":"TOOL_RESULT","content":{"id":"d1","name":"later","error":}}"#.len()
-        + 1 // the bound counts `"result":`, one byte longer than `"error":`
-        + 6 * 80
-        + 2
-        + round_end_need(&SMALL, &[]);
-    assert_eq!(completion, 969);
+    assert_eq!(free, 515);
     let full = |w: &mut W<'_>| {
         let h = history(w);
         start(w, 2, CALC);
@@ -517,50 +506,70 @@ fn queue_full_when_the_host_did_not_drain() {
         SMALL,
         1,
         full,
-        |w, h| w.complete(at(3), h[0], Err(&message)),
-        Error::QueueFull {
-            needed: completion,
-            free,
-        },
+        |w, _| w.handle_response(at(3), CALC.as_bytes()),
+        Error::QueueFull { needed, free },
     );
-    // … and is accepted once the host drained.
+    // A completion queues a header (its TOOL_RESULT is encoded from the slot when it is
+    // transmitted), so an escape-heavy error message (80 bytes, 480 escaped) is taken even
+    // by that full queue, and comes out whole after the results queued before it.
+    let message = "\u{1}".repeat(80);
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
     let mut host = Host::new();
     let h = full(&mut w);
-    snapshot(&mut host, &mut w);
     assert_eq!(
         w.complete(at(3), h[0], Err(&message)),
         Ok(Completed::AsGiven)
     );
+    let frames = snapshot(&mut host, &mut w).frames();
+    assert_eq!(frames.len(), 5 + 1 + 2);
+    assert!(frames[..5].iter().all(|(_, f)| f == RESULT));
+    assert_eq!(
+        frames[5].1,
+        format!(
+            r#"{{"type":"TOOL_RESULT","content":{{"id":"d1","name":"later","error":"{}"}}}}"#,
+            "\\u0001".repeat(80)
+        )
+    );
 }
 
 #[test]
-fn output_too_large_for_the_whole_queue() {
-    // An escape-heavy cancel reason: the message fits message_cap, its escaped form does not fit the queue.
+fn escape_heavy_cancel_fits_a_drained_queue() {
+    // An escape-heavy cancel reason: its CANCEL and TOOL_RESULT (six-fold escaped) are
+    // encoded from the call's slot when transmitted, so the queue needs headers only.
     let reason = "\u{1}".repeat(80 - "Tool files cancelled: ".len());
-    let esc = reason.len() * 6;
-    let cancel = RECORD
-        + r#"{"type":"CANCEL","content":{"id":"a1","name":"files","reason":""}}"#.len()
-        + esc;
-    let result = RECORD
-        + r#"{"type":"TOOL_RESULT","content":{"id":"a1","name":"files","result":}}"#.len()
-        + "Tool files cancelled: ".len()
-        + esc
-        + 2;
-    let needed = cancel + result + round_end_need(&SMALL, &[]);
-    let cap = SMALL.queue_len(1);
-    assert_eq!((needed, cap), (1285, 1032));
-    refused_with_host(
-        SMALL,
-        1,
-        |w, host| {
-            let h = start(w, 1, FILES).expect("adapter");
-            host.drive(w); // drained: the whole queue is free
-            [h]
-        },
-        |w, _| w.cancel(at(2), &reason),
-        Error::OutputTooLarge { needed, cap },
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
+    let h = start(&mut w, 1, FILES).expect("adapter");
+    host.drive(&mut w);
+    assert_eq!(w.cancel(at(2), &reason), Ok(0));
+    assert_eq!(
+        w.peek_transmit(),
+        Some(Transmit {
+            route: Route::Adapter(h),
+            len: r#"{"type":"CANCEL","content":{"id":"a1","name":"files","reason":""}}"#.len()
+                + 6 * reason.len()
+        })
+    );
+    let frames = snapshot(&mut host, &mut w).frames();
+    let esc = "\\u0001".repeat(reason.len());
+    assert_eq!(
+        frames[..2],
+        [
+            (
+                Route::Adapter(h),
+                format!(
+                    r#"{{"type":"CANCEL","content":{{"id":"a1","name":"files","reason":"{esc}"}}}}"#
+                )
+            ),
+            (
+                Route::Model,
+                format!(
+                    r#"{{"type":"TOOL_RESULT","content":{{"id":"a1","name":"files","error":"Tool files cancelled: {esc}"}}}}"#
+                )
+            ),
+        ]
     );
 }
 
@@ -1383,4 +1392,144 @@ fn twin_check_sees_a_hidden_change() {
         },
         Error::Call(CallError::Unknown),
     );
+}
+
+// ------------------------------------------------------------ slots whose frames wait
+
+/// Every queued frame, as (route, text), without running anything.
+fn frames_of(w: &mut W<'_>) -> Vec<(Route, String)> {
+    let mut buf = [0u8; 4096];
+    let mut out = Vec::new();
+    while let Some(t) = w.poll_transmit(&mut buf).unwrap() {
+        out.push((t.route, String::from_utf8(buf[..t.len].to_vec()).unwrap()));
+    }
+    out
+}
+
+/// One slot, used by four calls in turn: an adapter call cancelled, a deferred call
+/// completed, an adapter call settled by its adapter. `drain` runs after every input.
+fn one_slot_history(w: &mut W<'_>, drain: &mut dyn FnMut(&mut W<'_>)) -> Vec<CallHandle> {
+    let a = start(w, 1, FILES).expect("adapter");
+    drain(w);
+    assert_eq!(w.cancel(at(2), "stop"), Ok(0));
+    drain(w);
+    let d = start(w, 3, LATER).expect("deferred");
+    drain(w);
+    assert_eq!(
+        w.complete(at(4), d, Ok(b"{ \"x\" : 1 }")),
+        Ok(Completed::AsGiven)
+    );
+    drain(w);
+    let b = start(w, 5, FILES).expect("adapter");
+    drain(w);
+    let result = br#"{"type":"TOOL_RESULT","content":{"id":"a1","name":"files","result":[3]}}"#;
+    w.handle_adapter_frame(at(6), b, result).unwrap();
+    w.handle_adapter_frame(at(6), b, br#"{"type":"END"}"#)
+        .unwrap();
+    drain(w);
+    vec![a, d, b]
+}
+
+#[test]
+fn a_slot_whose_frames_wait_is_reclaimed_by_the_next_call() {
+    // A host that drains after every input, and one that drains only at the end: the same
+    // handles, and the same frames in the same order, byte for byte.
+    // (The default capacities: a queue with room for three rounds' prompts undrained.)
+    let mut sa = Storage::new(Config::DEFAULT, 1);
+    let mut a = idle(&mut sa);
+    let mut drained = Vec::new();
+    let ha = one_slot_history(&mut a, &mut |w| drained.extend(frames_of(w)));
+    let mut sb = Storage::new(Config::DEFAULT, 1);
+    let mut b = idle(&mut sb);
+    let hb = one_slot_history(&mut b, &mut |_| {});
+    assert!(b.queued() > 0);
+    assert_eq!(ha, hb);
+    assert_eq!(
+        ha.iter().map(|h| (h.slot(), h.index())).collect::<Vec<_>>(),
+        [(0, 0), (0, 1), (0, 2)]
+    );
+    let late = frames_of(&mut b);
+    assert_eq!(late, drained);
+    let h = |i: u32| Route::Adapter(CallHandle::from_parts(0, i));
+    let kinds: Vec<(Route, &str)> = late
+        .iter()
+        .map(|(r, f)| (*r, &f[9..f[9..].find('"').unwrap() + 9]))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (h(0), "TOOL_CALL"),
+            (h(0), "CANCEL"),
+            (Route::Model, "TOOL_RESULT"),
+            (Route::Model, "TEXT"),
+            (Route::Consumer, "TEXT"),
+            (Route::Model, "TOOL_RESULT"),
+            (Route::Model, "TEXT"),
+            (Route::Consumer, "TEXT"),
+            (h(2), "TOOL_CALL"),
+            (Route::Model, "TOOL_RESULT"),
+            (Route::Model, "TEXT"),
+            (Route::Consumer, "TEXT"),
+        ]
+    );
+    assert_eq!(
+        late[5].1,
+        r#"{"type":"TOOL_RESULT","content":{"id":"d1","name":"later","result":{"x":1}}}"#
+    );
+    assert_eq!(
+        late[9].1,
+        r#"{"type":"TOOL_RESULT","content":{"id":"a1","name":"files","result":[3]}}"#
+    );
+    // Late inputs for the ended calls are refused as before.
+    assert_eq!(
+        b.complete(at(7), hb[1], Ok(b"1")),
+        Err(Error::Call(CallError::Stale))
+    );
+}
+
+#[test]
+fn reclaiming_a_slot_waits_for_the_host_when_its_frames_do_not_fit() {
+    const CALC: &str = r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#;
+    let reason = "\u{1}".repeat(30);
+    let esc = "\\u0001".repeat(30);
+    // The cancelled adapter call's three frames, encoded into the queue to free its slot.
+    let needed = [
+        r#"{"type":"TOOL_CALL","content":{"id":"a1","name":"files","args":[1,2]}}"#.to_string(),
+        format!(r#"{{"type":"CANCEL","content":{{"id":"a1","name":"files","reason":"{esc}"}}}}"#),
+        format!(
+            r#"{{"type":"TOOL_RESULT","content":{{"id":"a1","name":"files","error":"Tool files cancelled: {esc}"}}}}"#
+        ),
+    ]
+    .iter()
+    .map(String::len)
+    .sum::<usize>();
+    assert_eq!(needed, 588);
+    let history = |w: &mut W<'_>| {
+        let h = start(w, 1, FILES).expect("adapter");
+        assert_eq!(w.cancel(at(2), &reason), Ok(0));
+        // A sync call (its result and a round end), never drained.
+        start(w, 2, CALC);
+        vec![h]
+    };
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    history(&mut w);
+    let free = match w.handle_response(at(3), LATER.as_bytes()) {
+        Err(Error::QueueFull { needed: n, free }) if n == needed && free < needed => free,
+        other => panic!("{other:?}"),
+    };
+    drop(w);
+    // Refused, changing nothing; drained, the slot is free and the call takes it.
+    refused(
+        SMALL,
+        1,
+        history,
+        |w, _| w.handle_response(at(3), LATER.as_bytes()),
+        Error::QueueFull { needed, free },
+    );
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    history(&mut w);
+    assert_eq!(frames_of(&mut w).len(), 1 + 2 + 2 + 1 + 2);
+    assert_eq!(start(&mut w, 3, LATER), Some(CallHandle::from_parts(0, 2)));
 }

@@ -10,7 +10,6 @@ use crate::held;
 use crate::json::DEFAULT_MAX_DEPTH;
 use crate::message::AROUND_NAME_BOUND;
 use crate::queue;
-use crate::trace::ENTRY_HEADER;
 
 /// Capacities and options of a wrapper (SPEC §3, §5 options; §4 limits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -79,12 +78,18 @@ impl Config {
         ..Config::DEFAULT
     };
 
-    /// Bytes of one slot's name, id, args and recorded result.
+    /// Bytes of one slot's name, id, args and outcome.
     pub(crate) const fn per_slot(&self) -> usize {
         add(
             add(self.name_cap, self.id_cap),
-            add(self.args_cap, self.result_cap),
+            add(self.args_cap, self.outcome_area()),
         )
+    }
+
+    /// Bytes of a slot's outcome: an adapter's recorded result, then the call's result or
+    /// error message until its `TOOL_RESULT` is transmitted.
+    pub(crate) const fn outcome_area(&self) -> usize {
+        max(self.result_cap, self.message_cap)
     }
 
     /// Where a sync tool writes: its result, or its error message.
@@ -100,21 +105,22 @@ impl Config {
         )
     }
 
-    /// Bytes of the output queue: room for ending `pending` calls (more may need more
-    /// rounds of draining when names and ids need heavy escaping) and ending the round.
+    /// Bytes of the output queue. A pending call's frames are encoded from its slot when
+    /// they are transmitted, so each queues a header only (`TOOL_CALL`, `CANCEL`,
+    /// `TOOL_RESULT`); a call that ends at once (a sync tool, or a failure) is encoded when
+    /// it ends, names and ids escaped as heavily as they can be, with the end of the round.
+    /// So a drained queue takes any input, and every pending call can end at once.
     pub const fn queue_len(&self, pending: usize) -> usize {
-        let ids = add(self.name_cap, self.id_cap);
-        // Each call may need its `TOOL_RESULT` and, for an adapter, a `CANCEL`.
-        let per_call = add(
-            add(2 * queue::cost(FRAME_AROUND_BOUND), mul(2, ids)),
-            add(self.outcome_bound(), self.message_cap),
+        // Escaping turns a byte into at most 6 (`\u001f`).
+        let ids = mul(6, add(self.name_cap, self.id_cap));
+        let outcome = max(
+            self.outcome_bound(),
+            // Own messages quote a name or an id.
+            add(mul(6, max(self.name_cap, self.id_cap)), AROUND_NAME_BOUND),
         );
-        let tool_call = add(queue::cost(FRAME_AROUND_BOUND), add(ids, self.args_cap));
-        let calls = if pending > 0 { pending } else { 1 };
-        add(
-            add(mul(calls, per_call), tool_call),
-            add(self.round_end_len(), ENTRY_HEADER),
-        )
+        let at_once = queue::cost(add(FRAME_AROUND_BOUND, add(ids, outcome)));
+        let per_call = mul(3, queue::cost(0));
+        add(add(mul(pending, per_call), at_once), self.round_end_len())
     }
 
     /// Bytes of a call's outcome in its `TOOL_RESULT`: a result, or an error message cut so

@@ -2,13 +2,13 @@
 //! host (`cancel`), oldest first, adapters told with `CANCEL` (SPEC §5, §7.5, §7.18).
 
 use crate::clock::Instant;
-use crate::encode::OutFrame;
 use crate::error::Error;
 use crate::hooks::Hooks;
 use crate::message::Message;
-use crate::queue::{self, Route};
+use crate::outcome::CallOutcome;
+use crate::queue::{self, Route, SlotFrame};
 
-use super::intercept::message_len;
+use super::round::Delivery;
 use super::slots::{HowEnded, Slot, SlotState};
 use super::{CallHandle, Wrapper};
 
@@ -80,9 +80,9 @@ impl<H: Hooks> Wrapper<'_, H> {
             Ending::Cancel(_) => (Instant::ZERO, s.index().wrapping_sub(next)),
             Ending::Timeout => (s.deadline(), s.index().wrapping_sub(next)),
         };
-        let (how, reason) = match ending {
-            Ending::Cancel(r) => (HowEnded::Cancelled, r),
-            Ending::Timeout => (HowEnded::TimedOut, &b"timeout"[..]),
+        let how = match ending {
+            Ending::Cancel(_) => HowEnded::Cancelled,
+            Ending::Timeout => HowEnded::TimedOut,
         };
         let mut ended = 0;
         while let Some(slot) = self
@@ -93,20 +93,11 @@ impl<H: Hooks> Wrapper<'_, H> {
             .map(|(i, _)| i)
         {
             let s = *self.slots.get(slot);
-            let call = self.slots.call(slot);
-            let name = call.name_bytes().unwrap_or(b"");
-            let msg = ending.message(name, &s);
-            let cancel = OutFrame::Cancel {
-                id: call.id_bytes(),
-                name,
-                reason,
-            };
             let adapter = s.state() == SlotState::Adapter;
-            let mut need = self
-                .round
-                .completion_cost(&self.cfg, &call, message_len(&msg));
+            // Records only: the `CANCEL` and `TOOL_RESULT` are encoded from the slot.
+            let mut need = self.round.slot_completion_cost(&self.cfg);
             if adapter {
-                need += queue::cost(cancel.encoded_len());
+                need += queue::cost(0);
             }
             if let Err(e) = self.round.reserve(need) {
                 if ended == 0 {
@@ -116,15 +107,22 @@ impl<H: Hooks> Wrapper<'_, H> {
             }
             if adapter {
                 let handle = CallHandle::new(slot as u16, s.index());
-                self.round.push(Route::Adapter(handle), &cancel);
+                let route = Route::Adapter(handle);
+                self.round
+                    .queue
+                    .push_slot(route, SlotFrame::Cancel, slot as u16, s.index());
             }
             match ending {
                 Ending::Timeout => debug!("call {} timed out", s.index()),
                 Ending::Cancel(_) => debug!("call {} cancelled", s.index()),
             }
-            let message = self.scratch.compose(&self.cfg, &msg);
-            self.round.fail(&self.cfg, call, message);
-            self.slots.release(slot, how);
+            let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
+            let message = self.scratch.compose(&self.cfg, &ending.message(name, &s));
+            self.slots.set_answer(slot, CallOutcome::Error(message));
+            let call = self.slots.call(slot);
+            let delivery = Delivery::FromSlot(slot as u16);
+            self.round.fail(&self.cfg, call, message, delivery);
+            self.slots.end(slot, how);
             ended += 1;
         }
         Ok(0)

@@ -2,18 +2,17 @@
 //! tool runs (sync), or the call takes a slot (deferred, adapter), or fails at once.
 
 use crate::clock::Instant;
-use crate::encode::OutFrame;
 use crate::error::Error;
 use crate::frame::Frame;
 use crate::hooks::Hooks;
 use crate::json::{self, JsonStr};
 use crate::message::{escaped_len, escaped_prefix, Message, AROUND_NAME_BOUND};
 use crate::outcome::CallOutcome;
-use crate::queue::{self, Route};
+use crate::queue::{self, Route, SlotFrame};
 use crate::tool::{ResultWriter, ToolKind};
 
 use super::result::{check_result, ResultCheck};
-use super::round::CallRef;
+use super::round::{CallRef, Delivery};
 use super::scratch::{compose_into, valid_utf8_prefix};
 use super::slots::NewCall;
 use super::{Disposition, Wrapper};
@@ -24,8 +23,13 @@ enum Plan {
     Fail(usize),
     /// Run this sync tool.
     Sync(usize),
-    /// Take this slot for this deferred or adapter tool.
-    Occupy { tool: usize, slot: usize },
+    /// Take this slot for this deferred or adapter tool, after encoding into the queue the
+    /// frames an ended call in it still has there (`reclaim`).
+    Occupy {
+        tool: usize,
+        slot: usize,
+        reclaim: bool,
+    },
 }
 
 /// Bounds, quotes included, the escaped length of a message the wrapper composes around a
@@ -90,7 +94,12 @@ impl<H: Hooks> Wrapper<'_, H> {
         // SPEC §7.4 and §7.23: malformed → unknown name → duplicate id → args too large for a
         // pending call → free slot → run.
         let tool = name_bytes.and_then(|n| self.tools.find(n));
-        let free_slot = self.slots.free_slot();
+        // A slot whose call ended but whose frames are still queued counts as free: those
+        // frames are encoded into the queue to reclaim it (a host that drains never needs to).
+        let (free_slot, reclaim) = match self.slots.free_slot() {
+            Some(slot) => (Some(slot), false),
+            None => (self.slots.answered_slot(), true),
+        };
         let duplicate = call.id.is_some_and(|i| self.slots.holds_id(i));
         // Args are held without white space; only a pending call's args longer than the cap
         // as written need measuring.
@@ -130,37 +139,30 @@ impl<H: Hooks> Wrapper<'_, H> {
                 }
                 ToolKind::Deferred | ToolKind::Adapter => {
                     let adapter = matches!(self.tools.get(t).kind, ToolKind::Adapter);
-                    // The call must be able to end in a drained queue, whatever ends it: a
-                    // result, an error, or its timeout (with a `CANCEL` first for an adapter),
-                    // so a pending call can never wedge the wrapper.
-                    let mut worst = self.round.completion_cost(&self.cfg, &cref, outcome)
-                        - self.round.end_cost(&self.cfg)
-                        + self.cfg.round_end_len();
+                    let slot = free_slot.unwrap_or(0);
+                    // Its frames are records encoded from the slot (`TOOL_CALL` now for an
+                    // adapter; then `CANCEL` and `TOOL_RESULT`), so whatever ends it fits a
+                    // queue `Config::queue_len` sized: a pending call never wedges the wrapper.
+                    let mut need = match reclaim {
+                        true => self
+                            .round
+                            .queue
+                            .inline_cost(slot as u16, |f| self.slots.frame(slot, f).encoded_len()),
+                        false => 0,
+                    };
                     if adapter {
-                        worst += queue::cost(
-                            OutFrame::Cancel {
-                                id: id_bytes,
-                                name: name_bytes.unwrap_or(b""),
-                                reason: b"timeout",
-                            }
-                            .encoded_len(),
-                        );
+                        need += queue::cost(0);
                     }
-                    let cap = self.round.queue.capacity();
-                    if worst > cap {
-                        return Err(Error::OutputTooLarge { needed: worst, cap });
+                    // Drained, the queue frees the slot itself: never too large for it.
+                    let free = self.round.queue.free();
+                    if reclaim && need > free {
+                        return Err(Error::QueueFull { needed: need, free });
                     }
-                    if adapter {
-                        let frame = OutFrame::ToolCall {
-                            id: id_bytes,
-                            name: name_bytes.unwrap_or(b""),
-                            args: call.args,
-                        };
-                        self.round.reserve(queue::cost(frame.encoded_len()))?;
-                    }
+                    self.round.reserve(need)?;
                     Plan::Occupy {
                         tool: t,
-                        slot: free_slot.unwrap_or(0),
+                        slot,
+                        reclaim,
                     }
                 }
             }
@@ -173,7 +175,7 @@ impl<H: Hooks> Wrapper<'_, H> {
         let handle = match plan {
             Plan::Fail(n) => {
                 let msg = valid_utf8_prefix(&msg_buf[..n]);
-                self.round.fail(&self.cfg, cref, msg);
+                self.round.fail(&self.cfg, cref, msg, Delivery::Now);
                 None
             }
             Plan::Sync(t) => {
@@ -189,13 +191,14 @@ impl<H: Hooks> Wrapper<'_, H> {
                 let failure = match ran {
                     Ok(()) if overflow => Message::ResultTooLarge(n, self.cfg.result_cap),
                     Ok(()) => match check_result(&output[..written], &self.cfg) {
-                        ResultCheck::Fits { last_error, .. } => {
+                        ResultCheck::Fits { last_error } => {
                             let result = json::trim_ws(&output[..written]);
                             self.round.complete_with(
                                 &self.cfg,
                                 cref,
                                 CallOutcome::Result(result),
                                 last_error,
+                                Delivery::Now,
                             );
                             return Ok(Disposition::Intercepted {
                                 index: cref.index,
@@ -214,7 +217,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                             self.round.stats.messages_truncated =
                                 self.round.stats.messages_truncated.saturating_add(1);
                         }
-                        self.round.fail(&self.cfg, cref, message);
+                        self.round.fail(&self.cfg, cref, message, Delivery::Now);
                         return Ok(Disposition::Intercepted {
                             index: cref.index,
                             handle: None,
@@ -222,10 +225,21 @@ impl<H: Hooks> Wrapper<'_, H> {
                     }
                 };
                 let message = compose_into(msg_buf, &failure);
-                self.round.fail(&self.cfg, cref, message);
+                self.round.fail(&self.cfg, cref, message, Delivery::Now);
                 None
             }
-            Plan::Occupy { tool, slot } => {
+            Plan::Occupy {
+                tool,
+                slot,
+                reclaim,
+            } => {
+                if reclaim {
+                    let slots = &self.slots;
+                    self.round
+                        .queue
+                        .inline_slot(slot as u16, |f| slots.frame(slot, f));
+                    self.slots.free(slot);
+                }
                 let t = self.tools.get(tool);
                 let adapter = matches!(t.kind, ToolKind::Adapter);
                 let timeout_ms = t.timeout_ms.unwrap_or(self.cfg.tool_timeout_ms);
@@ -243,13 +257,10 @@ impl<H: Hooks> Wrapper<'_, H> {
                     },
                 );
                 if adapter {
-                    let stored = self.slots.call(slot);
-                    let frame = OutFrame::ToolCall {
-                        id: stored.id_bytes(),
-                        name: stored.name_bytes().unwrap_or(b""),
-                        args: stored.args,
-                    };
-                    self.round.push(Route::Adapter(handle), &frame);
+                    let route = Route::Adapter(handle);
+                    self.round
+                        .queue
+                        .push_slot(route, SlotFrame::ToolCall, slot as u16, cref.index);
                 }
                 debug!("call {} pending in slot {}", cref.index, slot);
                 Some(handle)

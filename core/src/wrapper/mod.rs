@@ -25,19 +25,21 @@
 //! `poll_event` until `None`, then re-arm your timer from `poll_timeout`. An
 //! input that could produce frames is refused with [`Error::QueueFull`] while
 //! the queue lacks room for the most it could produce, so draining first
-//! keeps the machine moving. A `TOOL_CALL` is taken only if ending it (by a
-//! result, an error or its timeout) fits an empty queue, so no pending call
-//! can wedge the wrapper; `handle_timeout` and `cancel` end calls one at a
-//! time as room allows (timeouts stay due, `cancel` returns how many are
-//! left). Pass-through frames never enter the queue: the host forwards its
-//! own bytes when told [`Disposition::Forward`].
+//! keeps the machine moving: a drained queue takes any input. A pending call's
+//! frames (`TOOL_CALL`, `CANCEL`, `TOOL_RESULT`) queue as records encoded from
+//! its slot when transmitted, so `handle_timeout` and `cancel` end every
+//! pending call at once after a drain; undrained, they end calls one at a time
+//! as room allows (timeouts stay due, `cancel` returns how many are left).
+//! Pass-through frames never enter the queue: the host forwards its own bytes
+//! when told [`Disposition::Forward`].
 //!
 //! # Memory
 //!
 //! The wrapper owns nothing: the host hands in the pending-call [`Slot`]s and
 //! one byte arena of [`Config::arena_len`] bytes, carved into per-slot
-//! buffers (name, id, args, recorded result), scratch, the trace ring, the
-//! held-`END` buffer and the output queue.
+//! buffers (name, id, args, outcome), scratch, the trace ring, the
+//! held-`END` buffer and the output queue. A slot stays taken after its call
+//! ended until its `TOOL_RESULT` is transmitted.
 //!
 //! # Where things are
 //!
@@ -67,7 +69,7 @@ use crate::error::Error;
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::held::Held;
 use crate::hooks::{Hooks, NoHooks};
-use crate::queue::{Queue, Transmit};
+use crate::queue::{Body, Queue, SlotFrame, Transmit};
 use crate::tool::{Registry, Tool};
 use crate::trace::Trace;
 
@@ -294,13 +296,37 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     /// Writes the oldest queued frame into `buf` and says where it goes; a short buffer keeps it queued.
     #[must_use = "a frame taken from the queue must be written where its route says"]
     pub fn poll_transmit(&mut self, buf: &mut [u8]) -> Result<Option<Transmit>, BufferTooSmall> {
-        self.round.queue.pop_into(buf)
+        let Some(record) = self.round.queue.front() else {
+            return Ok(None);
+        };
+        match record.body {
+            Body::Inline(_) => self.round.queue.pop_inline_into(buf),
+            Body::Slot(frame, slot) => {
+                let len = self.slots.frame(slot as usize, frame).encode(buf)?;
+                self.round.queue.drop_front();
+                if frame == SlotFrame::ToolResult {
+                    self.slots.free(slot as usize);
+                }
+                Ok(Some(Transmit {
+                    route: record.route,
+                    len,
+                }))
+            }
+        }
     }
 
     /// The route and length of the next frame `poll_transmit` would write.
     #[must_use]
     pub fn peek_transmit(&self) -> Option<Transmit> {
-        self.round.queue.peek()
+        let record = self.round.queue.front()?;
+        let len = match record.body {
+            Body::Inline(len) => len,
+            Body::Slot(frame, slot) => self.slots.frame(slot as usize, frame).encoded_len(),
+        };
+        Some(Transmit {
+            route: record.route,
+            len,
+        })
     }
 
     /// The next call the host must start (deferred: run it; adapter: connect it), oldest first.

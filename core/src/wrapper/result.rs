@@ -30,11 +30,8 @@ pub(crate) fn result_error(result: &[u8], max_depth: u8) -> Option<LastError<'_>
 
 /// What a result from the host (a sync tool's output, or `complete`) turned out to be.
 pub(crate) enum ResultCheck<'r> {
-    /// Valid and carried: a bound on its compact length, and its last-error source.
-    Fits {
-        bound: usize,
-        last_error: Option<LastError<'r>>,
-    },
+    /// Valid and carried, with its last-error source.
+    Fits { last_error: Option<LastError<'r>> },
     /// Valid, but its compact form is longer than `result_cap`.
     TooLarge(usize),
     /// Valid, but nested deeper than `max_depth`, the result being level 1.
@@ -69,7 +66,7 @@ pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &Config) -> ResultCheck<'r
             };
             match bound > cfg.result_cap {
                 true => ResultCheck::TooLarge(bound),
-                false => ResultCheck::Fits { bound, last_error },
+                false => ResultCheck::Fits { last_error },
             }
         }
         // Too deep for the limit: still refuse it as invalid when it is not JSON at all.
@@ -160,7 +157,7 @@ mod tests {
                     Err(e) => std::format!("invalid {e:?}"),
                 };
                 let new = match check_result(c, &cfg) {
-                    ResultCheck::Fits { last_error, .. } => {
+                    ResultCheck::Fits { last_error } => {
                         std::format!("{:?}", last_error.map(show))
                     }
                     ResultCheck::TooDeep => "deep".into(),

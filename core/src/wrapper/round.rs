@@ -9,7 +9,7 @@ use crate::hooks::{CallInfo, Hooks};
 use crate::json;
 use crate::message::escaped_prefix;
 use crate::outcome::CallOutcome;
-use crate::queue::{self, Queue, Route};
+use crate::queue::{self, Queue, Route, SlotFrame};
 use crate::trace::Trace;
 
 use super::config::Config;
@@ -44,6 +44,15 @@ impl<'c> CallRef<'c> {
     pub(crate) fn id_bytes(&self) -> Option<&'c [u8]> {
         self.id.map(str::as_bytes)
     }
+}
+
+/// How a completion's `TOOL_RESULT` is queued.
+#[derive(Copy, Clone)]
+pub(crate) enum Delivery {
+    /// Encoded now: the call never took a slot.
+    Now,
+    /// Encoded from this slot, where the outcome was stored, when it is transmitted.
+    FromSlot(u16),
 }
 
 /// What records and sends completions, and closes rounds.
@@ -97,6 +106,12 @@ impl<'a, H: Hooks> Round<'a, H> {
         queue::cost(frame.encoded_len() + outcome_len) + self.end_cost(cfg)
     }
 
+    /// Queue bytes completing a call whose outcome is in its slot may need, the round's
+    /// end included.
+    pub(crate) fn slot_completion_cost(&self, cfg: &Config) -> usize {
+        queue::cost(0) + self.end_cost(cfg)
+    }
+
     /// Queue bytes ending the round now may need.
     pub(crate) fn end_cost(&self, cfg: &Config) -> usize {
         2 * queue::cost(cfg.prompt_len())
@@ -110,8 +125,14 @@ impl<'a, H: Hooks> Round<'a, H> {
     }
 
     /// Completes `call` with an error message (SPEC §3.2).
-    pub(crate) fn fail(&mut self, cfg: &Config, call: CallRef<'_>, message: &str) {
-        self.complete_with(cfg, call, CallOutcome::Error(message), None);
+    pub(crate) fn fail(
+        &mut self,
+        cfg: &Config,
+        call: CallRef<'_>,
+        message: &str,
+        delivery: Delivery,
+    ) {
+        self.complete_with(cfg, call, CallOutcome::Error(message), None, delivery);
     }
 
     /// SPEC §3.2: trace, last error, `TOOL_RESULT`, hook, pending, prompt, released `END`s.
@@ -121,6 +142,7 @@ impl<'a, H: Hooks> Round<'a, H> {
         call: CallRef<'_>,
         outcome: CallOutcome<'_>,
         source: Option<LastError<'_>>,
+        delivery: Delivery,
     ) {
         self.trace.push(call.name_bytes(), call.args, outcome);
         match (outcome, source) {
@@ -128,12 +150,20 @@ impl<'a, H: Hooks> Round<'a, H> {
             (CallOutcome::Result(_), Some(source)) => self.set_last_error_from(source),
             (CallOutcome::Result(_), None) => {}
         }
-        let frame = OutFrame::ToolResult {
-            id: call.id_bytes(),
-            name: call.name_bytes(),
-            outcome,
-        };
-        self.queue.push(Route::Model, &frame);
+        match delivery {
+            Delivery::Now => {
+                let frame = OutFrame::ToolResult {
+                    id: call.id_bytes(),
+                    name: call.name_bytes(),
+                    outcome,
+                };
+                self.queue.push(Route::Model, &frame);
+            }
+            Delivery::FromSlot(slot) => {
+                self.queue
+                    .push_slot(Route::Model, SlotFrame::ToolResult, slot, call.index)
+            }
+        }
         debug!(
             "call {} settled: {}",
             call.index,
@@ -151,11 +181,6 @@ impl<'a, H: Hooks> Round<'a, H> {
     pub(crate) fn start(&mut self, call: &CallRef<'_>) {
         self.hooks.on_tool_call(&call.info(self.queue.pushed()));
         self.pending += 1;
-    }
-
-    /// Queues a frame whose cost was reserved.
-    pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) {
-        self.queue.push(route, frame);
     }
 
     fn end(&mut self, cfg: &Config) {

@@ -7,25 +7,28 @@ use crate::error::{CallError, Error};
 use crate::frame::Frame;
 use crate::hooks::Hooks;
 use crate::json;
-use crate::message::{escaped_len, escaped_prefix, Message};
+use crate::message::{escaped_prefix, Message};
 use crate::outcome::CallOutcome;
 
-use super::intercept::message_len;
 use super::result::{check_result, result_error, ResultCheck};
+use super::round::Delivery;
 use super::scratch::{compose_into, valid_utf8_prefix};
 use super::slots::{AdapterResult, HowEnded, SlotState};
 use super::{CallHandle, Completed, Wrapper};
 
-/// Reserves what completing the call in `slot` costs, completes it and frees the slot. A
-/// macro rather than a method: the outcome may borrow the slot's bytes or scratch, which a
+/// Reserves what completing the call in `slot` costs, stores the outcome in the slot (its
+/// `TOOL_RESULT` is encoded from there when transmitted), completes the call and ends it. A
+/// macro rather than a method: the outcome may borrow scratch or the host's bytes, which a
 /// `&mut self` method could not also take.
 macro_rules! settle {
-    ($w:ident, $slot:expr, $call:expr, $len:expr, $outcome:expr, $last_error:expr) => {{
+    ($w:ident, $slot:expr, $outcome:expr, $last_error:expr) => {{
+        $w.round.reserve($w.round.slot_completion_cost(&$w.cfg))?;
+        $w.slots.set_answer($slot, $outcome);
+        let call = $w.slots.call($slot);
+        let delivery = Delivery::FromSlot($slot as u16);
         $w.round
-            .reserve($w.round.completion_cost(&$w.cfg, &$call, $len))?;
-        $w.round
-            .complete_with(&$w.cfg, $call, $outcome, $last_error);
-        $w.slots.release($slot, HowEnded::Finished);
+            .complete_with(&$w.cfg, call, $outcome, $last_error, delivery);
+        $w.slots.end($slot, HowEnded::Finished);
     }};
 }
 
@@ -44,14 +47,13 @@ impl<H: Hooks> Wrapper<'_, H> {
     ) -> Result<Completed, Error> {
         self.clock.check(now)?;
         let slot = self.waiting(now, handle, SlotState::Deferred)?;
-        let call = self.slots.call(slot);
-        let name = call.name_bytes().unwrap_or(b"");
+        let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
         let (failure, completed) = match outcome {
             Ok(raw) => match check_result(raw, &self.cfg) {
                 ResultCheck::Invalid(e) => return Err(Error::InvalidResult(e)),
-                ResultCheck::Fits { bound, last_error } => {
+                ResultCheck::Fits { last_error } => {
                     let outcome = CallOutcome::Result(json::trim_ws(raw));
-                    settle!(self, slot, call, bound, outcome, last_error);
+                    settle!(self, slot, outcome, last_error);
                     self.clock.advance(now);
                     return Ok(Completed::AsGiven);
                 }
@@ -76,21 +78,13 @@ impl<H: Hooks> Wrapper<'_, H> {
                         cap: self.cfg.message_cap,
                     });
                 }
-                let len = escaped_len(msg.as_bytes()) + 2;
-                settle!(self, slot, call, len, CallOutcome::Error(msg), None);
+                settle!(self, slot, CallOutcome::Error(msg), None);
                 self.clock.advance(now);
                 return Ok(Completed::AsGiven);
             }
         };
         let message = compose_into(self.scratch.message(&self.cfg), &failure);
-        settle!(
-            self,
-            slot,
-            call,
-            message_len(&failure),
-            CallOutcome::Error(message),
-            None
-        );
+        settle!(self, slot, CallOutcome::Error(message), None);
         self.clock.advance(now);
         Ok(completed)
     }
@@ -111,7 +105,7 @@ impl<H: Hooks> Wrapper<'_, H> {
             // Kept without white space; one that does not fit fails the call when it settles.
             AdapterStep::Record(raw) => self.slots.keep_result(slot, raw),
             AdapterStep::Fail(msg) => {
-                let call = self.slots.call(slot);
+                let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
                 let cap = self.cfg.message_cap;
                 // The adapter's message is cut, never refused, so the call still settles: to
                 // its longest prefix that fits `message_cap` once escaped.
@@ -125,15 +119,14 @@ impl<H: Hooks> Wrapper<'_, H> {
                         )
                     }
                     None => {
-                        let failed = Message::Failed(call.name_bytes().unwrap_or(b""));
+                        let failed = Message::Failed(name);
                         (
                             compose_into(self.scratch.message(&self.cfg), &failed),
                             false,
                         )
                     }
                 };
-                let len = escaped_len(message.as_bytes()) + 2;
-                settle!(self, slot, call, len, CallOutcome::Error(message), None);
+                settle!(self, slot, CallOutcome::Error(message), None);
                 if cut {
                     self.round.stats.messages_truncated =
                         self.round.stats.messages_truncated.saturating_add(1);
@@ -165,33 +158,26 @@ impl<H: Hooks> Wrapper<'_, H> {
 
     /// Settles an adapter call with what it kept (SPEC §2.2), or fails it when that was too large.
     fn adapter_end(&mut self, slot: usize) -> Result<(), Error> {
-        let call = self.slots.call(slot);
-        let result = match self.slots.get(slot).adapter_result() {
-            AdapterResult::TooLarge => {
-                let msg =
-                    Message::ResultTooLarge(call.name_bytes().unwrap_or(b""), self.cfg.result_cap);
-                let message = compose_into(self.scratch.message(&self.cfg), &msg);
-                settle!(
-                    self,
-                    slot,
-                    call,
-                    message_len(&msg),
-                    CallOutcome::Error(message),
-                    None
-                );
-                return Ok(());
-            }
-            _ => self.slots.kept_result(slot).unwrap_or(b"null"),
+        if self.slots.get(slot).adapter_result() == AdapterResult::TooLarge {
+            let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
+            let msg = Message::ResultTooLarge(name, self.cfg.result_cap);
+            let message = compose_into(self.scratch.message(&self.cfg), &msg);
+            settle!(self, slot, CallOutcome::Error(message), None);
+            return Ok(());
+        }
+        // The kept result (or `null`) is already in the slot's outcome area.
+        self.round
+            .reserve(self.round.slot_completion_cost(&self.cfg))?;
+        self.slots.answer_kept(slot);
+        let (call, outcome) = (self.slots.call(slot), self.slots.answer(slot));
+        let source = match outcome {
+            CallOutcome::Result(result) => result_error(result, self.cfg.max_depth),
+            CallOutcome::Error(_) => None,
         };
-        let source = result_error(result, self.cfg.max_depth);
-        settle!(
-            self,
-            slot,
-            call,
-            result.len(),
-            CallOutcome::Result(result),
-            source
-        );
+        let delivery = Delivery::FromSlot(slot as u16);
+        self.round
+            .complete_with(&self.cfg, call, outcome, source, delivery);
+        self.slots.end(slot, HowEnded::Finished);
         Ok(())
     }
 }

@@ -1,12 +1,18 @@
 //! Pending-call slots and the handles that name them.
 //!
 //! The host hands in an array of [`Slot`]s (metadata) and the arena holds each
-//! slot's bytes: name, id, args and the result an adapter recorded. [`Slots`] is
-//! the one view through which the wrapper reaches both.
+//! slot's bytes: name, id, args and the outcome (the result an adapter recorded,
+//! then the result or error the call ended with). A call that has ended keeps its
+//! slot until its `TOOL_RESULT` is transmitted, which is encoded from these bytes
+//! then. [`Slots`] is the one view through which the wrapper reaches both.
 
 use crate::clock::Instant;
+use crate::encode::OutFrame;
 use crate::error::CallError;
 use crate::json::{self, JsonStr};
+use crate::message::CANCELLED_AT;
+use crate::outcome::CallOutcome;
+use crate::queue::SlotFrame;
 
 use super::config::Config;
 use super::round::CallRef;
@@ -53,6 +59,8 @@ pub(crate) enum SlotState {
     Free,
     Deferred,
     Adapter,
+    /// Ended (no longer pending), its frames not all transmitted yet.
+    Answered,
 }
 
 /// How the last call in a slot ended, for refusing late inputs with the right error.
@@ -79,6 +87,18 @@ pub(crate) enum AdapterResult {
     TooLarge,
 }
 
+/// What an ended call's outcome area holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) enum Answer {
+    #[default]
+    None,
+    /// A compact result of this many bytes.
+    Result(u32),
+    /// An error message (decoded UTF-8) of this many bytes.
+    Error(u32),
+}
+
 /// One pending-call slot. Opaque: hand the wrapper an array of [`Slot::EMPTY`].
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -90,6 +110,7 @@ pub struct Slot {
     id_len: Option<u16>,
     args_len: u32,
     adapter_result: AdapterResult,
+    answer: Answer,
     timeout_ms: u32,
     deadline: Instant,
     /// Whether `poll_event` has told the host of this call.
@@ -107,6 +128,7 @@ impl Slot {
         id_len: None,
         args_len: 0,
         adapter_result: AdapterResult::Nothing,
+        answer: Answer::None,
         timeout_ms: 0,
         deadline: Instant::ZERO,
         event_sent: false,
@@ -118,7 +140,7 @@ impl Slot {
     }
 
     pub(crate) fn is_pending(&self) -> bool {
-        self.state != SlotState::Free
+        matches!(self.state, SlotState::Deferred | SlotState::Adapter)
     }
 
     pub(crate) fn index(&self) -> u32 {
@@ -149,6 +171,8 @@ struct Layout {
     id_cap: u16,
     args_cap: u32,
     result_cap: u32,
+    /// The outcome area: a result or an error message.
+    outcome_cap: u32,
 }
 
 /// A new call for a free slot.
@@ -184,6 +208,7 @@ impl<'a> Slots<'a> {
                 id_cap: cfg.id_cap as u16,
                 args_cap: cfg.args_cap as u32,
                 result_cap: cfg.result_cap as u32,
+                outcome_cap: cfg.outcome_area() as u32,
             },
         }
     }
@@ -205,24 +230,32 @@ impl<'a> Slots<'a> {
             .filter(|(_, s)| s.is_pending())
     }
 
+    /// A slot no call holds.
     pub(crate) fn free_slot(&self) -> Option<usize> {
-        self.slots.iter().position(|s| !s.is_pending())
+        self.slots.iter().position(|s| s.state == SlotState::Free)
     }
 
-    /// The byte ranges of `slot`'s name, id, args and result buffers.
+    /// The first slot of an ended call whose frames wait in the queue.
+    pub(crate) fn answered_slot(&self) -> Option<usize> {
+        self.slots
+            .iter()
+            .position(|s| s.state == SlotState::Answered)
+    }
+
+    /// The byte ranges of `slot`'s name, id, args and outcome buffers.
     fn ranges(&self, slot: usize) -> [core::ops::Range<usize>; 4] {
         let l = self.layout;
         let (name_cap, id_cap) = (l.name_cap as usize, l.id_cap as usize);
-        let (args_cap, result_cap) = (l.args_cap as usize, l.result_cap as usize);
-        let name = slot * (name_cap + id_cap + args_cap + result_cap);
+        let (args_cap, outcome_cap) = (l.args_cap as usize, l.outcome_cap as usize);
+        let name = slot * (name_cap + id_cap + args_cap + outcome_cap);
         let id = name + name_cap;
         let args = id + id_cap;
-        let result = args + args_cap;
+        let outcome = args + args_cap;
         [
             name..id,
             id..args,
-            args..result,
-            result..result + result_cap,
+            args..outcome,
+            outcome..outcome + outcome_cap,
         ]
     }
 
@@ -252,14 +285,66 @@ impl<'a> Slots<'a> {
         }
     }
 
-    /// The result an adapter call kept.
-    pub(crate) fn kept_result(&self, slot: usize) -> Option<&[u8]> {
-        match self.slots[slot].adapter_result {
-            AdapterResult::Kept(n) => {
-                let at = self.ranges(slot)[3].start;
-                Some(&self.bytes[at..at + n as usize])
+    /// Stores the outcome of the call in `slot`: a result (compacted; it fits `result_cap`
+    /// compact) or an error message (at most `message_cap` bytes of UTF-8).
+    pub(crate) fn set_answer(&mut self, slot: usize, outcome: CallOutcome<'_>) {
+        let area = self.ranges(slot)[3].clone();
+        let area = &mut self.bytes[area];
+        self.slots[slot].answer = match outcome {
+            CallOutcome::Result(raw) => Answer::Result(json::compact_into(raw, area) as u32),
+            CallOutcome::Error(text) => {
+                let n = text.len().min(area.len());
+                area[..n].copy_from_slice(&text.as_bytes()[..n]);
+                Answer::Error(n as u32)
             }
-            _ => None,
+        };
+    }
+
+    /// Takes the adapter's kept result, already in the outcome area, as the outcome.
+    pub(crate) fn answer_kept(&mut self, slot: usize) {
+        if let AdapterResult::Kept(n) = self.slots[slot].adapter_result {
+            self.slots[slot].answer = Answer::Result(n);
+        }
+    }
+
+    /// The outcome stored by [`set_answer`](Self::set_answer) or [`answer_kept`](Self::answer_kept).
+    pub(crate) fn answer(&self, slot: usize) -> CallOutcome<'_> {
+        let at = self.ranges(slot)[3].start;
+        match self.slots[slot].answer {
+            Answer::Result(n) => CallOutcome::Result(&self.bytes[at..at + n as usize]),
+            Answer::Error(n) => {
+                CallOutcome::Error(valid_utf8_prefix(&self.bytes[at..at + n as usize]))
+            }
+            Answer::None => CallOutcome::Result(b"null"),
+        }
+    }
+
+    /// A frame of the call in `slot`, encoded from its bytes.
+    pub(crate) fn frame(&self, slot: usize, frame: SlotFrame) -> OutFrame<'_> {
+        let call = self.call(slot);
+        let (id, name) = (call.id_bytes(), call.name_bytes().unwrap_or(b""));
+        match frame {
+            SlotFrame::ToolCall => OutFrame::ToolCall {
+                id,
+                name,
+                args: call.args,
+            },
+            // A cancel's reason is what follows `Tool <name> cancelled: ` in its message.
+            SlotFrame::Cancel => OutFrame::Cancel {
+                id,
+                name,
+                reason: match (self.slots[slot].how_ended, self.answer(slot)) {
+                    (HowEnded::Cancelled, CallOutcome::Error(m)) => {
+                        m.as_bytes().get(CANCELLED_AT + name.len()..).unwrap_or(b"")
+                    }
+                    _ => b"timeout",
+                },
+            },
+            SlotFrame::ToolResult => OutFrame::ToolResult {
+                id,
+                name: Some(name),
+                outcome: self.answer(slot),
+            },
         }
     }
 
@@ -283,6 +368,7 @@ impl<'a> Slots<'a> {
             id_len: call.id.map(|i| i.len() as u16),
             args_len: args_len as u32,
             adapter_result: AdapterResult::Nothing,
+            answer: Answer::None,
             timeout_ms: call.timeout_ms,
             deadline: call.deadline,
             event_sent: false,
@@ -302,10 +388,18 @@ impl<'a> Slots<'a> {
         };
     }
 
-    /// Frees `slot`; its bytes stay readable until the next call takes it.
-    pub(crate) fn release(&mut self, slot: usize, how: HowEnded) {
-        self.slots[slot].state = SlotState::Free;
+    /// Ends the call in `slot`: no longer pending, its bytes kept for the frames still queued.
+    pub(crate) fn end(&mut self, slot: usize, how: HowEnded) {
+        self.slots[slot].state = SlotState::Answered;
         self.slots[slot].how_ended = how;
+    }
+
+    /// Frees an ended call's `slot` (its `TOOL_RESULT` was transmitted, or encoded into the
+    /// queue); its index and how it ended stay for refusing late inputs.
+    pub(crate) fn free(&mut self, slot: usize) {
+        if self.slots[slot].state == SlotState::Answered {
+            self.slots[slot].state = SlotState::Free;
+        }
     }
 
     /// The slot of the call `handle` names, if that call is waiting at `now`.
@@ -320,11 +414,11 @@ impl<'a> Slots<'a> {
             return Err(CallError::Unknown);
         };
         if s.index == handle.index {
-            return match (s.state, s.how_ended) {
-                (SlotState::Free, HowEnded::TimedOut) => Err(CallError::TimedOut),
-                (SlotState::Free, HowEnded::Cancelled) => Err(CallError::Cancelled),
-                (SlotState::Free, HowEnded::Finished) => Err(CallError::Finished),
-                (SlotState::Free, HowEnded::NotYet) => Err(CallError::Unknown),
+            return match (s.is_pending(), s.how_ended) {
+                (false, HowEnded::TimedOut) => Err(CallError::TimedOut),
+                (false, HowEnded::Cancelled) => Err(CallError::Cancelled),
+                (false, HowEnded::Finished) => Err(CallError::Finished),
+                (false, HowEnded::NotYet) => Err(CallError::Unknown),
                 _ if now >= s.deadline => Err(CallError::TimedOut),
                 _ => Ok(slot),
             };
