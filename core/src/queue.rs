@@ -55,6 +55,8 @@ pub(crate) enum SlotFrame {
 pub(crate) enum Body {
     /// An encoded frame of this many bytes.
     Inline(usize),
+    /// An encoded frame of this many bytes for the model, then again for the consumer.
+    Mirrored(usize),
     /// The frame of the call in this slot.
     Slot(SlotFrame, u16),
 }
@@ -127,13 +129,18 @@ impl<'a> Queue<'a> {
     /// Queues `frame`, encoded now. Its cost must have been reserved: the callers' room
     /// checks make a full queue here a bug, which debug builds report.
     pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) {
-        self.push_each(&[route], frame);
+        self.push_inline(route, frame, false);
     }
 
-    /// Queues `frame` once for each route (a mirrored prompt), encoding it once.
-    pub(crate) fn push_each(&mut self, routes: &[Route], frame: &OutFrame<'_>) {
+    /// Queues `frame` for the model, then the same bytes for the consumer (a mirrored
+    /// prompt): one record, `cost(len)`, transmitted twice.
+    pub(crate) fn push_mirrored(&mut self, frame: &OutFrame<'_>) {
+        self.push_inline(Route::Model, frame, true);
+    }
+
+    fn push_inline(&mut self, route: Route, frame: &OutFrame<'_>, mirrored: bool) {
         let len = frame.encoded_len();
-        let need = cost(len) * routes.len();
+        let need = cost(len);
         if self.buf.len() - self.tail < need {
             if self.free() < need {
                 debug_assert!(false, "{need} bytes pushed without a reservation");
@@ -141,20 +148,18 @@ impl<'a> Queue<'a> {
             }
             self.compact();
         }
-        let first = self.tail + HEADER;
-        for (i, &route) in routes.iter().enumerate() {
-            let at = self.tail;
-            write_header(&mut self.buf[at..at + HEADER], route, Body::Inline(len), 0);
-            let body = at + HEADER;
-            match i {
-                // Exactly `len` bytes: written without counting the frame a second time.
-                0 => frame.encode_exact(&mut self.buf[body..body + len]),
-                _ => self.buf.copy_within(first..first + len, body),
-            }
-            self.tail = body + len;
-        }
-        self.frames += routes.len();
-        self.pushed += routes.len() as u64;
+        let at = self.tail;
+        let body = match mirrored {
+            true => Body::Mirrored(len),
+            false => Body::Inline(len),
+        };
+        write_header(&mut self.buf[at..at + HEADER], route, body, 0);
+        // Exactly `len` bytes: written without counting the frame a second time.
+        frame.encode_exact(&mut self.buf[at + HEADER..at + need]);
+        self.tail = at + need;
+        let frames = if mirrored { 2 } else { 1 };
+        self.frames += frames;
+        self.pushed += frames as u64;
     }
 
     /// Queues the frame of the call (`index`) in `slot`, to be encoded from the slot when it
@@ -201,12 +206,12 @@ impl<'a> Queue<'a> {
         &mut self,
         out: &mut [u8],
     ) -> Result<Option<Transmit>, BufferTooSmall> {
-        let Some(Record {
-            route,
-            body: Body::Inline(len),
-        }) = self.front()
-        else {
+        let Some(Record { route, body }) = self.front() else {
             return Ok(None);
+        };
+        let len = match body {
+            Body::Inline(len) | Body::Mirrored(len) => len,
+            Body::Slot(..) => return Ok(None),
         };
         let Some(dst) = out.get_mut(..len) else {
             return Err(BufferTooSmall { needed: len });
@@ -217,12 +222,18 @@ impl<'a> Queue<'a> {
         Ok(Some(Transmit { route, len }))
     }
 
-    /// Drops the oldest record.
+    /// Drops the oldest frame: its record, or a mirrored record's first transmission.
     pub(crate) fn drop_front(&mut self) {
         let Some(r) = self.front() else {
             return;
         };
         let len = match r.body {
+            Body::Mirrored(len) => {
+                let h = &mut self.buf[self.head..self.head + HEADER];
+                write_header(h, Route::Consumer, Body::Inline(len), 0);
+                self.frames -= 1;
+                return;
+            }
             Body::Inline(len) => len,
             Body::Slot(..) => 0,
         };
@@ -256,7 +267,7 @@ impl<'a> Queue<'a> {
         }
         self.compact();
         let mut at = self.head;
-        for _ in 0..self.frames {
+        while at < self.tail {
             let (route, body) = read_header(&self.buf[at..at + HEADER]);
             match body {
                 Body::Slot(f, s) if s == slot => {
@@ -269,8 +280,7 @@ impl<'a> Queue<'a> {
                     self.tail += len;
                     at = body_at + len;
                 }
-                Body::Slot(..) => at += HEADER,
-                Body::Inline(len) => at += HEADER + len,
+                other => at += record_len(other),
             }
         }
     }
@@ -278,16 +288,22 @@ impl<'a> Queue<'a> {
     /// Every record, oldest first.
     fn records(&self) -> impl Iterator<Item = Record> + '_ {
         let mut at = self.head;
-        (0..self.frames).map(move |_| {
-            let (route, body) = read_header(&self.buf[at..at + HEADER]);
-            at += HEADER
-                + match body {
-                    Body::Inline(len) => len,
-                    Body::Slot(..) => 0,
-                };
-            Record { route, body }
+        core::iter::from_fn(move || {
+            let h = self.buf.get(at..at + HEADER).filter(|_| at < self.tail)?;
+            let (route, body) = read_header(h);
+            at += record_len(body);
+            Some(Record { route, body })
         })
     }
+}
+
+/// Bytes of a record: its header and encoded frame.
+fn record_len(body: Body) -> usize {
+    HEADER
+        + match body {
+            Body::Inline(len) | Body::Mirrored(len) => len,
+            Body::Slot(..) => 0,
+        }
 }
 
 fn write_header(h: &mut [u8], route: Route, body: Body, index: u32) {
@@ -298,6 +314,7 @@ fn write_header(h: &mut [u8], route: Route, body: Body, index: u32) {
     };
     let (kind, slot, len) = match body {
         Body::Inline(len) => (0u8, route_slot, len as u32),
+        Body::Mirrored(len) => (4, route_slot, len as u32),
         Body::Slot(SlotFrame::ToolCall, s) => (1, s, 0),
         Body::Slot(SlotFrame::Cancel, s) => (2, s, 0),
         Body::Slot(SlotFrame::ToolResult, s) => (3, s, 0),
@@ -320,6 +337,7 @@ fn read_header(h: &[u8]) -> (Route, Body) {
     };
     let body = match h[1] {
         0 => Body::Inline(len),
+        4 => Body::Mirrored(len),
         1 => Body::Slot(SlotFrame::ToolCall, slot),
         2 => Body::Slot(SlotFrame::Cancel, slot),
         _ => Body::Slot(SlotFrame::ToolResult, slot),

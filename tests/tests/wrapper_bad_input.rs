@@ -445,11 +445,10 @@ impl RouteHandle for Transmit {
     }
 }
 
-/// The core's bound for the end of a round (two prompts, the round-limit ERROR, held ENDs).
+/// The core's bound for the end of a round (the prompt, one record even when mirrored, or
+/// else the round-limit ERROR; then the held ENDs).
 fn round_end_need(cfg: &Config, held: &[&str]) -> usize {
-    2 * (RECORD + PROMPT_OVERHEAD + cfg.message_cap)
-        + RECORD
-        + ROUND_LIMIT
+    (RECORD + PROMPT_OVERHEAD + cfg.message_cap).max(RECORD + ROUND_LIMIT)
         + held.iter().map(|e| e.len() + RECORD).sum::<usize>()
 }
 
@@ -468,7 +467,7 @@ fn queue_full_when_the_host_did_not_drain() {
         cap,
         3 * RECORD + at_once + round_end_need(&SMALL, &[]) + held
     );
-    assert_eq!(cap, 910);
+    assert_eq!(cap, 661);
     // A sync call may need: its TOOL_RESULT with the largest result, or an error message cut to
     // fit message_cap once escaped (plus its quotes), and a round end.
     let bound = SMALL.result_cap.max(SMALL.message_cap + 2);
@@ -476,7 +475,7 @@ fn queue_full_when_the_host_did_not_drain() {
         + r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":}}"#.len()
         + bound
         + round_end_need(&SMALL, &[]);
-    assert_eq!(needed, 558);
+    assert_eq!(needed, 309);
     // With a deferred call pending, each sync call queues one TOOL_RESULT and no prompt.
     let history = |w: &mut W<'_>| {
         let h = start(w, 1, LATER).expect("deferred");
@@ -486,7 +485,7 @@ fn queue_full_when_the_host_did_not_drain() {
         vec![h]
     };
     let free = cap - 4 * (RECORD + RESULT.len());
-    assert_eq!(free, 594);
+    assert_eq!(free, 345);
     // Four results leave room for a fifth call …
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
@@ -496,7 +495,7 @@ fn queue_full_when_the_host_did_not_drain() {
     drop(w);
     // … five do not leave room for a sixth.
     let free = free - (RECORD + RESULT.len());
-    assert_eq!(free, 515);
+    assert_eq!(free, 266);
     let full = |w: &mut W<'_>| {
         let h = history(w);
         start(w, 2, CALC);
@@ -1532,4 +1531,33 @@ fn reclaiming_a_slot_waits_for_the_host_when_its_frames_do_not_fit() {
     history(&mut w);
     assert_eq!(frames_of(&mut w).len(), 1 + 2 + 2 + 1 + 2);
     assert_eq!(start(&mut w, 3, LATER), Some(CallHandle::from_parts(0, 2)));
+}
+
+#[test]
+fn a_mirrored_prompt_is_two_frames_and_a_short_buffer_keeps_either() {
+    const PROMPT: &str = r#"{"type":"TEXT","content":"Tool results above."}"#;
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    start(&mut w, 1, r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#);
+    let mut buf = [0u8; 256];
+    assert_eq!(w.poll_transmit(&mut buf).unwrap().unwrap().route, Route::Model);
+    // The prompt, queued once for the model and the consumer: two frames.
+    assert_eq!(w.queued(), 2);
+    for route in [Route::Model, Route::Consumer] {
+        let want = Transmit {
+            route,
+            len: PROMPT.len(),
+        };
+        assert_eq!(w.peek_transmit(), Some(want));
+        assert_eq!(
+            w.poll_transmit(&mut buf[..PROMPT.len() - 1]),
+            Err(BufferTooSmall {
+                needed: PROMPT.len()
+            })
+        );
+        assert_eq!(w.peek_transmit(), Some(want));
+        assert_eq!(w.poll_transmit(&mut buf), Ok(Some(want)));
+        assert_eq!(&buf[..PROMPT.len()], PROMPT.as_bytes());
+    }
+    assert_eq!((w.queued(), w.peek_transmit()), (0, None));
 }

@@ -134,12 +134,12 @@ impl Config {
         add(PROMPT_BASE_LEN, self.message_cap)
     }
 
-    /// Most bytes the end of a round can queue: two prompts, the round-limit `ERROR`, the
-    /// held `END`s.
+    /// Most bytes the end of a round can queue: the prompt (one record, also when mirrored)
+    /// or else the round-limit `ERROR`, then the held `END`s.
     pub(crate) const fn round_end_len(&self) -> usize {
         add(
-            add(
-                mul(2, queue::cost(self.prompt_len())),
+            max(
+                queue::cost(self.prompt_len()),
                 queue::cost(ROUND_LIMIT_LEN_BOUND),
             ),
             held::release_cost_bound(self.held_bytes),

@@ -300,7 +300,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             return Ok(None);
         };
         match record.body {
-            Body::Inline(_) => self.round.queue.pop_inline_into(buf),
+            Body::Inline(_) | Body::Mirrored(_) => self.round.queue.pop_inline_into(buf),
             Body::Slot(frame, slot) => {
                 let len = self.slots.frame(slot as usize, frame).encode(buf)?;
                 self.round.queue.drop_front();
@@ -320,7 +320,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     pub fn peek_transmit(&self) -> Option<Transmit> {
         let record = self.round.queue.front()?;
         let len = match record.body {
-            Body::Inline(len) => len,
+            Body::Inline(len) | Body::Mirrored(len) => len,
             Body::Slot(frame, slot) => self.slots.frame(slot as usize, frame).encoded_len(),
         };
         Some(Transmit {

@@ -114,8 +114,7 @@ impl<'a, H: Hooks> Round<'a, H> {
 
     /// Queue bytes ending the round now may need.
     pub(crate) fn end_cost(&self, cfg: &Config) -> usize {
-        2 * queue::cost(cfg.prompt_len())
-            + queue::cost(crate::encode::ROUND_LIMIT_LEN_BOUND)
+        cfg.round_end_len() - crate::held::release_cost_bound(cfg.held_bytes)
             + self.held.release_cost()
     }
 
@@ -197,11 +196,10 @@ impl<'a, H: Hooks> Round<'a, H> {
                 let prompt = OutFrame::Prompt {
                     last_error: self.last_error_len.map(|n| &self.last_error[..n]),
                 };
-                let routes: &[Route] = match cfg.mirror_continue {
-                    true => &[Route::Model, Route::Consumer],
-                    false => &[Route::Model],
-                };
-                self.queue.push_each(routes, &prompt);
+                match cfg.mirror_continue {
+                    true => self.queue.push_mirrored(&prompt),
+                    false => self.queue.push(Route::Model, &prompt),
+                }
                 debug!("round {} ended with a prompt", self.stats.rounds);
             }
         }
