@@ -124,14 +124,27 @@ pub fn put_u64<S: Sink + ?Sized>(s: &mut S, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {
+        let (q, r) = div_rem_10(n);
         i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
+        digits[i] = b'0' + r;
+        n = q;
         if n == 0 {
             break;
         }
     }
     s.put(&digits[i..]);
+}
+
+/// `n / 10` and `n % 10` by long division in 16-bit limbs: 32-bit targets have no 64-bit
+/// divide, and the library routine for it costs about 860 bytes of flash on a Cortex-M.
+fn div_rem_10(n: u64) -> (u64, u8) {
+    let (mut q, mut rem) = (0u64, 0u32);
+    for shift in [48u32, 32, 16, 0] {
+        let cur = (rem << 16) | ((n >> shift) as u32 & 0xFFFF);
+        q |= ((cur / 10) as u64) << shift;
+        rem = cur % 10;
+    }
+    (q, rem as u8)
 }
 
 /// The text of the continue prompt.
@@ -331,6 +344,40 @@ fn put_id<S: Sink + ?Sized>(s: &mut S, id: Option<&[u8]>) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn u64_digits_by_long_division() {
+        for n in [
+            0,
+            9,
+            10,
+            65_535,
+            65_536,
+            4_294_967_295,
+            4_294_967_296,
+            u64::MAX - 1,
+            u64::MAX,
+        ]
+        .into_iter()
+        .chain((0..2000u64).map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        {
+            assert_eq!(div_rem_10(n), (n / 10, (n % 10) as u8), "{n}");
+            let mut out = [0u8; 20];
+            let mut sink = SliceSink {
+                buf: &mut out,
+                pos: 0,
+            };
+            put_u64(&mut sink, n);
+            let len = sink.pos;
+            let digits = &out[..len];
+            assert!(len == 1 || digits[0] != b'0', "{n}");
+            let back = digits.iter().fold(0u128, |v, d| {
+                assert!(d.is_ascii_digit());
+                v * 10 + (d - b'0') as u128
+            });
+            assert_eq!(back, n as u128);
+        }
+    }
+
     use super::*;
 
     fn enc(f: OutFrame<'_>) -> ([u8; 256], usize) {

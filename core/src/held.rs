@@ -1,26 +1,29 @@
 //! `END` frames held while calls are pending, kept byte for byte.
+//!
+//! Released `END`s are not copied into the output queue: a round's release is one queue
+//! record that `poll_transmit` reads from here, `END` by `END`. Their bytes stay until the
+//! last released `END` is transmitted; `END`s held meanwhile go after them.
 
 use crate::queue;
 
 /// Bytes each held `END` costs on top of its own length.
 pub const HELD_HEADER: usize = 4;
 
-/// The shortest `END` frame: `{"type":"END"}`.
-const MIN_END_LEN: usize = br#"{"type":"END"}"#.len();
-
-/// The most queue bytes releasing `held_bytes` of held `END`s can take: the shortest `END`s
-/// pay the most record headers.
-pub(crate) const fn release_cost_bound(held_bytes: usize) -> usize {
-    let ends = held_bytes / (HELD_HEADER + MIN_END_LEN);
-    held_bytes.saturating_add(ends.saturating_mul(queue::cost(0) - HELD_HEADER))
-}
+/// The most queue bytes releasing the held `END`s can take: one record, whatever they are.
+pub(crate) const RELEASE_COST_BOUND: usize = queue::cost(0);
 
 #[derive(Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub(crate) struct Held<'a> {
     buf: &'a mut [u8],
+    /// Bytes in use: released `END`s not yet all transmitted, then the held ones.
     used: usize,
+    /// Where the held (not yet released) `END`s start.
+    held_at: usize,
+    /// `END`s held, not yet released.
     count: usize,
+    /// Releases whose record is still queued.
+    releases: usize,
 }
 
 impl<'a> Held<'a> {
@@ -28,7 +31,9 @@ impl<'a> Held<'a> {
         Self {
             buf,
             used: 0,
+            held_at: 0,
             count: 0,
+            releases: 0,
         }
     }
 
@@ -43,11 +48,10 @@ impl<'a> Held<'a> {
 
     /// The queue bytes releasing every held `END` takes.
     pub(crate) fn release_cost(&self) -> usize {
-        self.used - self.count * HELD_HEADER + self.count * queue::cost(0)
-    }
-
-    pub(crate) fn count(&self) -> usize {
-        self.count
+        match self.count {
+            0 => 0,
+            _ => queue::cost(0),
+        }
     }
 
     /// Stores a copy; `false` (nothing stored) when it does not fit.
@@ -64,21 +68,36 @@ impl<'a> Held<'a> {
         true
     }
 
-    /// The held frames, oldest first.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        let mut pos = 0;
-        let buf = &self.buf[..self.used];
-        core::iter::from_fn(move || {
-            let h = buf.get(pos..pos + HELD_HEADER)?;
-            let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize;
-            let frame = buf.get(pos + HELD_HEADER..pos + HELD_HEADER + len)?;
-            pos += HELD_HEADER + len;
-            Some(frame)
-        })
+    /// Releases the held `END`s: where the first is, and how many, for the queue's record.
+    pub(crate) fn release(&mut self) -> Option<(usize, usize)> {
+        if self.count == 0 {
+            return None;
+        }
+        let released = (self.held_at, self.count);
+        self.held_at = self.used;
+        self.count = 0;
+        self.releases += 1;
+        Some(released)
     }
 
-    pub(crate) fn clear(&mut self) {
-        self.used = 0;
-        self.count = 0;
+    /// The released `END` at `offset`; empty if there is none (a record that is not ours).
+    pub(crate) fn frame_at(&self, offset: usize) -> &[u8] {
+        let Some(h) = self.buf.get(offset..offset + HELD_HEADER) else {
+            return &[];
+        };
+        let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize;
+        let start = offset + HELD_HEADER;
+        self.buf.get(start..start + len).unwrap_or(&[])
+    }
+
+    /// A release's last `END` was transmitted; once none is left, the held ones move to
+    /// the front.
+    pub(crate) fn release_done(&mut self) {
+        self.releases = self.releases.saturating_sub(1);
+        if self.releases == 0 {
+            self.buf.copy_within(self.held_at..self.used, 0);
+            self.used -= self.held_at;
+            self.held_at = 0;
+        }
     }
 }

@@ -59,6 +59,8 @@ pub(crate) enum Body {
     Mirrored(usize),
     /// The frame of the call in this slot.
     Slot(SlotFrame, u16),
+    /// Released `END`s, this many, read from the held buffer from this offset on.
+    Held { offset: usize, count: usize },
 }
 
 /// The oldest record.
@@ -184,6 +186,48 @@ impl<'a> Queue<'a> {
         self.pushed += 1;
     }
 
+    /// Queues the release of `count` held `END`s (consumer route) from `offset` in the held
+    /// buffer: one record, `cost(0)`, transmitted once per `END`.
+    pub(crate) fn push_held(&mut self, offset: usize, count: usize) {
+        if self.buf.len() - self.tail < HEADER {
+            if self.free() < HEADER {
+                debug_assert!(false, "a release pushed without a reservation");
+                return;
+            }
+            self.compact();
+        }
+        let at = self.tail;
+        let body = Body::Held { offset, count };
+        write_header(&mut self.buf[at..at + HEADER], Route::Consumer, body, 0);
+        self.tail = at + HEADER;
+        self.frames += count;
+        self.pushed += count as u64;
+    }
+
+    /// The oldest frame, an `END` of a release record (`len` bytes), was transmitted: the
+    /// record moves on to the next `END`, or goes. True when it went.
+    pub(crate) fn held_sent(&mut self, len: usize) -> bool {
+        let Some(Record {
+            body: Body::Held { offset, count },
+            ..
+        }) = self.front()
+        else {
+            return false;
+        };
+        if count <= 1 {
+            self.drop_front();
+            return true;
+        }
+        let next = Body::Held {
+            offset: offset + crate::held::HELD_HEADER + len,
+            count: count - 1,
+        };
+        let h = &mut self.buf[self.head..self.head + HEADER];
+        write_header(h, Route::Consumer, next, 0);
+        self.frames -= 1;
+        false
+    }
+
     /// Moves the records to the start of the buffer, so that all free bytes follow them.
     fn compact(&mut self) {
         self.buf.copy_within(self.head..self.tail, 0);
@@ -211,7 +255,7 @@ impl<'a> Queue<'a> {
         };
         let len = match body {
             Body::Inline(len) | Body::Mirrored(len) => len,
-            Body::Slot(..) => return Ok(None),
+            Body::Slot(..) | Body::Held { .. } => return Ok(None),
         };
         let Some(dst) = out.get_mut(..len) else {
             return Err(BufferTooSmall { needed: len });
@@ -235,7 +279,7 @@ impl<'a> Queue<'a> {
                 return;
             }
             Body::Inline(len) => len,
-            Body::Slot(..) => 0,
+            Body::Slot(..) | Body::Held { .. } => 0,
         };
         self.head += HEADER + len;
         self.frames -= 1;
@@ -302,7 +346,7 @@ fn record_len(body: Body) -> usize {
     HEADER
         + match body {
             Body::Inline(len) | Body::Mirrored(len) => len,
-            Body::Slot(..) => 0,
+            Body::Slot(..) | Body::Held { .. } => 0,
         }
 }
 
@@ -315,6 +359,15 @@ fn write_header(h: &mut [u8], route: Route, body: Body, index: u32) {
     let (kind, slot, len) = match body {
         Body::Inline(len) => (0u8, route_slot, len as u32),
         Body::Mirrored(len) => (4, route_slot, len as u32),
+        Body::Held { offset, count } => {
+            let (offset, count) = (offset as u32, count as u32);
+            h[0] = tag;
+            h[1] = 5;
+            h[2..4].copy_from_slice(&[0, 0]);
+            h[4..8].copy_from_slice(&offset.to_le_bytes());
+            h[8..12].copy_from_slice(&count.to_le_bytes());
+            return;
+        }
         Body::Slot(SlotFrame::ToolCall, s) => (1, s, 0),
         Body::Slot(SlotFrame::Cancel, s) => (2, s, 0),
         Body::Slot(SlotFrame::ToolResult, s) => (3, s, 0),
@@ -338,6 +391,10 @@ fn read_header(h: &[u8]) -> (Route, Body) {
     let body = match h[1] {
         0 => Body::Inline(len),
         4 => Body::Mirrored(len),
+        5 => Body::Held {
+            offset: index as usize,
+            count: len,
+        },
         1 => Body::Slot(SlotFrame::ToolCall, slot),
         2 => Body::Slot(SlotFrame::Cancel, slot),
         _ => Body::Slot(SlotFrame::ToolResult, slot),

@@ -23,7 +23,7 @@ fn measured() -> Vec<(String, usize, usize)> {
         (
             "size_of Wrapper<'static, NoHooks>".into(),
             size_of::<Wrapper<'static, NoHooks>>(),
-            392,
+            408,
         ),
         (
             "size_of AdapterCall<'static>".into(),
@@ -42,21 +42,21 @@ fn measured() -> Vec<(String, usize, usize)> {
             size_of::<LineFramer<'static>>(),
             64,
         ),
-        ("Config::DEFAULT.arena_len(0)".into(), d.arena_len(0), 5321),
-        ("Config::DEFAULT.arena_len(4)".into(), d.arena_len(4), 10073),
-        ("Config::DEFAULT.arena_len(8)".into(), d.arena_len(8), 14825),
-        ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 1993),
-        ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 2137),
-        ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 2281),
+        ("Config::DEFAULT.arena_len(0)".into(), d.arena_len(0), 4965),
+        ("Config::DEFAULT.arena_len(4)".into(), d.arena_len(4), 9717),
+        ("Config::DEFAULT.arena_len(8)".into(), d.arena_len(8), 14469),
+        ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 1637),
+        ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 1781),
+        ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 1925),
         (
             "Config::SMALL.arena_len(4)".into(),
             Config::SMALL.arena_len(4),
-            5497,
+            5141,
         ),
         (
             "Config::SMALL.queue_len(4)".into(),
             Config::SMALL.queue_len(4),
-            1401,
+            1045,
         ),
     ]
 }

@@ -446,10 +446,9 @@ impl RouteHandle for Transmit {
 }
 
 /// The core's bound for the end of a round (the prompt, one record even when mirrored, or
-/// else the round-limit ERROR; then the held ENDs).
-fn round_end_need(cfg: &Config, held: &[&str]) -> usize {
+/// else the round-limit ERROR), without the held ENDs' release (one record, when any).
+fn round_end_need(cfg: &Config) -> usize {
     (RECORD + PROMPT_OVERHEAD + cfg.message_cap).max(RECORD + ROUND_LIMIT)
-        + held.iter().map(|e| e.len() + RECORD).sum::<usize>()
 }
 
 #[test]
@@ -460,42 +459,38 @@ fn queue_full_when_the_host_did_not_drain() {
     // Per pending call, three record headers (its TOOL_CALL, CANCEL and TOOL_RESULT are
     // encoded from its slot when transmitted); one TOOL_RESULT encoded at once, name and id
     // escaped six-fold, with the longest outcome (an own message around a six-fold name); a
-    // round end, with the bound of releasing 64 held bytes (three 14-byte ENDs, 8 more each).
+    // round end, and a record releasing the held ENDs (read from the held buffer).
     let at_once = RECORD + 64 + 6 * (16 + 8) + (6 * 16 + 64);
-    let held = 64 + 3 * (RECORD - 4);
-    assert_eq!(
-        cap,
-        3 * RECORD + at_once + round_end_need(&SMALL, &[]) + held
-    );
-    assert_eq!(cap, 661);
+    assert_eq!(cap, 3 * RECORD + at_once + round_end_need(&SMALL) + RECORD);
+    assert_eq!(cap, 585);
     // A sync call may need: its TOOL_RESULT with the largest result, or an error message cut to
     // fit message_cap once escaped (plus its quotes), and a round end.
     let bound = SMALL.result_cap.max(SMALL.message_cap + 2);
     let needed = RECORD
         + r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":}}"#.len()
         + bound
-        + round_end_need(&SMALL, &[]);
+        + round_end_need(&SMALL);
     assert_eq!(needed, 309);
     // With a deferred call pending, each sync call queues one TOOL_RESULT and no prompt.
     let history = |w: &mut W<'_>| {
         let h = start(w, 1, LATER).expect("deferred");
-        for _ in 0..4 {
+        for _ in 0..3 {
             start(w, 2, CALC);
         }
         vec![h]
     };
-    let free = cap - 4 * (RECORD + RESULT.len());
-    assert_eq!(free, 345);
-    // Four results leave room for a fifth call …
+    let free = cap - 3 * (RECORD + RESULT.len());
+    assert_eq!(free, 348);
+    // Three results leave room for a fourth call …
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
     history(&mut w);
     start(&mut w, 2, CALC);
-    assert_eq!(w.queued(), 5);
+    assert_eq!(w.queued(), 4);
     drop(w);
-    // … five do not leave room for a sixth.
+    // … four do not leave room for a fifth.
     let free = free - (RECORD + RESULT.len());
-    assert_eq!(free, 266);
+    assert_eq!(free, 269);
     let full = |w: &mut W<'_>| {
         let h = history(w);
         start(w, 2, CALC);
@@ -521,10 +516,10 @@ fn queue_full_when_the_host_did_not_drain() {
         Ok(Completed::AsGiven)
     );
     let frames = snapshot(&mut host, &mut w).frames();
-    assert_eq!(frames.len(), 5 + 1 + 2);
-    assert!(frames[..5].iter().all(|(_, f)| f == RESULT));
+    assert_eq!(frames.len(), 4 + 1 + 2);
+    assert!(frames[..4].iter().all(|(_, f)| f == RESULT));
     assert_eq!(
-        frames[5].1,
+        frames[4].1,
         format!(
             r#"{{"type":"TOOL_RESULT","content":{{"id":"d1","name":"later","error":"{}"}}}}"#,
             "\\u0001".repeat(80)
@@ -1538,9 +1533,16 @@ fn a_mirrored_prompt_is_two_frames_and_a_short_buffer_keeps_either() {
     const PROMPT: &str = r#"{"type":"TEXT","content":"Tool results above."}"#;
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
-    start(&mut w, 1, r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#);
+    start(
+        &mut w,
+        1,
+        r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#,
+    );
     let mut buf = [0u8; 256];
-    assert_eq!(w.poll_transmit(&mut buf).unwrap().unwrap().route, Route::Model);
+    assert_eq!(
+        w.poll_transmit(&mut buf).unwrap().unwrap().route,
+        Route::Model
+    );
     // The prompt, queued once for the model and the consumer: two frames.
     assert_eq!(w.queued(), 2);
     for route in [Route::Model, Route::Consumer] {
@@ -1560,4 +1562,101 @@ fn a_mirrored_prompt_is_two_frames_and_a_short_buffer_keeps_either() {
         assert_eq!(&buf[..PROMPT.len()], PROMPT.as_bytes());
     }
     assert_eq!((w.queued(), w.peek_transmit()), (0, None));
+}
+
+/// An `END` of 20 bytes (24 in the held buffer).
+fn end_n(i: usize) -> String {
+    format!(r#"{{"type":"END","n":{i}}}"#)
+}
+
+/// Two `END`s held by a deferred call, released by completing it (nothing drained), and
+/// a second deferred call pending.
+fn released_not_drained(w: &mut W<'_>) -> Vec<CallHandle> {
+    let h = start(w, 1, LATER).expect("deferred");
+    for i in 0..2 {
+        assert_eq!(
+            w.handle_response(at(1), end_n(i).as_bytes()),
+            Ok(Disposition::Held)
+        );
+    }
+    assert_eq!(w.complete(at(2), h, Ok(b"1")), Ok(Completed::AsGiven));
+    vec![h, start(w, 3, LATER).expect("deferred")]
+}
+
+#[test]
+fn released_ends_keep_their_held_bytes_until_transmitted() {
+    // SMALL holds 64 bytes: two 20-byte ENDs take 48. Released but not transmitted, they
+    // still do, so a third does not fit until the host drains.
+    refused(
+        SMALL,
+        1,
+        released_not_drained,
+        |w, _| w.handle_response(at(4), end_n(2).as_bytes()),
+        Error::HeldFull {
+            needed: 24,
+            free: 16,
+        },
+    );
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
+    let h = released_not_drained(&mut w);
+    // The release is one record, two frames, read from the held buffer; a short buffer keeps
+    // the END queued.
+    assert_eq!(w.queued(), 1 + 2 + 2);
+    let mut buf = [0u8; 256];
+    for _ in 0..3 {
+        w.poll_transmit(&mut buf).unwrap();
+    }
+    for i in 0..2 {
+        let want = Transmit {
+            route: Route::Consumer,
+            len: 20,
+        };
+        assert_eq!(w.peek_transmit(), Some(want));
+        assert_eq!(
+            w.poll_transmit(&mut buf[..19]),
+            Err(BufferTooSmall { needed: 20 })
+        );
+        assert_eq!(w.poll_transmit(&mut buf), Ok(Some(want)));
+        assert_eq!(&buf[..20], end_n(i).as_bytes());
+    }
+    assert_eq!(w.queued(), 0);
+    // Transmitted, their bytes are free: an END of the whole 64 bytes (60 + 4) is held.
+    let big = format!(r#"{{"type":"END","pad":"{}"}}"#, "x".repeat(60 - 23));
+    assert_eq!(big.len(), 60);
+    assert_eq!(
+        w.handle_response(at(4), big.as_bytes()),
+        Ok(Disposition::Held)
+    );
+    w.complete(at(5), h[1], Ok(b"2")).unwrap();
+    let frames = snapshot(&mut host, &mut w).frames();
+    assert_eq!(frames.last(), Some(&(Route::Consumer, big)));
+}
+
+#[test]
+fn two_releases_queued_come_out_in_order() {
+    // Rounds that end without a drain in between: each release reads its own ENDs, and
+    // ENDs held after a release go after the released ones in the buffer.
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
+    let h = start(&mut w, 1, LATER).unwrap();
+    w.handle_response(at(1), end_n(0).as_bytes()).unwrap();
+    w.complete(at(2), h, Ok(b"1")).unwrap();
+    let h = start(&mut w, 3, LATER).unwrap();
+    w.handle_response(at(3), end_n(1).as_bytes()).unwrap();
+    w.complete(at(4), h, Ok(b"2")).unwrap();
+    let frames = snapshot(&mut host, &mut w).frames();
+    let consumer_ends: Vec<&str> = frames
+        .iter()
+        .filter(|(r, f)| *r == Route::Consumer && f.contains("END"))
+        .map(|(_, f)| f.as_str())
+        .collect();
+    assert_eq!(consumer_ends, [end_n(0), end_n(1)]);
+    // Each END right after its round's prompt.
+    let at_of = |s: &str| frames.iter().position(|(_, f)| f == s).unwrap();
+    assert_eq!(frames[at_of(&end_n(0)) - 1].0, Route::Consumer);
+    assert!(at_of(&end_n(0)) < at_of(&end_n(1)));
+    assert_eq!(frames.len(), 2 * (1 + 2 + 1));
 }

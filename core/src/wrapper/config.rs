@@ -142,7 +142,7 @@ impl Config {
                 queue::cost(self.prompt_len()),
                 queue::cost(ROUND_LIMIT_LEN_BOUND),
             ),
-            held::release_cost_bound(self.held_bytes),
+            held::RELEASE_COST_BOUND,
         )
     }
 
@@ -164,9 +164,15 @@ impl Config {
     /// Checks what `Wrapper::new` relies on.
     pub(crate) fn check(&self, pending: usize) -> Result<(), StorageError> {
         let ids_fit = self.name_cap <= u16::MAX as usize && self.id_cap <= u16::MAX as usize;
-        let values_fit = [self.args_cap, self.result_cap, self.message_cap]
-            .iter()
-            .all(|&cap| cap <= u32::MAX as usize);
+        // Queue records carry lengths and held-buffer offsets as `u32`.
+        let values_fit = [
+            self.args_cap,
+            self.result_cap,
+            self.message_cap,
+            self.held_bytes,
+        ]
+        .iter()
+        .all(|&cap| cap <= u32::MAX as usize);
         if !ids_fit
             || !values_fit
             || self.message_cap < self.name_cap.max(self.id_cap) + AROUND_NAME_BOUND
@@ -253,8 +259,8 @@ pub enum StorageError {
         index: usize,
     },
     /// `message_cap` must be at least `max(name_cap, id_cap) + 64`, name and id caps at most
-    /// 65535, args, result and message caps at most `u32::MAX`, depth at least 3, and the
-    /// arena's size must fit in `usize`.
+    /// 65535, args, result and message caps and `held_bytes` at most `u32::MAX`, depth at
+    /// least 3, and the arena's size must fit in `usize`.
     BadConfig,
 }
 

@@ -301,6 +301,21 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         };
         match record.body {
             Body::Inline(_) | Body::Mirrored(_) => self.round.queue.pop_inline_into(buf),
+            Body::Held { offset, .. } => {
+                let end = self.round.held.frame_at(offset);
+                let len = end.len();
+                let Some(dst) = buf.get_mut(..len) else {
+                    return Err(BufferTooSmall { needed: len });
+                };
+                dst.copy_from_slice(end);
+                if self.round.queue.held_sent(len) {
+                    self.round.held.release_done();
+                }
+                Ok(Some(Transmit {
+                    route: record.route,
+                    len,
+                }))
+            }
             Body::Slot(frame, slot) => {
                 let len = self.slots.frame(slot as usize, frame).encode(buf)?;
                 self.round.queue.drop_front();
@@ -321,6 +336,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let record = self.round.queue.front()?;
         let len = match record.body {
             Body::Inline(len) | Body::Mirrored(len) => len,
+            Body::Held { offset, .. } => self.round.held.frame_at(offset).len(),
             Body::Slot(frame, slot) => self.slots.frame(slot as usize, frame).encoded_len(),
         };
         Some(Transmit {

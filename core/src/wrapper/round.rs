@@ -114,8 +114,7 @@ impl<'a, H: Hooks> Round<'a, H> {
 
     /// Queue bytes ending the round now may need.
     pub(crate) fn end_cost(&self, cfg: &Config) -> usize {
-        cfg.round_end_len() - crate::held::release_cost_bound(cfg.held_bytes)
-            + self.held.release_cost()
+        cfg.round_end_len() - crate::held::RELEASE_COST_BOUND + self.held.release_cost()
     }
 
     /// Refuses, changing nothing, unless `needed` queue bytes are free.
@@ -204,13 +203,10 @@ impl<'a, H: Hooks> Round<'a, H> {
             }
         }
         self.last_error_len = None;
-        if self.held.count() > 0 {
-            debug!("{} held ENDs released", self.held.count());
+        if let Some((offset, count)) = self.held.release() {
+            debug!("{} held ENDs released", count);
+            self.queue.push_held(offset, count);
         }
-        for end in self.held.iter() {
-            self.queue.push(Route::Consumer, &OutFrame::Verbatim(end));
-        }
-        self.held.clear();
     }
 
     /// Sets the last tool error to `text` (decoded), cut so that escaped it fits.
