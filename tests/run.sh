@@ -94,7 +94,18 @@ make -C examples/c-host all asan
 step "tests (unit, doc, data sets, conformance, model, C API, C and C++ hosts, C replay under ASan/UBSan and valgrind)"
 cargo test --workspace --locked
 
-step "miri: the C ABI's unsafe code, exercised as C would call it"
+step "miri: the C ABI's unsafe code, exercised as C would call it, and the core"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 rustup +nightly component list --installed | grep -q '^miri' || rustup +nightly component add miri rust-src
 cargo +nightly miri test --quiet -p polyweave-tool-adapter-ffi --lib --test abi --test wrapper_api --test call_api
+echo "   miri: the core's unit tests"
+cargo +nightly miri test --quiet -p polyweave-tool-adapter --lib
+
+step "fuzz: each target (json, framing, wrapper, ffi) for 60 s under libFuzzer; any finding fails"
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+(
+  cd tests/fuzz
+  cargo fmt -- --check
+  cargo +nightly clippy --locked --quiet --all-targets -- -D warnings
+)
+SECONDS_EACH="${FUZZ_SECONDS:-60}" tests/fuzz/fuzz.sh

@@ -5,7 +5,9 @@
 //! [`host`] is the one deterministic host the tests, the benches and the replay
 //! program drive a `Wrapper` with.
 
+pub mod alloc_count;
 pub mod host;
+pub mod model;
 pub mod ndjson_compare;
 pub mod scenarios;
 

@@ -9,12 +9,11 @@
 //! (`alloc`, `alloc_zeroed`, `realloc`, `dealloc`); self-tests check that, and
 //! that a measuring thread is never blamed for another's allocations.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use std::alloc::Layout;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::LocalKey;
 
+use polyweave_tests::alloc_count::{measure, Counting};
 use polyweave_tests::host::Host;
 use polyweave_tests::{bfcl_bytes, json_suite_files, ndjson_lines, XorShift, BFCL_LINES};
 use polyweave_tool_adapter::encode::OutFrame;
@@ -28,72 +27,8 @@ use polyweave_tool_adapter::{
 };
 use serde::{Deserialize, Serialize};
 
-struct Counting;
-
-thread_local! {
-    static MEASURING: Cell<bool> = const { Cell::new(false) };
-    /// Allocations (`alloc`, `alloc_zeroed`, `realloc`) made by this thread while measuring.
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-    /// Frees made by this thread while measuring.
-    static DEALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn measuring() -> bool {
-    MEASURING.try_with(Cell::get).unwrap_or(false)
-}
-
-/// Counts one call on this thread's `counter`, when this thread is measuring. `const`
-/// thread-locals never allocate, and `try_with` keeps a call during thread teardown safe.
-fn count(counter: &'static LocalKey<Cell<usize>>) {
-    if measuring() {
-        let _ = counter.try_with(|c| c.set(c.get() + 1));
-    }
-}
-
-fn counted(counter: &'static LocalKey<Cell<usize>>) -> usize {
-    counter.with(Cell::get)
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; the wrapper only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(&ALLOCS);
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count(&ALLOCS);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(&ALLOCS);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        count(&DEALLOCS);
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Runs `f` with counting on for this thread; returns its value and the (allocations, frees)
-/// this thread made meanwhile (other threads' calls are never counted here).
-fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
-    let (a0, d0) = (counted(&ALLOCS), counted(&DEALLOCS));
-    MEASURING.with(|m| m.set(true));
-    let r = f();
-    MEASURING.with(|m| m.set(false));
-    let (a1, d1) = (counted(&ALLOCS), counted(&DEALLOCS));
-    (r, a1 - a0, d1 - d0)
-}
 
 // kills: a counting allocator that forwards `alloc_zeroed` or `realloc` (or `dealloc`)
 // without counting, which would let zeroed or grown buffers through unseen.

@@ -647,6 +647,10 @@ static void test_handle_states(void)
 
     old = start(w, 0, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"later\"}}");
     CHECK_RC(complete(w, 1, old, 1, "done", &completed), PW_OK);
+    /* Drained: the TOOL_RESULT written, the slot is free for the next call. */
+    EXPECT_FRAMES(w, "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"later\",\"error\":\"done\"}}",
+                  "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: done\"}",
+                  "C {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: done\"}");
     fresh = start(w, 2, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"later\"}}");
     CHECK(old.slot == fresh.slot && old.index != fresh.index);
     completed = 99;
@@ -656,10 +660,7 @@ static void test_handle_states(void)
     /* The new call is untouched by the stale completions. */
     CHECK_RC(complete(w, 3, fresh, 0, "2", &completed), PW_OK);
     CHECK(completed == PW_COMPLETED_AS_GIVEN);
-    EXPECT_FRAMES(w, "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"later\",\"error\":\"done\"}}",
-                  "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: done\"}",
-                  "C {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: done\"}",
-                  "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"later\",\"result\":2}}",
+    EXPECT_FRAMES(w, "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"later\",\"result\":2}}",
                   "M {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}",
                   "C {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}");
     /* Completed and its slot not reused: finished. */

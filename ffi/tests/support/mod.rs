@@ -30,7 +30,7 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The newest `libpolyweave_tool_adapter_ffi-<hash>.a` in `dir`.
+/// The newest `libpolyweave_tool_adapter_ffi.a` or `libpolyweave_tool_adapter_ffi-<hash>.a` in `dir`.
 fn newest_hashed_lib(dir: &Path) -> Option<PathBuf> {
     let (stem, ext) = LIB.split_once('.').expect("lib name has an extension");
     std::fs::read_dir(dir)
@@ -39,7 +39,9 @@ fn newest_hashed_lib(dir: &Path) -> Option<PathBuf> {
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            name.starts_with(&format!("{stem}-")) && name.ends_with(&format!(".{ext}"))
+            // Hashed (`libx-<hash>.a`) or not (`libx.a`, what newer cargo writes).
+            name == format!("{stem}.{ext}")
+                || (name.starts_with(&format!("{stem}-")) && name.ends_with(&format!(".{ext}")))
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .max()

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing (cargo-fuzz, libFuzzer, nightly). Seeds each target's corpus from
+# the project's test data, then runs each target for SECONDS seconds (default 60) and fails on
+# any finding; crashes are kept under tests/fuzz/artifacts/<target>/.
+#   tests/fuzz/fuzz.sh                 # every target, 60 s each (what the test command runs)
+#   SECONDS_EACH=3600 tests/fuzz/fuzz.sh wrapper   # one target for an hour
+set -euo pipefail
+cd "$(dirname "$0")"
+each="${SECONDS_EACH:-60}"
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(json framing wrapper ffi)
+
+rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+
+data=../data
+seed() { # seed <target> <file>...: one corpus entry per file, named by its content
+  local dir="corpus/$1"; shift
+  mkdir -p "$dir"
+  for f in "$@"; do cp "$f" "$dir/seed-$(sha1sum <"$f" | cut -c1-16)"; done
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# json: the JSONTestSuite files, and BFCL frames one per file.
+seed json "$data"/json-test-suite/*.json
+head -n 300 "$data/bfcl/tool-calls.ndjson" | split -l 1 - "$tmp/bfcl-"
+seed json "$tmp"/bfcl-*
+# framing: a buffer size byte, eight cut bytes, then a stream (BFCL lines, scenario files).
+i=0
+for f in "$tmp"/bfcl-a[a-e]* "$data"/scenarios/*.json; do
+  i=$((i + 1))
+  { printf "\\x$(printf %02x $((i % 40 + 1)))"; printf '\x03\x07\x01\x10\x02\x05\x0b\x00'; cat "$f"; } >"$tmp/fr-$i"
+done
+seed framing "$tmp"/fr-*
+# wrapper and ffi: their inputs are choices (one byte each); seeds of every length up to 256.
+for n in 1 2 3 5 8 13 21 34 55 89 144 233; do
+  head -c "$n" /dev/urandom >"$tmp/ch-$n"
+done
+seed wrapper "$tmp"/ch-*
+seed ffi "$tmp"/ch-*
+
+mkdir -p logs
+for t in "${targets[@]}"; do
+  echo "== fuzz $t for ${each}s"
+  if ! cargo +nightly fuzz run --fuzz-dir . "$t" "corpus/$t" -- \
+    -max_total_time="$each" -max_len=4096 -timeout=10 -print_final_stats=1 >"logs/$t.log" 2>&1; then
+    tail -n 60 "logs/$t.log" >&2
+    echo "fuzz $t failed: findings (if any) in tests/fuzz/artifacts/$t, log in tests/fuzz/logs/$t.log" >&2
+    exit 1
+  fi
+  grep -E '^#[0-9]+ +DONE|^stat::(number_of_executed_units|peak_rss_mb|new_units_added)|^Done' "logs/$t.log" || true
+done
