@@ -1,12 +1,13 @@
 //! The output queue: frames waiting for the host, and where each goes.
 //!
-//! A record is either a frame encoded when the machine decided to send it, or a
-//! reference to a pending-call slot whose frame (`TOOL_CALL`, `CANCEL`, `TOOL_RESULT`)
-//! is encoded from the slot's bytes when it is transmitted: the slot already
-//! holds the name, id, args and outcome, so the queue does not pay for them a
-//! second time. The queue owns its record format: the machines ask what a
-//! record will cost and reserve it before their state changes, so that the push
-//! itself cannot fail.
+//! A record is a frame encoded when the machine decided to send it (a mirrored
+//! prompt once, for two routes), or a reference to bytes that already sit
+//! elsewhere: a pending-call slot whose frame (`TOOL_CALL`, `CANCEL`,
+//! `TOOL_RESULT`) is encoded from the slot's name, id, args and outcome when it is
+//! transmitted, or the `END`s a round released, read from the held buffer. So the
+//! queue does not pay for those bytes a second time. The queue owns its record
+//! format: the machines ask what a record will cost and reserve it before their
+//! state changes, so that the push itself cannot fail.
 
 use crate::encode::{BufferTooSmall, OutFrame};
 use crate::error::Error;
@@ -128,8 +129,7 @@ impl<'a> Queue<'a> {
         Ok(())
     }
 
-    /// Queues `frame`, encoded now. Its cost must have been reserved: the callers' room
-    /// checks make a full queue here a bug, which debug builds report.
+    /// Queues `frame`, encoded now. Its cost must have been reserved.
     pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) {
         self.push_inline(route, frame, false);
     }
@@ -142,66 +142,46 @@ impl<'a> Queue<'a> {
 
     fn push_inline(&mut self, route: Route, frame: &OutFrame<'_>, mirrored: bool) {
         let len = frame.encoded_len();
-        let need = cost(len);
-        if self.buf.len() - self.tail < need {
-            if self.free() < need {
-                debug_assert!(false, "{need} bytes pushed without a reservation");
-                return;
-            }
-            self.compact();
-        }
-        let at = self.tail;
-        let body = match mirrored {
-            true => Body::Mirrored(len),
-            false => Body::Inline(len),
+        let (body, frames) = match mirrored {
+            true => (Body::Mirrored(len), 2),
+            false => (Body::Inline(len), 1),
         };
-        write_header(&mut self.buf[at..at + HEADER], route, body, 0);
-        // Exactly `len` bytes: written without counting the frame a second time.
-        frame.encode_exact(&mut self.buf[at + HEADER..at + need]);
-        self.tail = at + need;
-        let frames = if mirrored { 2 } else { 1 };
-        self.frames += frames;
-        self.pushed += frames as u64;
+        if let Some(at) = self.append(route, body, 0, frames) {
+            // Exactly `len` bytes: written without counting the frame a second time.
+            frame.encode_exact(&mut self.buf[at..at + len]);
+        }
     }
 
     /// Queues the frame of the call (`index`) in `slot`, to be encoded from the slot when it
     /// is transmitted. Its cost, `cost(0)`, must have been reserved.
     pub(crate) fn push_slot(&mut self, route: Route, frame: SlotFrame, slot: u16, index: u32) {
-        if self.buf.len() - self.tail < HEADER {
-            if self.free() < HEADER {
-                debug_assert!(false, "a slot record pushed without a reservation");
-                return;
-            }
-            self.compact();
-        }
-        let at = self.tail;
-        write_header(
-            &mut self.buf[at..at + HEADER],
-            route,
-            Body::Slot(frame, slot),
-            index,
-        );
-        self.tail = at + HEADER;
-        self.frames += 1;
-        self.pushed += 1;
+        self.append(route, Body::Slot(frame, slot), index, 1);
     }
 
     /// Queues the release of `count` held `END`s (consumer route) from `offset` in the held
     /// buffer: one record, `cost(0)`, transmitted once per `END`.
     pub(crate) fn push_held(&mut self, offset: usize, count: usize) {
-        if self.buf.len() - self.tail < HEADER {
-            if self.free() < HEADER {
-                debug_assert!(false, "a release pushed without a reservation");
-                return;
+        self.append(Route::Consumer, Body::Held { offset, count }, 0, count);
+    }
+
+    /// Appends a record of `frames` frames; returns where its encoded frame (if any) goes.
+    /// Its cost must have been reserved: the callers' room checks make a full queue here a
+    /// bug, which debug builds report.
+    fn append(&mut self, route: Route, body: Body, index: u32, frames: usize) -> Option<usize> {
+        let need = record_len(body);
+        if self.buf.len() - self.tail < need {
+            if self.free() < need {
+                debug_assert!(false, "{need} bytes pushed without a reservation");
+                return None;
             }
             self.compact();
         }
         let at = self.tail;
-        let body = Body::Held { offset, count };
-        write_header(&mut self.buf[at..at + HEADER], Route::Consumer, body, 0);
-        self.tail = at + HEADER;
-        self.frames += count;
-        self.pushed += count as u64;
+        write_header(&mut self.buf[at..at + HEADER], route, body, index);
+        self.tail = at + need;
+        self.frames += frames;
+        self.pushed += frames as u64;
+        Some(at + HEADER)
     }
 
     /// The oldest frame, an `END` of a release record (`len` bytes), was transmitted: the
