@@ -858,3 +858,16 @@ fn error_messages() {
         "result too large for its buffer"
     );
 }
+
+/// Found by the `json` fuzz target: serde_json (with `arbitrary_precision`) refuses this
+/// object, taking its key for one of its own number tokens. It is plain JSON: the scanner
+/// takes it, and its compact form is what the encoder copies.
+#[test]
+fn fuzz_finding_serde_number_token_as_a_key_is_plain_json() {
+    let doc = b"{ \"$serde_json::private::Number\":\n\n\n\n\n\t9.0e+28 }";
+    assert_eq!(json::validate(doc, DEFAULT_MAX_DEPTH), Ok(()));
+    let mut out = [0u8; 64];
+    let n = json::compact_into(doc, &mut out);
+    assert_eq!(&out[..n], br#"{"$serde_json::private::Number":9.0e+28}"#);
+    assert_eq!(json::compact_len(doc), n);
+}

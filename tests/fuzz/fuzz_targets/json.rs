@@ -47,7 +47,18 @@ fn serde(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice(&mask_lone_surrogates(bytes))
 }
 
+/// With `arbitrary_precision`, serde_json reads an object whose key is this token as one of
+/// its own number values, and refuses it unless the value is a string: a quirk of the
+/// reference, not of JSON (found by this target; `bad_input.rs` pins the scanner's answer).
+const SERDE_NUMBER_TOKEN: &[u8] = b"$serde_json::private::Number";
+
 fuzz_target!(|data: &[u8]| {
+    if data
+        .windows(SERDE_NUMBER_TOKEN.len())
+        .any(|w| w == SERDE_NUMBER_TOKEN)
+    {
+        return;
+    }
     let ours = json::validate(data, DEPTH);
     let theirs = serde(data);
     match (ours, &theirs) {
