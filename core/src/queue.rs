@@ -9,7 +9,7 @@
 //! format: the machines ask what a record will cost and reserve it before their
 //! state changes, so that the push itself cannot fail.
 
-use crate::encode::{BufferTooSmall, OutFrame};
+use crate::encode::OutFrame;
 use crate::error::Error;
 use crate::wrapper::CallHandle;
 
@@ -224,26 +224,15 @@ impl<'a> Queue<'a> {
         Some(Record { route, body })
     }
 
-    /// Writes the oldest frame, an encoded one, into `out` and drops it; a short `out` keeps
-    /// it queued.
-    pub(crate) fn pop_inline_into(
-        &mut self,
-        out: &mut [u8],
-    ) -> Result<Option<Transmit>, BufferTooSmall> {
-        let Some(Record { route, body }) = self.front() else {
-            return Ok(None);
-        };
-        let len = match body {
-            Body::Inline(len) | Body::Mirrored(len) => len,
-            Body::Slot(..) | Body::Held { .. } => return Ok(None),
-        };
-        let Some(dst) = out.get_mut(..len) else {
-            return Err(BufferTooSmall { needed: len });
-        };
-        let start = self.head + HEADER;
-        dst.copy_from_slice(&self.buf[start..start + len]);
-        self.drop_front();
-        Ok(Some(Transmit { route, len }))
+    /// The oldest record's encoded frame (empty for a record without one).
+    pub(crate) fn front_frame(&self) -> &[u8] {
+        match self.front().map(|r| r.body) {
+            Some(Body::Inline(len) | Body::Mirrored(len)) => {
+                let start = self.head + HEADER;
+                &self.buf[start..start + len]
+            }
+            _ => &[],
+        }
     }
 
     /// Drops the oldest frame: its record, or a mirrored record's first transmission.

@@ -299,35 +299,30 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let Some(record) = self.round.queue.front() else {
             return Ok(None);
         };
+        // Write the frame (a short buffer refuses before a byte is written), then move on.
+        let len = match record.body {
+            Body::Inline(_) | Body::Mirrored(_) => copy_out(buf, self.round.queue.front_frame())?,
+            Body::Held { offset, .. } => copy_out(buf, self.round.held.frame_at(offset))?,
+            Body::Slot(frame, slot) => self.slots.frame(slot as usize, frame).encode(buf)?,
+        };
         match record.body {
-            Body::Inline(_) | Body::Mirrored(_) => self.round.queue.pop_inline_into(buf),
-            Body::Held { offset, .. } => {
-                let end = self.round.held.frame_at(offset);
-                let len = end.len();
-                let Some(dst) = buf.get_mut(..len) else {
-                    return Err(BufferTooSmall { needed: len });
-                };
-                dst.copy_from_slice(end);
+            Body::Held { .. } => {
                 if self.round.queue.held_sent(len) {
                     self.round.held.release_done();
                 }
-                Ok(Some(Transmit {
-                    route: record.route,
-                    len,
-                }))
             }
             Body::Slot(frame, slot) => {
-                let len = self.slots.frame(slot as usize, frame).encode(buf)?;
                 self.round.queue.drop_front();
                 if frame == SlotFrame::ToolResult {
                     self.slots.free(slot as usize);
                 }
-                Ok(Some(Transmit {
-                    route: record.route,
-                    len,
-                }))
             }
+            Body::Inline(_) | Body::Mirrored(_) => self.round.queue.drop_front(),
         }
+        Ok(Some(Transmit {
+            route: record.route,
+            len,
+        }))
     }
 
     /// The route and length of the next frame `poll_transmit` would write.
@@ -416,4 +411,13 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     pub fn queue_capacity(&self) -> usize {
         self.round.queue.capacity()
     }
+}
+
+/// Copies `frame` into the start of `buf`; a short `buf` is refused and left untouched.
+fn copy_out(buf: &mut [u8], frame: &[u8]) -> Result<usize, BufferTooSmall> {
+    let dst = buf.get_mut(..frame.len()).ok_or(BufferTooSmall {
+        needed: frame.len(),
+    })?;
+    dst.copy_from_slice(frame);
+    Ok(frame.len())
 }
