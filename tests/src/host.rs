@@ -262,6 +262,10 @@ pub struct Host {
     popped: u64,
     scripts: Vec<(String, Script)>,
     script_all: Option<Script>,
+    /// Bytes of the buffer each frame is offered first (see [`Host::offer_short_buffer_first`]).
+    short: Option<usize>,
+    /// Frames the short buffer was too small for.
+    short_refusals: u64,
 }
 
 impl Default for Host {
@@ -284,6 +288,8 @@ impl Host {
             popped: 0,
             scripts: Vec::new(),
             script_all: None,
+            short: None,
+            short_refusals: 0,
         }
     }
 
@@ -349,15 +355,60 @@ impl Host {
         }
     }
 
+    /// From now on every frame is first offered the first `len` bytes of the buffer; a
+    /// refusal must name the frame's exact size and leave the queue as it was, and the frame
+    /// is then taken into the whole buffer (SPEC §4: a short buffer loses nothing).
+    pub fn offer_short_buffer_first(&mut self, len: usize) -> &mut Self {
+        self.short = Some(len.min(self.buf.len()));
+        self
+    }
+
+    /// How many frames the buffer of [`offer_short_buffer_first`](Self::offer_short_buffer_first)
+    /// was too small for.
+    pub fn short_refusals(&self) -> u64 {
+        self.short_refusals
+    }
+
     /// Takes the next queued frame into the buffer, or says how large it is.
     #[inline]
     pub fn try_pop_frame<H: Hooks>(
         &mut self,
         w: &mut Wrapper<'_, H>,
     ) -> Result<Option<(Route, &[u8])>, BufferTooSmall> {
+        let mut refused = None;
+        if let Some(short) = self.short {
+            let queued = w.queued();
+            match w.poll_transmit(&mut self.buf[..short]) {
+                Err(e) => {
+                    assert!(e.needed > short, "{e:?} from a {short}-byte buffer");
+                    assert_eq!(
+                        w.queued(),
+                        queued,
+                        "a refused poll_transmit changed the queue"
+                    );
+                    refused = Some(e.needed);
+                    self.short_refusals += 1;
+                }
+                Ok(None) => return Ok(None),
+                Ok(Some(t)) => {
+                    self.popped += 1;
+                    return Ok(Some((t.route, &self.buf[..t.len])));
+                }
+            }
+        }
         let Some(t) = w.poll_transmit(&mut self.buf)? else {
+            assert_eq!(
+                refused, None,
+                "a frame refused for its size, then none queued"
+            );
             return Ok(None);
         };
+        if let Some(needed) = refused {
+            assert_eq!(
+                t.len, needed,
+                "the refusal named another size than the frame's"
+            );
+        }
         self.popped += 1;
         Ok(Some((t.route, &self.buf[..t.len])))
     }

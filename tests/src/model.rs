@@ -7,7 +7,8 @@
 //! Random sequences of operations — model responses (tool calls of every kind,
 //! with random, duplicate, missing or non-string ids and malformed contents;
 //! text, `END`, other types, malformed frames), requests, completions, adapter
-//! frames and closes, clock ticks past deadlines, `cancel`, `abort` and
+//! frames and closes, clock ticks past deadlines, inputs given an earlier
+//! time than the last (refused, nothing changes), `cancel`, `abort` and
 //! `clear_trace` — drive the core wrapper and a small reference model written
 //! here in plain std Rust. The model implements the SPEC rules directly; it
 //! never calls the core. Before each operation both are given the clock
@@ -23,6 +24,12 @@
 //! JSON line (SPEC §7.22; `polyweave_tests::is_one_json_line`) except a released
 //! `END`, the model's own bytes (the generators feed one that spans lines, and args,
 //! results and adapter results with line breaks and tabs between tokens).
+//!
+//! Each case also picks whether every frame is validated (`full_validation`:
+//! frames broken after their `type`, doubled `type`s and too-deep pass-through
+//! frames are then malformed, otherwise forwarded or held), and whether the host
+//! first offers every frame a short buffer (the refusal must name the frame's
+//! exact size and leave the queue as it was).
 //!
 //! `PROPTEST_CASES` overrides the number of cases (default 1024, about 2 s in a debug build).
 
@@ -359,6 +366,35 @@ pub const PASS: [&str; 6] = [
     r#"{"type":"\u0054EXT","content":"escaped type"}"#,
 ];
 
+/// Frames well formed up to their `type` and broken (or doubled) after it (SPEC §1, §7.25):
+/// pass-through frames, read only as far as `type`, unless the wrapper validates every frame;
+/// then they are malformed. The `bool` says whether the frame is an `END`.
+pub fn loose_frames() -> &'static [(Vec<u8>, bool)] {
+    static LOOSE: OnceLock<Vec<(Vec<u8>, bool)>> = OnceLock::new();
+    LOOSE.get_or_init(|| {
+        let mut v: Vec<(Vec<u8>, bool)> = [
+            (&br#"{"type":"TEXT","content":[1,}"#[..], false),
+            (
+                br#"{"type":"TEXT","type":"TOOL_CALL","content":{"name":"calc"}}"#,
+                false,
+            ),
+            (br#"{"type":"CUSTOM","content":"x"} trailing"#, false),
+            (b"{\"type\":\"TEXT\",\"content\":\"tab\there\"}", false),
+            (br#"{"type":"END","content":{]}"#, true),
+            (br#"{"type":"END","type":"TEXT"}"#, true),
+        ]
+        .iter()
+        .map(|(b, end)| (b.to_vec(), *end))
+        .collect();
+        // Depth counts only where the frame is validated: 32 arrays in the content are level 33.
+        v.push((
+            format!(r#"{{"type":"TEXT","content":{}}}"#, nested(32)).into_bytes(),
+            false,
+        ));
+        v
+    })
+}
+
 /// `END` frames (held byte for byte while calls are pending).
 pub const ENDS: [&str; 5] = [
     r#"{"type":"END"}"#,
@@ -431,6 +467,8 @@ pub enum Resp {
     Pass(usize),
     End(usize),
     Malformed(usize),
+    /// One of [`loose_frames`].
+    Loose(usize),
 }
 
 /// Which call a completion or adapter input is for.
@@ -447,13 +485,27 @@ pub enum Target {
 pub enum Op {
     Response(Resp),
     Request(usize),
-    Complete { call: Target, outcome: usize },
-    Adapter { call: Target, frame: usize },
-    Close { call: Target },
+    Complete {
+        call: Target,
+        outcome: usize,
+    },
+    Adapter {
+        call: Target,
+        frame: usize,
+    },
+    Close {
+        call: Target,
+    },
     Tick(u64),
     Cancel(usize),
     Abort,
     ClearTrace,
+    /// The operation, given a time `back` ms before the latest one, or 0 ms when that is
+    /// earlier (refused, nothing changes); skipped at 0 ms. Only timed operations are wrapped.
+    Late {
+        back: u64,
+        op: Box<Op>,
+    },
 }
 
 /// What a response frame is, by SPEC §1 and §7.1–7.3.
@@ -467,6 +519,8 @@ pub enum RespMeaning {
     Pass,
     End,
     Malformed,
+    /// Broken after `type`: what it says without full validation, malformed with it.
+    Loose(Box<RespMeaning>),
 }
 
 pub fn response_frame(r: &Resp) -> (Vec<u8>, RespMeaning) {
@@ -547,11 +601,24 @@ pub fn response_frame(r: &Resp) -> (Vec<u8>, RespMeaning) {
         Resp::Pass(i) => (PASS[*i].as_bytes().to_vec(), RespMeaning::Pass),
         Resp::End(i) => (ENDS[*i].as_bytes().to_vec(), RespMeaning::End),
         Resp::Malformed(i) => (MALFORMED[*i].to_vec(), RespMeaning::Malformed),
+        Resp::Loose(i) => {
+            let (bytes, end) = &loose_frames()[*i];
+            let inner = if *end {
+                RespMeaning::End
+            } else {
+                RespMeaning::Pass
+            };
+            (bytes.clone(), RespMeaning::Loose(Box::new(inner)))
+        }
     }
 }
 
-/// Request-path frames: every well-formed frame passes (a `TOOL_CALL` included).
-pub fn request_frame(i: usize) -> (Vec<u8>, bool) {
+/// Request-path frames: every well-formed frame passes (a `TOOL_CALL` included), and a
+/// loose one unless every frame is validated.
+pub fn request_frame(i: usize, full_validation: bool) -> (Vec<u8>, bool) {
+    if let Some(j) = i.checked_sub(REQUESTS - loose_frames().len()) {
+        return (loose_frames()[j].0.clone(), !full_validation);
+    }
     let well_formed: Vec<&[u8]> = PASS
         .iter()
         .chain(ENDS.iter())
@@ -564,7 +631,10 @@ pub fn request_frame(i: usize) -> (Vec<u8>, bool) {
         (MALFORMED[i - well_formed.len()].to_vec(), false)
     }
 }
-pub const REQUESTS: usize = PASS.len() + ENDS.len() + 1 + MALFORMED.len();
+pub const REQUESTS: usize = PASS.len() + ENDS.len() + 1 + MALFORMED.len() + LOOSE_FRAMES;
+
+/// How many [`loose_frames`] there are.
+pub const LOOSE_FRAMES: usize = 7;
 
 pub fn content_strategy() -> impl Strategy<Value = Content> {
     // Deferred (`later`) and adapter (`files`) calls are the ones with a life after the call.
@@ -602,10 +672,21 @@ pub fn resp_strategy() -> impl Strategy<Value = Resp> {
         2 => (0..PASS.len()).prop_map(Resp::Pass),
         3 => (0..ENDS.len()).prop_map(Resp::End),
         1 => (0..MALFORMED.len()).prop_map(Resp::Malformed),
+        1 => (0..LOOSE_FRAMES).prop_map(Resp::Loose),
     ]
 }
 
 pub fn op_strategy() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        30 => timed_op_strategy(),
+        1 => Just(Op::Abort),
+        1 => Just(Op::ClearTrace),
+        2 => (1u64..30, timed_op_strategy()).prop_map(|(back, op)| Op::Late { back, op: Box::new(op) }),
+    ]
+}
+
+/// The operations that take the clock.
+fn timed_op_strategy() -> impl Strategy<Value = Op> {
     let call = prop_oneof![
         3 => (0usize..3).prop_map(Target::Recent),
         1 => (0u32..10).prop_map(Target::Number),
@@ -618,14 +699,17 @@ pub fn op_strategy() -> impl Strategy<Value = Op> {
         2 => call.prop_map(|call| Op::Close { call }),
         5 => prop_oneof![3 => 0u64..6, 1 => 0u64..40].prop_map(Op::Tick),
         1 => (0..REASONS.len()).prop_map(Op::Cancel),
-        1 => Just(Op::Abort),
-        1 => Just(Op::ClearTrace),
     ]
 }
 
 #[derive(Clone, Debug)]
 pub struct Case {
     pub slots: usize,
+    /// `Config::full_validation` (SPEC §7.25).
+    pub full_validation: bool,
+    /// When set, the host first offers every frame a buffer of this many bytes, and checks
+    /// that a refusal names the frame's exact size and leaves the queue as it was.
+    pub short_buffer: Option<usize>,
     pub timeout_ms: u32,
     pub max_rounds: u32,
     pub mirror: bool,
@@ -643,10 +727,25 @@ pub fn case_strategy() -> impl Strategy<Value = Case> {
         prop::bool::weighted(0.1),
         0usize..=6,
         prop::collection::vec(op_strategy(), 0..40),
+        (
+            any::<bool>(),
+            prop_oneof![3 => Just(None), 1 => (0usize..400).prop_map(Some)],
+        ),
     )
         .prop_map(
-            |(slots, timeout_ms, max_rounds, mirror, aborted, trace_entries, ops)| Case {
+            |(
                 slots,
+                timeout_ms,
+                max_rounds,
+                mirror,
+                aborted,
+                trace_entries,
+                ops,
+                (full_validation, short_buffer),
+            )| Case {
+                slots,
+                full_validation,
+                short_buffer,
                 timeout_ms,
                 max_rounds,
                 mirror,
@@ -729,7 +828,7 @@ impl Choices<'_> {
     }
 
     fn resp(&mut self) -> Resp {
-        match self.weighted(&[10, 1, 2, 3, 1]) {
+        match self.weighted(&[10, 1, 2, 3, 1, 1]) {
             0 => Resp::Call {
                 content: self.content(),
                 type_last: self.byte() & 1 == 1,
@@ -738,12 +837,25 @@ impl Choices<'_> {
             1 => Resp::BrokenCall(self.below(tables().broken_calls.len())),
             2 => Resp::Pass(self.below(PASS.len())),
             3 => Resp::End(self.below(ENDS.len())),
-            _ => Resp::Malformed(self.below(MALFORMED.len())),
+            4 => Resp::Malformed(self.below(MALFORMED.len())),
+            _ => Resp::Loose(self.below(LOOSE_FRAMES)),
         }
     }
 
     fn op(&mut self) -> Op {
-        match self.weighted(&[14, 2, 6, 6, 2, 5, 1, 1, 1]) {
+        match self.weighted(&[30, 1, 1, 2]) {
+            0 => self.timed_op(),
+            1 => Op::Abort,
+            2 => Op::ClearTrace,
+            _ => Op::Late {
+                back: 1 + self.below(30) as u64,
+                op: Box::new(self.timed_op()),
+            },
+        }
+    }
+
+    fn timed_op(&mut self) -> Op {
+        match self.weighted(&[14, 2, 6, 6, 2, 5, 1]) {
             0 => Op::Response(self.resp()),
             1 => Op::Request(self.below(REQUESTS)),
             2 => Op::Complete {
@@ -761,9 +873,7 @@ impl Choices<'_> {
                 0 => self.below(6) as u64,
                 _ => self.below(40) as u64,
             }),
-            6 => Op::Cancel(self.below(REASONS.len())),
-            7 => Op::Abort,
-            _ => Op::ClearTrace,
+            _ => Op::Cancel(self.below(REASONS.len())),
         }
     }
 }
@@ -785,12 +895,19 @@ pub fn case_from_bytes(data: &[u8]) -> Case {
     let mirror = c.byte() & 1 == 1;
     let aborted = c.below(10) == 0;
     let trace_entries = c.below(7);
+    let full_validation = c.byte() & 1 == 1;
+    let short_buffer = match c.weighted(&[3, 1]) {
+        0 => None,
+        _ => Some(c.below(400)),
+    };
     let mut ops = Vec::new();
     while !c.data.is_empty() && ops.len() < 64 {
         ops.push(c.op());
     }
     Case {
         slots,
+        full_validation,
+        short_buffer,
         timeout_ms,
         max_rounds,
         mirror,
@@ -841,6 +958,11 @@ pub enum Status {
     Rejected,
     InvalidResult,
     UnknownCall,
+    /// `ClockWentBackwards`, with the latest time and the one given (ms).
+    Backwards {
+        last: u64,
+        given: u64,
+    },
     CallFinished,
     CallTimedOut,
     CallCancelled,
@@ -854,6 +976,10 @@ pub fn status_of_err(e: Error) -> Status {
         Error::Malformed(_) => Status::Rejected,
         Error::InvalidResult(_) => Status::InvalidResult,
         Error::Call(CallError::Unknown) => Status::UnknownCall,
+        Error::ClockWentBackwards(e) => Status::Backwards {
+            last: e.last.as_millis(),
+            given: e.given.as_millis(),
+        },
         Error::Call(CallError::Finished) => Status::CallFinished,
         Error::Call(CallError::TimedOut) => Status::CallTimedOut,
         Error::Call(CallError::Cancelled) => Status::CallCancelled,
@@ -907,6 +1033,7 @@ pub struct MCall {
 
 pub struct Model {
     pub slots: usize,
+    pub full_validation: bool,
     pub timeout_ms: u64,
     pub max_rounds: u32,
     pub mirror: bool,
@@ -972,6 +1099,7 @@ impl Model {
     pub fn new(c: &Case) -> Self {
         Model {
             slots: c.slots,
+            full_validation: c.full_validation,
             timeout_ms: c.timeout_ms as u64,
             max_rounds: c.max_rounds,
             mirror: c.mirror,
@@ -1089,6 +1217,8 @@ impl Model {
 
     pub fn response(&mut self, now: u64, bytes: &[u8], meaning: RespMeaning) -> Status {
         match meaning {
+            RespMeaning::Loose(_) if self.full_validation => Status::Rejected,
+            RespMeaning::Loose(inner) => self.response(now, bytes, *inner),
             RespMeaning::Malformed => Status::Rejected,
             RespMeaning::Pass => Status::Forward,
             RespMeaning::End if self.pending > 0 => {
@@ -1363,6 +1493,10 @@ pub struct Tracked {
 }
 
 pub fn frame_type(frame: &str) -> String {
+    // A loose END is released as the model wrote it: its first `type` is its type (§7.25).
+    if let Some((_, end)) = loose_frames().iter().find(|(b, _)| b == frame.as_bytes()) {
+        return if *end { "END" } else { "TEXT" }.to_string();
+    }
     let v: Value = serde_json::from_str(frame)
         .unwrap_or_else(|e| panic!("the core wrote a frame that is not JSON ({e}): {frame}"));
     v["type"].as_str().unwrap_or_default().to_string()
@@ -1569,6 +1703,7 @@ pub fn run(case: &Case) -> Tally {
         // Room enough that only the entry count drops entries, and that ENDs always fit.
         trace_bytes: 64 * 1024,
         held_bytes: 8 * 1024,
+        full_validation: case.full_validation,
         ..Config::DEFAULT
     };
     let mut storage = Storage::new(cfg, case.slots);
@@ -1578,6 +1713,9 @@ pub fn run(case: &Case) -> Tally {
         w.abort();
     }
     let mut host = Host::new();
+    if let Some(len) = case.short_buffer {
+        host.offer_short_buffer_first(len);
+    }
     let mut tracked = Tracked::default();
     for (i, op) in case.ops.iter().enumerate() {
         if let Op::Tick(dt) = op {
@@ -1656,7 +1794,7 @@ pub fn run(case: &Case) -> Tally {
                 (got, m.response(now, &bytes, meaning))
             }
             Op::Request(j) => {
-                let (bytes, ok) = request_frame(*j);
+                let (bytes, ok) = request_frame(*j, case.full_validation);
                 let got = match w.handle_request(t, &bytes) {
                     Ok(Disposition::Forward) => Status::Forward,
                     Ok(d) => Status::Other(format!("{d:?}")),
@@ -1724,13 +1862,71 @@ pub fn run(case: &Case) -> Tally {
                 m.trace.clear();
                 (Status::Ok, Status::Ok)
             }
+            Op::Late { .. } if now == 0 => (Status::Ok, Status::Ok),
+            Op::Late { back, op: inner } => {
+                // SPEC §4: an earlier time is refused before anything else is looked at.
+                let back = (*back).min(now);
+                let at = Instant::from_millis(now - back);
+                let want = Status::Backwards {
+                    last: now,
+                    given: now - back,
+                };
+                let status = |r: Result<(), Error>| r.map_or_else(status_of_err, |()| Status::Ok);
+                match &**inner {
+                    Op::Complete { call, outcome } => {
+                        match handle(&tracked, resolve(&tracked, call)) {
+                            None => (Status::NoHandle, Status::NoHandle),
+                            Some(h) => (
+                                status(
+                                    w.complete(at, h, OUTCOMES[*outcome].map(str::as_bytes))
+                                        .map(drop),
+                                ),
+                                want,
+                            ),
+                        }
+                    }
+                    Op::Adapter { call, frame } => {
+                        match handle(&tracked, resolve(&tracked, call)) {
+                            None => (Status::NoHandle, Status::NoHandle),
+                            Some(h) => (
+                                status(w.handle_adapter_frame(at, h, &tables().adapter[*frame].0)),
+                                want,
+                            ),
+                        }
+                    }
+                    Op::Close { call } => match handle(&tracked, resolve(&tracked, call)) {
+                        None => (Status::NoHandle, Status::NoHandle),
+                        Some(h) => (status(w.handle_adapter_closed(at, h)), want),
+                    },
+                    Op::Response(r) => (
+                        status(w.handle_response(at, &response_frame(r).0).map(drop)),
+                        want,
+                    ),
+                    Op::Request(j) => (
+                        status(
+                            w.handle_request(at, &request_frame(*j, case.full_validation).0)
+                                .map(drop),
+                        ),
+                        want,
+                    ),
+                    Op::Cancel(r) => (status(w.cancel(at, REASONS[*r]).map(drop)), want),
+                    _ => (status(w.handle_timeout(at)), want),
+                }
+            }
         };
         let what = format!("op {i} ({op:?}) at {now}ms");
         assert_eq!(got_status, want_status, "{what}: status");
         let op_name = format!("{op:?}");
         let op_name = op_name.split([' ', '(']).next().unwrap_or_default();
+        let status_key = match (op, &got_status) {
+            (Op::Late { .. }, Status::Backwards { .. }) => "Backwards".to_string(),
+            (Op::Response(Resp::Loose(_)), s) => {
+                format!("{s:?} loose, full validation {}", case.full_validation)
+            }
+            (_, s) => format!("{s:?}"),
+        };
         *tally
-            .entry(format!("status {op_name} {got_status:?}"))
+            .entry(format!("status {op_name} {status_key}"))
             .or_default() += 1;
         let (got, got_started) = tracked.drain(&mut host, &mut w);
         tally_output(&mut tally, "op", &got);
@@ -1758,6 +1954,9 @@ pub fn run(case: &Case) -> Tally {
         assert_eq!(w.trace().truncated(), 0);
     }
     assert_eq!(core_trace(&w), m.trace, "final trace");
+    if host.short_refusals() > 0 {
+        *tally.entry("short buffer refused".into()).or_default() += host.short_refusals() as usize;
+    }
     if w.trace().dropped() > 0 {
         *tally.entry("trace entries dropped".into()).or_default() += 1;
     }

@@ -94,6 +94,13 @@ fn generator_reaches_every_case() {
         "timeout frame Model TEXT with last error",
         "op frame Adapter(0) TOOL_CALL",
         "trace entries dropped",
+        "status Late Backwards",
+        "status Late NoHandle",
+        "status Response Forward loose, full validation false",
+        "status Response Held loose, full validation false",
+        "status Response Rejected loose, full validation true",
+        "status Request Rejected",
+        "short buffer refused",
     ];
     let missing: Vec<&str> = must
         .iter()
@@ -123,6 +130,8 @@ fn call(name: usize, id: usize, args: usize) -> Op {
 fn base_case(slots: usize, ops: Vec<Op>) -> Case {
     Case {
         slots,
+        full_validation: false,
+        short_buffer: None,
         timeout_ms: 10,
         max_rounds: 0,
         mirror: true,
