@@ -977,3 +977,240 @@ fn string_error_member_is_decoded_into_the_prompt() {
     let sent = echo_round(r#"{"name":"echo","args":{"error":"\u00e9"}}"#);
     assert!(sent[1].1.as_bytes().ends_with(b": \xc3\xa9\"}"));
 }
+
+// ----- second cargo-mutants pass (README "Mutation testing") -----------------
+
+// kills: every `Display::fmt` replaced by `Ok(Default::default())` (call.rs `StartError`,
+// clock.rs `ClockWentBackwards`, and the other error types), and every `Error::source`
+// replaced by `None`: a host logs these texts, and a chain of causes must reach the
+// JSON error underneath.
+#[test]
+fn every_error_type_says_what_happened_and_why() {
+    use polyweave_tool_adapter::call::StartError;
+    use polyweave_tool_adapter::clock::ClockWentBackwards;
+    use polyweave_tool_adapter::framing::LineTooLong;
+    use polyweave_tool_adapter::json::{self, BufferTooSmall, JsonError, JsonErrorKind};
+    use polyweave_tool_adapter::typed::TypedError;
+    use polyweave_tool_adapter::wrapper::StorageError;
+    use polyweave_tool_adapter::{CallError, Error, FrameError};
+    use std::error::Error as _;
+
+    let json = JsonError {
+        kind: JsonErrorKind::UnexpectedEnd,
+        at: 3,
+    };
+    assert_eq!(json::validate(b"[1,", 32), Err(json));
+    let back = ClockWentBackwards {
+        last: at(20),
+        given: at(7),
+    };
+    let texts: Vec<(String, &str)> = vec![
+        (json.to_string(), "invalid JSON at byte 3: UnexpectedEnd"),
+        (back.to_string(), "clock went backwards: 7 ms after 20 ms"),
+        (
+            StartError::InvalidArgs(json).to_string(),
+            "args are not JSON: invalid JSON at byte 3: UnexpectedEnd",
+        ),
+        (
+            StartError::BufferTooSmall {
+                needed: 40,
+                given: 8,
+            }
+            .to_string(),
+            "buffer of 8 bytes, 40 needed",
+        ),
+        (
+            FrameError::NotAnObject.to_string(),
+            "frame is not a JSON object",
+        ),
+        (
+            FrameError::MissingType.to_string(),
+            "frame has no type member",
+        ),
+        (
+            FrameError::TypeNotString.to_string(),
+            "frame type is not a string",
+        ),
+        (
+            FrameError::DuplicateType.to_string(),
+            "frame has more than one type member",
+        ),
+        (
+            FrameError::Json(json).to_string(),
+            "invalid JSON at byte 3: UnexpectedEnd",
+        ),
+        (
+            Error::Malformed(FrameError::MissingType).to_string(),
+            "malformed frame: frame has no type member",
+        ),
+        (
+            Error::ClockWentBackwards(back).to_string(),
+            "clock went backwards: 7 ms after 20 ms",
+        ),
+        (
+            Error::NameTooLong { len: 70, cap: 64 }.to_string(),
+            "tool name of 70 bytes exceeds 64",
+        ),
+        (
+            Error::IdTooLong { len: 9, cap: 8 }.to_string(),
+            "call id of 9 bytes exceeds 8",
+        ),
+        (
+            Error::MessageTooLong { len: 300, cap: 256 }.to_string(),
+            "message of 300 bytes exceeds 256",
+        ),
+        (
+            Error::InvalidResult(json).to_string(),
+            "result is not JSON: invalid JSON at byte 3: UnexpectedEnd",
+        ),
+        (
+            Error::HeldFull {
+                needed: 30,
+                free: 2,
+            }
+            .to_string(),
+            "held END needs 30 bytes, 2 free",
+        ),
+        (
+            Error::QueueFull {
+                needed: 500,
+                free: 12,
+            }
+            .to_string(),
+            "output queue needs 500 bytes, 12 free",
+        ),
+        (
+            Error::OutputTooLarge {
+                needed: 900,
+                cap: 800,
+            }
+            .to_string(),
+            "output of 900 bytes exceeds the queue's 800",
+        ),
+        (Error::Call(CallError::Unknown).to_string(), "unknown call"),
+        (CallError::Finished.to_string(), "call already completed"),
+        (CallError::TimedOut.to_string(), "call timed out"),
+        (CallError::Cancelled.to_string(), "call was cancelled"),
+        (
+            CallError::Stale.to_string(),
+            "call ended and its slot was reused",
+        ),
+        (CallError::WrongKind.to_string(), "call is of another kind"),
+        (
+            LineTooLong { len: 5000 }.to_string(),
+            "line of 5000 bytes is longer than the buffer",
+        ),
+        (ToolFailed.to_string(), "tool failed"),
+        (
+            TypedError::ResultTooLarge.to_string(),
+            "result too large for its buffer",
+        ),
+        (
+            BufferTooSmall { needed: 77 }.to_string(),
+            "buffer too small: 77 bytes needed",
+        ),
+        (
+            StorageError::ArenaTooSmall {
+                needed: 5141,
+                given: 4096,
+            }
+            .to_string(),
+            "arena of 4096 bytes, 5141 needed",
+        ),
+        (
+            StorageError::TooManySlots.to_string(),
+            "more than 65535 slots",
+        ),
+        (
+            StorageError::TooManyTools.to_string(),
+            "more than 65535 tools",
+        ),
+        (
+            StorageError::ToolNameTooLong { index: 3 }.to_string(),
+            "tool 3's name is longer than name_cap",
+        ),
+        (
+            StorageError::BadConfig.to_string(),
+            "configuration out of range",
+        ),
+    ];
+    for (got, want) in &texts {
+        assert_eq!(got, want);
+    }
+
+    // Causes: the wrapping error names its source, leaf errors have none.
+    let source = |e: &dyn std::error::Error| e.source().map(|s| s.to_string());
+    let json_text = Some(json.to_string());
+    assert_eq!(source(&StartError::InvalidArgs(json)), json_text);
+    assert_eq!(
+        source(&StartError::BufferTooSmall {
+            needed: 1,
+            given: 0
+        }),
+        None
+    );
+    assert_eq!(source(&FrameError::Json(json)), json_text);
+    assert_eq!(source(&FrameError::MissingType), None);
+    assert_eq!(
+        source(&Error::Malformed(FrameError::DuplicateType)),
+        Some("frame has more than one type member".into())
+    );
+    assert_eq!(
+        source(&Error::ClockWentBackwards(back)),
+        Some(back.to_string())
+    );
+    assert_eq!(source(&Error::InvalidResult(json)), json_text);
+    assert_eq!(
+        source(&Error::Call(CallError::Stale)),
+        Some("call ended and its slot was reused".into())
+    );
+    assert_eq!(source(&Error::IdTooLong { len: 9, cap: 8 }), None);
+}
+
+// kills: clock.rs `From<u64> for Instant` (and, with the `embassy-time` feature the tests
+// turn on, both conversions to and from `embassy_time::Instant`) replaced by `Default`.
+#[test]
+fn instants_convert_to_the_same_millisecond() {
+    assert_eq!(Instant::from(1_234u64), at(1_234));
+    let e = embassy_time::Instant::from_millis(98_765);
+    assert_eq!(Instant::from(e), at(98_765));
+    assert_eq!(embassy_time::Instant::from(at(4_321)).as_millis(), 4_321);
+}
+
+// kills: call.rs `AdapterCall::poll_timeout` replaced by `None`: the host would never call
+// `handle_timeout`, and a silent adapter would hold the call for ever.
+#[test]
+fn adapter_call_reports_its_deadline_until_it_settles() {
+    let mut buf = [0u8; 128];
+    let opts = CallOptions {
+        name: "files",
+        timeout_ms: 250,
+        ..CallOptions::DEFAULT
+    };
+    let mut call = AdapterCall::start(at(40), opts, None, b"{}", &mut buf).unwrap();
+    assert_eq!(call.poll_timeout(), Some(at(290)));
+    assert_eq!(call.handle_frame(at(100), br#"{"type":"TEXT"}"#), Ok(()));
+    assert_eq!(call.poll_timeout(), Some(at(290)));
+    assert_eq!(call.handle_frame(at(120), br#"{"type":"END"}"#), Ok(()));
+    assert_eq!(call.poll_timeout(), None);
+    assert_eq!(call.settlement(), Some(CallOutcome::Result(b"null")));
+}
+
+// kills: call.rs `handle_frame` checking `raw.len() <= buf.len() && compact_len(raw) <= …`
+// (`||` → `&&`): a result whose white space makes it longer than the buffer, but whose
+// compact form fits, must be kept compact, not failed as too large (SPEC §7.22).
+#[test]
+fn adapter_call_keeps_a_spaced_result_that_fits_once_compact() {
+    let mut buf = [0u8; 64];
+    let opts = CallOptions {
+        name: "files",
+        ..CallOptions::DEFAULT
+    };
+    let mut call = AdapterCall::start(at(0), opts, None, b"{}", &mut buf).unwrap();
+    let spaced = format!(r#"[1,{}2]"#, " ".repeat(80));
+    let frame = format!(r#"{{"type":"TOOL_RESULT","content":{{"result":{spaced}}}}}"#);
+    assert!(spaced.len() > 64);
+    assert_eq!(call.handle_frame(at(1), frame.as_bytes()), Ok(()));
+    assert_eq!(call.handle_frame(at(2), br#"{"type":"END"}"#), Ok(()));
+    assert_eq!(call.settlement(), Some(CallOutcome::Result(b"[1,2]")));
+}
