@@ -993,7 +993,6 @@ fn every_error_type_says_what_happened_and_why() {
     use polyweave_tool_adapter::typed::TypedError;
     use polyweave_tool_adapter::wrapper::StorageError;
     use polyweave_tool_adapter::{CallError, Error, FrameError};
-    use std::error::Error as _;
 
     let json = JsonError {
         kind: JsonErrorKind::UnexpectedEnd,
