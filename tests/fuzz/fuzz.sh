@@ -38,6 +38,12 @@ for n in 1 2 3 5 8 13 21 34 55 89 144 233; do
 done
 seed wrapper "$tmp"/ch-*
 seed ffi "$tmp"/ch-*
+# wrapper: also 512 cases of the model test's generator (a fixed seed) as choice bytes; they
+# reach every status and kind of output that test lists (tests/tests/model.rs).
+mkdir -p "$tmp/gen"
+POLYWEAVE_SEED_DIR="$tmp/gen" cargo test -q --manifest-path ../../Cargo.toml -p polyweave-tests \
+  --test model write_wrapper_fuzz_seeds -- --ignored --exact >/dev/null
+seed wrapper "$tmp"/gen/*
 
 mkdir -p logs
 for t in "${targets[@]}"; do

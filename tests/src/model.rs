@@ -917,6 +917,219 @@ pub fn case_from_bytes(data: &[u8]) -> Case {
     }
 }
 
+/// Writes the choices [`case_from_bytes`] reads back: each method undoes the `Choices`
+/// method of the same name.
+struct ChoiceWriter {
+    out: Vec<u8>,
+}
+
+impl ChoiceWriter {
+    fn byte(&mut self, b: u8) {
+        self.out.push(b);
+    }
+
+    fn below(&mut self, n: usize, v: usize) {
+        assert!(v < n, "{v} is not below {n}");
+        match n > 256 {
+            true => self.out.extend_from_slice(&(v as u16).to_le_bytes()),
+            false => self.out.push(v as u8),
+        }
+    }
+
+    fn weighted(&mut self, weights: &[usize], i: usize) {
+        self.below(weights.iter().sum(), weights[..i].iter().sum());
+    }
+
+    fn target(&mut self, t: &Target) {
+        match *t {
+            Target::Recent(n) => {
+                self.weighted(&[3, 1], 0);
+                self.below(3, n);
+            }
+            Target::Number(k) => {
+                self.weighted(&[3, 1], 1);
+                self.below(10, k as usize);
+            }
+        }
+    }
+
+    fn content(&mut self, c: &Content) {
+        match *c {
+            Content::Absent => self.weighted(&[1, 1, 16], 0),
+            Content::NotObject(i) => {
+                self.weighted(&[1, 1, 16], 1);
+                self.below(NOT_OBJECT.len(), i);
+            }
+            Content::Object {
+                id,
+                name,
+                args,
+                order,
+            } => {
+                self.weighted(&[1, 1, 16], 2);
+                match id < 5 {
+                    true => {
+                        self.weighted(&[3, 1], 0);
+                        self.below(5, id);
+                    }
+                    false => {
+                        self.weighted(&[3, 1], 1);
+                        self.below(IDS.len(), id);
+                    }
+                }
+                let names = [3, 3, 1, 2, 4, 2];
+                match name < KNOWN_NAMES {
+                    true => {
+                        self.weighted(&names, 4);
+                        self.below(KNOWN_NAMES, name);
+                    }
+                    false => {
+                        self.weighted(&names, 5);
+                        self.below(NAMES.len() - KNOWN_NAMES, name - KNOWN_NAMES);
+                    }
+                }
+                self.below(tables().args.len(), args);
+                self.below(6, order);
+            }
+        }
+    }
+
+    fn resp(&mut self, r: &Resp) {
+        let weights = [10, 1, 2, 3, 1, 1];
+        match r {
+            Resp::Call {
+                content,
+                type_last,
+                spaced,
+            } => {
+                self.weighted(&weights, 0);
+                self.content(content);
+                self.byte(u8::from(*type_last));
+                self.below(5, usize::from(!*spaced));
+            }
+            Resp::BrokenCall(i) => {
+                self.weighted(&weights, 1);
+                self.below(tables().broken_calls.len(), *i);
+            }
+            Resp::Pass(i) => {
+                self.weighted(&weights, 2);
+                self.below(PASS.len(), *i);
+            }
+            Resp::End(i) => {
+                self.weighted(&weights, 3);
+                self.below(ENDS.len(), *i);
+            }
+            Resp::Malformed(i) => {
+                self.weighted(&weights, 4);
+                self.below(MALFORMED.len(), *i);
+            }
+            Resp::Loose(i) => {
+                self.weighted(&weights, 5);
+                self.below(LOOSE_FRAMES, *i);
+            }
+        }
+    }
+
+    fn op(&mut self, op: &Op) {
+        let weights = [30, 1, 1, 2];
+        match op {
+            Op::Abort => self.weighted(&weights, 1),
+            Op::ClearTrace => self.weighted(&weights, 2),
+            Op::Late { back, op } => {
+                self.weighted(&weights, 3);
+                self.below(30, *back as usize - 1);
+                self.timed_op(op);
+            }
+            timed => {
+                self.weighted(&weights, 0);
+                self.timed_op(timed);
+            }
+        }
+    }
+
+    fn timed_op(&mut self, op: &Op) {
+        let weights = [14, 2, 6, 6, 2, 5, 1];
+        match op {
+            Op::Response(r) => {
+                self.weighted(&weights, 0);
+                self.resp(r);
+            }
+            Op::Request(j) => {
+                self.weighted(&weights, 1);
+                self.below(REQUESTS, *j);
+            }
+            Op::Complete { call, outcome } => {
+                self.weighted(&weights, 2);
+                self.target(call);
+                self.below(OUTCOMES.len(), *outcome);
+            }
+            Op::Adapter { call, frame } => {
+                self.weighted(&weights, 3);
+                self.target(call);
+                self.below(tables().adapter.len(), *frame);
+            }
+            Op::Close { call } => {
+                self.weighted(&weights, 4);
+                self.target(call);
+            }
+            Op::Tick(dt) => {
+                self.weighted(&weights, 5);
+                match *dt < 6 {
+                    true => {
+                        self.weighted(&[3, 1], 0);
+                        self.below(6, *dt as usize);
+                    }
+                    false => {
+                        self.weighted(&[3, 1], 1);
+                        self.below(40, *dt as usize);
+                    }
+                }
+            }
+            Op::Cancel(r) => {
+                self.weighted(&weights, 6);
+                self.below(REASONS.len(), *r);
+            }
+            other => panic!("{other:?} is not a timed operation"),
+        }
+    }
+}
+
+/// The bytes [`case_from_bytes`] decodes to `case` (at most 64 operations): a fuzzer's
+/// corpus starts from the generator's cases this way.
+pub fn case_to_bytes(case: &Case) -> Vec<u8> {
+    let mut w = ChoiceWriter { out: Vec::new() };
+    w.below(5, case.slots);
+    match case.timeout_ms {
+        0 => w.weighted(&[1, 6], 0),
+        ms => {
+            w.weighted(&[1, 6], 1);
+            w.below(20, ms as usize - 1);
+        }
+    }
+    match case.max_rounds {
+        0 => w.weighted(&[2, 1], 0),
+        n => {
+            w.weighted(&[2, 1], 1);
+            w.below(3, n as usize - 1);
+        }
+    }
+    w.byte(u8::from(case.mirror));
+    w.below(10, usize::from(!case.aborted));
+    w.below(7, case.trace_entries);
+    w.byte(u8::from(case.full_validation));
+    match case.short_buffer {
+        None => w.weighted(&[3, 1], 0),
+        Some(len) => {
+            w.weighted(&[3, 1], 1);
+            w.below(400, len);
+        }
+    }
+    for op in case.ops.iter().take(64) {
+        w.op(op);
+    }
+    w.out
+}
+
 // =====================================================================
 // What both sides report, in one comparable form
 // =====================================================================

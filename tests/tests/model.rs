@@ -315,3 +315,40 @@ fn bytes_decode_to_cases_the_model_agrees_on() {
     assert!(ops > 2000, "{ops} operations decoded");
     assert_eq!(case_from_bytes(&[]).ops.len(), 0);
 }
+
+/// The fuzz target's corpus starts from generated cases: the bytes `case_to_bytes` writes
+/// decode to the same case (256 cases from a fixed seed).
+#[test]
+fn generated_cases_round_trip_through_fuzzer_bytes() {
+    use polyweave_tests::model::{case_from_bytes, case_to_bytes};
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = case_strategy();
+    for _ in 0..256 {
+        let case = strategy.new_tree(&mut runner).expect("a case").current();
+        let bytes = case_to_bytes(&case);
+        assert_eq!(
+            format!("{:?}", case_from_bytes(&bytes)),
+            format!("{case:?}"),
+            "{bytes:?}"
+        );
+    }
+}
+
+/// Writes the fuzz target `wrapper`'s seeds: 512 generated cases (a fixed seed), one file
+/// each, into `$POLYWEAVE_SEED_DIR` (tests/fuzz/fuzz.sh runs it).
+#[test]
+#[ignore = "writes files: run by tests/fuzz/fuzz.sh"]
+fn write_wrapper_fuzz_seeds() {
+    use polyweave_tests::model::case_to_bytes;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let dir = std::env::var("POLYWEAVE_SEED_DIR").expect("POLYWEAVE_SEED_DIR");
+    let mut runner = TestRunner::deterministic();
+    let strategy = case_strategy();
+    for i in 0..512 {
+        let case = strategy.new_tree(&mut runner).expect("a case").current();
+        std::fs::write(format!("{dir}/gen-{i:03}"), case_to_bytes(&case)).expect("seed written");
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Instruction counts (callgrind) of the benchmark workloads: each workload runs N and 2N
+# times and the difference is divided by the work done, so set-up and criterion cost
+# nothing. Counts do not depend on the machine's load, unlike criterion's times.
+#
+#   bash tests/bench/instructions.sh                 # every workload in README "Speed"
+#   bash tests/bench/instructions.sh sync_echo       # some of them (names below)
+#
+# wrapper workloads (per call, 3,302 BFCL calls): sync_echo sync_echo_unsorted deferred
+#   full_sync_echo; per frame: passthrough_64B passthrough_16KiB full_passthrough_64B
+#   full_passthrough_16KiB
+# frames workloads (per byte of the 560 KB corpus): polyweave serde_json frame_parse_validated;
+#   per frame: kind_64B kind_16KiB
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
+
+bin() { # bin <bench> [package]: path of the bench executable
+  cargo bench -q -p "${2:-polyweave-tests}" --bench "$1" --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == sys.argv[1]:
+        print(m["executable"])' "$1" | tail -1
+}
+
+count() { # count <binary> <workload> <iters> [toggle]: instructions collected (in toggle only)
+  local out; out=$(mktemp)
+  local toggle=(); [ -z "$4" ] || toggle=(--toggle-collect="$4")
+  POLYWEAVE_BENCH_ONCE=$2 POLYWEAVE_BENCH_ITERS=$3 valgrind --tool=callgrind \
+    --callgrind-out-file="$out" "${toggle[@]}" "$1" >/dev/null 2>&1
+  callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+  rm -f "$out"
+}
+
+per() { # per <binary> <workload> <toggle> <units per iteration> <unit>
+  local a b
+  a=$(count "$1" "$2" 1 "$3"); b=$(count "$1" "$2" 2 "$3")
+  python3 -c "import sys; print(f'{sys.argv[1]:<24} {(int(sys.argv[3])-int(sys.argv[2]))/float(sys.argv[4]):>10,.1f} instructions per {sys.argv[5]}')" "$2" "$a" "$b" "$4" "$5"
+}
+
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=(kind_64B kind_16KiB polyweave serde_json frame_parse_validated
+  passthrough_64B passthrough_16KiB full_passthrough_64B full_passthrough_16KiB
+  sync_echo full_sync_echo sync_echo_unsorted deferred)
+
+corpus_bytes=$(python3 -c 'import sys; print(sum(len(l) for l in open(sys.argv[1], "rb").read().split(b"\n") if l.strip()))' tests/data/bfcl/tool-calls.ndjson)
+calls=$(grep -c . tests/data/bfcl/tool-calls.ndjson)
+for w in "${wanted[@]}"; do
+  case $w in
+    # The frames bench's loop is inlined into main: the whole run is counted, N and 2N apart.
+    kind_*) per "$(bin frames)" "$w" '' 1 frame ;;
+    polyweave|serde_json|frame_parse_validated) per "$(bin frames)" "$w" '' "$corpus_bytes" byte ;;
+    passthrough_*|full_passthrough_*) per "$(bin wrapper)" "$w" '*run_once*' 1 frame ;;
+    *) per "$(bin wrapper)" "$w" '*run_once*' "$calls" call ;;
+  esac
+done
