@@ -1213,3 +1213,90 @@ fn adapter_call_keeps_a_spaced_result_that_fits_once_compact() {
     assert_eq!(call.handle_frame(at(2), br#"{"type":"END"}"#), Ok(()));
     assert_eq!(call.settlement(), Some(CallOutcome::Result(b"[1,2]")));
 }
+
+// kills: frame.rs `Frame::fields` with its `json::is_object(content)` guard replaced by
+// `true`: on a frame read lazily (`Frame::parse`), a `content` that is not an object means
+// no fields (SPEC §7.1), not a malformed frame.
+#[test]
+fn lazy_frame_with_a_content_that_is_not_an_object_has_no_fields() {
+    use polyweave_tool_adapter::Frame;
+    for content in ["5", r#""calc""#, "null", r#"[{"name":"calc"}]"#] {
+        let bytes = format!(r#"{{"type":"TOOL_CALL","content":{content}}}"#);
+        let frame = Frame::parse(bytes.as_bytes()).unwrap();
+        let call = frame.tool_call().unwrap();
+        assert_eq!(
+            (call.id, call.name, call.args, call.content_is_object),
+            (None, None, &b"{}"[..], false),
+            "{content}"
+        );
+        let result = frame.tool_result().unwrap();
+        assert_eq!(result.result, None, "{content}");
+    }
+}
+
+// kills: frame.rs `Fields::record` without its `b"error"` arm, or without the decoded-key
+// arms for `error` and `message` (`Some(5)`, `Some(6)`): the accessors of a lazily read
+// `TOOL_RESULT` and `ERROR` find those members, spelled plainly or with escapes.
+#[test]
+fn error_and_message_members_are_found_plain_or_escaped() {
+    use polyweave_tool_adapter::Frame;
+    for key in ["error", r#"\u0065rror"#, r#"err\u006fr"#] {
+        let bytes = format!(r#"{{"type":"TOOL_RESULT","content":{{"{key}":"disk full"}}}}"#);
+        let frame = Frame::parse(bytes.as_bytes()).unwrap();
+        assert_eq!(
+            frame.tool_result().unwrap().error,
+            Some(&br#""disk full""#[..]),
+            "{key}"
+        );
+    }
+    for key in ["message", r#"\u006dessage"#, r#"messag\u0065"#] {
+        let bytes = format!(r#"{{"type":"ERROR","content":{{"{key}":"model err"}}}}"#);
+        let frame = Frame::parse(bytes.as_bytes()).unwrap();
+        let message = frame.error_message().unwrap().map(|m| m.raw());
+        assert_eq!(message, Some(&b"model err"[..]), "{key}");
+    }
+}
+
+// kills: frame.rs `as_string` replaced by `None`, or its quote check inverted (`==` → `!=`).
+#[test]
+fn as_string_views_a_string_token_and_nothing_else() {
+    use polyweave_tool_adapter::frame::as_string;
+    let s = as_string(br#""a\nb""#).expect("a string token");
+    assert_eq!(s.raw(), br#"a\nb"#);
+    assert!(s.eq_text(b"a\nb"));
+    for not_a_string in [&b"5"[..], b"null", b"{}", b"", br#""open"#, br#"x"a""#] {
+        assert_eq!(as_string(not_a_string), None, "{not_a_string:?}");
+    }
+}
+
+// kills: hooks.rs `impl Hooks for &mut H` forwarding nothing (either method replaced by
+// `()`): a host that lends its hooks (`&mut recorder`) must see every call and result.
+#[test]
+fn lent_hooks_see_every_call_and_result() {
+    use polyweave_tests::host::{Entry, Recorder, Recording};
+    let tools = [Tool::sync("echo", &echo)];
+    let mut recorder = Recorder::default();
+    {
+        let mut s = Storage::new(Config::DEFAULT, 1);
+        let mut w = s.wrapper(&tools, &mut recorder);
+        let call = tool_call(r#"{"id":"c1","name":"echo","args":{"a":1}}"#);
+        w.handle_response(at(0), call.as_bytes()).unwrap();
+    }
+    let events = recorder.take_hooks();
+    let seen: Vec<(&str, Option<String>, Vec<u8>)> = events
+        .iter()
+        .map(|e| match e {
+            Entry::ToolCall(c) => ("call", c.id.clone(), c.args.clone()),
+            Entry::ToolResult(c, _) => ("result", c.id.clone(), c.args.clone()),
+            other => panic!("not a hook event: {other:?}"),
+        })
+        .collect();
+    let c1 = || Some("c1".to_string());
+    assert_eq!(
+        seen,
+        [
+            ("call", c1(), br#"{"a":1}"#.to_vec()),
+            ("result", c1(), br#"{"a":1}"#.to_vec())
+        ]
+    );
+}

@@ -528,6 +528,33 @@ fn queue_full_when_the_host_did_not_drain() {
 }
 
 #[test]
+fn queue_full_counts_the_release_of_held_ends() {
+    // As above, with an END held by the deferred call: a call that may end the round must
+    // also find room for the record that releases it (12 bytes more than without).
+    const CALC: &str = r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#;
+    const RESULT: &str = r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":{"sum":3}}}"#;
+    let full = |w: &mut W<'_>| {
+        let h = start(w, 1, LATER).expect("deferred");
+        w.handle_response(at(1), end_n(0).as_bytes()).unwrap();
+        for _ in 0..4 {
+            start(w, 2, CALC);
+        }
+        vec![h]
+    };
+    let free = SMALL.queue_len(1) - 4 * (RECORD + RESULT.len());
+    refused(
+        SMALL,
+        1,
+        full,
+        |w, _| w.handle_response(at(3), CALC.as_bytes()),
+        Error::QueueFull {
+            needed: 309 + RECORD,
+            free,
+        },
+    );
+}
+
+#[test]
 fn escape_heavy_cancel_fits_a_drained_queue() {
     // An escape-heavy cancel reason: its CANCEL and TOOL_RESULT (six-fold escaped) are
     // encoded from the call's slot when transmitted, so the queue needs headers only.
@@ -1659,4 +1686,37 @@ fn two_releases_queued_come_out_in_order() {
     assert_eq!(frames[at_of(&end_n(0)) - 1].0, Route::Consumer);
     assert!(at_of(&end_n(0)) < at_of(&end_n(1)));
     assert_eq!(frames.len(), 2 * (1 + 2 + 1));
+}
+
+#[test]
+fn held_ends_move_only_once_every_queued_release_is_sent() {
+    // Two releases queued, then a longer END held by a third call: sending the first
+    // release must not yet move the held END to the front, where it would overwrite the
+    // second release's END before that is sent.
+    let cfg = Config {
+        held_bytes: 256,
+        ..SMALL
+    };
+    let mut s = Storage::new(cfg, 2);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
+    let h = start(&mut w, 1, LATER).unwrap();
+    w.handle_response(at(1), end_n(0).as_bytes()).unwrap();
+    w.complete(at(2), h, Ok(b"1")).unwrap();
+    let h = start(&mut w, 3, LATER).unwrap();
+    w.handle_response(at(3), end_n(1).as_bytes()).unwrap();
+    w.complete(at(4), h, Ok(b"2")).unwrap();
+    let h = start(&mut w, 5, LATER).unwrap();
+    let long_end = format!(r#"{{"type":"END","pad":"{}"}}"#, "x".repeat(100));
+    w.handle_response(at(5), long_end.as_bytes()).unwrap();
+    let ends = |frames: &[(Route, String)]| -> Vec<String> {
+        frames
+            .iter()
+            .filter(|(r, f)| *r == Route::Consumer && f.contains("END"))
+            .map(|(_, f)| f.clone())
+            .collect()
+    };
+    assert_eq!(ends(&host.frames(&mut w)), [end_n(0), end_n(1)]);
+    w.complete(at(6), h, Ok(b"3")).unwrap();
+    assert_eq!(ends(&host.frames(&mut w)), [long_end]);
 }
