@@ -119,10 +119,10 @@ impl<'a> Queue<'a> {
 
     /// Refuses, changing nothing, unless `needed` bytes of records can be pushed now.
     pub(crate) fn reserve(&self, needed: usize) -> Result<(), Error> {
-        let (free, cap) = (self.free(), self.capacity());
-        if needed > cap {
-            return Err(Error::OutputTooLarge { needed, cap });
-        }
+        // `Config::queue_len` sizes the queue so that, drained, it takes any input: were that
+        // ever wrong, the input would still be refused (as `QueueFull`), never half done.
+        debug_assert!(needed <= self.capacity(), "{needed} > {}", self.capacity());
+        let free = self.free();
         if needed > free {
             return Err(Error::QueueFull { needed, free });
         }

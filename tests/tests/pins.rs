@@ -1300,3 +1300,15 @@ fn lent_hooks_see_every_call_and_result() {
         ]
     );
 }
+
+// kills: json/mod.rs `trim_ws` looping while `end >= start` (`>` → `>=`): all white space
+// trims to nothing (the mutant reads before the start and panics).
+#[test]
+fn trim_ws_of_nothing_but_white_space_is_empty() {
+    use polyweave_tool_adapter::json::trim_ws;
+    for ws in [&b""[..], b" ", b" \t\r\n ", b"\n"] {
+        assert_eq!(trim_ws(ws), b"", "{ws:?}");
+    }
+    assert_eq!(trim_ws(b" \t[1, 2]\r\n"), b"[1, 2]");
+    assert_eq!(trim_ws(b"x"), b"x");
+}

@@ -528,6 +528,120 @@ fn queue_full_when_the_host_did_not_drain() {
 }
 
 #[test]
+fn a_call_that_needs_exactly_the_free_room_is_taken() {
+    // The queue's room check is `needed > free`: a call needing every free byte fits.
+    const CALC: &str = r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#;
+    let result = |pad: usize| {
+        let args = format!(r#"{{"s":"{}"}}"#, "x".repeat(pad));
+        let frame =
+            format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#);
+        (
+            format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{args}}}}}"#),
+            frame,
+        )
+    };
+    // A calc call needs 309 bytes (see above); three echo results leave exactly that.
+    let cap = SMALL.queue_len(1);
+    let pads: Vec<usize> = (0..64)
+        .flat_map(|a| (0..64).map(move |b| (a, b)))
+        .find(|&(a, b)| {
+            let used: usize = [a, b, b].iter().map(|&p| RECORD + result(p).1.len()).sum();
+            cap - used == 309
+        })
+        .map(|(a, b)| vec![a, b, b])
+        .expect("pads that leave 309 bytes");
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = idle(&mut s);
+    start(&mut w, 1, LATER).expect("deferred");
+    for &p in &pads {
+        start(&mut w, 2, &result(p).0);
+    }
+    assert_eq!(w.queued(), 3);
+    start(&mut w, 3, CALC);
+    assert_eq!(w.queued(), 4);
+    let mut host = Host::new();
+    let frames = host.frames(&mut w);
+    assert_eq!(frames[2].1, result(pads[2]).1);
+    assert_eq!(
+        frames[3].1,
+        r#"{"type":"TOOL_RESULT","content":{"name":"calc","result":{"sum":3}}}"#
+    );
+}
+
+#[test]
+fn a_round_end_that_fills_the_queue_exactly_after_a_partial_drain_is_whole() {
+    use polyweave_tool_adapter::{ResultWriter, Tool, ToolFailed};
+    // The last record of a completion takes every free byte, and the free bytes are split
+    // between the end and the start of the queue's buffer (a frame was taken from the
+    // front): the queue compacts and writes the record whole.
+    fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write(args);
+        Ok(())
+    }
+    fn fail(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write("f".repeat(SMALL.message_cap).as_bytes());
+        Err(ToolFailed)
+    }
+    let echo_call = |pad: usize| {
+        let args = format!(r#"{{"s":"{}"}}"#, "x".repeat(pad));
+        let frame =
+            format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#);
+        (
+            format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{args}}}}}"#),
+            frame,
+        )
+    };
+    const FAIL: &str = r#"{"type":"TOOL_CALL","content":{"name":"fail"}}"#;
+    let fail_result = format!(
+        r#"{{"type":"TOOL_RESULT","content":{{"name":"fail","error":"{}"}}}}"#,
+        "f".repeat(SMALL.message_cap)
+    );
+    let message = "e".repeat(SMALL.message_cap);
+    let prompt =
+        format!(r#"{{"type":"TEXT","content":"Tool results above. Last tool error: {message}"}}"#);
+    assert_eq!(prompt.len(), PROMPT_OVERHEAD + SMALL.message_cap);
+    // The deferred call's completion needs its slot record and the prompt's record; a sync
+    // call, 309 bytes (as above). Results B and C leave, after the failing call, exactly the
+    // completion's room.
+    let cap = SMALL.queue_len(1);
+    let room = RECORD + RECORD + prompt.len();
+    let z = RECORD + fail_result.len();
+    let len = |pad: usize| RECORD + echo_call(pad).1.len();
+    let (b, c) = (0..57)
+        .flat_map(|b| (0..57).map(move |c| (b, c)))
+        .find(|&(b, c)| cap - len(b) - len(c) == room + z)
+        .expect("pads that leave the room");
+    assert!(cap - len(b) - len(c) >= 309);
+    let tools = [
+        Tool::sync("echo", &echo),
+        Tool::sync("fail", &fail),
+        Tool::deferred("later"),
+    ];
+    let mut s = Storage::new(SMALL, 1);
+    let mut w = s.wrapper(&tools, Recorder::default());
+    let mut host = Host::new();
+    let h = start(&mut w, 1, LATER).expect("deferred");
+    start(&mut w, 2, &echo_call(0).0);
+    start(&mut w, 2, &echo_call(b).0);
+    assert_eq!(
+        host.pop_frame(&mut w).map(|(_, f)| f.to_vec()),
+        Some(echo_call(0).1.into_bytes())
+    );
+    start(&mut w, 2, &echo_call(c).0);
+    start(&mut w, 2, FAIL);
+    assert_eq!(w.complete(at(3), h, Err(&message)), Ok(Completed::AsGiven));
+    let frames = host.frames(&mut w);
+    let texts: Vec<&str> = frames.iter().map(|(_, f)| f.as_str()).collect();
+    assert_eq!(texts.len(), 6);
+    assert_eq!(
+        texts[..3],
+        [echo_call(b).1, echo_call(c).1, fail_result.clone()]
+    );
+    assert!(texts[3].starts_with(r#"{"type":"TOOL_RESULT","content":{"id":"d1","name":"later","#));
+    assert_eq!(texts[4..], [prompt.clone(), prompt]);
+}
+
+#[test]
 fn queue_full_counts_the_release_of_held_ends() {
     // As above, with an END held by the deferred call: a call that may end the round must
     // also find room for the record that releases it (12 bytes more than without).
@@ -1505,6 +1619,58 @@ fn a_slot_whose_frames_wait_is_reclaimed_by_the_next_call() {
     assert_eq!(
         b.complete(at(7), hb[1], Ok(b"1")),
         Err(Error::Call(CallError::Stale))
+    );
+}
+
+#[test]
+fn reclaiming_a_slot_encodes_only_that_slots_frames() {
+    // Two cancelled adapter calls, their frames still queued: a new call reclaims the older
+    // one's slot, which costs that slot's three frames only (the other slot's would not fit).
+    const FILES2: &str =
+        r#"{"type":"TOOL_CALL","content":{"id":"a2","name":"files","args":[1,2]}}"#;
+    let reason = "r".repeat(58);
+    let frames_of_slot = |id: &str| {
+        [
+            format!(
+                r#"{{"type":"TOOL_CALL","content":{{"id":"{id}","name":"files","args":[1,2]}}}}"#
+            ),
+            format!(
+                r#"{{"type":"CANCEL","content":{{"id":"{id}","name":"files","reason":"{reason}"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"TOOL_RESULT","content":{{"id":"{id}","name":"files","error":"Tool files cancelled: {reason}"}}}}"#
+            ),
+        ]
+    };
+    let one: usize = frames_of_slot("a1").iter().map(String::len).sum();
+    let mut s = Storage::new(SMALL, 2);
+    let mut w = idle(&mut s);
+    start(&mut w, 1, FILES).expect("adapter a1");
+    start(&mut w, 1, FILES2).expect("adapter a2");
+    assert_eq!(w.cancel(at(2), &reason), Ok(0));
+    let free = SMALL.queue_len(2) - w.queued() * RECORD - {
+        // The round's prompt, the one frame queued encoded.
+        r#"{"type":"TEXT","content":"Tool results above. Last tool error: Tool files cancelled: "}"#
+            .len()
+            + reason.len()
+    };
+    assert!(one < free && 2 * one > free, "{one} of {free}");
+    assert_eq!(start(&mut w, 3, LATER), Some(CallHandle::from_parts(0, 2)));
+    let mut host = Host::new();
+    let texts: Vec<String> = host.frames(&mut w).into_iter().map(|(_, f)| f).collect();
+    let (a1, a2) = (frames_of_slot("a1"), frames_of_slot("a2"));
+    assert_eq!(texts.len(), 3 + 3 + 2);
+    // Queue order: both TOOL_CALLs, then each call's CANCEL and TOOL_RESULT, then the prompt.
+    assert_eq!(
+        texts[..6],
+        [
+            a1[0].clone(),
+            a2[0].clone(),
+            a1[1].clone(),
+            a1[2].clone(),
+            a2[1].clone(),
+            a2[2].clone()
+        ]
     );
 }
 
