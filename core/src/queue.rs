@@ -370,3 +370,26 @@ fn read_header(h: &[u8]) -> (Route, Body) {
     };
     (route, body)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_past_the_tail_are_stale_and_not_counted() {
+        // Records taken leave their bytes behind the tail; a slot's cost counts only the
+        // live ones.
+        let mut buf = [0u8; 128];
+        let mut q = Queue::new(&mut buf);
+        for _ in 0..3 {
+            q.push_slot(Route::Model, SlotFrame::ToolResult, 0, 7);
+        }
+        for _ in 0..3 {
+            q.drop_front();
+        }
+        assert_eq!(q.len(), 0);
+        q.push_slot(Route::Model, SlotFrame::Cancel, 0, 7);
+        assert_eq!(q.inline_cost(0, |_| 10), 10);
+        assert_eq!(q.inline_cost(1, |_| 10), 0);
+    }
+}
