@@ -310,4 +310,69 @@ mod tests {
         assert!(w.overflowed());
         assert_eq!(w.written(), br#"{"a b":[1,"x\" y"]}1"#);
     }
+
+    #[test]
+    fn advance_takes_what_fits_and_flags_the_rest() {
+        let mut buf = [0u8; 4];
+        let mut w = ResultWriter::new(&mut buf);
+        assert_eq!(w.capacity(), 4);
+        w.remaining()[..2].copy_from_slice(b"[1");
+        w.advance(2);
+        assert_eq!((w.written(), w.overflowed()), (&b"[1"[..], false));
+        w.remaining()[..2].copy_from_slice(b"2]");
+        w.advance(2);
+        assert_eq!((w.written(), w.overflowed()), (&b"[12]"[..], false));
+        w.advance(1);
+        assert_eq!((w.written(), w.overflowed()), (&b"[12]"[..], true));
+        let mut buf = [0u8; 4];
+        let mut w = ResultWriter::new(&mut buf);
+        w.advance(usize::MAX);
+        assert_eq!((w.written(), w.overflowed()), (&b""[..], true));
+    }
+
+    #[test]
+    fn typed_and_formatted_writes() {
+        #[derive(serde::Serialize)]
+        struct Sum {
+            sum: i32,
+            ok: bool,
+        }
+        let mut buf = [0u8; 32];
+        let mut w = ResultWriter::new(&mut buf);
+        w.write_typed(&Sum { sum: -3, ok: true });
+        assert_eq!(
+            (w.written(), w.overflowed()),
+            (&br#"{"sum":-3,"ok":true}"#[..], false)
+        );
+        let mut buf = [0u8; 8];
+        let mut w = ResultWriter::new(&mut buf);
+        w.write_typed(&Sum { sum: 1, ok: false });
+        assert!(w.overflowed());
+
+        use core::fmt::Write;
+        let mut buf = [0u8; 6];
+        let mut w = ResultWriter::new(&mut buf);
+        assert_eq!(write!(w, "[{}]", 42), Ok(()));
+        assert_eq!(w.written(), b"[42]");
+        assert_eq!(write!(w, "{}", 123), Err(core::fmt::Error));
+        assert!(w.overflowed());
+    }
+
+    #[test]
+    fn tool_kinds_print_their_names() {
+        fn noop(_: &[u8], _: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+            Ok(())
+        }
+        let mut s: heapless::String<32> = heapless::String::new();
+        use core::fmt::Write;
+        write!(
+            s,
+            "{:?} {:?} {:?}",
+            ToolKind::Sync(&noop),
+            ToolKind::Deferred,
+            ToolKind::Adapter
+        )
+        .unwrap();
+        assert_eq!(s.as_str(), "Sync Deferred Adapter");
+    }
 }

@@ -282,6 +282,29 @@ mod tests {
     }
 
     #[test]
+    fn len_and_is_empty_follow_pushes_and_clear() {
+        let mut buf = [0u8; 128];
+        let mut t = Trace::new(&mut buf, 3);
+        assert_eq!((t.len(), t.is_empty()), (0, true));
+        t.push(Some(b"a"), b"{}", CallOutcome::Result(b"1"));
+        assert_eq!((t.len(), t.is_empty()), (1, false));
+        t.push(Some(b"b"), b"{}", CallOutcome::Result(b"2"));
+        assert_eq!((t.len(), t.is_empty()), (2, false));
+        t.clear();
+        assert_eq!((t.len(), t.is_empty()), (0, true));
+    }
+
+    #[test]
+    fn an_entry_cut_only_in_its_name_is_flagged() {
+        let mut buf = [0u8; ENTRY_HEADER + 4];
+        let mut t = Trace::new(&mut buf, 2);
+        t.push(Some(b"abcdefgh"), b"", CallOutcome::Error(""));
+        let e = t.iter().next().unwrap();
+        assert_eq!((e.name, e.truncated), (Some("abcd"), true));
+        assert_eq!(t.truncated(), 1);
+    }
+
+    #[test]
     fn oversized_entry_is_cut_and_flagged() {
         let mut buf = [0u8; 20];
         let mut t = Trace::new(&mut buf, 4);
