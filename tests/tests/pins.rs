@@ -1312,3 +1312,55 @@ fn trim_ws_of_nothing_but_white_space_is_empty() {
     assert_eq!(trim_ws(b" \t[1, 2]\r\n"), b"[1, 2]");
     assert_eq!(trim_ws(b"x"), b"x");
 }
+
+// kills: wrapper/mod.rs `poll_transmit` freeing a slot when any of its frames but the
+// `TOOL_RESULT` is sent (`frame == ToolResult` → `!=`): a cancelled adapter call's slot is
+// taken by a new call after its `CANCEL` went out, and its `TOOL_RESULT`, still queued,
+// must still be its own.
+#[test]
+fn a_slot_is_free_only_once_its_tool_result_is_sent() {
+    use polyweave_tests::host::{idle, start, FILES, LATER};
+    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut w = idle(&mut s);
+    let mut host = Host::new();
+    start(&mut w, 1, FILES).expect("adapter");
+    assert_eq!(w.cancel(at(2), "stop"), Ok(0));
+    let first: Vec<String> = (0..2)
+        .map(|_| {
+            let (_, f) = host.pop_frame(&mut w).expect("a frame");
+            String::from_utf8(f.to_vec()).unwrap()
+        })
+        .collect();
+    assert_eq!(
+        first,
+        [
+            r#"{"type":"TOOL_CALL","content":{"id":"a1","name":"files","args":[1,2]}}"#,
+            r#"{"type":"CANCEL","content":{"id":"a1","name":"files","reason":"stop"}}"#
+        ]
+    );
+    // The slot still holds the call whose TOOL_RESULT is queued: the new call reclaims it.
+    start(&mut w, 3, LATER).expect("deferred");
+    let rest: Vec<String> = host.frames(&mut w).into_iter().map(|(_, f)| f).collect();
+    assert_eq!(
+        rest[0],
+        r#"{"type":"TOOL_RESULT","content":{"id":"a1","name":"files","error":"Tool files cancelled: stop"}}"#
+    );
+    assert_eq!(rest.len(), 3);
+}
+
+// kills: wrapper/mod.rs `Debug for Wrapper` replaced by `Ok(Default::default())`.
+#[test]
+fn a_wrapper_debug_prints_its_counts() {
+    use polyweave_tests::host::{idle, start, LATER};
+    let mut s = Storage::new(Config::DEFAULT, 2);
+    let mut w = idle(&mut s);
+    assert_eq!(
+        format!("{w:?}"),
+        "Wrapper { pending: 0, queued: 0, next_index: 0 }"
+    );
+    start(&mut w, 1, LATER).expect("deferred");
+    assert_eq!(
+        format!("{w:?}"),
+        "Wrapper { pending: 1, queued: 0, next_index: 1 }"
+    );
+}

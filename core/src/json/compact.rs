@@ -159,4 +159,40 @@ mod tests {
             assert_eq!(compact_len(v), r);
         }
     }
+
+    /// The runs themselves: never empty, split exactly at white space.
+    #[test]
+    fn runs_are_the_pieces_between_white_space() {
+        let cases: [(&[u8], &[&[u8]]); 6] = [
+            (b"[1,2]", &[b"[1,2]"]),
+            (b" 1", &[b"1"]),
+            (b"1 ", &[b"1"]),
+            (b" [ 1 , \"a b\" ] ", &[b"[", b"1", b",", b"\"a b\"", b"]"]),
+            (b"{\"k\":\"v w\"}", &[b"{\"k\":\"v w\"}"]),
+            (b"  ", &[]),
+        ];
+        for (value, want) in cases {
+            let mut runs: heapless::Vec<heapless::Vec<u8, 16>, 8> = heapless::Vec::new();
+            for_each_compact_run(value, |r| {
+                runs.push(heapless::Vec::from_slice(r).unwrap()).unwrap()
+            });
+            let runs: heapless::Vec<&[u8], 8> = runs.iter().map(|r| r.as_slice()).collect();
+            assert_eq!(runs.as_slice(), want, "{value:?}");
+        }
+    }
+
+    /// Bytes that are not JSON pass through and the walk ends (a control character outside a
+    /// string is neither white space nor a token).
+    #[test]
+    fn a_control_character_outside_strings_passes_through() {
+        let mut out = [0u8; 16];
+        for (value, want) in [
+            (&b"[\x01]"[..], &b"[\x01]"[..]),
+            (b"[1, \x02 ,2]", b"[1,\x02,2]"),
+            (b"\x00", b"\x00"),
+        ] {
+            let n = compact_into(value, &mut out);
+            assert_eq!(&out[..n], want, "{value:?}");
+        }
+    }
 }
