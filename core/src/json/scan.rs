@@ -342,4 +342,21 @@ mod tests {
         // An unpaired surrogate is accepted (SPEC §7.24).
         assert_eq!(validate(b"\"\\ud800\"", 32), Ok(()));
     }
+
+    #[test]
+    fn a_container_closes_only_with_its_own_bracket() {
+        for (bytes, at) in [
+            (&b"{\"a\":1]"[..], 6),
+            (b"[1}", 2),
+            (b"[{\"a\":[1}]}", 8),
+            (b"{\"a\":[1]]", 8),
+        ] {
+            assert_eq!(
+                validate(bytes, 32),
+                Err(JsonError::new(JsonErrorKind::UnexpectedByte, at)),
+                "{:?}",
+                core::str::from_utf8(bytes)
+            );
+        }
+    }
 }
