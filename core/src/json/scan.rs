@@ -255,26 +255,22 @@ fn scan_escape(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
     match bytes.get(pos + 1) {
         None => Err(JsonError::new(UnexpectedEnd, pos + 1)),
         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(pos + 2),
-        Some(b'u') => hex4(bytes, pos + 2).map(|_| pos + 6),
+        Some(b'u') => hex4(bytes, pos + 2).map(|()| pos + 6),
         Some(_) => Err(JsonError::new(InvalidEscape, pos)),
     }
 }
 
-fn hex4(bytes: &[u8], pos: usize) -> Result<u16, JsonError> {
-    let mut value: u16 = 0;
+/// Checks the four hex digits of a `\u` escape (only validity matters: raw values keep the
+/// escape as written, and decoding reads the digits again).
+fn hex4(bytes: &[u8], pos: usize) -> Result<(), JsonError> {
     for i in 0..4 {
-        let Some(&b) = bytes.get(pos + i) else {
-            return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos + i));
-        };
-        let digit = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => return Err(JsonError::new(JsonErrorKind::InvalidEscape, pos + i)),
-        };
-        value = (value << 4) | digit as u16;
+        match bytes.get(pos + i) {
+            Some(b) if b.is_ascii_hexdigit() => {}
+            Some(_) => return Err(JsonError::new(JsonErrorKind::InvalidEscape, pos + i)),
+            None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos + i)),
+        }
     }
-    Ok(value)
+    Ok(())
 }
 
 /// Validates one multi-byte UTF-8 sequence at `pos` (RFC 3629 table); returns its length.
@@ -341,6 +337,63 @@ mod tests {
         }
         // An unpaired surrogate is accepted (SPEC §7.24).
         assert_eq!(validate(b"\"\\ud800\"", 32), Ok(()));
+    }
+
+    /// Every byte that needs a look is found wherever it sits in the eight-byte words the
+    /// string scan reads, with the exact error and offset.
+    #[test]
+    fn string_bytes_are_checked_at_every_offset() {
+        use JsonErrorKind::*;
+        let bad: [(&[u8], JsonErrorKind, usize); 7] = [
+            // A lead byte followed by ASCII is a broken sequence.
+            (b"\xc3", InvalidUtf8, 0),
+            (b"\xff", InvalidUtf8, 0),
+            (b"\x80", InvalidUtf8, 0),
+            (b"\xe2\x28\xa1", InvalidUtf8, 0),
+            (b"\x01", ControlCharacter, 0),
+            (b"\\x", InvalidEscape, 0),
+            (b"\\u12g4", InvalidEscape, 4),
+        ];
+        for off in 0..17 {
+            for (piece, kind, at) in bad {
+                let mut doc: heapless::Vec<u8, 64> = heapless::Vec::new();
+                doc.extend_from_slice(b"\"").unwrap();
+                doc.extend_from_slice(&b"abcdefghijklmnopq"[..off]).unwrap();
+                doc.extend_from_slice(piece).unwrap();
+                doc.extend_from_slice(b"rstuvwxyz0123456\"").unwrap();
+                assert_eq!(
+                    validate(&doc, 32),
+                    Err(JsonError::new(kind, 1 + off + at)),
+                    "{piece:?} at {off}"
+                );
+            }
+            for good in [&"é"[..], "€", "😀", "\\n", "\\u00e9", "\\ud800"] {
+                let mut doc: heapless::Vec<u8, 64> = heapless::Vec::new();
+                doc.extend_from_slice(b"\"").unwrap();
+                doc.extend_from_slice(&b"abcdefghijklmnopq"[..off]).unwrap();
+                doc.extend_from_slice(good.as_bytes()).unwrap();
+                doc.extend_from_slice(b"rstuvwxyz0123456\"").unwrap();
+                assert_eq!(validate(&doc, 32), Ok(()), "{good} at {off}");
+            }
+        }
+    }
+
+    /// A document cut inside a multi-byte character or an escape ends where the input does.
+    #[test]
+    fn cut_sequences_end_at_the_end() {
+        for (bytes, at) in [
+            (&b"\"\xc3"[..], 2),
+            (b"\"\xe2\x82", 3),
+            (b"\"\xf0\x9f\x98", 4),
+            (b"\"\\u12", 5),
+            (b"\"\\", 2),
+        ] {
+            assert_eq!(
+                validate(bytes, 32),
+                Err(JsonError::new(JsonErrorKind::UnexpectedEnd, at)),
+                "{bytes:?}"
+            );
+        }
     }
 
     #[test]
