@@ -245,6 +245,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_a_high_surrogate_pairs_with_the_escape_after_it() {
+        let mut out = [0u8; 16];
+        for (token, text) in [
+            (&br#""\u0041\udc00""#[..], "A\u{FFFD}"),
+            (br#""\u00e9\ude00""#, "é\u{FFFD}"),
+            (br#""\ud83d\ude00""#, "😀"),
+            (br#""\ud83d\u0041""#, "\u{FFFD}A"),
+        ] {
+            let s = JsonStr::from_token(token).unwrap();
+            assert_eq!(s.decode_into(&mut out), Ok(text), "{token:?}");
+        }
+    }
+
+    #[test]
     fn decodes_escapes_and_pairs() {
         let s = JsonStr::from_token(b"\"a\\n\\u00e9\\ud83d\\ude00\\/\"").unwrap();
         let mut buf = [0u8; 16];

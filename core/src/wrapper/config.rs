@@ -297,4 +297,15 @@ mod tests {
         };
         assert_eq!(tighter.check(4), Err(StorageError::BadConfig));
     }
+
+    #[test]
+    fn the_least_depth_is_three() {
+        // A TOOL_CALL's args sit at level 3 (frame, content, args).
+        let depth = |max_depth| Config {
+            max_depth,
+            ..Config::DEFAULT
+        };
+        assert_eq!(depth(3).check(1), Ok(()));
+        assert_eq!(depth(2).check(1), Err(StorageError::BadConfig));
+    }
 }
