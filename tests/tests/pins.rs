@@ -1364,3 +1364,31 @@ fn a_wrapper_debug_prints_its_counts() {
         "Wrapper { pending: 1, queued: 0, next_index: 1 }"
     );
 }
+
+// kills: intercept.rs counting a sync tool's message as cut only when it was also compacted
+// (`… || overflow || compacted` → `(… || overflow) && compacted`): a message cut because its
+// escapes do not fit `message_cap` is counted, though it fit the output buffer as written.
+#[test]
+fn a_sync_message_cut_by_its_escapes_is_counted() {
+    fn quotes(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write("\"".repeat(60).as_bytes());
+        Err(ToolFailed)
+    }
+    let tools = [Tool::sync("q", &quotes)];
+    assert_eq!(Config::SMALL.message_cap, 96);
+    let mut s = Storage::new(Config::SMALL, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    w.handle_response(at(0), tool_call(r#"{"name":"q"}"#).as_bytes())
+        .unwrap();
+    assert_eq!(w.stats().messages_truncated, 1);
+    let mut host = Host::new();
+    let frames = host.frames(&mut w);
+    // 48 quotes escaped are 96 bytes: the longest prefix that fits.
+    assert_eq!(
+        frames[0].1,
+        format!(
+            r#"{{"type":"TOOL_RESULT","content":{{"name":"q","error":"{}"}}}}"#,
+            "\\\"".repeat(48)
+        )
+    );
+}

@@ -1672,6 +1672,21 @@ fn reclaiming_a_slot_encodes_only_that_slots_frames() {
             a2[2].clone()
         ]
     );
+    // An adapter call reclaims the slot the same way (its own TOOL_CALL record on top).
+    const FILES3: &str =
+        r#"{"type":"TOOL_CALL","content":{"id":"a3","name":"files","args":[1,2]}}"#;
+    let mut s = Storage::new(SMALL, 2);
+    let mut w = idle(&mut s);
+    start(&mut w, 1, FILES).expect("adapter a1");
+    start(&mut w, 1, FILES2).expect("adapter a2");
+    assert_eq!(w.cancel(at(2), &reason), Ok(0));
+    assert_eq!(start(&mut w, 3, FILES3), Some(CallHandle::from_parts(0, 2)));
+    let texts: Vec<String> = host.frames(&mut w).into_iter().map(|(_, f)| f).collect();
+    assert_eq!(texts.len(), 3 + 3 + 2 + 1);
+    assert_eq!(
+        texts[..4],
+        [a1[0].clone(), a2[0].clone(), a1[1].clone(), a1[2].clone()]
+    );
 }
 
 #[test]

@@ -84,7 +84,7 @@ impl<H: Hooks> Wrapper<'_, H> {
             Ending::Cancel(_) => HowEnded::Cancelled,
             Ending::Timeout => HowEnded::TimedOut,
         };
-        let mut ended = 0;
+        let mut ended_any = false;
         while let Some(slot) = self
             .slots
             .pending()
@@ -100,7 +100,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                 need += queue::cost(0);
             }
             if let Err(e) = self.round.reserve(need) {
-                if ended == 0 {
+                if !ended_any {
                     return Err(e);
                 }
                 return Ok(self.slots.pending().filter(|(_, s)| pick(s)).count());
@@ -123,7 +123,7 @@ impl<H: Hooks> Wrapper<'_, H> {
             let delivery = Delivery::FromSlot(slot as u16);
             self.round.fail(&self.cfg, call, message, delivery);
             self.slots.end(slot, how);
-            ended += 1;
+            ended_any = true;
         }
         Ok(0)
     }
