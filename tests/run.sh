@@ -93,6 +93,9 @@ make -C examples/c-host all asan
 
 step "tests (unit, doc, data sets, conformance, model, C API, C and C++ hosts, C replay under ASan/UBSan and valgrind)"
 cargo test --workspace --locked
+# The conversions behind the core's `embassy-time` feature (not on in the workspace build:
+# it would pull embassy-time's driver symbols into the C ABI's staticlib).
+cargo test --locked -p polyweave-tool-adapter --features embassy-time --lib
 
 step "miri: the C ABI's unsafe code, exercised as C would call it, and the core"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal

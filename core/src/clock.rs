@@ -100,3 +100,19 @@ impl Clock {
         }
     }
 }
+
+#[cfg(all(test, feature = "embassy-time"))]
+mod tests {
+    use super::*;
+
+    // `cargo test -p polyweave-tool-adapter --features embassy-time --lib` (tests/run.sh).
+    #[test]
+    fn embassy_instants_convert_to_the_same_millisecond() {
+        let e = embassy_time::Instant::from_millis(98_765);
+        assert_eq!(Instant::from(e), Instant::from_millis(98_765));
+        assert_eq!(
+            embassy_time::Instant::from(Instant::from_millis(4_321)).as_millis(),
+            4_321
+        );
+    }
+}
