@@ -1842,6 +1842,17 @@ fn released_ends_keep_their_held_bytes_until_transmitted() {
     assert_eq!(frames.last(), Some(&(Route::Consumer, big)));
 }
 
+/// Two rounds, each a deferred call that holds one END (`end_n(0)`, `end_n(1)`) and then
+/// completes, releasing it; nothing drained.
+fn two_rounds_each_releasing_an_end(w: &mut W<'_>) {
+    for (k, t) in [(0, 1), (1, 3)] {
+        let h = start(w, t, LATER).unwrap();
+        w.handle_response(at(t), end_n(k).as_bytes()).unwrap();
+        w.complete(at(t + 1), h, Ok(if k == 0 { b"1" } else { b"2" }))
+            .unwrap();
+    }
+}
+
 #[test]
 fn two_releases_queued_come_out_in_order() {
     // Rounds that end without a drain in between: each release reads its own ENDs, and
@@ -1849,12 +1860,7 @@ fn two_releases_queued_come_out_in_order() {
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
     let mut host = Host::new();
-    let h = start(&mut w, 1, LATER).unwrap();
-    w.handle_response(at(1), end_n(0).as_bytes()).unwrap();
-    w.complete(at(2), h, Ok(b"1")).unwrap();
-    let h = start(&mut w, 3, LATER).unwrap();
-    w.handle_response(at(3), end_n(1).as_bytes()).unwrap();
-    w.complete(at(4), h, Ok(b"2")).unwrap();
+    two_rounds_each_releasing_an_end(&mut w);
     let frames = snapshot(&mut host, &mut w).frames();
     let consumer_ends: Vec<&str> = frames
         .iter()
@@ -1881,12 +1887,7 @@ fn held_ends_move_only_once_every_queued_release_is_sent() {
     let mut s = Storage::new(cfg, 2);
     let mut w = idle(&mut s);
     let mut host = Host::new();
-    let h = start(&mut w, 1, LATER).unwrap();
-    w.handle_response(at(1), end_n(0).as_bytes()).unwrap();
-    w.complete(at(2), h, Ok(b"1")).unwrap();
-    let h = start(&mut w, 3, LATER).unwrap();
-    w.handle_response(at(3), end_n(1).as_bytes()).unwrap();
-    w.complete(at(4), h, Ok(b"2")).unwrap();
+    two_rounds_each_releasing_an_end(&mut w);
     let h = start(&mut w, 5, LATER).unwrap();
     let long_end = format!(r#"{{"type":"END","pad":"{}"}}"#, "x".repeat(100));
     w.handle_response(at(5), long_end.as_bytes()).unwrap();
