@@ -527,19 +527,21 @@ fn queue_full_when_the_host_did_not_drain() {
     );
 }
 
+/// An `echo` call whose args (`{"s":"xx…"}`) carry `pad` bytes of padding, and the
+/// `TOOL_RESULT` it gets: frames of a chosen size for filling the queue exactly.
+fn echo_padded(pad: usize) -> (String, String) {
+    let args = format!(r#"{{"s":"{}"}}"#, "x".repeat(pad));
+    (
+        format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{args}}}}}"#),
+        format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#),
+    )
+}
+
 #[test]
 fn a_call_that_needs_exactly_the_free_room_is_taken() {
     // The queue's room check is `needed > free`: a call needing every free byte fits.
     const CALC: &str = r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#;
-    let result = |pad: usize| {
-        let args = format!(r#"{{"s":"{}"}}"#, "x".repeat(pad));
-        let frame =
-            format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#);
-        (
-            format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{args}}}}}"#),
-            frame,
-        )
-    };
+    let result = echo_padded;
     // A calc call needs 309 bytes (see above); three echo results leave exactly that.
     let cap = SMALL.queue_len(1);
     let pads: Vec<usize> = (0..64)
@@ -582,15 +584,7 @@ fn a_round_end_that_fills_the_queue_exactly_after_a_partial_drain_is_whole() {
         out.write("f".repeat(SMALL.message_cap).as_bytes());
         Err(ToolFailed)
     }
-    let echo_call = |pad: usize| {
-        let args = format!(r#"{{"s":"{}"}}"#, "x".repeat(pad));
-        let frame =
-            format!(r#"{{"type":"TOOL_RESULT","content":{{"name":"echo","result":{args}}}}}"#);
-        (
-            format!(r#"{{"type":"TOOL_CALL","content":{{"name":"echo","args":{args}}}}}"#),
-            frame,
-        )
-    };
+    let echo_call = echo_padded;
     const FAIL: &str = r#"{"type":"TOOL_CALL","content":{"name":"fail"}}"#;
     let fail_result = format!(
         r#"{{"type":"TOOL_RESULT","content":{{"name":"fail","error":"{}"}}}}"#,
