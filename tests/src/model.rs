@@ -45,6 +45,10 @@ use polyweave_tool_adapter::{CallHandle, Error, Instant, Route, Tool};
 use proptest::prelude::*;
 use serde_json::Value;
 
+/// Bytes the wrapper's held buffer takes for each `END` on top of its length (`HeldFull`
+/// reports the sum).
+const HELD_HEADER: usize = 4;
+
 // =====================================================================
 // Registered tools
 // =====================================================================
@@ -710,6 +714,9 @@ pub struct Case {
     /// When set, the host first offers every frame a buffer of this many bytes, and checks
     /// that a refusal names the frame's exact size and leaves the queue as it was.
     pub short_buffer: Option<usize>,
+    /// When set, `Config::held_bytes` is this small (a tiny capacity): `END`s held while
+    /// calls are pending fill it, and one that does not fit is refused with `HeldFull`.
+    pub held_bytes: Option<usize>,
     pub timeout_ms: u32,
     pub max_rounds: u32,
     pub mirror: bool,
@@ -730,6 +737,7 @@ pub fn case_strategy() -> impl Strategy<Value = Case> {
         (
             any::<bool>(),
             prop_oneof![3 => Just(None), 1 => (0usize..400).prop_map(Some)],
+            prop_oneof![3 => Just(None), 1 => (0usize..100).prop_map(Some)],
         ),
     )
         .prop_map(
@@ -741,11 +749,12 @@ pub fn case_strategy() -> impl Strategy<Value = Case> {
                 aborted,
                 trace_entries,
                 ops,
-                (full_validation, short_buffer),
+                (full_validation, short_buffer, held_bytes),
             )| Case {
                 slots,
                 full_validation,
                 short_buffer,
+                held_bytes,
                 timeout_ms,
                 max_rounds,
                 mirror,
@@ -900,6 +909,10 @@ pub fn case_from_bytes(data: &[u8]) -> Case {
         0 => None,
         _ => Some(c.below(400)),
     };
+    let held_bytes = match c.weighted(&[3, 1]) {
+        0 => None,
+        _ => Some(c.below(100)),
+    };
     let mut ops = Vec::new();
     while !c.data.is_empty() && ops.len() < 64 {
         ops.push(c.op());
@@ -908,6 +921,7 @@ pub fn case_from_bytes(data: &[u8]) -> Case {
         slots,
         full_validation,
         short_buffer,
+        held_bytes,
         timeout_ms,
         max_rounds,
         mirror,
@@ -1124,6 +1138,13 @@ pub fn case_to_bytes(case: &Case) -> Vec<u8> {
             w.below(400, len);
         }
     }
+    match case.held_bytes {
+        None => w.weighted(&[3, 1], 0),
+        Some(len) => {
+            w.weighted(&[3, 1], 1);
+            w.below(100, len);
+        }
+    }
     for op in case.ops.iter().take(64) {
         w.op(op);
     }
@@ -1176,6 +1197,12 @@ pub enum Status {
         last: u64,
         given: u64,
     },
+    /// `HeldFull`: an `END` that does not fit the held buffer, with the bytes it needs and
+    /// those free.
+    HeldFull {
+        needed: usize,
+        free: usize,
+    },
     CallFinished,
     CallTimedOut,
     CallCancelled,
@@ -1193,6 +1220,7 @@ pub fn status_of_err(e: Error) -> Status {
             last: e.last.as_millis(),
             given: e.given.as_millis(),
         },
+        Error::HeldFull { needed, free } => Status::HeldFull { needed, free },
         Error::Call(CallError::Finished) => Status::CallFinished,
         Error::Call(CallError::TimedOut) => Status::CallTimedOut,
         Error::Call(CallError::Cancelled) => Status::CallCancelled,
@@ -1254,6 +1282,8 @@ pub struct Model {
     pub calls: Vec<MCall>,
     pub pending: usize,
     pub held: Vec<String>,
+    /// `Config::held_bytes` when the case makes it small; otherwise it never fills.
+    pub held_bytes: Option<usize>,
     pub last_error: Option<String>,
     pub aborted: bool,
     pub rounds: u32,
@@ -1320,6 +1350,7 @@ impl Model {
             calls: Vec::new(),
             pending: 0,
             held: Vec::new(),
+            held_bytes: c.held_bytes,
             last_error: None,
             aborted: c.aborted,
             rounds: 0,
@@ -1435,6 +1466,18 @@ impl Model {
             RespMeaning::Malformed => Status::Rejected,
             RespMeaning::Pass => Status::Forward,
             RespMeaning::End if self.pending > 0 => {
+                // The host drains after every input, so the buffer holds only the held `END`s,
+                // each with its 4-byte header.
+                if let Some(cap) = self.held_bytes {
+                    let used: usize = self.held.iter().map(|e| HELD_HEADER + e.len()).sum();
+                    let needed = HELD_HEADER + bytes.len();
+                    if needed > cap - used {
+                        return Status::HeldFull {
+                            needed,
+                            free: cap - used,
+                        };
+                    }
+                }
                 self.held
                     .push(String::from_utf8(bytes.to_vec()).expect("UTF-8 END"));
                 Status::Held
@@ -1915,7 +1958,7 @@ pub fn run(case: &Case) -> Tally {
         trace_entries: case.trace_entries,
         // Room enough that only the entry count drops entries, and that ENDs always fit.
         trace_bytes: 64 * 1024,
-        held_bytes: 8 * 1024,
+        held_bytes: case.held_bytes.unwrap_or(8 * 1024),
         full_validation: case.full_validation,
         ..Config::DEFAULT
     };
@@ -2136,6 +2179,7 @@ pub fn run(case: &Case) -> Tally {
             (Op::Response(Resp::Loose(_)), s) => {
                 format!("{s:?} loose, full validation {}", case.full_validation)
             }
+            (_, Status::HeldFull { .. }) => "HeldFull".to_string(),
             (_, s) => format!("{s:?}"),
         };
         *tally

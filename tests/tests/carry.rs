@@ -502,6 +502,41 @@ fn a_long_adapter_error_message_is_cut_not_refused() {
     );
 }
 
+#[test]
+fn an_adapter_error_message_cut_by_its_escapes_is_counted() {
+    // Each message decodes to at most message_cap (80) bytes, so only its escapes can make it
+    // too long: 40 newlines escape to exactly 80 bytes and pass whole; 41 are cut to 40.
+    // kills: settle.rs `n < decoded.len()` → `>` (the cut message not counted)
+    let tools = tools();
+    let mut s = Storage::new(CFG, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
+    let cases = [(40, 40, 0), (41, 40, 1), (80, 40, 2), (39, 39, 2)];
+    for (t, (newlines, sent, truncated)) in (0..).step_by(2).zip(cases) {
+        w.handle_response(at(t), br#"{"type":"TOOL_CALL","content":{"name":"files"}}"#)
+            .unwrap();
+        let f = started(&mut w).0;
+        drain(&mut host, &mut w);
+        let frame = format!(
+            r#"{{"type":"ERROR","content":{{"message":"{}"}}}}"#,
+            "\\n".repeat(newlines)
+        );
+        assert_eq!(
+            w.handle_adapter_frame(at(t + 1), f, frame.as_bytes()),
+            Ok(())
+        );
+        assert_eq!(
+            results(&drain(&mut host, &mut w)),
+            [format!(
+                r#"{{"type":"TOOL_RESULT","content":{{"name":"files","error":"{}"}}}}"#,
+                "\\n".repeat(sent)
+            )],
+            "{newlines}"
+        );
+        assert_eq!(w.stats().messages_truncated, truncated, "{newlines}");
+    }
+}
+
 // ------------------------------------------------------------ §7.24
 
 #[test]

@@ -308,6 +308,38 @@ fn result_error_raw_last_error_is_cut_between_escapes_and_characters() {
     assert!(cut > 100, "the sweep must cut often ({cut})");
 }
 
+// kills: round.rs `set_last_error_from`'s raw cut flag (`n == len && compact_len(raw) > n`:
+// `&&` → `||`, `==` → `!=`, `>` → `==`, `<`, `>=`). A raw error with nothing to escape is
+// cut only by its length without white space, so only that flag counts it.
+#[test]
+fn a_raw_last_error_with_nothing_to_escape_is_counted_only_when_cut() {
+    let tools = [Tool::sync("echo", &echo)];
+    let mut s = Storage::new(SWEEP, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
+    let mut cut = 0;
+    for digits in [1, CAP - 3, CAP - 2, CAP - 1, CAP + 40] {
+        let number = "7".repeat(digits);
+        // Compact, and spaced out (the spaces go; the length without them decides).
+        for raw in [format!("[{number}]"), format!("[ {number} ]")] {
+            let args = format!(r#"{{"error":{raw}}}"#);
+            let call = tool_call(&format!(r#"{{"name":"echo","args":{args}}}"#));
+            assert!(w.handle_response(at(0), call.as_bytes()).is_ok());
+            let compact = format!("[{number}]");
+            let fit = &compact[..compact.len().min(CAP)];
+            let sent = host.frames(&mut w);
+            assert_eq!(
+                prompt_text(&sent[1].1),
+                format!("Tool results above. Last tool error: {fit}"),
+                "{digits}"
+            );
+            cut += usize::from(fit.len() < compact.len());
+            assert_eq!(w.stats().last_error_truncated as usize, cut, "{raw}");
+        }
+    }
+    assert_eq!(cut, 4);
+}
+
 // kills: trace.rs `utf8_prefix` returning `max` unchanged (a name or an error cut inside a
 // character, which the trace then reads back as "").
 #[test]

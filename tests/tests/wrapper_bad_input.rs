@@ -570,6 +570,139 @@ fn a_call_that_needs_exactly_the_free_room_is_taken() {
     );
 }
 
+/// Echo calls (at `now` ms) queueing `k` results whose padding totals `t` bytes, at most 56 in
+/// each and the last ones first (a sync call needs room for the largest result, so only a
+/// long last one leaves less than that); false when the queue refused one of them.
+fn fill(w: &mut W<'_>, now: u64, k: usize, t: usize) -> bool {
+    (0..k).all(|i| {
+        let pad = t.saturating_sub(56 * (k - 1 - i)).min(56);
+        w.handle_response(at(now), echo_padded(pad).0.as_bytes())
+            .is_ok()
+    })
+}
+
+/// The queue filled a byte at a time after `history` until `attempt` is refused for want of
+/// room: the fill `(k, t)` of that first refusal, and the refusal's `(needed, free)`.
+fn first_refusal(
+    slots: usize,
+    history: &dyn Fn(&mut W<'_>),
+    attempt: &dyn Fn(&mut W<'_>) -> Result<(), Error>,
+) -> ((usize, usize), (usize, usize)) {
+    for k in 1..12 {
+        for t in 0..=56 * k {
+            let mut s = Storage::new(SMALL, slots);
+            let mut w = idle(&mut s);
+            history(&mut w);
+            if !fill(&mut w, 5, k, t) {
+                break;
+            }
+            match attempt(&mut w) {
+                Ok(()) => {}
+                Err(Error::QueueFull { needed, free }) if t > 0 => return ((k, t), (needed, free)),
+                Err(Error::QueueFull { .. }) => break,
+                Err(e) => panic!("{e:?}"),
+            }
+        }
+    }
+    panic!("never refused");
+}
+
+/// Checks that `attempt` needs exactly `needed` bytes: refused, changing nothing, with one
+/// byte less free, and taken when exactly that many are free.
+fn needs_exactly(
+    slots: usize,
+    needed: usize,
+    history: &dyn Fn(&mut W<'_>),
+    attempt: &dyn Fn(&mut W<'_>) -> Result<(), Error>,
+) {
+    let ((k, t), refusal) = first_refusal(slots, history, attempt);
+    assert_eq!(refusal, (needed, needed - 1));
+    refused(
+        SMALL,
+        slots,
+        |w| {
+            history(w);
+            assert!(fill(w, 5, k, t));
+            vec![]
+        },
+        |w, _| attempt(w),
+        Error::QueueFull {
+            needed,
+            free: needed - 1,
+        },
+    );
+    let mut s = Storage::new(SMALL, slots);
+    let mut w = idle(&mut s);
+    history(&mut w);
+    assert!(fill(&mut w, 5, k, t - 1));
+    assert_eq!(attempt(&mut w), Ok(()));
+}
+
+#[test]
+fn a_failed_call_reserves_exactly_its_message() {
+    // An unknown tool's TOOL_RESULT (its message escaped, bounded as a `"result"` member,
+    // one byte longer than `"error"`) and a round end.
+    // kills: intercept.rs `message_len`'s `+ 2` → `- 2`, `* 2`
+    let message = r#"Tool \"nope\" not found"#;
+    let needed = RECORD
+        + r#"{"type":"TOOL_RESULT","content":{"name":"nope","error":""}}"#.len()
+        + message.len()
+        + 1
+        + round_end_need(&SMALL);
+    assert_eq!(needed, 252);
+    needs_exactly(
+        1,
+        needed,
+        &|w| assert!(start(w, 1, LATER).is_some()),
+        &|w| {
+            w.handle_response(at(6), br#"{"type":"TOOL_CALL","content":{"name":"nope"}}"#)
+                .map(drop)
+        },
+    );
+}
+
+#[test]
+fn cancelling_an_adapter_call_reserves_its_cancel_record() {
+    // A CANCEL record and a TOOL_RESULT record (both encoded from the slot), and a round end.
+    // kills: expiry.rs `need += queue::cost(0)` → `-=`
+    let needed = RECORD + RECORD + round_end_need(&SMALL);
+    needs_exactly(
+        1,
+        needed,
+        &|w| assert!(start(w, 1, FILES).is_some()),
+        &|w| w.cancel(at(6), "stop").map(|left| assert_eq!(left, 0)),
+    );
+}
+
+#[test]
+fn a_reclaim_needing_exactly_the_free_room_is_taken() {
+    // The cancelled adapter call's three frames, encoded into the queue to free its slot for
+    // a deferred call (the other slot holds a pending one).
+    // kills: intercept.rs `reclaim && need > free` → `>=`
+    let needed = [
+        r#"{"type":"TOOL_CALL","content":{"id":"a1","name":"files","args":[1,2]}}"#,
+        r#"{"type":"CANCEL","content":{"id":"a1","name":"files","reason":"stop"}}"#,
+        r#"{"type":"TOOL_RESULT","content":{"id":"a1","name":"files","error":"Tool files cancelled: stop"}}"#,
+    ]
+    .iter()
+    .map(|f| f.len())
+    .sum::<usize>();
+    let history = |w: &mut W<'_>| {
+        start(w, 1, FILES).expect("adapter");
+        assert_eq!(w.cancel(at(2), "stop"), Ok(0));
+        start(w, 3, LATER).expect("deferred");
+    };
+    needs_exactly(2, needed, &history, &|w| {
+        w.handle_response(at(6), br#"{"type":"TOOL_CALL","content":{"name":"later"}}"#)
+            .map(|d| match d {
+                Disposition::Intercepted {
+                    handle: Some(h), ..
+                } => assert_eq!(h.slot(), 0),
+                other => panic!("{other:?}"),
+            })
+    });
+}
+
 #[test]
 fn a_round_end_that_fills_the_queue_exactly_after_a_partial_drain_is_whole() {
     use polyweave_tool_adapter::{ResultWriter, Tool, ToolFailed};
@@ -850,6 +983,26 @@ fn completion_for_an_unknown_call() {
             slots,
             |_| vec![],
             |w, _| w.complete(at(0), foreign, Ok(b"1")),
+            Error::Call(CallError::Unknown),
+        );
+    }
+    // A made-up handle whose parts match a fresh slot (index 0, never used): unknown, not
+    // timed out, though the fresh slot's deadline (zero) has passed.
+    // kills: slots.rs `Slots::waiting` arm `(false, HowEnded::NotYet)` deleted
+    let made_up = CallHandle::from_parts(0, 0);
+    for slots in [1, 3] {
+        refused(
+            SMALL,
+            slots,
+            |_| vec![],
+            |w, _| w.complete(at(5), made_up, Ok(b"1")),
+            Error::Call(CallError::Unknown),
+        );
+        refused(
+            SMALL,
+            slots,
+            |_| vec![],
+            |w, _| w.handle_adapter_closed(at(5), CallHandle::from_parts(slots as u16 - 1, 0)),
             Error::Call(CallError::Unknown),
         );
     }
@@ -1614,6 +1767,36 @@ fn a_slot_whose_frames_wait_is_reclaimed_by_the_next_call() {
         b.complete(at(7), hb[1], Ok(b"1")),
         Err(Error::Call(CallError::Stale))
     );
+}
+
+#[test]
+fn a_slot_is_free_again_once_its_tool_result_is_sent() {
+    // Two slots; each call ends and its frames are drained before the next one starts. The
+    // first free slot is taken, so every call lands in slot 0 (a slot still marked answered
+    // would push the next call to slot 1, and reclaim later).
+    // kills: slots.rs `Slots::free` → `()`, and its `==` → `!=`
+    let mut s = Storage::new(SMALL, 2);
+    let mut w = idle(&mut s);
+    let mut handles = Vec::new();
+    for i in 0..3u64 {
+        let h = start(&mut w, 10 * i, LATER).expect("deferred");
+        handles.push((h.slot(), h.index()));
+        assert_eq!(
+            w.complete(at(10 * i + 1), h, Ok(b"1")),
+            Ok(Completed::AsGiven)
+        );
+        let frames = frames_of(&mut w);
+        assert_eq!(frames[0].0, Route::Model);
+        assert!(frames[0].1.starts_with(r#"{"type":"TOOL_RESULT""#));
+    }
+    let a = start(&mut w, 40, FILES).expect("adapter");
+    handles.push((a.slot(), a.index()));
+    w.handle_adapter_frame(at(41), a, br#"{"type":"END"}"#)
+        .unwrap();
+    frames_of(&mut w);
+    let d = start(&mut w, 50, LATER).expect("deferred");
+    handles.push((d.slot(), d.index()));
+    assert_eq!(handles, [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)]);
 }
 
 #[test]

@@ -169,6 +169,29 @@ mod tests {
         }
     }
 
+    /// Deeper than any limit the configuration can name, yet valid JSON: too deep, not invalid.
+    // kills: result.rs `e.kind != JsonErrorKind::TooDeep` guard → true
+    #[test]
+    fn a_result_deeper_than_255_levels_is_too_deep_not_invalid() {
+        let cfg = Config {
+            max_depth: 32,
+            ..Config::DEFAULT
+        };
+        let mut deep = std::vec::Vec::new();
+        deep.extend(core::iter::repeat_n(b'[', 300));
+        deep.extend(core::iter::repeat_n(b']', 300));
+        assert!(matches!(check_result(&deep, &cfg), ResultCheck::TooDeep));
+        // Broken past level 255: the scan stops at the depth, so it is still too deep.
+        deep.truncate(299);
+        assert!(matches!(check_result(&deep, &cfg), ResultCheck::TooDeep));
+        // Broken within 255 levels, and deeper than the limit: invalid, at the break.
+        let broken = b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[}";
+        match check_result(broken, &cfg) {
+            ResultCheck::Invalid(e) => assert_eq!(e.at, 40),
+            _ => panic!("expected invalid"),
+        }
+    }
+
     fn show(e: LastError<'_>) -> std::string::String {
         match e {
             LastError::Raw(r) => std::format!("raw {r:?}"),

@@ -211,6 +211,9 @@ impl<'a, H: Hooks> Round<'a, H> {
 
     /// Sets the last tool error to `text` (decoded), cut so that escaped it fits.
     fn set_last_error(&mut self, text: &[u8]) {
+        // Every failure message is at most `message_cap` bytes where it enters, so only its
+        // escapes can cut it; the `min` keeps a broken invariant from panicking.
+        debug_assert!(text.len() <= self.last_error.len());
         let n = text.len().min(self.last_error.len());
         self.last_error[..n].copy_from_slice(&text[..n]);
         self.cut_last_error(n, n < text.len());
