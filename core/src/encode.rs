@@ -34,20 +34,56 @@ impl Sink for Counter {
     }
 }
 
-/// A sink over a slice already known to be large enough.
+/// Raw values the wrapper has seen validated without white space between their tokens
+/// (or stored compacted) are copied as they are: compacting them again would only copy.
+fn put_raw_as_is<S: Sink + ?Sized>(s: &mut S, value: &[u8]) {
+    debug_assert_eq!(crate::json::compact_len(value), value.len(), "not compact");
+    s.put(value);
+}
+
+/// A counter whose raw values may be known compact.
+struct Count {
+    n: usize,
+    raw_as_is: bool,
+}
+
+impl Sink for Count {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.n += bytes.len();
+    }
+
+    fn put_raw(&mut self, value: &[u8]) {
+        match self.raw_as_is {
+            true => put_raw_as_is(self, value),
+            false => crate::json::for_each_compact_run(value, |run| self.put(run)),
+        }
+    }
+}
+
+/// A sink over a slice, whose raw values may be known compact.
 struct SliceSink<'b> {
     buf: &'b mut [u8],
     pos: usize,
+    raw_as_is: bool,
 }
 
 impl Sink for SliceSink<'_> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        // The counter pass sized the buffer; `get_mut` keeps a mistake from panicking.
+        // Bytes past the end are counted, not written: `encode_within` learns the length
+        // of a frame that does not fit from the same pass.
         if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
             dst.copy_from_slice(bytes);
         }
         self.pos += bytes.len();
+    }
+
+    fn put_raw(&mut self, value: &[u8]) {
+        match self.raw_as_is {
+            true => put_raw_as_is(self, value),
+            false => crate::json::for_each_compact_run(value, |run| self.put(run)),
+        }
     }
 }
 
@@ -64,17 +100,21 @@ pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
     let mut run = 0;
     let mut i = 0;
     while i < text.len() {
-        // Eight bytes at a time while none needs an escape (the usual case).
-        if let Some(chunk) = text.get(i..i + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let m = escape_mask(u64::from_le_bytes(word));
-            if m == 0 {
-                i += 8;
-                continue;
-            }
-            i += (m.trailing_zeros() / 8) as usize;
+        // Eight bytes at a time while none needs an escape (the usual case); the last few
+        // padded with a byte that never does, so short names take one look.
+        let mut word = [b'a'; 8];
+        match text.get(i..i + 8) {
+            Some(chunk) => word.copy_from_slice(chunk),
+            // Byte by byte: a copy of a variable length would be a call to `memcpy`.
+            None => text[i..].iter().zip(&mut word).for_each(|(b, w)| *w = *b),
         }
+        let m = escape_mask(u64::from_le_bytes(word));
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        // The lowest flagged byte is a real one, never padding.
+        i += (m.trailing_zeros() / 8) as usize;
         let b = text[i];
         let short: &[u8] = match b {
             b'"' => b"\\\"",
@@ -308,29 +348,55 @@ impl OutFrame<'_> {
 
     /// The exact encoded length in bytes.
     pub fn encoded_len(&self) -> usize {
-        let mut c = Counter(0);
-        self.write_to(&mut c);
-        c.0
+        self.len_as(false)
     }
 
     /// Encodes into `out`, returning the length; a short buffer gets the needed size and is left untouched.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, BufferTooSmall> {
-        let needed = self.encoded_len();
-        if out.len() < needed {
-            return Err(BufferTooSmall { needed });
-        }
-        let mut sink = SliceSink { buf: out, pos: 0 };
-        self.write_to(&mut sink);
-        Ok(needed)
+        self.encode_as(out, false)
     }
 }
 
+// The crate's own encoders take `raw_as_is`: true when every raw value in the frame is
+// known to be compact already (validated without white space, or stored compacted).
 impl OutFrame<'_> {
-    /// Writes into `out`, which is exactly [`encoded_len`](Self::encoded_len) bytes (no second count).
-    pub(crate) fn encode_exact(&self, out: &mut [u8]) {
-        let mut sink = SliceSink { buf: out, pos: 0 };
+    /// [`encoded_len`](Self::encoded_len).
+    pub(crate) fn len_as(&self, raw_as_is: bool) -> usize {
+        let mut c = Count { n: 0, raw_as_is };
+        self.write_to(&mut c);
+        c.n
+    }
+
+    /// [`encode`](Self::encode).
+    pub(crate) fn encode_as(
+        &self,
+        out: &mut [u8],
+        raw_as_is: bool,
+    ) -> Result<usize, BufferTooSmall> {
+        let needed = self.len_as(raw_as_is);
+        if out.len() < needed {
+            return Err(BufferTooSmall { needed });
+        }
+        self.encode_exact(&mut out[..needed], raw_as_is);
+        Ok(needed)
+    }
+
+    /// Encodes into `out` in one pass when the frame fits, and returns its length either
+    /// way: a length over `out.len()` means the bytes written are not the frame.
+    pub(crate) fn encode_within(&self, out: &mut [u8], raw_as_is: bool) -> usize {
+        let mut sink = SliceSink {
+            buf: out,
+            pos: 0,
+            raw_as_is,
+        };
         self.write_to(&mut sink);
-        debug_assert_eq!(sink.pos, sink.buf.len());
+        sink.pos
+    }
+
+    /// Writes into `out`, which is exactly [`encoded_len`](Self::encoded_len) bytes (no second count).
+    pub(crate) fn encode_exact(&self, out: &mut [u8], raw_as_is: bool) {
+        let _len = self.encode_within(out, raw_as_is);
+        debug_assert_eq!(_len, out.len());
     }
 }
 
@@ -367,6 +433,7 @@ mod tests {
             let mut sink = SliceSink {
                 buf: &mut out,
                 pos: 0,
+                raw_as_is: false,
             };
             put_u64(&mut sink, n);
             let len = sink.pos;

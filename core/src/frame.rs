@@ -36,10 +36,21 @@ impl<'a> FrameKind<'a> {
             (b"ERROR", FrameKind::Error),
             (b"END", FrameKind::End),
         ];
-        // Almost every type is written without escapes: compare its raw bytes once.
-        let plain = ty.is_plain();
+        // Almost every type is written without escapes, and the five have five lengths: one
+        // comparison of raw bytes finds it (bytes equal to a known name hold no backslash).
+        let known = match ty.raw() {
+            b"TEXT" => Some(FrameKind::Text),
+            b"TOOL_CALL" => Some(FrameKind::ToolCall),
+            b"TOOL_RESULT" => Some(FrameKind::ToolResult),
+            b"ERROR" => Some(FrameKind::Error),
+            b"END" => Some(FrameKind::End),
+            _ => None,
+        };
+        if let Some(kind) = known {
+            return kind;
+        }
         for (name, kind) in KNOWN {
-            if (plain && ty.raw() == name) || (!plain && ty.eq_text(name)) {
+            if ty.eq_text(name) {
                 return kind;
             }
         }
@@ -104,6 +115,9 @@ pub struct Frame<'a> {
     content: Option<&'a [u8]>,
     /// `Some` once validated (an option keeps a lazily read frame cheap to build).
     fields: Option<Fields<'a>>,
+    /// Validated with no white space between its tokens: every raw value in it is already
+    /// in the compact form frames carry, so it is copied rather than compacted.
+    compact: bool,
 }
 
 /// Depth allowed while skipping members before `type` in an unvalidated frame.
@@ -127,6 +141,7 @@ impl<'a> Frame<'a> {
                     max_depth: LAZY_DEPTH,
                     content: None,
                     fields: None,
+                    compact: false,
                 });
             }
         }
@@ -138,9 +153,9 @@ impl<'a> Frame<'a> {
         let mut members = open_object(bytes, max_depth)?;
         let (mut ty, mut content, mut fields) = (None, None, Fields::default());
         // One pass: an object `content` is validated member by member, noting what the accessors need.
-        while let Some(m) = members.next_scanned(|key, bytes, start, depth| {
+        while let Some(m) = members.next_noted(|key, bytes, start, depth, spaced| {
             if !key.eq_text(b"content") || bytes.get(start) != Some(&b'{') {
-                return json::skip_value(bytes, start, depth);
+                return json::skip_value_noted(bytes, start, depth, spaced);
             }
             let mut inner = Members::new(bytes, start, depth)?;
             let mut found = Fields {
@@ -151,6 +166,7 @@ impl<'a> Frame<'a> {
                 found.record(m?);
             }
             fields = found;
+            *spaced |= inner.spaced();
             Ok(inner.end().unwrap_or(bytes.len()))
         }) {
             let m = m?;
@@ -182,6 +198,7 @@ impl<'a> Frame<'a> {
             max_depth,
             content,
             fields: Some(fields),
+            compact: !members.spaced(),
         })
     }
 
@@ -208,6 +225,12 @@ impl<'a> Frame<'a> {
     /// True when the whole frame was validated.
     pub fn is_validated(&self) -> bool {
         self.validated
+    }
+
+    /// True when the frame was validated and has no white space between its tokens, so
+    /// its raw values need no compacting.
+    pub(crate) fn is_compact(&self) -> bool {
+        self.compact
     }
 
     /// The raw value of the last top-level member named `key`, if any.
@@ -418,6 +441,39 @@ mod tests {
             Frame::parse(b"\xef\xbb\xbf{\"type\":\"END\"}"),
             Err(FrameError::NotAnObject)
         ));
+    }
+
+    /// A frame is compact when no white space sits between its tokens, wherever it is (space
+    /// inside strings and around the frame does not count); a lazily read frame never is.
+    #[test]
+    fn frames_know_when_they_are_compact() {
+        let cases: [(&[u8], bool); 8] = [
+            (
+                b"{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"a b\",\"args\":{\"x\":[1,2]}}}",
+                true,
+            ),
+            (b" {\"type\":\"END\"}\n", true),
+            (b"{ \"type\":\"END\"}", false),
+            (b"{\"type\" :\"END\"}", false),
+            (
+                b"{\"type\":\"TOOL_CALL\",\"content\":{\"args\":{\"x\":[1, 2]}}}",
+                false,
+            ),
+            (
+                b"{\"type\":\"TOOL_CALL\",\"content\":{\"args\":{\"x\":[1,2] }}}",
+                false,
+            ),
+            (
+                b"{\"type\":\"TOOL_CALL\",\"content\":{\"args\":{},\"name\":\"n\"} }",
+                false,
+            ),
+            (b"{\"type\":\"TEXT\",\"content\":[1,\t2]}", false),
+        ];
+        for (bytes, compact) in cases {
+            let f = Frame::parse_validated(bytes, 32).unwrap();
+            assert_eq!(f.is_compact(), compact, "{:?}", core::str::from_utf8(bytes));
+            assert!(!Frame::parse(bytes).unwrap().is_compact());
+        }
     }
 
     #[test]

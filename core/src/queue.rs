@@ -131,25 +131,39 @@ impl<'a> Queue<'a> {
 
     /// Queues `frame`, encoded now. Its cost must have been reserved.
     pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) {
-        self.push_inline(route, frame, false);
+        self.push_inline(route, frame, false, false);
+    }
+
+    /// [`push`](Self::push) for a frame whose raw values are known to be compact already.
+    pub(crate) fn push_compact(&mut self, route: Route, frame: &OutFrame<'_>) {
+        self.push_inline(route, frame, false, true);
     }
 
     /// Queues `frame` for the model, then the same bytes for the consumer (a mirrored
     /// prompt): one record, `cost(len)`, transmitted twice.
     pub(crate) fn push_mirrored(&mut self, frame: &OutFrame<'_>) {
-        self.push_inline(Route::Model, frame, true);
+        self.push_inline(Route::Model, frame, true, false);
     }
 
-    fn push_inline(&mut self, route: Route, frame: &OutFrame<'_>, mirrored: bool) {
-        let len = frame.encoded_len();
+    fn push_inline(&mut self, route: Route, frame: &OutFrame<'_>, mirrored: bool, raw_as_is: bool) {
+        // One pass: the frame is encoded straight after the header's place at the tail,
+        // counted as it goes. Only when the room past the tail is short (free bytes sit before
+        // the head) are the records moved up and the frame written a second time.
+        let body_at = self.tail + HEADER;
+        let room = self.buf.get_mut(body_at..).unwrap_or_default();
+        let len = frame.encode_within(room, raw_as_is);
         let (body, frames) = match mirrored {
             true => (Body::Mirrored(len), 2),
             false => (Body::Inline(len), 1),
         };
-        if let Some(at) = self.append(route, body, 0, frames) {
-            // Exactly `len` bytes: written without counting the frame a second time.
-            frame.encode_exact(&mut self.buf[at..at + len]);
+        if body_at + len > self.buf.len() {
+            if !self.make_room(record_len(body)) {
+                return;
+            }
+            let body_at = self.tail + HEADER;
+            frame.encode_exact(&mut self.buf[body_at..body_at + len], raw_as_is);
         }
+        self.commit(route, body, 0, frames);
     }
 
     /// Queues the frame of the call (`index`) in `slot`, to be encoded from the slot when it
@@ -164,24 +178,34 @@ impl<'a> Queue<'a> {
         self.append(Route::Consumer, Body::Held { offset, count }, 0, count);
     }
 
-    /// Appends a record of `frames` frames; returns where its encoded frame (if any) goes.
-    /// Its cost must have been reserved: the callers' room checks make a full queue here a
-    /// bug, which debug builds report.
-    fn append(&mut self, route: Route, body: Body, index: u32, frames: usize) -> Option<usize> {
-        let need = record_len(body);
+    /// Appends a record of `frames` frames without an encoded frame. Its cost must have
+    /// been reserved.
+    fn append(&mut self, route: Route, body: Body, index: u32, frames: usize) {
+        if self.make_room(record_len(body)) {
+            self.commit(route, body, index, frames);
+        }
+    }
+
+    /// Makes `need` bytes follow the tail, compacting when they are free but not all there.
+    /// The callers' room checks make a full queue here a bug, which debug builds report.
+    fn make_room(&mut self, need: usize) -> bool {
         if self.buf.len() - self.tail < need {
             if self.free() < need {
                 debug_assert!(false, "{need} bytes pushed without a reservation");
-                return None;
+                return false;
             }
             self.compact();
         }
+        true
+    }
+
+    /// Writes the header of a record whose bytes follow the tail, and takes them.
+    fn commit(&mut self, route: Route, body: Body, index: u32, frames: usize) {
         let at = self.tail;
         write_header(&mut self.buf[at..at + HEADER], route, body, index);
-        self.tail = at + need;
+        self.tail = at + record_len(body);
         self.frames += frames;
         self.pushed += frames as u64;
-        Some(at + HEADER)
     }
 
     /// The oldest frame, an `END` of a release record (`len` bytes), was transmitted: the
@@ -271,9 +295,9 @@ impl<'a> Queue<'a> {
 
     /// Encodes every record of `slot` in place, in queue order, so that the slot can be
     /// reused before they are transmitted. [`inline_cost`](Self::inline_cost) bytes must be
-    /// free.
+    /// free. A slot's raw values are stored compacted, so they are copied as they are.
     pub(crate) fn inline_slot<'f>(&mut self, slot: u16, frame: impl Fn(SlotFrame) -> OutFrame<'f>) {
-        let need = self.inline_cost(slot, |f| frame(f).encoded_len());
+        let need = self.inline_cost(slot, |f| frame(f).len_as(true));
         if need > self.free() {
             debug_assert!(false, "{need} bytes inlined without a reservation");
             return;
@@ -285,10 +309,10 @@ impl<'a> Queue<'a> {
             match body {
                 Body::Slot(f, s) if s == slot => {
                     let out = frame(f);
-                    let len = out.encoded_len();
+                    let len = out.len_as(true);
                     let body_at = at + HEADER;
                     self.buf.copy_within(body_at..self.tail, body_at + len);
-                    out.encode_exact(&mut self.buf[body_at..body_at + len]);
+                    out.encode_exact(&mut self.buf[body_at..body_at + len], true);
                     write_header(&mut self.buf[at..body_at], route, Body::Inline(len), 0);
                     self.tail += len;
                     at = body_at + len;

@@ -228,7 +228,7 @@ impl<'t> Registry<'t> {
     pub(crate) fn find(&self, name: &[u8]) -> Option<usize> {
         if self.sorted {
             self.tools
-                .binary_search_by(|t| t.name.as_bytes().cmp(name))
+                .binary_search_by(|t| cmp_names(t.name.as_bytes(), name))
                 .ok()
         } else {
             self.tools.iter().position(|t| t.name.as_bytes() == name)
@@ -237,6 +237,26 @@ impl<'t> Registry<'t> {
 
     pub(crate) fn get(&self, index: usize) -> &'t Tool<'t> {
         &self.tools[index]
+    }
+}
+
+/// Byte-wise order of two names, as `<[u8]>::cmp`. Their first eight bytes, read as
+/// big-endian words (zero after a short name's end), usually settle it without a call to
+/// `memcmp`: where the words differ, so do the names, in the same order.
+#[inline]
+fn cmp_names(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
+    fn head(s: &[u8]) -> u64 {
+        let mut word = [0u8; 8];
+        match s.get(..8) {
+            Some(eight) => word.copy_from_slice(eight),
+            // Byte by byte: a copy of a variable length would be a call to `memcpy`.
+            None => s.iter().zip(word.iter_mut()).for_each(|(b, w)| *w = *b),
+        }
+        u64::from_be_bytes(word)
+    }
+    match head(a).cmp(&head(b)) {
+        core::cmp::Ordering::Equal => a.cmp(b),
+        unequal => unequal,
     }
 }
 
@@ -290,6 +310,39 @@ impl<'t> Tool<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-first comparison orders names exactly as the slice order does, around its
+    /// edges: names of 0–10 bytes, equal eight-byte heads, NUL and high bytes.
+    #[test]
+    fn names_compare_as_byte_slices() {
+        let alphabet: &[u8] = &[0, 1, b'a', b'b', 0x7f, 0x80, 0xff];
+        let mut names: heapless::Vec<heapless::Vec<u8, 10>, 64> = heapless::Vec::new();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        while !names.is_full() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 11) as usize;
+            let name = (0..len)
+                .map(|i| alphabet[((x >> (8 + 4 * i)) % 7) as usize])
+                .collect();
+            names.push(name).unwrap();
+        }
+        // A shared eight-byte head, so the words tie and the fall-back decides.
+        names[0] = heapless::Vec::from_slice(b"abababab\x00").unwrap();
+        names[1] = heapless::Vec::from_slice(b"abababab").unwrap();
+        names[2] = heapless::Vec::from_slice(b"abababa").unwrap();
+        names[3] = heapless::Vec::from_slice(b"abababa\x00").unwrap();
+        for a in &names {
+            for b in &names {
+                assert_eq!(
+                    cmp_names(a, b),
+                    a.as_slice().cmp(b.as_slice()),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_result_is_compacted_only_when_it_would_overflow() {

@@ -128,6 +128,18 @@ impl<'a> Trace<'a> {
 
     /// Adds an entry, dropping the oldest as needed.
     pub fn push(&mut self, name: Option<&[u8]>, args: &[u8], outcome: CallOutcome<'_>) {
+        self.push_known(name, (args, false), outcome, false);
+    }
+
+    /// [`push`](Self::push), told which raw values are known to be compact already (each
+    /// with its flag), so that they are copied rather than compacted.
+    pub(crate) fn push_known(
+        &mut self,
+        name: Option<&[u8]>,
+        (args, args_compact): (&[u8], bool),
+        outcome: CallOutcome<'_>,
+        result_compact: bool,
+    ) {
         if self.max_entries == 0 || self.buf.len() < ENTRY_HEADER {
             self.dropped = self.dropped.saturating_add(1);
             return;
@@ -138,11 +150,14 @@ impl<'a> Trace<'a> {
         };
         let name_bytes = name.unwrap_or(b"");
         // Raw values are kept as the frames carry them: without white space (SPEC §7.22).
-        let args_full = crate::json::compact_len(args);
-        let out_full = if is_error {
-            out.len()
-        } else {
-            crate::json::compact_len(out)
+        let compact_len = |raw: &[u8], known: bool| match known {
+            true => raw.len(),
+            false => crate::json::compact_len(raw),
+        };
+        let args_full = compact_len(args, args_compact);
+        let out_full = match is_error {
+            true => out.len(),
+            false => compact_len(out, result_compact),
         };
         // Cut the largest parts first so an oversized entry still fits the region.
         let room = self.buf.len() - ENTRY_HEADER;
@@ -180,17 +195,25 @@ impl<'a> Trace<'a> {
         let mut p = ENTRY_HEADER;
         rec[p..p + name_len].copy_from_slice(&name_bytes[..name_len]);
         p += name_len;
-        crate::json::compact_into(args, &mut rec[p..p + args_len]);
+        copy_compact(args, args_compact, &mut rec[p..p + args_len]);
         p += args_len;
         match is_error {
             true => rec[p..p + out_len].copy_from_slice(&out[..out_len]),
-            false => _ = crate::json::compact_into(out, &mut rec[p..p + out_len]),
+            false => copy_compact(out, result_compact, &mut rec[p..p + out_len]),
         }
         self.tail = at + need;
         self.count += 1;
         if cut {
             self.truncated = self.truncated.saturating_add(1);
         }
+    }
+}
+
+/// Fills `dst` with the start of `raw`'s compact form (a plain copy when `compact`).
+fn copy_compact(raw: &[u8], compact: bool, dst: &mut [u8]) {
+    match compact {
+        true => dst.copy_from_slice(&raw[..dst.len()]),
+        false => _ = crate::json::compact_into(raw, dst),
     }
 }
 

@@ -160,6 +160,57 @@ mod tests {
         }
     }
 
+    /// The scanner's note of white space agrees with compaction: a valid value is reported
+    /// compact exactly when its compact form is itself (white space around it aside), so
+    /// copying it instead of compacting it changes nothing.
+    #[test]
+    fn validation_knows_when_a_value_is_already_compact() {
+        let bases: [&[u8]; 6] = [
+            b"{\"a\":[1,{\"b\":\"c d\"}],\"e\":{}}",
+            b"[true,false,null,-1.5e3,\"x\\\"y\"]",
+            b"{\"k\":\"v\",\"l\":[[],[{}]]}",
+            b"\"a b\"",
+            b"12",
+            b"{}",
+        ];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let (mut compact, mut spaced) = (0, 0);
+        for n in 0..if cfg!(miri) { 60 } else { 3000 } {
+            let base = bases[n % bases.len()];
+            // Up to three white space bytes inserted anywhere (inside strings too).
+            let mut v = [0u8; 64];
+            v[..base.len()].copy_from_slice(base);
+            let mut len = base.len();
+            for _ in 0..(n / bases.len()) % 4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let at = (x >> 8) as usize % (len + 1);
+                v.copy_within(at..len, at + 1);
+                v[at] = b" \t\n\r"[(x >> 40) as usize % 4];
+                len += 1;
+            }
+            let v = &v[..len];
+            let Ok(is_compact) = crate::json::validate_compact(v, 32) else {
+                continue; // white space inside a string can make it invalid (a raw tab)
+            };
+            let trimmed = crate::json::trim_ws(v);
+            assert_eq!(is_compact, compact_len(trimmed) == trimmed.len(), "{v:?}");
+            if is_compact {
+                compact += 1;
+            } else {
+                spaced += 1;
+            }
+            // An object's members say the same once read to the end.
+            if crate::json::is_object(trimmed) {
+                let mut m = crate::json::Members::new(trimmed, 0, 32).unwrap();
+                assert!(m.by_ref().all(|r| r.is_ok()));
+                assert_eq!(!m.spaced(), is_compact, "{v:?}");
+            }
+        }
+        assert!(compact > 0 && spaced > 0, "{compact} {spaced}");
+    }
+
     /// The runs themselves: never empty, split exactly at white space.
     #[test]
     fn runs_are_the_pieces_between_white_space() {

@@ -1,8 +1,8 @@
 //! An object's members, one at a time, each value validated as it goes.
 
-use super::scan::skip_value;
+use super::scan::skip_value_noted;
 use super::string::JsonStr;
-use super::{skip_ws, JsonError, JsonErrorKind};
+use super::{skip_ws, skip_ws_noted, JsonError, JsonErrorKind};
 
 /// One member of an object: its key and its raw value bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -24,6 +24,9 @@ pub struct Members<'a> {
     pos: usize,
     max_depth: u8,
     state: MembersState,
+    /// White space seen between the object's tokens so far (or a value read by a caller's
+    /// scan, which may have had some).
+    spaced: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -46,6 +49,7 @@ impl<'a> Members<'a> {
                 pos: pos + 1,
                 max_depth: max_depth - 1,
                 state: MembersState::First,
+                spaced: false,
             }),
             Some(b'{') => Err(JsonError::new(JsonErrorKind::TooDeep, pos)),
             Some(_) => Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
@@ -60,11 +64,25 @@ impl<'a> Members<'a> {
     }
 
     /// The next member, its value read by `scan`: given the key, the bytes, where the value
-    /// starts and the depth left for it, `scan` validates the value as [`skip_value`] would and
-    /// returns where it ends. This lets a caller look inside a value while it is validated.
+    /// starts and the depth left for it, `scan` validates the value as
+    /// [`skip_value`](super::skip_value) would and returns where it ends. This lets a caller
+    /// look inside a value while it is validated.
     pub fn next_scanned<F>(&mut self, scan: F) -> Option<Result<Member<'a>, JsonError>>
     where
         F: FnOnce(JsonStr<'a>, &'a [u8], usize, u8) -> Result<usize, JsonError>,
+    {
+        // Whether the caller's scan met white space is unknown: assume it did.
+        self.next_noted(|key, bytes, start, depth, spaced| {
+            *spaced = true;
+            scan(key, bytes, start, depth)
+        })
+    }
+
+    /// [`next_scanned`](Self::next_scanned), with `scan` setting its last argument when the
+    /// value has white space between its tokens.
+    pub(crate) fn next_noted<F>(&mut self, scan: F) -> Option<Result<Member<'a>, JsonError>>
+    where
+        F: FnOnce(JsonStr<'a>, &'a [u8], usize, u8, &mut bool) -> Result<usize, JsonError>,
     {
         match self.step(scan) {
             Ok(Some(m)) => Some(Ok(m)),
@@ -77,14 +95,20 @@ impl<'a> Members<'a> {
         }
     }
 
+    /// True when white space was seen between the object's tokens, as far as it was read.
+    /// Once it has ended cleanly, false means the object is already compact.
+    pub(crate) fn spaced(&self) -> bool {
+        self.spaced
+    }
+
     fn step<F>(&mut self, scan: F) -> Result<Option<Member<'a>>, JsonError>
     where
-        F: FnOnce(JsonStr<'a>, &'a [u8], usize, u8) -> Result<usize, JsonError>,
+        F: FnOnce(JsonStr<'a>, &'a [u8], usize, u8, &mut bool) -> Result<usize, JsonError>,
     {
         if matches!(self.state, MembersState::Done | MembersState::Failed) {
             return Ok(None);
         }
-        let mut pos = skip_ws(self.bytes, self.pos);
+        let mut pos = skip_ws_noted(self.bytes, self.pos, &mut self.spaced);
         if self.bytes.get(pos) == Some(&b'}') {
             self.state = MembersState::Done;
             self.pos = pos + 1;
@@ -92,19 +116,19 @@ impl<'a> Members<'a> {
         }
         if self.state == MembersState::Next {
             match self.bytes.get(pos) {
-                Some(b',') => pos = skip_ws(self.bytes, pos + 1),
+                Some(b',') => pos = skip_ws_noted(self.bytes, pos + 1, &mut self.spaced),
                 Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
                 None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
             }
         }
         let (key, after_key) = JsonStr::parse_at(self.bytes, pos)?;
-        pos = skip_ws(self.bytes, after_key);
+        pos = skip_ws_noted(self.bytes, after_key, &mut self.spaced);
         match self.bytes.get(pos) {
-            Some(b':') => pos = skip_ws(self.bytes, pos + 1),
+            Some(b':') => pos = skip_ws_noted(self.bytes, pos + 1, &mut self.spaced),
             Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
             None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
         }
-        let end = scan(key, self.bytes, pos, self.max_depth)?;
+        let end = scan(key, self.bytes, pos, self.max_depth, &mut self.spaced)?;
         self.pos = end;
         self.state = MembersState::Next;
         Ok(Some(Member {
@@ -118,7 +142,9 @@ impl<'a> Iterator for Members<'a> {
     type Item = Result<Member<'a>, JsonError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_scanned(|_, bytes, start, depth| skip_value(bytes, start, depth))
+        self.next_noted(|_, bytes, start, depth, spaced| {
+            skip_value_noted(bytes, start, depth, spaced)
+        })
     }
 }
 

@@ -62,11 +62,18 @@ impl core::fmt::Display for JsonError {
 
 /// Checks that `bytes` is exactly one JSON value, with optional white space around it.
 pub fn validate(bytes: &[u8], max_depth: u8) -> Result<(), JsonError> {
+    validate_compact(bytes, max_depth).map(drop)
+}
+
+/// [`validate`], also telling whether the value (white space around it aside) is already
+/// compact: no white space between its tokens, so [`compact_into`] would only copy it.
+pub(crate) fn validate_compact(bytes: &[u8], max_depth: u8) -> Result<bool, JsonError> {
     let start = skip_ws(bytes, 0);
-    let end = skip_value(bytes, start, max_depth)?;
+    let mut spaced = false;
+    let end = scan::skip_value_noted(bytes, start, max_depth, &mut spaced)?;
     let end = skip_ws(bytes, end);
     if end == bytes.len() {
-        Ok(())
+        Ok(!spaced)
     } else {
         Err(JsonError::new(JsonErrorKind::TrailingData, end))
     }
@@ -82,6 +89,14 @@ pub fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
         pos += 1;
     }
     pos
+}
+
+/// [`skip_ws`], noting in `spaced` whether there was any white space to skip.
+#[inline(always)]
+pub(crate) fn skip_ws_noted(bytes: &[u8], pos: usize, spaced: &mut bool) -> usize {
+    let end = skip_ws(bytes, pos);
+    *spaced |= end != pos;
+    end
 }
 
 /// `bytes` without the white space around it.
@@ -125,4 +140,5 @@ mod string;
 pub use compact::{compact_into, compact_len, for_each_compact_run};
 pub use members::{find_member, Member, Members};
 pub use scan::skip_value;
+pub(crate) use scan::skip_value_noted;
 pub use string::{BufferTooSmall, Decoded, JsonStr};

@@ -1,6 +1,6 @@
 //! The validating scanner: where a value ends, checking everything on the way.
 
-use super::{skip_ws, zero_bytes, JsonError, JsonErrorKind, HI, LO};
+use super::{skip_ws_noted, zero_bytes, JsonError, JsonErrorKind, HI, LO};
 
 /// A fixed stack of container kinds: bit set = object, clear = array.
 struct KindStack {
@@ -32,10 +32,23 @@ impl KindStack {
 /// `max_depth` bounds container nesting: a value at the top counts as level 1.
 /// The whole value is validated on the way (strings, escapes, UTF-8, numbers).
 pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, JsonError> {
+    skip_value_noted(bytes, start, max_depth, &mut false)
+}
+
+/// [`skip_value`], setting `spaced` when the value has white space between its tokens.
+#[inline]
+pub(crate) fn skip_value_noted(
+    bytes: &[u8],
+    start: usize,
+    max_depth: u8,
+    spaced: &mut bool,
+) -> Result<usize, JsonError> {
     use JsonErrorKind::*;
     if !matches!(bytes.get(start), Some(b'{' | b'[')) {
         return scan_scalar(bytes, start);
     }
+    // Kept in a local (a register) while scanning; written back once the value ends.
+    let mut sp = false;
     let mut stack = KindStack::new();
     let mut depth: u8 = 0;
     // The kind of the innermost open container (kept in sync with `stack`).
@@ -50,11 +63,11 @@ pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, Js
             in_object = open == b'{';
             stack.set(depth, in_object);
             depth += 1;
-            pos = skip_ws(bytes, pos + 1);
+            pos = skip_ws_noted(bytes, pos + 1, &mut sp);
             let close = if in_object { b'}' } else { b']' };
             if bytes.get(pos) != Some(&close) {
                 if in_object {
-                    pos = object_key(bytes, pos)?;
+                    pos = object_key(bytes, pos, &mut sp)?;
                 }
                 continue 'value;
             }
@@ -63,13 +76,13 @@ pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, Js
         }
         // Here a value has just ended inside a container, or `pos` is at an empty container's close.
         loop {
-            pos = skip_ws(bytes, pos);
+            pos = skip_ws_noted(bytes, pos, &mut sp);
             match bytes.get(pos) {
                 None => return Err(JsonError::new(UnexpectedEnd, pos)),
                 Some(b',') => {
-                    pos = skip_ws(bytes, pos + 1);
+                    pos = skip_ws_noted(bytes, pos + 1, &mut sp);
                     if in_object {
-                        pos = object_key(bytes, pos)?;
+                        pos = object_key(bytes, pos, &mut sp)?;
                     }
                     continue 'value;
                 }
@@ -80,6 +93,7 @@ pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, Js
             depth -= 1;
             pos += 1;
             if depth == 0 {
+                *spaced |= sp;
                 return Ok(pos);
             }
             in_object = stack.is_object(depth - 1);
@@ -104,15 +118,15 @@ fn scan_scalar(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
 
 /// Scans `"key" :` with white space, returning the offset of the member's value.
 #[inline]
-fn object_key(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
+fn object_key(bytes: &[u8], pos: usize, spaced: &mut bool) -> Result<usize, JsonError> {
     match bytes.get(pos) {
         Some(b'"') => {}
         Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
         None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
     }
-    let pos = skip_ws(bytes, scan_string(bytes, pos)?);
+    let pos = skip_ws_noted(bytes, scan_string(bytes, pos)?, spaced);
     match bytes.get(pos) {
-        Some(b':') => Ok(skip_ws(bytes, pos + 1)),
+        Some(b':') => Ok(skip_ws_noted(bytes, pos + 1, spaced)),
         Some(_) => Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
         None => Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
     }

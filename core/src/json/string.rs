@@ -1,7 +1,7 @@
 //! String tokens as views: compared and decoded without copying first.
 
 use super::scan::scan_string;
-use super::{JsonError, JsonErrorKind};
+use super::{zero_bytes, JsonError, JsonErrorKind, LO};
 
 /// A validated JSON string: the raw bytes between its quotes, escapes undecoded.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -66,7 +66,17 @@ impl<'a> JsonStr<'a> {
     /// True when the string has no escapes, so its raw bytes are its text.
     #[inline]
     pub fn is_plain(&self) -> bool {
-        !self.raw.contains(&b'\\')
+        // Eight bytes at a time, inline: keys and names are short, and a call to `memchr`
+        // costs more than the search.
+        let mut words = self.raw.chunks_exact(8);
+        for chunk in words.by_ref() {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            if zero_bytes(u64::from_le_bytes(word) ^ (LO * b'\\' as u64)) != 0 {
+                return false;
+            }
+        }
+        words.remainder().iter().all(|&b| b != b'\\')
     }
 
     /// The decoded text when it has no escapes: zero-copy.
@@ -99,11 +109,27 @@ impl<'a> JsonStr<'a> {
     }
 
     /// Compares the decoded text with `text`, without a buffer.
-    #[inline]
+    #[inline(always)]
     pub fn eq_text(&self, text: &[u8]) -> bool {
-        if self.is_plain() {
-            return self.raw == text;
+        // Decoding only ever shortens (every escape is longer than what it stands for), so
+        // the lengths settle most comparisons; inlined, a constant `text` makes the byte
+        // comparison a few loads rather than a call.
+        match self.raw.len().cmp(&text.len()) {
+            core::cmp::Ordering::Less => false,
+            core::cmp::Ordering::Equal => self.raw == text && self.is_plain(),
+            // Only an escape can make it shorter: unless it starts with one, the first bytes
+            // must agree (an empty `text` never matches: every escape decodes to a byte).
+            core::cmp::Ordering::Greater => match (self.raw.first(), text.first()) {
+                (Some(&r), Some(&t)) if r == t || r == b'\\' => self.eq_decoded(text),
+                _ => false,
+            },
         }
+    }
+
+    /// [`eq_text`](Self::eq_text) the long way, decoding as it compares (a mismatch usually
+    /// shows at the first byte).
+    #[inline(never)]
+    fn eq_decoded(&self, text: &[u8]) -> bool {
         let mut it = self.decoded();
         for &b in text {
             if it.next() != Some(b) {

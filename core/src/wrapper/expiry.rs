@@ -118,7 +118,8 @@ impl<H: Hooks> Wrapper<'_, H> {
             }
             let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
             let message = self.scratch.compose(&self.cfg, &ending.message(name, &s));
-            self.slots.set_answer(slot, CallOutcome::Error(message));
+            self.slots
+                .set_answer(slot, CallOutcome::Error(message), true);
             let call = self.slots.call(slot);
             let delivery = Delivery::FromSlot(slot as u16);
             self.round.fail(&self.cfg, call, message, delivery);

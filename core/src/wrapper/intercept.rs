@@ -88,6 +88,7 @@ impl<H: Hooks> Wrapper<'_, H> {
             name,
             id,
             args: call.args,
+            args_compact: frame.is_compact(),
         };
         let (name_bytes, id_bytes) = (cref.name_bytes(), cref.id_bytes());
 
@@ -147,7 +148,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                         true => self
                             .round
                             .queue
-                            .inline_cost(slot as u16, |f| self.slots.frame(slot, f).encoded_len()),
+                            .inline_cost(slot as u16, |f| self.slots.frame(slot, f).len_as(true)),
                         false => 0,
                     };
                     if adapter {
@@ -191,12 +192,16 @@ impl<H: Hooks> Wrapper<'_, H> {
                 let failure = match ran {
                     Ok(()) if overflow => Message::ResultTooLarge(n, self.cfg.result_cap),
                     Ok(()) => match check_result(&output[..written], &self.cfg) {
-                        ResultCheck::Fits { last_error } => {
+                        ResultCheck::Fits {
+                            last_error,
+                            compact,
+                        } => {
                             let result = json::trim_ws(&output[..written]);
                             self.round.complete_with(
                                 &self.cfg,
                                 cref,
                                 CallOutcome::Result(result),
+                                compact,
                                 last_error,
                                 Delivery::Now,
                             );
@@ -252,6 +257,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                         name: name_bytes.unwrap_or(b""),
                         id: id_bytes,
                         args: call.args,
+                        args_compact: cref.args_compact,
                         timeout_ms,
                         deadline: now.saturating_add_millis(timeout_ms as u64),
                     },

@@ -303,7 +303,11 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let len = match record.body {
             Body::Inline(_) | Body::Mirrored(_) => copy_out(buf, self.round.queue.front_frame())?,
             Body::Held { offset, .. } => copy_out(buf, self.round.held.frame_at(offset))?,
-            Body::Slot(frame, slot) => self.slots.frame(slot as usize, frame).encode(buf)?,
+            // A slot's raw values are stored compacted.
+            Body::Slot(frame, slot) => self
+                .slots
+                .frame(slot as usize, frame)
+                .encode_as(buf, true)?,
         };
         match record.body {
             Body::Held { .. } => {
@@ -332,7 +336,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let len = match record.body {
             Body::Inline(len) | Body::Mirrored(len) => len,
             Body::Held { offset, .. } => self.round.held.frame_at(offset).len(),
-            Body::Slot(frame, slot) => self.slots.frame(slot as usize, frame).encoded_len(),
+            Body::Slot(frame, slot) => self.slots.frame(slot as usize, frame).len_as(true),
         };
         Some(Transmit {
             route: record.route,

@@ -30,8 +30,12 @@ pub(crate) fn result_error(result: &[u8], max_depth: u8) -> Option<LastError<'_>
 
 /// What a result from the host (a sync tool's output, or `complete`) turned out to be.
 pub(crate) enum ResultCheck<'r> {
-    /// Valid and carried, with its last-error source.
-    Fits { last_error: Option<LastError<'r>> },
+    /// Valid and carried, with its last-error source; `compact` when it has no white space
+    /// between its tokens (so it is copied as it is).
+    Fits {
+        last_error: Option<LastError<'r>>,
+        compact: bool,
+    },
     /// Valid, but its compact form is longer than `result_cap`.
     TooLarge(usize),
     /// Valid, but nested deeper than `max_depth`, the result being level 1.
@@ -47,7 +51,7 @@ pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &Config) -> ResultCheck<'r
         error_members(result, cfg.max_depth).and_then(|m| {
             let after = json::skip_ws(result, m.end);
             match after == result.len() {
-                true => Ok(last_error_of(m.error, m.success)),
+                true => Ok((last_error_of(m.error, m.success), m.compact)),
                 false => Err(JsonError {
                     kind: JsonErrorKind::TrailingData,
                     at: after,
@@ -55,10 +59,10 @@ pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &Config) -> ResultCheck<'r
             }
         })
     } else {
-        json::validate(result, cfg.max_depth).map(|()| None)
+        json::validate_compact(result, cfg.max_depth).map(|compact| (None, compact))
     };
     match checked {
-        Ok(last_error) => {
+        Ok((last_error, compact)) => {
             // Only a value longer than the cap as written needs measuring without white space.
             let bound = match result.len() > cfg.result_cap {
                 true => json::compact_len(result),
@@ -66,7 +70,10 @@ pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &Config) -> ResultCheck<'r
             };
             match bound > cfg.result_cap {
                 true => ResultCheck::TooLarge(bound),
-                false => ResultCheck::Fits { last_error },
+                false => ResultCheck::Fits {
+                    last_error,
+                    compact,
+                },
             }
         }
         // Too deep for the limit: still refuse it as invalid when it is not JSON at all.
@@ -83,6 +90,8 @@ struct ErrorMembers<'r> {
     error: Option<&'r [u8]>,
     success: Option<&'r [u8]>,
     end: usize,
+    /// No white space between the object's tokens.
+    compact: bool,
 }
 
 fn error_members(result: &[u8], max_depth: u8) -> Result<ErrorMembers<'_>, JsonError> {
@@ -101,6 +110,7 @@ fn error_members(result: &[u8], max_depth: u8) -> Result<ErrorMembers<'_>, JsonE
         error,
         success,
         end,
+        compact: !members.spaced(),
     })
 }
 
@@ -157,7 +167,7 @@ mod tests {
                     Err(e) => std::format!("invalid {e:?}"),
                 };
                 let new = match check_result(c, &cfg) {
-                    ResultCheck::Fits { last_error } => {
+                    ResultCheck::Fits { last_error, .. } => {
                         std::format!("{:?}", last_error.map(show))
                     }
                     ResultCheck::TooDeep => "deep".into(),

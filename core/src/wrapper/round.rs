@@ -24,6 +24,8 @@ pub(crate) struct CallRef<'c> {
     pub(crate) name: Option<&'c str>,
     pub(crate) id: Option<&'c str>,
     pub(crate) args: &'c [u8],
+    /// The args have no white space between their tokens (validated so, or stored compact).
+    pub(crate) args_compact: bool,
 }
 
 impl<'c> CallRef<'c> {
@@ -130,19 +132,24 @@ impl<'a, H: Hooks> Round<'a, H> {
         message: &str,
         delivery: Delivery,
     ) {
-        self.complete_with(cfg, call, CallOutcome::Error(message), None, delivery);
+        self.complete_with(cfg, call, CallOutcome::Error(message), true, None, delivery);
     }
 
     /// SPEC §3.2: trace, last error, `TOOL_RESULT`, hook, pending, prompt, released `END`s.
+    /// `result_compact`: a result outcome is known to have no white space between its
+    /// tokens (an error outcome has no raw value: either is right).
     pub(crate) fn complete_with(
         &mut self,
         cfg: &Config,
         call: CallRef<'_>,
         outcome: CallOutcome<'_>,
+        result_compact: bool,
         source: Option<LastError<'_>>,
         delivery: Delivery,
     ) {
-        self.trace.push(call.name_bytes(), call.args, outcome);
+        let args = (call.args, call.args_compact);
+        self.trace
+            .push_known(call.name_bytes(), args, outcome, result_compact);
         match (outcome, source) {
             (CallOutcome::Error(e), _) => self.set_last_error(e.as_bytes()),
             (CallOutcome::Result(_), Some(source)) => self.set_last_error_from(source),
@@ -155,7 +162,10 @@ impl<'a, H: Hooks> Round<'a, H> {
                     name: call.name_bytes(),
                     outcome,
                 };
-                self.queue.push(Route::Model, &frame);
+                match result_compact {
+                    true => self.queue.push_compact(Route::Model, &frame),
+                    false => self.queue.push(Route::Model, &frame),
+                }
             }
             Delivery::FromSlot(slot) => {
                 self.queue

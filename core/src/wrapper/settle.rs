@@ -21,13 +21,13 @@ use super::{CallHandle, Completed, Wrapper};
 /// macro rather than a method: the outcome may borrow scratch or the host's bytes, which a
 /// `&mut self` method could not also take.
 macro_rules! settle {
-    ($w:ident, $slot:expr, $outcome:expr, $last_error:expr) => {{
+    ($w:ident, $slot:expr, $outcome:expr, $compact:expr, $last_error:expr) => {{
         $w.round.reserve($w.round.slot_completion_cost(&$w.cfg))?;
-        $w.slots.set_answer($slot, $outcome);
+        $w.slots.set_answer($slot, $outcome, $compact);
         let call = $w.slots.call($slot);
         let delivery = Delivery::FromSlot($slot as u16);
         $w.round
-            .complete_with(&$w.cfg, call, $outcome, $last_error, delivery);
+            .complete_with(&$w.cfg, call, $outcome, $compact, $last_error, delivery);
         $w.slots.end($slot, HowEnded::Finished);
     }};
 }
@@ -51,9 +51,12 @@ impl<H: Hooks> Wrapper<'_, H> {
         let (failure, completed) = match outcome {
             Ok(raw) => match check_result(raw, &self.cfg) {
                 ResultCheck::Invalid(e) => return Err(Error::InvalidResult(e)),
-                ResultCheck::Fits { last_error } => {
+                ResultCheck::Fits {
+                    last_error,
+                    compact,
+                } => {
                     let outcome = CallOutcome::Result(json::trim_ws(raw));
-                    settle!(self, slot, outcome, last_error);
+                    settle!(self, slot, outcome, compact, last_error);
                     self.clock.advance(now);
                     return Ok(Completed::AsGiven);
                 }
@@ -78,13 +81,13 @@ impl<H: Hooks> Wrapper<'_, H> {
                         cap: self.cfg.message_cap,
                     });
                 }
-                settle!(self, slot, CallOutcome::Error(msg), None);
+                settle!(self, slot, CallOutcome::Error(msg), true, None);
                 self.clock.advance(now);
                 return Ok(Completed::AsGiven);
             }
         };
         let message = compose_into(self.scratch.message(&self.cfg), &failure);
-        settle!(self, slot, CallOutcome::Error(message), None);
+        settle!(self, slot, CallOutcome::Error(message), true, None);
         self.clock.advance(now);
         Ok(completed)
     }
@@ -126,7 +129,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                         )
                     }
                 };
-                settle!(self, slot, CallOutcome::Error(message), None);
+                settle!(self, slot, CallOutcome::Error(message), true, None);
                 if cut {
                     self.round.stats.messages_truncated =
                         self.round.stats.messages_truncated.saturating_add(1);
@@ -162,7 +165,7 @@ impl<H: Hooks> Wrapper<'_, H> {
             let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
             let msg = Message::ResultTooLarge(name, self.cfg.result_cap);
             let message = compose_into(self.scratch.message(&self.cfg), &msg);
-            settle!(self, slot, CallOutcome::Error(message), None);
+            settle!(self, slot, CallOutcome::Error(message), true, None);
             return Ok(());
         }
         // The kept result (or `null`) is already in the slot's outcome area.
@@ -175,8 +178,9 @@ impl<H: Hooks> Wrapper<'_, H> {
             CallOutcome::Error(_) => None,
         };
         let delivery = Delivery::FromSlot(slot as u16);
+        // The kept result was stored compacted.
         self.round
-            .complete_with(&self.cfg, call, outcome, source, delivery);
+            .complete_with(&self.cfg, call, outcome, true, source, delivery);
         self.slots.end(slot, HowEnded::Finished);
         Ok(())
     }

@@ -184,6 +184,8 @@ pub(crate) struct NewCall<'c> {
     pub(crate) id: Option<&'c [u8]>,
     /// Raw args, stored compact; they fit `args_cap` compact (checked by the caller).
     pub(crate) args: &'c [u8],
+    /// The args are known to be compact already: copied, not compacted.
+    pub(crate) args_compact: bool,
     pub(crate) timeout_ms: u32,
     pub(crate) deadline: Instant,
 }
@@ -282,15 +284,22 @@ impl<'a> Slots<'a> {
                 .id_len
                 .map(|n| valid_utf8_prefix(&self.bytes[id.start..id.start + n as usize])),
             args: &self.bytes[args.start..args.start + s.args_len as usize],
+            args_compact: true,
         }
     }
 
-    /// Stores the outcome of the call in `slot`: a result (compacted; it fits `result_cap`
-    /// compact) or an error message (at most `message_cap` bytes of UTF-8).
-    pub(crate) fn set_answer(&mut self, slot: usize, outcome: CallOutcome<'_>) {
+    /// Stores the outcome of the call in `slot`: a result (compacted, or copied when known
+    /// `compact`; it fits `result_cap` compact) or an error message (at most `message_cap`
+    /// bytes of UTF-8).
+    pub(crate) fn set_answer(&mut self, slot: usize, outcome: CallOutcome<'_>, compact: bool) {
         let area = self.ranges(slot)[3].clone();
         let area = &mut self.bytes[area];
         self.slots[slot].answer = match outcome {
+            CallOutcome::Result(raw) if compact => {
+                let n = raw.len().min(area.len());
+                area[..n].copy_from_slice(&raw[..n]);
+                Answer::Result(n as u32)
+            }
             CallOutcome::Result(raw) => Answer::Result(json::compact_into(raw, area) as u32),
             CallOutcome::Error(text) => {
                 let n = text.len().min(area.len());
@@ -355,7 +364,15 @@ impl<'a> Slots<'a> {
         if let Some(i) = call.id {
             self.bytes[id.start..id.start + i.len()].copy_from_slice(i);
         }
-        let args_len = json::compact_into(call.args, &mut self.bytes[args]);
+        let area = &mut self.bytes[args];
+        let args_len = match call.args_compact {
+            true => {
+                let n = call.args.len().min(area.len());
+                area[..n].copy_from_slice(&call.args[..n]);
+                n
+            }
+            false => json::compact_into(call.args, area),
+        };
         self.slots[slot] = Slot {
             state: if call.adapter {
                 SlotState::Adapter
