@@ -175,7 +175,9 @@ impl<'a> AdapterCall<'a> {
         args: &'a [u8],
         buf: &'a mut [u8],
     ) -> Result<Self, StartError> {
-        json::validate(args, opts.max_depth.saturating_sub(2)).map_err(StartError::InvalidArgs)?;
+        // The wrapper's (noting) scanner, so that a firmware with both links one copy.
+        json::validate_compact(args, opts.max_depth.saturating_sub(2))
+            .map_err(StartError::InvalidArgs)?;
         // The buffer must hold the call's own failure texts, or a timeout could never settle it.
         let name = opts.name.as_bytes();
         let len = Message::TimedOut(name, opts.timeout_ms)

@@ -61,6 +61,16 @@ impl Sink for Count {
     }
 }
 
+/// Bytes of `text` escaped (the crate's one counting sink, so one copy of the escaper).
+pub(crate) fn escaped_len(text: &[u8]) -> usize {
+    let mut c = Count {
+        n: 0,
+        raw_as_is: true,
+    };
+    put_escaped(&mut c, text);
+    c.n
+}
+
 /// A sink over a slice, whose raw values may be known compact.
 struct SliceSink<'b> {
     buf: &'b mut [u8],

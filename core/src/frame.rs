@@ -38,16 +38,11 @@ impl<'a> FrameKind<'a> {
         ];
         // Almost every type is written without escapes, and the five have five lengths: one
         // comparison of raw bytes finds it (bytes equal to a known name hold no backslash).
-        let known = match ty.raw() {
-            b"TEXT" => Some(FrameKind::Text),
-            b"TOOL_CALL" => Some(FrameKind::ToolCall),
-            b"TOOL_RESULT" => Some(FrameKind::ToolResult),
-            b"ERROR" => Some(FrameKind::Error),
-            b"END" => Some(FrameKind::End),
-            _ => None,
-        };
-        if let Some(kind) = known {
-            return kind;
+        let raw = ty.raw();
+        if let Some(&(name, kind)) = KNOWN.iter().find(|(name, _)| name.len() == raw.len()) {
+            if raw == name {
+                return kind;
+            }
         }
         for (name, kind) in KNOWN {
             if ty.eq_text(name) {

@@ -1,6 +1,6 @@
 //! The texts of the errors the adapter itself reports (SPEC §2, §3, §5).
 
-use crate::encode::{put_escaped, put_u64, Sink};
+use crate::encode::{put_u64, Sink};
 
 /// Room, quotes included, for the text of a message the wrapper composes around a tool name
 /// or id: at most 47 bytes (`Tool `, ` result exceeds `, 20 digits, ` bytes`) and 2 quotes.
@@ -124,9 +124,7 @@ impl Sink for Fill<'_> {
 
 /// Length of `text` once escaped for a JSON string.
 pub(crate) fn escaped_len(text: &[u8]) -> usize {
-    let mut c = crate::encode::Counter(0);
-    put_escaped(&mut c, text);
-    c.0
+    crate::encode::escaped_len(text)
 }
 
 /// Length of the longest prefix of `text`, ending on a character boundary, whose escaped form fits `cap` bytes.

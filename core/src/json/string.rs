@@ -109,7 +109,7 @@ impl<'a> JsonStr<'a> {
     }
 
     /// Compares the decoded text with `text`, without a buffer.
-    #[inline(always)]
+    #[inline]
     pub fn eq_text(&self, text: &[u8]) -> bool {
         // Decoding only ever shortens (every escape is longer than what it stands for), so
         // the lengths settle most comparisons; inlined, a constant `text` makes the byte

@@ -76,8 +76,10 @@ pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &Config) -> ResultCheck<'r
                 },
             }
         }
-        // Too deep for the limit: still refuse it as invalid when it is not JSON at all.
-        Err(e) if e.kind == JsonErrorKind::TooDeep => match json::validate(result, u8::MAX) {
+        // Too deep for the limit: still refuse it as invalid when it is not JSON at all. (The
+        // noting scanner, as above: a firmware links one copy of the scanner.)
+        Err(e) if e.kind == JsonErrorKind::TooDeep => match json::validate_compact(result, u8::MAX)
+        {
             Err(e) if e.kind != JsonErrorKind::TooDeep => ResultCheck::Invalid(e),
             _ => ResultCheck::TooDeep,
         },
