@@ -124,23 +124,36 @@ impl<'a> Frame<'a> {
     /// The first `type` counts: looking for a second would cost a scan of the whole frame.
     /// [`parse_validated`](Self::parse_validated) refuses a frame with two.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, FrameError> {
+        // The canonical form starts `{"type":"`: the type string is read straight away. (Any
+        // error is left to the general path below, which finds the same one.)
+        const CANONICAL: &[u8] = br#"{"type":""#;
+        if bytes.starts_with(CANONICAL) {
+            let at = CANONICAL.len() - 1;
+            if let Ok(end) = json::scan_string(bytes, at) {
+                return Ok(Self::lazy(bytes, kind_of(&bytes[at..end])?));
+            }
+        }
         let members = open_object(bytes, LAZY_DEPTH)?;
         for m in members {
             let m = m?;
             if m.key.eq_text(b"type") {
-                let kind = kind_of(m.value)?;
-                return Ok(Self {
-                    bytes,
-                    kind,
-                    validated: false,
-                    max_depth: LAZY_DEPTH,
-                    content: None,
-                    fields: None,
-                    compact: false,
-                });
+                return Ok(Self::lazy(bytes, kind_of(m.value)?));
             }
         }
         Err(FrameError::MissingType)
+    }
+
+    /// A frame read as far as its type.
+    fn lazy(bytes: &'a [u8], kind: FrameKind<'a>) -> Self {
+        Self {
+            bytes,
+            kind,
+            validated: false,
+            max_depth: LAZY_DEPTH,
+            content: None,
+            fields: None,
+            compact: false,
+        }
     }
 
     /// Validates the whole frame (JSON, UTF-8, depth ≤ `max_depth`, frame object = level 1), then reads its kind.

@@ -34,8 +34,8 @@ enum Plan {
 
 /// Bounds, quotes included, the escaped length of a message the wrapper composes around a
 /// tool name (`Tool <name> timed out after <ms>ms`, `… result exceeds <N> bytes`, …).
-pub(super) fn own_message_bound(name: Option<&[u8]>) -> usize {
-    name.map_or(0, escaped_len) + AROUND_NAME_BOUND
+pub(super) fn own_message_bound(name_escaped: Option<usize>) -> usize {
+    name_escaped.unwrap_or(0) + AROUND_NAME_BOUND
 }
 
 /// Length bound of an error message as a JSON string in a `TOOL_RESULT`: escaped, quoted.
@@ -91,6 +91,8 @@ impl<H: Hooks> Wrapper<'_, H> {
             args_compact: frame.is_compact(),
         };
         let (name_bytes, id_bytes) = (cref.name_bytes(), cref.id_bytes());
+        // Escaped once, for every bound below.
+        let escaped = (id_bytes.map(escaped_len), name_bytes.map(escaped_len));
 
         // SPEC §7.4 and §7.23: malformed → unknown name → duplicate id → args too large for a
         // pending call → free slot → run.
@@ -120,7 +122,7 @@ impl<H: Hooks> Wrapper<'_, H> {
         let plan = if let Some(msg) = failure {
             self.round.reserve(
                 self.round
-                    .completion_cost(&self.cfg, &cref, message_len(&msg)),
+                    .completion_cost(&self.cfg, escaped, message_len(&msg)),
             )?;
             let len = msg.len();
             let composed = msg.compose(msg_buf).ok_or(Error::MessageTooLong {
@@ -131,11 +133,11 @@ impl<H: Hooks> Wrapper<'_, H> {
         } else {
             let t = tool.unwrap_or(0);
             // A result, a cut error message, or one of the wrapper's own failure texts.
-            let outcome = self.cfg.outcome_bound().max(own_message_bound(name_bytes));
+            let outcome = self.cfg.outcome_bound().max(own_message_bound(escaped.1));
             match self.tools.get(t).kind {
                 ToolKind::Sync(_) => {
                     self.round
-                        .reserve(self.round.completion_cost(&self.cfg, &cref, outcome))?;
+                        .reserve(self.round.completion_cost(&self.cfg, escaped, outcome))?;
                     Plan::Sync(t)
                 }
                 ToolKind::Deferred | ToolKind::Adapter => {

@@ -92,20 +92,15 @@ impl<'a, H: Hooks> Round<'a, H> {
         }
     }
 
-    /// Queue bytes a completion with these parts may need (`outcome_len`: its result's or
-    /// quoted, escaped error's bytes), the round's end included.
+    /// Queue bytes a completion may need, the round's end included: `escaped`, the call's
+    /// id and name escaped lengths; `outcome_len`, its result's or quoted, escaped error's.
     pub(crate) fn completion_cost(
         &self,
         cfg: &Config,
-        call: &CallRef<'_>,
+        (id, name): (Option<usize>, Option<usize>),
         outcome_len: usize,
     ) -> usize {
-        let frame = OutFrame::ToolResult {
-            id: call.id_bytes(),
-            name: call.name_bytes(),
-            outcome: CallOutcome::Result(b""),
-        };
-        queue::cost(frame.encoded_len() + outcome_len) + self.end_cost(cfg)
+        queue::cost(crate::encode::tool_result_len(id, name, outcome_len)) + self.end_cost(cfg)
     }
 
     /// Queue bytes completing a call whose outcome is in its slot may need, the round's
