@@ -41,6 +41,12 @@ fn put_raw_as_is<S: Sink + ?Sized>(s: &mut S, value: &[u8]) {
     s.put(value);
 }
 
+/// [`for_each_compact_run`](crate::json::for_each_compact_run) through one `dyn` closure, so
+/// that the sinks share one copy of it (values that need compacting are the rare case).
+fn compact_runs(value: &[u8], emit: &mut dyn FnMut(&[u8])) {
+    crate::json::for_each_compact_run(value, emit);
+}
+
 /// A counter whose raw values may be known compact.
 struct Count {
     n: usize,
@@ -56,7 +62,7 @@ impl Sink for Count {
     fn put_raw(&mut self, value: &[u8]) {
         match self.raw_as_is {
             true => put_raw_as_is(self, value),
-            false => crate::json::for_each_compact_run(value, |run| self.put(run)),
+            false => compact_runs(value, &mut |run| self.put(run)),
         }
     }
 }
@@ -64,19 +70,7 @@ impl Sink for Count {
 /// Bytes of `text` escaped: its length when nothing needs escaping (names and ids, almost
 /// always), else counted by the escaper (the crate's one counting sink: one copy of it).
 pub(crate) fn escaped_len(text: &[u8]) -> usize {
-    let mut words = text.chunks_exact(8);
-    let mut plain = words.by_ref().all(|chunk| {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        escape_mask(u64::from_le_bytes(word)) == 0
-    });
-    if plain {
-        // The last few, padded with a byte that never needs escaping.
-        let mut word = [b'a'; 8];
-        words.remainder().iter().zip(&mut word).for_each(|(b, w)| *w = *b);
-        plain = escape_mask(u64::from_le_bytes(word)) == 0;
-    }
-    if plain {
+    if next_escape(text, 0) == text.len() {
         return text.len();
     }
     let mut c = Count {
@@ -118,7 +112,7 @@ impl Sink for SliceSink<'_> {
     fn put_raw(&mut self, value: &[u8]) {
         match self.raw_as_is {
             true => put_raw_as_is(self, value),
-            false => crate::json::for_each_compact_run(value, |run| self.put(run)),
+            false => compact_runs(value, &mut |run| self.put(run)),
         }
     }
 }
@@ -130,28 +124,40 @@ pub fn put_json_string<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
     s.put(b"\"");
 }
 
+/// The offset of the first byte at or after `from` that needs escaping, or `text.len()`.
+fn next_escape(text: &[u8], mut from: usize) -> usize {
+    while from < text.len() {
+        // Eight bytes at a time (the last few padded with a byte that never needs escaping,
+        // so short names take one look).
+        let mut word = [b'a'; 8];
+        match text.get(from..from + 8) {
+            Some(chunk) => word.copy_from_slice(chunk),
+            // Byte by byte: a copy of a variable length would be a call to `memcpy`.
+            None => text[from..]
+                .iter()
+                .zip(&mut word)
+                .for_each(|(b, w)| *w = *b),
+        }
+        let m = escape_mask(u64::from_le_bytes(word));
+        if m != 0 {
+            // The lowest flagged byte is a real one, never padding.
+            return from + (m.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    text.len()
+}
+
 /// Writes `text` escaped for the inside of a JSON string (no quotes).
 pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut run = 0;
     let mut i = 0;
     while i < text.len() {
-        // Eight bytes at a time while none needs an escape (the usual case); the last few
-        // padded with a byte that never does, so short names take one look.
-        let mut word = [b'a'; 8];
-        match text.get(i..i + 8) {
-            Some(chunk) => word.copy_from_slice(chunk),
-            // Byte by byte: a copy of a variable length would be a call to `memcpy`.
-            None => text[i..].iter().zip(&mut word).for_each(|(b, w)| *w = *b),
-        }
-        let m = escape_mask(u64::from_le_bytes(word));
-        if m == 0 {
-            i += 8;
-            continue;
-        }
-        // The lowest flagged byte is a real one, never padding.
-        i += (m.trailing_zeros() / 8) as usize;
-        let b = text[i];
+        i = next_escape(text, i);
+        let Some(&b) = text.get(i) else {
+            break;
+        };
         let short: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -469,7 +475,11 @@ mod tests {
             let mut c = Counter(0);
             put_escaped(&mut c, text);
             assert_eq!(escaped_len(text), c.0, "{text:?}");
-            for (id, name) in [(Some(text), Some(&b"n"[..])), (None, Some(text)), (Some(text), None)] {
+            for (id, name) in [
+                (Some(text), Some(&b"n"[..])),
+                (None, Some(text)),
+                (Some(text), None),
+            ] {
                 let frame = OutFrame::ToolResult {
                     id,
                     name,

@@ -128,9 +128,8 @@ impl<'a> Frame<'a> {
         // error is left to the general path below, which finds the same one.)
         const CANONICAL: &[u8] = br#"{"type":""#;
         if bytes.starts_with(CANONICAL) {
-            let at = CANONICAL.len() - 1;
-            if let Ok(end) = json::scan_string(bytes, at) {
-                return Ok(Self::lazy(bytes, kind_of(&bytes[at..end])?));
+            if let Ok((ty, _)) = JsonStr::parse_at(bytes, CANONICAL.len() - 1) {
+                return Ok(Self::lazy(bytes, FrameKind::from_type(ty)));
             }
         }
         let members = open_object(bytes, LAZY_DEPTH)?;

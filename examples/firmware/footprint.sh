@@ -66,6 +66,29 @@ grep -q 'BFCL frames: 9906' "$dir/bfcl-z.log" || { echo "the BFCL run did not wr
 bfcl_stack=$(sed -n 's/.*BFCL STACK: \([0-9]*\) bytes.*/\1/p' "$dir/bfcl-z.log")
 # A figure past the painted 64 KiB means the paint was overrun, not a measurement.
 [ "$bfcl_stack" -lt 65536 ] || { echo "BFCL stack figure $bfcl_stack overran the painted region" >&2; exit 1; }
+# Speed: the host benchmarks' sync round trip (each BFCL call to a sync echo tool of its name,
+# four passes over the corpus) at "s" (the firmware's release level) and 3. QEMU's
+# `-icount shift=0` runs one instruction per emulated nanosecond, so the emulated time is the
+# instruction count (the 1 kHz tick's handler included: about 0.03 %). The core's `debug!` lines
+# are compiled out (DEFMT_LOG=info): each would be a semihosting write per call.
+declare -A speed
+for level in s 3; do
+  value="\"$level\""
+  [ "$level" = 3 ] && value=3 # a number, not a string
+  DEFMT_LOG=info cargo build --quiet --locked --profile footprint --bin footprint --features bfcl-speed \
+    --config "profile.footprint.opt-level=$value"
+  elf="$dir/footprint-speed-$level.elf"
+  cp "target/$target/footprint/footprint" "$elf"
+  qemu "$elf" >"$dir/speed-$level.bin" || { echo "probe speed-$level failed" >&2; exit 1; }
+  defmt-print -e "$elf" <"$dir/speed-$level.bin" >"$dir/speed-$level.log"
+  line=$(grep 'BFCL SPEED' "$dir/speed-$level.log") || { echo "no BFCL speed line at $level" >&2; exit 1; }
+  calls=$(sed -n 's/.*calls \([0-9]*\).*/\1/p' <<<"$line")
+  frames=$(sed -n 's/.*frames \([0-9]*\).*/\1/p' <<<"$line")
+  micros=$(sed -n 's/.*micros \([0-9]*\).*/\1/p' <<<"$line")
+  [ "$calls" = 13208 ] && [ "$frames" = 39624 ] ||
+    { echo "the speed run did not take every call the sync way ($line)" >&2; exit 1; }
+  speed[$level]=$((micros * 1000 / calls))
+done
 log="$dir/with-z.log"
 field() { sed -n "s/.*$1 \([0-9]*\).*/\1/p" "$log" | head -n 1; }
 small=$(field small_arena)
@@ -94,6 +117,8 @@ for level in z s; do
     "$((stack[with-$level] - stack[without-$level]))"
 done
 printf '  BFCL corpus (3,302 calls, default capacities, full_validation, z): %s bytes, shell included\n' "$bfcl_stack"
+printf '\nSync BFCL round trip on the Cortex-M4F (QEMU -icount: instructions per call, 13,208 calls)\n'
+printf '  opt-level s %6s   opt-level 3 %6s\n' "${speed[s]}" "${speed[3]}"
 printf '\nBudgets: core flash at "z" %s <= %s, small arena %s <= %s\n' "$flash_z" "$FLASH_Z_BUDGET" "$small" "$SMALL_ARENA_BUDGET"
 status=0
 [ "$flash_z" -le "$FLASH_Z_BUDGET" ] || { echo "FAIL: core flash at \"z\" $flash_z > $FLASH_Z_BUDGET" >&2; status=1; }

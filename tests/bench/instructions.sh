@@ -11,6 +11,7 @@
 #   full_passthrough_16KiB
 # frames workloads (per byte of the 560 KB corpus): polyweave serde_json frame_parse_validated;
 #   per frame: kind_64B kind_16KiB
+# c_abi workloads (per call, the same round trip, bare host loops): rust_sync_echo c_sync_echo
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
@@ -42,7 +43,7 @@ per() { # per <binary> <workload> <toggle> <units per iteration> <unit>
 wanted=("$@")
 [ ${#wanted[@]} -gt 0 ] || wanted=(kind_64B kind_16KiB polyweave serde_json frame_parse_validated
   passthrough_64B passthrough_16KiB full_passthrough_64B full_passthrough_16KiB
-  sync_echo full_sync_echo sync_echo_unsorted deferred)
+  sync_echo full_sync_echo sync_echo_unsorted deferred rust_sync_echo c_sync_echo)
 
 corpus_bytes=$(python3 -c 'import sys; print(sum(len(l) for l in open(sys.argv[1], "rb").read().split(b"\n") if l.strip()))' tests/data/bfcl/tool-calls.ndjson)
 calls=$(grep -c . tests/data/bfcl/tool-calls.ndjson)
@@ -52,6 +53,7 @@ for w in "${wanted[@]}"; do
     kind_*) per "$(bin frames)" "$w" '' 1 frame ;;
     polyweave|serde_json|frame_parse_validated) per "$(bin frames)" "$w" '' "$corpus_bytes" byte ;;
     passthrough_*|full_passthrough_*) per "$(bin wrapper)" "$w" '*run_once*' 1 frame ;;
+    rust_sync_echo|c_sync_echo) per "$(bin c_abi)" "$w" '*run_once*' "$calls" call ;;
     *) per "$(bin wrapper)" "$w" '*run_once*' "$calls" call ;;
   esac
 done

@@ -120,10 +120,11 @@ impl<H: Hooks> Wrapper<'_, H> {
             },
         };
         let plan = if let Some(msg) = failure {
-            self.round.reserve(
-                self.round
-                    .completion_cost(&self.cfg, escaped, message_len(&msg)),
-            )?;
+            self.round.reserve(self.round.completion_cost(
+                &self.cfg,
+                escaped,
+                message_len(&msg),
+            ))?;
             let len = msg.len();
             let composed = msg.compose(msg_buf).ok_or(Error::MessageTooLong {
                 len,

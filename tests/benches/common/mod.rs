@@ -1,4 +1,6 @@
 //! Inputs shared by the benchmarks: the BFCL corpus and `TEXT` frames of a given size.
+// Each bench compiles this module and uses part of it.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 

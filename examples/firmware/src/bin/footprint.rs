@@ -155,6 +155,73 @@ mod conversation {
         Some(frames)
     }
 
+    /// The corpus again, for the round trip of the host benchmarks.
+    #[cfg(feature = "bfcl-speed")]
+    const BFCL_CALLS: &[u8] = include_bytes!("../../../../tests/data/bfcl/tool-calls.ndjson");
+
+    /// The sync tool of the speed run: its args are its result.
+    #[cfg(feature = "bfcl-speed")]
+    fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write(args);
+        Ok(())
+    }
+
+    // `TOOLS`: `echo` under each of the corpus's 1,147 tool names, sorted (from `build.rs`).
+    #[cfg(feature = "bfcl-speed")]
+    include!(concat!(env!("OUT_DIR"), "/bfcl_tools.rs"));
+
+    /// The host benchmarks' capacities (`tests/benches/wrapper.rs`): args and results up to
+    /// 2 KiB, eight trace entries in 8 KiB.
+    #[cfg(feature = "bfcl-speed")]
+    const SPEED: Config = Config {
+        args_cap: 2048,
+        result_cap: 2048,
+        trace_entries: 8,
+        trace_bytes: 8192,
+        ..Config::DEFAULT
+    };
+    #[cfg(feature = "bfcl-speed")]
+    static SPEED_SLOTS: ConstStaticCell<[Slot; super::SLOTS]> =
+        ConstStaticCell::new([Slot::EMPTY; super::SLOTS]);
+    #[cfg(feature = "bfcl-speed")]
+    static SPEED_ARENA: ConstStaticCell<[u8; SPEED.arena_len(super::SLOTS)]> =
+        ConstStaticCell::new([0; SPEED.arena_len(super::SLOTS)]);
+    #[cfg(feature = "bfcl-speed")]
+    static SPEED_TX: ConstStaticCell<[u8; 4096]> = ConstStaticCell::new([0; 4096]);
+
+    /// The sync round trip of `sync_echo`, `passes` times over the corpus: each call to the
+    /// echo tool of its name, its `TOOL_RESULT` and prompts drained. Returns the calls, the
+    /// frames and bytes written, and the emulated microseconds taken (with `-icount shift=0`,
+    /// a microsecond is a thousand instructions).
+    #[cfg(feature = "bfcl-speed")]
+    pub fn bfcl_speed(passes: usize) -> Option<(usize, usize, usize, u64)> {
+        let mut w = Wrapper::new(
+            SPEED,
+            &TOOLS,
+            NoHooks,
+            SPEED_SLOTS.take(),
+            SPEED_ARENA.take(),
+        )
+        .ok()?;
+        let tx = SPEED_TX.take();
+        let (mut calls, mut frames, mut bytes) = (0, 0, 0);
+        let start = embassy_time::Instant::now();
+        for _ in 0..passes {
+            for line in BFCL_CALLS.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                match w.handle_response(Instant::ZERO, line).ok()? {
+                    Disposition::Intercepted { handle: None, .. } => calls += 1,
+                    _ => return None,
+                }
+                while let Some(out) = w.poll_transmit(tx).ok()? {
+                    frames += 1;
+                    bytes += out.len;
+                }
+            }
+        }
+        let micros = start.elapsed().as_micros();
+        Some((calls, frames, bytes, micros))
+    }
+
     /// Runs the stream through the framer and the wrapper; returns the frames written.
     pub fn run(cfg: Config, stream: &[u8]) -> Option<usize> {
         let tools = [Tool::sync("add", &add)];
@@ -239,6 +306,17 @@ async fn main(_spawner: Spawner) {
         };
         info!("BFCL frames: {=usize}", frames);
         info!("BFCL STACK: {=usize} bytes high water", stack_high_water());
+    }
+    #[cfg(all(feature = "bfcl-speed", not(feature = "no-wrapper")))]
+    {
+        let Some((calls, frames, bytes, micros)) = conversation::bfcl_speed(4) else {
+            error!("BFCL speed run failed");
+            exit_failure()
+        };
+        info!(
+            "BFCL SPEED: calls {=usize} frames {=usize} bytes {=usize} micros {=u64}",
+            calls, frames, bytes, micros
+        );
     }
     debug::exit(debug::EXIT_SUCCESS);
 }
