@@ -166,11 +166,8 @@ pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
             b'\n' => b"\\n",
             b'\r' => b"\\r",
             b'\t' => b"\\t",
-            0x00..=0x1f => b"",
-            _ => {
-                i += 1;
-                continue;
-            }
+            // Another control character (`next_escape` stops at nothing else): `\u00XX`.
+            _ => b"",
         };
         s.put(&text[run..i]);
         if short.is_empty() {

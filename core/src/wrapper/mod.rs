@@ -247,7 +247,12 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     /// A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are pending.
     pub fn handle_response(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
         self.clock.check(now)?;
-        let frame = self.parse(bytes)?;
+        // A `TOOL_CALL` is validated whole before it is acted on: one that says so in its
+        // first bytes (the canonical form) is read that way at once, not twice.
+        let frame = match bytes.starts_with(br#"{"type":"TOOL_CALL","#) {
+            true => Frame::parse_validated(bytes, self.cfg.max_depth)?,
+            false => self.parse(bytes)?,
+        };
         let disposition = match frame.kind() {
             FrameKind::ToolCall => self.intercept(now, frame)?,
             FrameKind::End if self.round.pending > 0 => {
