@@ -15,31 +15,12 @@ use std::ptr;
 
 mod common;
 
-use common::{corpus, lines};
+use common::{corpus, echo, lines, CFG, SLOTS};
 use criterion::{Criterion, Throughput};
 use polyweave_tests::host::Storage;
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
-use polyweave_tool_adapter::{
-    Config, Disposition, Frame, Instant, NoHooks, ResultWriter, Tool, ToolFailed, Wrapper,
-};
+use polyweave_tool_adapter::{Disposition, Frame, Instant, NoHooks, Tool, Wrapper};
 use polyweave_tool_adapter_ffi::*;
-
-/// Pending-call slots (one call at a time is ever pending).
-const SLOTS: usize = 4;
-
-/// Capacities for the corpus: as the wrapper bench (`benches/wrapper.rs`).
-const CFG: Config = Config {
-    args_cap: 2048,
-    result_cap: 2048,
-    trace_entries: 8,
-    trace_bytes: 8192,
-    ..Config::DEFAULT
-};
-
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
-}
 
 unsafe extern "C" fn c_echo(_: *mut c_void, args: pw_str, out: *mut pw_writer) -> u32 {
     // SAFETY: the library hands the running tool a live writer and readable args.

@@ -41,37 +41,17 @@ use std::hint::black_box;
 
 mod common;
 
-use common::{corpus, lines, text_frame};
+use common::{corpus, echo, lines, text_frame, CFG, SLOTS};
 use criterion::{Criterion, Throughput};
 use polyweave_tests::host::{Entry, Host, Script, Storage};
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
-    Config, Disposition, Frame, FrameKind, Instant, NoHooks, ResultWriter, Route, Tool, ToolFailed,
-    Wrapper,
+    Config, Disposition, Frame, FrameKind, Instant, NoHooks, Route, Tool, Wrapper,
 };
-
-/// Pending-call slots: one call at a time is ever pending here.
-const SLOTS: usize = 4;
 
 /// Bytes of the host's buffer for `poll_transmit` (the largest frame is about 1.5 KiB).
 const OUT_BUF: usize = 4096;
-
-/// Capacities for the corpus (args up to 1,309 bytes, names up to 64, ids up to 32).
-const CFG: Config = Config {
-    args_cap: 2048,
-    result_cap: 2048,
-    trace_entries: 8,
-    // Room for the largest entry (name + args + echoed result) without cutting it.
-    trace_bytes: 8192,
-    ..Config::DEFAULT
-};
-
-/// The sync tool: its args are its result.
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
-}
 
 /// Every distinct tool name of the corpus, in order of first use.
 fn tool_names(lines: &[&[u8]]) -> Vec<String> {

@@ -5,7 +5,26 @@
 use std::path::PathBuf;
 
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
-use polyweave_tool_adapter::{Frame, FrameKind};
+use polyweave_tool_adapter::{Config, Frame, FrameKind, ResultWriter, ToolFailed};
+
+/// Pending-call slots of the round-trip benches: one call at a time is ever pending.
+pub const SLOTS: usize = 4;
+
+/// Capacities for the corpus (args up to 1,309 bytes, names up to 64, ids up to 32).
+pub const CFG: Config = Config {
+    args_cap: 2048,
+    result_cap: 2048,
+    trace_entries: 8,
+    // Room for the largest entry (name + args + echoed result) without cutting it.
+    trace_bytes: 8192,
+    ..Config::DEFAULT
+};
+
+/// The sync tool of the round trips: its args are its result.
+pub fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+    out.write(args);
+    Ok(())
+}
 
 const CORPUS: &str = "bfcl/tool-calls.ndjson";
 
