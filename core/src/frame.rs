@@ -450,6 +450,25 @@ mod tests {
         ));
     }
 
+    /// The canonical fast path reads the type from its opening quote: a one-byte or empty
+    /// type followed by another member is that type, not the quote-comma-quote after it.
+    // kills: frame.rs `Frame::parse`'s `CANONICAL.len() - 1` → `+ 1`, `/ 1`
+    #[test]
+    fn a_short_type_before_another_member_is_read_whole() {
+        for (bytes, ty) in [
+            (&b"{\"type\":\"X\",\"a\":1}"[..], &b"X"[..]),
+            (b"{\"type\":\"\",\"a\":1}", b""),
+            (b"{\"type\":\"END\",\"a\":1}", b"END"),
+        ] {
+            let kind = Frame::parse(bytes).unwrap().kind();
+            match kind {
+                FrameKind::Other(t) => assert_eq!(t.raw(), ty),
+                FrameKind::End => assert_eq!(ty, b"END"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
     /// A frame is compact when no white space sits between its tokens, wherever it is (space
     /// inside strings and around the frame does not count); a lazily read frame never is.
     #[test]

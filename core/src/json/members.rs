@@ -168,6 +168,32 @@ pub fn find_member<'a>(
 mod tests {
     use super::*;
 
+    /// The public `next_scanned` hands the caller each value to read; what it read is not
+    /// known to be compact, so the iterator no longer says the object is.
+    // kills: members.rs `Members::next_scanned` → `None`
+    #[test]
+    fn next_scanned_reads_values_through_the_callers_scan() {
+        let obj = b"{\"a\":[1,2],\"b\":\"x\"}";
+        let mut m = Members::new(obj, 0, 32).unwrap();
+        let mut seen: heapless::Vec<(&[u8], &[u8]), 4> = heapless::Vec::new();
+        while let Some(r) = m.next_scanned(|_, bytes, start, depth| {
+            super::super::skip_value(bytes, start, depth)
+        }) {
+            let member = r.unwrap();
+            seen.push((member.key.raw(), member.value)).unwrap();
+        }
+        assert_eq!(
+            seen.as_slice(),
+            [(&b"a"[..], &b"[1,2]"[..]), (&b"b"[..], &b"\"x\""[..])]
+        );
+        assert_eq!(m.end(), Some(obj.len()));
+        assert!(m.spaced());
+        // Read by the iterator itself, the same object is known to be compact.
+        let mut m = Members::new(obj, 0, 32).unwrap();
+        assert!(m.by_ref().all(|r| r.is_ok()));
+        assert!(!m.spaced());
+    }
+
     #[test]
     fn members_last_wins_and_checks_close() {
         let obj = b"{\"a\":1, \"b\" : [2], \"a\":3}";
