@@ -176,9 +176,9 @@ mod tests {
         let obj = b"{\"a\":[1,2],\"b\":\"x\"}";
         let mut m = Members::new(obj, 0, 32).unwrap();
         let mut seen: heapless::Vec<(&[u8], &[u8]), 4> = heapless::Vec::new();
-        while let Some(r) = m.next_scanned(|_, bytes, start, depth| {
-            super::super::skip_value(bytes, start, depth)
-        }) {
+        while let Some(r) =
+            m.next_scanned(|_, bytes, start, depth| super::super::skip_value(bytes, start, depth))
+        {
             let member = r.unwrap();
             seen.push((member.key.raw(), member.value)).unwrap();
         }
