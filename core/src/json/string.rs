@@ -150,6 +150,15 @@ impl<'a> JsonStr<'a> {
             dst.copy_from_slice(self.raw);
             return core::str::from_utf8(dst).map_err(|_| BufferTooSmall { needed });
         }
+        self.decode_escaped_into(out)
+    }
+
+    /// [`decode_into`](Self::decode_into) the long way, escapes or not (for callers that
+    /// take a plain string's own bytes instead).
+    pub(crate) fn decode_escaped_into<'o>(
+        &self,
+        out: &'o mut [u8],
+    ) -> Result<&'o str, BufferTooSmall> {
         let needed = self.decoded_len();
         let Some(dst) = out.get_mut(..needed) else {
             return Err(BufferTooSmall { needed });

@@ -52,15 +52,23 @@ pub(super) fn message_len(msg: &Message<'_>) -> usize {
     c.0 + 2
 }
 
-/// Decodes a name or id into its buffer (exactly its capacity), or says how long it is.
+/// A name's or id's text, or how long it is when longer than its buffer (exactly its
+/// capacity). Written without escapes (almost always), it is the frame's own bytes; only an
+/// escaped one is decoded into the buffer. (Not inlined: it is called twice.)
+#[inline(never)]
 fn decode<'b>(
-    text: Option<JsonStr<'_>>,
+    text: Option<JsonStr<'b>>,
     buf: &'b mut [u8],
     too_long: fn(usize, usize) -> Error,
 ) -> Result<Option<&'b str>, Error> {
     let cap = buf.len();
-    text.map(|t| t.decode_into(buf).map_err(|e| too_long(e.needed, cap)))
-        .transpose()
+    text.map(|t| match t.as_plain_str() {
+        Some(plain) if plain.len() <= cap => Ok(plain),
+        _ => t
+            .decode_escaped_into(buf)
+            .map_err(|e| too_long(e.needed, cap)),
+    })
+    .transpose()
 }
 
 impl<H: Hooks> Wrapper<'_, H> {
