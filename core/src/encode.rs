@@ -34,16 +34,16 @@ impl Sink for Counter {
     }
 }
 
-/// Raw values the wrapper has seen validated without white space between their tokens
-/// (or stored compacted) are copied as they are: compacting them again would only copy.
-fn put_raw_as_is<S: Sink + ?Sized>(s: &mut S, value: &[u8]) {
-    debug_assert_eq!(crate::json::compact_len(value), value.len(), "not compact");
-    s.put(value);
-}
-
-/// [`for_each_compact_run`](crate::json::for_each_compact_run) through one `dyn` closure, so
-/// that the sinks share one copy of it (values that need compacting are the rare case).
-fn compact_runs(value: &[u8], emit: &mut dyn FnMut(&[u8])) {
+/// `put_raw` of the crate's own sinks. Raw values the wrapper has seen validated without
+/// white space between their tokens (or stored compacted) are copied as they are (`as_is`):
+/// compacting them again would only copy. Others are compacted through one `dyn` closure,
+/// so that the sinks share one copy of the compaction (the rare case).
+fn put_raw_known<S: Sink>(s: &mut S, value: &[u8], as_is: bool) {
+    if as_is {
+        debug_assert_eq!(crate::json::compact_len(value), value.len(), "not compact");
+        return s.put(value);
+    }
+    let emit: &mut dyn FnMut(&[u8]) = &mut |run| s.put(run);
     crate::json::for_each_compact_run(value, emit);
 }
 
@@ -60,10 +60,7 @@ impl Sink for Count {
     }
 
     fn put_raw(&mut self, value: &[u8]) {
-        match self.raw_as_is {
-            true => put_raw_as_is(self, value),
-            false => compact_runs(value, &mut |run| self.put(run)),
-        }
+        put_raw_known(self, value, self.raw_as_is);
     }
 }
 
@@ -110,10 +107,7 @@ impl Sink for SliceSink<'_> {
     }
 
     fn put_raw(&mut self, value: &[u8]) {
-        match self.raw_as_is {
-            true => put_raw_as_is(self, value),
-            false => compact_runs(value, &mut |run| self.put(run)),
-        }
+        put_raw_known(self, value, self.raw_as_is);
     }
 }
 

@@ -122,11 +122,6 @@ impl Sink for Fill<'_> {
     }
 }
 
-/// Length of `text` once escaped for a JSON string.
-pub(crate) fn escaped_len(text: &[u8]) -> usize {
-    crate::encode::escaped_len(text)
-}
-
 /// Length of the longest prefix of `text`, ending on a character boundary, whose escaped form fits `cap` bytes.
 pub(crate) fn escaped_prefix(text: &[u8], cap: usize) -> usize {
     let mut total = 0;

@@ -2,11 +2,12 @@
 //! tool runs (sync), or the call takes a slot (deferred, adapter), or fails at once.
 
 use crate::clock::Instant;
+use crate::encode::escaped_len;
 use crate::error::Error;
 use crate::frame::Frame;
 use crate::hooks::Hooks;
 use crate::json::{self, JsonStr};
-use crate::message::{escaped_len, escaped_prefix, Message, AROUND_NAME_BOUND};
+use crate::message::{escaped_prefix, Message, AROUND_NAME_BOUND};
 use crate::outcome::CallOutcome;
 use crate::queue::{self, Route, SlotFrame};
 use crate::tool::{ResultWriter, ToolKind};
