@@ -361,6 +361,54 @@ fn a_sync_a_deferred_and_an_adapter_call_round_trip() {
     );
 }
 
+/// An `END` read only as far as its `type` (SPEC §1: a pass-through frame) is held and
+/// released byte for byte, broken JSON after the type included, while a call is pending; with
+/// full validation the same frame is refused. (The `ffi` fuzz target met such a frame, and
+/// its own "every frame is JSON" check was too strict for released `END`s: fixed there.)
+#[test]
+fn an_end_broken_after_its_type_is_held_and_released_as_given() {
+    const LOOSE: &str = "{\"type\":\"END\",\"conte\u{16}4p}";
+    let tools = tools();
+    let mut block = Block::new(size(&config(), 2, tools.len()));
+    let mut seen = Seen::default();
+    let w = make(&mut block, &tools, &mut seen);
+    let call = respond(w, 0, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#).unwrap();
+    drain(w);
+    assert_eq!(respond(w, 1, LOOSE).unwrap().kind, PW_HELD);
+    assert_eq!(complete(w, 2, call.handle, 0, "1"), Ok(0));
+    let frames = drain(w);
+    assert_eq!(frames.last(), Some(&(PW_ROUTE_CONSUMER, LOOSE.to_string())));
+
+    let mut cfg = config();
+    cfg.full_validation = 1;
+    let mut block = Block::new(size(&cfg, 2, tools.len()));
+    let hooks = pw_hooks {
+        userdata: ptr::null_mut(),
+        on_tool_call: None,
+        on_tool_result: None,
+    };
+    let mut w = ptr::null_mut();
+    // SAFETY: every pointer is valid; the block outlives the wrapper.
+    let r = unsafe {
+        pw_wrapper_init(
+            block.ptr(),
+            block.len(),
+            &cfg,
+            2,
+            tools.as_ptr(),
+            tools.len(),
+            &hooks,
+            &mut w,
+        )
+    };
+    assert_eq!(r, pw_result::PW_OK);
+    respond(w, 0, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#).unwrap();
+    assert_eq!(
+        respond(w, 1, LOOSE).map(|d| d.kind),
+        Err(pw_result::PW_INVALID_JSON)
+    );
+}
+
 #[test]
 fn sync_failures_and_cancel() {
     let tools = tools();

@@ -2,8 +2,10 @@
 //! arguments mixed in: NULL pointers, misaligned and too-small memory, buffers too small,
 //! clocks that go backwards, handles that are stale, made up or from another wrapper.
 //! Checked: no call panics (`PW_PANIC` never comes back), bad arguments get their own codes,
-//! the pending count stays within the slots, every frame written is one JSON line, and every
-//! call the model makes gets exactly one `TOOL_RESULT` once the host cancels and drains.
+//! the pending count stays within the slots, every frame written is one JSON line (a released
+//! `END` is one the host gave and is held, relayed byte for byte: a pass-through frame is read
+//! only as far as its `type`, SPEC §1), and every call the model makes gets exactly one
+//! `TOOL_RESULT` once the host cancels and drains.
 #![no_main]
 
 use core::ffi::c_void;
@@ -119,6 +121,8 @@ struct Run {
     handles: Vec<pw_call_handle>,
     intercepted: usize,
     results: usize,
+    /// `END`s the wrapper held, as given: released, they come back as they are.
+    held: Vec<Vec<u8>>,
 }
 
 impl Run {
@@ -138,6 +142,9 @@ impl Run {
         if r == pw_result::PW_OK {
             // SAFETY: written on PW_OK.
             let d = unsafe { d.assume_init() };
+            if d.kind == PW_HELD {
+                self.held.push(frame.to_vec());
+            }
             if d.kind == PW_INTERCEPTED {
                 self.intercepted += 1;
                 if d.has_handle == 1 {
@@ -179,6 +186,9 @@ impl Run {
             let t = unsafe { t.assume_init() };
             let frame = &buf[..t.len];
             assert!(!frame.contains(&b'\n'), "a frame spans lines");
+            if t.route == PW_ROUTE_CONSUMER && self.held.iter().any(|h| h == frame) {
+                continue;
+            }
             let v: serde_json::Value = serde_json::from_slice(frame)
                 .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(frame)));
             if t.route == PW_ROUTE_MODEL && v["type"] == "TOOL_RESULT" {
@@ -297,6 +307,7 @@ fuzz_target!(|data: &[u8]| {
         handles: Vec::new(),
         intercepted: 0,
         results: 0,
+        held: Vec::new(),
     };
 
     while !b.0.is_empty() {
