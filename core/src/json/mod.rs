@@ -62,7 +62,10 @@ impl core::fmt::Display for JsonError {
 
 /// Checks that `bytes` is exactly one JSON value, with optional white space around it.
 pub fn validate(bytes: &[u8], max_depth: u8) -> Result<(), JsonError> {
-    validate_with(bytes, |start, _| skip_value(bytes, start, max_depth)).map(drop)
+    validate_with(bytes, |start, spaced| {
+        scan::scan_value::<false>(bytes, start, max_depth, spaced)
+    })
+    .map(drop)
 }
 
 /// [`validate`], also telling whether the value (white space around it aside) is already

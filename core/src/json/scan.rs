@@ -1,29 +1,47 @@
 //! The validating scanner: where a value ends, checking everything on the way.
 
-use super::{skip_ws, skip_ws_noted, zero_bytes, JsonError, JsonErrorKind, HI, LO};
+use super::{skip_ws, skip_ws_noted, JsonError, JsonErrorKind, HI, LO};
 
-/// A fixed stack of container kinds: bit set = object, clear = array.
+/// The kinds of the open containers, innermost first: bit set = object, clear = array.
+///
+/// The innermost 64 live in one word that shifts on every open and close, so the
+/// common shallow document never indexes memory; deeper levels spill their bits
+/// to `deep` (levels up to 255 in all).
 struct KindStack {
-    bits: [u64; 4],
+    recent: u64,
+    deep: [u64; 3],
 }
 
 impl KindStack {
     const fn new() -> Self {
-        Self { bits: [0; 4] }
-    }
-    #[inline]
-    fn set(&mut self, level: u8, is_object: bool) {
-        let (word, bit) = ((level / 64) as usize, level % 64);
-        if is_object {
-            self.bits[word] |= 1 << bit;
-        } else {
-            self.bits[word] &= !(1 << bit);
+        Self {
+            recent: 0,
+            deep: [0; 3],
         }
     }
+    /// Opens a container inside `open` others.
     #[inline]
-    fn is_object(&self, level: u8) -> bool {
-        let (word, bit) = ((level / 64) as usize, level % 64);
-        self.bits[word] & (1 << bit) != 0
+    fn push(&mut self, open: u8, is_object: bool) {
+        if open >= 64 {
+            let (word, bit) = (((open - 64) / 64) as usize, (open - 64) % 64);
+            let spilled = self.recent >> 63;
+            self.deep[word] = self.deep[word] & !(1 << bit) | spilled << bit;
+        }
+        self.recent = self.recent << 1 | is_object as u64;
+    }
+    /// Closes the innermost container, leaving `open` others.
+    #[inline]
+    fn pop(&mut self, open: u8) {
+        self.recent >>= 1;
+        if open >= 64 {
+            let (word, bit) = (((open - 64) / 64) as usize, (open - 64) % 64);
+            self.recent |= (self.deep[word] >> bit & 1) << 63;
+        }
+    }
+    /// Whether the innermost open container is an object (false before the first opens).
+    #[inline]
+    fn in_object(&self) -> bool {
+        self.recent & 1 != 0
     }
 }
 
@@ -56,9 +74,10 @@ fn skip_ws_if<const NOTE: bool>(bytes: &[u8], pos: usize, spaced: &mut bool) -> 
 }
 
 /// The scanner, noting white space between tokens in `spaced` when `NOTE`. (Two copies:
-/// the wrapper uses only the noting one, so a firmware links one.)
-#[inline]
-fn scan_value<const NOTE: bool>(
+/// the wrapper uses only the noting one, so a firmware links one. Inlined into its few
+/// callers, so [`validate`](super::validate) pays no call and no second start dispatch.)
+#[inline(always)]
+pub(crate) fn scan_value<const NOTE: bool>(
     bytes: &[u8],
     start: usize,
     max_depth: u8,
@@ -72,28 +91,28 @@ fn scan_value<const NOTE: bool>(
     let mut sp = false;
     let mut stack = KindStack::new();
     let mut depth: u8 = 0;
-    // The kind of the innermost open container (kept in sync with `stack`).
-    let mut in_object = false;
     let mut pos = start;
     'value: loop {
-        // Here a value must start, inside a container unless `depth == 0` (the first one).
-        if let Some(&open @ (b'{' | b'[')) = bytes.get(pos) {
-            if depth >= max_depth {
-                return Err(JsonError::new(TooDeep, pos));
-            }
-            in_object = open == b'{';
-            stack.set(depth, in_object);
-            depth += 1;
-            pos = skip_ws_if::<NOTE>(bytes, pos + 1, &mut sp);
-            let close = if in_object { b'}' } else { b']' };
-            if bytes.get(pos) != Some(&close) {
-                if in_object {
-                    pos = object_key::<NOTE>(bytes, pos, &mut sp)?;
+        // Here a value must start, inside a container unless `depth == 0` (the first one);
+        // in an object its key comes first. (One call site keeps the key scan inlined.)
+        if stack.in_object() {
+            pos = object_key::<NOTE>(bytes, pos, &mut sp)?;
+        }
+        match bytes.get(pos) {
+            Some(b'"') => pos = scan_string(bytes, pos)?,
+            Some(&open @ (b'{' | b'[')) => {
+                if depth >= max_depth {
+                    return Err(JsonError::new(TooDeep, pos));
                 }
-                continue 'value;
+                stack.push(depth, open == b'{');
+                depth += 1;
+                pos = skip_ws_if::<NOTE>(bytes, pos + 1, &mut sp);
+                let close = if stack.in_object() { b'}' } else { b']' };
+                if bytes.get(pos) != Some(&close) {
+                    continue 'value;
+                }
             }
-        } else {
-            pos = scan_scalar(bytes, pos)?;
+            _ => pos = scan_scalar(bytes, pos)?,
         }
         // Here a value has just ended inside a container, or `pos` is at an empty container's close.
         loop {
@@ -102,13 +121,10 @@ fn scan_value<const NOTE: bool>(
                 None => return Err(JsonError::new(UnexpectedEnd, pos)),
                 Some(b',') => {
                     pos = skip_ws_if::<NOTE>(bytes, pos + 1, &mut sp);
-                    if in_object {
-                        pos = object_key::<NOTE>(bytes, pos, &mut sp)?;
-                    }
                     continue 'value;
                 }
-                Some(b'}') if in_object => {}
-                Some(b']') if !in_object => {}
+                Some(b'}') if stack.in_object() => {}
+                Some(b']') if !stack.in_object() => {}
                 Some(_) => return Err(JsonError::new(UnexpectedByte, pos)),
             }
             depth -= 1;
@@ -117,7 +133,7 @@ fn scan_value<const NOTE: bool>(
                 *spaced |= sp;
                 return Ok(pos);
             }
-            in_object = stack.is_object(depth - 1);
+            stack.pop(depth);
         }
     }
 }
@@ -138,7 +154,7 @@ fn scan_scalar(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
 }
 
 /// Scans `"key" :` with white space, returning the offset of the member's value.
-#[inline]
+#[inline(always)]
 fn object_key<const NOTE: bool>(
     bytes: &[u8],
     pos: usize,
@@ -149,7 +165,11 @@ fn object_key<const NOTE: bool>(
         Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
         None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
     }
-    let pos = skip_ws_if::<NOTE>(bytes, scan_string(bytes, pos)?, spaced);
+    let mut pos = scan_string(bytes, pos)?;
+    // The colon of compact JSON is tested before white space is looked for.
+    if bytes.get(pos) != Some(&b':') {
+        pos = skip_ws_if::<NOTE>(bytes, pos, spaced);
+    }
     match bytes.get(pos) {
         Some(b':') => Ok(skip_ws_if::<NOTE>(bytes, pos + 1, spaced)),
         Some(_) => Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
@@ -228,12 +248,17 @@ fn scan_number(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
 ///
 /// Bytes above a flagged one may be flagged falsely (borrows), but the lowest
 /// flagged byte is always a real one: `trailing_zeros() / 8` finds it.
+///
+/// Two tests cover the four classes: `b ^ 0x02 < 0x21` holds exactly for a control
+/// character or `"` (the XOR swaps `"` and space and keeps 0x00..=0x1F among
+/// themselves), and `b ^ b'\\' == 0` for a backslash. The usual `& !v` of these
+/// tests is left out: it only clears bytes with the high bit set, and those are
+/// flagged as non-ASCII anyway.
 #[inline]
 fn care_mask(x: u64) -> u64 {
-    let quote = x ^ (LO * b'"' as u64);
-    let backslash = x ^ (LO * b'\\' as u64);
-    let below_space = x.wrapping_sub(LO * 0x20) & !x & HI;
-    zero_bytes(quote) | zero_bytes(backslash) | below_space | (x & HI)
+    let control_or_quote = (x ^ (LO * 0x02)).wrapping_sub(LO * 0x21);
+    let backslash = (x ^ (LO * b'\\' as u64)).wrapping_sub(LO);
+    (control_or_quote | backslash | x) & HI
 }
 
 /// Scans a string whose opening quote is at `start`; returns the offset after the closing quote.
@@ -344,7 +369,7 @@ fn utf8_sequence(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::validate;
+    use crate::json::{validate, validate_compact};
 
     #[test]
     fn accepts_and_rejects_basics() {
@@ -433,6 +458,57 @@ mod tests {
                 "{bytes:?}"
             );
         }
+    }
+
+    /// Container kinds past the 64 kept in one word spill and come back exactly: at
+    /// every depth up to 255, a close with the other container's bracket is refused
+    /// where it stands, and the right one is accepted.
+    #[test]
+    fn kinds_are_kept_at_every_depth() {
+        // Level `i` (0-based) is an object when `i % 3 == 1` or `i % 7 == 0`, else an array.
+        let is_object = |i: usize| i % 3 == 1 || i.is_multiple_of(7);
+        for depth in [1usize, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255] {
+            let mut doc: heapless::Vec<u8, 2048> = heapless::Vec::new();
+            for i in 0..depth {
+                let open: &[u8] = if is_object(i) { b"{\"k\":" } else { b"[" };
+                doc.extend_from_slice(open).unwrap();
+            }
+            doc.push(b'1').unwrap();
+            let closes_at = doc.len();
+            for i in (0..depth).rev() {
+                doc.push(if is_object(i) { b'}' } else { b']' }).unwrap();
+            }
+            assert_eq!(validate(&doc, 255), Ok(()), "depth {depth}");
+            assert_eq!(validate_compact(&doc, 255), Ok(true), "depth {depth}");
+            for wrong in [0, depth / 2, depth - 1] {
+                // The close of level `wrong` sits `depth - 1 - wrong` bytes after the first.
+                let at = closes_at + depth - 1 - wrong;
+                let mut bad = doc.clone();
+                bad[at] = if is_object(wrong) { b']' } else { b'}' };
+                let e = Err(JsonError::new(JsonErrorKind::UnexpectedByte, at));
+                assert_eq!(validate(&bad, 255), e, "depth {depth}, level {wrong}");
+                assert_eq!(validate_compact(&bad, 255).map(drop), e, "depth {depth}");
+            }
+        }
+    }
+
+    /// A spilled kind is overwritten, not merged: two sibling subtrees 100 deep whose
+    /// first levels differ (an object, then an array) each close with their own bracket.
+    #[test]
+    fn a_spilled_kind_is_replaced_by_the_next_sibling() {
+        let mut doc: heapless::Vec<u8, 1024> = heapless::Vec::new();
+        doc.push(b'[').unwrap();
+        for (open, close) in [(&b"{\"k\":"[..], b'}'), (b"[", b']')] {
+            doc.extend_from_slice(open).unwrap();
+            doc.extend_from_slice(&[b'['; 99]).unwrap();
+            doc.push(b'1').unwrap();
+            doc.extend_from_slice(&[b']'; 99]).unwrap();
+            doc.extend_from_slice(&[close, b',']).unwrap();
+        }
+        let last = doc.len() - 1;
+        doc[last] = b']';
+        assert_eq!(validate(&doc, 255), Ok(()));
+        assert_eq!(validate_compact(&doc, 255), Ok(true));
     }
 
     #[test]
