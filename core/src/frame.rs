@@ -157,25 +157,59 @@ impl<'a> Frame<'a> {
 
     /// Validates the whole frame (JSON, UTF-8, depth ≤ `max_depth`, frame object = level 1), then reads its kind.
     pub fn parse_validated(bytes: &'a [u8], max_depth: u8) -> Result<Self, FrameError> {
+        if let Some(frame) = Self::parse_canonical(bytes, max_depth) {
+            return Ok(frame);
+        }
+        Self::parse_general(bytes, max_depth)
+    }
+
+    /// The canonical frame, `{"type":"…","content":…}` with no white space between the
+    /// members of the frame and of an object `content`, read in one straight pass.
+    ///
+    /// `None` for any other shape and for any error: the general path then reads the frame
+    /// and reports the error, so both paths give the same answer for every input (the
+    /// test `canonical_and_general_paths_agree` checks this on every mutation of its seeds).
+    #[inline(never)]
+    fn parse_canonical(bytes: &'a [u8], max_depth: u8) -> Option<Self> {
+        const HEAD: &[u8] = br#"{"type":""#;
+        const CONTENT: &[u8] = br#","content":"#;
+        if !bytes.starts_with(HEAD) || max_depth < 2 {
+            return None;
+        }
+        let (ty, ty_end) = JsonStr::parse_at(bytes, HEAD.len() - 1).ok()?;
+        if !bytes.get(ty_end..)?.starts_with(CONTENT) {
+            return None;
+        }
+        let start = ty_end + CONTENT.len();
+        let (mut fields, mut spaced) = (Fields::default(), false);
+        let end = match bytes.get(start) {
+            Some(b'{') => {
+                canonical_members(bytes, start + 1, max_depth - 2, &mut fields, &mut spaced)?
+            }
+            _ => json::skip_value_noted(bytes, start, max_depth - 1, &mut spaced).ok()?,
+        };
+        if bytes.get(end) != Some(&b'}') || json::skip_ws(bytes, end + 1) != bytes.len() {
+            return None;
+        }
+        Some(Self {
+            bytes,
+            kind: FrameKind::from_type(ty),
+            validated: true,
+            max_depth,
+            content: Some(&bytes[start..end]),
+            fields: Some(fields),
+            compact: !spaced,
+        })
+    }
+
+    /// Any frame: its members one by one, white space allowed, errors reported.
+    ///
+    /// An object `content` is read a second time for the accessors' fields: only frames
+    /// off the canonical path pay for that, and this path stays small.
+    fn parse_general(bytes: &'a [u8], max_depth: u8) -> Result<Self, FrameError> {
         let mut members = open_object(bytes, max_depth)?;
-        let (mut ty, mut content, mut fields) = (None, None, Fields::default());
-        // One pass: an object `content` is validated member by member, noting what the accessors need.
-        while let Some(m) = members.next_noted(|key, bytes, start, depth, spaced| {
-            if !key.eq_text(b"content") || bytes.get(start) != Some(&b'{') {
-                return json::skip_value_noted(bytes, start, depth, spaced);
-            }
-            let mut inner = Members::new(bytes, start, depth)?;
-            let mut found = Fields {
-                is_object: true,
-                ..Fields::default()
-            };
-            for m in inner.by_ref() {
-                found.record(m?);
-            }
-            fields = found;
-            *spaced |= inner.spaced();
-            Ok(inner.end().unwrap_or(bytes.len()))
-        }) {
+        let (mut ty, mut content) = (None, None);
+        for m in members.by_ref() {
             let m = m?;
             if m.key.eq_text(b"type") {
                 if ty.is_some() {
@@ -184,9 +218,6 @@ impl<'a> Frame<'a> {
                 ty = Some(m.value);
             } else if m.key.eq_text(b"content") {
                 content = Some(m.value);
-                if !json::is_object(m.value) {
-                    fields = Fields::default();
-                }
             }
         }
         let end = members.end().unwrap_or(bytes.len());
@@ -204,7 +235,7 @@ impl<'a> Frame<'a> {
             validated: true,
             max_depth,
             content,
-            fields: Some(fields),
+            fields: Some(Fields::read(content, max_depth)?),
             compact: !members.spaced(),
         })
     }
@@ -255,21 +286,9 @@ impl<'a> Frame<'a> {
 
     /// The members of an object `content` that the typed accessors read.
     fn fields(&self) -> Result<Fields<'a>, FrameError> {
-        if let Some(fields) = self.fields {
-            return Ok(fields);
-        }
-        match self.member(b"content")? {
-            Some(content) if json::is_object(content) => {
-                let mut fields = Fields {
-                    is_object: true,
-                    ..Fields::default()
-                };
-                for m in Members::new(content, 0, self.max_depth)? {
-                    fields.record(m?);
-                }
-                Ok(fields)
-            }
-            _ => Ok(Fields::default()),
+        match self.fields {
+            Some(fields) => Ok(fields),
+            None => Fields::read(self.member(b"content")?, self.max_depth),
         }
     }
 
@@ -277,9 +296,9 @@ impl<'a> Frame<'a> {
     pub fn tool_call(&self) -> Result<ToolCall<'a>, FrameError> {
         let f = self.fields()?;
         Ok(ToolCall {
-            id: f.id.and_then(scanned_string),
-            name: f.name.and_then(scanned_string),
-            args: f.args.unwrap_or(b"{}"),
+            id: f.values[ID].and_then(scanned_string),
+            name: f.values[NAME].and_then(scanned_string),
+            args: f.values[ARGS].unwrap_or(b"{}"),
             content_is_object: f.is_object,
         })
     }
@@ -288,63 +307,111 @@ impl<'a> Frame<'a> {
     pub fn tool_result(&self) -> Result<ToolResult<'a>, FrameError> {
         let f = self.fields()?;
         Ok(ToolResult {
-            id: f.id.and_then(scanned_string),
-            name: f.name.and_then(scanned_string),
-            result: f.result,
-            content: f.content,
-            error: f.error,
+            id: f.values[ID].and_then(scanned_string),
+            name: f.values[NAME].and_then(scanned_string),
+            result: f.values[RESULT],
+            content: f.values[CONTENT],
+            error: f.values[ERROR],
         })
     }
 
     /// The `ERROR` message, when `content.message` is a string.
     pub fn error_message(&self) -> Result<Option<JsonStr<'a>>, FrameError> {
-        Ok(self.fields()?.message.and_then(scanned_string))
+        Ok(self.fields()?.values[MESSAGE].and_then(scanned_string))
     }
 }
+
+/// The `content` members the accessors read, in the order of [`Fields::values`].
+const KEYS: [&[u8]; 7] = [
+    b"id", b"name", b"args", b"result", b"content", b"error", b"message",
+];
+const ID: usize = 0;
+const NAME: usize = 1;
+const ARGS: usize = 2;
+const RESULT: usize = 3;
+const CONTENT: usize = 4;
+const ERROR: usize = 5;
+const MESSAGE: usize = 6;
 
 /// The members of an object `content` the accessors use (later duplicates win, as in `JSON.parse`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 struct Fields<'a> {
     is_object: bool,
-    id: Option<&'a [u8]>,
-    name: Option<&'a [u8]>,
-    args: Option<&'a [u8]>,
-    result: Option<&'a [u8]>,
-    content: Option<&'a [u8]>,
-    error: Option<&'a [u8]>,
-    message: Option<&'a [u8]>,
+    /// The raw value of each of [`KEYS`], when present.
+    values: [Option<&'a [u8]>; 7],
 }
 
 impl<'a> Fields<'a> {
-    fn record(&mut self, m: Member<'a>) {
-        let slot = match m.key.raw() {
-            b"id" => &mut self.id,
-            b"name" => &mut self.name,
-            b"args" => &mut self.args,
-            b"result" => &mut self.result,
-            b"content" => &mut self.content,
-            b"error" => &mut self.error,
-            b"message" => &mut self.message,
-            _ if m.key.is_plain() => return,
-            _ => {
-                // An escaped key: compare its decoded text.
-                const KEYS: [&[u8]; 7] = [
-                    b"id", b"name", b"args", b"result", b"content", b"error", b"message",
-                ];
-                match KEYS.iter().position(|k| m.key.eq_text(k)) {
-                    Some(0) => &mut self.id,
-                    Some(1) => &mut self.name,
-                    Some(2) => &mut self.args,
-                    Some(3) => &mut self.result,
-                    Some(4) => &mut self.content,
-                    Some(5) => &mut self.error,
-                    Some(6) => &mut self.message,
-                    _ => return,
-                }
+    /// The fields of `content` (read with `max_depth` levels), empty unless it is an object.
+    fn read(content: Option<&'a [u8]>, max_depth: u8) -> Result<Self, FrameError> {
+        let mut fields = Self::default();
+        if let Some(content) = content.filter(|c| json::is_object(c)) {
+            fields.is_object = true;
+            for m in Members::new(content, 0, max_depth)? {
+                fields.record(m?);
             }
+        }
+        Ok(fields)
+    }
+
+    /// Keeps `m` when its key (decoded, for an escaped one) is one of [`KEYS`].
+    fn record(&mut self, m: Member<'a>) {
+        // A `TOOL_CALL`'s three keys as written settle at once; any other key, or one
+        // written with escapes, is compared with each of the keys in turn.
+        let i = match m.key.raw() {
+            b"id" => ID,
+            b"name" => NAME,
+            b"args" => ARGS,
+            _ => match KEYS.iter().position(|k| m.key.eq_text(k)) {
+                Some(i) => i,
+                None => return,
+            },
         };
-        *slot = Some(m.value);
+        self.values[i] = Some(m.value);
+    }
+}
+
+/// The members of an object `content` of a canonical frame, from just after its `{`:
+/// recorded in `fields`, values validated with `depth` levels left. Returns the offset
+/// after its `}`, or `None` where the shape is not canonical or the bytes are not valid.
+fn canonical_members<'a>(
+    bytes: &'a [u8],
+    mut pos: usize,
+    depth: u8,
+    fields: &mut Fields<'a>,
+    spaced: &mut bool,
+) -> Option<usize> {
+    *fields = Fields {
+        is_object: true,
+        ..Fields::default()
+    };
+    if bytes.get(pos) == Some(&b'}') {
+        return Some(pos + 1);
+    }
+    loop {
+        if bytes.get(pos) != Some(&b'"') {
+            return None;
+        }
+        let key_end = json::scan_string(bytes, pos).ok()?;
+        if bytes.get(key_end) != Some(&b':') {
+            return None;
+        }
+        let at = key_end + 1;
+        // Ids and names are strings: scanned here, without the value scanner's set-up.
+        let end = match bytes.get(at) {
+            Some(b'"') => json::scan_string(bytes, at).ok()?,
+            _ => json::skip_value_noted(bytes, at, depth, spaced).ok()?,
+        };
+        fields.record(Member {
+            key: JsonStr::from_scanned(&bytes[pos..key_end]),
+            value: &bytes[at..end],
+        });
+        match bytes.get(end) {
+            Some(b',') => pos = end + 1,
+            Some(b'}') => return Some(end + 1),
+            _ => return None,
+        }
     }
 }
 
@@ -411,6 +478,66 @@ pub struct ToolResult<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Wherever the canonical path answers, the general one answers the same, for frames
+    /// it reads and for every one-byte change, insertion, deletion and cut of them, at
+    /// depth limits around the frames' own depth.
+    #[test]
+    fn canonical_and_general_paths_agree() {
+        let seeds: [&[u8]; 8] = [
+            br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"get_weather","args":{"city":"Paris","days":[1,2.5e3,-0],"x":{"y":null}}}}"#,
+            br#"{"type":"TOOL_CALL","content":{"name":"n\u00e9","id":"a\"b","args":{},"name":"second","args":[true,false]}}"#,
+            br#"{"type":"TEXT","content":"hello \u2603 world"}"#,
+            br#"{"type":"END","content":{}}"#,
+            br#"{"type":"ERROR","content":{"message":"bad","error":{"code":1}}}"#,
+            br#"{"type":"TOOL_RESULT","content":{"id":"i","result":{"a":[1,{"b":"c"}]},"content":"x"}}"#,
+            br#"{"type":"T\u0045XT","content":12}"#,
+            "{\"type\":\"TOOL_CALL\",\"content\":{\"\\u0069d\":\"é\",\"args\":{\"k\":[[[]]]}}} \n".as_bytes(),
+        ];
+        let mut buf = [0u8; 256];
+        let mut checked = 0usize;
+        let mut agree = |bytes: &[u8], depths: &[u8]| {
+            for &depth in depths {
+                if let Some(fast) = Frame::parse_canonical(bytes, depth) {
+                    assert_eq!(
+                        Frame::parse_general(bytes, depth),
+                        Ok(fast),
+                        "{:?} at depth {depth}",
+                        core::str::from_utf8(bytes)
+                    );
+                    checked += 1;
+                }
+            }
+        };
+        const BYTES: [u8; 16] = *b" \"\\{}[],:0e-tu\x01\xc3";
+        for seed in seeds {
+            // Every seed is canonical: the fast path must be the one taken.
+            assert!(Frame::parse_canonical(seed, 32).is_some(), "{seed:?}");
+            agree(seed, &[0, 1, 2, 3, 4, 5, 32, 255]);
+            let n = seed.len();
+            for i in 0..=n {
+                agree(&seed[..i], &[32]);
+                for b in BYTES {
+                    if i < n {
+                        buf[..n].copy_from_slice(seed);
+                        buf[i] = b;
+                        agree(&buf[..n], &[3, 32]);
+                    }
+                    buf[..i].copy_from_slice(&seed[..i]);
+                    buf[i] = b;
+                    buf[i + 1..=n].copy_from_slice(&seed[i..]);
+                    agree(&buf[..=n], &[3, 32]);
+                }
+                if i < n {
+                    buf[..i].copy_from_slice(&seed[..i]);
+                    buf[i..n - 1].copy_from_slice(&seed[i + 1..]);
+                    agree(&buf[..n - 1], &[32]);
+                }
+            }
+        }
+        // The mutations keep the fast path busy, not only the seeds.
+        assert!(checked > 1000, "{checked}");
+    }
 
     #[test]
     fn kinds_and_errors() {

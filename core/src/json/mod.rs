@@ -160,5 +160,5 @@ mod string;
 pub use compact::{compact_into, compact_len, for_each_compact_run};
 pub use members::{find_member, Member, Members};
 pub use scan::skip_value;
-pub(crate) use scan::skip_value_noted;
+pub(crate) use scan::{scan_string, skip_value_noted};
 pub use string::{BufferTooSmall, Decoded, JsonStr};
