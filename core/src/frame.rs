@@ -184,7 +184,10 @@ impl<'a> Frame<'a> {
         let (mut fields, mut spaced) = (Fields::default(), false);
         let end = match bytes.get(start) {
             Some(b'{') => {
-                canonical_members(bytes, start + 1, max_depth - 2, &mut fields, &mut spaced)?
+                fields.is_object = true;
+                json::compact_members(bytes, start, max_depth - 1, &mut spaced, &mut |m| {
+                    fields.record(m)
+                })?
             }
             _ => json::skip_value_noted(bytes, start, max_depth - 1, &mut spaced).ok()?,
         };
@@ -369,49 +372,6 @@ impl<'a> Fields<'a> {
             },
         };
         self.values[i] = Some(m.value);
-    }
-}
-
-/// The members of an object `content` of a canonical frame, from just after its `{`:
-/// recorded in `fields`, values validated with `depth` levels left. Returns the offset
-/// after its `}`, or `None` where the shape is not canonical or the bytes are not valid.
-fn canonical_members<'a>(
-    bytes: &'a [u8],
-    mut pos: usize,
-    depth: u8,
-    fields: &mut Fields<'a>,
-    spaced: &mut bool,
-) -> Option<usize> {
-    *fields = Fields {
-        is_object: true,
-        ..Fields::default()
-    };
-    if bytes.get(pos) == Some(&b'}') {
-        return Some(pos + 1);
-    }
-    loop {
-        if bytes.get(pos) != Some(&b'"') {
-            return None;
-        }
-        let key_end = json::scan_string(bytes, pos).ok()?;
-        if bytes.get(key_end) != Some(&b':') {
-            return None;
-        }
-        let at = key_end + 1;
-        // Ids and names are strings: scanned here, without the value scanner's set-up.
-        let end = match bytes.get(at) {
-            Some(b'"') => json::scan_string(bytes, at).ok()?,
-            _ => json::skip_value_noted(bytes, at, depth, spaced).ok()?,
-        };
-        fields.record(Member {
-            key: JsonStr::from_scanned(&bytes[pos..key_end]),
-            value: &bytes[at..end],
-        });
-        match bytes.get(end) {
-            Some(b',') => pos = end + 1,
-            Some(b'}') => return Some(end + 1),
-            _ => return None,
-        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! An object's members, one at a time, each value validated as it goes.
 
-use super::scan::skip_value_noted;
+use super::scan::{scan_string, skip_value_noted};
 use super::string::JsonStr;
 use super::{skip_ws, skip_ws_noted, JsonError, JsonErrorKind};
 
@@ -164,6 +164,54 @@ pub fn find_member<'a>(
     Ok(found)
 }
 
+/// The members of the object whose `{` is at `start`, handed to `each` in order, each
+/// value validated (`max_depth` counts the object as level 1, as in [`Members::new`]);
+/// returns the offset after its `}` and sets `spaced` when a value has white space inside.
+///
+/// A straight loop for the compact objects frames and tool results almost always are:
+/// `None` where white space sits between the object's own tokens or the bytes are not
+/// valid, and the caller then reads the object with [`Members`], which reports the error
+/// (so `each` may have seen members of an object that turns out invalid).
+pub(crate) fn compact_members<'a>(
+    bytes: &'a [u8],
+    start: usize,
+    max_depth: u8,
+    spaced: &mut bool,
+    each: &mut dyn FnMut(Member<'a>),
+) -> Option<usize> {
+    if bytes.get(start) != Some(&b'{') || max_depth == 0 {
+        return None;
+    }
+    let mut pos = start + 1;
+    if bytes.get(pos) == Some(&b'}') {
+        return Some(pos + 1);
+    }
+    loop {
+        if bytes.get(pos) != Some(&b'"') {
+            return None;
+        }
+        let key_end = scan_string(bytes, pos).ok()?;
+        if bytes.get(key_end) != Some(&b':') {
+            return None;
+        }
+        let at = key_end + 1;
+        // A string value is scanned here, without the value scanner's set-up.
+        let end = match bytes.get(at) {
+            Some(b'"') => scan_string(bytes, at).ok()?,
+            _ => skip_value_noted(bytes, at, max_depth - 1, spaced).ok()?,
+        };
+        each(Member {
+            key: JsonStr::from_scanned(&bytes[pos..key_end]),
+            value: &bytes[at..end],
+        });
+        match bytes.get(end) {
+            Some(b',') => pos = end + 1,
+            Some(b'}') => return Some(end + 1),
+            _ => return None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +240,67 @@ mod tests {
         let mut m = Members::new(obj, 0, 32).unwrap();
         assert!(m.by_ref().all(|r| r.is_ok()));
         assert!(!m.spaced());
+    }
+
+    /// Wherever the straight loop answers, `Members` reads the same members, end and white
+    /// space, for objects it reads and for every one-byte change, insertion, deletion and
+    /// cut of them, at depth limits around their own depth.
+    #[test]
+    fn compact_members_agree_with_members() {
+        type Seen<'a> = heapless::Vec<(&'a [u8], &'a [u8]), 16>;
+        let seeds: [&[u8]; 6] = [
+            br#"{"id":"c1","name":"get_weather","args":{"city":"Paris","days":[1,2.5e3,-0]}}"#,
+            br#"{"error":"bad \n thing","success":false,"error":null}"#,
+            br#"{}"#,
+            br#"{"a":{"b":[{"c":[]}]},"\u0065rror":[1, 2],"s":true}"#,
+            "{\"é\":\"天\",\"k\":\"\\ud800\"}".as_bytes(),
+            br#"{"x":[[[[1]]]],"y":"z"}"#,
+        ];
+        let mut buf = [0u8; 128];
+        let mut checked = 0usize;
+        fn fast<'a>(bytes: &'a [u8], depth: u8) -> Option<(Seen<'a>, usize, bool)> {
+            let (mut seen, mut spaced) = (Seen::new(), false);
+            let mut keep = |m: Member<'a>| seen.push((m.key.raw(), m.value)).unwrap();
+            let end = compact_members(bytes, 0, depth, &mut spaced, &mut keep)?;
+            Some((seen, end, spaced))
+        }
+        let mut agree = |bytes: &[u8], depths: &[u8]| {
+            for &depth in depths {
+                let Some((fast, end, spaced)) = fast(bytes, depth) else {
+                    continue;
+                };
+                let mut general = Members::new(bytes, 0, depth).unwrap();
+                let mut seen = Seen::new();
+                for m in general.by_ref() {
+                    let m = m.unwrap();
+                    seen.push((m.key.raw(), m.value)).unwrap();
+                }
+                let text = core::str::from_utf8(bytes);
+                assert_eq!(fast, seen, "{text:?} at depth {depth}");
+                assert_eq!(Some(end), general.end(), "{text:?} at depth {depth}");
+                assert_eq!(spaced, general.spaced(), "{text:?} at depth {depth}");
+                checked += 1;
+            }
+        };
+        const BYTES: [u8; 15] = *b" \"\\{}[],:0e-t\x01\xc3";
+        for seed in seeds {
+            let n = seed.len();
+            for i in 0..=n {
+                agree(&seed[..i], &[32]);
+                for b in BYTES {
+                    if i < n {
+                        buf[..n].copy_from_slice(seed);
+                        buf[i] = b;
+                        agree(&buf[..n], &[0, 1, 2, 4, 32]);
+                    }
+                    buf[..i].copy_from_slice(&seed[..i]);
+                    buf[i] = b;
+                    buf[i + 1..=n].copy_from_slice(&seed[i..]);
+                    agree(&buf[..=n], &[2, 32]);
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 
     #[test]

@@ -158,7 +158,8 @@ mod scan;
 mod string;
 
 pub use compact::{compact_into, compact_len, for_each_compact_run};
+pub(crate) use members::compact_members;
 pub use members::{find_member, Member, Members};
 pub use scan::skip_value;
-pub(crate) use scan::{scan_string, skip_value_noted};
+pub(crate) use scan::skip_value_noted;
 pub use string::{BufferTooSmall, Decoded, JsonStr};

@@ -97,23 +97,39 @@ struct ErrorMembers<'r> {
 }
 
 fn error_members(result: &[u8], max_depth: u8) -> Result<ErrorMembers<'_>, JsonError> {
-    let (mut error, mut success) = (None, None);
+    let mut found = ErrorMembers {
+        error: None,
+        success: None,
+        end: 0,
+        compact: false,
+    };
+    let (start, mut spaced) = (json::skip_ws(result, 0), false);
+    // A compact object in one straight loop; any other is read (again) with `Members`.
+    let mut keep = |m| found.keep(m);
+    if let Some(end) = json::compact_members(result, start, max_depth, &mut spaced, &mut keep) {
+        found.end = end;
+        found.compact = !spaced;
+        return Ok(found);
+    }
+    (found.error, found.success) = (None, None);
     let mut members = json::Members::new(result, 0, max_depth)?;
     for m in members.by_ref() {
-        let m = m?;
+        found.keep(m?);
+    }
+    found.end = members.end().unwrap_or(result.len());
+    found.compact = !members.spaced();
+    Ok(found)
+}
+
+impl<'r> ErrorMembers<'r> {
+    /// Notes `m` when it is `error` or `success` (later duplicates win).
+    fn keep(&mut self, m: json::Member<'r>) {
         if m.key.eq_text(b"error") {
-            error = Some(m.value);
+            self.error = Some(m.value);
         } else if m.key.eq_text(b"success") {
-            success = Some(m.value);
+            self.success = Some(m.value);
         }
     }
-    let end = members.end().unwrap_or(result.len());
-    Ok(ErrorMembers {
-        error,
-        success,
-        end,
-        compact: !members.spaced(),
-    })
 }
 
 fn last_error_of<'r>(error: Option<&'r [u8]>, success: Option<&'r [u8]>) -> Option<LastError<'r>> {
