@@ -20,6 +20,35 @@ pub trait Sink {
     fn put_raw(&mut self, value: &[u8]) {
         crate::json::for_each_compact_run(value, |run| self.put(run));
     }
+
+    /// Appends a call's id or name as a JSON string (quoted, escaped).
+    fn put_name(&mut self, text: &[u8]) {
+        put_json_string(self, text);
+    }
+}
+
+/// What the crate's own encoders know about a frame's parts, so that they copy them
+/// rather than rework them.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Known {
+    /// Every raw value is compact already (validated so, or stored compacted).
+    pub(crate) raw_compact: bool,
+    /// The id and name need no escaping: read from the frame, they had no escapes (so
+    /// they hold no quote, backslash or control character either).
+    pub(crate) names_plain: bool,
+}
+
+impl Known {
+    /// Nothing known: raw values are compacted, ids and names escaped.
+    pub(crate) const NOTHING: Self = Self {
+        raw_compact: false,
+        names_plain: false,
+    };
+    /// Raw values stored compacted (a slot's), ids and names stored decoded.
+    pub(crate) const RAW_COMPACT: Self = Self {
+        raw_compact: true,
+        names_plain: false,
+    };
 }
 
 /// A sink that only counts.
@@ -47,10 +76,11 @@ fn put_raw_known<S: Sink>(s: &mut S, value: &[u8], as_is: bool) {
     crate::json::for_each_compact_run(value, emit);
 }
 
-/// A counter whose raw values may be known compact.
+/// A counter of a frame whose parts may be known in their final form. (It counts names
+/// escaped: a plain one escapes to itself, so `names_plain` would change nothing.)
 struct Count {
     n: usize,
-    raw_as_is: bool,
+    known: Known,
 }
 
 impl Sink for Count {
@@ -60,7 +90,7 @@ impl Sink for Count {
     }
 
     fn put_raw(&mut self, value: &[u8]) {
-        put_raw_known(self, value, self.raw_as_is);
+        put_raw_known(self, value, self.known.raw_compact);
     }
 }
 
@@ -72,7 +102,7 @@ pub(crate) fn escaped_len(text: &[u8]) -> usize {
     }
     let mut c = Count {
         n: 0,
-        raw_as_is: true,
+        known: Known::NOTHING,
     };
     put_escaped(&mut c, text);
     c.n
@@ -88,11 +118,11 @@ pub(crate) fn tool_result_len(id: Option<usize>, name: Option<usize>, outcome: u
         + outcome
 }
 
-/// A sink over a slice, whose raw values may be known compact.
+/// A sink over a slice, for a frame whose parts may be known in their final form.
 struct SliceSink<'b> {
     buf: &'b mut [u8],
     pos: usize,
-    raw_as_is: bool,
+    known: Known,
 }
 
 impl Sink for SliceSink<'_> {
@@ -107,14 +137,29 @@ impl Sink for SliceSink<'_> {
     }
 
     fn put_raw(&mut self, value: &[u8]) {
-        put_raw_known(self, value, self.raw_as_is);
+        put_raw_known(self, value, self.known.raw_compact);
+    }
+
+    fn put_name(&mut self, text: &[u8]) {
+        put_quoted(self, text, self.known.names_plain);
     }
 }
 
 /// Writes `text` as a JSON string with quotes and minimal escapes.
 pub fn put_json_string<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
+    put_quoted(s, text, false);
+}
+
+/// [`put_json_string`], copying a `plain` text (one known to need no escapes) as it is.
+fn put_quoted<S: Sink + ?Sized>(s: &mut S, text: &[u8], plain: bool) {
     s.put(b"\"");
-    put_escaped(s, text);
+    match plain {
+        true => {
+            debug_assert_eq!(escaped_len(text), text.len(), "not plain");
+            s.put(text);
+        }
+        false => put_escaped(s, text),
+    }
     s.put(b"\"");
 }
 
@@ -309,7 +354,7 @@ impl OutFrame<'_> {
                 s.put(b"{\"type\":\"TOOL_CALL\",\"content\":{");
                 put_id(s, id);
                 s.put(b"\"name\":");
-                put_json_string(s, name);
+                s.put_name(name);
                 s.put(b",\"args\":");
                 s.put_raw(args);
                 s.put(b"}}");
@@ -319,7 +364,7 @@ impl OutFrame<'_> {
                 put_id(s, id);
                 s.put(b"\"name\":");
                 match name {
-                    Some(n) => put_json_string(s, n),
+                    Some(n) => s.put_name(n),
                     None => s.put(b"null"),
                 }
                 match outcome {
@@ -362,7 +407,7 @@ impl OutFrame<'_> {
                 s.put(b"{\"type\":\"CANCEL\",\"content\":{");
                 put_id(s, id);
                 s.put(b"\"name\":");
-                put_json_string(s, name);
+                s.put_name(name);
                 s.put(b",\"reason\":");
                 put_json_string(s, reason);
                 s.put(b"}}");
@@ -381,54 +426,49 @@ impl OutFrame<'_> {
 
     /// The exact encoded length in bytes.
     pub fn encoded_len(&self) -> usize {
-        self.len_as(false)
+        self.len_as(Known::NOTHING)
     }
 
     /// Encodes into `out`, returning the length; a short buffer gets the needed size and is left untouched.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, BufferTooSmall> {
-        self.encode_as(out, false)
+        self.encode_as(out, Known::NOTHING)
     }
 }
 
-// The crate's own encoders take `raw_as_is`: true when every raw value in the frame is
-// known to be compact already (validated without white space, or stored compacted).
+// The crate's own encoders take what is `known` about the frame's parts.
 impl OutFrame<'_> {
     /// [`encoded_len`](Self::encoded_len).
-    pub(crate) fn len_as(&self, raw_as_is: bool) -> usize {
-        let mut c = Count { n: 0, raw_as_is };
+    pub(crate) fn len_as(&self, known: Known) -> usize {
+        let mut c = Count { n: 0, known };
         self.write_to(&mut c);
         c.n
     }
 
     /// [`encode`](Self::encode).
-    pub(crate) fn encode_as(
-        &self,
-        out: &mut [u8],
-        raw_as_is: bool,
-    ) -> Result<usize, BufferTooSmall> {
-        let needed = self.len_as(raw_as_is);
+    pub(crate) fn encode_as(&self, out: &mut [u8], known: Known) -> Result<usize, BufferTooSmall> {
+        let needed = self.len_as(known);
         if out.len() < needed {
             return Err(BufferTooSmall { needed });
         }
-        self.encode_exact(&mut out[..needed], raw_as_is);
+        self.encode_exact(&mut out[..needed], known);
         Ok(needed)
     }
 
     /// Encodes into `out` in one pass when the frame fits, and returns its length either
     /// way: a length over `out.len()` means the bytes written are not the frame.
-    pub(crate) fn encode_within(&self, out: &mut [u8], raw_as_is: bool) -> usize {
+    pub(crate) fn encode_within(&self, out: &mut [u8], known: Known) -> usize {
         let mut sink = SliceSink {
             buf: out,
             pos: 0,
-            raw_as_is,
+            known,
         };
         self.write_to(&mut sink);
         sink.pos
     }
 
     /// Writes into `out`, which is exactly [`encoded_len`](Self::encoded_len) bytes (no second count).
-    pub(crate) fn encode_exact(&self, out: &mut [u8], raw_as_is: bool) {
-        let _len = self.encode_within(out, raw_as_is);
+    pub(crate) fn encode_exact(&self, out: &mut [u8], known: Known) {
+        let _len = self.encode_within(out, known);
         debug_assert_eq!(_len, out.len());
     }
 }
@@ -436,13 +476,40 @@ impl OutFrame<'_> {
 fn put_id<S: Sink + ?Sized>(s: &mut S, id: Option<&[u8]>) {
     if let Some(id) = id {
         s.put(b"\"id\":");
-        put_json_string(s, id);
+        s.put_name(id);
         s.put(b",");
     }
 }
 
 #[cfg(test)]
 mod tests {
+    /// The first byte needing an escape is found at its exact offset from every start, in
+    /// texts of every length around the word size, with bytes that need none (non-ASCII
+    /// included) everywhere else.
+    #[test]
+    fn next_escape_finds_the_first_byte_from_every_start() {
+        for len in 0..20 {
+            for special in [None, Some(b'"'), Some(b'\\'), Some(0x00), Some(0x1f)] {
+                for at in 0..len.max(1) {
+                    let mut text = [0u8; 20];
+                    for (i, b) in text[..len].iter_mut().enumerate() {
+                        *b = [b'x', 0xc3, 0xa9, b' ', 0x7f][i % 5];
+                    }
+                    if let Some(b) = special.filter(|_| at < len) {
+                        text[at] = b;
+                    }
+                    let text = &text[..len];
+                    for from in 0..=len {
+                        let want = (from..len)
+                            .find(|&i| matches!(text[i], b'"' | b'\\' | 0x00..=0x1f))
+                            .unwrap_or(len);
+                        assert_eq!(next_escape(text, from), want, "{text:?} from {from}");
+                    }
+                }
+            }
+        }
+    }
+
     /// The shortcuts agree with the escaper: `escaped_len` with the bytes it writes, and
     /// `tool_result_len` with the frame's encoded length, for texts with and without escapes
     /// at every position of the eight-byte words.
@@ -505,7 +572,7 @@ mod tests {
             let mut sink = SliceSink {
                 buf: &mut out,
                 pos: 0,
-                raw_as_is: false,
+                known: Known::NOTHING,
             };
             put_u64(&mut sink, n);
             let len = sink.pos;

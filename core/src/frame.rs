@@ -163,8 +163,8 @@ impl<'a> Frame<'a> {
         Self::parse_general(bytes, max_depth)
     }
 
-    /// The canonical frame, `{"type":"…","content":…}` with no white space between the
-    /// members of the frame and of an object `content`, read in one straight pass.
+    /// The canonical frame, `{"type":"…","content":{…}}` with no white space between the
+    /// members of the frame and of its `content`, read in one straight pass.
     ///
     /// `None` for any other shape and for any error: the general path then reads the frame
     /// and reports the error, so both paths give the same answer for every input (the
@@ -177,20 +177,18 @@ impl<'a> Frame<'a> {
             return None;
         }
         let (ty, ty_end) = JsonStr::parse_at(bytes, HEAD.len() - 1).ok()?;
-        if !bytes.get(ty_end..)?.starts_with(CONTENT) {
+        let start = ty_end + CONTENT.len();
+        if bytes.get(ty_end..start)? != CONTENT {
             return None;
         }
-        let start = ty_end + CONTENT.len();
-        let (mut fields, mut spaced) = (Fields::default(), false);
-        let end = match bytes.get(start) {
-            Some(b'{') => {
-                fields.is_object = true;
-                json::compact_members(bytes, start, max_depth - 1, &mut spaced, &mut |m| {
-                    fields.record(m)
-                })?
-            }
-            _ => json::skip_value_noted(bytes, start, max_depth - 1, &mut spaced).ok()?,
+        let mut fields = Fields {
+            is_object: true,
+            ..Fields::default()
         };
+        let mut spaced = false;
+        let end = json::compact_members(bytes, start, max_depth - 1, &mut spaced, &mut |m| {
+            fields.record(m)
+        })?;
         if bytes.get(end) != Some(&b'}') || json::skip_ws(bytes, end + 1) != bytes.len() {
             return None;
         }
@@ -447,11 +445,11 @@ mod tests {
         let seeds: [&[u8]; 8] = [
             br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"get_weather","args":{"city":"Paris","days":[1,2.5e3,-0],"x":{"y":null}}}}"#,
             br#"{"type":"TOOL_CALL","content":{"name":"n\u00e9","id":"a\"b","args":{},"name":"second","args":[true,false]}}"#,
-            br#"{"type":"TEXT","content":"hello \u2603 world"}"#,
+            br#"{"type":"TEXT","content":{"text":"hello \u2603 world"}}"#,
             br#"{"type":"END","content":{}}"#,
             br#"{"type":"ERROR","content":{"message":"bad","error":{"code":1}}}"#,
             br#"{"type":"TOOL_RESULT","content":{"id":"i","result":{"a":[1,{"b":"c"}]},"content":"x"}}"#,
-            br#"{"type":"T\u0045XT","content":12}"#,
+            br#"{"type":"T\u0045XT","content":{"id":12,"name":null}}"#,
             "{\"type\":\"TOOL_CALL\",\"content\":{\"\\u0069d\":\"é\",\"args\":{\"k\":[[[]]]}}} \n".as_bytes(),
         ];
         let mut buf = [0u8; 256];

@@ -9,7 +9,7 @@
 //! format: the machines ask what a record will cost and reserve it before their
 //! state changes, so that the push itself cannot fail.
 
-use crate::encode::OutFrame;
+use crate::encode::{Known, OutFrame};
 use crate::error::Error;
 use crate::wrapper::CallHandle;
 
@@ -131,27 +131,27 @@ impl<'a> Queue<'a> {
 
     /// Queues `frame`, encoded now. Its cost must have been reserved.
     pub(crate) fn push(&mut self, route: Route, frame: &OutFrame<'_>) {
-        self.push_inline(route, frame, false, false);
+        self.push_inline(route, frame, false, Known::NOTHING);
     }
 
-    /// [`push`](Self::push) for a frame whose raw values are known to be compact already.
-    pub(crate) fn push_compact(&mut self, route: Route, frame: &OutFrame<'_>) {
-        self.push_inline(route, frame, false, true);
+    /// [`push`](Self::push) for a frame whose parts are `known` in their final form.
+    pub(crate) fn push_known(&mut self, route: Route, frame: &OutFrame<'_>, known: Known) {
+        self.push_inline(route, frame, false, known);
     }
 
     /// Queues `frame` for the model, then the same bytes for the consumer (a mirrored
     /// prompt): one record, `cost(len)`, transmitted twice.
     pub(crate) fn push_mirrored(&mut self, frame: &OutFrame<'_>) {
-        self.push_inline(Route::Model, frame, true, false);
+        self.push_inline(Route::Model, frame, true, Known::NOTHING);
     }
 
-    fn push_inline(&mut self, route: Route, frame: &OutFrame<'_>, mirrored: bool, raw_as_is: bool) {
+    fn push_inline(&mut self, route: Route, frame: &OutFrame<'_>, mirrored: bool, known: Known) {
         // One pass: the frame is encoded straight after the header's place at the tail,
         // counted as it goes. Only when the room past the tail is short (free bytes sit before
         // the head) are the records moved up and the frame written a second time.
         let body_at = self.tail + HEADER;
         let room = self.buf.get_mut(body_at..).unwrap_or_default();
-        let len = frame.encode_within(room, raw_as_is);
+        let len = frame.encode_within(room, known);
         let (body, frames) = match mirrored {
             true => (Body::Mirrored(len), 2),
             false => (Body::Inline(len), 1),
@@ -161,7 +161,7 @@ impl<'a> Queue<'a> {
                 return;
             }
             let body_at = self.tail + HEADER;
-            frame.encode_exact(&mut self.buf[body_at..body_at + len], raw_as_is);
+            frame.encode_exact(&mut self.buf[body_at..body_at + len], known);
         }
         self.commit(route, body, 0, frames);
     }
@@ -297,7 +297,7 @@ impl<'a> Queue<'a> {
     /// reused before they are transmitted. [`inline_cost`](Self::inline_cost) bytes must be
     /// free. A slot's raw values are stored compacted, so they are copied as they are.
     pub(crate) fn inline_slot<'f>(&mut self, slot: u16, frame: impl Fn(SlotFrame) -> OutFrame<'f>) {
-        let need = self.inline_cost(slot, |f| frame(f).len_as(true));
+        let need = self.inline_cost(slot, |f| frame(f).len_as(Known::RAW_COMPACT));
         if need > self.free() {
             debug_assert!(false, "{need} bytes inlined without a reservation");
             return;
@@ -309,10 +309,10 @@ impl<'a> Queue<'a> {
             match body {
                 Body::Slot(f, s) if s == slot => {
                     let out = frame(f);
-                    let len = out.len_as(true);
+                    let len = out.len_as(Known::RAW_COMPACT);
                     let body_at = at + HEADER;
                     self.buf.copy_within(body_at..self.tail, body_at + len);
-                    out.encode_exact(&mut self.buf[body_at..body_at + len], true);
+                    out.encode_exact(&mut self.buf[body_at..body_at + len], Known::RAW_COMPACT);
                     write_header(&mut self.buf[at..body_at], route, Body::Inline(len), 0);
                     self.tail += len;
                     at = body_at + len;

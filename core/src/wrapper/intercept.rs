@@ -2,7 +2,7 @@
 //! tool runs (sync), or the call takes a slot (deferred, adapter), or fails at once.
 
 use crate::clock::Instant;
-use crate::encode::escaped_len;
+use crate::encode::{escaped_len, Known};
 use crate::error::Error;
 use crate::frame::Frame;
 use crate::hooks::Hooks;
@@ -55,19 +55,23 @@ pub(super) fn message_len(msg: &Message<'_>) -> usize {
 
 /// A name's or id's text, or how long it is when longer than its buffer (exactly its
 /// capacity). Written without escapes (almost always), it is the frame's own bytes; only an
-/// escaped one is decoded into the buffer. (Not inlined: it is called twice.)
+/// escaped one is decoded into the buffer, and clears `plain`. (Not inlined: it is called
+/// twice.)
 #[inline(never)]
 fn decode<'b>(
     text: Option<JsonStr<'b>>,
     buf: &'b mut [u8],
+    plain: &mut bool,
     too_long: fn(usize, usize) -> Error,
 ) -> Result<Option<&'b str>, Error> {
     let cap = buf.len();
     text.map(|t| match t.as_plain_str() {
         Some(plain) if plain.len() <= cap => Ok(plain),
-        _ => t
-            .decode_escaped_into(buf)
-            .map_err(|e| too_long(e.needed, cap)),
+        _ => {
+            *plain = false;
+            t.decode_escaped_into(buf)
+                .map_err(|e| too_long(e.needed, cap))
+        }
     })
     .transpose()
 }
@@ -86,11 +90,14 @@ impl<H: Hooks> Wrapper<'_, H> {
         let parts = self.scratch.parts(&self.cfg);
         // The buffers are exactly the caps, so a decode fails iff the text is too long, and
         // the failure carries the decoded length for the error.
-        let name = decode(call.name, parts.name, |len, cap| Error::NameTooLong {
+        let mut plain = true;
+        let name = decode(call.name, parts.name, &mut plain, |len, cap| {
+            Error::NameTooLong { len, cap }
+        })?;
+        let id = decode(call.id, parts.id, &mut plain, |len, cap| Error::IdTooLong {
             len,
             cap,
         })?;
-        let id = decode(call.id, parts.id, |len, cap| Error::IdTooLong { len, cap })?;
         let (msg_buf, output) = (parts.message, parts.output);
         let cref = CallRef {
             index: self.next_index,
@@ -98,10 +105,14 @@ impl<H: Hooks> Wrapper<'_, H> {
             id,
             args: call.args,
             args_compact: frame.is_compact(),
+            names_plain: plain,
         };
         let (name_bytes, id_bytes) = (cref.name_bytes(), cref.id_bytes());
-        // Escaped once, for every bound below.
-        let escaped = (id_bytes.map(escaped_len), name_bytes.map(escaped_len));
+        // Escaped once, for every bound below (written without escapes, they need none).
+        let escaped = match plain {
+            true => (id_bytes.map(<[u8]>::len), name_bytes.map(<[u8]>::len)),
+            false => (id_bytes.map(escaped_len), name_bytes.map(escaped_len)),
+        };
 
         // SPEC §7.4 and §7.23: malformed → unknown name → duplicate id → args too large for a
         // pending call → free slot → run.
@@ -157,10 +168,9 @@ impl<H: Hooks> Wrapper<'_, H> {
                     // adapter; then `CANCEL` and `TOOL_RESULT`), so whatever ends it fits a
                     // queue `Config::queue_len` sized: a pending call never wedges the wrapper.
                     let mut need = match reclaim {
-                        true => self
-                            .round
-                            .queue
-                            .inline_cost(slot as u16, |f| self.slots.frame(slot, f).len_as(true)),
+                        true => self.round.queue.inline_cost(slot as u16, |f| {
+                            self.slots.frame(slot, f).len_as(Known::RAW_COMPACT)
+                        }),
                         false => 0,
                     };
                     if adapter {

@@ -64,7 +64,7 @@ pub use slots::{CallHandle, Slot};
 pub use crate::message::MALFORMED_TOOL_CALL;
 
 use crate::clock::{Clock, Instant};
-use crate::encode::BufferTooSmall;
+use crate::encode::{BufferTooSmall, Known};
 use crate::error::Error;
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::held::Held;
@@ -312,7 +312,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             Body::Slot(frame, slot) => self
                 .slots
                 .frame(slot as usize, frame)
-                .encode_as(buf, true)?,
+                .encode_as(buf, Known::RAW_COMPACT)?,
         };
         match record.body {
             Body::Held { .. } => {
@@ -341,7 +341,10 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let len = match record.body {
             Body::Inline(len) | Body::Mirrored(len) => len,
             Body::Held { offset, .. } => self.round.held.frame_at(offset).len(),
-            Body::Slot(frame, slot) => self.slots.frame(slot as usize, frame).len_as(true),
+            Body::Slot(frame, slot) => self
+                .slots
+                .frame(slot as usize, frame)
+                .len_as(Known::RAW_COMPACT),
         };
         Some(Transmit {
             route: record.route,

@@ -2,7 +2,7 @@
 //! `TOOL_RESULT`, hook, pending count, then the prompt (or the round-limit `ERROR`) and
 //! the held `END`s.
 
-use crate::encode::OutFrame;
+use crate::encode::{Known, OutFrame};
 use crate::error::Error;
 use crate::held::Held;
 use crate::hooks::{CallInfo, Hooks};
@@ -26,6 +26,8 @@ pub(crate) struct CallRef<'c> {
     pub(crate) args: &'c [u8],
     /// The args have no white space between their tokens (validated so, or stored compact).
     pub(crate) args_compact: bool,
+    /// The name and id were read from the frame without escapes: they need none.
+    pub(crate) names_plain: bool,
 }
 
 impl<'c> CallRef<'c> {
@@ -157,10 +159,11 @@ impl<'a, H: Hooks> Round<'a, H> {
                     name: call.name_bytes(),
                     outcome,
                 };
-                match result_compact {
-                    true => self.queue.push_compact(Route::Model, &frame),
-                    false => self.queue.push(Route::Model, &frame),
-                }
+                let known = Known {
+                    raw_compact: result_compact,
+                    names_plain: call.names_plain,
+                };
+                self.queue.push_known(Route::Model, &frame, known);
             }
             Delivery::FromSlot(slot) => {
                 self.queue

@@ -285,6 +285,8 @@ impl<'a> Slots<'a> {
                 .map(|n| valid_utf8_prefix(&self.bytes[id.start..id.start + n as usize])),
             args: &self.bytes[args.start..args.start + s.args_len as usize],
             args_compact: true,
+            // Stored decoded: escaped again when written.
+            names_plain: false,
         }
     }
 
