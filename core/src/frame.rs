@@ -169,7 +169,6 @@ impl<'a> Frame<'a> {
     /// `None` for any other shape and for any error: the general path then reads the frame
     /// and reports the error, so both paths give the same answer for every input (the
     /// test `canonical_and_general_paths_agree` checks this on every mutation of its seeds).
-    #[inline(never)]
     fn parse_canonical(bytes: &'a [u8], max_depth: u8) -> Option<Self> {
         const HEAD: &[u8] = br#"{"type":""#;
         const CONTENT: &[u8] = br#","content":"#;
