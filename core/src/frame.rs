@@ -467,6 +467,10 @@ mod tests {
             }
         };
         const BYTES: [u8; 16] = *b" \"\\{}[],:0e-tu\x01\xc3";
+        // Depth 2 (the frame and its `content`) is enough for a flat content.
+        let flat = br#"{"type":"TOOL_CALL","content":{"id":"c","name":"n","args":null}}"#;
+        assert!(Frame::parse_canonical(flat, 2).is_some());
+        assert!(Frame::parse_canonical(flat, 1).is_none());
         for seed in seeds {
             // Every seed is canonical: the fast path must be the one taken.
             assert!(Frame::parse_canonical(seed, 32).is_some(), "{seed:?}");
