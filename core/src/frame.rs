@@ -435,6 +435,7 @@ pub struct ToolResult<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::edits::Edit;
 
     /// Wherever the canonical path answers, the general one answers the same, for frames
     /// it reads and for every one-byte change, insertion, deletion and cut of them, at
@@ -451,7 +452,6 @@ mod tests {
             br#"{"type":"T\u0045XT","content":{"id":12,"name":null}}"#,
             "{\"type\":\"TOOL_CALL\",\"content\":{\"\\u0069d\":\"é\",\"args\":{\"k\":[[[]]]}}} \n".as_bytes(),
         ];
-        let mut buf = [0u8; 256];
         let mut checked = 0usize;
         let mut agree = |bytes: &[u8], depths: &[u8]| {
             for &depth in depths {
@@ -475,26 +475,10 @@ mod tests {
             // Every seed is canonical: the fast path must be the one taken.
             assert!(Frame::parse_canonical(seed, 32).is_some(), "{seed:?}");
             agree(seed, &[0, 1, 2, 3, 4, 5, 32, 255]);
-            let n = seed.len();
-            for i in 0..=n {
-                agree(&seed[..i], &[32]);
-                for b in BYTES {
-                    if i < n {
-                        buf[..n].copy_from_slice(seed);
-                        buf[i] = b;
-                        agree(&buf[..n], &[3, 32]);
-                    }
-                    buf[..i].copy_from_slice(&seed[..i]);
-                    buf[i] = b;
-                    buf[i + 1..=n].copy_from_slice(&seed[i..]);
-                    agree(&buf[..=n], &[3, 32]);
-                }
-                if i < n {
-                    buf[..i].copy_from_slice(&seed[..i]);
-                    buf[i..n - 1].copy_from_slice(&seed[i + 1..]);
-                    agree(&buf[..n - 1], &[32]);
-                }
-            }
+            json::edits::each(seed, &BYTES, |bytes, edit| match edit {
+                Edit::Cut | Edit::Delete => agree(bytes, &[32]),
+                Edit::Change | Edit::Insert => agree(bytes, &[3, 32]),
+            });
         }
         // The mutations keep the fast path busy, not only the seeds.
         assert!(checked > 1000, "{checked}");

@@ -163,3 +163,46 @@ pub use members::{find_member, Member, Members};
 pub use scan::skip_value;
 pub(crate) use scan::skip_value_noted;
 pub use string::{BufferTooSmall, Decoded, JsonStr};
+
+/// Every one-byte edit of a test document, for tests that hold a fast path to a general one.
+#[cfg(test)]
+pub(crate) mod edits {
+    /// How a seed was edited.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    pub(crate) enum Edit {
+        /// Cut after this many bytes.
+        Cut,
+        /// One byte replaced.
+        Change,
+        /// One byte inserted.
+        Insert,
+        /// One byte deleted.
+        Delete,
+    }
+
+    /// Calls `f` with every cut of `seed`, and every change to, insertion of and deletion
+    /// of one byte, the new bytes taken from `bytes`. `seed` is at most 255 bytes.
+    pub(crate) fn each(seed: &[u8], bytes: &[u8], mut f: impl FnMut(&[u8], Edit)) {
+        let mut buf = [0u8; 256];
+        let n = seed.len();
+        for i in 0..=n {
+            f(&seed[..i], Edit::Cut);
+            for &b in bytes {
+                if i < n {
+                    buf[..n].copy_from_slice(seed);
+                    buf[i] = b;
+                    f(&buf[..n], Edit::Change);
+                }
+                buf[..i].copy_from_slice(&seed[..i]);
+                buf[i] = b;
+                buf[i + 1..=n].copy_from_slice(&seed[i..]);
+                f(&buf[..=n], Edit::Insert);
+            }
+            if i < n {
+                buf[..i].copy_from_slice(&seed[..i]);
+                buf[i..n - 1].copy_from_slice(&seed[i + 1..]);
+                f(&buf[..n - 1], Edit::Delete);
+            }
+        }
+    }
+}
