@@ -471,7 +471,8 @@ mod tests {
         let flat = br#"{"type":"TOOL_CALL","content":{"id":"c","name":"n","args":null}}"#;
         assert!(Frame::parse_canonical(flat, 2).is_some());
         assert!(Frame::parse_canonical(flat, 1).is_none());
-        for seed in seeds {
+        // Under miri, a thousand times slower, half the seeds.
+        for &seed in &seeds[..if cfg!(miri) { 4 } else { seeds.len() }] {
             // Every seed is canonical: the fast path must be the one taken.
             assert!(Frame::parse_canonical(seed, 32).is_some(), "{seed:?}");
             agree(seed, &[0, 1, 2, 3, 4, 5, 32, 255]);
@@ -481,7 +482,7 @@ mod tests {
             });
         }
         // The mutations keep the fast path busy, not only the seeds.
-        assert!(checked > 1000, "{checked}");
+        assert!(checked > if cfg!(miri) { 20 } else { 1000 }, "{checked}");
     }
 
     #[test]

@@ -467,7 +467,11 @@ mod tests {
     fn kinds_are_kept_at_every_depth() {
         // Level `i` (0-based) is an object when `i % 3 == 1` or `i % 7 == 0`, else an array.
         let is_object = |i: usize| i % 3 == 1 || i.is_multiple_of(7);
-        for depth in [1usize, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255] {
+        let depths: &[usize] = match cfg!(miri) {
+            true => &[65, 255],
+            false => &[1, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255],
+        };
+        for &depth in depths {
             let mut doc: heapless::Vec<u8, 2048> = heapless::Vec::new();
             for i in 0..depth {
                 let open: &[u8] = if is_object(i) { b"{\"k\":" } else { b"[" };
