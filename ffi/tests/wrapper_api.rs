@@ -98,7 +98,16 @@ fn config() -> pw_wrapper_config {
 
 /// A wrapper over `tools()` with 2 slots in `block`, hooks recording into `seen`.
 fn make(block: &mut Block, tools: &[pw_tool], seen: &mut Seen) -> *mut pw_wrapper {
-    let cfg = config();
+    make_with(block, &config(), tools, seen)
+}
+
+/// [`make`] with the configuration `cfg`.
+fn make_with(
+    block: &mut Block,
+    cfg: &pw_wrapper_config,
+    tools: &[pw_tool],
+    seen: &mut Seen,
+) -> *mut pw_wrapper {
     let hooks = pw_hooks {
         userdata: ptr::from_mut(seen).cast(),
         on_tool_call: Some(on_call),
@@ -110,7 +119,7 @@ fn make(block: &mut Block, tools: &[pw_tool], seen: &mut Seen) -> *mut pw_wrappe
         pw_wrapper_init(
             block.ptr(),
             block.len(),
-            &cfg,
+            cfg,
             2,
             tools.as_ptr(),
             tools.len(),
@@ -382,26 +391,8 @@ fn an_end_broken_after_its_type_is_held_and_released_as_given() {
     let mut cfg = config();
     cfg.full_validation = 1;
     let mut block = Block::new(size(&cfg, 2, tools.len()));
-    let hooks = pw_hooks {
-        userdata: ptr::null_mut(),
-        on_tool_call: None,
-        on_tool_result: None,
-    };
-    let mut w = ptr::null_mut();
-    // SAFETY: every pointer is valid; the block outlives the wrapper.
-    let r = unsafe {
-        pw_wrapper_init(
-            block.ptr(),
-            block.len(),
-            &cfg,
-            2,
-            tools.as_ptr(),
-            tools.len(),
-            &hooks,
-            &mut w,
-        )
-    };
-    assert_eq!(r, pw_result::PW_OK);
+    let mut seen = Seen::default();
+    let w = make_with(&mut block, &cfg, &tools, &mut seen);
     respond(w, 0, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#).unwrap();
     assert_eq!(
         respond(w, 1, LOOSE).map(|d| d.kind),
