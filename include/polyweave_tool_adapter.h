@@ -374,7 +374,7 @@ typedef uint32_t pw_kind;
 /**
  * A call in host memory (opaque).
  */
-typedef struct pw_call pw_call;
+typedef struct pw_adapter_call pw_adapter_call;
 
 /**
  * Line framer state: splits a byte stream into NDJSON lines (opaque).
@@ -414,7 +414,7 @@ typedef struct pw_str {
  * How a standalone call starts. Its name, id and args are borrowed: they must stay valid
  * and unchanged while the call is used.
  */
-typedef struct pw_call_options {
+typedef struct pw_adapter_call_options {
     /**
      * The tool name sent to the adapter and used in messages (UTF-8; default `unknown`).
      */
@@ -428,9 +428,15 @@ typedef struct pw_call_options {
      */
     struct pw_str args;
     /**
-     * Settle with a timeout error this long after the start (default 30000).
+     * Settle with a timeout error this long after the start, or after the latest `PROGRESS`
+     * when `max_total_timeout_ms` is set (default 30000).
      */
     uint32_t timeout_ms;
+    /**
+     * The cap on the call's life when `PROGRESS` frames restart its timeout: the deadline
+     * never passes start + this; 0, the default, turns progress restarts off.
+     */
+    uint32_t max_total_timeout_ms;
     /**
      * 1 when the call has an id.
      */
@@ -439,7 +445,7 @@ typedef struct pw_call_options {
      * JSON depth limit of the adapter's frames (default 32).
      */
     uint8_t max_depth;
-} pw_call_options;
+} pw_adapter_call_options;
 
 /**
  * How a call ended: `text` is the raw JSON result, or the error message when `is_error` is 1.
@@ -506,6 +512,11 @@ typedef struct pw_wrapper_config {
      * Timeout of deferred and adapter calls unless a tool sets its own (default 30000).
      */
     uint32_t tool_timeout_ms;
+    /**
+     * The cap on an adapter call's life when its `PROGRESS` frames restart its timeout:
+     * its deadline never passes start + this; 0, the default, turns progress restarts off.
+     */
+    uint32_t max_total_timeout_ms;
     /**
      * Continue prompts allowed, 0 for no limit (default 0).
      */
@@ -801,26 +812,26 @@ pw_result pw_result_text(uint32_t code, uint8_t *buf, size_t len, size_t *out_le
  *
  * `out` must be valid for one write.
  */
-pw_result pw_call_options_default(struct pw_call_options *out);
+pw_result pw_adapter_call_options_default(struct pw_adapter_call_options *out);
 
 /**
- * The alignment the memory block for `pw_call_init` needs (a power of two).
+ * The alignment the memory block for `pw_adapter_call_init` needs (a power of two).
  */
-size_t pw_call_align(void);
+size_t pw_adapter_call_align(void);
 
 /**
- * The size of the memory block `pw_call_init` needs for a result capacity of `result_cap`
+ * The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
  * bytes (the adapter's result, without white space, or the settlement's message).
  *
  * # Safety
  *
  * `out_size` must be valid for one write.
  */
-pw_result pw_call_size(size_t result_cap, size_t *out_size);
+pw_result pw_adapter_call_size(size_t result_cap, size_t *out_size);
 
 /**
- * Starts a call at `now_ms` in `mem` (at least `pw_call_size(result_cap)` bytes, aligned to
- * `pw_call_align()`) and sets `*out` to it; its `TOOL_CALL` waits in `pw_call_poll_transmit`.
+ * Starts a call at `now_ms` in `mem` (at least `pw_adapter_call_size(result_cap)` bytes, aligned to
+ * `pw_adapter_call_align()`) and sets `*out` to it; its `TOOL_CALL` waits in `pw_adapter_call_poll_transmit`.
  * Args that are not JSON give their JSON code; a `result_cap` too small for the call's own
  * failure texts gives `PW_BAD_CONFIG`. On any error nothing is written to `*out`.
  *
@@ -830,12 +841,12 @@ pw_result pw_call_size(size_t result_cap, size_t *out_size);
  * touched by nothing else meanwhile; `opts` valid for one read and its spans for their
  * lengths for as long as the call is used; `out` for one write.
  */
-pw_result pw_call_init(void *mem,
-                       size_t mem_len,
-                       size_t result_cap,
-                       uint64_t now_ms,
-                       const struct pw_call_options *opts,
-                       struct pw_call **out);
+pw_result pw_adapter_call_init(void *mem,
+                               size_t mem_len,
+                               size_t result_cap,
+                               uint64_t now_ms,
+                               const struct pw_adapter_call_options *opts,
+                               struct pw_adapter_call **out);
 
 /**
  * One frame from the adapter (validated whole). After the settlement, `PW_CALL_FINISHED`
@@ -843,22 +854,22 @@ pw_result pw_call_init(void *mem,
  *
  * # Safety
  *
- * `c` from `pw_call_init`, not used concurrently; `bytes` valid for `len` reads, outside
+ * `c` from `pw_adapter_call_init`, not used concurrently; `bytes` valid for `len` reads, outside
  * the call's block.
  */
-pw_result pw_call_handle_frame(struct pw_call *c,
-                               uint64_t now_ms,
-                               const uint8_t *bytes,
-                               size_t len);
+pw_result pw_adapter_call_handle_frame(struct pw_adapter_call *c,
+                                       uint64_t now_ms,
+                                       const uint8_t *bytes,
+                                       size_t len);
 
 /**
  * The adapter closed its source: settles like `END`.
  *
  * # Safety
  *
- * `c` from `pw_call_init`, not used concurrently.
+ * `c` from `pw_adapter_call_init`, not used concurrently.
  */
-pw_result pw_call_handle_closed(struct pw_call *c, uint64_t now_ms);
+pw_result pw_adapter_call_handle_closed(struct pw_adapter_call *c, uint64_t now_ms);
 
 /**
  * Gives the clock: at or past the deadline a waiting call queues `CANCEL` and settles with
@@ -866,9 +877,9 @@ pw_result pw_call_handle_closed(struct pw_call *c, uint64_t now_ms);
  *
  * # Safety
  *
- * `c` from `pw_call_init`, not used concurrently.
+ * `c` from `pw_adapter_call_init`, not used concurrently.
  */
-pw_result pw_call_handle_timeout(struct pw_call *c, uint64_t now_ms);
+pw_result pw_adapter_call_handle_timeout(struct pw_adapter_call *c, uint64_t now_ms);
 
 /**
  * The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout) into `buf`, its
@@ -877,20 +888,23 @@ pw_result pw_call_handle_timeout(struct pw_call *c, uint64_t now_ms);
  *
  * # Safety
  *
- * `c` from `pw_call_init`, not used concurrently; `buf` valid for `cap` writes and `out_len`
+ * `c` from `pw_adapter_call_init`, not used concurrently; `buf` valid for `cap` writes and `out_len`
  * for one, apart from each other and from the call's block.
  */
-pw_result pw_call_poll_transmit(struct pw_call *c, uint8_t *buf, size_t cap, size_t *out_len);
+pw_result pw_adapter_call_poll_transmit(struct pw_adapter_call *c,
+                                        uint8_t *buf,
+                                        size_t cap,
+                                        size_t *out_len);
 
 /**
- * When `pw_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
+ * When `pw_adapter_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
  * the settlement (and for a NULL or misaligned call).
  *
  * # Safety
  *
- * `c` from `pw_call_init`, not used concurrently.
+ * `c` from `pw_adapter_call_init`, not used concurrently.
  */
-uint64_t pw_call_poll_timeout(const struct pw_call *c);
+uint64_t pw_adapter_call_poll_timeout(const struct pw_adapter_call *c);
 
 /**
  * How the call settled: `PW_OK` with `*out` (its text points into the call's block), or
@@ -898,10 +912,10 @@ uint64_t pw_call_poll_timeout(const struct pw_call *c);
  *
  * # Safety
  *
- * `c` from `pw_call_init`, not used concurrently; `out` valid for one write, outside the
+ * `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for one write, outside the
  * call's block.
  */
-pw_result pw_call_settlement(const struct pw_call *c, struct pw_outcome *out);
+pw_result pw_adapter_call_settlement(const struct pw_adapter_call *c, struct pw_outcome *out);
 
 /**
  * Checks that `bytes` is exactly one JSON value (any type), white space around it allowed.

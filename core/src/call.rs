@@ -42,6 +42,8 @@ pub(crate) enum AdapterStep<'f> {
     Fail(Option<JsonStr<'f>>),
     /// Settle with the recorded result.
     End,
+    /// A `PROGRESS` frame: restart the timeout, where a cap is set (SPEC §5).
+    Progress,
 }
 
 /// Applies the §2 reading rules to a validated frame.
@@ -57,6 +59,8 @@ pub(crate) fn read_adapter_frame<'f>(
         }
         FrameKind::Error => AdapterStep::Fail(frame.error_message()?),
         FrameKind::End => AdapterStep::End,
+        // Only the decoded type counts, so an escaped spelling is progress too.
+        FrameKind::Other(ty) if ty.eq_text(b"PROGRESS") => AdapterStep::Progress,
         _ => AdapterStep::Ignore,
     })
 }
@@ -103,17 +107,22 @@ impl core::error::Error for StartError {
 pub struct CallOptions<'a> {
     /// The tool name sent to the adapter and used in messages.
     pub name: &'a str,
-    /// Settle with a timeout error this long after the start.
+    /// Settle with a timeout error this long after the start, or after the latest `PROGRESS`
+    /// frame when `max_total_timeout_ms` is set.
     pub timeout_ms: u32,
+    /// The cap on the call's life when `PROGRESS` frames restart its timeout (SPEC §5): the
+    /// deadline never passes `start + max_total_timeout_ms`. 0: progress restarts nothing.
+    pub max_total_timeout_ms: u32,
     /// JSON depth limit for the adapter's frames (the frame object is level 1).
     pub max_depth: u8,
 }
 
 impl CallOptions<'_> {
-    /// `name: "unknown"`, `timeout_ms: 30000`, `max_depth: 32`.
+    /// `name: "unknown"`, `timeout_ms: 30000`, no progress cap, `max_depth: 32`.
     pub const DEFAULT: CallOptions<'static> = CallOptions {
         name: "unknown",
         timeout_ms: 30_000,
+        max_total_timeout_ms: 0,
         max_depth: DEFAULT_MAX_DEPTH,
     };
 }
@@ -155,6 +164,8 @@ pub struct AdapterCall<'a> {
     buf: &'a mut [u8],
     state: State,
     deadline: Instant,
+    /// `start + max_total_timeout_ms`, when progress restarts the timeout.
+    cap: Option<Instant>,
     clock: Clock,
     send_call: bool,
     send_cancel: bool,
@@ -180,7 +191,8 @@ impl<'a> AdapterCall<'a> {
             .map_err(StartError::InvalidArgs)?;
         // The buffer must hold the call's own failure texts, or a timeout could never settle it.
         let name = opts.name.as_bytes();
-        let len = Message::TimedOut(name, opts.timeout_ms)
+        let span = opts.timeout_ms.max(opts.max_total_timeout_ms);
+        let len = Message::TimedOut(name, span)
             .len()
             .max(Message::Failed(name).len())
             .max(Message::ResultTooLarge(name, buf.len()).len());
@@ -192,13 +204,17 @@ impl<'a> AdapterCall<'a> {
         }
         let mut clock = Clock::default();
         clock.advance(now);
+        let timeout = now.saturating_add_millis(opts.timeout_ms as u64);
+        let cap = (opts.max_total_timeout_ms > 0)
+            .then(|| now.saturating_add_millis(opts.max_total_timeout_ms as u64));
         Ok(Self {
             opts,
             id,
             args,
             buf,
             state: State::Waiting(Kept::Nothing),
-            deadline: now.saturating_add_millis(opts.timeout_ms as u64),
+            deadline: cap.map_or(timeout, |cap| timeout.min(cap)),
+            cap,
             clock,
             send_call: true,
             send_cancel: false,
@@ -237,6 +253,14 @@ impl<'a> AdapterCall<'a> {
             }
             AdapterStep::Fail(None) => self.fail(Message::Failed(self.opts.name.as_bytes()))?,
             AdapterStep::End => self.end(kept)?,
+            AdapterStep::Progress => {
+                if let Some(cap) = self.cap {
+                    let restarted = now
+                        .saturating_add_millis(self.opts.timeout_ms as u64)
+                        .min(cap);
+                    self.deadline = self.deadline.max(restarted);
+                }
+            }
         }
         self.clock.advance(now);
         Ok(())
@@ -254,10 +278,12 @@ impl<'a> AdapterCall<'a> {
     pub fn handle_timeout(&mut self, now: Instant) -> Result<(), Error> {
         self.clock.check(now)?;
         if matches!(self.state, State::Waiting(_)) && now >= self.deadline {
-            self.fail(Message::TimedOut(
-                self.opts.name.as_bytes(),
-                self.opts.timeout_ms,
-            ))?;
+            // The message names the span that ran out: the cap's, when the deadline is it.
+            let span = match self.cap {
+                Some(cap) if cap == self.deadline => self.opts.max_total_timeout_ms,
+                _ => self.opts.timeout_ms,
+            };
+            self.fail(Message::TimedOut(self.opts.name.as_bytes(), span))?;
             self.send_cancel = true;
             self.timed_out = true;
         }

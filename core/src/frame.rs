@@ -299,6 +299,7 @@ impl<'a> Frame<'a> {
             id: f.values[ID].and_then(scanned_string),
             name: f.values[NAME].and_then(scanned_string),
             args: f.values[ARGS].unwrap_or(b"{}"),
+            args_error: f.values[ARGS_ERROR].and_then(scanned_string),
             content_is_object: f.is_object,
         })
     }
@@ -322,8 +323,15 @@ impl<'a> Frame<'a> {
 }
 
 /// The `content` members the accessors read, in the order of [`Fields::values`].
-const KEYS: [&[u8]; 7] = [
-    b"id", b"name", b"args", b"result", b"content", b"error", b"message",
+const KEYS: [&[u8]; 8] = [
+    b"id",
+    b"name",
+    b"args",
+    b"result",
+    b"content",
+    b"error",
+    b"message",
+    b"args_error",
 ];
 const ID: usize = 0;
 const NAME: usize = 1;
@@ -332,6 +340,7 @@ const RESULT: usize = 3;
 const CONTENT: usize = 4;
 const ERROR: usize = 5;
 const MESSAGE: usize = 6;
+const ARGS_ERROR: usize = 7;
 
 /// The members of an object `content` the accessors use (later duplicates win, as in `JSON.parse`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -339,7 +348,7 @@ const MESSAGE: usize = 6;
 struct Fields<'a> {
     is_object: bool,
     /// The raw value of each of [`KEYS`], when present.
-    values: [Option<&'a [u8]>; 7],
+    values: [Option<&'a [u8]>; 8],
 }
 
 impl<'a> Fields<'a> {
@@ -412,6 +421,9 @@ pub struct ToolCall<'a> {
     pub name: Option<JsonStr<'a>>,
     /// `content.args` as written, or `{}` when absent or when `content` is not an object.
     pub args: &'a [u8],
+    /// `content.args_error` when it is a string: the call is answered with it, not run
+    /// (SPEC §5, arguments the model got wrong).
+    pub args_error: Option<JsonStr<'a>>,
     /// Whether `content` is a JSON object.
     pub content_is_object: bool,
 }

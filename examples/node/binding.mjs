@@ -70,19 +70,21 @@ export const isNotWaiting = (r) => r >= PW.CALL_UNKNOWN && r <= PW.CALL_WRONG_KI
 
 const pw_str = koffi.struct('pw_str', { ptr: 'const uint8_t *', len: 'size_t' });
 koffi.opaque('pw_wrapper');
-koffi.opaque('pw_call');
+koffi.opaque('pw_adapter_call');
 koffi.opaque('pw_writer');
-koffi.struct('pw_call_options', {
+koffi.struct('pw_adapter_call_options', {
   name: pw_str,
   id: pw_str,
   args: pw_str,
   timeout_ms: 'uint32_t',
+  max_total_timeout_ms: 'uint32_t',
   has_id: 'uint8_t',
   max_depth: 'uint8_t',
 });
 const pwOutcome = koffi.struct('pw_outcome', { is_error: 'uint8_t', text: pw_str });
 koffi.struct('pw_wrapper_config', {
   tool_timeout_ms: 'uint32_t',
+  max_total_timeout_ms: 'uint32_t',
   max_rounds: 'uint32_t',
   mirror_continue: 'uint8_t',
   full_validation: 'uint8_t',
@@ -159,18 +161,18 @@ export const C = {
   version: f('const char *pw_version(void)'),
   resultText: f('uint32_t pw_result_text(uint32_t code, _Out_ uint8_t *buf, size_t len, _Out_ size_t *out_len)'),
   // standalone calls (wrapToolAdapter)
-  callOptionsDefault: f('uint32_t pw_call_options_default(_Out_ pw_call_options *out)'),
-  callAlign: f('size_t pw_call_align(void)'),
-  callSize: f('uint32_t pw_call_size(size_t result_cap, _Out_ size_t *out_size)'),
+  callOptionsDefault: f('uint32_t pw_adapter_call_options_default(_Out_ pw_adapter_call_options *out)'),
+  callAlign: f('size_t pw_adapter_call_align(void)'),
+  callSize: f('uint32_t pw_adapter_call_size(size_t result_cap, _Out_ size_t *out_size)'),
   callInit: f(
-    'uint32_t pw_call_init(void *mem, size_t mem_len, size_t result_cap, uint64_t now_ms, const pw_call_options *opts, _Out_ pw_call **out)',
+    'uint32_t pw_adapter_call_init(void *mem, size_t mem_len, size_t result_cap, uint64_t now_ms, const pw_adapter_call_options *opts, _Out_ pw_adapter_call **out)',
   ),
-  callHandleFrame: f('uint32_t pw_call_handle_frame(pw_call *c, uint64_t now_ms, const uint8_t *bytes, size_t len)'),
-  callHandleClosed: f('uint32_t pw_call_handle_closed(pw_call *c, uint64_t now_ms)'),
-  callHandleTimeout: f('uint32_t pw_call_handle_timeout(pw_call *c, uint64_t now_ms)'),
-  callPollTransmit: f('uint32_t pw_call_poll_transmit(pw_call *c, _Out_ uint8_t *buf, size_t cap, _Out_ size_t *out_len)'),
-  callPollTimeout: f('uint64_t pw_call_poll_timeout(const pw_call *c)'),
-  callSettlement: f('uint32_t pw_call_settlement(const pw_call *c, _Out_ pw_outcome *out)'),
+  callHandleFrame: f('uint32_t pw_adapter_call_handle_frame(pw_adapter_call *c, uint64_t now_ms, const uint8_t *bytes, size_t len)'),
+  callHandleClosed: f('uint32_t pw_adapter_call_handle_closed(pw_adapter_call *c, uint64_t now_ms)'),
+  callHandleTimeout: f('uint32_t pw_adapter_call_handle_timeout(pw_adapter_call *c, uint64_t now_ms)'),
+  callPollTransmit: f('uint32_t pw_adapter_call_poll_transmit(pw_adapter_call *c, _Out_ uint8_t *buf, size_t cap, _Out_ size_t *out_len)'),
+  callPollTimeout: f('uint64_t pw_adapter_call_poll_timeout(const pw_adapter_call *c)'),
+  callSettlement: f('uint32_t pw_adapter_call_settlement(const pw_adapter_call *c, _Out_ pw_outcome *out)'),
   // the wrapper (createToolAdapterWrapper)
   wrapperAlign: f('size_t pw_wrapper_align(void)'),
   wrapperConfigDefault: f('uint32_t pw_wrapper_config_default(_Out_ pw_wrapper_config *out)'),

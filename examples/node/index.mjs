@@ -2,7 +2,7 @@
 //
 // This module only moves frames and calls between JS and the C wrapper: interception, pending
 // counts, held ENDs, continue prompts, timeouts, cancel, round limits and the trace all happen in
-// the C library (`pw_wrapper_*` for createToolAdapterWrapper, `pw_call_*` for wrapToolAdapter).
+// the C library (`pw_wrapper_*` for createToolAdapterWrapper, `pw_adapter_call_*` for wrapToolAdapter).
 // Frames cross as JSON text. See README.md for the API and duplex.mjs for the stream shapes.
 import {
   C,
@@ -117,7 +117,7 @@ function cutUtf8(text, cap) {
 const realClock = { now: () => Math.floor(performance.now()) };
 const clockOf = (options) => (options.clock && typeof options.clock.now === 'function' ? options.clock : null);
 
-// ------------------------------------------------------------ wrapToolAdapter (pw_call_*)
+// ------------------------------------------------------------ wrapToolAdapter (pw_adapter_call_*)
 
 const EMPTY = Buffer.alloc(1);
 const nz = (b) => (b.length > 0 ? b : EMPTY);
@@ -125,8 +125,9 @@ const nz = (b) => (b.length > 0 ? b : EMPTY);
 /**
  * Wraps a tool adapter duplex as an `(args, callback)` function (SPEC §2).
  *
- * Options: `name` ('unknown'), `timeoutMs` (30000), and beyond the JS package: `resultCap`
- * (bytes of a result, 65536), `maxDepth` (32), `onRejected(path, frame, err, call)` for malformed
+ * Options: `name` ('unknown'), `timeoutMs` (30000), and beyond the JS package:
+ * `maxTotalTimeoutMs` (0: off; SPEC §5, a `PROGRESS` frame restarts the timeout up to this cap),
+ * `resultCap` (bytes of a result, 65536), `maxDepth` (32), `onRejected(path, frame, err, call)` for malformed
  * adapter frames, `clock: { now() }` (test-only: a manual clock; then nothing fires by itself and
  * `wrapped.tick()` gives the clock to every live call).
  *
@@ -159,6 +160,7 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
     opts.id = { ptr: spans.at(nameB.length), len: idB.length };
     opts.args = { ptr: spans.at(nameB.length + idB.length), len: argsB.length };
     opts.timeout_ms = timeoutMs;
+    opts.max_total_timeout_ms = options.maxTotalTimeoutMs ?? 0;
     opts.has_id = hasId ? 1 : 0;
     if (options.maxDepth !== undefined) opts.max_depth = options.maxDepth;
     const size = [0];
@@ -346,6 +348,7 @@ class ToolAdapterWrapper {
     const cfg = {};
     C.wrapperConfigDefault(cfg);
     cfg.tool_timeout_ms = options.toolTimeoutMs ?? options.toolTimeout ?? 30000;
+    cfg.max_total_timeout_ms = options.maxTotalTimeoutMs ?? 0;
     cfg.max_rounds = options.maxRounds ?? 0;
     cfg.mirror_continue = options.mirrorContinue === false ? 0 : 1;
     cfg.full_validation = options.fullValidation ? 1 : 0;
@@ -867,7 +870,7 @@ class ToolAdapterWrapper {
 
 /**
  * Wraps an LLM adapter duplex: TOOL_CALL frames on its response path go to the registered tools
- * (SPEC §3). Options: `name`, `tools`, `toolTimeoutMs` (alias `toolTimeout`), `onToolCall`,
+ * (SPEC §3). Options: `name`, `tools`, `toolTimeoutMs` (alias `toolTimeout`), `maxTotalTimeoutMs` (SPEC §5 progress cap, 0: off), `onToolCall`,
  * `onToolResult`, `mirrorContinue`; beyond the JS package: `maxPending` (32), `maxRounds` (0),
  * `fullValidation` (false), `maxDepth` (32), `limits` (capacities), `onRejected(path, frame, err,
  * call)`, `clock: { now() }` (test-only manual clock, with `wrapper.tick()`).

@@ -188,6 +188,7 @@ function runWrapper(sc) {
     tools,
     clock,
     toolTimeoutMs: num(member(options, 'toolTimeoutMs'), 'toolTimeoutMs') ?? 30000,
+    maxTotalTimeoutMs: num(member(options, 'maxTotalTimeoutMs'), 'maxTotalTimeoutMs') ?? 0,
     mirrorContinue: member(options, 'mirrorContinue')?.value !== false,
     maxPending: num(member(options, 'maxPending'), 'maxPending') ?? 8,
     maxRounds: num(member(options, 'maxRounds'), 'maxRounds') ?? 0,
@@ -291,7 +292,9 @@ function runCall(sc) {
   const wrapped = wrapToolAdapter(adapter, {
     name: member(sc, 'name')?.value ?? 'unknown',
     timeoutMs: num(member(sc, 'timeoutMs'), 'timeoutMs') ?? 30000,
-    resultCap: 64 * 1024,
+    maxTotalTimeoutMs: num(member(sc, 'maxTotalTimeoutMs'), 'maxTotalTimeoutMs') ?? 0,
+    // SPEC §6: a call's result capacity is the replay's 4096 bytes.
+    resultCap: 4096,
     clock,
     onRejected: () => print('{"rejected":{"path":"adapter","call":0}}'),
   });

@@ -31,7 +31,7 @@ TRACE_ENTRY_HEADER = 12
 HELD_ENDS = 8
 END_CAP = 8 * 1024
 MAX_PENDING = 1024
-CALL_RESULT_CAP = 64 * 1024
+CALL_RESULT_CAP = RESULT_CAP  # SPEC §6: a call's result capacity is the replay's 4096
 
 
 class Bad(Exception):
@@ -319,6 +319,7 @@ def load(path):
             "tools": tools,
             "mirror_continue": flag(opts, "mirrorContinue", True),
             "tool_timeout_ms": u32(opts, "toolTimeoutMs", 30000),
+            "max_total_timeout_ms": u32(opts, "maxTotalTimeoutMs", 0),
             "max_pending": max_pending,
             "max_rounds": u32(opts, "maxRounds", 0),
             "aborted": flag(opts, "aborted", False),
@@ -340,6 +341,7 @@ def load(path):
             "mode": "call",
             "name": name,
             "timeout_ms": u32(doc, "timeoutMs", 30000),
+            "max_total_timeout_ms": u32(doc, "maxTotalTimeoutMs", 0),
             "id": call_id,
             "args": doc["args"].raw() if "args" in doc else b"{}",
             "steps": parse_steps(doc, True),
@@ -436,6 +438,7 @@ class WrapperRun:
                 tools[name] = pw.sync(sync_tool(spec))
         cfg = pw.Config(
             tool_timeout_ms=sc["tool_timeout_ms"],
+            max_total_timeout_ms=sc["max_total_timeout_ms"],
             mirror_continue=sc["mirror_continue"],
             max_rounds=sc["max_rounds"],
             full_validation=sc["full_validation"],
@@ -603,7 +606,8 @@ class WrapperRun:
 def run_call(sc, out):
     try:
         call = pw.AdapterCall(
-            0, name=sc["name"], id=sc["id"], args=sc["args"], timeout_ms=sc["timeout_ms"], result_cap=CALL_RESULT_CAP
+            0, name=sc["name"], id=sc["id"], args=sc["args"], timeout_ms=sc["timeout_ms"],
+            max_total_timeout_ms=sc["max_total_timeout_ms"], result_cap=CALL_RESULT_CAP
         )
     except pw.PolyweaveError as e:
         raise Bad("cannot start the call: %s" % e) from None

@@ -20,15 +20,19 @@ use crate::wrapper::{pw_outcome, pw_str, PW_NO_TIMEOUT};
 /// and unchanged while the call is used.
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
-pub struct pw_call_options {
+pub struct pw_adapter_call_options {
     /// The tool name sent to the adapter and used in messages (UTF-8; default `unknown`).
     pub name: pw_str,
     /// The call id, when `has_id` is 1 (UTF-8).
     pub id: pw_str,
     /// Raw JSON args (default `{}`).
     pub args: pw_str,
-    /// Settle with a timeout error this long after the start (default 30000).
+    /// Settle with a timeout error this long after the start, or after the latest `PROGRESS`
+    /// when `max_total_timeout_ms` is set (default 30000).
     pub timeout_ms: u32,
+    /// The cap on the call's life when `PROGRESS` frames restart its timeout: the deadline
+    /// never passes start + this; 0, the default, turns progress restarts off.
+    pub max_total_timeout_ms: u32,
     /// 1 when the call has an id.
     pub has_id: u8,
     /// JSON depth limit of the adapter's frames (default 32).
@@ -36,7 +40,7 @@ pub struct pw_call_options {
 }
 
 /// A call in host memory (opaque).
-pub struct pw_call {
+pub struct pw_adapter_call {
     call: AdapterCall<'static>,
     /// Address and length of the whole block (inputs must not overlap it).
     block: (usize, usize),
@@ -48,16 +52,19 @@ pub struct pw_call {
 ///
 /// `out` must be valid for one write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_options_default(out: *mut pw_call_options) -> pw_result {
+pub unsafe extern "C" fn pw_adapter_call_options_default(
+    out: *mut pw_adapter_call_options,
+) -> pw_result {
     ffi(|| {
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         let d = CallOptions::DEFAULT;
-        out.write(pw_call_options {
+        out.write(pw_adapter_call_options {
             name: pw_str::of(d.name.as_bytes()),
             id: pw_str::of(b""),
             args: pw_str::of(b"{}"),
             timeout_ms: d.timeout_ms,
+            max_total_timeout_ms: d.max_total_timeout_ms,
             has_id: 0,
             max_depth: DEFAULT_MAX_DEPTH,
         });
@@ -65,25 +72,28 @@ pub unsafe extern "C" fn pw_call_options_default(out: *mut pw_call_options) -> p
     })
 }
 
-/// The alignment the memory block for `pw_call_init` needs (a power of two).
+/// The alignment the memory block for `pw_adapter_call_init` needs (a power of two).
 #[unsafe(no_mangle)]
-pub extern "C" fn pw_call_align() -> usize {
-    guard(0, align_of::<pw_call>)
+pub extern "C" fn pw_adapter_call_align() -> usize {
+    guard(0, align_of::<pw_adapter_call>)
 }
 
-/// The size of the memory block `pw_call_init` needs for a result capacity of `result_cap`
+/// The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
 /// bytes (the adapter's result, without white space, or the settlement's message).
 ///
 /// # Safety
 ///
 /// `out_size` must be valid for one write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_size(result_cap: usize, out_size: *mut usize) -> pw_result {
+pub unsafe extern "C" fn pw_adapter_call_size(
+    result_cap: usize,
+    out_size: *mut usize,
+) -> pw_result {
     ffi(|| {
         // SAFETY: the caller hands `out_size` for one write.
         let out = unsafe { out_slot(out_size) }?;
         out.write(
-            size_of::<pw_call>()
+            size_of::<pw_adapter_call>()
                 .checked_add(result_cap)
                 .ok_or(pw_result::PW_BAD_CONFIG)?,
         );
@@ -91,8 +101,8 @@ pub unsafe extern "C" fn pw_call_size(result_cap: usize, out_size: *mut usize) -
     })
 }
 
-/// Starts a call at `now_ms` in `mem` (at least `pw_call_size(result_cap)` bytes, aligned to
-/// `pw_call_align()`) and sets `*out` to it; its `TOOL_CALL` waits in `pw_call_poll_transmit`.
+/// Starts a call at `now_ms` in `mem` (at least `pw_adapter_call_size(result_cap)` bytes, aligned to
+/// `pw_adapter_call_align()`) and sets `*out` to it; its `TOOL_CALL` waits in `pw_adapter_call_poll_transmit`.
 /// Args that are not JSON give their JSON code; a `result_cap` too small for the call's own
 /// failure texts gives `PW_BAD_CONFIG`. On any error nothing is written to `*out`.
 ///
@@ -102,23 +112,23 @@ pub unsafe extern "C" fn pw_call_size(result_cap: usize, out_size: *mut usize) -
 /// touched by nothing else meanwhile; `opts` valid for one read and its spans for their
 /// lengths for as long as the call is used; `out` for one write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_init(
+pub unsafe extern "C" fn pw_adapter_call_init(
     mem: *mut c_void,
     mem_len: usize,
     result_cap: usize,
     now_ms: u64,
-    opts: *const pw_call_options,
-    out: *mut *mut pw_call,
+    opts: *const pw_adapter_call_options,
+    out: *mut *mut pw_adapter_call,
 ) -> pw_result {
     ffi(|| {
         require_non_null!(mem, opts, out);
-        let need = size_of::<pw_call>()
+        let need = size_of::<pw_adapter_call>()
             .checked_add(result_cap)
             .ok_or(pw_result::PW_BAD_CONFIG)?;
         if mem_len < need {
             return Err(pw_result::PW_MEMORY_TOO_SMALL);
         }
-        let state = mem.cast::<pw_call>();
+        let state = mem.cast::<pw_adapter_call>();
         if !state.is_aligned() || !opts.is_aligned() {
             return Err(pw_result::PW_MEMORY_MISALIGNED);
         }
@@ -152,11 +162,17 @@ pub unsafe extern "C" fn pw_call_init(
         let opts = CallOptions {
             name: utf8(name)?,
             timeout_ms: o.timeout_ms,
+            max_total_timeout_ms: o.max_total_timeout_ms,
             max_depth: o.max_depth,
         };
         // SAFETY: the result buffer follows the state inside the block (size checked); the
         // block is the call's for as long as it is used ('static here).
-        let buf = unsafe { out_bytes(mem.cast::<u8>().add(size_of::<pw_call>()), result_cap) }?;
+        let buf = unsafe {
+            out_bytes(
+                mem.cast::<u8>().add(size_of::<pw_adapter_call>()),
+                result_cap,
+            )
+        }?;
         let call =
             AdapterCall::start(Instant::from_millis(now_ms), opts, id, args, buf).map_err(|e| {
                 match e {
@@ -166,13 +182,13 @@ pub unsafe extern "C" fn pw_call_init(
             })?;
         // SAFETY: `state` is the block's start, aligned and in bounds (checked); old contents
         // need no drop.
-        unsafe { state.write(pw_call { call, block }) };
+        unsafe { state.write(pw_adapter_call { call, block }) };
         out.write(state);
         Ok(())
     })
 }
 
-impl Placed for pw_call {
+impl Placed for pw_adapter_call {
     unsafe fn block(this: *const Self) -> (usize, usize) {
         // SAFETY: `this` points at a call (trait contract); one field is copied, no reference made.
         unsafe { (*this).block }
@@ -184,11 +200,11 @@ impl Placed for pw_call {
 ///
 /// # Safety
 ///
-/// `c` from `pw_call_init`, not used concurrently; `bytes` valid for `len` reads, outside
+/// `c` from `pw_adapter_call_init`, not used concurrently; `bytes` valid for `len` reads, outside
 /// the call's block.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_handle_frame(
-    c: *mut pw_call,
+pub unsafe extern "C" fn pw_adapter_call_handle_frame(
+    c: *mut pw_adapter_call,
     now_ms: u64,
     bytes: *const u8,
     len: usize,
@@ -208,9 +224,12 @@ pub unsafe extern "C" fn pw_call_handle_frame(
 ///
 /// # Safety
 ///
-/// `c` from `pw_call_init`, not used concurrently.
+/// `c` from `pw_adapter_call_init`, not used concurrently.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_handle_closed(c: *mut pw_call, now_ms: u64) -> pw_result {
+pub unsafe extern "C" fn pw_adapter_call_handle_closed(
+    c: *mut pw_adapter_call,
+    now_ms: u64,
+) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
         unsafe { placed(c, &[]) }?
@@ -225,9 +244,12 @@ pub unsafe extern "C" fn pw_call_handle_closed(c: *mut pw_call, now_ms: u64) -> 
 ///
 /// # Safety
 ///
-/// `c` from `pw_call_init`, not used concurrently.
+/// `c` from `pw_adapter_call_init`, not used concurrently.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_handle_timeout(c: *mut pw_call, now_ms: u64) -> pw_result {
+pub unsafe extern "C" fn pw_adapter_call_handle_timeout(
+    c: *mut pw_adapter_call,
+    now_ms: u64,
+) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
         unsafe { placed(c, &[]) }?
@@ -243,11 +265,11 @@ pub unsafe extern "C" fn pw_call_handle_timeout(c: *mut pw_call, now_ms: u64) ->
 ///
 /// # Safety
 ///
-/// `c` from `pw_call_init`, not used concurrently; `buf` valid for `cap` writes and `out_len`
+/// `c` from `pw_adapter_call_init`, not used concurrently; `buf` valid for `cap` writes and `out_len`
 /// for one, apart from each other and from the call's block.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_poll_transmit(
-    c: *mut pw_call,
+pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
+    c: *mut pw_adapter_call,
     buf: *mut u8,
     cap: usize,
     out_len: *mut usize,
@@ -274,14 +296,14 @@ pub unsafe extern "C" fn pw_call_poll_transmit(
     })
 }
 
-/// When `pw_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
+/// When `pw_adapter_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
 /// the settlement (and for a NULL or misaligned call).
 ///
 /// # Safety
 ///
-/// `c` from `pw_call_init`, not used concurrently.
+/// `c` from `pw_adapter_call_init`, not used concurrently.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_poll_timeout(c: *const pw_call) -> u64 {
+pub unsafe extern "C" fn pw_adapter_call_poll_timeout(c: *const pw_adapter_call) -> u64 {
     guard(PW_NO_TIMEOUT, || {
         // SAFETY: as the function's contract; only read.
         match unsafe { placed(c.cast_mut(), &[]) } {
@@ -299,10 +321,13 @@ pub unsafe extern "C" fn pw_call_poll_timeout(c: *const pw_call) -> u64 {
 ///
 /// # Safety
 ///
-/// `c` from `pw_call_init`, not used concurrently; `out` valid for one write, outside the
+/// `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for one write, outside the
 /// call's block.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_call_settlement(c: *const pw_call, out: *mut pw_outcome) -> pw_result {
+pub unsafe extern "C" fn pw_adapter_call_settlement(
+    c: *const pw_adapter_call,
+    out: *mut pw_outcome,
+) -> pw_result {
     ffi(|| {
         require_non_null!(c, out);
         // SAFETY: as the function's contract; only read.

@@ -83,9 +83,9 @@
 //! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, the next deadline |
 //! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`] | state |
 //! | [`pw_writer_write`] | a sync tool writes its result or message |
-//! | [`pw_call_options_default`], [`pw_call_size`], [`pw_call_align`], [`pw_call_init`] | one standalone call through a tool adapter, in host memory |
-//! | [`pw_call_handle_frame`], [`pw_call_handle_closed`], [`pw_call_handle_timeout`] | the adapter's frames, its closing, the clock |
-//! | [`pw_call_poll_transmit`], [`pw_call_poll_timeout`], [`pw_call_settlement`] | frames for the adapter, the deadline, how it settled |
+//! | [`pw_adapter_call_options_default`], [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
+//! | [`pw_adapter_call_handle_frame`], [`pw_adapter_call_handle_closed`], [`pw_adapter_call_handle_timeout`] | the adapter's frames, its closing, the clock |
+//! | [`pw_adapter_call_poll_transmit`], [`pw_adapter_call_poll_timeout`], [`pw_adapter_call_settlement`] | frames for the adapter, the deadline, how it settled |
 //!
 //! # Building
 //!
@@ -113,9 +113,10 @@ mod wrapper;
 
 pub use about::{pw_result_text, pw_version};
 pub use call::{
-    pw_call, pw_call_align, pw_call_handle_closed, pw_call_handle_frame, pw_call_handle_timeout,
-    pw_call_init, pw_call_options, pw_call_options_default, pw_call_poll_timeout,
-    pw_call_poll_transmit, pw_call_settlement, pw_call_size,
+    pw_adapter_call, pw_adapter_call_align, pw_adapter_call_handle_closed,
+    pw_adapter_call_handle_frame, pw_adapter_call_handle_timeout, pw_adapter_call_init,
+    pw_adapter_call_options, pw_adapter_call_options_default, pw_adapter_call_poll_timeout,
+    pw_adapter_call_poll_transmit, pw_adapter_call_settlement, pw_adapter_call_size,
 };
 pub use codes::pw_result;
 pub use frame::{

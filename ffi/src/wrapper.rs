@@ -54,6 +54,9 @@ impl pw_str {
 pub struct pw_wrapper_config {
     /// Timeout of deferred and adapter calls unless a tool sets its own (default 30000).
     pub tool_timeout_ms: u32,
+    /// The cap on an adapter call's life when its `PROGRESS` frames restart its timeout:
+    /// its deadline never passes start + this; 0, the default, turns progress restarts off.
+    pub max_total_timeout_ms: u32,
     /// Continue prompts allowed, 0 for no limit (default 0).
     pub max_rounds: u32,
     /// 1: the continue prompt also goes to the consumer (default 1).
@@ -84,6 +87,7 @@ impl pw_wrapper_config {
     fn from_config(c: &Config) -> Self {
         Self {
             tool_timeout_ms: c.tool_timeout_ms,
+            max_total_timeout_ms: c.max_total_timeout_ms,
             max_rounds: c.max_rounds,
             mirror_continue: c.mirror_continue.into(),
             full_validation: c.full_validation.into(),
@@ -107,6 +111,7 @@ impl pw_wrapper_config {
         };
         Ok(Config {
             tool_timeout_ms: self.tool_timeout_ms,
+            max_total_timeout_ms: self.max_total_timeout_ms,
             mirror_continue: flag(self.mirror_continue)?,
             max_rounds: self.max_rounds,
             max_depth: self.max_depth,

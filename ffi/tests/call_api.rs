@@ -19,11 +19,15 @@ fn text(s: &pw_str) -> String {
 }
 
 /// A call with a 64-byte result capacity, started at `now` in `block`.
-fn start(block: &mut [u64], opts: &pw_call_options, now: u64) -> Result<*mut pw_call, pw_result> {
+fn start(
+    block: &mut [u64],
+    opts: &pw_adapter_call_options,
+    now: u64,
+) -> Result<*mut pw_adapter_call, pw_result> {
     let mut c = ptr::null_mut();
     // SAFETY: valid pointers; the block and the options' spans outlive the call in each test.
     match unsafe {
-        pw_call_init(
+        pw_adapter_call_init(
             block.as_mut_ptr().cast::<c_void>(),
             block.len() * 8,
             64,
@@ -37,32 +41,32 @@ fn start(block: &mut [u64], opts: &pw_call_options, now: u64) -> Result<*mut pw_
     }
 }
 
-fn options() -> pw_call_options {
+fn options() -> pw_adapter_call_options {
     let mut o = MaybeUninit::uninit();
     // SAFETY: one write.
     assert_eq!(
-        unsafe { pw_call_options_default(o.as_mut_ptr()) },
+        unsafe { pw_adapter_call_options_default(o.as_mut_ptr()) },
         pw_result::PW_OK
     );
     // SAFETY: written on PW_OK.
     unsafe { o.assume_init() }
 }
 
-fn next_frame(c: *mut pw_call) -> Option<String> {
+fn next_frame(c: *mut pw_adapter_call) -> Option<String> {
     let mut buf = [0u8; 256];
     let mut n = 0;
     // SAFETY: valid pointers.
-    match unsafe { pw_call_poll_transmit(c, buf.as_mut_ptr(), buf.len(), &mut n) } {
+    match unsafe { pw_adapter_call_poll_transmit(c, buf.as_mut_ptr(), buf.len(), &mut n) } {
         pw_result::PW_OK => Some(String::from_utf8(buf[..n].to_vec()).unwrap()),
         pw_result::PW_NOTHING => None,
         e => panic!("poll_transmit: {e:?}"),
     }
 }
 
-fn settlement(c: *mut pw_call) -> Option<(u8, String)> {
+fn settlement(c: *mut pw_adapter_call) -> Option<(u8, String)> {
     let mut o = MaybeUninit::uninit();
     // SAFETY: valid pointers.
-    match unsafe { pw_call_settlement(c, o.as_mut_ptr()) } {
+    match unsafe { pw_adapter_call_settlement(c, o.as_mut_ptr()) } {
         pw_result::PW_OK => {
             // SAFETY: written on PW_OK.
             let o = unsafe { o.assume_init() };
@@ -73,18 +77,21 @@ fn settlement(c: *mut pw_call) -> Option<(u8, String)> {
     }
 }
 
-fn frame(c: *mut pw_call, now: u64, f: &str) -> pw_result {
+fn frame(c: *mut pw_adapter_call, now: u64, f: &str) -> pw_result {
     // SAFETY: valid pointers.
-    unsafe { pw_call_handle_frame(c, now, f.as_ptr(), f.len()) }
+    unsafe { pw_adapter_call_handle_frame(c, now, f.as_ptr(), f.len()) }
 }
 
 #[test]
 fn a_call_settles_on_its_first_result_then_end() {
     let mut size = 0;
     // SAFETY: one write.
-    assert_eq!(unsafe { pw_call_size(64, &mut size) }, pw_result::PW_OK);
+    assert_eq!(
+        unsafe { pw_adapter_call_size(64, &mut size) },
+        pw_result::PW_OK
+    );
     let mut block = vec![0u64; size.div_ceil(8)];
-    let opts = pw_call_options {
+    let opts = pw_adapter_call_options {
         name: span("search"),
         id: span("q1"),
         has_id: 1,
@@ -99,7 +106,7 @@ fn a_call_settles_on_its_first_result_then_end() {
     );
     assert_eq!(next_frame(c), None);
     // SAFETY: a valid call.
-    assert_eq!(unsafe { pw_call_poll_timeout(c) }, 1010);
+    assert_eq!(unsafe { pw_adapter_call_poll_timeout(c) }, 1010);
     assert_eq!(settlement(c), None);
     assert_eq!(
         frame(
@@ -120,20 +127,23 @@ fn a_call_settles_on_its_first_result_then_end() {
         pw_result::PW_CALL_FINISHED
     );
     // SAFETY: as above.
-    assert_eq!(unsafe { pw_call_poll_timeout(c) }, PW_NO_TIMEOUT);
+    assert_eq!(unsafe { pw_adapter_call_poll_timeout(c) }, PW_NO_TIMEOUT);
 }
 
 #[test]
 fn a_timeout_sends_cancel_and_settles_with_its_message() {
     let mut block = vec![0u64; 64];
-    let opts = pw_call_options {
+    let opts = pw_adapter_call_options {
         timeout_ms: 100,
         ..options()
     };
     let c = start(&mut block, &opts, 0).unwrap();
     next_frame(c);
     // SAFETY: a valid call.
-    assert_eq!(unsafe { pw_call_handle_timeout(c, 100) }, pw_result::PW_OK);
+    assert_eq!(
+        unsafe { pw_adapter_call_handle_timeout(c, 100) },
+        pw_result::PW_OK
+    );
     assert_eq!(
         next_frame(c).as_deref(),
         Some(r#"{"type":"CANCEL","content":{"name":"unknown","reason":"timeout"}}"#)
@@ -144,7 +154,7 @@ fn a_timeout_sends_cancel_and_settles_with_its_message() {
     );
     // SAFETY: as above.
     assert_eq!(
-        unsafe { pw_call_handle_closed(c, 101) },
+        unsafe { pw_adapter_call_handle_closed(c, 101) },
         pw_result::PW_CALL_TIMED_OUT
     );
 }
@@ -157,34 +167,34 @@ fn bad_arguments_get_their_codes() {
     unsafe {
         let mut c = ptr::null_mut();
         assert_eq!(
-            pw_call_init(ptr::null_mut(), 512, 64, 0, &o, &mut c),
+            pw_adapter_call_init(ptr::null_mut(), 512, 64, 0, &o, &mut c),
             pw_result::PW_NULL_POINTER
         );
         assert_eq!(
-            pw_call_init(block.as_mut_ptr().cast(), 16, 64, 0, &o, &mut c),
+            pw_adapter_call_init(block.as_mut_ptr().cast(), 16, 64, 0, &o, &mut c),
             pw_result::PW_MEMORY_TOO_SMALL
         );
         let odd = block.as_mut_ptr().cast::<u8>().add(1).cast();
         assert_eq!(
-            pw_call_init(odd, 500, 64, 0, &o, &mut c),
+            pw_adapter_call_init(odd, 500, 64, 0, &o, &mut c),
             pw_result::PW_MEMORY_MISALIGNED
         );
-        let bad_args = pw_call_options {
+        let bad_args = pw_adapter_call_options {
             args: span("{\"a\":"),
             ..o
         };
         assert_eq!(
-            pw_call_init(block.as_mut_ptr().cast(), 512, 64, 0, &bad_args, &mut c),
+            pw_adapter_call_init(block.as_mut_ptr().cast(), 512, 64, 0, &bad_args, &mut c),
             pw_result::PW_INVALID_JSON
         );
-        let bad_flag = pw_call_options { has_id: 3, ..o };
+        let bad_flag = pw_adapter_call_options { has_id: 3, ..o };
         assert_eq!(
-            pw_call_init(block.as_mut_ptr().cast(), 512, 64, 0, &bad_flag, &mut c),
+            pw_adapter_call_init(block.as_mut_ptr().cast(), 512, 64, 0, &bad_flag, &mut c),
             pw_result::PW_BAD_ARGUMENT
         );
         // A result buffer that cannot hold `Tool unknown timed out after 30000ms`.
         assert_eq!(
-            pw_call_init(block.as_mut_ptr().cast(), 512, 8, 0, &o, &mut c),
+            pw_adapter_call_init(block.as_mut_ptr().cast(), 512, 8, 0, &o, &mut c),
             pw_result::PW_BAD_CONFIG
         );
         assert!(c.is_null(), "nothing written on error");
@@ -192,7 +202,7 @@ fn bad_arguments_get_their_codes() {
         let mut small = [0u8; 8];
         let mut n = 0;
         assert_eq!(
-            pw_call_poll_transmit(c, small.as_mut_ptr(), small.len(), &mut n),
+            pw_adapter_call_poll_transmit(c, small.as_mut_ptr(), small.len(), &mut n),
             pw_result::PW_BUFFER_TOO_SMALL
         );
         assert_eq!(
@@ -200,19 +210,19 @@ fn bad_arguments_get_their_codes() {
             r#"{"type":"TOOL_CALL","content":{"name":"unknown","args":{}}}"#.len()
         );
         assert_eq!(
-            pw_call_handle_closed(ptr::null_mut(), 0),
+            pw_adapter_call_handle_closed(ptr::null_mut(), 0),
             pw_result::PW_NULL_POINTER
         );
-        assert_eq!(pw_call_handle_timeout(c, 0), pw_result::PW_OK);
+        assert_eq!(pw_adapter_call_handle_timeout(c, 0), pw_result::PW_OK);
         let inside = block.as_ptr().cast::<u8>().add(8);
         assert_eq!(
-            pw_call_handle_frame(c, 0, inside, 4),
+            pw_adapter_call_handle_frame(c, 0, inside, 4),
             pw_result::PW_MEMORY_OVERLAP
         );
-        assert_eq!(pw_call_poll_timeout(ptr::null()), PW_NO_TIMEOUT);
+        assert_eq!(pw_adapter_call_poll_timeout(ptr::null()), PW_NO_TIMEOUT);
         // Still usable.
         assert!(next_frame(c).is_some());
-        assert_eq!(pw_call_handle_closed(c, 1), pw_result::PW_OK);
+        assert_eq!(pw_adapter_call_handle_closed(c, 1), pw_result::PW_OK);
         assert_eq!(settlement(c), Some((0, "null".into())));
     }
 }

@@ -152,6 +152,7 @@ fn registered(deep: &DeepTool) -> [Tool<'_>; 8] {
 fn config(case: &CaseCfg) -> Config {
     Config {
         tool_timeout_ms: case.timeout_ms,
+        max_total_timeout_ms: 0,
         mirror_continue: case.mirror,
         max_rounds: case.max_rounds,
         max_depth: case.max_depth,

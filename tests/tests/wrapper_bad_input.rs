@@ -1437,6 +1437,7 @@ fn call_snapshot(c: &mut AdapterCall<'_>) -> (Option<String>, Option<Instant>, V
 const OPTS: CallOptions<'static> = CallOptions {
     name: "files",
     timeout_ms: 100,
+    max_total_timeout_ms: 0,
     max_depth: 32,
 };
 

@@ -17,6 +17,10 @@ use crate::queue;
 pub struct Config {
     /// Timeout of deferred and adapter calls, unless a tool sets its own.
     pub tool_timeout_ms: u32,
+    /// The cap on an adapter call's life when its `PROGRESS` frames restart its timeout
+    /// (SPEC §5): a deadline never passes `start + max_total_timeout_ms`. 0: progress
+    /// restarts nothing.
+    pub max_total_timeout_ms: u32,
     /// Also send the continue prompt to the consumer.
     pub mirror_continue: bool,
     /// Continue prompts allowed (0: no limit).
@@ -51,6 +55,7 @@ impl Config {
     /// SPEC defaults, with capacities for a small microcontroller.
     pub const DEFAULT: Config = Config {
         tool_timeout_ms: 30_000,
+        max_total_timeout_ms: 0,
         mirror_continue: true,
         max_rounds: 0,
         max_depth: DEFAULT_MAX_DEPTH,

@@ -23,13 +23,13 @@ enum Ending<'r> {
 
 impl<'r> Ending<'r> {
     /// The error the call ends with.
-    fn message<'m>(self, name: &'m [u8], s: &Slot) -> Message<'m>
+    fn message<'m>(self, name: &'m [u8], s: &Slot, max_total_ms: u32) -> Message<'m>
     where
         'r: 'm,
     {
         match self {
             Ending::Cancel(r) => Message::Cancelled(name, r),
-            Ending::Timeout => Message::TimedOut(name, s.timeout_ms()),
+            Ending::Timeout => Message::TimedOut(name, s.span_ms(max_total_ms)),
         }
     }
 }
@@ -66,7 +66,11 @@ impl<H: Hooks> Wrapper<'_, H> {
         // Every message is checked before anything changes.
         for (i, s) in self.slots.pending().filter(|(_, s)| pick(s)) {
             let len = ending
-                .message(self.slots.call(i).name_bytes().unwrap_or(b""), s)
+                .message(
+                    self.slots.call(i).name_bytes().unwrap_or(b""),
+                    s,
+                    self.cfg.max_total_timeout_ms,
+                )
                 .len();
             if len > self.cfg.message_cap {
                 return Err(Error::MessageTooLong {
@@ -117,7 +121,10 @@ impl<H: Hooks> Wrapper<'_, H> {
                 Ending::Cancel(_) => debug!("call {} cancelled", s.index()),
             }
             let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
-            let message = self.scratch.compose(&self.cfg, &ending.message(name, &s));
+            let message = self.scratch.compose(
+                &self.cfg,
+                &ending.message(name, &s, self.cfg.max_total_timeout_ms),
+            );
             self.slots
                 .set_answer(slot, CallOutcome::Error(message), true);
             let call = self.slots.call(slot);

@@ -20,8 +20,9 @@ use super::{Disposition, Wrapper};
 
 /// What a call will do, decided before anything changes.
 enum Plan {
-    /// Fail at once with the message composed (this many bytes).
-    Fail(usize),
+    /// Fail at once with the message in the message buffer (this many bytes; `cut` when it
+    /// is the model's own `args_error`, cut to fit `message_cap` once escaped).
+    Fail { len: usize, cut: bool },
     /// Run this sync tool.
     Sync(usize),
     /// Take this slot for this deferred or adapter tool, after encoding into the queue the
@@ -114,8 +115,8 @@ impl<H: Hooks> Wrapper<'_, H> {
             false => (id_bytes.map(escaped_len), name_bytes.map(escaped_len)),
         };
 
-        // SPEC §7.4 and §7.23: malformed → unknown name → duplicate id → args too large for a
-        // pending call → free slot → run.
+        // SPEC §5, §7.4 and §7.23: malformed → `args_error` → unknown name → duplicate id →
+        // args too large for a pending call → free slot → run.
         let tool = name_bytes.and_then(|n| self.tools.find(n));
         // A slot whose call ended but whose frames are still queued counts as free: those
         // frames are encoded into the queue to reclaim it (a host that drains never needs to).
@@ -139,7 +140,18 @@ impl<H: Hooks> Wrapper<'_, H> {
                 _ => None,
             },
         };
-        let plan = if let Some(msg) = failure {
+        // The model said its arguments are broken: answered with its words, cut (and
+        // counted) like a sync tool's message, never refused, so the call gets its result.
+        let given = call.args_error.filter(|_| name_bytes.is_some());
+        let plan = if let Some(text) = given {
+            let (decoded, cut) = text.decode_prefix_into(msg_buf);
+            let len = escaped_prefix(decoded.as_bytes(), self.cfg.message_cap);
+            let cut = cut || len < decoded.len();
+            let bound = escaped_len(&msg_buf[..len]) + 2;
+            self.round
+                .reserve(self.round.completion_cost(&self.cfg, escaped, bound))?;
+            Plan::Fail { len, cut }
+        } else if let Some(msg) = failure {
             self.round.reserve(self.round.completion_cost(
                 &self.cfg,
                 escaped,
@@ -150,7 +162,10 @@ impl<H: Hooks> Wrapper<'_, H> {
                 len,
                 cap: self.cfg.message_cap,
             })?;
-            Plan::Fail(composed.len())
+            Plan::Fail {
+                len: composed.len(),
+                cut: false,
+            }
         } else {
             let t = tool.unwrap_or(0);
             // A result, a cut error message, or one of the wrapper's own failure texts.
@@ -196,8 +211,12 @@ impl<H: Hooks> Wrapper<'_, H> {
         self.round.start(&cref);
         debug!("call {} intercepted", cref.index);
         let handle = match plan {
-            Plan::Fail(n) => {
-                let msg = valid_utf8_prefix(&msg_buf[..n]);
+            Plan::Fail { len, cut } => {
+                if cut {
+                    self.round.stats.messages_truncated =
+                        self.round.stats.messages_truncated.saturating_add(1);
+                }
+                let msg = valid_utf8_prefix(&msg_buf[..len]);
                 self.round.fail(&self.cfg, cref, msg, Delivery::Now);
                 None
             }
@@ -281,7 +300,8 @@ impl<H: Hooks> Wrapper<'_, H> {
                         args: call.args,
                         args_compact: cref.args_compact,
                         timeout_ms,
-                        deadline: now.saturating_add_millis(timeout_ms as u64),
+                        now,
+                        max_total_ms: self.cfg.max_total_timeout_ms,
                     },
                 );
                 if adapter {

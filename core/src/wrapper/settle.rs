@@ -136,6 +136,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                 }
             }
             AdapterStep::End => self.adapter_end(slot)?,
+            AdapterStep::Progress => self.slots.restart(slot, now),
         }
         self.clock.advance(now);
         Ok(())

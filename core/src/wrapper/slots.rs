@@ -113,6 +113,9 @@ pub struct Slot {
     answer: Answer,
     timeout_ms: u32,
     deadline: Instant,
+    /// `start + max_total_timeout_ms` for an adapter call whose progress restarts its
+    /// timeout (SPEC §5); `None` when nothing restarts it.
+    cap: Option<Instant>,
     /// Whether `poll_event` has told the host of this call.
     event_sent: bool,
     how_ended: HowEnded,
@@ -131,6 +134,7 @@ impl Slot {
         answer: Answer::None,
         timeout_ms: 0,
         deadline: Instant::ZERO,
+        cap: None,
         event_sent: false,
         how_ended: HowEnded::NotYet,
     };
@@ -155,8 +159,13 @@ impl Slot {
         self.deadline
     }
 
-    pub(crate) fn timeout_ms(&self) -> u32 {
-        self.timeout_ms
+    /// The span whose end is the deadline, for the timeout message: the cap's when the
+    /// deadline is the cap (SPEC §5), else the timeout.
+    pub(crate) fn span_ms(&self, max_total_ms: u32) -> u32 {
+        match self.cap {
+            Some(cap) if cap == self.deadline => max_total_ms,
+            _ => self.timeout_ms,
+        }
     }
 
     pub(crate) fn adapter_result(&self) -> AdapterResult {
@@ -187,7 +196,10 @@ pub(crate) struct NewCall<'c> {
     /// The args are known to be compact already: copied, not compacted.
     pub(crate) args_compact: bool,
     pub(crate) timeout_ms: u32,
-    pub(crate) deadline: Instant,
+    /// When it started.
+    pub(crate) now: Instant,
+    /// SPEC §5's cap on progress restarts, for an adapter call (0: none).
+    pub(crate) max_total_ms: u32,
 }
 
 /// The slots and their bytes.
@@ -366,6 +378,10 @@ impl<'a> Slots<'a> {
         if let Some(i) = call.id {
             self.bytes[id.start..id.start + i.len()].copy_from_slice(i);
         }
+        let timeout = call.now.saturating_add_millis(call.timeout_ms as u64);
+        let cap = (call.adapter && call.max_total_ms > 0)
+            .then(|| call.now.saturating_add_millis(call.max_total_ms as u64));
+        let deadline = cap.map_or(timeout, |cap| timeout.min(cap));
         let area = &mut self.bytes[args];
         let args_len = match call.args_compact {
             true => {
@@ -389,7 +405,8 @@ impl<'a> Slots<'a> {
             adapter_result: AdapterResult::Nothing,
             answer: Answer::None,
             timeout_ms: call.timeout_ms,
-            deadline: call.deadline,
+            deadline,
+            cap,
             event_sent: false,
             how_ended: HowEnded::NotYet,
         };
@@ -405,6 +422,17 @@ impl<'a> Slots<'a> {
             true => AdapterResult::Kept(json::compact_into(raw, &mut self.bytes[result]) as u32),
             false => AdapterResult::TooLarge,
         };
+    }
+
+    /// A `PROGRESS` from the adapter of the call in `slot` at `now`: its deadline becomes
+    /// `now + timeout`, never past its cap and never earlier (SPEC §5). Without a cap,
+    /// nothing changes.
+    pub(crate) fn restart(&mut self, slot: usize, now: Instant) {
+        let s = &mut self.slots[slot];
+        if let Some(cap) = s.cap {
+            let restarted = now.saturating_add_millis(s.timeout_ms as u64).min(cap);
+            s.deadline = s.deadline.max(restarted);
+        }
     }
 
     /// Ends the call in `slot`: no longer pending, its bytes kept for the frames still queued.

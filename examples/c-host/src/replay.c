@@ -12,8 +12,8 @@
  *
  * Memory: the library's blocks (the wrapper, the standalone call) never come
  * from malloc. They are carved out of one static pool, at the size
- * pw_wrapper_size / pw_call_size report and the alignment pw_wrapper_align /
- * pw_call_align ask for; the library's output goes into a static buffer. The
+ * pw_wrapper_size / pw_adapter_call_size report and the alignment pw_wrapper_align /
+ * pw_adapter_call_align ask for; the library's output goes into a static buffer. The
  * program's own data (the file, its DOM, the steps, output lines) uses malloc
  * and is freed before exit.
  */
@@ -42,7 +42,7 @@
 #define HELD_ENDS 8u                  /* ENDs held while calls are pending... */
 #define END_CAP (8u * 1024u)          /* ...of up to this many bytes each */
 #define HELD_END_COST 4u              /* bytes a held END costs besides its own */
-#define CALL_RESULT_CAP (64u * 1024u) /* a standalone call's result capacity */
+#define CALL_RESULT_CAP RESULT_CAP    /* a standalone call's result capacity (SPEC §6) */
 #define CALL_OUT_CAP (64u * 1024u)    /* a standalone call's output buffer (as the Rust replay) */
 
 /*
@@ -438,6 +438,7 @@ static int run_wrapper(struct run *run, struct scenario *sc) {
 
     pw_wrapper_config_default(&cfg);
     cfg.tool_timeout_ms = sc->tool_timeout_ms;
+    cfg.max_total_timeout_ms = sc->max_total_timeout_ms;
     cfg.mirror_continue = sc->mirror_continue ? 1 : 0;
     cfg.max_rounds = sc->max_rounds;
     cfg.full_validation = sc->full_validation ? 1 : 0;
@@ -517,12 +518,12 @@ out:
 /* ------------------------------------------------------------ call mode */
 
 /* Frames for the adapter, then the settlement once it is there (printed once). */
-static int flush_call(struct run *run, pw_call *call, int *settled) {
+static int flush_call(struct run *run, pw_adapter_call *call, int *settled) {
     pw_outcome o;
     pw_result r;
     for (;;) {
         size_t len = 0;
-        r = pw_call_poll_transmit(call, out_frame, CALL_OUT_CAP, &len);
+        r = pw_adapter_call_poll_transmit(call, out_frame, CALL_OUT_CAP, &len);
         if (r == PW_NOTHING) break;
         if (r == PW_BUFFER_TOO_SMALL) {
             buf_printf(&run->err, "frame of %zu bytes exceeds the output buffer", len);
@@ -535,7 +536,7 @@ static int flush_call(struct run *run, pw_call *call, int *settled) {
         emit(run);
     }
     if (*settled) return 0;
-    r = pw_call_settlement(call, &o);
+    r = pw_adapter_call_settlement(call, &o);
     if (r == PW_NOTHING) return 0;
     if (r != PW_OK) return fail(run, "settlement", r);
     *settled = 1;
@@ -552,31 +553,32 @@ static int flush_call(struct run *run, pw_call *call, int *settled) {
 }
 
 static int run_call(struct run *run, struct scenario *sc) {
-    pw_call_options opts;
-    pw_call *call = NULL;
+    pw_adapter_call_options opts;
+    pw_adapter_call *call = NULL;
     size_t size = 0, i;
     uint64_t now = 0;
     int settled = 0;
     void *mem;
     pw_result r;
 
-    pw_call_options_default(&opts);
+    pw_adapter_call_options_default(&opts);
     opts.name = str_of(&sc->name);
     opts.args = str_of(&sc->args);
     opts.timeout_ms = sc->timeout_ms;
+    opts.max_total_timeout_ms = sc->max_total_timeout_ms;
     if (sc->has_id) {
         opts.id = str_of(&sc->id);
         opts.has_id = 1;
     }
-    if ((r = pw_call_size(CALL_RESULT_CAP, &size)) != PW_OK)
+    if ((r = pw_adapter_call_size(CALL_RESULT_CAP, &size)) != PW_OK)
         return fail(run, "cannot start the call", r);
-    if ((mem = pool_block(size, pw_call_align())) == NULL) {
+    if ((mem = pool_block(size, pw_adapter_call_align())) == NULL) {
         buf_printf(&run->err, "cannot start the call: it needs %zu bytes, the pool has %zu", size,
                    sizeof pool);
         return -1;
     }
     /* A standalone call starts at clock 0 (SPEC §7.6). */
-    if ((r = pw_call_init(mem, size, CALL_RESULT_CAP, 0, &opts, &call)) != PW_OK)
+    if ((r = pw_adapter_call_init(mem, size, CALL_RESULT_CAP, 0, &opts, &call)) != PW_OK)
         return fail(run, "cannot start the call", r);
     if (flush_call(run, call, &settled) != 0) return -1;
     for (i = 0; i < sc->n_steps; i++) {
@@ -584,12 +586,12 @@ static int run_call(struct run *run, struct scenario *sc) {
         run->has_step = 1;
         run->step = i;
         if (st->has_at) now = st->at;
-        if ((r = pw_call_handle_timeout(call, now)) != PW_OK) return fail(run, "clock", r);
+        if ((r = pw_adapter_call_handle_timeout(call, now)) != PW_OK) return fail(run, "clock", r);
         if (flush_call(run, call, &settled) != 0) return -1;
         if (st->kind == STEP_CALL_FRAME) {
-            r = pw_call_handle_frame(call, now, bytes_of(&st->frame), st->frame.len);
+            r = pw_adapter_call_handle_frame(call, now, bytes_of(&st->frame), st->frame.len);
         } else if (st->kind == STEP_CALL_CLOSE) {
-            r = pw_call_handle_closed(call, now);
+            r = pw_adapter_call_handle_closed(call, now);
         } else if (st->kind == STEP_TICK) {
             r = PW_OK;
         } else {

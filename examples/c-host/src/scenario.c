@@ -272,6 +272,7 @@ static int parse_wrapper(struct reader *r, size_t root, struct scenario *sc) {
     }
     if (bool_opt(r, opts, "mirrorContinue", 1, &sc->mirror_continue) != 0 ||
         u32_opt(r, opts, "toolTimeoutMs", 30000, &sc->tool_timeout_ms) != 0 ||
+        u32_opt(r, opts, "maxTotalTimeoutMs", 0, &sc->max_total_timeout_ms) != 0 ||
         u32_opt(r, opts, "maxPending", 8, &pending) != 0)
         return -1;
     if (pending > MAX_PENDING) {
@@ -298,7 +299,9 @@ static int parse_call(struct reader *r, size_t root, struct scenario *sc) {
     } else {
         return failf(r, "name must be a string");
     }
-    if (u32_opt(r, root, "timeoutMs", 30000, &sc->timeout_ms) != 0) return -1;
+    if (u32_opt(r, root, "timeoutMs", 30000, &sc->timeout_ms) != 0 ||
+        u32_opt(r, root, "maxTotalTimeoutMs", 0, &sc->max_total_timeout_ms) != 0)
+        return -1;
     if ((v = json_get(d, root, "id")) != 0 && !json_raw_is(d, v, "null")) {
         if (type_of(r, v) != J_STRING) return failf(r, "id must be a string");
         sc->has_id = 1;

@@ -56,6 +56,7 @@ struct scenario {
     size_t n_tools;
     int mirror_continue, aborted, full_validation;
     uint32_t tool_timeout_ms, max_rounds;
+    uint32_t max_total_timeout_ms; /* SPEC §5's progress cap, 0: off (both modes) */
     size_t max_pending;
     /* Call mode. */
     struct buf name, id, args;

@@ -99,12 +99,13 @@ class pw_str(Structure):
     _fields_ = [("ptr", POINTER(c_uint8)), ("len", c_size_t)]
 
 
-class pw_call_options(Structure):
+class pw_adapter_call_options(Structure):
     _fields_ = [
         ("name", pw_str),
         ("id", pw_str),
         ("args", pw_str),
         ("timeout_ms", c_uint32),
+        ("max_total_timeout_ms", c_uint32),
         ("has_id", c_uint8),
         ("max_depth", c_uint8),
     ]
@@ -129,6 +130,7 @@ class pw_tool_call(Structure):
 class pw_wrapper_config(Structure):
     _fields_ = [
         ("tool_timeout_ms", c_uint32),
+        ("max_total_timeout_ms", c_uint32),
         ("max_rounds", c_uint32),
         ("mirror_continue", c_uint8),
         ("full_validation", c_uint8),
@@ -152,7 +154,7 @@ class pw_wrapper(Structure):
     """Opaque."""
 
 
-class pw_call(Structure):
+class pw_adapter_call(Structure):
     """Opaque."""
 
 
@@ -261,19 +263,19 @@ _P = POINTER
 _SIGNATURES = {
     "pw_version": (c_char_p, []),
     "pw_result_text": (pw_result, [c_uint32, c_void_p, c_size_t, _P(c_size_t)]),
-    "pw_call_options_default": (pw_result, [_P(pw_call_options)]),
-    "pw_call_align": (c_size_t, []),
-    "pw_call_size": (pw_result, [c_size_t, _P(c_size_t)]),
-    "pw_call_init": (
+    "pw_adapter_call_options_default": (pw_result, [_P(pw_adapter_call_options)]),
+    "pw_adapter_call_align": (c_size_t, []),
+    "pw_adapter_call_size": (pw_result, [c_size_t, _P(c_size_t)]),
+    "pw_adapter_call_init": (
         pw_result,
-        [c_void_p, c_size_t, c_size_t, c_uint64, _P(pw_call_options), _P(_P(pw_call))],
+        [c_void_p, c_size_t, c_size_t, c_uint64, _P(pw_adapter_call_options), _P(_P(pw_adapter_call))],
     ),
-    "pw_call_handle_frame": (pw_result, [_P(pw_call), c_uint64, c_void_p, c_size_t]),
-    "pw_call_handle_closed": (pw_result, [_P(pw_call), c_uint64]),
-    "pw_call_handle_timeout": (pw_result, [_P(pw_call), c_uint64]),
-    "pw_call_poll_transmit": (pw_result, [_P(pw_call), c_void_p, c_size_t, _P(c_size_t)]),
-    "pw_call_poll_timeout": (c_uint64, [_P(pw_call)]),
-    "pw_call_settlement": (pw_result, [_P(pw_call), _P(pw_outcome)]),
+    "pw_adapter_call_handle_frame": (pw_result, [_P(pw_adapter_call), c_uint64, c_void_p, c_size_t]),
+    "pw_adapter_call_handle_closed": (pw_result, [_P(pw_adapter_call), c_uint64]),
+    "pw_adapter_call_handle_timeout": (pw_result, [_P(pw_adapter_call), c_uint64]),
+    "pw_adapter_call_poll_transmit": (pw_result, [_P(pw_adapter_call), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_adapter_call_poll_timeout": (c_uint64, [_P(pw_adapter_call)]),
+    "pw_adapter_call_settlement": (pw_result, [_P(pw_adapter_call), _P(pw_outcome)]),
     "pw_json_validate": (pw_result, [c_void_p, c_size_t, c_uint8, _P(c_size_t)]),
     "pw_frame_kind": (
         pw_result,

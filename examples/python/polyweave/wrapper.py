@@ -558,13 +558,13 @@ class Wrapper:
 
 
 class AdapterCall:
-    """`pw_call`: one call through a tool adapter, started at `now_ms`; its `TOOL_CALL` waits in
-    `poll_transmit`. Lives in one `bytearray` of `pw_call_size(result_cap)` bytes."""
+    """`pw_adapter_call`: one call through a tool adapter, started at `now_ms`; its `TOOL_CALL` waits in
+    `poll_transmit`. Lives in one `bytearray` of `pw_adapter_call_size(result_cap)` bytes."""
 
     def __init__(self, now_ms=0, *, name="unknown", id=None, args=b"{}", timeout_ms=30000,
-                 max_depth=_ffi.PW_DEFAULT_MAX_DEPTH, result_cap=4096):
-        opts = _ffi.pw_call_options()
-        check(_ffi.lib.pw_call_options_default(byref(opts)))
+                 max_total_timeout_ms=0, max_depth=_ffi.PW_DEFAULT_MAX_DEPTH, result_cap=4096):
+        opts = _ffi.pw_adapter_call_options()
+        check(_ffi.lib.pw_adapter_call_options_default(byref(opts)))
         self._keep = []
 
         def span(data, what):
@@ -579,13 +579,14 @@ class AdapterCall:
             opts.id = span(id, "id")
             opts.has_id = 1
         opts.timeout_ms = timeout_ms
+        opts.max_total_timeout_ms = max_total_timeout_ms
         opts.max_depth = max_depth
         self._opts = opts
         size = c_size_t(0)
-        check(_ffi.lib.pw_call_size(result_cap, byref(size)))
-        self._block = _Block(size.value, _ffi.lib.pw_call_align())
-        c = ctypes.POINTER(_ffi.pw_call)()
-        check(_ffi.lib.pw_call_init(self._block.address, size.value, result_cap, now_ms, byref(opts), byref(c)))
+        check(_ffi.lib.pw_adapter_call_size(result_cap, byref(size)))
+        self._block = _Block(size.value, _ffi.lib.pw_adapter_call_align())
+        c = ctypes.POINTER(_ffi.pw_adapter_call)()
+        check(_ffi.lib.pw_adapter_call_init(self._block.address, size.value, result_cap, now_ms, byref(opts), byref(c)))
         self._c = c
         self._out = ctypes.create_string_buffer(result_cap + 4096)
 
@@ -610,19 +611,19 @@ class AdapterCall:
     def handle_frame(self, now_ms, frame):
         """One frame from the adapter (`CallFinished` / `CallTimedOut` after the settlement)."""
         frame = _bytes(frame)
-        check(_ffi.lib.pw_call_handle_frame(self._ptr(), now_ms, frame, len(frame)))
+        check(_ffi.lib.pw_adapter_call_handle_frame(self._ptr(), now_ms, frame, len(frame)))
 
     def handle_closed(self, now_ms):
-        check(_ffi.lib.pw_call_handle_closed(self._ptr(), now_ms))
+        check(_ffi.lib.pw_adapter_call_handle_closed(self._ptr(), now_ms))
 
     def handle_timeout(self, now_ms):
-        check(_ffi.lib.pw_call_handle_timeout(self._ptr(), now_ms))
+        check(_ffi.lib.pw_adapter_call_handle_timeout(self._ptr(), now_ms))
 
     def poll_transmit(self):
         """The next frame for the adapter (bytes), or None."""
         n = c_size_t(0)
         while True:
-            r = _ffi.lib.pw_call_poll_transmit(self._ptr(), self._out, len(self._out), byref(n))
+            r = _ffi.lib.pw_adapter_call_poll_transmit(self._ptr(), self._out, len(self._out), byref(n))
             if r != _ffi.PW_BUFFER_TOO_SMALL:
                 break
             self._out = ctypes.create_string_buffer(n.value)
@@ -639,14 +640,14 @@ class AdapterCall:
             yield f
 
     def poll_timeout(self):
-        t = _ffi.lib.pw_call_poll_timeout(self._ptr())
+        t = _ffi.lib.pw_adapter_call_poll_timeout(self._ptr())
         return None if t == _ffi.PW_NO_TIMEOUT else t
 
     @property
     def settlement(self):
         """How the call settled (`Outcome`), or None while it waits."""
         o = _ffi.pw_outcome()
-        r = _ffi.lib.pw_call_settlement(self._ptr(), byref(o))
+        r = _ffi.lib.pw_adapter_call_settlement(self._ptr(), byref(o))
         if r == _ffi.PW_NOTHING:
             return None
         check(r)

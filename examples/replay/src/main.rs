@@ -39,6 +39,7 @@ const END_CAP: usize = 8 * 1024;
 
 const REPLAY_CONFIG: Config = Config {
     tool_timeout_ms: 30_000,
+    max_total_timeout_ms: 0,
     mirror_continue: true,
     max_rounds: 0,
     max_depth: MAX_DEPTH,
@@ -263,6 +264,7 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
         .collect();
     let cfg = Config {
         tool_timeout_ms: sc.tool_timeout_ms,
+        max_total_timeout_ms: sc.max_total_timeout_ms,
         mirror_continue: sc.mirror_continue,
         max_rounds: sc.max_rounds,
         full_validation: sc.full_validation,
@@ -506,10 +508,12 @@ fn apply_wrapper_step(
 }
 
 fn run_call(sc: &CallScenario, p: &mut Printer) -> Result<(), (Option<usize>, String)> {
-    let mut result = vec![0u8; 64 * 1024];
+    // SPEC §6: a call's result capacity is exactly the replay's 4096 bytes.
+    let mut result = vec![0u8; RESULT_CAP];
     let opts = CallOptions {
         name: &sc.name,
         timeout_ms: sc.timeout_ms,
+        max_total_timeout_ms: sc.max_total_timeout_ms,
         ..CallOptions::DEFAULT
     };
     let mut call = AdapterCall::start(

@@ -69,6 +69,8 @@ pub struct WrapperScenario {
     pub tools: Vec<(String, ToolSpec)>,
     pub mirror_continue: bool,
     pub tool_timeout_ms: u32,
+    /// `"maxTotalTimeoutMs"`: SPEC §5's cap on progress restarts (0: off).
+    pub max_total_timeout_ms: u32,
     pub max_pending: usize,
     pub max_rounds: u32,
     pub aborted: bool,
@@ -80,6 +82,8 @@ pub struct WrapperScenario {
 pub struct CallScenario {
     pub name: String,
     pub timeout_ms: u32,
+    /// Top-level `"maxTotalTimeoutMs"` (SPEC §5, §6).
+    pub max_total_timeout_ms: u32,
     pub id: Option<String>,
     pub args: String,
     pub steps: Vec<Step>,
@@ -363,6 +367,7 @@ pub fn load(path: &str) -> Result<Scenario, String> {
                 tools,
                 mirror_continue: bool_opt(&opts, "mirrorContinue", true)?,
                 tool_timeout_ms: u32_opt(&opts, "toolTimeoutMs", 30_000)?,
+                max_total_timeout_ms: u32_opt(&opts, "maxTotalTimeoutMs", 0)?,
                 max_pending: match u32_opt(&opts, "maxPending", 8)? {
                     n if n > MAX_PENDING => {
                         return Err(format!(
@@ -383,6 +388,7 @@ pub fn load(path: &str) -> Result<Scenario, String> {
                 Some(v) => decoded_str(v)?.ok_or("name must be a string")?,
             },
             timeout_ms: u32_opt(&doc, "timeoutMs", 30_000)?,
+            max_total_timeout_ms: u32_opt(&doc, "maxTotalTimeoutMs", 0)?,
             id: match doc.get("id") {
                 None => None,
                 Some(v) if v.get() == "null" => None,
