@@ -58,92 +58,9 @@
 #define PW_FRAMER_MAX_ALIGN 8
 
 /**
- * `pw_tool.kind`: runs at once, through `pw_tool.call`.
- */
-#define PW_TOOL_SYNC 0
-
-/**
- * `pw_tool.kind`: the host is told (`pw_wrapper_poll_event`) and completes it later.
- */
-#define PW_TOOL_DEFERRED 1
-
-/**
- * `pw_tool.kind`: a tool adapter the host connects; its frames go to `pw_wrapper_handle_adapter_frame`.
- */
-#define PW_TOOL_ADAPTER 2
-
-/**
  * `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
  */
 #define PW_TOOL_DEFAULT_TIMEOUT UINT32_MAX
-
-/**
- * What a sync tool function returns when it wrote a JSON result.
- */
-#define PW_TOOL_OK 0
-
-/**
- * What a sync tool function returns when it wrote an error message (any value but
- * `PW_TOOL_OK` counts as a failure).
- */
-#define PW_TOOL_FAILED 1
-
-/**
- * `pw_disposition.kind`: forward the very bytes you passed in, unchanged.
- */
-#define PW_FORWARD 0
-
-/**
- * `pw_disposition.kind`: a `TOOL_CALL` was intercepted.
- */
-#define PW_INTERCEPTED 1
-
-/**
- * `pw_disposition.kind`: an `END` was held (it comes back through `pw_wrapper_poll_transmit`).
- */
-#define PW_HELD 2
-
-/**
- * `pw_wrapper_complete`'s report: the call completed with the outcome given.
- */
-#define PW_COMPLETED_AS_GIVEN 0
-
-/**
- * The result was longer than `result_cap` without white space: the call failed with
- * `Tool <name> result exceeds <N> bytes` (SPEC §7.23).
- */
-#define PW_COMPLETED_RESULT_TOO_LARGE 1
-
-/**
- * The result nested deeper than `max_depth`: the call failed with
- * `Tool <name> result is nested deeper than <N> levels` (SPEC §7.23).
- */
-#define PW_COMPLETED_RESULT_TOO_DEEP 2
-
-/**
- * `pw_transmit.route`: the model's sink.
- */
-#define PW_ROUTE_MODEL 0
-
-/**
- * `pw_transmit.route`: the consumer.
- */
-#define PW_ROUTE_CONSUMER 1
-
-/**
- * `pw_transmit.route`: a pending call's tool adapter (`pw_transmit.handle` names the call).
- */
-#define PW_ROUTE_ADAPTER 2
-
-/**
- * `pw_event.kind`: a deferred call: run it, then `pw_wrapper_complete` it.
- */
-#define PW_PENDING_DEFERRED 0
-
-/**
- * `pw_event.kind`: an adapter call: connect its adapter (its `TOOL_CALL` is queued).
- */
-#define PW_PENDING_ADAPTER 1
 
 /**
  * What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
@@ -282,7 +199,9 @@ enum pw_result
      */
     PW_QUEUE_FULL = 307,
     /**
-     * What the input would produce can never fit the output queue; nothing changed.
+     * Reserved: no function returns it today (a drained queue takes any input, by its
+     * size). Kept so the numbers never move; a refusal newer than this table would be
+     * reported under it, nothing changed.
      */
     PW_OUTPUT_TOO_LARGE = 308,
     /**
@@ -292,7 +211,7 @@ enum pw_result
     /**
      * The call already completed.
      */
-    PW_CALL_FINISHED = 310,
+    PW_CALL_COMPLETED = 310,
     /**
      * The call timed out (or is past its deadline).
      */
@@ -368,6 +287,174 @@ enum pw_kind
 typedef enum pw_kind pw_kind;
 #else
 typedef uint32_t pw_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a registered tool runs (`pw_tool.kind`).
+ */
+enum pw_tool_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Runs at once, through `pw_tool.call`.
+     */
+    PW_TOOL_KIND_SYNC = 0,
+    /**
+     * The host is told (`pw_wrapper_poll_event`) and completes it later.
+     */
+    PW_TOOL_KIND_DEFERRED = 1,
+    /**
+     * A tool adapter the host connects; its frames go to `pw_wrapper_handle_adapter_frame`.
+     */
+    PW_TOOL_KIND_ADAPTER = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_tool_kind pw_tool_kind;
+#else
+typedef uint32_t pw_tool_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a sync tool function returns (any value but `PW_TOOL_STATUS_OK` counts as a failure).
+ */
+enum pw_tool_status
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * It wrote a JSON result.
+     */
+    PW_TOOL_STATUS_OK = 0,
+    /**
+     * It wrote an error message.
+     */
+    PW_TOOL_STATUS_FAILED = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_tool_status pw_tool_status;
+#else
+typedef uint32_t pw_tool_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What the host must do with a model frame it passed in (`pw_disposition.kind`).
+ */
+enum pw_disposition_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Forward the very bytes you passed in, unchanged.
+     */
+    PW_DISPOSITION_FORWARD = 0,
+    /**
+     * A `TOOL_CALL` was intercepted.
+     */
+    PW_DISPOSITION_INTERCEPTED = 1,
+    /**
+     * An `END` was held (it comes back through `pw_wrapper_poll_transmit`).
+     */
+    PW_DISPOSITION_HELD = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_disposition_kind pw_disposition_kind;
+#else
+typedef uint32_t pw_disposition_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How `pw_wrapper_complete` completed a call.
+ */
+enum pw_completed
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * With the outcome given.
+     */
+    PW_COMPLETED_AS_GIVEN = 0,
+    /**
+     * The result was longer than `result_cap` without white space: the call failed with
+     * `Tool <name> result exceeds <N> bytes` (SPEC §7.23).
+     */
+    PW_COMPLETED_RESULT_TOO_LARGE = 1,
+    /**
+     * The result nested deeper than `max_depth`: the call failed with
+     * `Tool <name> result is nested deeper than <N> levels` (SPEC §7.23).
+     */
+    PW_COMPLETED_RESULT_TOO_DEEP = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_completed pw_completed;
+#else
+typedef uint32_t pw_completed;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Where a frame from `pw_wrapper_poll_transmit` goes (`pw_transmit.route`).
+ */
+enum pw_route
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The model's sink.
+     */
+    PW_ROUTE_MODEL = 0,
+    /**
+     * The consumer.
+     */
+    PW_ROUTE_CONSUMER = 1,
+    /**
+     * A pending call's tool adapter (`pw_transmit.handle` names the call).
+     */
+    PW_ROUTE_ADAPTER = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_route pw_route;
+#else
+typedef uint32_t pw_route;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a started call runs (`pw_event.kind`).
+ */
+enum pw_pending_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * A deferred call: run it, then `pw_wrapper_complete` it.
+     */
+    PW_PENDING_DEFERRED = 0,
+    /**
+     * An adapter call: connect its adapter (its `TOOL_CALL` is queued).
+     */
+    PW_PENDING_ADAPTER = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_pending_kind pw_pending_kind;
+#else
+typedef uint32_t pw_pending_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -569,10 +656,10 @@ typedef struct pw_wrapper_config {
 
 /**
  * A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
- * but `PW_TOOL_OK`, its error message) with `pw_writer_write`. It must not call any other
+ * but `PW_TOOL_STATUS_OK`, its error message) with `pw_writer_write`. It must not call any other
  * function on its wrapper.
  */
-typedef uint32_t (*pw_sync_fn)(void *userdata, struct pw_str args, struct pw_writer *out);
+typedef pw_tool_status (*pw_sync_fn)(void *userdata, struct pw_str args, struct pw_writer *out);
 
 /**
  * One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
@@ -584,9 +671,9 @@ typedef struct pw_tool {
      */
     struct pw_str name;
     /**
-     * `PW_TOOL_SYNC`, `PW_TOOL_DEFERRED` or `PW_TOOL_ADAPTER`.
+     * `PW_TOOL_KIND_SYNC`, `PW_TOOL_KIND_DEFERRED` or `PW_TOOL_KIND_ADAPTER`.
      */
-    uint32_t kind;
+    pw_tool_kind kind;
     /**
      * Its own timeout in ms, or `PW_TOOL_DEFAULT_TIMEOUT`.
      */
@@ -683,15 +770,15 @@ typedef struct pw_call_handle {
  */
 typedef struct pw_disposition {
     /**
-     * `PW_FORWARD`, `PW_INTERCEPTED` or `PW_HELD`.
+     * What to do with the frame.
      */
-    uint32_t kind;
+    pw_disposition_kind kind;
     /**
-     * For `PW_INTERCEPTED`: the call's index.
+     * For `PW_DISPOSITION_INTERCEPTED`: the call's index.
      */
     uint32_t index;
     /**
-     * For `PW_INTERCEPTED`: 1 when the call is pending (deferred or adapter) and `handle` names it.
+     * For `PW_DISPOSITION_INTERCEPTED`: 1 when the call is pending (deferred or adapter) and `handle` names it.
      */
     uint8_t has_handle;
     /**
@@ -707,7 +794,7 @@ typedef struct pw_transmit {
     /**
      * `PW_ROUTE_MODEL`, `PW_ROUTE_CONSUMER` or `PW_ROUTE_ADAPTER`.
      */
-    uint32_t route;
+    pw_route route;
     /**
      * For `PW_ROUTE_ADAPTER`: the call whose adapter gets the frame.
      */
@@ -728,9 +815,9 @@ typedef struct pw_event {
      */
     struct pw_call_handle handle;
     /**
-     * `PW_PENDING_DEFERRED` or `PW_PENDING_ADAPTER`.
+     * How the call runs.
      */
-    uint32_t kind;
+    pw_pending_kind kind;
     /**
      * 1 when the call has an id.
      */
@@ -821,7 +908,7 @@ size_t pw_adapter_call_align(void);
 
 /**
  * The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
- * bytes (the adapter's result, without white space, or the settlement's message).
+ * bytes (the adapter's result, without white space, or the message it ended with).
  *
  * # Safety
  *
@@ -849,7 +936,7 @@ pw_result pw_adapter_call_init(void *mem,
                                struct pw_adapter_call **out);
 
 /**
- * One frame from the adapter (validated whole). After the settlement, `PW_CALL_FINISHED`
+ * One frame from the adapter (validated whole). After it ended, `PW_CALL_COMPLETED`
  * or `PW_CALL_TIMED_OUT`.
  *
  * # Safety
@@ -863,7 +950,7 @@ pw_result pw_adapter_call_handle_frame(struct pw_adapter_call *c,
                                        size_t len);
 
 /**
- * The adapter closed its source: settles like `END`.
+ * The adapter closed its source: ends like `END`.
  *
  * # Safety
  *
@@ -872,7 +959,7 @@ pw_result pw_adapter_call_handle_frame(struct pw_adapter_call *c,
 pw_result pw_adapter_call_handle_closed(struct pw_adapter_call *c, uint64_t now_ms);
 
 /**
- * Gives the clock: at or past the deadline a waiting call queues `CANCEL` and settles with
+ * Gives the clock: at or past the deadline a waiting call queues `CANCEL` and ends with
  * `Tool <name> timed out after <ms>ms`.
  *
  * # Safety
@@ -898,7 +985,7 @@ pw_result pw_adapter_call_poll_transmit(struct pw_adapter_call *c,
 
 /**
  * When `pw_adapter_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
- * the settlement (and for a NULL or misaligned call).
+ * its end (and for a NULL or misaligned call).
  *
  * # Safety
  *
@@ -907,7 +994,7 @@ pw_result pw_adapter_call_poll_transmit(struct pw_adapter_call *c,
 uint64_t pw_adapter_call_poll_timeout(const struct pw_adapter_call *c);
 
 /**
- * How the call settled: `PW_OK` with `*out` (its text points into the call's block), or
+ * How the call ended: `PW_OK` with `*out` (its text points into the call's block), or
  * `PW_NOTHING` while it waits.
  *
  * # Safety
@@ -915,7 +1002,7 @@ uint64_t pw_adapter_call_poll_timeout(const struct pw_adapter_call *c);
  * `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for one write, outside the
  * call's block.
  */
-pw_result pw_adapter_call_settlement(const struct pw_adapter_call *c, struct pw_outcome *out);
+pw_result pw_adapter_call_outcome(const struct pw_adapter_call *c, struct pw_outcome *out);
 
 /**
  * Checks that `bytes` is exactly one JSON value (any type), white space around it allowed.
@@ -1205,7 +1292,7 @@ pw_result pw_wrapper_complete(struct pw_wrapper *w,
                               uint64_t now_ms,
                               struct pw_call_handle handle,
                               const struct pw_outcome *outcome,
-                              uint32_t *completed);
+                              pw_completed *completed);
 
 /**
  * A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
@@ -1327,7 +1414,9 @@ size_t pw_wrapper_pending(const struct pw_wrapper *w);
  * `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
  * wrapper's block.
  */
-pw_result pw_wrapper_trace_entry(struct pw_wrapper *w, size_t index, struct pw_trace_entry *out);
+pw_result pw_wrapper_trace_entry(const struct pw_wrapper *w,
+                                 size_t index,
+                                 struct pw_trace_entry *out);
 
 #ifdef __cplusplus
 }  // extern "C"

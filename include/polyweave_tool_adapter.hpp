@@ -167,9 +167,9 @@ struct CallInfo {
 
 /// What the host does with a model frame.
 enum class Action : std::uint32_t {
-    forward = PW_FORWARD,         ///< forward the very bytes passed in
-    intercepted = PW_INTERCEPTED, ///< a TOOL_CALL, taken
-    held = PW_HELD,               ///< an END, released later through poll_transmit
+    forward = PW_DISPOSITION_FORWARD,         ///< forward the very bytes passed in
+    intercepted = PW_DISPOSITION_INTERCEPTED, ///< a TOOL_CALL, taken
+    held = PW_DISPOSITION_HELD,               ///< an END, released later through poll_transmit
 };
 
 struct Disposition {
@@ -369,7 +369,7 @@ public:
         pw_outcome o{};
         o.is_error = outcome.is_error ? 1 : 0;
         o.text = str(outcome.text);
-        std::uint32_t how = 0;
+        pw_completed how = PW_COMPLETED_AS_GIVEN;
         Status s = ready() ? pw_wrapper_complete(w_, now_ms, call.raw(), &o, &how) : status_;
         return s ? Result<Completed>::success(static_cast<Completed>(how)) : Result<Completed>::failure(s);
     }
@@ -556,7 +556,7 @@ private:
     static void fill(pw_tool& t, SyncTool<F>& tool) noexcept
     {
         t.name = str(tool.name);
-        t.kind = PW_TOOL_SYNC;
+        t.kind = PW_TOOL_KIND_SYNC;
         t.timeout_ms = tool.timeout_ms;
         t.call = &sync_trampoline<F>;
         t.userdata = &tool.fn;
@@ -565,22 +565,22 @@ private:
     static void fill(pw_tool& t, const DeferredTool& tool) noexcept
     {
         t.name = str(tool.name);
-        t.kind = PW_TOOL_DEFERRED;
+        t.kind = PW_TOOL_KIND_DEFERRED;
         t.timeout_ms = tool.timeout_ms;
     }
 
     static void fill(pw_tool& t, const AdapterTool& tool) noexcept
     {
         t.name = str(tool.name);
-        t.kind = PW_TOOL_ADAPTER;
+        t.kind = PW_TOOL_KIND_ADAPTER;
         t.timeout_ms = tool.timeout_ms;
     }
 
     template <class F>
-    static std::uint32_t sync_trampoline(void* userdata, pw_str args, pw_writer* out) noexcept
+    static pw_tool_status sync_trampoline(void* userdata, pw_str args, pw_writer* out) noexcept
     {
         Writer writer(out);
-        return (*static_cast<F*>(userdata))(view(args), writer) ? PW_TOOL_OK : PW_TOOL_FAILED;
+        return (*static_cast<F*>(userdata))(view(args), writer) ? PW_TOOL_STATUS_OK : PW_TOOL_STATUS_FAILED;
     }
 
     static void on_call_trampoline(void* userdata, const pw_call_info* call) noexcept

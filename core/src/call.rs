@@ -3,10 +3,10 @@
 //!
 //! The call writes one `TOOL_CALL` to the adapter, then reads the adapter's
 //! frames: the first `TOOL_RESULT` is recorded (`content.result`, else
-//! `content.content`, else the whole frame), the first `ERROR` settles with an
-//! error, `END` or the adapter closing settles with the recorded result (or
-//! `null`), and the deadline settles with a timeout after a `CANCEL` is sent.
-//! Only the first settlement counts.
+//! `content.content`, else the whole frame), the first `ERROR` ends with an
+//! error, `END` or the adapter closing ends with the recorded result (or
+//! `null`), and the deadline ends with a timeout after a `CANCEL` is sent.
+//! Only the first end counts.
 //!
 //! ```
 //! use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
@@ -20,7 +20,7 @@
 //! assert_eq!(&out[..n], br#"{"type":"TOOL_CALL","content":{"id":"q1","name":"search","args":{"q":"oslo"}}}"#);
 //! call.handle_frame(Instant::from_millis(5), br#"{"type":"TOOL_RESULT","content":{"result":21}}"#).unwrap();
 //! call.handle_frame(Instant::from_millis(6), br#"{"type":"END"}"#).unwrap();
-//! assert_eq!(call.settlement(), Some(CallOutcome::Result(b"21")));
+//! assert_eq!(call.outcome(), Some(CallOutcome::Result(b"21")));
 //! ```
 
 use crate::clock::{Clock, Instant};
@@ -38,9 +38,9 @@ pub(crate) enum AdapterStep<'f> {
     Ignore,
     /// Record this raw value as the result.
     Record(&'f [u8]),
-    /// Settle with an error: the message when `content.message` is a string.
+    /// End with an error: the message when `content.message` is a string.
     Fail(Option<JsonStr<'f>>),
-    /// Settle with the recorded result.
+    /// End with the recorded result.
     End,
     /// A `PROGRESS` frame: restart the timeout, where a cap is set (SPEC §5).
     Progress,
@@ -72,7 +72,7 @@ pub(crate) fn read_adapter_frame<'f>(
 pub enum StartError {
     /// The args are not one JSON value (within the depth limit, the args being level 3).
     InvalidArgs(JsonError),
-    /// The buffer cannot hold the call's own failure texts, so the call could never settle.
+    /// The buffer cannot hold the call's own failure texts, so the call could never end.
     BufferTooSmall {
         /// Bytes the longest failure text needs.
         needed: usize,
@@ -107,7 +107,7 @@ impl core::error::Error for StartError {
 pub struct CallOptions<'a> {
     /// The tool name sent to the adapter and used in messages.
     pub name: &'a str,
-    /// Settle with a timeout error this long after the start, or after the latest `PROGRESS`
+    /// End with a timeout error this long after the start, or after the latest `PROGRESS`
     /// frame when `max_total_timeout_ms` is set.
     pub timeout_ms: u32,
     /// The cap on the call's life when `PROGRESS` frames restart its timeout (SPEC §5): the
@@ -150,11 +150,11 @@ enum Kept {
     Nothing,
     /// A compact result of this many bytes.
     Result(usize),
-    /// A result longer than `buf`: the call fails when it settles (SPEC §7.23).
+    /// A result longer than `buf`: the call fails when it ends (SPEC §7.23).
     TooLarge,
 }
 
-/// One call through a tool adapter, settled by the first result, error, end or timeout.
+/// One call through a tool adapter, ended by the first result, error, end or timeout.
 #[derive(Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct AdapterCall<'a> {
@@ -164,8 +164,8 @@ pub struct AdapterCall<'a> {
     buf: &'a mut [u8],
     state: State,
     deadline: Instant,
-    /// `start + max_total_timeout_ms`, when progress restarts the timeout.
-    cap: Option<Instant>,
+    /// `start + max_total_timeout_ms`; used only when that option is on.
+    cap: Instant,
     clock: Clock,
     send_call: bool,
     send_cancel: bool,
@@ -173,10 +173,10 @@ pub struct AdapterCall<'a> {
 }
 
 impl<'a> AdapterCall<'a> {
-    /// Starts the call at `now`; `buf` holds the recorded result, then the settlement.
+    /// Starts the call at `now`; `buf` holds the recorded result, then the outcome.
     ///
     /// `args` must be valid JSON (depth counted from 1); the `TOOL_CALL` is queued at once.
-    /// `buf` is the result capacity: a result longer than it (without white space) settles the
+    /// `buf` is the result capacity: a result longer than it (without white space) ends the
     /// call with `Tool <name> result exceeds <N> bytes`. It must at least hold the call's own
     /// failure texts ([`StartError::BufferTooSmall`]).
     pub fn start(
@@ -189,7 +189,7 @@ impl<'a> AdapterCall<'a> {
         // The wrapper's (noting) scanner, so that a firmware with both links one copy.
         json::validate_compact(args, opts.max_depth.saturating_sub(2))
             .map_err(StartError::InvalidArgs)?;
-        // The buffer must hold the call's own failure texts, or a timeout could never settle it.
+        // The buffer must hold the call's own failure texts, or a timeout could never end it.
         let name = opts.name.as_bytes();
         let span = opts.timeout_ms.max(opts.max_total_timeout_ms);
         let len = Message::TimedOut(name, span)
@@ -205,15 +205,18 @@ impl<'a> AdapterCall<'a> {
         let mut clock = Clock::default();
         clock.advance(now);
         let timeout = now.saturating_add_millis(opts.timeout_ms as u64);
-        let cap = (opts.max_total_timeout_ms > 0)
-            .then(|| now.saturating_add_millis(opts.max_total_timeout_ms as u64));
+        let cap = now.saturating_add_millis(opts.max_total_timeout_ms as u64);
+        let capped = opts.max_total_timeout_ms > 0;
         Ok(Self {
             opts,
             id,
             args,
             buf,
             state: State::Waiting(Kept::Nothing),
-            deadline: cap.map_or(timeout, |cap| timeout.min(cap)),
+            deadline: match capped {
+                true => timeout.min(cap),
+                false => timeout,
+            },
             cap,
             clock,
             send_call: true,
@@ -228,7 +231,7 @@ impl<'a> AdapterCall<'a> {
             State::Waiting(_) if now >= self.deadline => Err(CallError::TimedOut.into()),
             State::Waiting(kept) => Ok(kept),
             _ if self.timed_out => Err(CallError::TimedOut.into()),
-            _ => Err(CallError::Finished.into()),
+            _ => Err(CallError::Completed.into()),
         }
     }
 
@@ -239,7 +242,7 @@ impl<'a> AdapterCall<'a> {
         match read_adapter_frame(&frame, kept != Kept::Nothing)? {
             AdapterStep::Ignore => {}
             AdapterStep::Record(raw) => {
-                // Kept without white space (SPEC §7.22); too long, it fails the call at settlement.
+                // Kept without white space (SPEC §7.22); too long, it fails the call when it ends.
                 let fits = raw.len() <= self.buf.len() || json::compact_len(raw) <= self.buf.len();
                 self.state = State::Waiting(match fits {
                     true => Kept::Result(json::compact_into(raw, self.buf)),
@@ -247,17 +250,17 @@ impl<'a> AdapterCall<'a> {
                 });
             }
             AdapterStep::Fail(Some(msg)) => {
-                // Cut, never refused, so that the call settles.
+                // Cut, never refused, so that the call ends.
                 let (text, _) = msg.decode_prefix_into(self.buf);
                 self.state = State::Error(text.len());
             }
             AdapterStep::Fail(None) => self.fail(Message::Failed(self.opts.name.as_bytes()))?,
             AdapterStep::End => self.end(kept)?,
             AdapterStep::Progress => {
-                if let Some(cap) = self.cap {
+                if self.opts.max_total_timeout_ms > 0 {
                     let restarted = now
                         .saturating_add_millis(self.opts.timeout_ms as u64)
-                        .min(cap);
+                        .min(self.cap);
                     self.deadline = self.deadline.max(restarted);
                 }
             }
@@ -266,7 +269,7 @@ impl<'a> AdapterCall<'a> {
         Ok(())
     }
 
-    /// The adapter closed its source: settles like `END`.
+    /// The adapter closed its source: ends like `END`.
     pub fn handle_closed(&mut self, now: Instant) -> Result<(), Error> {
         let kept = self.waiting(now)?;
         self.end(kept)?;
@@ -274,14 +277,14 @@ impl<'a> AdapterCall<'a> {
         Ok(())
     }
 
-    /// Gives the clock; at or past the deadline a waiting call sends `CANCEL` and settles with a timeout.
+    /// Gives the clock; at or past the deadline a waiting call sends `CANCEL` and ends with a timeout.
     pub fn handle_timeout(&mut self, now: Instant) -> Result<(), Error> {
         self.clock.check(now)?;
         if matches!(self.state, State::Waiting(_)) && now >= self.deadline {
             // The message names the span that ran out: the cap's, when the deadline is it.
-            let span = match self.cap {
-                Some(cap) if cap == self.deadline => self.opts.max_total_timeout_ms,
-                _ => self.opts.timeout_ms,
+            let span = match self.opts.max_total_timeout_ms > 0 && self.cap == self.deadline {
+                true => self.opts.max_total_timeout_ms,
+                false => self.opts.timeout_ms,
             };
             self.fail(Message::TimedOut(self.opts.name.as_bytes(), span))?;
             self.send_cancel = true;
@@ -346,9 +349,9 @@ impl<'a> AdapterCall<'a> {
         matches!(self.state, State::Waiting(_)).then_some(self.deadline)
     }
 
-    /// How the call settled, once it has.
+    /// How the call ended, once it has.
     #[must_use]
-    pub fn settlement(&self) -> Option<CallOutcome<'_>> {
+    pub fn outcome(&self) -> Option<CallOutcome<'_>> {
         match self.state {
             State::Waiting(_) => None,
             State::Result(n) => Some(CallOutcome::Result(&self.buf[..n])),

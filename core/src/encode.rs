@@ -10,22 +10,9 @@
 
 pub use crate::json::BufferTooSmall;
 use crate::outcome::CallOutcome;
-
-/// Where encoded bytes go: a counter or a buffer.
-pub trait Sink {
-    /// Appends bytes.
-    fn put(&mut self, bytes: &[u8]);
-
-    /// Appends a raw JSON value in its compact form (no white space between tokens).
-    fn put_raw(&mut self, value: &[u8]) {
-        crate::json::for_each_compact_run(value, |run| self.put(run));
-    }
-
-    /// Appends a call's id or name as a JSON string (quoted, escaped).
-    fn put_name(&mut self, text: &[u8]) {
-        put_json_string(self, text);
-    }
-}
+use crate::room::{PROMPT_BASE_LEN, ROUND_LIMIT_LEN_BOUND};
+use crate::sink::put_quoted;
+pub use crate::sink::{put_escaped, put_json_string, put_u64, Counter, Sink};
 
 /// What the crate's own encoders know about a frame's parts, so that they copy them
 /// rather than rework them.
@@ -49,18 +36,6 @@ impl Known {
         raw_compact: true,
         names_plain: false,
     };
-}
-
-/// A sink that only counts.
-#[derive(Default, Debug, Clone, Copy)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Counter(pub usize);
-
-impl Sink for Counter {
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        self.0 += bytes.len();
-    }
 }
 
 /// `put_raw` of the crate's own sinks. Raw values the wrapper has seen validated without
@@ -92,20 +67,6 @@ impl Sink for Count {
     fn put_raw(&mut self, value: &[u8]) {
         put_raw_known(self, value, self.known.raw_compact);
     }
-}
-
-/// Bytes of `text` escaped: its length when nothing needs escaping (names and ids, almost
-/// always), else counted by the escaper (the crate's one counting sink: one copy of it).
-pub(crate) fn escaped_len(text: &[u8]) -> usize {
-    if next_escape(text, 0) == text.len() {
-        return text.len();
-    }
-    let mut c = Count {
-        n: 0,
-        known: Known::NOTHING,
-    };
-    put_escaped(&mut c, text);
-    c.n
 }
 
 /// Bytes of a `TOOL_RESULT` frame whose id and name escape to these lengths (`None`: no id,
@@ -145,126 +106,6 @@ impl Sink for SliceSink<'_> {
     }
 }
 
-/// Writes `text` as a JSON string with quotes and minimal escapes.
-pub fn put_json_string<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
-    put_quoted(s, text, false);
-}
-
-/// [`put_json_string`], copying a `plain` text (one known to need no escapes) as it is.
-fn put_quoted<S: Sink + ?Sized>(s: &mut S, text: &[u8], plain: bool) {
-    s.put(b"\"");
-    match plain {
-        true => {
-            debug_assert_eq!(escaped_len(text), text.len(), "not plain");
-            s.put(text);
-        }
-        false => put_escaped(s, text),
-    }
-    s.put(b"\"");
-}
-
-/// The offset of the first byte at or after `from` that needs escaping, or `text.len()`.
-fn next_escape(text: &[u8], mut from: usize) -> usize {
-    while from < text.len() {
-        // Eight bytes at a time (the last few padded with a byte that never needs escaping,
-        // so short names take one look).
-        let mut word = [b'a'; 8];
-        match text.get(from..from + 8) {
-            Some(chunk) => word.copy_from_slice(chunk),
-            // Byte by byte: a copy of a variable length would be a call to `memcpy`.
-            None => text[from..]
-                .iter()
-                .zip(&mut word)
-                .for_each(|(b, w)| *w = *b),
-        }
-        let m = escape_mask(u64::from_le_bytes(word));
-        if m != 0 {
-            // The lowest flagged byte is a real one, never padding.
-            return from + (m.trailing_zeros() / 8) as usize;
-        }
-        from += 8;
-    }
-    text.len()
-}
-
-/// Writes `text` escaped for the inside of a JSON string (no quotes).
-pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut run = 0;
-    let mut i = 0;
-    while i < text.len() {
-        i = next_escape(text, i);
-        let Some(&b) = text.get(i) else {
-            break;
-        };
-        let short: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            // Another control character (`next_escape` stops at nothing else): `\u00XX`.
-            _ => b"",
-        };
-        s.put(&text[run..i]);
-        if short.is_empty() {
-            s.put(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(b >> 4) as usize],
-                HEX[(b & 15) as usize],
-            ]);
-        } else {
-            s.put(short);
-        }
-        i += 1;
-        run = i;
-    }
-    s.put(&text[run..]);
-}
-
-/// Flags (high bit per byte) the bytes of `x` that are `"`, `\` or below U+0020; the lowest
-/// flagged byte is always a real one (borrows only flag bytes above it).
-#[inline]
-fn escape_mask(x: u64) -> u64 {
-    use crate::json::{zero_bytes, HI, LO};
-    zero_bytes(x ^ (LO * b'"' as u64))
-        | zero_bytes(x ^ (LO * b'\\' as u64))
-        | (x.wrapping_sub(LO * 0x20) & !x & HI)
-}
-
-/// Decimal digits of `n` without allocation.
-pub fn put_u64<S: Sink + ?Sized>(s: &mut S, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        let (q, r) = div_rem_10(n);
-        i -= 1;
-        digits[i] = b'0' + r;
-        n = q;
-        if n == 0 {
-            break;
-        }
-    }
-    s.put(&digits[i..]);
-}
-
-/// `n / 10` and `n % 10` by long division in 16-bit limbs: 32-bit targets have no 64-bit
-/// divide, and the library routine for it costs about 860 bytes of flash on a Cortex-M.
-fn div_rem_10(n: u64) -> (u64, u8) {
-    let (mut q, mut rem) = (0u64, 0u32);
-    for shift in [48u32, 32, 16, 0] {
-        let cur = (rem << 16) | ((n >> shift) as u32 & 0xFFFF);
-        q |= ((cur / 10) as u64) << shift;
-        rem = cur % 10;
-    }
-    (q, rem as u8)
-}
-
 /// The text of the continue prompt.
 pub const CONTINUE_PROMPT: &[u8] = b"Tool results above.";
 /// What follows the prompt when a last tool error is set.
@@ -277,17 +118,11 @@ const ROUND_LIMIT_HEAD: &[u8] =
     b"{\"type\":\"ERROR\",\"content\":{\"message\":\"Tool round limit reached (";
 const ROUND_LIMIT_TAIL: &[u8] = b")\"}}";
 
-/// Bytes of the continue prompt frame besides its (escaped) last tool error.
-pub(crate) const PROMPT_BASE_LEN: usize =
-    TEXT_HEAD.len() + CONTINUE_PROMPT.len() + LAST_ERROR_PREFIX.len() + 2;
-/// A bound on the round-limit `ERROR` frame (75 bytes with the longest `u32`).
-pub(crate) const ROUND_LIMIT_LEN_BOUND: usize = 80;
-/// A bound on what a `TOOL_RESULT`, adapter `TOOL_CALL` or `CANCEL` frame holds besides its
-/// id, name and value or reason (62 bytes for a `TOOL_RESULT`).
-pub(crate) const FRAME_AROUND_BOUND: usize = 64;
-
 const _: () =
     assert!(ROUND_LIMIT_HEAD.len() + 10 + ROUND_LIMIT_TAIL.len() <= ROUND_LIMIT_LEN_BOUND);
+const _: () = assert!(
+    TEXT_HEAD.len() + CONTINUE_PROMPT.len() + LAST_ERROR_PREFIX.len() + 2 == PROMPT_BASE_LEN
+);
 
 /// One frame the adapter writes, by its parts. Text parts are decoded UTF-8.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -483,33 +318,7 @@ fn put_id<S: Sink + ?Sized>(s: &mut S, id: Option<&[u8]>) {
 
 #[cfg(test)]
 mod tests {
-    /// The first byte needing an escape is found at its exact offset from every start, in
-    /// texts of every length around the word size, with bytes that need none (non-ASCII
-    /// included) everywhere else.
-    #[test]
-    fn next_escape_finds_the_first_byte_from_every_start() {
-        for len in 0..if cfg!(miri) { 10 } else { 20 } {
-            for special in [None, Some(b'"'), Some(b'\\'), Some(0x00), Some(0x1f)] {
-                for at in 0..len.max(1) {
-                    let mut text = [0u8; 20];
-                    for (i, b) in text[..len].iter_mut().enumerate() {
-                        *b = [b'x', 0xc3, 0xa9, b' ', 0x7f][i % 5];
-                    }
-                    if let Some(b) = special.filter(|_| at < len) {
-                        text[at] = b;
-                    }
-                    let text = &text[..len];
-                    for from in 0..=len {
-                        let want = (from..len)
-                            .find(|&i| matches!(text[i], b'"' | b'\\' | 0x00..=0x1f))
-                            .unwrap_or(len);
-                        assert_eq!(next_escape(text, from), want, "{text:?} from {from}");
-                    }
-                }
-            }
-        }
-    }
-
+    use super::*;
     /// The shortcuts agree with the escaper: `escaped_len` with the bytes it writes, and
     /// `tool_result_len` with the frame's encoded length, for texts with and without escapes
     /// at every position of the eight-byte words.
@@ -549,44 +358,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn u64_digits_by_long_division() {
-        for n in [
-            0,
-            9,
-            10,
-            65_535,
-            65_536,
-            4_294_967_295,
-            4_294_967_296,
-            u64::MAX - 1,
-            u64::MAX,
-        ]
-        .into_iter()
-        .chain(
-            (0..if cfg!(miri) { 100 } else { 2000u64 })
-                .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-        ) {
-            assert_eq!(div_rem_10(n), (n / 10, (n % 10) as u8), "{n}");
-            let mut out = [0u8; 20];
-            let mut sink = SliceSink {
-                buf: &mut out,
-                pos: 0,
-                known: Known::NOTHING,
-            };
-            put_u64(&mut sink, n);
-            let len = sink.pos;
-            let digits = &out[..len];
-            assert!(len == 1 || digits[0] != b'0', "{n}");
-            let back = digits.iter().fold(0u128, |v, d| {
-                assert!(d.is_ascii_digit());
-                v * 10 + (d - b'0') as u128
-            });
-            assert_eq!(back, n as u128);
-        }
-    }
-
-    use super::*;
+    use crate::json::escape::escaped_len;
 
     fn enc(f: OutFrame<'_>) -> ([u8; 256], usize) {
         let mut buf = [0u8; 256];
@@ -637,62 +409,5 @@ mod tests {
             f.encoded_len(),
             "{\"type\":\"TEXT\",\"content\":\"café\"}".len()
         );
-    }
-}
-
-#[cfg(test)]
-mod swar_equivalence {
-    use super::*;
-    extern crate std;
-    use std::vec::Vec;
-
-    /// A byte-at-a-time reference: minimal escapes, control characters as `\u00xx`.
-    fn reference(text: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for &b in text {
-            match b {
-                b'"' | b'\\' => out.extend([b'\\', b]),
-                0x08 => out.extend(b"\\b"),
-                0x0c => out.extend(b"\\f"),
-                b'\n' => out.extend(b"\\n"),
-                b'\r' => out.extend(b"\\r"),
-                b'\t' => out.extend(b"\\t"),
-                0x00..=0x1f => out.extend(std::format!("\\u{b:04x}").bytes()),
-                _ => out.push(b),
-            }
-        }
-        out
-    }
-    struct V(Vec<u8>);
-    impl Sink for V {
-        fn put(&mut self, b: &[u8]) {
-            self.0.extend_from_slice(b)
-        }
-    }
-    #[test]
-    fn same_as_bytewise() {
-        let mut x: u64 = 0x9E3779B97F4A7C15;
-        let alphabet: &[u8] = b"ab\"\\\x00\x01\x1f\x20\x7f\x80\xc3\xa9\xff\n\t\r\x08\x0c~!";
-        for n in 0..if cfg!(miri) { 400 } else { 20000 } {
-            let len = n % 40;
-            let mut t = Vec::new();
-            for _ in 0..len {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                t.push(if x.is_multiple_of(3) {
-                    alphabet[(x >> 8) as usize % alphabet.len()]
-                } else {
-                    (x >> 16) as u8
-                });
-            }
-            let mut a = V(Vec::new());
-            put_escaped(&mut a, &t);
-            let b = reference(&t);
-            assert_eq!(a.0, b, "{t:?}");
-            let mut c = Counter(0);
-            put_escaped(&mut c, &t);
-            assert_eq!(c.0, b.len());
-        }
     }
 }

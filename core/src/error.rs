@@ -52,16 +52,6 @@ pub enum Error {
         /// Bytes free.
         free: usize,
     },
-    /// What the input would produce exceeds the whole output queue: it can never be accepted
-    /// as it is. A queue of [`Config::queue_len`](crate::Config::queue_len) bytes, as
-    /// [`Wrapper::new`](crate::Wrapper::new) carves it, fits any input within the capacities,
-    /// so a wrapper does not return it today; the code stays for the C ABI's numbering.
-    OutputTooLarge {
-        /// Bytes the input may need.
-        needed: usize,
-        /// The queue's capacity.
-        cap: usize,
-    },
     /// The call the input names is not waiting for it.
     Call(CallError),
 }
@@ -73,8 +63,8 @@ pub enum Error {
 pub enum CallError {
     /// No call with this handle was ever started.
     Unknown,
-    /// The call already completed.
-    Finished,
+    /// The call already ended with a result or an error.
+    Completed,
     /// The call timed out (or is past its deadline and about to).
     TimedOut,
     /// The call was cancelled.
@@ -118,9 +108,6 @@ impl core::fmt::Display for Error {
             Error::QueueFull { needed, free } => {
                 write!(f, "output queue needs {needed} bytes, {free} free")
             }
-            Error::OutputTooLarge { needed, cap } => {
-                write!(f, "output of {needed} bytes exceeds the queue's {cap}")
-            }
             Error::Call(e) => e.fmt(f),
         }
     }
@@ -130,7 +117,7 @@ impl core::fmt::Display for CallError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(match self {
             CallError::Unknown => "unknown call",
-            CallError::Finished => "call already completed",
+            CallError::Completed => "call already completed",
             CallError::TimedOut => "call timed out",
             CallError::Cancelled => "call was cancelled",
             CallError::Stale => "call ended and its slot was reused",

@@ -4,13 +4,7 @@
 //! record that `poll_transmit` reads from here, `END` by `END`. Their bytes stay until the
 //! last released `END` is transmitted; `END`s held meanwhile go after them.
 
-use crate::queue;
-
-/// Bytes each held `END` costs on top of its own length.
-pub const HELD_HEADER: usize = 4;
-
-/// The most queue bytes releasing the held `END`s can take: one record, whatever they are.
-pub(crate) const RELEASE_COST_BOUND: usize = queue::cost(0);
+use crate::room::{record_cost, HELD_HEADER};
 
 #[derive(Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -50,7 +44,7 @@ impl<'a> Held<'a> {
     pub(crate) fn release_cost(&self) -> usize {
         match self.count {
             0 => 0,
-            _ => queue::cost(0),
+            _ => record_cost(0),
         }
     }
 

@@ -81,7 +81,10 @@ pub mod hooks;
 pub mod json;
 mod message;
 pub mod outcome;
-pub mod queue;
+mod queue;
+mod room;
+pub mod route;
+pub mod sink;
 pub mod tool;
 pub mod trace;
 pub mod typed;
@@ -93,8 +96,8 @@ pub use error::{CallError, Error};
 pub use frame::{Frame, FrameError, FrameKind};
 pub use hooks::{CallInfo, Hooks, NoHooks};
 pub use outcome::CallOutcome;
-pub use queue::{Route, Transmit};
+pub use route::{CallHandle, Route, Transmit};
 pub use tool::{ResultWriter, SyncTool, Tool, ToolFailed, ToolKind};
 pub use wrapper::{
-    CallHandle, Completed, Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper,
+    Completed, Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper,
 };

@@ -1,10 +1,6 @@
 //! The texts of the errors the adapter itself reports (SPEC §2, §3, §5).
 
-use crate::encode::{put_u64, Sink};
-
-/// Room, quotes included, for the text of a message the wrapper composes around a tool name
-/// or id: at most 47 bytes (`Tool `, ` result exceeds `, 20 digits, ` bytes`) and 2 quotes.
-pub(crate) const AROUND_NAME_BOUND: usize = 64;
+use crate::sink::{put_u64, Sink};
 
 /// Where a cancel's reason starts in its message, past `Tool `, the name and ` cancelled: `.
 pub(crate) const CANCELLED_AT: usize = "Tool ".len() + " cancelled: ".len();
@@ -82,7 +78,7 @@ impl Message<'_> {
 
     /// Decoded length in bytes.
     pub(crate) fn len(&self) -> usize {
-        let mut c = crate::encode::Counter(0);
+        let mut c = crate::sink::Counter(0);
         self.write_to(&mut c);
         c.0
     }
@@ -120,20 +116,4 @@ impl Sink for Fill<'_> {
         }
         self.pos += bytes.len();
     }
-}
-
-/// Length of the longest prefix of `text`, ending on a character boundary, whose escaped form fits `cap` bytes.
-pub(crate) fn escaped_prefix(text: &[u8], cap: usize) -> usize {
-    let mut total = 0;
-    for (i, &b) in text.iter().enumerate() {
-        total += match b {
-            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
-            0x00..=0x1f => 6,
-            _ => 1,
-        };
-        if total > cap {
-            return crate::trace::utf8_prefix(text, i);
-        }
-    }
-    text.len()
 }

@@ -10,33 +10,8 @@
 //! state changes, so that the push itself cannot fail.
 
 use crate::encode::{Known, OutFrame};
-use crate::error::Error;
-use crate::wrapper::CallHandle;
-
-/// Where a queued frame must be written.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Route {
-    /// The model's sink (`TOOL_RESULT`s, the continue prompt).
-    Model,
-    /// The consumer (mirrored prompt, released `END`s, the round-limit `ERROR`).
-    Consumer,
-    /// A pending call's tool adapter (`TOOL_CALL`, `CANCEL`).
-    Adapter(CallHandle),
-}
-
-/// One frame handed to the host by `poll_transmit`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Transmit {
-    /// Where to write it.
-    pub route: Route,
-    /// Its length in the host's buffer.
-    pub len: usize,
-}
-
-/// Bytes of a record's header: route tag, body kind, slot, call index, frame length.
-const HEADER: usize = 12;
+use crate::room::{HELD_HEADER, RECORD_HEADER};
+use crate::route::{CallHandle, Route};
 
 /// A frame encoded from a pending-call slot when it is transmitted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -71,9 +46,13 @@ pub(crate) struct Record {
     pub(crate) body: Body,
 }
 
-/// Bytes a queued frame of `len` bytes takes in the queue.
-pub(crate) const fn cost(len: usize) -> usize {
-    len.saturating_add(HEADER)
+/// The queue lacks room for what an input would queue: it was refused, nothing changed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct QueueFull {
+    /// Bytes of records the input needs.
+    pub(crate) needed: usize,
+    /// Bytes free.
+    pub(crate) free: usize,
 }
 
 #[derive(Debug)]
@@ -118,13 +97,13 @@ impl<'a> Queue<'a> {
     }
 
     /// Refuses, changing nothing, unless `needed` bytes of records can be pushed now.
-    pub(crate) fn reserve(&self, needed: usize) -> Result<(), Error> {
+    pub(crate) fn reserve(&self, needed: usize) -> Result<(), QueueFull> {
         // `Config::queue_len` sizes the queue so that, drained, it takes any input: were that
         // ever wrong, the input would still be refused (as `QueueFull`), never half done.
         debug_assert!(needed <= self.capacity(), "{needed} > {}", self.capacity());
         let free = self.free();
         if needed > free {
-            return Err(Error::QueueFull { needed, free });
+            return Err(QueueFull { needed, free });
         }
         Ok(())
     }
@@ -140,7 +119,7 @@ impl<'a> Queue<'a> {
     }
 
     /// Queues `frame` for the model, then the same bytes for the consumer (a mirrored
-    /// prompt): one record, `cost(len)`, transmitted twice.
+    /// prompt): one record, `record_cost(len)`, transmitted twice.
     pub(crate) fn push_mirrored(&mut self, frame: &OutFrame<'_>) {
         self.push_inline(Route::Model, frame, true, Known::NOTHING);
     }
@@ -149,7 +128,7 @@ impl<'a> Queue<'a> {
         // One pass: the frame is encoded straight after the header's place at the tail,
         // counted as it goes. Only when the room past the tail is short (free bytes sit before
         // the head) are the records moved up and the frame written a second time.
-        let body_at = self.tail + HEADER;
+        let body_at = self.tail + RECORD_HEADER;
         let room = self.buf.get_mut(body_at..).unwrap_or_default();
         let len = frame.encode_within(room, known);
         let (body, frames) = match mirrored {
@@ -160,20 +139,20 @@ impl<'a> Queue<'a> {
             if !self.make_room(record_len(body)) {
                 return;
             }
-            let body_at = self.tail + HEADER;
+            let body_at = self.tail + RECORD_HEADER;
             frame.encode_exact(&mut self.buf[body_at..body_at + len], known);
         }
         self.commit(route, body, 0, frames);
     }
 
     /// Queues the frame of the call (`index`) in `slot`, to be encoded from the slot when it
-    /// is transmitted. Its cost, `cost(0)`, must have been reserved.
+    /// is transmitted. Its cost, `record_cost(0)`, must have been reserved.
     pub(crate) fn push_slot(&mut self, route: Route, frame: SlotFrame, slot: u16, index: u32) {
         self.append(route, Body::Slot(frame, slot), index, 1);
     }
 
     /// Queues the release of `count` held `END`s (consumer route) from `offset` in the held
-    /// buffer: one record, `cost(0)`, transmitted once per `END`.
+    /// buffer: one record, `record_cost(0)`, transmitted once per `END`.
     pub(crate) fn push_held(&mut self, offset: usize, count: usize) {
         self.append(Route::Consumer, Body::Held { offset, count }, 0, count);
     }
@@ -202,7 +181,7 @@ impl<'a> Queue<'a> {
     /// Writes the header of a record whose bytes follow the tail, and takes them.
     fn commit(&mut self, route: Route, body: Body, index: u32, frames: usize) {
         let at = self.tail;
-        write_header(&mut self.buf[at..at + HEADER], route, body, index);
+        write_header(&mut self.buf[at..at + RECORD_HEADER], route, body, index);
         self.tail = at + record_len(body);
         self.frames += frames;
         self.pushed += frames as u64;
@@ -223,10 +202,10 @@ impl<'a> Queue<'a> {
             return true;
         }
         let next = Body::Held {
-            offset: offset + crate::held::HELD_HEADER + len,
+            offset: offset + HELD_HEADER + len,
             count: count - 1,
         };
-        let h = &mut self.buf[self.head..self.head + HEADER];
+        let h = &mut self.buf[self.head..self.head + RECORD_HEADER];
         write_header(h, Route::Consumer, next, 0);
         self.frames -= 1;
         false
@@ -244,7 +223,7 @@ impl<'a> Queue<'a> {
         if self.frames == 0 {
             return None;
         }
-        let (route, body) = read_header(&self.buf[self.head..self.head + HEADER]);
+        let (route, body) = read_header(&self.buf[self.head..self.head + RECORD_HEADER]);
         Some(Record { route, body })
     }
 
@@ -252,7 +231,7 @@ impl<'a> Queue<'a> {
     pub(crate) fn front_frame(&self) -> &[u8] {
         match self.front().map(|r| r.body) {
             Some(Body::Inline(len) | Body::Mirrored(len)) => {
-                let start = self.head + HEADER;
+                let start = self.head + RECORD_HEADER;
                 &self.buf[start..start + len]
             }
             _ => &[],
@@ -266,7 +245,7 @@ impl<'a> Queue<'a> {
         };
         let len = match r.body {
             Body::Mirrored(len) => {
-                let h = &mut self.buf[self.head..self.head + HEADER];
+                let h = &mut self.buf[self.head..self.head + RECORD_HEADER];
                 write_header(h, Route::Consumer, Body::Inline(len), 0);
                 self.frames -= 1;
                 return;
@@ -274,7 +253,7 @@ impl<'a> Queue<'a> {
             Body::Inline(len) => len,
             Body::Slot(..) | Body::Held { .. } => 0,
         };
-        self.head += HEADER + len;
+        self.head += RECORD_HEADER + len;
         self.frames -= 1;
         if self.frames == 0 {
             self.head = 0;
@@ -305,12 +284,12 @@ impl<'a> Queue<'a> {
         self.compact();
         let mut at = self.head;
         while at < self.tail {
-            let (route, body) = read_header(&self.buf[at..at + HEADER]);
+            let (route, body) = read_header(&self.buf[at..at + RECORD_HEADER]);
             match body {
                 Body::Slot(f, s) if s == slot => {
                     let out = frame(f);
                     let len = out.len_as(Known::RAW_COMPACT);
-                    let body_at = at + HEADER;
+                    let body_at = at + RECORD_HEADER;
                     self.buf.copy_within(body_at..self.tail, body_at + len);
                     out.encode_exact(&mut self.buf[body_at..body_at + len], Known::RAW_COMPACT);
                     write_header(&mut self.buf[at..body_at], route, Body::Inline(len), 0);
@@ -326,7 +305,10 @@ impl<'a> Queue<'a> {
     fn records(&self) -> impl Iterator<Item = Record> + '_ {
         let mut at = self.head;
         core::iter::from_fn(move || {
-            let h = self.buf.get(at..at + HEADER).filter(|_| at < self.tail)?;
+            let h = self
+                .buf
+                .get(at..at + RECORD_HEADER)
+                .filter(|_| at < self.tail)?;
             let (route, body) = read_header(h);
             at += record_len(body);
             Some(Record { route, body })
@@ -336,7 +318,7 @@ impl<'a> Queue<'a> {
 
 /// Bytes of a record: its header and encoded frame.
 fn record_len(body: Body) -> usize {
-    HEADER
+    RECORD_HEADER
         + match body {
             Body::Inline(len) | Body::Mirrored(len) => len,
             Body::Slot(..) | Body::Held { .. } => 0,

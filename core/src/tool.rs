@@ -178,21 +178,30 @@ where
 /// How a registered tool runs.
 #[derive(Copy, Clone)]
 pub enum ToolKind<'t> {
-    /// Runs at once (SPEC §3, function form).
+    /// Runs at once (SPEC §3, function form): its call never waits.
     Sync(&'t dyn SyncTool),
-    /// The host is told through [`Event`](crate::wrapper::Event) and completes it later.
+    /// Its call waits in a slot until it ends, run by the host or by a tool adapter.
+    Pending(PendingKind),
+}
+
+/// How a call that waits is run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PendingKind {
+    /// The host is told through [`Event`](crate::wrapper::Event) and completes it with
+    /// [`Wrapper::complete`](crate::Wrapper::complete).
     Deferred,
-    /// A frame-speaking tool adapter, driven by the §2 `AdapterCall` rules.
+    /// A frame-speaking tool adapter, driven by the §2 `AdapterCall` rules; its frames go to
+    /// [`Wrapper::handle_adapter_frame`](crate::Wrapper::handle_adapter_frame).
     Adapter,
 }
 
 impl core::fmt::Debug for ToolKind<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            ToolKind::Sync(_) => "Sync",
-            ToolKind::Deferred => "Deferred",
-            ToolKind::Adapter => "Adapter",
-        })
+        match self {
+            ToolKind::Sync(_) => f.write_str("Sync"),
+            ToolKind::Pending(kind) => write!(f, "Pending({kind:?})"),
+        }
     }
 }
 
@@ -201,8 +210,7 @@ impl defmt::Format for ToolKind<'_> {
     fn format(&self, f: defmt::Formatter<'_>) {
         match self {
             ToolKind::Sync(_) => defmt::write!(f, "Sync"),
-            ToolKind::Deferred => defmt::write!(f, "Deferred"),
-            ToolKind::Adapter => defmt::write!(f, "Adapter"),
+            ToolKind::Pending(kind) => defmt::write!(f, "Pending({})", kind),
         }
     }
 }
@@ -286,7 +294,7 @@ impl<'t> Tool<'t> {
     pub const fn deferred(name: &'t str) -> Self {
         Self {
             name,
-            kind: ToolKind::Deferred,
+            kind: ToolKind::Pending(PendingKind::Deferred),
             timeout_ms: None,
         }
     }
@@ -295,7 +303,7 @@ impl<'t> Tool<'t> {
     pub const fn adapter(name: &'t str) -> Self {
         Self {
             name,
-            kind: ToolKind::Adapter,
+            kind: ToolKind::Pending(PendingKind::Adapter),
             timeout_ms: None,
         }
     }
@@ -416,16 +424,16 @@ mod tests {
         fn noop(_: &[u8], _: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
             Ok(())
         }
-        let mut s: heapless::String<32> = heapless::String::new();
+        let mut s: heapless::String<64> = heapless::String::new();
         use core::fmt::Write;
         write!(
             s,
             "{:?} {:?} {:?}",
             ToolKind::Sync(&noop),
-            ToolKind::Deferred,
-            ToolKind::Adapter
+            ToolKind::Pending(PendingKind::Deferred),
+            ToolKind::Pending(PendingKind::Adapter)
         )
         .unwrap();
-        assert_eq!(s.as_str(), "Sync Deferred Adapter");
+        assert_eq!(s.as_str(), "Sync Pending(Deferred) Pending(Adapter)");
     }
 }

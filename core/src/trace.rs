@@ -5,6 +5,7 @@
 //! entry does not fit, the oldest entries are dropped first and counted; an
 //! entry larger than the whole region is cut to fit and flagged, never silently.
 
+use crate::json::escape::utf8_prefix;
 use crate::outcome::CallOutcome;
 
 /// Bytes each entry costs on top of its name, args and result or error.
@@ -215,18 +216,6 @@ fn copy_compact(raw: &[u8], compact: bool, dst: &mut [u8]) {
         true => dst.copy_from_slice(&raw[..dst.len()]),
         false => _ = crate::json::compact_into(raw, dst),
     }
-}
-
-/// The longest prefix of `text` of at most `max` bytes that ends on a UTF-8 boundary.
-pub(crate) fn utf8_prefix(text: &[u8], max: usize) -> usize {
-    if text.len() <= max {
-        return text.len();
-    }
-    let mut n = max;
-    while n > 0 && (text[n] & 0xC0) == 0x80 {
-        n -= 1;
-    }
-    n
 }
 
 fn record_len(rec: &[u8]) -> usize {

@@ -216,7 +216,7 @@ static uint32_t add(void *userdata, pw_str args, pw_writer *out) {
     (void)userdata;
     if (parse_add_args(args, &a, &b) != 0) {
         pw_writer_write(out, (const uint8_t *)bad, sizeof bad - 1);
-        return PW_TOOL_FAILED;
+        return PW_TOOL_STATUS_FAILED;
     }
     sum = (long long)a + b;
     if (sum > INT32_MAX)
@@ -225,7 +225,7 @@ static uint32_t add(void *userdata, pw_str args, pw_writer *out) {
         sum = INT32_MIN;
     n = snprintf(num, sizeof num, "%ld", (long)sum);
     pw_writer_write(out, (const uint8_t *)num, (size_t)n);
-    return PW_TOOL_OK;
+    return PW_TOOL_STATUS_OK;
 }
 
 /* One model line at `now`: into the wrapper, forwarded if it says so, then the pump. */
@@ -235,16 +235,16 @@ static int handle_line(pw_wrapper *w, const uint8_t *line, size_t len) {
     pw_result r = pw_wrapper_handle_response(w, now, line, len, &d);
     if (r != PW_OK)
         return FAIL("handle_response: %s", why(r));
-    if (d.kind == PW_FORWARD && check(PW_ROUTE_CONSUMER, line, len) != 0)
+    if (d.kind == PW_DISPOSITION_FORWARD && check(PW_ROUTE_CONSUMER, line, len) != 0)
         return 1;
     return pump(w, now);
 }
 
 int main(void) {
     const pw_tool tools[N_TOOLS] = {
-        {S("add"), PW_TOOL_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL},
-        {S("lookup"), PW_TOOL_DEFERRED, 1000, NULL, NULL},
-        {S("slow"), PW_TOOL_DEFERRED, PW_TOOL_DEFAULT_TIMEOUT, NULL, NULL},
+        {S("add"), PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL},
+        {S("lookup"), PW_TOOL_KIND_DEFERRED, 1000, NULL, NULL},
+        {S("slow"), PW_TOOL_KIND_DEFERRED, PW_TOOL_DEFAULT_TIMEOUT, NULL, NULL},
     };
     const pw_hooks hooks = {NULL, NULL, NULL};
     pw_wrapper_config cfg;

@@ -192,8 +192,8 @@ int main()
     CHECK(w.pending() == 0 && !w.poll_timeout());
 
     // 5. Late completions and bad input are refused with their codes; nothing changes.
-    CHECK(w.complete(32, lookup, pw::Outcome::result("1")).code() == PW_CALL_FINISHED);
-    CHECK(w.adapter_closed(32, lookup).code() == PW_CALL_FINISHED);
+    CHECK(w.complete(32, lookup, pw::Outcome::result("1")).code() == PW_CALL_COMPLETED);
+    CHECK(w.adapter_closed(32, lookup).code() == PW_CALL_COMPLETED);
     CHECK(w.handle_response(30, R"({"type":"END"})").code() == PW_CLOCK_WENT_BACKWARDS);
     CHECK(w.handle_response(32, "[1]").code() == PW_FRAME_NOT_OBJECT);
     CHECK(w.handle_request(32, "").code() == PW_FRAME_NOT_OBJECT);

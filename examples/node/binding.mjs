@@ -41,18 +41,18 @@ export const PW = Object.freeze({
   INVALID_RESULT: 305,
   QUEUE_FULL: 307,
   CALL_UNKNOWN: 309,
-  CALL_FINISHED: 310,
+  CALL_COMPLETED: 310,
   CALL_TIMED_OUT: 311,
   CALL_CANCELLED: 312,
   CALL_STALE: 313,
   CALL_WRONG_KIND: 314,
-  TOOL_SYNC: 0,
-  TOOL_DEFERRED: 1,
-  TOOL_ADAPTER: 2,
+  TOOL_KIND_SYNC: 0,
+  TOOL_KIND_DEFERRED: 1,
+  TOOL_KIND_ADAPTER: 2,
   TOOL_DEFAULT_TIMEOUT: 0xffffffff,
-  FORWARD: 0,
-  INTERCEPTED: 1,
-  HELD: 2,
+  DISPOSITION_FORWARD: 0,
+  DISPOSITION_INTERCEPTED: 1,
+  DISPOSITION_HELD: 2,
   ROUTE_MODEL: 0,
   ROUTE_CONSUMER: 1,
   ROUTE_ADAPTER: 2,
@@ -172,7 +172,7 @@ export const C = {
   callHandleTimeout: f('uint32_t pw_adapter_call_handle_timeout(pw_adapter_call *c, uint64_t now_ms)'),
   callPollTransmit: f('uint32_t pw_adapter_call_poll_transmit(pw_adapter_call *c, _Out_ uint8_t *buf, size_t cap, _Out_ size_t *out_len)'),
   callPollTimeout: f('uint64_t pw_adapter_call_poll_timeout(const pw_adapter_call *c)'),
-  callSettlement: f('uint32_t pw_adapter_call_settlement(const pw_adapter_call *c, _Out_ pw_outcome *out)'),
+  callOutcome: f('uint32_t pw_adapter_call_outcome(const pw_adapter_call *c, _Out_ pw_outcome *out)'),
   // the wrapper (createToolAdapterWrapper)
   wrapperAlign: f('size_t pw_wrapper_align(void)'),
   wrapperConfigDefault: f('uint32_t pw_wrapper_config_default(_Out_ pw_wrapper_config *out)'),
@@ -206,7 +206,7 @@ export const C = {
   pollEvent: f('uint32_t pw_wrapper_poll_event(pw_wrapper *w, _Out_ pw_event *out)'),
   pollTimeout: f('uint64_t pw_wrapper_poll_timeout(const pw_wrapper *w)'),
   pending: f('size_t pw_wrapper_pending(const pw_wrapper *w)'),
-  traceEntry: f('uint32_t pw_wrapper_trace_entry(pw_wrapper *w, size_t index, _Out_ pw_trace_entry *out)'),
+  traceEntry: f('uint32_t pw_wrapper_trace_entry(const pw_wrapper *w, size_t index, _Out_ pw_trace_entry *out)'),
   // sync tools write their output through the writer they are handed (during the call only)
   writerWrite: f('uint32_t pw_writer_write(pw_writer *out, const uint8_t *bytes, size_t len)'),
 };
@@ -388,15 +388,15 @@ const onSyncCall = koffi.register((userdata, args, out) => {
   try {
     const t = syncTargets.get(Number(userdata));
     const w = t?.ref.deref();
-    if (!w) return PW_TOOL_FAILED;
+    if (!w) return PW_TOOL_STATUS_FAILED;
     return w.syncCall(t.tool, args, out);
   } catch {
-    return PW_TOOL_FAILED; // never let an exception cross the C frames
+    return PW_TOOL_STATUS_FAILED; // never let an exception cross the C frames
   }
 }, koffi.pointer(syncFnProto));
 /** What a `pw_sync_fn` returns: the result was written / the error message was written. */
-export const PW_TOOL_OK = 0;
-export const PW_TOOL_FAILED = 1;
+export const PW_TOOL_STATUS_OK = 0;
+export const PW_TOOL_STATUS_FAILED = 1;
 
 /**
  * A `pw_tool.call` / `userdata` pair for sync tool `tool` of a wrapper: during the C call,

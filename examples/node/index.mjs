@@ -17,8 +17,8 @@ import {
   isNotWaiting,
   OutBlock,
   outcomeOf,
-  PW_TOOL_FAILED,
-  PW_TOOL_OK,
+  PW_TOOL_STATUS_FAILED,
+  PW_TOOL_STATUS_OK,
   pwError,
   registerHooks,
   registerSyncTool,
@@ -227,8 +227,12 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
       if (timer) clearTimeout(timer);
       timer = null;
       if (d === Infinity) return;
-      timer = setTimeout(() => call.tick(), Math.max(0, d - clock.now()));
-      timer.unref?.();
+      // Not unref'd: a waiting call keeps the process alive until it settles (as the JS
+      // package's timer does); settled, the call clears it, so nothing lingers.
+      timer = setTimeout(() => {
+        timer = null;
+        call.tick();
+      }, Math.max(0, d - clock.now()));
     }
     function flush() {
       if (done) return;
@@ -243,11 +247,12 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
         if (done) return;
       }
       const o = {};
-      if (C.callSettlement(c, o) === PW.OK) {
+      if (C.callOutcome(c, o) === PW.OK) {
         const text = strOf(o.text);
         done = true;
         live.delete(call);
         if (timer) clearTimeout(timer);
+        timer = null;
         toolAdapter.source.unpipe?.(dest);
         mem.free();
         spans.free();
@@ -282,11 +287,15 @@ const NODE_LIMITS = {
   heldBytes: 64 * 1024,
 };
 
-const freeBlocks = new FinalizationRegistry((held) => {
+/** Frees what a wrapper holds outside the JS heap (once: by `close()` or by the finalizer). */
+function release(held) {
+  if (held.freed) return;
+  held.freed = true;
   unregisterHooks(held.hookId);
   for (const id of held.syncIds) unregisterSyncTool(id);
   for (const s of held.stable) s.free();
-});
+}
+const freeBlocks = new FinalizationRegistry(release);
 
 const isAsyncFunction = (fn) => Object.prototype.toString.call(fn) === '[object AsyncFunction]';
 const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
@@ -299,18 +308,59 @@ const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === '
  */
 function classify(name, v) {
   if (typeof v === 'function') {
-    if (v.length > 1) return { form: 'callback', fn: v, kind: PW.TOOL_DEFERRED };
-    if (isAsyncFunction(v)) return { form: 'async', fn: v, kind: PW.TOOL_DEFERRED };
-    return { form: 'sync', fn: v, kind: PW.TOOL_SYNC };
+    if (v.length > 1) return { form: 'callback', fn: v, kind: PW.TOOL_KIND_DEFERRED };
+    if (isAsyncFunction(v)) return { form: 'async', fn: v, kind: PW.TOOL_KIND_DEFERRED };
+    return { form: 'sync', fn: v, kind: PW.TOOL_KIND_SYNC };
   }
   if (v !== null && typeof v === 'object' && 'adapter' in v) {
     const a = v.adapter;
-    if (typeof a === 'function') return { form: 'factory', factory: a, kind: PW.TOOL_ADAPTER, timeoutMs: v.timeoutMs };
-    if (isDuplex(a)) return { form: 'adapter', duplex: a, kind: PW.TOOL_ADAPTER, timeoutMs: v.timeoutMs };
+    if (typeof a === 'function') return { form: 'factory', factory: a, kind: PW.TOOL_KIND_ADAPTER, timeoutMs: v.timeoutMs };
+    if (isDuplex(a)) return { form: 'adapter', duplex: a, kind: PW.TOOL_KIND_ADAPTER, timeoutMs: v.timeoutMs };
   }
-  if (isDuplex(v)) return { form: 'adapter', duplex: v, kind: PW.TOOL_ADAPTER };
-  throw new TypeError(`Tool "${name}" must be a function, { adapter: duplex }, or a duplex`);
+  if (isDuplex(v)) return { form: 'adapter', duplex: v, kind: PW.TOOL_KIND_ADAPTER };
+  throw new TypeError(`Tool ${JSON.stringify(name)} must be a function, { adapter: duplex }, or a duplex`);
 }
+
+/**
+ * The `tools` option as `[name, registration]` pairs: a `Map` (string keys) or an object's own
+ * enumerable string keys. No name is special: `__proto__` (an own property, as `JSON.parse`
+ * makes it), `constructor`, `toString`... are tool names like any other.
+ */
+function toolEntries(tools) {
+  if (tools === undefined || tools === null) return [];
+  if (tools instanceof Map) {
+    const entries = [...tools];
+    for (const [name] of entries) {
+      if (typeof name !== 'string') throw new TypeError('createToolAdapterWrapper: tool names (Map keys) must be strings');
+    }
+    return entries;
+  }
+  if (typeof tools !== 'object') throw new TypeError('createToolAdapterWrapper: tools must be an object or a Map');
+  return Object.keys(tools).map((name) => [name, tools[name]]);
+}
+
+/** The error for a use of a closed wrapper. */
+function closedError() {
+  const e = new Error('polyweave: this wrapper is closed (close() was called); create a new one');
+  e.code = 'PW_WRAPPER_CLOSED';
+  return e;
+}
+
+/**
+ * The error for a `PW_QUEUE_FULL` right after a full drain of the output queue: the core
+ * guarantees a drained queue takes any input, so this is a bug in the C library.
+ */
+function queueFullAfterDrain(what, how = 'returned PW_QUEUE_FULL') {
+  const e = new Error(
+    `polyweave: ${what} ${how} (code ${PW.QUEUE_FULL}) right after the output queue was drained: ` +
+      'a drained queue takes any input, so this is a bug in the C library',
+  );
+  e.code = PW.QUEUE_FULL;
+  return e;
+}
+
+/** `Tool <name> returned invalid JSON`: the core's text for a sync tool's output that is not JSON. */
+const invalidJson = (name) => `Tool ${name} returned invalid JSON`;
 
 class ToolAdapterWrapper {
   constructor(inner, options) {
@@ -322,9 +372,16 @@ class ToolAdapterWrapper {
     this.manual = manual !== null;
     this.clock = manual ?? realClock;
     this.source = createSource();
-    this.sink = { write: (frame) => this._request(frame), end: () => inner.sink.end?.() };
+    this.sink = {
+      write: (frame) => this._request(frame),
+      end: () => {
+        if (this.closed) throw closedError();
+        return inner.sink.end?.();
+      },
+    };
     this.calls = new Map(); // call index -> pending call
-    this.hookRecs = []; // hooks to fire, in frame order (seq)
+    this.hookRecs = []; // hooks to fire, in frame order (seq); hookRecs[hookHead] is the next
+    this.hookHead = 0;
     this.lastCall = null; // { index, seq, id } of the newest intercepted call
     this.popped = 0;
     this.draining = false;
@@ -335,15 +392,18 @@ class ToolAdapterWrapper {
     this.innerEnded = false;
     this.inTool = false; // a sync tool is running inside a C call on this wrapper
     this.eventsWaiting = false; // a deferred or adapter call started: pw_wrapper_poll_event has work
+    this.closed = false; // close() was called: every later use throws
+    this.depth = 0; // wrapper methods on the stack: the C memory is freed only at 0
     this.outBuf = Buffer.alloc(65536);
     this.out = new OutBlock();
     this._build(options);
-    inner.source.pipe({ write: (frame) => this._response(frame), end: () => this._innerEnd() });
+    this.innerDest = { write: (frame) => this._response(frame), end: () => this._innerEnd() };
+    inner.source.pipe(this.innerDest);
   }
 
   _build(options) {
     const limits = { ...NODE_LIMITS, ...(options.limits ?? {}) };
-    const tools = Object.entries(options.tools ?? {});
+    const tools = toolEntries(options.tools);
     this.tools = tools.map(([name, v]) => ({ name, ...classify(name, v), active: [], router: null }));
     const cfg = {};
     C.wrapperConfigDefault(cfg);
@@ -365,7 +425,10 @@ class ToolAdapterWrapper {
     const slots = options.maxPending ?? 32;
     const size = [0];
     let r = C.wrapperSize(cfg, slots, tools.length, size);
-    if (r !== PW.OK) throw pwError('createToolAdapterWrapper: options out of range', r);
+    if (r !== PW.OK) {
+      this.out.free();
+      throw pwError('createToolAdapterWrapper: options out of range', r);
+    }
     const align = Number(C.wrapperAlign());
     const names = this.tools.map((t) => Buffer.from(t.name, 'utf8'));
     const nameMem = new Stable(names.reduce((n, b) => n + b.length, 0));
@@ -382,7 +445,7 @@ class ToolAdapterWrapper {
         call: null,
         userdata: null,
       };
-      if (t.kind === PW.TOOL_SYNC) {
+      if (t.kind === PW.TOOL_KIND_SYNC) {
         const s = registerSyncTool(ref, i);
         syncIds.push(s.id);
         entry.call = s.call;
@@ -395,14 +458,72 @@ class ToolAdapterWrapper {
     const out = [null];
     r = C.wrapperInit(mem.at(alignOffset(mem.ptr, align)), Number(size[0]), cfg, slots, cTools, cTools.length, reg.hooks, out);
     if (r !== PW.OK) {
-      unregisterHooks(reg.id);
-      for (const id of syncIds) unregisterSyncTool(id);
-      mem.free();
-      nameMem.free();
+      release({ hookId: reg.id, syncIds, stable: [mem, nameMem, this.out] });
       throw pwError('createToolAdapterWrapper: cannot build the wrapper', r);
     }
     this.w = out[0];
-    freeBlocks.register(this, { hookId: reg.id, syncIds, stable: [mem, nameMem, this.out] });
+    this.held = { hookId: reg.id, syncIds, stable: [mem, nameMem, this.out], freed: false };
+    freeBlocks.register(this, this.held, this);
+  }
+
+  // ---- entering and leaving: a closed wrapper refuses every use; its memory goes at depth 0
+
+  /** Refuses a use of a closed wrapper, or of this wrapper from a sync tool it is running. */
+  _enter() {
+    if (this.closed) throw closedError();
+    if (this.inTool) {
+      throw new Error('a sync tool cannot use its own wrapper while it runs (make it async or (args, cb))');
+    }
+    this.depth++;
+  }
+
+  _leave() {
+    if (--this.depth === 0 && this.closed) this._release();
+  }
+
+  _release() {
+    freeBlocks.unregister(this);
+    release(this.held);
+    this.w = null;
+  }
+
+  /**
+   * Closes the wrapper at once (SPEC-independent, beyond the JS package): frees its C memory,
+   * clears its timer, disconnects it from the model's and the tool adapters' sources, and makes
+   * every later use throw (`err.code === 'PW_WRAPPER_CLOSED'`). Calls still pending are
+   * dropped: their `(args, cb)` callbacks return `false`, async results are ignored, and the
+   * model gets no `TOOL_RESULT` for them (`cancel(reason)` first if it should). Idempotent.
+   * Called from a hook or a consumer's `write`, it takes effect there: nothing more is
+   * delivered, and the memory is freed when the wrapper's own call returns.
+   */
+  close() {
+    if (this.closed) return;
+    if (this.inTool) {
+      throw new Error('a sync tool cannot close its own wrapper while it runs (make it async or (args, cb))');
+    }
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+    this.inner.source.unpipe?.(this.innerDest);
+    for (const call of this.calls.values()) {
+      call.done = true;
+      if (call.dest) call.duplex.source.unpipe?.(call.dest);
+    }
+    for (const tool of this.tools) {
+      if (tool.router) tool.duplex.source.unpipe?.(tool.router);
+      tool.active = [];
+    }
+    this.calls.clear();
+    this.hookRecs = [];
+    this.hookHead = 0;
+    this.toStart = [];
+    if (this.depth === 0) this._release();
+  }
+
+  /** Whether `close()` was called. */
+  get isClosed() {
+    return this.closed;
   }
 
   // Called by the C library during a wrapper call: record, fire later in frame order.
@@ -447,6 +568,13 @@ class ToolAdapterWrapper {
    * Runs sync tool `index` for the C library (through `pw_sync_fn`): `args` is the call's
    * `pw_str`, `out` the writer for its result (JSON text) or its error message. Nothing here
    * calls into this wrapper; a tool that tries is refused (see `_enter`).
+   *
+   * Texts: a result is written as its JSON text and checked by the core (not JSON: the core's
+   * `Tool <name> returned invalid JSON`; a value JSON cannot express, such as a BigInt, is
+   * written as no text at all, which the core answers the same way). Only what the core cannot
+   * know is composed here: a thrown exception's message, `Tool <name> failed` for a throw
+   * without one (the core's text for an adapter ERROR without a message), and `Tool <name>
+   * returned a promise: declare it async`.
    */
   syncCall(index, args, out) {
     const tool = this.tools[index];
@@ -466,10 +594,10 @@ class ToolAdapterWrapper {
       } else {
         try {
           text = resultJSON(v);
-          failed = false;
-        } catch (e) {
-          text = `Tool ${tool.name} result is not JSON: ${messageOf(e)}`;
+        } catch {
+          text = ''; // not JSON: the core says so, in its own words
         }
+        failed = false;
       }
     } catch (e) {
       try {
@@ -482,19 +610,68 @@ class ToolAdapterWrapper {
     }
     const bytes = Buffer.from(text, 'utf8');
     C.writerWrite(out, nz(bytes), bytes.length);
-    return failed ? PW_TOOL_FAILED : PW_TOOL_OK;
-  }
-
-  /** Refuses a call into this wrapper from a sync tool running inside one of its C calls. */
-  _enter() {
-    if (this.inTool) {
-      throw new Error('a sync tool cannot use its own wrapper while it runs (make it async or (args, cb))');
-    }
+    return failed ? PW_TOOL_STATUS_FAILED : PW_TOOL_STATUS_OK;
   }
 
   // ---- the queue, the events, the timer
 
+  /**
+   * Calls `fn` (a C call that may answer `PW_QUEUE_FULL`, changing nothing); on
+   * `PW_QUEUE_FULL` drains the output queue completely and calls it once more. A second
+   * `PW_QUEUE_FULL` throws (the core guarantees a drained queue takes any input).
+   */
+  _withRoom(what, fn) {
+    const r = fn();
+    if (r !== PW.QUEUE_FULL) return r;
+    this._pump();
+    if (this.closed) throw closedError(); // closed by a hook or a consumer while draining
+    const again = fn();
+    if (again === PW.QUEUE_FULL) throw queueFullAfterDrain(what);
+    return again;
+  }
+
+  /** Fires the recorded hooks whose frames (seq) have all been delivered. */
+  _fireHooks(upTo) {
+    while (this.hookHead < this.hookRecs.length && this.hookRecs[this.hookHead].seq <= upTo) {
+      this._fireHook(this.hookRecs[this.hookHead++]);
+      if (this.closed) return;
+    }
+    if (this.hookHead === this.hookRecs.length) {
+      this.hookRecs = [];
+      this.hookHead = 0;
+    }
+  }
+
+  /**
+   * Delivers every queued frame, hooks in frame order, until the C queue is empty (frames that
+   * the deliveries cause included). Safe to re-enter: a delivery that feeds the wrapper and
+   * finds the queue full drains the rest of it here, in order.
+   */
+  _pump() {
+    const t = this.out;
+    for (;;) {
+      this._fireHooks(this.popped);
+      if (this.closed) return;
+      const r = C.pollTransmitTo(this.w, this.outBuf, this.outBuf.length, t.transmit);
+      if (r === PW.NOTHING) break;
+      if (r === PW.BUFFER_TOO_SMALL) {
+        this.outBuf = Buffer.alloc(t.len * 2);
+        continue;
+      }
+      if (r !== PW.OK) throw pwError('pw_wrapper_poll_transmit', r);
+      this.popped++;
+      const route = t.route;
+      const frame = frameOf(this.outBuf.toString('utf8', 0, t.len));
+      if (route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
+      else if (route === PW.ROUTE_CONSUMER) this.source.push(frame);
+      else this._toAdapter(t.handle.index, frame);
+      if (this.closed) return;
+    }
+    this._fireHooks(Infinity);
+  }
+
   _drain() {
+    if (this.closed) return;
     if (this.draining) {
       this.again = true;
       return;
@@ -504,30 +681,16 @@ class ToolAdapterWrapper {
       do {
         this.again = false;
         this._takeEvents();
-        let next = 0;
-        const t = this.out;
-        for (;;) {
-          while (next < this.hookRecs.length && this.hookRecs[next].seq <= this.popped) this._fireHook(this.hookRecs[next++]);
-          const r = C.pollTransmitTo(this.w, this.outBuf, this.outBuf.length, t.transmit);
-          if (r === PW.NOTHING) break;
-          if (r === PW.BUFFER_TOO_SMALL) {
-            this.outBuf = Buffer.alloc(t.len * 2);
-            continue;
-          }
-          if (r !== PW.OK) throw pwError('pw_wrapper_poll_transmit', r);
-          this.popped++;
-          const route = t.route;
-          const frame = frameOf(this.outBuf.toString('utf8', 0, t.len));
-          if (route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
-          else if (route === PW.ROUTE_CONSUMER) this.source.push(frame);
-          else this._toAdapter(t.handle.index, frame);
-        }
-        while (next < this.hookRecs.length) this._fireHook(this.hookRecs[next++]);
-        this.hookRecs.splice(0, next);
+        if (this.closed) return;
+        this._pump();
+        if (this.closed) return;
         this._cleanup();
         const start = this.toStart;
         this.toStart = [];
-        for (const call of start) this._run(call);
+        for (const call of start) {
+          this._run(call);
+          if (this.closed) return;
+        }
         if (start.length > 0) this.again = true;
       } while (this.again);
     } finally {
@@ -542,7 +705,7 @@ class ToolAdapterWrapper {
     if (!this.eventsWaiting) return;
     this.eventsWaiting = false;
     const ev = {};
-    while (C.pollEvent(this.w, ev) === PW.OK) {
+    while (!this.closed && C.pollEvent(this.w, ev) === PW.OK) {
       const tool = this.tools[Number(ev.tool)];
       const call = {
         index: ev.handle.index,
@@ -556,7 +719,7 @@ class ToolAdapterWrapper {
         dest: null,
       };
       this.calls.set(call.index, call);
-      if (tool.kind === PW.TOOL_ADAPTER) this._connect(call);
+      if (tool.kind === PW.TOOL_KIND_ADAPTER) this._connect(call);
       else this.toStart.push(call);
     }
   }
@@ -571,7 +734,7 @@ class ToolAdapterWrapper {
       } catch {
         duplex = null;
       }
-      if (!isDuplex(duplex)) return; // the call times out (or is cancelled)
+      if (this.closed || !isDuplex(duplex)) return; // the call times out (or is cancelled)
       call.duplex = duplex;
       call.dest = {
         write: (frame) => this._adapterFrame(call, frame),
@@ -622,8 +785,13 @@ class ToolAdapterWrapper {
     }
   }
 
+  /**
+   * Arms the timer at the library's earliest deadline. Not unref'd: while a deferred or adapter
+   * call waits, its timeout keeps the process alive (as the JS package's timers do); when no
+   * call waits, no timer is left armed, so nothing keeps the process alive for nothing.
+   */
   _arm() {
-    if (this.manual) return;
+    if (this.manual || this.closed) return;
     // Deadlines belong to pending deferred and adapter calls: none known, none armed, none due.
     if (this.calls.size === 0 && this.timer === null) return;
     const d = deadline(C.pollTimeout(this.w));
@@ -635,9 +803,8 @@ class ToolAdapterWrapper {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.timerAt = Infinity;
-      this.tick();
+      if (!this.closed) this.tick();
     }, Math.max(0, d - this.clock.now()));
-    this.timer.unref?.();
   }
 
   // ---- JS tools (C deferred calls): the (args, cb) and async forms
@@ -656,7 +823,7 @@ class ToolAdapterWrapper {
       try {
         tool.fn.call(ctx, args, cb);
       } catch (e) {
-        cb(e);
+        cb(e ?? new Error(`Tool ${call.name} failed`));
       }
       return;
     }
@@ -667,8 +834,8 @@ class ToolAdapterWrapper {
       this._complete(call, e ?? new Error(`Tool ${call.name} failed`));
       return;
     }
-    if (v !== null && typeof v === 'object' && typeof v.then === 'function') {
-      v.then(
+    if (isThenable(v)) {
+      Promise.resolve(v).then(
         (res) => this._complete(call, null, res),
         (e) => this._complete(call, e ?? new Error(`Tool ${call.name} failed`)),
       );
@@ -677,65 +844,90 @@ class ToolAdapterWrapper {
     }
   }
 
-  /** Completes a deferred call through the library; false when the call was not waiting. */
+  /**
+   * Completes a deferred call through the library; false when the call was not waiting (or
+   * the wrapper was closed). A result that is not JSON (the core refuses it,
+   * `PW_INVALID_RESULT`, or JS cannot write it) fails the call with the core's text for the
+   * same failure of a sync tool, `Tool <name> returned invalid JSON`.
+   */
   _complete(call, err, result) {
+    if (this.closed) return false; // a tool answering after close(): dropped
     this._enter();
-    let outcome;
-    if (err !== null && err !== undefined) {
-      outcome = { is_error: 1, text: cutUtf8(messageOf(err), this.messageCap) };
-    } else {
-      try {
-        outcome = { is_error: 0, text: Buffer.from(resultJSON(result), 'utf8') };
-      } catch (e) {
-        outcome = { is_error: 1, text: cutUtf8(`Tool ${call.name} result is not JSON: ${messageOf(e)}`, this.messageCap) };
+    try {
+      let outcome;
+      if (err !== null && err !== undefined) {
+        outcome = { is_error: 1, text: cutUtf8(messageOf(err), this.messageCap) };
+      } else {
+        let text;
+        try {
+          text = resultJSON(result);
+        } catch {
+          text = null;
+        }
+        outcome =
+          text === null
+            ? { is_error: 1, text: Buffer.from(invalidJson(call.name), 'utf8') }
+            : { is_error: 0, text: Buffer.from(text, 'utf8') };
       }
-    }
-    const completed = [0];
-    for (let tries = 0; ; tries++) {
-      const o = { is_error: outcome.is_error, text: { ptr: nz(outcome.text), len: outcome.text.length } };
-      const r = C.complete(this.w, this.clock.now(), call.handle, o, completed);
-      if (r === PW.OK) break;
-      if (isNotWaiting(r)) return false;
-      if (r === PW.QUEUE_FULL && tries < 8) {
-        this._drain();
-        continue;
-      }
+      const completed = [0];
+      const complete = () => {
+        const o = { is_error: outcome.is_error, text: { ptr: nz(outcome.text), len: outcome.text.length } };
+        return C.complete(this.w, this.clock.now(), call.handle, o, completed);
+      };
+      let r = this._withRoom('pw_wrapper_complete', complete);
       if (r === PW.INVALID_RESULT && outcome.is_error === 0) {
-        outcome = { is_error: 1, text: Buffer.from(`Tool ${call.name} result is not JSON`, 'utf8') };
-        continue;
+        outcome = { is_error: 1, text: Buffer.from(invalidJson(call.name), 'utf8') };
+        r = this._withRoom('pw_wrapper_complete', complete);
       }
-      throw pwError(`completing tool ${call.name}`, r);
+      if (isNotWaiting(r)) return false;
+      if (r !== PW.OK) throw pwError(`completing tool ${call.name}`, r);
+      this._drain();
+      return true;
+    } finally {
+      this._leave();
     }
-    this._drain();
-    return true;
   }
 
   // ---- adapter input
 
   _adapterFrame(call, frame) {
+    if (this.closed) return false; // an adapter answering after close(): not waiting
     this._enter();
-    let bytes;
     try {
-      bytes = frameBytes(frame);
-    } catch (e) {
-      this._reject('adapter', frame, e, call.index);
+      let bytes;
+      try {
+        bytes = frameBytes(frame);
+      } catch (e) {
+        this._reject('adapter', frame, e, call.index);
+        return true;
+      }
+      const r = this._withRoom('pw_wrapper_handle_adapter_frame', () =>
+        C.handleAdapterFrame(this.w, this.clock.now(), call.handle, nz(bytes), bytes.length),
+      );
+      if (isMalformed(r)) this._reject('adapter', frame, pwError('malformed adapter frame', r), call.index);
+      else if (isNotWaiting(r)) return false;
+      else if (r !== PW.OK) throw pwError('pw_wrapper_handle_adapter_frame', r);
+      this._drain();
       return true;
+    } finally {
+      this._leave();
     }
-    const r = C.handleAdapterFrame(this.w, this.clock.now(), call.handle, nz(bytes), bytes.length);
-    if (isMalformed(r)) this._reject('adapter', frame, pwError('malformed adapter frame', r), call.index);
-    else if (isNotWaiting(r)) return false;
-    else if (r !== PW.OK) throw pwError('pw_wrapper_handle_adapter_frame', r);
-    this._drain();
-    return true;
   }
 
   _adapterClosed(call) {
+    if (this.closed) return false;
     this._enter();
-    const r = C.handleAdapterClosed(this.w, this.clock.now(), call.handle);
-    if (isNotWaiting(r)) return false;
-    if (r !== PW.OK) throw pwError('pw_wrapper_handle_adapter_closed', r);
-    this._drain();
-    return true;
+    try {
+      const r = this._withRoom('pw_wrapper_handle_adapter_closed', () =>
+        C.handleAdapterClosed(this.w, this.clock.now(), call.handle),
+      );
+      if (isNotWaiting(r)) return false;
+      if (r !== PW.OK) throw pwError('pw_wrapper_handle_adapter_closed', r);
+      this._drain();
+      return true;
+    } finally {
+      this._leave();
+    }
   }
 
   _reject(path, frame, err, call) {
@@ -751,54 +943,60 @@ class ToolAdapterWrapper {
 
   _response(frame) {
     this._enter();
-    let bytes;
     try {
-      bytes = frameBytes(frame);
-    } catch (e) {
-      this._reject('response', frame, e);
-      return true;
-    }
-    const d = this.out;
-    let r;
-    for (let tries = 0; ; tries++) {
-      r = C.handleResponseTo(this.w, this.clock.now(), nz(bytes), bytes.length, d.disposition);
-      if (r === PW.QUEUE_FULL && tries < 8) {
-        this._drain();
-        continue;
+      let bytes;
+      try {
+        bytes = frameBytes(frame);
+      } catch (e) {
+        this._reject('response', frame, e);
+        return true;
       }
-      break;
-    }
-    if (r !== PW.OK) {
-      this._reject('response', frame, pwError('response frame refused', r));
+      const d = this.out;
+      const r = this._withRoom('pw_wrapper_handle_response', () =>
+        C.handleResponseTo(this.w, this.clock.now(), nz(bytes), bytes.length, d.disposition),
+      );
+      if (r !== PW.OK) {
+        this._reject('response', frame, pwError('response frame refused', r));
+        return true;
+      }
+      if (d.hasHandle) this.eventsWaiting = true;
+      if (d.kind === PW.DISPOSITION_FORWARD) this.source.push(frame);
+      this._drain();
       return true;
+    } finally {
+      this._leave();
     }
-    if (d.hasHandle) this.eventsWaiting = true;
-    if (d.kind === PW.FORWARD) this.source.push(frame);
-    this._drain();
-    return true;
   }
 
   _request(frame) {
     this._enter();
-    let bytes;
     try {
-      bytes = frameBytes(frame);
-    } catch (e) {
-      this._reject('request', frame, e);
-      return true;
+      let bytes;
+      try {
+        bytes = frameBytes(frame);
+      } catch (e) {
+        this._reject('request', frame, e);
+        return true;
+      }
+      const r = C.handleRequest(this.w, this.clock.now(), nz(bytes), bytes.length);
+      if (r !== PW.OK) {
+        this._reject('request', frame, pwError('request frame refused', r));
+        return true;
+      }
+      return this.inner.sink.write(frame);
+    } finally {
+      this._leave();
     }
-    const r = C.handleRequest(this.w, this.clock.now(), nz(bytes), bytes.length);
-    if (r !== PW.OK) {
-      this._reject('request', frame, pwError('request frame refused', r));
-      return true;
-    }
-    return this.inner.sink.write(frame);
   }
 
   _innerEnd() {
     this._enter();
-    this.innerEnded = true;
-    this._drain();
+    try {
+      this.innerEnded = true;
+      this._drain();
+    } finally {
+      this._leave();
+    }
   }
 
   // ---- the helpers of the JS package, and SPEC §5
@@ -806,74 +1004,121 @@ class ToolAdapterWrapper {
   /** A copy of the trace, oldest first: `[{ name, args, result, error }]` (`{ raw: true }`: JSON texts). */
   getToolTrace({ raw: asText = false } = {}) {
     this._enter();
-    const out = [];
-    const e = {};
-    for (let i = 0; C.traceEntry(this.w, i, e) === PW.OK; i++) {
-      const name = e.has_name ? strOf(e.name) : null;
-      const args = strOf(e.args);
-      const isError = e.outcome.is_error === 1;
-      const text = strOf(e.outcome.text);
-      const entry = asText
-        ? { name, args, result: isError ? null : text, error: isError ? text : null }
-        : { name, args: valueOf(args), result: isError ? null : valueOf(text), error: isError ? text : null };
-      if (e.truncated) entry.truncated = true;
-      out.push(entry);
+    try {
+      const out = [];
+      const e = {};
+      for (let i = 0; C.traceEntry(this.w, i, e) === PW.OK; i++) {
+        const name = e.has_name ? strOf(e.name) : null;
+        const args = strOf(e.args);
+        const isError = e.outcome.is_error === 1;
+        const text = strOf(e.outcome.text);
+        const entry = asText
+          ? { name, args, result: isError ? null : text, error: isError ? text : null }
+          : { name, args: valueOf(args), result: isError ? null : valueOf(text), error: isError ? text : null };
+        if (e.truncated) entry.truncated = true;
+        out.push(entry);
+      }
+      return out;
+    } finally {
+      this._leave();
     }
-    return out;
   }
 
   clearTrace() {
     this._enter();
-    C.clearTrace(this.w);
+    try {
+      C.clearTrace(this.w);
+    } finally {
+      this._leave();
+    }
   }
 
   abort() {
     this._enter();
-    C.abort(this.w);
-  }
-
-  /** Completes every pending call with `Tool <name> cancelled: <reason>` (SPEC §5). */
-  cancel(reason = 'cancelled') {
-    this._enter();
-    let text = cutUtf8(String(reason), this.messageCap);
-    const left = [0];
-    for (let rounds = 0; rounds < 1000; rounds++) {
-      const r = C.cancel(this.w, this.clock.now(), nz(text), text.length, left);
-      if (r === PW.MESSAGE_TOO_LONG && text.length > 0) {
-        text = cutUtf8(text.toString('utf8'), Math.floor(text.length / 2));
-        continue;
-      }
-      if (r !== PW.OK) throw pwError('cancel', r);
-      this._drain();
-      if (Number(left[0]) === 0) return;
+    try {
+      C.abort(this.w);
+    } finally {
+      this._leave();
     }
   }
 
-  /** Gives the clock now (timeouts due fire); with `clock: { now() }` the only way time passes. */
+  /**
+   * Completes every pending call with `Tool <name> cancelled: <reason>` (SPEC §5). The library
+   * cancels as many as its output queue takes; the rest wait for a drain: drained, the queue
+   * takes at least one more, so a call that makes no progress after a drain throws (a bug in
+   * the C library).
+   */
+  cancel(reason = 'cancelled') {
+    this._enter();
+    try {
+      let text = cutUtf8(String(reason), this.messageCap);
+      const left = [0];
+      let before = Infinity;
+      for (;;) {
+        const r = C.cancel(this.w, this.clock.now(), nz(text), text.length, left);
+        if (r === PW.MESSAGE_TOO_LONG && text.length > 0) {
+          text = cutUtf8(text.toString('utf8'), Math.floor(text.length / 2));
+          continue;
+        }
+        if (r !== PW.OK) throw pwError('cancel', r);
+        const n = Number(left[0]);
+        if (n === 0) break;
+        if (n >= before) throw queueFullAfterDrain('pw_wrapper_cancel', 'cancelled no call for want of room (PW_QUEUE_FULL)');
+        before = n;
+        this._pump();
+        if (this.closed) return;
+      }
+      this._drain();
+    } finally {
+      this._leave();
+    }
+  }
+
+  /**
+   * Gives the clock now (timeouts due fire); with `clock: { now() }` the only way time passes.
+   * Timeouts the full output queue could not take yet fire after a drain; a drain that lets
+   * none of them through throws (a bug in the C library).
+   */
   tick() {
     this._enter();
-    for (let i = 0; i < 1000; i++) {
-      const now = this.clock.now();
-      const r = C.handleTimeout(this.w, now);
-      if (r !== PW.OK) throw pwError('clock', r);
+    try {
+      let before = Infinity;
+      for (;;) {
+        const now = this.clock.now();
+        const r = C.handleTimeout(this.w, now);
+        if (r !== PW.OK) throw pwError('clock', r);
+        if (deadline(C.pollTimeout(this.w)) > now) break;
+        const n = Number(C.pending(this.w));
+        if (n >= before) throw queueFullAfterDrain('pw_wrapper_handle_timeout', 'fired no due timeout for want of room (PW_QUEUE_FULL)');
+        before = n;
+        this._pump();
+        if (this.closed) return;
+      }
       this._drain();
-      if (deadline(C.pollTimeout(this.w)) > now) return;
+    } finally {
+      this._leave();
     }
   }
 
   /** Calls intercepted and not yet completed. */
   get pending() {
     this._enter();
-    return Number(C.pending(this.w));
+    try {
+      return Number(C.pending(this.w));
+    } finally {
+      this._leave();
+    }
   }
 }
 
 /**
  * Wraps an LLM adapter duplex: TOOL_CALL frames on its response path go to the registered tools
- * (SPEC §3). Options: `name`, `tools`, `toolTimeoutMs` (alias `toolTimeout`), `maxTotalTimeoutMs` (SPEC §5 progress cap, 0: off), `onToolCall`,
- * `onToolResult`, `mirrorContinue`; beyond the JS package: `maxPending` (32), `maxRounds` (0),
- * `fullValidation` (false), `maxDepth` (32), `limits` (capacities), `onRejected(path, frame, err,
- * call)`, `clock: { now() }` (test-only manual clock, with `wrapper.tick()`).
+ * (SPEC §3). Options: `name`, `tools` (an object or a `Map`, name → registration),
+ * `toolTimeoutMs` (alias `toolTimeout`), `maxTotalTimeoutMs` (SPEC §5 progress cap, 0: off),
+ * `onToolCall`, `onToolResult`, `mirrorContinue`; beyond the JS package: `maxPending` (32),
+ * `maxRounds` (0), `fullValidation` (false), `maxDepth` (32), `limits` (capacities),
+ * `onRejected(path, frame, err, call)`, `clock: { now() }` (test-only manual clock, with
+ * `wrapper.tick()`). `wrapper.close()` frees it at once (see `close`).
  */
 export function createToolAdapterWrapper(innerDuplex, options = {}) {
   if (!isDuplex(innerDuplex)) throw new TypeError('createToolAdapterWrapper: innerDuplex must have .source and .sink');

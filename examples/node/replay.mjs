@@ -93,10 +93,11 @@ function parseRaw(text) {
   return v;
 }
 
+/** An object node's member `key` (a repeated name: its last value, as the Rust replay reads it). */
 const member = (node, key) => {
   if (node?.kind !== 'object') return undefined;
   let found;
-  for (const [k, v] of node.value) if (k === key && found === undefined) found = v;
+  for (const [k, v] of node.value) if (k === key) found = v;
   return found;
 };
 const num = (node, what) => {
@@ -107,6 +108,8 @@ const num = (node, what) => {
   return node.value;
 };
 const bool = (node) => node?.kind === 'bool' && node.value === true;
+/** An error message as the scenario gives it: a string decoded, any other value as written. */
+const messageOf = (node) => (node.kind === 'string' ? node.value : node.raw);
 /** A frame as the scenario gives it: an object's exact text, or a string's text. */
 const frameOf = (node) => (node.kind === 'string' ? raw(node.value) : raw(node.raw));
 
@@ -148,15 +151,17 @@ function runWrapper(sc) {
   const clock = { t: 0, now: () => clock.t };
   const deferred = new Map(); // call index -> callback
   const adapters = new Map(); // call index -> duplex
-  const tools = {};
+  // Names are strings and nothing more: a Map, so `__proto__`, `constructor`... are tools like
+  // any other (a repeated name keeps its first place and its last value, as in the Rust replay).
+  const tools = new Map();
   for (const [name, spec] of toolsNode?.kind === 'object' ? toolsNode.value : []) {
     const kind = member(spec, 'kind')?.value;
     if (kind === 'deferred') {
-      tools[name] = function deferredTool(args, cb) {
+      tools.set(name, function deferredTool(args, cb) {
         deferred.set(this.index, cb);
-      };
+      });
     } else if (kind === 'adapter') {
-      tools[name] = {
+      tools.set(name, {
         adapter: (ctx) => {
           const d = createDuplex({
             onWrite: (frame) => print(`{"to":"adapter","call":${ctx.index},"frame":${jv(rawText(frame))}}`),
@@ -164,20 +169,22 @@ function runWrapper(sc) {
           adapters.set(ctx.index, d);
           return d;
         },
-      };
+      });
     } else if (kind === 'sync') {
       const error = member(spec, 'error');
       const result = member(spec, 'result');
-      if (error !== undefined && error.kind === 'string') {
-        tools[name] = () => {
-          throw new Error(error.value);
-        };
+      if (error !== undefined && error.kind !== 'null') {
+        // SPEC §6: fails with E, a string as it is, any other JSON value as its text as written.
+        const message = messageOf(error);
+        tools.set(name, () => {
+          throw new Error(message);
+        });
       } else if (bool(member(spec, 'echo'))) {
-        tools[name] = function echo() {
+        tools.set(name, function echo() {
           return raw(this.rawArgs);
-        };
+        });
       } else {
-        tools[name] = () => raw(result === undefined ? 'null' : result.raw);
+        tools.set(name, () => raw(result === undefined ? 'null' : result.raw));
       }
     } else {
       throw new ScenarioError(`tool ${jstr(name)}: unknown kind`);
@@ -266,7 +273,7 @@ function applyStep(step, wrapper, inner, deferred, adapters) {
     const applied =
       cb !== undefined &&
       (error !== undefined && error.kind !== 'null'
-        ? cb(new Error(error.kind === 'string' ? error.value : error.raw))
+        ? cb(new Error(messageOf(error)))
         : cb(null, raw(result === undefined ? 'null' : result.raw)));
     if (!applied) refused(n);
   } else if ((node = member(step, 'adapter')) !== undefined) {

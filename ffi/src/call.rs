@@ -79,7 +79,7 @@ pub extern "C" fn pw_adapter_call_align() -> usize {
 }
 
 /// The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
-/// bytes (the adapter's result, without white space, or the settlement's message).
+/// bytes (the adapter's result, without white space, or the message it ended with).
 ///
 /// # Safety
 ///
@@ -195,7 +195,7 @@ impl Placed for pw_adapter_call {
     }
 }
 
-/// One frame from the adapter (validated whole). After the settlement, `PW_CALL_FINISHED`
+/// One frame from the adapter (validated whole). After it ended, `PW_CALL_COMPLETED`
 /// or `PW_CALL_TIMED_OUT`.
 ///
 /// # Safety
@@ -220,7 +220,7 @@ pub unsafe extern "C" fn pw_adapter_call_handle_frame(
     })
 }
 
-/// The adapter closed its source: settles like `END`.
+/// The adapter closed its source: ends like `END`.
 ///
 /// # Safety
 ///
@@ -239,7 +239,7 @@ pub unsafe extern "C" fn pw_adapter_call_handle_closed(
     })
 }
 
-/// Gives the clock: at or past the deadline a waiting call queues `CANCEL` and settles with
+/// Gives the clock: at or past the deadline a waiting call queues `CANCEL` and ends with
 /// `Tool <name> timed out after <ms>ms`.
 ///
 /// # Safety
@@ -297,7 +297,7 @@ pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
 }
 
 /// When `pw_adapter_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
-/// the settlement (and for a NULL or misaligned call).
+/// its end (and for a NULL or misaligned call).
 ///
 /// # Safety
 ///
@@ -316,7 +316,7 @@ pub unsafe extern "C" fn pw_adapter_call_poll_timeout(c: *const pw_adapter_call)
     })
 }
 
-/// How the call settled: `PW_OK` with `*out` (its text points into the call's block), or
+/// How the call ended: `PW_OK` with `*out` (its text points into the call's block), or
 /// `PW_NOTHING` while it waits.
 ///
 /// # Safety
@@ -324,7 +324,7 @@ pub unsafe extern "C" fn pw_adapter_call_poll_timeout(c: *const pw_adapter_call)
 /// `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for one write, outside the
 /// call's block.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_adapter_call_settlement(
+pub unsafe extern "C" fn pw_adapter_call_outcome(
     c: *const pw_adapter_call,
     out: *mut pw_outcome,
 ) -> pw_result {
@@ -334,7 +334,7 @@ pub unsafe extern "C" fn pw_adapter_call_settlement(
         let c = unsafe { placed(c.cast_mut(), &[span(out, 1)]) }?;
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
-        let s = c.call.settlement().ok_or(pw_result::PW_NOTHING)?;
+        let s = c.call.outcome().ok_or(pw_result::PW_NOTHING)?;
         out.write(pw_outcome::of(s));
         Ok(())
     })

@@ -74,12 +74,14 @@ pub enum pw_result {
     PW_HELD_FULL = 306,
     /// The output queue lacks room: drain `pw_wrapper_poll_transmit` and try again; nothing changed.
     PW_QUEUE_FULL = 307,
-    /// What the input would produce can never fit the output queue; nothing changed.
+    /// Reserved: no function returns it today (a drained queue takes any input, by its
+    /// size). Kept so the numbers never move; a refusal newer than this table would be
+    /// reported under it, nothing changed.
     PW_OUTPUT_TOO_LARGE = 308,
     /// No call with this handle was ever started by this wrapper.
     PW_CALL_UNKNOWN = 309,
     /// The call already completed.
-    PW_CALL_FINISHED = 310,
+    PW_CALL_COMPLETED = 310,
     /// The call timed out (or is past its deadline).
     PW_CALL_TIMED_OUT = 311,
     /// The call was cancelled.
@@ -127,7 +129,7 @@ const ALL_RESULTS: [pw_result; 38] = [
     pw_result::PW_QUEUE_FULL,
     pw_result::PW_OUTPUT_TOO_LARGE,
     pw_result::PW_CALL_UNKNOWN,
-    pw_result::PW_CALL_FINISHED,
+    pw_result::PW_CALL_COMPLETED,
     pw_result::PW_CALL_TIMED_OUT,
     pw_result::PW_CALL_CANCELLED,
     pw_result::PW_CALL_STALE,
@@ -176,7 +178,7 @@ impl pw_result {
             pw_result::PW_QUEUE_FULL => "output queue full: drain it first",
             pw_result::PW_OUTPUT_TOO_LARGE => "output larger than the whole queue",
             pw_result::PW_CALL_UNKNOWN => "unknown call",
-            pw_result::PW_CALL_FINISHED => "call already completed",
+            pw_result::PW_CALL_COMPLETED => "call already completed",
             pw_result::PW_CALL_TIMED_OUT => "call timed out",
             pw_result::PW_CALL_CANCELLED => "call was cancelled",
             pw_result::PW_CALL_STALE => "call ended and its slot was reused",
@@ -226,7 +228,7 @@ impl From<CallError> for pw_result {
     fn from(e: CallError) -> Self {
         match e {
             CallError::Unknown => pw_result::PW_CALL_UNKNOWN,
-            CallError::Finished => pw_result::PW_CALL_FINISHED,
+            CallError::Completed => pw_result::PW_CALL_COMPLETED,
             CallError::TimedOut => pw_result::PW_CALL_TIMED_OUT,
             CallError::Cancelled => pw_result::PW_CALL_CANCELLED,
             CallError::Stale => pw_result::PW_CALL_STALE,
@@ -248,7 +250,6 @@ impl From<Error> for pw_result {
             Error::InvalidResult(_) => pw_result::PW_INVALID_RESULT,
             Error::HeldFull { .. } => pw_result::PW_HELD_FULL,
             Error::QueueFull { .. } => pw_result::PW_QUEUE_FULL,
-            Error::OutputTooLarge { .. } => pw_result::PW_OUTPUT_TOO_LARGE,
             Error::Call(c) => c.into(),
             // A refusal newer than this table: nothing changed, which PANIC would not say.
             _ => pw_result::PW_OUTPUT_TOO_LARGE,

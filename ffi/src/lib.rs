@@ -78,14 +78,14 @@
 //! | [`pw_framer_feed`], [`pw_framer_next_line`], [`pw_framer_finish`] | NDJSON lines from a byte stream |
 //! | [`pw_wrapper_config_default`], [`pw_wrapper_size`], [`pw_wrapper_align`], [`pw_wrapper_init`] | a wrapper, its tools and hooks, in one block of host memory |
 //! | [`pw_wrapper_handle_response`], [`pw_wrapper_handle_request`] | the model's and the consumer's frames |
-//! | [`pw_wrapper_complete`], [`pw_wrapper_handle_adapter_frame`], [`pw_wrapper_handle_adapter_closed`] | pending calls settled by the host or a tool adapter |
+//! | [`pw_wrapper_complete`], [`pw_wrapper_handle_adapter_frame`], [`pw_wrapper_handle_adapter_closed`] | pending calls completed by the host or a tool adapter |
 //! | [`pw_wrapper_handle_timeout`], [`pw_wrapper_cancel`], [`pw_wrapper_abort`], [`pw_wrapper_clear_trace`] | the clock and the host's controls |
 //! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, the next deadline |
 //! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`] | state |
 //! | [`pw_writer_write`] | a sync tool writes its result or message |
 //! | [`pw_adapter_call_options_default`], [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
 //! | [`pw_adapter_call_handle_frame`], [`pw_adapter_call_handle_closed`], [`pw_adapter_call_handle_timeout`] | the adapter's frames, its closing, the clock |
-//! | [`pw_adapter_call_poll_transmit`], [`pw_adapter_call_poll_timeout`], [`pw_adapter_call_settlement`] | frames for the adapter, the deadline, how it settled |
+//! | [`pw_adapter_call_poll_transmit`], [`pw_adapter_call_poll_timeout`], [`pw_adapter_call_outcome`] | frames for the adapter, the deadline, how it ended |
 //!
 //! # Building
 //!
@@ -107,6 +107,7 @@ mod about;
 mod boundary;
 mod call;
 mod codes;
+mod enums;
 mod frame;
 mod framer;
 mod wrapper;
@@ -115,10 +116,13 @@ pub use about::{pw_result_text, pw_version};
 pub use call::{
     pw_adapter_call, pw_adapter_call_align, pw_adapter_call_handle_closed,
     pw_adapter_call_handle_frame, pw_adapter_call_handle_timeout, pw_adapter_call_init,
-    pw_adapter_call_options, pw_adapter_call_options_default, pw_adapter_call_poll_timeout,
-    pw_adapter_call_poll_transmit, pw_adapter_call_settlement, pw_adapter_call_size,
+    pw_adapter_call_options, pw_adapter_call_options_default, pw_adapter_call_outcome,
+    pw_adapter_call_poll_timeout, pw_adapter_call_poll_transmit, pw_adapter_call_size,
 };
 pub use codes::pw_result;
+pub use enums::{
+    pw_completed, pw_disposition_kind, pw_pending_kind, pw_route, pw_tool_kind, pw_tool_status,
+};
 pub use frame::{
     pw_frame_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate, pw_kind,
     pw_tool_call, pw_tool_call_fields, PW_DEFAULT_MAX_DEPTH, PW_TOOL_CALL_CONTENT_IS_OBJECT,
@@ -136,11 +140,7 @@ pub use wrapper::{
     pw_wrapper_handle_adapter_frame, pw_wrapper_handle_request, pw_wrapper_handle_response,
     pw_wrapper_handle_timeout, pw_wrapper_init, pw_wrapper_pending, pw_wrapper_poll_event,
     pw_wrapper_poll_timeout, pw_wrapper_poll_transmit, pw_wrapper_size, pw_wrapper_trace_entry,
-    pw_writer, pw_writer_write, PW_COMPLETED_AS_GIVEN, PW_COMPLETED_RESULT_TOO_DEEP,
-    PW_COMPLETED_RESULT_TOO_LARGE, PW_FORWARD, PW_HELD, PW_INTERCEPTED, PW_NO_TIMEOUT,
-    PW_PENDING_ADAPTER, PW_PENDING_DEFERRED, PW_ROUTE_ADAPTER, PW_ROUTE_CONSUMER, PW_ROUTE_MODEL,
-    PW_TOOL_ADAPTER, PW_TOOL_DEFAULT_TIMEOUT, PW_TOOL_DEFERRED, PW_TOOL_FAILED, PW_TOOL_OK,
-    PW_TOOL_SYNC,
+    pw_writer, pw_writer_write, PW_NO_TIMEOUT, PW_TOOL_DEFAULT_TIMEOUT,
 };
 
 /// Bare-metal panic handler (no `std`): spins forever so a watchdog can reset the device.

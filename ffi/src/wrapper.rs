@@ -22,6 +22,9 @@ use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
 };
 use crate::codes::pw_result;
+use crate::enums::{
+    pw_completed, pw_disposition_kind, pw_pending_kind, pw_route, pw_tool_kind, pw_tool_status, raw,
+};
 
 /// A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
 #[repr(C)]
@@ -128,19 +131,8 @@ impl pw_wrapper_config {
     }
 }
 
-/// `pw_tool.kind`: runs at once, through `pw_tool.call`.
-pub const PW_TOOL_SYNC: u32 = 0;
-/// `pw_tool.kind`: the host is told (`pw_wrapper_poll_event`) and completes it later.
-pub const PW_TOOL_DEFERRED: u32 = 1;
-/// `pw_tool.kind`: a tool adapter the host connects; its frames go to `pw_wrapper_handle_adapter_frame`.
-pub const PW_TOOL_ADAPTER: u32 = 2;
 /// `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
 pub const PW_TOOL_DEFAULT_TIMEOUT: u32 = u32::MAX;
-/// What a sync tool function returns when it wrote a JSON result.
-pub const PW_TOOL_OK: u32 = 0;
-/// What a sync tool function returns when it wrote an error message (any value but
-/// `PW_TOOL_OK` counts as a failure).
-pub const PW_TOOL_FAILED: u32 = 1;
 
 /// Where a sync tool writes its result or message (opaque; only for `pw_writer_write`).
 pub struct pw_writer {
@@ -148,10 +140,15 @@ pub struct pw_writer {
 }
 
 /// A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
-/// but `PW_TOOL_OK`, its error message) with `pw_writer_write`. It must not call any other
+/// but `PW_TOOL_STATUS_OK`, its error message) with `pw_writer_write`. It must not call any other
 /// function on its wrapper.
-pub type pw_sync_fn =
-    Option<unsafe extern "C" fn(userdata: *mut c_void, args: pw_str, out: *mut pw_writer) -> u32>;
+pub type pw_sync_fn = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        args: pw_str,
+        out: *mut pw_writer,
+    ) -> raw::pw_tool_status,
+>;
 
 /// One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
 /// while the wrapper is used.
@@ -160,8 +157,8 @@ pub type pw_sync_fn =
 pub struct pw_tool {
     /// The name a `TOOL_CALL` uses (UTF-8, compared exactly).
     pub name: pw_str,
-    /// `PW_TOOL_SYNC`, `PW_TOOL_DEFERRED` or `PW_TOOL_ADAPTER`.
-    pub kind: u32,
+    /// `PW_TOOL_KIND_SYNC`, `PW_TOOL_KIND_DEFERRED` or `PW_TOOL_KIND_ADAPTER`.
+    pub kind: raw::pw_tool_kind,
     /// Its own timeout in ms, or `PW_TOOL_DEFAULT_TIMEOUT`.
     pub timeout_ms: u32,
     /// For a sync tool, the function; ignored otherwise.
@@ -270,7 +267,7 @@ impl Hooks for pw_hooks {
 
 /// A sync tool registered from C.
 struct CSync {
-    call: unsafe extern "C" fn(*mut c_void, pw_str, *mut pw_writer) -> u32,
+    call: unsafe extern "C" fn(*mut c_void, pw_str, *mut pw_writer) -> raw::pw_tool_status,
     userdata: *mut c_void,
 }
 
@@ -280,7 +277,7 @@ impl SyncTool for CSync {
         // SAFETY: the host registered this function and userdata (pw_wrapper_init); `writer`
         // points at a live `ResultWriter` for the call, which `pw_writer_write` casts back.
         match unsafe { (self.call)(self.userdata, pw_str::of(args), writer) } {
-            PW_TOOL_OK => Ok(()),
+            s if s == pw_tool_status::PW_TOOL_STATUS_OK as u32 => Ok(()),
             _ => Err(ToolFailed),
         }
     }
@@ -512,8 +509,11 @@ pub unsafe extern "C" fn pw_wrapper_init(
             // SAFETY: the caller keeps each name readable for as long as the wrapper is used.
             let name = unsafe { in_bytes(t.name.ptr, t.name.len) }?;
             let name = core::str::from_utf8(name).map_err(|_| pw_result::PW_BAD_TOOL)?;
+            const SYNC: u32 = pw_tool_kind::PW_TOOL_KIND_SYNC as u32;
+            const DEFERRED: u32 = pw_tool_kind::PW_TOOL_KIND_DEFERRED as u32;
+            const ADAPTER: u32 = pw_tool_kind::PW_TOOL_KIND_ADAPTER as u32;
             let tool = match (t.kind, t.call) {
-                (PW_TOOL_SYNC, Some(call)) => {
+                (SYNC, Some(call)) => {
                     // SAFETY: slot `i` of the sync table is in the block (layout) and written once.
                     let sync: &'static CSync = unsafe {
                         let at = sync_mem.add(i);
@@ -525,8 +525,8 @@ pub unsafe extern "C" fn pw_wrapper_init(
                     };
                     Tool::sync(name, sync)
                 }
-                (PW_TOOL_DEFERRED, _) => Tool::deferred(name),
-                (PW_TOOL_ADAPTER, _) => Tool::adapter(name),
+                (DEFERRED, _) => Tool::deferred(name),
+                (ADAPTER, _) => Tool::adapter(name),
                 _ => return Err(pw_result::PW_BAD_TOOL),
             };
             let tool = match t.timeout_ms {
@@ -565,22 +565,15 @@ fn handle_of(w: &pw_wrapper, h: pw_call_handle) -> Result<CallHandle, pw_result>
     Ok(CallHandle::from_parts(h.slot, h.index))
 }
 
-/// `pw_disposition.kind`: forward the very bytes you passed in, unchanged.
-pub const PW_FORWARD: u32 = 0;
-/// `pw_disposition.kind`: a `TOOL_CALL` was intercepted.
-pub const PW_INTERCEPTED: u32 = 1;
-/// `pw_disposition.kind`: an `END` was held (it comes back through `pw_wrapper_poll_transmit`).
-pub const PW_HELD: u32 = 2;
-
 /// What the host must do with a model frame it passed in.
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct pw_disposition {
-    /// `PW_FORWARD`, `PW_INTERCEPTED` or `PW_HELD`.
-    pub kind: u32,
-    /// For `PW_INTERCEPTED`: the call's index.
+    /// What to do with the frame.
+    pub kind: pw_disposition_kind,
+    /// For `PW_DISPOSITION_INTERCEPTED`: the call's index.
     pub index: u32,
-    /// For `PW_INTERCEPTED`: 1 when the call is pending (deferred or adapter) and `handle` names it.
+    /// For `PW_DISPOSITION_INTERCEPTED`: 1 when the call is pending (deferred or adapter) and `handle` names it.
     pub has_handle: u8,
     /// The pending call's handle.
     pub handle: pw_call_handle,
@@ -615,19 +608,19 @@ pub unsafe extern "C" fn pw_wrapper_handle_response(
         let none = pw_call_handle::new(me, CallHandle::from_parts(0, 0));
         out.write(match d {
             Disposition::Forward => pw_disposition {
-                kind: PW_FORWARD,
+                kind: pw_disposition_kind::PW_DISPOSITION_FORWARD,
                 index: 0,
                 has_handle: 0,
                 handle: none,
             },
             Disposition::Held => pw_disposition {
-                kind: PW_HELD,
+                kind: pw_disposition_kind::PW_DISPOSITION_HELD,
                 index: 0,
                 has_handle: 0,
                 handle: none,
             },
             Disposition::Intercepted { index, handle } => pw_disposition {
-                kind: PW_INTERCEPTED,
+                kind: pw_disposition_kind::PW_DISPOSITION_INTERCEPTED,
                 index,
                 has_handle: handle.is_some().into(),
                 handle: pw_call_handle::new(me, handle.unwrap_or(CallHandle::from_parts(0, 0))),
@@ -662,15 +655,6 @@ pub unsafe extern "C" fn pw_wrapper_handle_request(
     })
 }
 
-/// `pw_wrapper_complete`'s report: the call completed with the outcome given.
-pub const PW_COMPLETED_AS_GIVEN: u32 = 0;
-/// The result was longer than `result_cap` without white space: the call failed with
-/// `Tool <name> result exceeds <N> bytes` (SPEC §7.23).
-pub const PW_COMPLETED_RESULT_TOO_LARGE: u32 = 1;
-/// The result nested deeper than `max_depth`: the call failed with
-/// `Tool <name> result is nested deeper than <N> levels` (SPEC §7.23).
-pub const PW_COMPLETED_RESULT_TOO_DEEP: u32 = 2;
-
 /// Completes a deferred call: with a raw JSON result (`outcome->is_error` 0) or an error
 /// message (1). `*completed` says whether the call completed as given or failed because the
 /// result could not be carried. A result that is not JSON is refused (`PW_INVALID_RESULT`).
@@ -685,7 +669,7 @@ pub unsafe extern "C" fn pw_wrapper_complete(
     now_ms: u64,
     handle: pw_call_handle,
     outcome: *const pw_outcome,
-    completed: *mut u32,
+    completed: *mut pw_completed,
 ) -> pw_result {
     ffi(|| {
         require_non_null!(w, outcome, completed);
@@ -709,9 +693,9 @@ pub unsafe extern "C" fn pw_wrapper_complete(
         };
         let how = w.wrapper.complete(Instant::from_millis(now_ms), h, given)?;
         completed.write(match how {
-            Completed::ResultTooLarge { .. } => PW_COMPLETED_RESULT_TOO_LARGE,
-            Completed::ResultTooDeep { .. } => PW_COMPLETED_RESULT_TOO_DEEP,
-            _ => PW_COMPLETED_AS_GIVEN,
+            Completed::ResultTooLarge { .. } => pw_completed::PW_COMPLETED_RESULT_TOO_LARGE,
+            Completed::ResultTooDeep { .. } => pw_completed::PW_COMPLETED_RESULT_TOO_DEEP,
+            _ => pw_completed::PW_COMPLETED_AS_GIVEN,
         });
         Ok(())
     })
@@ -837,19 +821,12 @@ pub unsafe extern "C" fn pw_wrapper_clear_trace(w: *mut pw_wrapper) -> pw_result
     })
 }
 
-/// `pw_transmit.route`: the model's sink.
-pub const PW_ROUTE_MODEL: u32 = 0;
-/// `pw_transmit.route`: the consumer.
-pub const PW_ROUTE_CONSUMER: u32 = 1;
-/// `pw_transmit.route`: a pending call's tool adapter (`pw_transmit.handle` names the call).
-pub const PW_ROUTE_ADAPTER: u32 = 2;
-
 /// A frame to write, and where.
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct pw_transmit {
     /// `PW_ROUTE_MODEL`, `PW_ROUTE_CONSUMER` or `PW_ROUTE_ADAPTER`.
-    pub route: u32,
+    pub route: pw_route,
     /// For `PW_ROUTE_ADAPTER`: the call whose adapter gets the frame.
     pub handle: pw_call_handle,
     /// The frame's length in the buffer (or, with `PW_BUFFER_TOO_SMALL`, the length needed).
@@ -884,9 +861,9 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
         match w.wrapper.poll_transmit(buf) {
             Ok(Some(t)) => {
                 let (route, handle) = match t.route {
-                    Route::Model => (PW_ROUTE_MODEL, none),
-                    Route::Consumer => (PW_ROUTE_CONSUMER, none),
-                    Route::Adapter(h) => (PW_ROUTE_ADAPTER, pw_call_handle::new(me, h)),
+                    Route::Model => (pw_route::PW_ROUTE_MODEL, none),
+                    Route::Consumer => (pw_route::PW_ROUTE_CONSUMER, none),
+                    Route::Adapter(h) => (pw_route::PW_ROUTE_ADAPTER, pw_call_handle::new(me, h)),
                 };
                 out.write(pw_transmit {
                     route,
@@ -898,7 +875,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
             Ok(None) => Err(pw_result::PW_NOTHING),
             Err(e) => {
                 out.write(pw_transmit {
-                    route: PW_ROUTE_MODEL,
+                    route: pw_route::PW_ROUTE_MODEL,
                     handle: none,
                     len: e.needed,
                 });
@@ -908,11 +885,6 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
     })
 }
 
-/// `pw_event.kind`: a deferred call: run it, then `pw_wrapper_complete` it.
-pub const PW_PENDING_DEFERRED: u32 = 0;
-/// `pw_event.kind`: an adapter call: connect its adapter (its `TOOL_CALL` is queued).
-pub const PW_PENDING_ADAPTER: u32 = 1;
-
 /// A call the host must start. Spans point into the wrapper's block and are valid until the
 /// next call that changes the wrapper.
 #[repr(C)]
@@ -920,8 +892,8 @@ pub const PW_PENDING_ADAPTER: u32 = 1;
 pub struct pw_event {
     /// Its handle.
     pub handle: pw_call_handle,
-    /// `PW_PENDING_DEFERRED` or `PW_PENDING_ADAPTER`.
-    pub kind: u32,
+    /// How the call runs.
+    pub kind: pw_pending_kind,
     /// 1 when the call has an id.
     pub has_id: u8,
     /// Index of its tool in the registration array.
@@ -966,8 +938,8 @@ pub unsafe extern "C" fn pw_wrapper_poll_event(
         out.write(pw_event {
             handle: pw_call_handle::new(me, handle),
             kind: match kind {
-                PendingKind::Adapter => PW_PENDING_ADAPTER,
-                PendingKind::Deferred => PW_PENDING_DEFERRED,
+                PendingKind::Adapter => pw_pending_kind::PW_PENDING_ADAPTER,
+                PendingKind::Deferred => pw_pending_kind::PW_PENDING_DEFERRED,
             },
             has_id: id.is_some().into(),
             tool,
@@ -1041,14 +1013,14 @@ pub struct pw_trace_entry {
 /// wrapper's block.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_trace_entry(
-    w: *mut pw_wrapper,
+    w: *const pw_wrapper,
     index: usize,
     out: *mut pw_trace_entry,
 ) -> pw_result {
     ffi(|| {
         require_non_null!(w, out);
-        // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(out, 1)]) }?;
+        // SAFETY: as the function's contract; only read.
+        let w = unsafe { placed(w.cast_mut(), &[span(out, 1)]) }?;
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         let e = w

@@ -66,7 +66,7 @@ fn next_frame(c: *mut pw_adapter_call) -> Option<String> {
 fn settlement(c: *mut pw_adapter_call) -> Option<(u8, String)> {
     let mut o = MaybeUninit::uninit();
     // SAFETY: valid pointers.
-    match unsafe { pw_adapter_call_settlement(c, o.as_mut_ptr()) } {
+    match unsafe { pw_adapter_call_outcome(c, o.as_mut_ptr()) } {
         pw_result::PW_OK => {
             // SAFETY: written on PW_OK.
             let o = unsafe { o.assume_init() };
@@ -124,7 +124,7 @@ fn a_call_settles_on_its_first_result_then_end() {
     assert_eq!(settlement(c), Some((0, "[21]".into())));
     assert_eq!(
         frame(c, 13, r#"{"type":"END"}"#),
-        pw_result::PW_CALL_FINISHED
+        pw_result::PW_CALL_COMPLETED
     );
     // SAFETY: as above.
     assert_eq!(unsafe { pw_adapter_call_poll_timeout(c) }, PW_NO_TIMEOUT);

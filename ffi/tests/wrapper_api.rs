@@ -5,6 +5,10 @@ use core::ffi::c_void;
 use std::ptr;
 
 use polyweave_tool_adapter_ffi::*;
+use polyweave_tool_adapter_ffi::{
+    pw_completed::*, pw_disposition_kind::*, pw_pending_kind::*, pw_route::*, pw_tool_kind::*,
+    pw_tool_status::*,
+};
 
 /// A memory block aligned for the wrapper (`u64`s; `pw_wrapper_align()` is at most 8 here).
 struct Block(Vec<u64>);
@@ -37,14 +41,14 @@ fn lit(s: &'static str) -> pw_str {
 unsafe extern "C" fn echo(_: *mut c_void, args: pw_str, out: *mut pw_writer) -> u32 {
     // SAFETY: the library hands a live writer and readable args.
     unsafe { pw_writer_write(out, args.ptr, args.len) };
-    PW_TOOL_OK
+    PW_TOOL_STATUS_OK as u32
 }
 
 unsafe extern "C" fn boom(_: *mut c_void, _: pw_str, out: *mut pw_writer) -> u32 {
     let m = b"boom";
     // SAFETY: as in `echo`.
     unsafe { pw_writer_write(out, m.as_ptr(), m.len()) };
-    7 // any status but PW_TOOL_OK is a failure
+    7 // any status but PW_TOOL_STATUS_OK is a failure
 }
 
 /// Hook calls, recorded through userdata.
@@ -78,10 +82,10 @@ fn tools() -> [pw_tool; 4] {
         userdata: ptr::null_mut(),
     };
     [
-        t("echo", PW_TOOL_SYNC, Some(echo)),
-        t("boom", PW_TOOL_SYNC, Some(boom)),
-        t("later", PW_TOOL_DEFERRED, None),
-        t("files", PW_TOOL_ADAPTER, None),
+        t("echo", PW_TOOL_KIND_SYNC as u32, Some(echo)),
+        t("boom", PW_TOOL_KIND_SYNC as u32, Some(boom)),
+        t("later", PW_TOOL_KIND_DEFERRED as u32, None),
+        t("files", PW_TOOL_KIND_ADAPTER as u32, None),
     ]
 }
 
@@ -142,7 +146,7 @@ fn size(cfg: &pw_wrapper_config, slots: usize, tools: usize) -> usize {
 }
 
 /// Every queued frame as (route, text).
-fn drain(w: *mut pw_wrapper) -> Vec<(u32, String)> {
+fn drain(w: *mut pw_wrapper) -> Vec<(pw_route, String)> {
     let mut out = Vec::new();
     let mut buf = [0u8; 1024];
     loop {
@@ -198,7 +202,7 @@ fn complete(
     };
     let mut c = u32::MAX;
     // SAFETY: valid pointers.
-    match unsafe { pw_wrapper_complete(w, now, h, &o, &mut c) } {
+    match unsafe { pw_wrapper_complete(w, now, h, &o, (&raw mut c).cast::<pw_completed>()) } {
         pw_result::PW_OK => Ok(c),
         e => Err(e),
     }
@@ -217,7 +221,10 @@ fn a_sync_a_deferred_and_an_adapter_call_round_trip() {
         r#"{"type":"TOOL_CALL","content":{"id":"1","name":"echo","args":[ 1 ]}}"#,
     )
     .unwrap();
-    assert_eq!((d.kind, d.index, d.has_handle), (PW_INTERCEPTED, 0, 0));
+    assert_eq!(
+        (d.kind, d.index, d.has_handle),
+        (PW_DISPOSITION_INTERCEPTED, 0, 0)
+    );
     assert_eq!(
         drain(w),
         [
@@ -243,9 +250,15 @@ fn a_sync_a_deferred_and_an_adapter_call_round_trip() {
         r#"{"type":"TOOL_CALL","content":{"name":"later","args":{"q":1}}}"#,
     )
     .unwrap();
-    assert_eq!((d.kind, d.index, d.has_handle), (PW_INTERCEPTED, 1, 1));
+    assert_eq!(
+        (d.kind, d.index, d.has_handle),
+        (PW_DISPOSITION_INTERCEPTED, 1, 1)
+    );
     let deferred = d.handle;
-    assert_eq!(respond(w, 1, r#"{"type":"END"}"#).unwrap().kind, PW_HELD);
+    assert_eq!(
+        respond(w, 1, r#"{"type":"END"}"#).unwrap().kind,
+        PW_DISPOSITION_HELD
+    );
     let files = respond(
         w,
         2,
@@ -278,7 +291,7 @@ fn a_sync_a_deferred_and_an_adapter_call_round_trip() {
 
     assert_eq!(
         complete(w, 3, deferred, 0, r#"{"ok":true}"#),
-        Ok(PW_COMPLETED_AS_GIVEN)
+        Ok(PW_COMPLETED_AS_GIVEN as u32)
     );
     let frame = br#"{"type":"TOOL_RESULT","content":{"result":"x"}}"#;
     // SAFETY: valid pointers.
@@ -319,7 +332,7 @@ fn a_sync_a_deferred_and_an_adapter_call_round_trip() {
     // Late and foreign completions get their own codes.
     assert_eq!(
         complete(w, 6, deferred, 0, "1"),
-        Err(pw_result::PW_CALL_FINISHED)
+        Err(pw_result::PW_CALL_COMPLETED)
     );
     let foreign = pw_call_handle {
         owner: deferred.owner + 8,
@@ -332,7 +345,7 @@ fn a_sync_a_deferred_and_an_adapter_call_round_trip() {
     // SAFETY: as above.
     assert_eq!(
         unsafe { pw_wrapper_handle_adapter_closed(w, 6, deferred) },
-        pw_result::PW_CALL_FINISHED
+        pw_result::PW_CALL_COMPLETED
     );
 
     // The trace, oldest first, and the hooks in order.
@@ -383,7 +396,7 @@ fn an_end_broken_after_its_type_is_held_and_released_as_given() {
     let w = make(&mut block, &tools, &mut seen);
     let call = respond(w, 0, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#).unwrap();
     drain(w);
-    assert_eq!(respond(w, 1, LOOSE).unwrap().kind, PW_HELD);
+    assert_eq!(respond(w, 1, LOOSE).unwrap().kind, PW_DISPOSITION_HELD);
     assert_eq!(complete(w, 2, call.handle, 0, "1"), Ok(0));
     let frames = drain(w);
     assert_eq!(frames.last(), Some(&(PW_ROUTE_CONSUMER, LOOSE.to_string())));
@@ -490,7 +503,7 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
         bad_tools[0].kind = 9;
         assert_eq!(init(need, &cfg, &bad_tools), pw_result::PW_BAD_TOOL);
         bad_tools[0] = pw_tool {
-            kind: PW_TOOL_SYNC,
+            kind: PW_TOOL_KIND_SYNC as u32,
             call: None,
             ..tools[0]
         };
@@ -573,7 +586,10 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
     let old = respond(w, 5, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#)
         .unwrap()
         .handle;
-    assert_eq!(complete(w, 5, old, 1, "done"), Ok(PW_COMPLETED_AS_GIVEN));
+    assert_eq!(
+        complete(w, 5, old, 1, "done"),
+        Ok(PW_COMPLETED_AS_GIVEN as u32)
+    );
     // Drained, its TOOL_RESULT is written and the slot is free again.
     assert_eq!(drain(w).len(), 1 + 2);
     let new = respond(w, 5, r#"{"type":"TOOL_CALL","content":{"name":"later"}}"#)
@@ -597,6 +613,6 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
         respond(w, 6, r#"{"type":"TEXT","content":"x"}"#)
             .unwrap()
             .kind,
-        PW_FORWARD
+        PW_DISPOSITION_FORWARD
     );
 }

@@ -21,11 +21,12 @@ use polyweave_tests::host::Storage;
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::{Disposition, Frame, Instant, NoHooks, Tool, Wrapper};
 use polyweave_tool_adapter_ffi::*;
+use polyweave_tool_adapter_ffi::{pw_disposition_kind::*, pw_tool_kind::*, pw_tool_status::*};
 
 unsafe extern "C" fn c_echo(_: *mut c_void, args: pw_str, out: *mut pw_writer) -> u32 {
     // SAFETY: the library hands the running tool a live writer and readable args.
     unsafe { pw_writer_write(out, args.ptr, args.len) };
-    PW_TOOL_OK
+    PW_TOOL_STATUS_OK as u32
 }
 
 /// Every distinct tool name of the corpus, sorted (both wrappers binary-search them).
@@ -60,7 +61,7 @@ impl CWrapper {
                     ptr: n.as_ptr(),
                     len: n.len(),
                 },
-                kind: PW_TOOL_SYNC,
+                kind: PW_TOOL_KIND_SYNC as u32,
                 timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
                 call: Some(c_echo),
                 userdata: ptr::null_mut(),
@@ -136,7 +137,7 @@ fn c_round_trips(w: &CWrapper, lines: &[&[u8]], buf: &mut [u8]) -> usize {
         unsafe {
             let r = pw_wrapper_handle_response(w.w, 0, line.as_ptr(), line.len(), d.as_mut_ptr());
             debug_assert_eq!(r, pw_result::PW_OK);
-            debug_assert_eq!(d.assume_init().kind, PW_INTERCEPTED);
+            debug_assert_eq!(d.assume_init().kind, PW_DISPOSITION_INTERCEPTED);
             while pw_wrapper_poll_transmit(w.w, buf.as_mut_ptr(), buf.len(), t.as_mut_ptr())
                 == pw_result::PW_OK
             {

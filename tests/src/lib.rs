@@ -174,7 +174,6 @@ pub fn is_spec_refusal(e: &Error) -> bool {
             | Error::InvalidResult(_)
             | Error::HeldFull { .. }
             | Error::QueueFull { .. }
-            | Error::OutputTooLarge { .. }
             | Error::Call(_)
     )
 }

@@ -31,6 +31,19 @@
 //! first offers every frame a short buffer (the refusal must name the frame's
 //! exact size and leave the queue as it was).
 //!
+//! SPEC §5 progress: each case picks `max_total_timeout_ms` off, below, equal to or above
+//! the wrapper's timeout, or huge (`u32::MAX`); adapter frames include `PROGRESS` (plain,
+//! with any content, escaped type, white space) and frames that are not progress or are
+//! malformed; [`Op::Deadline`] lands a progress (or a completion or close) at a call's
+//! deadline − 2, − 1 or exactly at it; `watch` is an adapter with its own timeout. The
+//! model keeps each adapter call's cap and restarts its deadline; the timeout message names
+//! the span that ran out.
+//!
+//! SPEC §5 `args_error`: calls may carry one (escapes, lone surrogates, empty, longer than the
+//! message capacity once escaped, non-string values, escaped or near-miss keys, twice), on
+//! every kind of call (malformed, unknown name, duplicate id, args over the args capacity,
+//! no free slot, one that would run); `Stats::messages_truncated` is compared too.
+//!
 //! `PROPTEST_CASES` overrides the number of cases (default 1024, about 2 s in a debug build).
 
 use std::collections::{BTreeSet, VecDeque};
@@ -67,7 +80,7 @@ pub enum Def {
 }
 
 /// The registrations, in registration order (the index is `Event::CallStarted::tool`).
-pub const TOOLS: [(&str, Def); 9] = [
+pub const TOOLS: [(&str, Def); 10] = [
     ("calc", Def::Result(r#"{"sum":3}"#)),
     ("echo", Def::Echo),
     ("fail", Def::Fail("boom")),
@@ -78,19 +91,31 @@ pub const TOOLS: [(&str, Def); 9] = [
     ("files", Def::Adapter),
     // With its own timeout (`Tool::with_timeout_ms`), so deadlines are not in call order.
     ("slow", Def::Deferred),
+    // An adapter with its own timeout: progress restarts it from that, under the wrapper's cap.
+    ("watch", Def::Adapter),
 ];
 
 /// `slow`'s own timeout.
 pub const SLOW_TIMEOUT_MS: u32 = 7;
+/// `watch`'s own timeout.
+pub const WATCH_TIMEOUT_MS: u32 = 5;
 
 /// A tool's timeout: its own, or the wrapper's.
 pub fn timeout_of(tool: usize, wrapper_ms: u64) -> u64 {
-    if TOOLS[tool].0 == "slow" {
-        SLOW_TIMEOUT_MS as u64
-    } else {
-        wrapper_ms
+    match TOOLS[tool].0 {
+        "slow" => SLOW_TIMEOUT_MS as u64,
+        "watch" => WATCH_TIMEOUT_MS as u64,
+        _ => wrapper_ms,
     }
 }
+
+/// The wrapper's capacities the model counts with (`run` configures the core with them).
+/// A deferred or adapter call's args, compact (SPEC §7.23).
+pub const ARGS_CAP: usize = 512;
+/// A result, compact (SPEC §7.23).
+pub const RESULT_CAP: usize = 512;
+/// An error message, escaped (SPEC §5: the model's `args_error` is cut to fit it).
+pub const MESSAGE_CAP: usize = 192;
 
 pub fn sync_out(i: usize, args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     match TOOLS[i].1 {
@@ -140,6 +165,7 @@ pub fn core_tools() -> Vec<Tool<'static>> {
         Tool::deferred(TOOLS[6].0),
         Tool::adapter(TOOLS[7].0),
         Tool::deferred(TOOLS[8].0).with_timeout_ms(SLOW_TIMEOUT_MS),
+        Tool::adapter(TOOLS[9].0).with_timeout_ms(WATCH_TIMEOUT_MS),
     ]
 }
 
@@ -148,7 +174,7 @@ pub fn core_tools() -> Vec<Tool<'static>> {
 // =====================================================================
 
 /// `content.name` as written, and its decoded string (`None`: not a string).
-pub const NAMES: [(Option<&str>, Option<&str>); 17] = [
+pub const NAMES: [(Option<&str>, Option<&str>); 18] = [
     (Some(r#""calc""#), Some("calc")),
     (Some(r#""echo""#), Some("echo")),
     (Some(r#""fail""#), Some("fail")),
@@ -160,6 +186,7 @@ pub const NAMES: [(Option<&str>, Option<&str>); 17] = [
     (Some(r#""\u5929\u6c17""#), Some("天気")),
     (Some(r#""\u0066iles""#), Some("files")),
     (Some(r#""slow""#), Some("slow")),
+    (Some(r#""watch""#), Some("watch")),
     (Some(r#""nope""#), Some("nope")),
     (Some(r#""Later""#), Some("Later")),
     (Some(r#""a\"b\n""#), Some("a\"b\n")),
@@ -168,7 +195,7 @@ pub const NAMES: [(Option<&str>, Option<&str>); 17] = [
     (Some("null"), None),
 ];
 /// How many of `NAMES` are registered tools.
-pub const KNOWN_NAMES: usize = 11;
+pub const KNOWN_NAMES: usize = 12;
 
 /// `content.id` as written, and the id it gives (`None`: no id, SPEC §7.2).
 pub const IDS: [(Option<&str>, Option<&str>); 10] = [
@@ -191,12 +218,24 @@ pub fn nested(levels: usize) -> String {
 
 /// Tables built once (some entries are generated).
 pub struct Tables {
-    /// `content.args` as written (`None`: absent), and the args it gives (SPEC §1, §7.3).
+    /// `content.args` as written (`None`: absent), and the args it gives (SPEC §1, §7.3):
+    /// the first [`Tables::small_args`] small, the rest at or past [`ARGS_CAP`] (§7.23).
     pub args: Vec<(Option<String>, String)>,
+    /// How many of `args` are small.
+    pub small_args: usize,
+    /// Members a call's `content` may also have, as written (key, value): an `args_error`
+    /// (SPEC §5) of every kind, or members near it. Entry 0 is none. What they mean is worked
+    /// out once the members are in their order ([`args_error_of`]): the last one counts.
+    pub args_errors: Vec<Vec<(String, String)>>,
     /// `TOOL_CALL`s that are not valid JSON (or too deep): rejected on the response path.
     pub broken_calls: Vec<Vec<u8>>,
-    /// Adapter frames and what they mean to a waiting call (SPEC §2, §7.9, §7.10, §7.17).
+    /// Adapter frames and what they mean to a waiting call (SPEC §2, §5, §7.9, §7.10, §7.17).
     pub adapter: Vec<(Vec<u8>, AdMeaning)>,
+    /// Where in `adapter` the frames about `PROGRESS` are (progress, and frames that look
+    /// like it but are not, or are malformed).
+    pub progress: std::ops::Range<usize>,
+    /// Where in `adapter` the `PROGRESS` frames are (the start of `progress`).
+    pub progress_only: std::ops::Range<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -208,6 +247,8 @@ pub enum AdMeaning {
     End,
     Ignore,
     Malformed,
+    /// A `PROGRESS` (SPEC §5): restarts the timeout under the cap; ignored with no cap.
+    Progress,
 }
 
 pub fn tables() -> &'static Tables {
@@ -244,6 +285,11 @@ pub fn tables() -> &'static Tables {
             (
                 s("{\"error\":\r\n [1,\t\"x y\"],\n\"n\": -0}"),
                 "{\"error\":\r\n [1,\t\"x y\"],\n\"n\": -0}".to_string(),
+            ),
+            // Not a member of the content: the args, as they are (SPEC §5).
+            (
+                s(r#"{"args_error":"in args"}"#),
+                r#"{"args_error":"in args"}"#.to_string(),
             ),
         ];
         let mut broken_calls: Vec<Vec<u8>> = [
@@ -352,10 +398,109 @@ pub fn tables() -> &'static Tables {
         adapter.push(whole(
             "{ \"type\" : \"TOOL_RESULT\" ,\n \"content\" : [1,\t2] }",
         ));
+        // SPEC §5 progress: plain, with content of every kind, escaped type, members in any
+        // order; then frames that are not progress (another spelling, a type in the content)
+        // and malformed ones (restarting nothing).
+        let progress_start = adapter.len();
+        let p = |f: &str, m: AdMeaning| (f.as_bytes().to_vec(), m);
+        adapter.extend([
+            p(r#"{"type":"PROGRESS"}"#, AdMeaning::Progress),
+            p(
+                r#"{"type":"PROGRESS","content":{"progress":1,"total":10}}"#,
+                AdMeaning::Progress,
+            ),
+            p(
+                r#"{"type":"PROG\u0052ESS","content":0.5}"#,
+                AdMeaning::Progress,
+            ),
+            p(
+                r#"{"content":"half way","type":"PROGRESS"}"#,
+                AdMeaning::Progress,
+            ),
+            p(
+                "{ \"type\" :\n\"PROGRESS\" ,\t\"content\" : [ 1 ] }",
+                AdMeaning::Progress,
+            ),
+            p(r#"{"type":"progress"}"#, AdMeaning::Ignore),
+            p(r#"{"type":"PROGRESS "}"#, AdMeaning::Ignore),
+            p(
+                r#"{"type":"TEXT","content":{"type":"PROGRESS"}}"#,
+                AdMeaning::Ignore,
+            ),
+            p(r#"{"type":"PROGRESS","content":}"#, AdMeaning::Malformed),
+            p(
+                r#"{"type":"PROGRESS","content":[1,]}"#,
+                AdMeaning::Malformed,
+            ),
+            p(r#"{"type":"PROGRESS","type":"END"}"#, AdMeaning::Malformed),
+            p(r#"{"type":"PROGRESS"} x"#, AdMeaning::Malformed),
+        ]);
+        adapter.push((
+            format!(r#"{{"type":"PROGRESS","content":{}}}"#, nested(32)).into_bytes(),
+            AdMeaning::Malformed,
+        ));
+        let progress = progress_start..adapter.len();
+        let progress_only = progress_start..progress_start + 5;
+        assert!(adapter[progress_only.clone()]
+            .iter()
+            .all(|(_, m)| matches!(m, AdMeaning::Progress)));
+
+        // Args at and past the args capacity (SPEC §7.23), by their size without white space:
+        // exactly the cap (as written, and longer as written), one byte over.
+        let small_args = args.len();
+        let mut args = args;
+        let body = |n: usize| "x".repeat(n);
+        let at_cap = format!(r#"{{"k":"{}"}}"#, body(ARGS_CAP - 8));
+        let at_cap_spaced = format!("{{ \"k\" :\n\"{}\" }}", body(ARGS_CAP - 8));
+        let over_cap = format!(r#"{{"k":"{}"}}"#, body(ARGS_CAP - 7));
+        for a in [at_cap, at_cap_spaced, over_cap] {
+            args.push((Some(a.clone()), a));
+        }
+
+        let m = |k: &str, v: &str| vec![(format!("\"{k}\""), v.to_string())];
+        let ae = |v: &str| m("args_error", v);
+        let long = |unit: &str, n: usize| format!("\"{}\"", unit.repeat(n));
+        let args_errors = vec![
+            vec![],
+            ae(r#""Unterminated string in JSON at position 12""#),
+            ae(r#""""#),
+            ae(r#""quote\" back\\ nl\n tab\t ctl\u0001 \u00e9 é \/ \u5929""#),
+            // Controls: JSON's (below U+0020) escaped when written, DEL, C1 and U+2028 not.
+            ae(r#""\u0000\u001f\b\f\r \u007f\u0085\u2028\uFFFF end""#),
+            ae(r#""\ud800 lone""#),
+            ae(r#""\udc00\ud83d\ude00\ud83d""#),
+            // Longer than the message capacity once escaped: cut at a character boundary.
+            ae(&long("x", 300)),
+            ae(&format!("\"{}\\n\"", "y".repeat(MESSAGE_CAP - 2))),
+            ae(&format!("\"{}\\n\"", "y".repeat(MESSAGE_CAP - 1))),
+            ae(&format!("\"a{}\"", "é".repeat(100))),
+            // A 6-byte escape that does not fit whole: cut before it.
+            ae(&format!("\"{}\\u0001\"", "y".repeat(MESSAGE_CAP - 3))),
+            ae(&long("\\u0001", 40)),
+            ae(&long("\\ud800", 70)),
+            ae(&long("\\n", 100)),
+            ae(&long("\\u00e9", MESSAGE_CAP / 2 + 1)),
+            // Not strings: ignored, the call goes on.
+            ae("5"),
+            ae("null"),
+            ae(r#"{"message":"x"}"#),
+            ae(r#"["e"]"#),
+            ae("false"),
+            // Keys compare decoded; another key is another member; the last one counts.
+            m("args\\u005ferror", r#""escaped key""#),
+            m("Args_error", r#""wrong key""#),
+            m("args_errors", r#""wrong key""#),
+            [ae(r#""first""#), ae("null")].concat(),
+            [ae("7"), ae(r#""second""#)].concat(),
+        ];
         Tables {
             args,
+            small_args,
+            args_errors,
             broken_calls,
             adapter,
+            progress,
+            progress_only,
         }
     })
 }
@@ -454,11 +599,20 @@ pub enum Content {
         id: usize,
         name: usize,
         args: usize,
+        /// One of [`Tables::args_errors`] (0: none).
+        args_error: usize,
         order: usize,
     },
 }
 
-pub const NOT_OBJECT: [&str; 4] = [r#""calc""#, "5", "null", r#"[{"name":"calc"}]"#];
+pub const NOT_OBJECT: [&str; 5] = [
+    r#""calc""#,
+    "5",
+    "null",
+    r#"[{"name":"calc"}]"#,
+    // Only a member of an object content counts (SPEC §5): this call is malformed.
+    r#"[{"name":"calc","args_error":"x"}]"#,
+];
 
 #[derive(Clone, Debug)]
 pub enum Resp {
@@ -483,6 +637,22 @@ pub enum Target {
     /// The `n`-th most recent call that took a slot (as the core's dispositions said),
     /// or call number `n` when there are fewer.
     Recent(usize),
+    /// The `n`-th most recent adapter call (as the started calls said), pending or not, or
+    /// call number `n` when there are fewer.
+    Adapter(usize),
+}
+
+/// Weights of a target: recent, by number, recent adapter call.
+const TARGET_WEIGHTS: [usize; 3] = [3, 1, 3];
+/// Weights of the target of a progress at a deadline.
+const PROGRESS_TARGET_WEIGHTS: [usize; 3] = [1, 1, 6];
+
+fn target_strategy(w: [usize; 3]) -> impl Strategy<Value = Target> + Clone {
+    prop_oneof![
+        w[0] as u32 => (0usize..3).prop_map(Target::Recent),
+        w[1] as u32 => (0u32..10).prop_map(Target::Number),
+        w[2] as u32 => (0usize..2).prop_map(Target::Adapter),
+    ]
 }
 
 #[derive(Clone, Debug)]
@@ -510,15 +680,35 @@ pub enum Op {
         back: u64,
         op: Box<Op>,
     },
+    /// A completion, adapter frame or close, `before` ms before its call's deadline as the
+    /// model has it (SPEC §5, §7.5: at the deadline it has timed out, at `deadline − 1` it
+    /// applies): the clock moves there first when that is later (then timeouts fire, as
+    /// before every operation); otherwise the operation runs now.
+    Deadline {
+        before: u64,
+        op: Box<Op>,
+    },
 }
 
-/// What a response frame is, by SPEC §1 and §7.1–7.3.
+impl Op {
+    /// The call a completion, adapter frame or close is for.
+    pub fn target(&self) -> Option<&Target> {
+        match self {
+            Op::Complete { call, .. } | Op::Adapter { call, .. } | Op::Close { call } => Some(call),
+            _ => None,
+        }
+    }
+}
+
+/// What a response frame is, by SPEC §1, §5 and §7.1–7.3.
 #[derive(Clone, Debug)]
 pub enum RespMeaning {
     Call {
         name: Option<String>,
         id: Option<String>,
         args: String,
+        /// `content.args_error`, decoded, when it is a string (SPEC §5).
+        args_error: Option<String>,
     },
     Pass,
     End,
@@ -542,6 +732,7 @@ pub fn response_frame(r: &Resp) -> (Vec<u8>, RespMeaning) {
                         name: None,
                         id: None,
                         args: "{}".into(),
+                        args_error: None,
                     },
                 ),
                 Content::NotObject(i) => (
@@ -550,24 +741,27 @@ pub fn response_frame(r: &Resp) -> (Vec<u8>, RespMeaning) {
                         name: None,
                         id: None,
                         args: "{}".into(),
+                        args_error: None,
                     },
                 ),
                 Content::Object {
                     id,
                     name,
                     args,
+                    args_error,
                     order,
                 } => {
-                    let mut members: Vec<(&str, String)> = Vec::new();
+                    let mut members: Vec<(String, String)> = Vec::new();
                     if let Some(raw) = IDS[*id].0 {
-                        members.push(("id", raw.to_string()));
+                        members.push((jstr("id"), raw.to_string()));
                     }
                     if let Some(raw) = NAMES[*name].0 {
-                        members.push(("name", raw.to_string()));
+                        members.push((jstr("name"), raw.to_string()));
                     }
                     if let Some(raw) = &t.args[*args].0 {
-                        members.push(("args", raw.clone()));
+                        members.push((jstr("args"), raw.clone()));
                     }
+                    members.extend(t.args_errors[*args_error].iter().cloned());
                     if !members.is_empty() {
                         let n = members.len();
                         members.rotate_left(order % n);
@@ -582,7 +776,7 @@ pub fn response_frame(r: &Resp) -> (Vec<u8>, RespMeaning) {
                     };
                     let body: Vec<String> = members
                         .iter()
-                        .map(|(k, v)| format!("\"{k}\"{colon}{v}"))
+                        .map(|(k, v)| format!("{k}{colon}{v}"))
                         .collect();
                     (
                         Some(format!("{{{}}}", body.join(comma))),
@@ -590,6 +784,7 @@ pub fn response_frame(r: &Resp) -> (Vec<u8>, RespMeaning) {
                             name: NAMES[*name].1.map(str::to_string),
                             id: IDS[*id].1.map(str::to_string),
                             args: t.args[*args].1.clone(),
+                            args_error: args_error_of(&members),
                         },
                     )
                 }
@@ -615,6 +810,84 @@ pub fn response_frame(r: &Resp) -> (Vec<u8>, RespMeaning) {
             (bytes.clone(), RespMeaning::Loose(Box::new(inner)))
         }
     }
+}
+
+/// SPEC §5: the `args_error` of a content with these members (keys and values as written),
+/// when it is a string. Keys compare decoded; with the key twice, the last counts (what
+/// `JSON.parse` does).
+pub fn args_error_of(members: &[(String, String)]) -> Option<String> {
+    let (_, value) = members
+        .iter()
+        .rev()
+        .find(|(k, _)| decode_string(k) == "args_error")?;
+    value.starts_with('"').then(|| decode_string(value))
+}
+
+/// A JSON string token, decoded as SPEC §7.24 says: an escaped surrogate that is not half of
+/// a pair is U+FFFD.
+pub fn decode_string(token: &str) -> String {
+    enum Unit {
+        Char(char),
+        Surrogate(u16),
+    }
+    let body = &token[1..token.len() - 1];
+    let mut units = Vec::new();
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            units.push(Unit::Char(c));
+            continue;
+        }
+        let unit = match chars.next().expect("an escape") {
+            'b' => Unit::Char('\u{8}'),
+            'f' => Unit::Char('\u{c}'),
+            'n' => Unit::Char('\n'),
+            'r' => Unit::Char('\r'),
+            't' => Unit::Char('\t'),
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                let v = u16::from_str_radix(&hex, 16).expect("four hex digits");
+                char::from_u32(v as u32).map_or(Unit::Surrogate(v), Unit::Char)
+            }
+            other => Unit::Char(other),
+        };
+        units.push(unit);
+    }
+    let mut out = String::new();
+    let mut i = 0;
+    while i < units.len() {
+        match units[i] {
+            Unit::Char(c) => out.push(c),
+            Unit::Surrogate(hi @ 0xD800..=0xDBFF) => match units.get(i + 1) {
+                Some(&Unit::Surrogate(lo @ 0xDC00..=0xDFFF)) => {
+                    let c = 0x10000 + ((hi as u32 - 0xD800) << 10) + (lo as u32 - 0xDC00);
+                    out.push(char::from_u32(c).expect("a pair"));
+                    i += 1;
+                }
+                _ => out.push('\u{fffd}'),
+            },
+            Unit::Surrogate(_) => out.push('\u{fffd}'),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// SPEC §5: a message cut to its longest prefix (at a character boundary) whose escaped form
+/// (§1: minimal escapes) fits `cap` bytes, and whether it was cut.
+pub fn cut_to_escaped(msg: &str, cap: usize) -> (String, bool) {
+    let mut total = 0;
+    for (i, c) in msg.char_indices() {
+        total += match c {
+            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            '\0'..='\u{1f}' => 6,
+            c => c.len_utf8(),
+        };
+        if total > cap {
+            return (msg[..i].to_string(), true);
+        }
+    }
+    (msg.to_string(), false)
 }
 
 /// Request-path frames: every well-formed frame passes (a `TOOL_CALL` included), and a
@@ -644,20 +917,25 @@ pub fn content_strategy() -> impl Strategy<Value = Content> {
     // Deferred (`later`) and adapter (`files`) calls are the ones with a life after the call.
     let name = prop_oneof![
         3 => Just(3usize),
-        3 => Just(4usize),
+        4 => Just(4usize),
         1 => Just(9usize),
         2 => Just(10usize),
+        3 => Just(11usize),
         4 => 0..KNOWN_NAMES,
         2 => KNOWN_NAMES..NAMES.len(),
     ];
     let id = prop_oneof![3 => 0usize..5, 1 => 0..IDS.len()];
+    let t = tables();
+    let args = prop_oneof![5 => 0..t.small_args, 1 => t.small_args..t.args.len()];
+    let args_error = prop_oneof![4 => Just(0usize), 1 => 1..t.args_errors.len()];
     prop_oneof![
         1 => Just(Content::Absent),
         1 => (0..NOT_OBJECT.len()).prop_map(Content::NotObject),
-        16 => (id, name, 0..tables().args.len(), 0..6usize).prop_map(|(id, name, args, order)| Content::Object {
+        16 => (id, name, args, args_error, 0..6usize).prop_map(|(id, name, args, args_error, order)| Content::Object {
             id,
             name,
             args,
+            args_error,
             order
         }),
     ]
@@ -686,20 +964,62 @@ pub fn op_strategy() -> impl Strategy<Value = Op> {
         1 => Just(Op::Abort),
         1 => Just(Op::ClearTrace),
         2 => (1u64..30, timed_op_strategy()).prop_map(|(back, op)| Op::Late { back, op: Box::new(op) }),
+        5 => (prop_oneof![2 => Just(0u64), 3 => Just(1u64), 1 => Just(2u64)], deadline_op_strategy())
+            .prop_map(|(before, op)| Op::Deadline { before, op: Box::new(op) }),
     ]
+}
+
+/// The operations [`Op::Deadline`] moves to a deadline: progress most often.
+fn deadline_op_strategy() -> impl Strategy<Value = Op> {
+    let t = tables();
+    let call = target_strategy(TARGET_WEIGHTS);
+    prop_oneof![
+        3 => (target_strategy(PROGRESS_TARGET_WEIGHTS), t.progress_only.clone()).prop_map(|(call, frame)| Op::Adapter { call, frame }),
+        1 => (target_strategy(PROGRESS_TARGET_WEIGHTS), t.progress.clone()).prop_map(|(call, frame)| Op::Adapter { call, frame }),
+        2 => (call.clone(), 0..t.adapter.len()).prop_map(|(call, frame)| Op::Adapter { call, frame }),
+        1 => (call.clone(), 0..OUTCOMES.len()).prop_map(|(call, outcome)| Op::Complete { call, outcome }),
+        1 => call.prop_map(|call| Op::Close { call }),
+    ]
+}
+
+/// How [`Case::max_total_ms`] relates to the wrapper's timeout: off, below, equal, above,
+/// large (the weights [`case_strategy`] and [`case_from_bytes`] draw them with).
+pub const CAP_KINDS: [usize; 5] = [2, 1, 1, 2, 1];
+/// How far above the timeout an "above" cap goes.
+pub const CAP_ABOVE: usize = 30;
+
+/// SPEC §5's `max_total_timeout_ms` of this kind (one of [`CAP_KINDS`]) for a wrapper timeout
+/// of `timeout` ms, `off` placing it in its range. A "below" with no room below is "equal".
+pub fn cap_of(timeout: u32, kind: usize, off: usize) -> u32 {
+    match kind {
+        0 => 0,
+        1 if timeout > 1 => 1 + (off % (timeout as usize - 1)) as u32,
+        1 | 2 => timeout,
+        3 => timeout + 1 + (off % CAP_ABOVE) as u32,
+        _ => u32::MAX,
+    }
+}
+
+/// The kind and offset [`cap_of`] gives `cap` from (its inverse).
+pub fn cap_kind(timeout: u32, cap: u32) -> (usize, usize) {
+    match cap {
+        0 => (0, 0),
+        c if c < timeout => (1, c as usize - 1),
+        c if c == timeout => (2, 0),
+        u32::MAX => (4, 0),
+        c => (3, (c - timeout - 1) as usize),
+    }
 }
 
 /// The operations that take the clock.
 fn timed_op_strategy() -> impl Strategy<Value = Op> {
-    let call = prop_oneof![
-        3 => (0usize..3).prop_map(Target::Recent),
-        1 => (0u32..10).prop_map(Target::Number),
-    ];
+    let call = target_strategy(TARGET_WEIGHTS);
     prop_oneof![
         14 => resp_strategy().prop_map(Op::Response),
         2 => (0..REQUESTS).prop_map(Op::Request),
         6 => (call.clone(), 0..OUTCOMES.len()).prop_map(|(call, outcome)| Op::Complete { call, outcome }),
-        6 => (call.clone(), 0..tables().adapter.len()).prop_map(|(call, frame)| Op::Adapter { call, frame }),
+        6 => (call.clone(), prop_oneof![5 => 0..tables().adapter.len(), 1 => tables().progress_only.clone()])
+            .prop_map(|(call, frame)| Op::Adapter { call, frame }),
         2 => call.prop_map(|call| Op::Close { call }),
         5 => prop_oneof![3 => 0u64..6, 1 => 0u64..40].prop_map(Op::Tick),
         1 => (0..REASONS.len()).prop_map(Op::Cancel),
@@ -718,6 +1038,8 @@ pub struct Case {
     /// calls are pending fill it, and one that does not fit is refused with `HeldFull`.
     pub held_bytes: Option<usize>,
     pub timeout_ms: u32,
+    /// `Config::max_total_timeout_ms` (SPEC §5; 0: progress restarts nothing).
+    pub max_total_ms: u32,
     pub max_rounds: u32,
     pub mirror: bool,
     pub aborted: bool,
@@ -738,6 +1060,16 @@ pub fn case_strategy() -> impl Strategy<Value = Case> {
             any::<bool>(),
             prop_oneof![3 => Just(None), 1 => (0usize..400).prop_map(Some)],
             prop_oneof![3 => Just(None), 1 => (0usize..100).prop_map(Some)],
+            (
+                prop_oneof![
+                    2 => Just(0usize),
+                    1 => Just(1usize),
+                    1 => Just(2usize),
+                    2 => Just(3usize),
+                    1 => Just(4usize)
+                ],
+                0usize..CAP_ABOVE * 20,
+            ),
         ),
     )
         .prop_map(
@@ -749,13 +1081,14 @@ pub fn case_strategy() -> impl Strategy<Value = Case> {
                 aborted,
                 trace_entries,
                 ops,
-                (full_validation, short_buffer, held_bytes),
+                (full_validation, short_buffer, held_bytes, (cap, off)),
             )| Case {
                 slots,
                 full_validation,
                 short_buffer,
                 held_bytes,
                 timeout_ms,
+                max_total_ms: cap_of(timeout_ms, cap, off),
                 max_rounds,
                 mirror,
                 aborted,
@@ -764,6 +1097,15 @@ pub fn case_strategy() -> impl Strategy<Value = Case> {
             },
         )
 }
+
+/// Weights of `content.name`: `later`, `files`, `"\u0066iles"`, `slow`, `watch`, any
+/// registered name, any other.
+const NAME_WEIGHTS: [usize; 7] = [3, 4, 1, 2, 3, 4, 2];
+/// Weights of an operation: timed, `abort`, `clear_trace`, late, at a deadline.
+const OP_WEIGHTS: [usize; 5] = [30, 1, 1, 2, 5];
+/// Weights of the operation at a deadline: a `PROGRESS`, a frame about progress, any adapter
+/// frame, complete, close.
+const DEADLINE_OP_WEIGHTS: [usize; 5] = [3, 1, 2, 1, 1];
 
 /// Reads choices from fuzzer bytes: each choice takes one byte (two for ranges over 256),
 /// and an exhausted input reads zeros, so every byte string is a case.
@@ -803,9 +1145,14 @@ impl Choices<'_> {
     }
 
     fn target(&mut self) -> Target {
-        match self.weighted(&[3, 1]) {
+        self.target_with(&TARGET_WEIGHTS)
+    }
+
+    fn target_with(&mut self, weights: &[usize; 3]) -> Target {
+        match self.weighted(weights) {
             0 => Target::Recent(self.below(3)),
-            _ => Target::Number(self.below(10) as u32),
+            1 => Target::Number(self.below(10) as u32),
+            _ => Target::Adapter(self.below(2)),
         }
     }
 
@@ -818,18 +1165,29 @@ impl Choices<'_> {
                     0 => self.below(5),
                     _ => self.below(IDS.len()),
                 };
-                let name = match self.weighted(&[3, 3, 1, 2, 4, 2]) {
+                let name = match self.weighted(&NAME_WEIGHTS) {
                     0 => 3,
                     1 => 4,
                     2 => 9,
                     3 => 10,
-                    4 => self.below(KNOWN_NAMES),
+                    4 => 11,
+                    5 => self.below(KNOWN_NAMES),
                     _ => KNOWN_NAMES + self.below(NAMES.len() - KNOWN_NAMES),
+                };
+                let t = tables();
+                let args = match self.weighted(&[5, 1]) {
+                    0 => self.below(t.small_args),
+                    _ => t.small_args + self.below(t.args.len() - t.small_args),
+                };
+                let args_error = match self.weighted(&[4, 1]) {
+                    0 => 0,
+                    _ => 1 + self.below(t.args_errors.len() - 1),
                 };
                 Content::Object {
                     id,
                     name,
-                    args: self.below(tables().args.len()),
+                    args,
+                    args_error,
                     order: self.below(6),
                 }
             }
@@ -852,13 +1210,42 @@ impl Choices<'_> {
     }
 
     fn op(&mut self) -> Op {
-        match self.weighted(&[30, 1, 1, 2]) {
+        match self.weighted(&OP_WEIGHTS) {
             0 => self.timed_op(),
             1 => Op::Abort,
             2 => Op::ClearTrace,
-            _ => Op::Late {
+            3 => Op::Late {
                 back: 1 + self.below(30) as u64,
                 op: Box::new(self.timed_op()),
+            },
+            _ => Op::Deadline {
+                before: self.weighted(&[2, 3, 1]) as u64,
+                op: Box::new(self.deadline_op()),
+            },
+        }
+    }
+
+    fn deadline_op(&mut self) -> Op {
+        let t = tables();
+        match self.weighted(&DEADLINE_OP_WEIGHTS) {
+            0 => Op::Adapter {
+                call: self.target_with(&PROGRESS_TARGET_WEIGHTS),
+                frame: t.progress_only.start + self.below(t.progress_only.len()),
+            },
+            1 => Op::Adapter {
+                call: self.target_with(&PROGRESS_TARGET_WEIGHTS),
+                frame: t.progress.start + self.below(t.progress.len()),
+            },
+            2 => Op::Adapter {
+                call: self.target(),
+                frame: self.below(t.adapter.len()),
+            },
+            3 => Op::Complete {
+                call: self.target(),
+                outcome: self.below(OUTCOMES.len()),
+            },
+            _ => Op::Close {
+                call: self.target(),
             },
         }
     }
@@ -873,7 +1260,13 @@ impl Choices<'_> {
             },
             3 => Op::Adapter {
                 call: self.target(),
-                frame: self.below(tables().adapter.len()),
+                frame: match self.weighted(&[5, 1]) {
+                    0 => self.below(tables().adapter.len()),
+                    _ => {
+                        let only = tables().progress_only.clone();
+                        only.start + self.below(only.len())
+                    }
+                },
             },
             4 => Op::Close {
                 call: self.target(),
@@ -913,6 +1306,11 @@ pub fn case_from_bytes(data: &[u8]) -> Case {
         0 => None,
         _ => Some(c.below(100)),
     };
+    let max_total_ms = match c.weighted(&CAP_KINDS) {
+        1 if timeout_ms > 1 => cap_of(timeout_ms, 1, c.below(timeout_ms as usize - 1)),
+        3 => cap_of(timeout_ms, 3, c.below(CAP_ABOVE)),
+        kind => cap_of(timeout_ms, kind, 0),
+    };
     let mut ops = Vec::new();
     while !c.data.is_empty() && ops.len() < 64 {
         ops.push(c.op());
@@ -923,6 +1321,7 @@ pub fn case_from_bytes(data: &[u8]) -> Case {
         short_buffer,
         held_bytes,
         timeout_ms,
+        max_total_ms,
         max_rounds,
         mirror,
         aborted,
@@ -957,12 +1356,16 @@ impl ChoiceWriter {
     fn target(&mut self, t: &Target) {
         match *t {
             Target::Recent(n) => {
-                self.weighted(&[3, 1], 0);
+                self.weighted(&TARGET_WEIGHTS, 0);
                 self.below(3, n);
             }
             Target::Number(k) => {
-                self.weighted(&[3, 1], 1);
+                self.weighted(&TARGET_WEIGHTS, 1);
                 self.below(10, k as usize);
+            }
+            Target::Adapter(n) => {
+                self.weighted(&TARGET_WEIGHTS, 2);
+                self.below(2, n);
             }
         }
     }
@@ -978,6 +1381,7 @@ impl ChoiceWriter {
                 id,
                 name,
                 args,
+                args_error,
                 order,
             } => {
                 self.weighted(&[1, 1, 16], 2);
@@ -991,18 +1395,34 @@ impl ChoiceWriter {
                         self.below(IDS.len(), id);
                     }
                 }
-                let names = [3, 3, 1, 2, 4, 2];
                 match name < KNOWN_NAMES {
                     true => {
-                        self.weighted(&names, 4);
+                        self.weighted(&NAME_WEIGHTS, 5);
                         self.below(KNOWN_NAMES, name);
                     }
                     false => {
-                        self.weighted(&names, 5);
+                        self.weighted(&NAME_WEIGHTS, 6);
                         self.below(NAMES.len() - KNOWN_NAMES, name - KNOWN_NAMES);
                     }
                 }
-                self.below(tables().args.len(), args);
+                let t = tables();
+                match args < t.small_args {
+                    true => {
+                        self.weighted(&[5, 1], 0);
+                        self.below(t.small_args, args);
+                    }
+                    false => {
+                        self.weighted(&[5, 1], 1);
+                        self.below(t.args.len() - t.small_args, args - t.small_args);
+                    }
+                }
+                match args_error {
+                    0 => self.weighted(&[4, 1], 0),
+                    e => {
+                        self.weighted(&[4, 1], 1);
+                        self.below(t.args_errors.len() - 1, e - 1);
+                    }
+                }
                 self.below(6, order);
             }
         }
@@ -1045,19 +1465,44 @@ impl ChoiceWriter {
     }
 
     fn op(&mut self, op: &Op) {
-        let weights = [30, 1, 1, 2];
         match op {
-            Op::Abort => self.weighted(&weights, 1),
-            Op::ClearTrace => self.weighted(&weights, 2),
+            Op::Abort => self.weighted(&OP_WEIGHTS, 1),
+            Op::ClearTrace => self.weighted(&OP_WEIGHTS, 2),
             Op::Late { back, op } => {
-                self.weighted(&weights, 3);
+                self.weighted(&OP_WEIGHTS, 3);
                 self.below(30, *back as usize - 1);
                 self.timed_op(op);
             }
+            Op::Deadline { before, op } => {
+                self.weighted(&OP_WEIGHTS, 4);
+                self.weighted(&[2, 3, 1], *before as usize);
+                self.deadline_op(op);
+            }
             timed => {
-                self.weighted(&weights, 0);
+                self.weighted(&OP_WEIGHTS, 0);
                 self.timed_op(timed);
             }
+        }
+    }
+
+    fn deadline_op(&mut self, op: &Op) {
+        match op {
+            // Any frame, progress or not (the decoder's progress branch gives the same ops).
+            Op::Adapter { call, frame } => {
+                self.weighted(&DEADLINE_OP_WEIGHTS, 2);
+                self.target(call);
+                self.below(tables().adapter.len(), *frame);
+            }
+            Op::Complete { call, outcome } => {
+                self.weighted(&DEADLINE_OP_WEIGHTS, 3);
+                self.target(call);
+                self.below(OUTCOMES.len(), *outcome);
+            }
+            Op::Close { call } => {
+                self.weighted(&DEADLINE_OP_WEIGHTS, 4);
+                self.target(call);
+            }
+            other => panic!("{other:?} is not an operation at a deadline"),
         }
     }
 
@@ -1080,6 +1525,8 @@ impl ChoiceWriter {
             Op::Adapter { call, frame } => {
                 self.weighted(&weights, 3);
                 self.target(call);
+                // Any frame (the decoder's progress branch gives the same ops).
+                self.weighted(&[5, 1], 0);
                 self.below(tables().adapter.len(), *frame);
             }
             Op::Close { call } => {
@@ -1144,6 +1591,17 @@ pub fn case_to_bytes(case: &Case) -> Vec<u8> {
             w.weighted(&[3, 1], 1);
             w.below(100, len);
         }
+    }
+    match cap_kind(case.timeout_ms, case.max_total_ms) {
+        (1, off) => {
+            w.weighted(&CAP_KINDS, 1);
+            w.below(case.timeout_ms as usize - 1, off);
+        }
+        (3, off) => {
+            w.weighted(&CAP_KINDS, 3);
+            w.below(CAP_ABOVE, off);
+        }
+        (kind, _) => w.weighted(&CAP_KINDS, kind),
     }
     for op in case.ops.iter().take(64) {
         w.op(op);
@@ -1221,7 +1679,7 @@ pub fn status_of_err(e: Error) -> Status {
             given: e.given.as_millis(),
         },
         Error::HeldFull { needed, free } => Status::HeldFull { needed, free },
-        Error::Call(CallError::Finished) => Status::CallFinished,
+        Error::Call(CallError::Completed) => Status::CallFinished,
         Error::Call(CallError::TimedOut) => Status::CallTimedOut,
         Error::Call(CallError::Cancelled) => Status::CallCancelled,
         Error::Call(CallError::Stale) => Status::StaleCall,
@@ -1260,6 +1718,10 @@ pub enum CallState {
         deadline: u64,
         recorded: Option<String>,
         tool: usize,
+        /// Its timeout (the tool's own, or the wrapper's).
+        timeout: u64,
+        /// `start + max_total_timeout_ms` for an adapter call when the cap is on (SPEC §5).
+        cap: Option<u64>,
     },
     Ended(Ended),
 }
@@ -1276,6 +1738,8 @@ pub struct Model {
     pub slots: usize,
     pub full_validation: bool,
     pub timeout_ms: u64,
+    /// SPEC §5's cap (0: off).
+    pub max_total_ms: u64,
     pub max_rounds: u32,
     pub mirror: bool,
     pub trace_entries: usize,
@@ -1291,6 +1755,10 @@ pub struct Model {
     pub dropped: u32,
     pub out: Vec<Ev>,
     pub started: Vec<Started>,
+    /// `Stats::messages_truncated`: the model's `args_error`s cut to fit [`MESSAGE_CAP`].
+    pub messages_truncated: u32,
+    /// What the rules the model applied did, to show the generator reaches them.
+    pub tally: Tally,
 }
 
 pub fn jstr(s: &str) -> String {
@@ -1344,6 +1812,7 @@ impl Model {
             slots: c.slots,
             full_validation: c.full_validation,
             timeout_ms: c.timeout_ms as u64,
+            max_total_ms: c.max_total_ms as u64,
             max_rounds: c.max_rounds,
             mirror: c.mirror,
             trace_entries: c.trace_entries,
@@ -1358,7 +1827,13 @@ impl Model {
             dropped: 0,
             out: Vec::new(),
             started: Vec::new(),
+            messages_truncated: 0,
+            tally: Tally::new(),
         }
+    }
+
+    fn count(&mut self, what: &str) {
+        *self.tally.entry(format!("model {what}")).or_default() += 1;
     }
 
     pub fn take(&mut self) -> (Vec<Ev>, Vec<Started>) {
@@ -1483,7 +1958,12 @@ impl Model {
                 Status::Held
             }
             RespMeaning::End => Status::Forward,
-            RespMeaning::Call { name, id, args } => {
+            RespMeaning::Call {
+                name,
+                id,
+                args,
+                args_error,
+            } => {
                 let k = self.calls.len();
                 self.out.push(Ev::HookCall(
                     k as u32,
@@ -1506,7 +1986,10 @@ impl Model {
                         matches!(c.state, CallState::Pending { .. }) && c.id.as_ref() == Some(i)
                     })
                 });
-                // SPEC §7.4: malformed → unknown name → duplicate id → free slot → run.
+                let holds_slot =
+                    tool.is_some_and(|t| matches!(TOOLS[t].1, Def::Deferred | Def::Adapter));
+                // SPEC §5, §7.4, §7.23: malformed → `args_error` → unknown name → duplicate id
+                // → args capacity → free slot → run. (`args_error` is applied below.)
                 let failure = match (&name, tool) {
                     (None, _) => {
                         Some("Malformed TOOL_CALL: content.name must be a string".to_string())
@@ -1516,13 +1999,38 @@ impl Model {
                         "Duplicate tool call id \"{}\"",
                         id.as_deref().unwrap_or_default()
                     )),
-                    (Some(_), Some(t))
-                        if matches!(TOOLS[t].1, Def::Deferred | Def::Adapter)
-                            && self.holding_slots() == self.slots =>
-                    {
+                    (Some(n), Some(_)) if holds_slot && compact(&args).len() > ARGS_CAP => {
+                        Some(format!("Tool {n} args exceed {ARGS_CAP} bytes"))
+                    }
+                    (Some(_), Some(_)) if holds_slot && self.holding_slots() == self.slots => {
                         Some(format!("Too many pending tool calls (max {})", self.slots))
                     }
                     _ => None,
+                };
+                // SPEC §5: a named call whose `args_error` is a string is answered with it,
+                // cut to fit the message capacity once escaped; a malformed call stays one.
+                let failure = match (&name, args_error) {
+                    (None, Some(_)) => {
+                        self.count("args_error on a malformed call");
+                        failure
+                    }
+                    (Some(_), Some(given)) => {
+                        let instead = match &failure {
+                            None => "a call that runs",
+                            Some(f) if f.contains("not found") => "an unknown name",
+                            Some(f) if f.starts_with("Duplicate") => "a duplicate id",
+                            Some(f) if f.contains("args exceed") => "args over capacity",
+                            Some(_) => "no free slot",
+                        };
+                        self.count(&format!("args_error answers {instead}"));
+                        let (msg, cut) = cut_to_escaped(&given, MESSAGE_CAP);
+                        if cut {
+                            self.messages_truncated += 1;
+                            self.count("args_error cut to the message capacity");
+                        }
+                        Some(msg)
+                    }
+                    (_, None) => failure,
                 };
                 if let Some(msg) = failure {
                     self.complete(k, Outcome::Error(msg));
@@ -1535,6 +2043,18 @@ impl Model {
                 let name = name.expect("named");
                 match TOOLS[t].1 {
                     Def::Result(r) => self.complete(k, Outcome::Result(r.to_string())),
+                    // A sync tool runs on the frame's bytes: echoed args past the result
+                    // capacity fail the call (SPEC §7.23).
+                    Def::Echo if compact(&args).len() > RESULT_CAP => self.complete(
+                        k,
+                        Outcome::Error(format!("Tool {name} result exceeds {RESULT_CAP} bytes")),
+                    ),
+                    // The tool writes into an area of the larger of the result and message
+                    // capacities; output longer than that as written is kept without its
+                    // white space (`ResultWriter`), which is what the hook then sees.
+                    Def::Echo if args.len() > RESULT_CAP.max(MESSAGE_CAP) => {
+                        self.complete(k, Outcome::Result(compact(&args)))
+                    }
                     Def::Echo => self.complete(k, Outcome::Result(args)),
                     Def::Fail(m) => self.complete(k, Outcome::Error(m.to_string())),
                     Def::Deferred | Def::Adapter => {
@@ -1542,11 +2062,18 @@ impl Model {
                         let args = compact(&args);
                         self.calls[k].args = args.clone();
                         let adapter = matches!(TOOLS[t].1, Def::Adapter);
+                        // SPEC §5: an adapter call's deadline never passes its cap; deferred
+                        // calls ignore it.
+                        let timeout = timeout_of(t, self.timeout_ms);
+                        let cap =
+                            (adapter && self.max_total_ms > 0).then(|| now + self.max_total_ms);
                         self.calls[k].state = CallState::Pending {
                             adapter,
-                            deadline: now + timeout_of(t, self.timeout_ms),
+                            deadline: cap.map_or(now + timeout, |cap| cap.min(now + timeout)),
                             recorded: None,
                             tool: t,
+                            timeout,
+                            cap,
                         };
                         if adapter {
                             self.out.push(Ev::Tx(
@@ -1618,7 +2145,7 @@ impl Model {
         );
     }
 
-    pub fn adapter_op(&mut self, k: u32, meaning: &AdMeaning, reused: bool) -> Status {
+    pub fn adapter_op(&mut self, now: u64, k: u32, meaning: &AdMeaning, reused: bool) -> Status {
         let k = match self.waiting(k, true, reused) {
             Ok(k) => k,
             Err(s) => return s,
@@ -1626,6 +2153,33 @@ impl Model {
         match meaning {
             AdMeaning::Malformed => return Status::Rejected,
             AdMeaning::Ignore => {}
+            // SPEC §5: the deadline becomes `now + timeout`, never past the cap, never earlier.
+            AdMeaning::Progress => {
+                let CallState::Pending {
+                    deadline,
+                    timeout,
+                    cap,
+                    ..
+                } = &mut self.calls[k].state
+                else {
+                    unreachable!("waiting calls are pending")
+                };
+                let what = match *cap {
+                    None => "progress with no cap (ignored)",
+                    Some(cap) => {
+                        let restarted = (now + *timeout).min(cap);
+                        let what = match (restarted > *deadline, restarted == cap) {
+                            (true, true) => "progress restart up to the cap",
+                            (true, false) => "progress restart",
+                            (false, true) => "progress at the cap already",
+                            (false, false) => "progress that moves nothing",
+                        };
+                        *deadline = restarted.max(*deadline);
+                        what
+                    }
+                };
+                self.count(what);
+            }
             AdMeaning::Record(raw) => {
                 if let CallState::Pending { recorded, .. } = &mut self.calls[k].state {
                     if recorded.is_none() {
@@ -1658,7 +2212,14 @@ impl Model {
     pub fn end_pending(&mut self, due: Vec<usize>, reason: Option<&str>) {
         for k in due {
             let c = self.calls[k].clone();
-            let CallState::Pending { adapter, tool, .. } = c.state else {
+            let CallState::Pending {
+                adapter,
+                deadline,
+                timeout,
+                cap,
+                ..
+            } = c.state
+            else {
                 unreachable!()
             };
             let name = c.name.clone().expect("pending calls are named");
@@ -1675,13 +2236,25 @@ impl Model {
             }
             let (msg, ended) = match reason {
                 Some(r) => (format!("Tool {name} cancelled: {r}"), Ended::Cancelled),
-                None => (
-                    format!(
-                        "Tool {name} timed out after {}ms",
-                        timeout_of(tool, self.timeout_ms)
-                    ),
-                    Ended::TimedOut,
-                ),
+                None => {
+                    // SPEC §5: the message names the span that ran out.
+                    let span = match cap == Some(deadline) {
+                        true => {
+                            self.count("timeout names the cap");
+                            self.max_total_ms
+                        }
+                        false => {
+                            if cap.is_some() {
+                                self.count("timeout under a cap names the timeout");
+                            }
+                            timeout
+                        }
+                    };
+                    (
+                        format!("Tool {name} timed out after {span}ms"),
+                        Ended::TimedOut,
+                    )
+                }
             };
             self.calls[k].state = CallState::Ended(ended);
             self.complete(k, Outcome::Error(msg));
@@ -1745,6 +2318,8 @@ pub struct Tracked {
     pub resulted: BTreeSet<u32>,
     /// `END`s the core said it held, oldest first.
     pub held: VecDeque<String>,
+    /// Adapter calls (as the started calls said), oldest first.
+    pub adapters: Vec<u32>,
     pub round_limit_errors: usize,
 }
 
@@ -1798,6 +2373,9 @@ impl Tracked {
                 )),
                 Entry::Started(s) => {
                     assert_eq!(given(s.handle), Some(s.handle));
+                    if s.kind == PendingKind::Adapter {
+                        self.adapters.push(s.handle.index());
+                    }
                     started.push((
                         s.handle.index(),
                         s.kind == PendingKind::Adapter,
@@ -1927,6 +2505,8 @@ pub fn tally_output(t: &mut Tally, phase: &str, out: &[Ev]) {
                     "Duplicate",
                     "Too many",
                     "Malformed",
+                    "args exceed",
+                    "result exceeds",
                     "failed",
                 ]
                 .into_iter()
@@ -1948,11 +2528,39 @@ pub fn tally_output(t: &mut Tally, phase: &str, out: &[Ev]) {
     }
 }
 
+/// What one operation did, as the core and the model agreed on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The clock the operation ran at (ms).
+    pub at: u64,
+    /// What the timeouts that fired first wrote and called.
+    pub timeouts: Vec<Ev>,
+    pub status: Status,
+    /// What the operation wrote and called.
+    pub out: Vec<Ev>,
+    /// Calls that started (`poll_event`).
+    pub started: Vec<Started>,
+    /// `Stats::messages_truncated` after it.
+    pub messages_truncated: u32,
+}
+
+/// Runs `case` through the core and the model, checking they agree after every phase; how
+/// often each kind of thing happened.
 pub fn run(case: &Case) -> Tally {
+    run_steps(case).0
+}
+
+/// [`run`], and what every operation did.
+pub fn run_steps(case: &Case) -> (Tally, Vec<Step>) {
     let mut tally = Tally::new();
+    let mut steps = Vec::new();
     let tools = core_tools();
     let cfg = Config {
         tool_timeout_ms: case.timeout_ms,
+        max_total_timeout_ms: case.max_total_ms,
+        args_cap: ARGS_CAP,
+        result_cap: RESULT_CAP,
+        message_cap: MESSAGE_CAP,
         mirror_continue: case.mirror,
         max_rounds: case.max_rounds,
         trace_entries: case.trace_entries,
@@ -1973,10 +2581,42 @@ pub fn run(case: &Case) -> Tally {
         host.offer_short_buffer_first(len);
     }
     let mut tracked = Tracked::default();
+    let resolve = |tracked: &Tracked, target: &Target| match *target {
+        Target::Number(k) => k,
+        Target::Recent(n) => tracked
+            .handles
+            .iter()
+            .rev()
+            .flatten()
+            .nth(n)
+            .map_or(n as u32, |h| h.index()),
+        Target::Adapter(n) => tracked
+            .adapters
+            .iter()
+            .rev()
+            .nth(n)
+            .copied()
+            .unwrap_or(n as u32),
+    };
     for (i, op) in case.ops.iter().enumerate() {
         if let Op::Tick(dt) = op {
             host.advance(*dt);
         }
+        // An operation at a deadline: there first, when that is later.
+        let op_here = match op {
+            Op::Deadline { before, op: inner } => {
+                let k = inner.target().map(|target| resolve(&tracked, target));
+                let state = k.and_then(|k| m.calls.get(k as usize)).map(|c| &c.state);
+                if let Some(CallState::Pending { deadline, .. }) = state {
+                    let at = deadline.saturating_sub(*before);
+                    if at > host.now().as_millis() {
+                        host.set_now(at);
+                    }
+                }
+                &**inner
+            }
+            op => op,
+        };
         let t = host.now();
         let now = t.as_millis();
 
@@ -1997,6 +2637,7 @@ pub fn run(case: &Case) -> Tally {
             w.poll_timeout()
         );
         assert_eq!(w.poll_timeout().map(Instant::as_millis), m.next_deadline());
+        let timeouts = got;
 
         // The operation.
         let aborted_before = w.is_aborted();
@@ -2014,17 +2655,7 @@ pub fn run(case: &Case) -> Tally {
                     .any(|h| h.map(|h| h.slot()) == slot)
         };
         let handle = |tracked: &Tracked, k: u32| tracked.handles.get(k as usize).copied().flatten();
-        let resolve = |tracked: &Tracked, target: &Target| match *target {
-            Target::Number(k) => k,
-            Target::Recent(n) => tracked
-                .handles
-                .iter()
-                .rev()
-                .flatten()
-                .nth(n)
-                .map_or(n as u32, |h| h.index()),
-        };
-        let (got_status, want_status) = match op {
+        let (got_status, want_status) = match op_here {
             Op::Response(r) => {
                 let (bytes, meaning) = response_frame(r);
                 let got = match w.handle_response(t, &bytes) {
@@ -2085,7 +2716,10 @@ pub fn run(case: &Case) -> Tally {
                         .handle_adapter_frame(t, h, bytes)
                         .map_or_else(status_of_err, |_| Status::Ok),
                 };
-                (got, m.adapter_op(*call, meaning, reused(&tracked, *call)))
+                (
+                    got,
+                    m.adapter_op(now, *call, meaning, reused(&tracked, *call)),
+                )
             }
             Op::Close { call } => {
                 let call = &resolve(&tracked, call);
@@ -2169,6 +2803,7 @@ pub fn run(case: &Case) -> Tally {
                     _ => (status(w.handle_timeout(at)), want),
                 }
             }
+            Op::Deadline { .. } => unreachable!("moved to its deadline above"),
         };
         let what = format!("op {i} ({op:?}) at {now}ms");
         assert_eq!(got_status, want_status, "{what}: status");
@@ -2176,6 +2811,18 @@ pub fn run(case: &Case) -> Tally {
         let op_name = op_name.split([' ', '(']).next().unwrap_or_default();
         let status_key = match (op, &got_status) {
             (Op::Late { .. }, Status::Backwards { .. }) => "Backwards".to_string(),
+            (Op::Deadline { before, op }, s) => {
+                let inner = format!("{op:?}");
+                let inner = inner.split([' ', '(']).next().unwrap_or_default();
+                let progress = match **op {
+                    Op::Adapter { frame, .. } if tables().progress.contains(&frame) => " progress",
+                    _ => "",
+                };
+                format!("-{before} {inner}{progress} {s:?}")
+            }
+            (Op::Adapter { frame, .. }, s) if tables().progress.contains(frame) => {
+                format!("{s:?} progress")
+            }
             (Op::Response(Resp::Loose(_)), s) => {
                 format!("{s:?} loose, full validation {}", case.full_validation)
             }
@@ -2199,7 +2846,11 @@ pub fn run(case: &Case) -> Tally {
         assert_eq!(w.pending(), m.pending, "{what}: pending");
         assert_eq!(w.is_aborted(), m.aborted, "{what}: aborted");
         assert_eq!(w.stats().rounds, m.rounds, "{what}: rounds");
-        assert_eq!(w.stats().messages_truncated, 0);
+        assert_eq!(
+            w.stats().messages_truncated,
+            m.messages_truncated,
+            "{what}: messages truncated"
+        );
         assert_eq!(w.stats().last_error_truncated, 0);
         assert_eq!(w.now(), t, "{what}: now");
         assert_eq!(core_trace(&w), m.trace, "{what}: trace");
@@ -2209,13 +2860,24 @@ pub fn run(case: &Case) -> Tally {
             "{what}: trace entries dropped"
         );
         assert_eq!(w.trace().truncated(), 0);
+        steps.push(Step {
+            at: now,
+            timeouts,
+            status: got_status,
+            out: got,
+            started: got_started,
+            messages_truncated: w.stats().messages_truncated,
+        });
     }
     assert_eq!(core_trace(&w), m.trace, "final trace");
+    for (k, v) in std::mem::take(&mut m.tally) {
+        *tally.entry(k).or_default() += v;
+    }
     if host.short_refusals() > 0 {
         *tally.entry("short buffer refused".into()).or_default() += host.short_refusals() as usize;
     }
     if w.trace().dropped() > 0 {
         *tally.entry("trace entries dropped".into()).or_default() += 1;
     }
-    tally
+    (tally, steps)
 }

@@ -222,7 +222,7 @@ fn adapter_call_settles_and_sends_compact_values() {
     )
     .unwrap();
     c.handle_frame(at(2), br#"{"type":"END"}"#).unwrap();
-    assert_eq!(c.settlement(), Some(CallOutcome::Result(br#"[1,"x  y"]"#)));
+    assert_eq!(c.outcome(), Some(CallOutcome::Result(br#"[1,"x  y"]"#)));
 }
 
 // ------------------------------------------------------------ §7.23
@@ -380,7 +380,7 @@ fn completions_that_cannot_be_carried_complete_the_call_and_say_so() {
     // The calls are finished: a second completion is refused as for any finished call.
     assert_eq!(
         w.complete(at(2), one, Ok(b"1")),
-        Err(Error::Call(CallError::Finished))
+        Err(Error::Call(CallError::Completed))
     );
     // Invalid JSON is still refused, and changes nothing.
     w.handle_response(at(3), br#"{"type":"TOOL_CALL","content":{"name":"later"}}"#)
@@ -459,7 +459,7 @@ fn an_adapter_result_over_the_cap_fails_the_call_when_it_settles() {
     c.handle_frame(at(1), r41.as_bytes()).unwrap();
     c.handle_closed(at(2)).unwrap();
     assert_eq!(
-        c.settlement(),
+        c.outcome(),
         Some(CallOutcome::Error("Tool t result exceeds 40 bytes"))
     );
 }
@@ -497,7 +497,7 @@ fn a_long_adapter_error_message_is_cut_not_refused() {
     let mut c = AdapterCall::start(at(0), opts, None, b"{}", &mut buf).unwrap();
     c.handle_frame(at(1), frame.as_bytes()).unwrap();
     assert_eq!(
-        c.settlement(),
+        c.outcome(),
         Some(CallOutcome::Error("é".repeat(17).as_str()))
     );
 }

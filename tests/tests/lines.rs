@@ -1307,7 +1307,7 @@ impl Harness {
             .any(|o| o.index() > h.index() && o.slot() == h.slot());
         match self.ended[&h.index()] {
             _ if reused => Error::Call(CallError::Stale),
-            Ended::Finished => Error::Call(CallError::Finished),
+            Ended::Finished => Error::Call(CallError::Completed),
             Ended::TimedOut => Error::Call(CallError::TimedOut),
             Ended::Cancelled => Error::Call(CallError::Cancelled),
         }
@@ -1876,7 +1876,7 @@ fn generator_reaches_every_case() {
         "call: forwarded (duplicate type)",
         "END: held",
         "released END",
-        "late: Call(Finished)",
+        "late: Call(Completed)",
         "late: Call(TimedOut)",
         "late: Call(Cancelled)",
         "messages truncated",
@@ -2487,7 +2487,7 @@ fn standalone_adapter_call_writes_one_line() {
     call.handle_frame(at(1), big.as_bytes()).unwrap();
     call.handle_closed(at(2)).unwrap();
     assert_eq!(
-        call.settlement(),
+        call.outcome(),
         Some(CallOutcome::Error("Tool t result exceeds 40 bytes"))
     );
 }

@@ -521,7 +521,7 @@ fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], host: &mut Host, t: &m
             br#"{"type":"TOOL_RESULT","content":{"result":"x"}}"#,
         );
         let _ = call.handle_frame(Instant::from_millis(2), br#"{"type":"END"}"#);
-        if call.settlement() == Some(CallOutcome::Result(br#""x""#)) {
+        if call.outcome() == Some(CallOutcome::Result(br#""x""#)) {
             t.call_settled += 1;
         }
     }

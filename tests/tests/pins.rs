@@ -706,10 +706,10 @@ fn adapter_call_settles(frame: &[u8], want: &[u8]) {
     let mut out = [0u8; 128];
     assert!(call.poll_transmit(&mut out).unwrap().is_some());
     assert_eq!(call.handle_frame(at(1), frame), Ok(()));
-    assert_eq!(call.settlement(), None);
+    assert_eq!(call.outcome(), None);
     assert_eq!(call.handle_frame(at(2), br#"{"type":"END"}"#), Ok(()));
     assert_eq!(
-        call.settlement(),
+        call.outcome(),
         Some(CallOutcome::Result(want)),
         "{}",
         String::from_utf8_lossy(frame)
@@ -1110,16 +1110,8 @@ fn every_error_type_says_what_happened_and_why() {
             .to_string(),
             "output queue needs 500 bytes, 12 free",
         ),
-        (
-            Error::OutputTooLarge {
-                needed: 900,
-                cap: 800,
-            }
-            .to_string(),
-            "output of 900 bytes exceeds the queue's 800",
-        ),
         (Error::Call(CallError::Unknown).to_string(), "unknown call"),
-        (CallError::Finished.to_string(), "call already completed"),
+        (CallError::Completed.to_string(), "call already completed"),
         (CallError::TimedOut.to_string(), "call timed out"),
         (CallError::Cancelled.to_string(), "call was cancelled"),
         (
@@ -1221,7 +1213,7 @@ fn adapter_call_reports_its_deadline_until_it_settles() {
     assert_eq!(call.poll_timeout(), Some(at(290)));
     assert_eq!(call.handle_frame(at(120), br#"{"type":"END"}"#), Ok(()));
     assert_eq!(call.poll_timeout(), None);
-    assert_eq!(call.settlement(), Some(CallOutcome::Result(b"null")));
+    assert_eq!(call.outcome(), Some(CallOutcome::Result(b"null")));
 }
 
 // kills: call.rs `handle_frame` checking `raw.len() <= buf.len() && compact_len(raw) <= …`
@@ -1240,7 +1232,7 @@ fn adapter_call_keeps_a_spaced_result_that_fits_once_compact() {
     assert!(spaced.len() > 64);
     assert_eq!(call.handle_frame(at(1), frame.as_bytes()), Ok(()));
     assert_eq!(call.handle_frame(at(2), br#"{"type":"END"}"#), Ok(()));
-    assert_eq!(call.settlement(), Some(CallOutcome::Result(b"[1,2]")));
+    assert_eq!(call.outcome(), Some(CallOutcome::Result(b"[1,2]")));
 }
 
 // kills: frame.rs `Frame::fields` with its `json::is_object(content)` guard replaced by

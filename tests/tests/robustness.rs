@@ -263,7 +263,7 @@ proptest! {
         while let Ok(Some(n)) = call.poll_transmit(&mut buf) {
             assert_one_json_line(&buf[..n], "AdapterCall");
         }
-        prop_assert!(call.settlement().is_some());
+        prop_assert!(call.outcome().is_some());
         prop_assert_eq!(call.poll_timeout(), None);
     }
 }

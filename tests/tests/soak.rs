@@ -364,7 +364,7 @@ fn soak(ops: u64, seed: u64) {
         take(w, &mut out);
         assert_eq!(
             w.complete(t, h, Ok(b"3")),
-            Err(Error::Call(CallError::Finished))
+            Err(Error::Call(CallError::Completed))
         );
         out.push(format!(
             "{} pending, trace {}",

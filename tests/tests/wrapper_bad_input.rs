@@ -1031,7 +1031,7 @@ fn completion_for_a_finished_call() {
             h
         },
         |w, h| w.complete(at(7), h[0], Ok(b"2")),
-        Error::Call(CallError::Finished),
+        Error::Call(CallError::Completed),
     );
     refused(
         SMALL,
@@ -1042,7 +1042,7 @@ fn completion_for_a_finished_call() {
             h
         },
         |w, h| w.handle_adapter_frame(at(7), h[1], br#"{"type":"END"}"#),
-        Error::Call(CallError::Finished),
+        Error::Call(CallError::Completed),
     );
     refused(
         SMALL,
@@ -1054,7 +1054,7 @@ fn completion_for_a_finished_call() {
             h
         },
         |w, h| w.handle_adapter_closed(at(7), h[1]),
-        Error::Call(CallError::Finished),
+        Error::Call(CallError::Completed),
     );
     // Finished beats malformed: the frame is not even read.
     refused(
@@ -1066,7 +1066,7 @@ fn completion_for_a_finished_call() {
             h
         },
         |w, h| w.handle_adapter_frame(at(7), h[1], b"not json"),
-        Error::Call(CallError::Finished),
+        Error::Call(CallError::Completed),
     );
 }
 
@@ -1424,7 +1424,7 @@ fn bad_config() {
 
 /// Everything observable of a call, taken by draining.
 fn call_snapshot(c: &mut AdapterCall<'_>) -> (Option<String>, Option<Instant>, Vec<String>) {
-    let settled = c.settlement().map(|s| format!("{s:?}"));
+    let settled = c.outcome().map(|s| format!("{s:?}"));
     let timeout = c.poll_timeout();
     let mut frames = Vec::new();
     let mut buf = [0u8; 512];
@@ -1526,9 +1526,9 @@ fn adapter_call_malformed_frames_keep_it_waiting() {
     let mut c = AdapterCall::start(at(10), OPTS, None, b"{}", &mut buf).unwrap();
     history(&mut c);
     assert!(c.handle_frame(at(12), b"not json").is_err());
-    assert_eq!(c.settlement(), None);
+    assert_eq!(c.outcome(), None);
     c.handle_frame(at(13), br#"{"type":"END"}"#).unwrap();
-    assert_eq!(c.settlement(), Some(CallOutcome::Result(b"1")));
+    assert_eq!(c.outcome(), Some(CallOutcome::Result(b"1")));
 }
 
 #[test]
@@ -1551,32 +1551,32 @@ fn adapter_call_buffer_too_small_for_its_own_failure_texts() {
 fn adapter_call_frames_after_settlement() {
     let settled = |c: &mut AdapterCall<'_>| {
         c.handle_frame(at(11), br#"{"type":"END"}"#).unwrap();
-        assert_eq!(c.settlement(), Some(CallOutcome::Result(b"null")));
+        assert_eq!(c.outcome(), Some(CallOutcome::Result(b"null")));
     };
     call_refused(
         64,
         settled,
         |c| c.handle_frame(at(12), br#"{"type":"ERROR"}"#),
-        Error::Call(CallError::Finished),
+        Error::Call(CallError::Completed),
     );
     call_refused(
         64,
         settled,
         |c| c.handle_closed(at(12)),
-        Error::Call(CallError::Finished),
+        Error::Call(CallError::Completed),
     );
     // Even a malformed frame: the call is not waiting, so it is not read.
     call_refused(
         64,
         settled,
         |c| c.handle_frame(at(12), b"not json"),
-        Error::Call(CallError::Finished),
+        Error::Call(CallError::Completed),
     );
     // After a timeout settlement.
     let timed_out = |c: &mut AdapterCall<'_>| {
         c.handle_timeout(at(110)).unwrap();
         assert_eq!(
-            c.settlement(),
+            c.outcome(),
             Some(CallOutcome::Error("Tool files timed out after 100ms"))
         );
     };

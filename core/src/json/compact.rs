@@ -1,6 +1,6 @@
 //! The compact form of a raw value: the white space between its tokens dropped (SPEC §7.22).
 
-use super::{is_ws, skip_ws, zero_bytes, HI, LO};
+use super::bytes::{is_ws, skip_ws, zero_bytes, HI, LO};
 
 /// Hands `emit` the runs of a valid JSON value that remain once the white space between
 /// its tokens is dropped (SPEC §7.22): strings, number text and member order stay as written.

@@ -1,8 +1,9 @@
 //! An object's members, one at a time, each value validated as it goes.
 
+use super::bytes::{skip_ws, skip_ws_noted};
+use super::error::{JsonError, JsonErrorKind};
 use super::scan::{scan_string, skip_value_noted};
 use super::string::JsonStr;
-use super::{skip_ws, skip_ws_noted, JsonError, JsonErrorKind};
 
 /// One member of an object: its key and its raw value bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

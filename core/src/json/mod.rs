@@ -13,53 +13,6 @@
 /// The depth limit used where the caller gives none (the frame object is level 1).
 pub const DEFAULT_MAX_DEPTH: u8 = 32;
 
-/// Why a byte string is not the JSON the caller asked for.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum JsonErrorKind {
-    /// The input ended inside a value.
-    UnexpectedEnd,
-    /// A byte that cannot start or continue the value here.
-    UnexpectedByte,
-    /// A number that breaks the RFC 8259 grammar (leading zero, bare `-`, `1.`…).
-    InvalidNumber,
-    /// A backslash escape that RFC 8259 does not define, or a bad `\u` escape.
-    InvalidEscape,
-    /// A raw control character (below U+0020) inside a string.
-    ControlCharacter,
-    /// Bytes inside a string that are not UTF-8.
-    InvalidUtf8,
-    /// Containers nested deeper than the configured limit.
-    TooDeep,
-    /// Non-white-space bytes after a complete value.
-    TrailingData,
-}
-
-/// A JSON error and the byte offset where it was found.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct JsonError {
-    /// What is wrong.
-    pub kind: JsonErrorKind,
-    /// Offset into the scanned bytes.
-    pub at: usize,
-}
-
-impl JsonError {
-    const fn new(kind: JsonErrorKind, at: usize) -> Self {
-        Self { kind, at }
-    }
-}
-
-impl core::error::Error for JsonError {}
-
-impl core::fmt::Display for JsonError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "invalid JSON at byte {}: {:?}", self.at, self.kind)
-    }
-}
-
 /// Checks that `bytes` is exactly one JSON value, with optional white space around it.
 pub fn validate(bytes: &[u8], max_depth: u8) -> Result<(), JsonError> {
     validate_with(bytes, |start, spaced| {
@@ -93,69 +46,21 @@ fn validate_with(
     }
 }
 
-/// Returns the offset of the first byte at or after `pos` that is not JSON white space.
-#[inline]
-pub fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
-    while let Some(&b) = bytes.get(pos) {
-        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-            break;
-        }
-        pos += 1;
-    }
-    pos
-}
-
-/// [`skip_ws`], noting in `spaced` whether there was any white space to skip.
-#[inline(always)]
-pub(crate) fn skip_ws_noted(bytes: &[u8], pos: usize, spaced: &mut bool) -> usize {
-    // The flag is set on the white-space path only: compact input pays one comparison,
-    // as with `skip_ws`.
-    match bytes.get(pos) {
-        Some(&b) if is_ws(b) => {
-            *spaced = true;
-            skip_ws(bytes, pos + 1)
-        }
-        _ => pos,
-    }
-}
-
-/// `bytes` without the white space around it.
-#[inline]
-pub fn trim_ws(bytes: &[u8]) -> &[u8] {
-    let start = skip_ws(bytes, 0);
-    let mut end = bytes.len();
-    while end > start && is_ws(bytes[end - 1]) {
-        end -= 1;
-    }
-    &bytes[start..end]
-}
-
-/// True for the four bytes RFC 8259 calls insignificant white space.
-#[inline]
-pub(crate) fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
 /// True when the raw value is a JSON object (first byte `{`).
 pub fn is_object(value: &[u8]) -> bool {
     value.first() == Some(&b'{')
 }
 
-/// A byte of ones in every lane, and the high bit of every lane: for eight bytes at a time.
-pub(crate) const LO: u64 = 0x0101_0101_0101_0101;
-pub(crate) const HI: u64 = 0x8080_8080_8080_8080;
-
-/// Flags (high bit per byte) the zero bytes of `v`; the lowest flagged byte is always a
-/// real one (borrows only flag bytes above it).
-#[inline]
-pub(crate) fn zero_bytes(v: u64) -> u64 {
-    v.wrapping_sub(LO) & !v & HI
-}
-
+mod bytes;
 mod compact;
+mod error;
+pub(crate) mod escape;
 mod members;
 mod scan;
 mod string;
+
+pub use bytes::{skip_ws, trim_ws};
+pub use error::{JsonError, JsonErrorKind};
 
 pub use compact::{compact_into, compact_len, for_each_compact_run};
 pub(crate) use members::compact_members;

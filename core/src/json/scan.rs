@@ -1,6 +1,7 @@
 //! The validating scanner: where a value ends, checking everything on the way.
 
-use super::{skip_ws, skip_ws_noted, JsonError, JsonErrorKind, HI, LO};
+use super::bytes::{skip_ws, skip_ws_noted, HI, LO};
+use super::error::{JsonError, JsonErrorKind};
 
 /// The kinds of the open containers, innermost first: bit set = object, clear = array.
 ///

@@ -1,7 +1,8 @@
 //! String tokens as views: compared and decoded without copying first.
 
+use super::bytes::{zero_bytes, LO};
+use super::error::{JsonError, JsonErrorKind};
 use super::scan::scan_string;
-use super::{zero_bytes, JsonError, JsonErrorKind, LO};
 
 /// A validated JSON string: the raw bytes between its quotes, escapes undecoded.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

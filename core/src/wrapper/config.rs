@@ -5,11 +5,11 @@
 //! `usize` comes out as `usize::MAX`, which [`Wrapper::new`](super::Wrapper::new)
 //! refuses as [`StorageError::BadConfig`].
 
-use crate::encode::{FRAME_AROUND_BOUND, PROMPT_BASE_LEN, ROUND_LIMIT_LEN_BOUND};
-use crate::held;
 use crate::json::DEFAULT_MAX_DEPTH;
-use crate::message::AROUND_NAME_BOUND;
-use crate::queue;
+use crate::room::{
+    record_cost, AROUND_NAME_BOUND, FRAME_AROUND_BOUND, PROMPT_BASE_LEN, RELEASE_COST_BOUND,
+    ROUND_LIMIT_LEN_BOUND,
+};
 
 /// Capacities and options of a wrapper (SPEC §3, §5 options; §4 limits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -123,8 +123,8 @@ impl Config {
             // Own messages quote a name or an id.
             add(mul(6, max(self.name_cap, self.id_cap)), AROUND_NAME_BOUND),
         );
-        let at_once = queue::cost(add(FRAME_AROUND_BOUND, add(ids, outcome)));
-        let per_call = mul(3, queue::cost(0));
+        let at_once = record_cost(add(FRAME_AROUND_BOUND, add(ids, outcome)));
+        let per_call = mul(3, record_cost(0));
         add(add(mul(pending, per_call), at_once), self.round_end_len())
     }
 
@@ -144,10 +144,10 @@ impl Config {
     pub(crate) const fn round_end_len(&self) -> usize {
         add(
             max(
-                queue::cost(self.prompt_len()),
-                queue::cost(ROUND_LIMIT_LEN_BOUND),
+                record_cost(self.prompt_len()),
+                record_cost(ROUND_LIMIT_LEN_BOUND),
             ),
-            held::RELEASE_COST_BOUND,
+            RELEASE_COST_BOUND,
         )
     }
 

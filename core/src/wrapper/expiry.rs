@@ -1,4 +1,4 @@
-//! Ending pending calls before they settle: by their deadline (`handle_timeout`) or by the
+//! Ending pending calls before they complete: by their deadline (`handle_timeout`) or by the
 //! host (`cancel`), oldest first, adapters told with `CANCEL` (SPEC §5, §7.5, §7.18).
 
 use crate::clock::Instant;
@@ -6,11 +6,15 @@ use crate::error::Error;
 use crate::hooks::Hooks;
 use crate::message::Message;
 use crate::outcome::CallOutcome;
-use crate::queue::{self, Route, SlotFrame};
+use crate::queue::SlotFrame;
+use crate::room::record_cost;
+use crate::route::Route;
 
-use super::round::Delivery;
-use super::slots::{HowEnded, Slot, SlotState};
-use super::{CallHandle, Wrapper};
+use super::outputs::Delivery;
+use super::slots::{Ended, Slot};
+use super::Wrapper;
+use crate::route::CallHandle;
+use crate::tool::PendingKind;
 
 /// Why calls are being ended.
 #[derive(Copy, Clone)]
@@ -85,8 +89,8 @@ impl<H: Hooks> Wrapper<'_, H> {
             Ending::Timeout => (s.deadline(), s.index().wrapping_sub(next)),
         };
         let how = match ending {
-            Ending::Cancel(_) => HowEnded::Cancelled,
-            Ending::Timeout => HowEnded::TimedOut,
+            Ending::Cancel(_) => Ended::Cancelled,
+            Ending::Timeout => Ended::TimedOut,
         };
         let mut ended_any = false;
         while let Some(slot) = self
@@ -97,13 +101,13 @@ impl<H: Hooks> Wrapper<'_, H> {
             .map(|(i, _)| i)
         {
             let s = *self.slots.get(slot);
-            let adapter = s.state() == SlotState::Adapter;
+            let adapter = s.pending_kind() == Some(PendingKind::Adapter);
             // Records only: the `CANCEL` and `TOOL_RESULT` are encoded from the slot.
-            let mut need = self.round.slot_completion_cost(&self.cfg);
+            let mut need = self.out.slot_completion_cost(&self.cfg);
             if adapter {
-                need += queue::cost(0);
+                need += record_cost(0);
             }
-            if let Err(e) = self.round.reserve(need) {
+            if let Err(e) = self.out.reserve(need) {
                 if !ended_any {
                     return Err(e);
                 }
@@ -112,7 +116,7 @@ impl<H: Hooks> Wrapper<'_, H> {
             if adapter {
                 let handle = CallHandle::new(slot as u16, s.index());
                 let route = Route::Adapter(handle);
-                self.round
+                self.out
                     .queue
                     .push_slot(route, SlotFrame::Cancel, slot as u16, s.index());
             }
@@ -126,10 +130,10 @@ impl<H: Hooks> Wrapper<'_, H> {
                 &ending.message(name, &s, self.cfg.max_total_timeout_ms),
             );
             self.slots
-                .set_answer(slot, CallOutcome::Error(message), true);
+                .set_outcome(slot, CallOutcome::Error(message), true);
             let call = self.slots.call(slot);
             let delivery = Delivery::FromSlot(slot as u16);
-            self.round.fail(&self.cfg, call, message, delivery);
+            self.out.fail(&self.cfg, call, message, delivery);
             self.slots.end(slot, how);
             ended_any = true;
         }

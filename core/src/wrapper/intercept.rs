@@ -2,18 +2,23 @@
 //! tool runs (sync), or the call takes a slot (deferred, adapter), or fails at once.
 
 use crate::clock::Instant;
-use crate::encode::{escaped_len, Known};
+use crate::encode::Known;
 use crate::error::Error;
 use crate::frame::Frame;
 use crate::hooks::Hooks;
+use crate::json::escape::escaped_len;
+use crate::json::escape::escaped_prefix;
 use crate::json::{self, JsonStr};
-use crate::message::{escaped_prefix, Message, AROUND_NAME_BOUND};
+use crate::message::Message;
 use crate::outcome::CallOutcome;
-use crate::queue::{self, Route, SlotFrame};
-use crate::tool::{ResultWriter, ToolKind};
+use crate::queue::SlotFrame;
+use crate::room::record_cost;
+use crate::room::AROUND_NAME_BOUND;
+use crate::route::Route;
+use crate::tool::{PendingKind, ResultWriter, ToolKind};
 
+use super::outputs::{CallRef, Delivery};
 use super::result::{check_result, ResultCheck};
-use super::round::{CallRef, Delivery};
 use super::scratch::{compose_into, valid_utf8_prefix};
 use super::slots::NewCall;
 use super::{Disposition, Wrapper};
@@ -43,7 +48,7 @@ pub(super) fn own_message_bound(name_escaped: Option<usize>) -> usize {
 /// Length bound of an error message as a JSON string in a `TOOL_RESULT`: escaped, quoted.
 pub(super) fn message_len(msg: &Message<'_>) -> usize {
     struct Esc(usize);
-    impl crate::encode::Sink for Esc {
+    impl crate::sink::Sink for Esc {
         fn put(&mut self, bytes: &[u8]) {
             self.0 += escaped_len(bytes);
         }
@@ -122,7 +127,7 @@ impl<H: Hooks> Wrapper<'_, H> {
         // frames are encoded into the queue to reclaim it (a host that drains never needs to).
         let (free_slot, reclaim) = match self.slots.free_slot() {
             Some(slot) => (Some(slot), false),
-            None => (self.slots.answered_slot(), true),
+            None => (self.slots.queued_slot(), true),
         };
         let duplicate = call.id.is_some_and(|i| self.slots.holds_id(i));
         // Args are held without white space; only a pending call's args longer than the cap
@@ -148,15 +153,14 @@ impl<H: Hooks> Wrapper<'_, H> {
             let len = escaped_prefix(decoded.as_bytes(), self.cfg.message_cap);
             let cut = cut || len < decoded.len();
             let bound = escaped_len(&msg_buf[..len]) + 2;
-            self.round
-                .reserve(self.round.completion_cost(&self.cfg, escaped, bound))?;
+            self.out
+                .reserve(self.out.completion_cost(&self.cfg, escaped, bound))?;
             Plan::Fail { len, cut }
         } else if let Some(msg) = failure {
-            self.round.reserve(self.round.completion_cost(
-                &self.cfg,
-                escaped,
-                message_len(&msg),
-            ))?;
+            self.out.reserve(
+                self.out
+                    .completion_cost(&self.cfg, escaped, message_len(&msg)),
+            )?;
             let len = msg.len();
             let composed = msg.compose(msg_buf).ok_or(Error::MessageTooLong {
                 len,
@@ -172,31 +176,34 @@ impl<H: Hooks> Wrapper<'_, H> {
             let outcome = self.cfg.outcome_bound().max(own_message_bound(escaped.1));
             match self.tools.get(t).kind {
                 ToolKind::Sync(_) => {
-                    self.round
-                        .reserve(self.round.completion_cost(&self.cfg, escaped, outcome))?;
+                    self.out
+                        .reserve(self.out.completion_cost(&self.cfg, escaped, outcome))?;
                     Plan::Sync(t)
                 }
-                ToolKind::Deferred | ToolKind::Adapter => {
-                    let adapter = matches!(self.tools.get(t).kind, ToolKind::Adapter);
+                ToolKind::Pending(_) => {
+                    let adapter = matches!(
+                        self.tools.get(t).kind,
+                        ToolKind::Pending(PendingKind::Adapter)
+                    );
                     let slot = free_slot.unwrap_or(0);
                     // Its frames are records encoded from the slot (`TOOL_CALL` now for an
                     // adapter; then `CANCEL` and `TOOL_RESULT`), so whatever ends it fits a
                     // queue `Config::queue_len` sized: a pending call never wedges the wrapper.
                     let mut need = match reclaim {
-                        true => self.round.queue.inline_cost(slot as u16, |f| {
+                        true => self.out.queue.inline_cost(slot as u16, |f| {
                             self.slots.frame(slot, f).len_as(Known::RAW_COMPACT)
                         }),
                         false => 0,
                     };
                     if adapter {
-                        need += queue::cost(0);
+                        need += record_cost(0);
                     }
                     // Drained, the queue frees the slot itself: never too large for it.
-                    let free = self.round.queue.free();
+                    let free = self.out.queue.free();
                     if reclaim && need > free {
                         return Err(Error::QueueFull { needed: need, free });
                     }
-                    self.round.reserve(need)?;
+                    self.out.reserve(need)?;
                     Plan::Occupy {
                         tool: t,
                         slot,
@@ -208,16 +215,16 @@ impl<H: Hooks> Wrapper<'_, H> {
 
         // From here on nothing can fail: the state changes.
         self.next_index = self.next_index.wrapping_add(1);
-        self.round.start(&cref);
+        self.out.start(&cref);
         debug!("call {} intercepted", cref.index);
         let handle = match plan {
             Plan::Fail { len, cut } => {
                 if cut {
-                    self.round.stats.messages_truncated =
-                        self.round.stats.messages_truncated.saturating_add(1);
+                    self.out.stats.messages_truncated =
+                        self.out.stats.messages_truncated.saturating_add(1);
                 }
                 let msg = valid_utf8_prefix(&msg_buf[..len]);
-                self.round.fail(&self.cfg, cref, msg, Delivery::Now);
+                self.out.fail(&self.cfg, cref, msg, Delivery::Now);
                 None
             }
             Plan::Sync(t) => {
@@ -238,7 +245,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                             compact,
                         } => {
                             let result = json::trim_ws(&output[..written]);
-                            self.round.complete_with(
+                            self.out.complete_with(
                                 &self.cfg,
                                 cref,
                                 CallOutcome::Result(result),
@@ -260,10 +267,10 @@ impl<H: Hooks> Wrapper<'_, H> {
                         // Cut to fit, or at the first byte that is not UTF-8: flagged either way.
                         let message = valid_utf8_prefix(&output[..cut]);
                         if message.len() < written || overflow || compacted {
-                            self.round.stats.messages_truncated =
-                                self.round.stats.messages_truncated.saturating_add(1);
+                            self.out.stats.messages_truncated =
+                                self.out.stats.messages_truncated.saturating_add(1);
                         }
-                        self.round.fail(&self.cfg, cref, message, Delivery::Now);
+                        self.out.fail(&self.cfg, cref, message, Delivery::Now);
                         return Ok(Disposition::Intercepted {
                             index: cref.index,
                             handle: None,
@@ -271,7 +278,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                     }
                 };
                 let message = compose_into(msg_buf, &failure);
-                self.round.fail(&self.cfg, cref, message, Delivery::Now);
+                self.out.fail(&self.cfg, cref, message, Delivery::Now);
                 None
             }
             Plan::Occupy {
@@ -281,20 +288,24 @@ impl<H: Hooks> Wrapper<'_, H> {
             } => {
                 if reclaim {
                     let slots = &self.slots;
-                    self.round
+                    self.out
                         .queue
                         .inline_slot(slot as u16, |f| slots.frame(slot, f));
                     self.slots.free(slot);
                 }
                 let t = self.tools.get(tool);
-                let adapter = matches!(t.kind, ToolKind::Adapter);
+                let kind = match t.kind {
+                    ToolKind::Pending(kind) => kind,
+                    ToolKind::Sync(_) => PendingKind::Deferred,
+                };
+                let adapter = kind == PendingKind::Adapter;
                 let timeout_ms = t.timeout_ms.unwrap_or(self.cfg.tool_timeout_ms);
                 let handle = self.slots.occupy(
                     slot,
                     NewCall {
                         index: cref.index,
                         tool,
-                        adapter,
+                        kind,
                         name: name_bytes.unwrap_or(b""),
                         id: id_bytes,
                         args: call.args,
@@ -306,7 +317,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                 );
                 if adapter {
                     let route = Route::Adapter(handle);
-                    self.round
+                    self.out
                         .queue
                         .push_slot(route, SlotFrame::ToolCall, slot as u16, cref.index);
                 }

@@ -44,22 +44,33 @@
 //! # Where things are
 //!
 //! `config` sizes the arena; `slots` holds pending calls and their handles;
-//! `intercept` takes the model's `TOOL_CALL`s; `settle` completes calls from the
+//! `intercept` takes the model's `TOOL_CALL`s; `complete` completes calls from the
 //! host and from tool adapters; `expiry` ends them by timeout or cancel;
-//! `result` reads what a result says; `round` records completions and closes
-//! rounds; `scratch` is the per-input work space.
+//! `result` reads what a result says; `outputs` holds what completions write (queue,
+//! held `END`s, trace, last tool error, hooks) and closes rounds; `scratch` is the
+//! per-input work space.
+//!
+//! # One vocabulary
+//!
+//! A call *starts*, is *pending* while it waits, and *ends* once: it is *completed* (with
+//! a result or an error: by a sync tool, the host's [`complete`](Wrapper::complete), its
+//! tool adapter, or a check that failed it at once), *timed out*, or *cancelled*. What it
+//! ended with is its *outcome* ([`CallOutcome`](crate::CallOutcome)).
 
+mod complete;
 mod config;
 mod expiry;
 mod intercept;
+mod outputs;
 mod result;
-mod round;
 mod scratch;
-mod settle;
 mod slots;
 
+pub use crate::route::CallHandle;
+pub use crate::tool::PendingKind;
 pub use config::{Config, StorageError};
-pub use slots::{CallHandle, Slot};
+pub use outputs::Stats;
+pub use slots::Slot;
 
 pub use crate::message::MALFORMED_TOOL_CALL;
 
@@ -69,13 +80,14 @@ use crate::error::Error;
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::held::Held;
 use crate::hooks::{Hooks, NoHooks};
-use crate::queue::{Body, Queue, SlotFrame, Transmit};
+use crate::queue::{Body, Queue, SlotFrame};
+use crate::route::Transmit;
 use crate::tool::{Registry, Tool};
 use crate::trace::Trace;
 
-use round::Round;
+use outputs::Outputs;
 use scratch::Scratch;
-use slots::{SlotState, Slots};
+use slots::Slots;
 
 /// What the host must do with a frame it passed in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -116,16 +128,6 @@ pub enum Completed {
     },
 }
 
-/// How a pending call runs.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum PendingKind {
-    /// The host completes it with [`Wrapper::complete`].
-    Deferred,
-    /// The host connects a tool adapter; its frames go to [`Wrapper::handle_adapter_frame`].
-    Adapter,
-}
-
 /// Something the host must act on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -147,25 +149,13 @@ pub enum Event<'w> {
     },
 }
 
-/// Counters for what was cut or refused rather than lost silently.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Stats {
-    /// Continue prompts written.
-    pub rounds: u32,
-    /// Error messages from sync tools and tool adapters cut to fit `message_cap` once escaped.
-    pub messages_truncated: u32,
-    /// Last tool errors cut to `message_cap` in the prompt.
-    pub last_error_truncated: u32,
-}
-
 /// The tool-call router between a model and its consumer.
 pub struct Wrapper<'a, H: Hooks = NoHooks> {
     cfg: Config,
     tools: Registry<'a>,
     slots: Slots<'a>,
     scratch: Scratch<'a>,
-    round: Round<'a, H>,
+    out: Outputs<'a, H>,
     clock: Clock,
     /// The index the next intercepted `TOOL_CALL` gets.
     next_index: u32,
@@ -174,8 +164,8 @@ pub struct Wrapper<'a, H: Hooks = NoHooks> {
 impl<H: Hooks> core::fmt::Debug for Wrapper<'_, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Wrapper")
-            .field("pending", &self.round.pending)
-            .field("queued", &self.round.queue.len())
+            .field("pending", &self.out.pending)
+            .field("queued", &self.out.queue.len())
             .field("next_index", &self.next_index)
             .finish()
     }
@@ -187,8 +177,8 @@ impl<H: Hooks> defmt::Format for Wrapper<'_, H> {
         defmt::write!(
             f,
             "Wrapper {{ pending: {}, queued: {}, next_index: {}, now: {} }}",
-            self.round.pending,
-            self.round.queue.len(),
+            self.out.pending,
+            self.out.queue.len(),
             self.next_index,
             self.clock.now()
         )
@@ -230,7 +220,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             tools: Registry::new(tools),
             slots: Slots::new(slots, r.slots, &cfg),
             scratch: Scratch::new(r.scratch),
-            round: Round::new(
+            out: Outputs::new(
                 hooks,
                 Queue::new(r.queue),
                 Trace::new(r.trace, cfg.trace_entries),
@@ -255,13 +245,13 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         };
         let disposition = match frame.kind() {
             FrameKind::ToolCall => self.intercept(now, frame)?,
-            FrameKind::End if self.round.pending > 0 => {
+            FrameKind::End if self.out.pending > 0 => {
                 let needed = Held::needed(bytes.len());
-                let free = self.round.held.free();
-                if !self.round.held.push(bytes) {
+                let free = self.out.held.free();
+                if !self.out.held.push(bytes) {
                     return Err(Error::HeldFull { needed, free });
                 }
-                debug!("END held while {} calls are pending", self.round.pending);
+                debug!("END held while {} calls are pending", self.out.pending);
                 Disposition::Held
             }
             _ => Disposition::Forward,
@@ -288,12 +278,12 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
 
     /// Stops every later continue prompt (held `END`s are still released).
     pub fn abort(&mut self) {
-        self.round.aborted = true;
+        self.out.aborted = true;
     }
 
     /// Forgets the trace.
     pub fn clear_trace(&mut self) {
-        self.round.trace.clear();
+        self.out.trace.clear();
     }
 
     // ----- outputs ------------------------------------------------------
@@ -301,13 +291,13 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     /// Writes the oldest queued frame into `buf` and says where it goes; a short buffer keeps it queued.
     #[must_use = "a frame taken from the queue must be written where its route says"]
     pub fn poll_transmit(&mut self, buf: &mut [u8]) -> Result<Option<Transmit>, BufferTooSmall> {
-        let Some(record) = self.round.queue.front() else {
+        let Some(record) = self.out.queue.front() else {
             return Ok(None);
         };
         // Write the frame (a short buffer refuses before a byte is written), then move on.
         let len = match record.body {
-            Body::Inline(_) | Body::Mirrored(_) => copy_out(buf, self.round.queue.front_frame())?,
-            Body::Held { offset, .. } => copy_out(buf, self.round.held.frame_at(offset))?,
+            Body::Inline(_) | Body::Mirrored(_) => copy_out(buf, self.out.queue.front_frame())?,
+            Body::Held { offset, .. } => copy_out(buf, self.out.held.frame_at(offset))?,
             // A slot's raw values are stored compacted.
             Body::Slot(frame, slot) => self
                 .slots
@@ -316,17 +306,17 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         };
         match record.body {
             Body::Held { .. } => {
-                if self.round.queue.held_sent(len) {
-                    self.round.held.release_done();
+                if self.out.queue.held_sent(len) {
+                    self.out.held.release_done();
                 }
             }
             Body::Slot(frame, slot) => {
-                self.round.queue.drop_front();
+                self.out.queue.drop_front();
                 if frame == SlotFrame::ToolResult {
                     self.slots.free(slot as usize);
                 }
             }
-            Body::Inline(_) | Body::Mirrored(_) => self.round.queue.drop_front(),
+            Body::Inline(_) | Body::Mirrored(_) => self.out.queue.drop_front(),
         }
         Ok(Some(Transmit {
             route: record.route,
@@ -337,10 +327,10 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     /// The route and length of the next frame `poll_transmit` would write.
     #[must_use]
     pub fn peek_transmit(&self) -> Option<Transmit> {
-        let record = self.round.queue.front()?;
+        let record = self.out.queue.front()?;
         let len = match record.body {
             Body::Inline(len) | Body::Mirrored(len) => len,
-            Body::Held { offset, .. } => self.round.held.frame_at(offset).len(),
+            Body::Held { offset, .. } => self.out.held.frame_at(offset).len(),
             Body::Slot(frame, slot) => self
                 .slots
                 .frame(slot as usize, frame)
@@ -360,10 +350,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         let c = self.slots.call(slot);
         Some(Event::CallStarted {
             handle: CallHandle::new(slot as u16, s.index()),
-            kind: match s.state() {
-                SlotState::Adapter => PendingKind::Adapter,
-                _ => PendingKind::Deferred,
-            },
+            kind: s.pending_kind().unwrap_or(PendingKind::Deferred),
             tool: s.tool(),
             name: c.name.unwrap_or(""),
             id: c.id,
@@ -381,27 +368,27 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
 
     /// Calls intercepted and not yet completed.
     pub fn pending(&self) -> usize {
-        self.round.pending
+        self.out.pending
     }
 
     /// Frames waiting in the output queue.
     pub fn queued(&self) -> usize {
-        self.round.queue.len()
+        self.out.queue.len()
     }
 
     /// The trace.
     pub fn trace(&self) -> &Trace<'a> {
-        &self.round.trace
+        &self.out.trace
     }
 
     /// True once `abort` was called or the round limit was reached.
     pub fn is_aborted(&self) -> bool {
-        self.round.aborted
+        self.out.aborted
     }
 
     /// Counters.
     pub fn stats(&self) -> Stats {
-        self.round.stats
+        self.out.stats
     }
 
     /// The configuration.
@@ -416,12 +403,12 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
 
     /// The hooks.
     pub fn hooks_mut(&mut self) -> &mut H {
-        &mut self.round.hooks
+        &mut self.out.hooks
     }
 
     /// The output queue's capacity in bytes.
     pub fn queue_capacity(&self) -> usize {
-        self.round.queue.capacity()
+        self.out.queue.capacity()
     }
 }
 

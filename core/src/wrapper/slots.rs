@@ -13,64 +13,37 @@ use crate::json::{self, JsonStr};
 use crate::message::CANCELLED_AT;
 use crate::outcome::CallOutcome;
 use crate::queue::SlotFrame;
+use crate::route::CallHandle;
+use crate::tool::PendingKind;
 
 use super::config::Config;
-use super::round::CallRef;
+use super::outputs::CallRef;
 use super::scratch::valid_utf8_prefix;
 
-/// A pending call, as the host names it. The call index doubles as the slot's generation.
-///
-/// A handle belongs to the wrapper that issued it; given to another wrapper it names
-/// whatever that wrapper has in the same slot under the same index.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CallHandle {
-    slot: u16,
-    index: u32,
-}
-
-impl CallHandle {
-    pub(crate) const fn new(slot: u16, index: u32) -> Self {
-        Self { slot, index }
-    }
-
-    /// A handle from its parts, for bindings that carry handles across a boundary. A handle
-    /// the wrapper did not issue names no waiting call: it is refused as unknown or stale.
-    pub const fn from_parts(slot: u16, index: u32) -> Self {
-        Self::new(slot, index)
-    }
-
-    /// The call's index (0-based, counting every intercepted `TOOL_CALL`).
-    pub const fn index(&self) -> u32 {
-        self.index
-    }
-
-    /// The slot the call occupies.
-    pub const fn slot(&self) -> u16 {
-        self.slot
-    }
-}
-
-/// What a slot holds.
+/// Where the call in a slot is in its life: it starts pending and ends once.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub(crate) enum SlotState {
+    /// No call has used the slot.
     #[default]
     Free,
-    Deferred,
-    Adapter,
-    /// Ended (no longer pending), its frames not all transmitted yet.
-    Answered,
+    /// Its call waits, run by the host or by its tool adapter.
+    Pending(PendingKind),
+    /// Its call ended so. While `queued`, its frames still wait in the output queue and the
+    /// slot stays taken; after, the slot is free, and how its last call ended answers late
+    /// inputs for it.
+    Ended { how: Ended, queued: bool },
 }
 
-/// How the last call in a slot ended, for refusing late inputs with the right error.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+/// How a call ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub(crate) enum HowEnded {
-    #[default]
-    NotYet,
-    Finished,
+pub(crate) enum Ended {
+    /// With a result or an error (from a sync tool, the host, its adapter, or a check).
+    Completed,
+    /// Its deadline passed.
     TimedOut,
+    /// The host cancelled it.
     Cancelled,
 }
 
@@ -83,14 +56,14 @@ pub(crate) enum AdapterResult {
     Nothing,
     /// A result of this many bytes, compact, in the slot's result buffer.
     Kept(u32),
-    /// A result over `result_cap`: the call fails when it settles (SPEC §7.23).
+    /// A result over `result_cap`: the call fails when it ends (SPEC §7.23).
     TooLarge,
 }
 
 /// What an ended call's outcome area holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub(crate) enum Answer {
+pub(crate) enum Stored {
     #[default]
     None,
     /// A compact result of this many bytes.
@@ -110,15 +83,15 @@ pub struct Slot {
     id_len: Option<u16>,
     args_len: u32,
     adapter_result: AdapterResult,
-    answer: Answer,
+    outcome: Stored,
     timeout_ms: u32,
     deadline: Instant,
     /// `start + max_total_timeout_ms` for an adapter call whose progress restarts its
-    /// timeout (SPEC §5); `None` when nothing restarts it.
-    cap: Option<Instant>,
+    /// timeout (SPEC §5); meaningless when the cap is off or the call is deferred (a plain
+    /// instant, not an option: it keeps `Slot` 8 bytes smaller).
+    cap: Instant,
     /// Whether `poll_event` has told the host of this call.
     event_sent: bool,
-    how_ended: HowEnded,
 }
 
 impl Slot {
@@ -131,20 +104,23 @@ impl Slot {
         id_len: None,
         args_len: 0,
         adapter_result: AdapterResult::Nothing,
-        answer: Answer::None,
+        outcome: Stored::None,
         timeout_ms: 0,
         deadline: Instant::ZERO,
-        cap: None,
+        cap: Instant::ZERO,
         event_sent: false,
-        how_ended: HowEnded::NotYet,
     };
 
-    pub(crate) fn state(&self) -> SlotState {
-        self.state
+    pub(crate) fn is_pending(&self) -> bool {
+        matches!(self.state, SlotState::Pending(_))
     }
 
-    pub(crate) fn is_pending(&self) -> bool {
-        matches!(self.state, SlotState::Deferred | SlotState::Adapter)
+    /// How its call runs, while it is pending.
+    pub(crate) fn pending_kind(&self) -> Option<PendingKind> {
+        match self.state {
+            SlotState::Pending(kind) => Some(kind),
+            _ => None,
+        }
     }
 
     pub(crate) fn index(&self) -> u32 {
@@ -162,10 +138,15 @@ impl Slot {
     /// The span whose end is the deadline, for the timeout message: the cap's when the
     /// deadline is the cap (SPEC §5), else the timeout.
     pub(crate) fn span_ms(&self, max_total_ms: u32) -> u32 {
-        match self.cap {
-            Some(cap) if cap == self.deadline => max_total_ms,
-            _ => self.timeout_ms,
+        match self.is_capped(max_total_ms) && self.cap == self.deadline {
+            true => max_total_ms,
+            false => self.timeout_ms,
         }
+    }
+
+    /// Whether progress restarts this call's timeout, up to its cap.
+    fn is_capped(&self, max_total_ms: u32) -> bool {
+        max_total_ms > 0 && self.pending_kind() == Some(PendingKind::Adapter)
     }
 
     pub(crate) fn adapter_result(&self) -> AdapterResult {
@@ -188,7 +169,7 @@ struct Layout {
 pub(crate) struct NewCall<'c> {
     pub(crate) index: u32,
     pub(crate) tool: usize,
-    pub(crate) adapter: bool,
+    pub(crate) kind: PendingKind,
     pub(crate) name: &'c [u8],
     pub(crate) id: Option<&'c [u8]>,
     /// Raw args, stored compact; they fit `args_cap` compact (checked by the caller).
@@ -246,14 +227,19 @@ impl<'a> Slots<'a> {
 
     /// A slot no call holds.
     pub(crate) fn free_slot(&self) -> Option<usize> {
-        self.slots.iter().position(|s| s.state == SlotState::Free)
+        self.slots.iter().position(|s| {
+            matches!(
+                s.state,
+                SlotState::Free | SlotState::Ended { queued: false, .. }
+            )
+        })
     }
 
     /// The first slot of an ended call whose frames wait in the queue.
-    pub(crate) fn answered_slot(&self) -> Option<usize> {
+    pub(crate) fn queued_slot(&self) -> Option<usize> {
         self.slots
             .iter()
-            .position(|s| s.state == SlotState::Answered)
+            .position(|s| matches!(s.state, SlotState::Ended { queued: true, .. }))
     }
 
     /// The byte ranges of `slot`'s name, id, args and outcome buffers.
@@ -305,40 +291,40 @@ impl<'a> Slots<'a> {
     /// Stores the outcome of the call in `slot`: a result (compacted, or copied when known
     /// `compact`; it fits `result_cap` compact) or an error message (at most `message_cap`
     /// bytes of UTF-8).
-    pub(crate) fn set_answer(&mut self, slot: usize, outcome: CallOutcome<'_>, compact: bool) {
+    pub(crate) fn set_outcome(&mut self, slot: usize, outcome: CallOutcome<'_>, compact: bool) {
         let area = self.ranges(slot)[3].clone();
         let area = &mut self.bytes[area];
-        self.slots[slot].answer = match outcome {
+        self.slots[slot].outcome = match outcome {
             CallOutcome::Result(raw) if compact => {
                 let n = raw.len().min(area.len());
                 area[..n].copy_from_slice(&raw[..n]);
-                Answer::Result(n as u32)
+                Stored::Result(n as u32)
             }
-            CallOutcome::Result(raw) => Answer::Result(json::compact_into(raw, area) as u32),
+            CallOutcome::Result(raw) => Stored::Result(json::compact_into(raw, area) as u32),
             CallOutcome::Error(text) => {
                 let n = text.len().min(area.len());
                 area[..n].copy_from_slice(&text.as_bytes()[..n]);
-                Answer::Error(n as u32)
+                Stored::Error(n as u32)
             }
         };
     }
 
     /// Takes the adapter's kept result, already in the outcome area, as the outcome.
-    pub(crate) fn answer_kept(&mut self, slot: usize) {
+    pub(crate) fn take_kept_result(&mut self, slot: usize) {
         if let AdapterResult::Kept(n) = self.slots[slot].adapter_result {
-            self.slots[slot].answer = Answer::Result(n);
+            self.slots[slot].outcome = Stored::Result(n);
         }
     }
 
-    /// The outcome stored by [`set_answer`](Self::set_answer) or [`answer_kept`](Self::answer_kept).
-    pub(crate) fn answer(&self, slot: usize) -> CallOutcome<'_> {
+    /// The outcome stored by [`set_outcome`](Self::set_outcome) or [`take_kept_result`](Self::take_kept_result).
+    pub(crate) fn outcome(&self, slot: usize) -> CallOutcome<'_> {
         let at = self.ranges(slot)[3].start;
-        match self.slots[slot].answer {
-            Answer::Result(n) => CallOutcome::Result(&self.bytes[at..at + n as usize]),
-            Answer::Error(n) => {
+        match self.slots[slot].outcome {
+            Stored::Result(n) => CallOutcome::Result(&self.bytes[at..at + n as usize]),
+            Stored::Error(n) => {
                 CallOutcome::Error(valid_utf8_prefix(&self.bytes[at..at + n as usize]))
             }
-            Answer::None => CallOutcome::Result(b"null"),
+            Stored::None => CallOutcome::Result(b"null"),
         }
     }
 
@@ -356,17 +342,21 @@ impl<'a> Slots<'a> {
             SlotFrame::Cancel => OutFrame::Cancel {
                 id,
                 name,
-                reason: match (self.slots[slot].how_ended, self.answer(slot)) {
-                    (HowEnded::Cancelled, CallOutcome::Error(m)) => {
-                        m.as_bytes().get(CANCELLED_AT + name.len()..).unwrap_or(b"")
-                    }
+                reason: match (self.slots[slot].state, self.outcome(slot)) {
+                    (
+                        SlotState::Ended {
+                            how: Ended::Cancelled,
+                            ..
+                        },
+                        CallOutcome::Error(m),
+                    ) => m.as_bytes().get(CANCELLED_AT + name.len()..).unwrap_or(b""),
                     _ => b"timeout",
                 },
             },
             SlotFrame::ToolResult => OutFrame::ToolResult {
                 id,
                 name: Some(name),
-                outcome: self.answer(slot),
+                outcome: self.outcome(slot),
             },
         }
     }
@@ -379,9 +369,12 @@ impl<'a> Slots<'a> {
             self.bytes[id.start..id.start + i.len()].copy_from_slice(i);
         }
         let timeout = call.now.saturating_add_millis(call.timeout_ms as u64);
-        let cap = (call.adapter && call.max_total_ms > 0)
-            .then(|| call.now.saturating_add_millis(call.max_total_ms as u64));
-        let deadline = cap.map_or(timeout, |cap| timeout.min(cap));
+        let capped = call.kind == PendingKind::Adapter && call.max_total_ms > 0;
+        let cap = call.now.saturating_add_millis(call.max_total_ms as u64);
+        let deadline = match capped {
+            true => timeout.min(cap),
+            false => timeout,
+        };
         let area = &mut self.bytes[args];
         let args_len = match call.args_compact {
             true => {
@@ -392,23 +385,18 @@ impl<'a> Slots<'a> {
             false => json::compact_into(call.args, area),
         };
         self.slots[slot] = Slot {
-            state: if call.adapter {
-                SlotState::Adapter
-            } else {
-                SlotState::Deferred
-            },
+            state: SlotState::Pending(call.kind),
             index: call.index,
             tool: call.tool as u16,
             name_len: call.name.len() as u16,
             id_len: call.id.map(|i| i.len() as u16),
             args_len: args_len as u32,
             adapter_result: AdapterResult::Nothing,
-            answer: Answer::None,
+            outcome: Stored::None,
             timeout_ms: call.timeout_ms,
             deadline,
             cap,
             event_sent: false,
-            how_ended: HowEnded::NotYet,
         };
         CallHandle::new(slot as u16, call.index)
     }
@@ -427,25 +415,24 @@ impl<'a> Slots<'a> {
     /// A `PROGRESS` from the adapter of the call in `slot` at `now`: its deadline becomes
     /// `now + timeout`, never past its cap and never earlier (SPEC §5). Without a cap,
     /// nothing changes.
-    pub(crate) fn restart(&mut self, slot: usize, now: Instant) {
+    pub(crate) fn restart(&mut self, slot: usize, now: Instant, max_total_ms: u32) {
         let s = &mut self.slots[slot];
-        if let Some(cap) = s.cap {
-            let restarted = now.saturating_add_millis(s.timeout_ms as u64).min(cap);
+        if s.is_capped(max_total_ms) {
+            let restarted = now.saturating_add_millis(s.timeout_ms as u64).min(s.cap);
             s.deadline = s.deadline.max(restarted);
         }
     }
 
     /// Ends the call in `slot`: no longer pending, its bytes kept for the frames still queued.
-    pub(crate) fn end(&mut self, slot: usize, how: HowEnded) {
-        self.slots[slot].state = SlotState::Answered;
-        self.slots[slot].how_ended = how;
+    pub(crate) fn end(&mut self, slot: usize, how: Ended) {
+        self.slots[slot].state = SlotState::Ended { how, queued: true };
     }
 
     /// Frees an ended call's `slot` (its `TOOL_RESULT` was transmitted, or encoded into the
     /// queue); its index and how it ended stay for refusing late inputs.
     pub(crate) fn free(&mut self, slot: usize) {
-        if self.slots[slot].state == SlotState::Answered {
-            self.slots[slot].state = SlotState::Free;
+        if let SlotState::Ended { how, queued: true } = self.slots[slot].state {
+            self.slots[slot].state = SlotState::Ended { how, queued: false };
         }
     }
 
@@ -456,21 +443,23 @@ impl<'a> Slots<'a> {
         handle: CallHandle,
         next_index: u32,
     ) -> Result<usize, CallError> {
-        let slot = handle.slot as usize;
+        let slot = handle.slot() as usize;
         let Some(s) = self.slots.get(slot) else {
             return Err(CallError::Unknown);
         };
-        if s.index == handle.index {
-            return match (s.is_pending(), s.how_ended) {
-                (false, HowEnded::TimedOut) => Err(CallError::TimedOut),
-                (false, HowEnded::Cancelled) => Err(CallError::Cancelled),
-                (false, HowEnded::Finished) => Err(CallError::Finished),
-                (false, HowEnded::NotYet) => Err(CallError::Unknown),
-                _ if now >= s.deadline => Err(CallError::TimedOut),
-                _ => Ok(slot),
+        if s.index == handle.index() {
+            return match s.state {
+                SlotState::Ended { how, .. } => Err(match how {
+                    Ended::TimedOut => CallError::TimedOut,
+                    Ended::Cancelled => CallError::Cancelled,
+                    Ended::Completed => CallError::Completed,
+                }),
+                SlotState::Free => Err(CallError::Unknown),
+                SlotState::Pending(_) if now >= s.deadline => Err(CallError::TimedOut),
+                SlotState::Pending(_) => Ok(slot),
             };
         }
-        if handle.index < next_index {
+        if handle.index() < next_index {
             Err(CallError::Stale)
         } else {
             Err(CallError::Unknown)

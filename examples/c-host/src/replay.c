@@ -204,15 +204,15 @@ static uint32_t sync_tool(void *userdata, pw_str args, pw_writer *out) {
     switch (t->kind) {
     case TOOL_SYNC_RESULT:
         pw_writer_write(out, bytes_of(&t->text), t->text.len);
-        return PW_TOOL_OK;
+        return PW_TOOL_STATUS_OK;
     case TOOL_SYNC_ECHO:
         pw_writer_write(out, args.len ? args.ptr : no_bytes, args.len);
-        return PW_TOOL_OK;
+        return PW_TOOL_STATUS_OK;
     case TOOL_SYNC_ERROR:
         pw_writer_write(out, bytes_of(&t->text), t->text.len);
-        return PW_TOOL_FAILED;
+        return PW_TOOL_STATUS_FAILED;
     default:
-        return PW_TOOL_FAILED;
+        return PW_TOOL_STATUS_FAILED;
     }
 }
 
@@ -297,15 +297,15 @@ static int apply_wrapper_step(struct run *run, pw_wrapper *w, const struct step 
     case STEP_RESPONSE: {
         pw_disposition d;
         r = pw_wrapper_handle_response(w, now, bytes_of(&st->frame), st->frame.len, &d);
-        if (r == PW_OK && d.kind == PW_FORWARD) {
+        if (r == PW_OK && d.kind == PW_DISPOSITION_FORWARD) {
             buf_puts(&run->line, "{\"to\":\"consumer\",\"frame\":");
             out_value(&run->line, bytes_of(&st->frame), st->frame.len);
             buf_putc(&run->line, '}');
             emit(run);
-        } else if (r == PW_OK && d.kind == PW_INTERCEPTED) {
+        } else if (r == PW_OK && d.kind == PW_DISPOSITION_INTERCEPTED) {
             remember(run, &d);
         } else if (r == PW_OK) {
-            /* PW_HELD: the END comes back through poll_transmit. */
+            /* PW_DISPOSITION_HELD: the END comes back through poll_transmit. */
         } else if (is_malformed(r)) {
             buf_puts(&run->line, "{\"rejected\":{\"path\":\"response\"}}");
             emit(run);
@@ -463,11 +463,11 @@ static int run_wrapper(struct run *run, struct scenario *sc) {
         tools[i].call = NULL;
         tools[i].userdata = t;
         if (t->kind == TOOL_DEFERRED) {
-            tools[i].kind = PW_TOOL_DEFERRED;
+            tools[i].kind = PW_TOOL_KIND_DEFERRED;
         } else if (t->kind == TOOL_ADAPTER) {
-            tools[i].kind = PW_TOOL_ADAPTER;
+            tools[i].kind = PW_TOOL_KIND_ADAPTER;
         } else {
-            tools[i].kind = PW_TOOL_SYNC;
+            tools[i].kind = PW_TOOL_KIND_SYNC;
             tools[i].call = sync_tool;
         }
     }
@@ -536,7 +536,7 @@ static int flush_call(struct run *run, pw_adapter_call *call, int *settled) {
         emit(run);
     }
     if (*settled) return 0;
-    r = pw_adapter_call_settlement(call, &o);
+    r = pw_adapter_call_outcome(call, &o);
     if (r == PW_NOTHING) return 0;
     if (r != PW_OK) return fail(run, "settlement", r);
     *settled = 1;
@@ -602,7 +602,7 @@ static int run_call(struct run *run, struct scenario *sc) {
         if (is_malformed(r)) {
             buf_puts(&run->line, "{\"rejected\":{\"path\":\"adapter\",\"call\":0}}");
             emit(run);
-        } else if (r != PW_OK && r != PW_CALL_FINISHED && r != PW_CALL_TIMED_OUT) {
+        } else if (r != PW_OK && r != PW_CALL_COMPLETED && r != PW_CALL_TIMED_OUT) {
             return fail(run, "adapter input refused", r);
         }
         if (flush_call(run, call, &settled) != 0) return -1;

@@ -178,11 +178,12 @@ test('trace, clearTrace and abort; _onToolResult is assignable; hook exceptions 
 test('SPEC §5: duplicate ids fail at once without running the tool', () => {
   const m = llm();
   let runs = 0;
-  createToolAdapterWrapper(m.duplex, { tools: { t: (a, cb) => runs++ } });
+  const w = createToolAdapterWrapper(m.duplex, { tools: { t: (a, cb) => runs++ } });
   m.say(call('t', {}, 'same'));
   m.say(call('t', {}, 'same'));
   assert.equal(runs, 1);
   assert.deepEqual(m.toModel[0], { type: 'TOOL_RESULT', content: { id: 'same', name: 't', error: 'Duplicate tool call id "same"' } });
+  w.close(); // the first call still waits: its timer would keep the process alive for 30 s
 });
 
 test('SPEC §5: cancel(reason) completes every pending call oldest first, adapters get CANCEL, held END released', () => {
@@ -214,10 +215,11 @@ test('SPEC §5: maxRounds bounds the prompts; the consumer then gets the round-l
 
 test('maxPending: a call past the slots fails with "Too many pending tool calls"', () => {
   const m = llm();
-  createToolAdapterWrapper(m.duplex, { tools: { t: (a, cb) => {} }, maxPending: 1 });
+  const w = createToolAdapterWrapper(m.duplex, { tools: { t: (a, cb) => {} }, maxPending: 1 });
   m.say(call('t', {}, 'a'));
   m.say(call('t', {}, 'b'));
   assert.equal(m.toModel[0].content.error, 'Too many pending tool calls (max 1)');
+  w.close();
 });
 
 test('fullValidation: a duplicate type on a pass-through frame is rejected', () => {
@@ -291,6 +293,7 @@ test('sync tools run inside the C call: this = { index, name, id, rawArgs }, hoo
   ]);
   assert.equal(rawText(m.toModel[0]), '{"type":"TOOL_RESULT","content":{"id":"x1","name":"who","result":{"big":1e400}}}');
   assert.equal(w.pending, 1, 'the deferred call still waits; the sync one took no slot');
+  w.close();
 });
 
 test('a plain function returning a promise fails (declare it async); a sync tool cannot use its own wrapper', async () => {
@@ -310,7 +313,7 @@ test('a plain function returning a promise fails (declare it async); a sync tool
   const errors = m.toModel.filter((f) => f.type === 'TOOL_RESULT').map((f) => f.content.error);
   assert.equal(errors[0], 'Tool promised returned a promise: declare it async');
   assert.match(errors[1], /sync tool cannot use its own wrapper/);
-  assert.match(errors[2], /^Tool big result is not JSON: /);
+  assert.equal(errors[2], 'Tool big returned invalid JSON', "the core's text, not one composed in JS");
   await sleep(5); // the dropped promise's rejection is handled
   assert.equal(w.getToolTrace().length, 3, 'the wrapper works again once the tool returned');
 });

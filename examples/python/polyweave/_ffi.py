@@ -30,15 +30,15 @@ PW_TOOL_CALL_HAS_ARGS = 4
 PW_TOOL_CALL_CONTENT_IS_OBJECT = 8
 PW_FRAMER_MAX_SIZE = 128
 PW_FRAMER_MAX_ALIGN = 8
-PW_TOOL_SYNC = 0
-PW_TOOL_DEFERRED = 1
-PW_TOOL_ADAPTER = 2
+PW_TOOL_KIND_SYNC = 0
+PW_TOOL_KIND_DEFERRED = 1
+PW_TOOL_KIND_ADAPTER = 2
 PW_TOOL_DEFAULT_TIMEOUT = 0xFFFFFFFF
-PW_TOOL_OK = 0
-PW_TOOL_FAILED = 1
-PW_FORWARD = 0
-PW_INTERCEPTED = 1
-PW_HELD = 2
+PW_TOOL_STATUS_OK = 0
+PW_TOOL_STATUS_FAILED = 1
+PW_DISPOSITION_FORWARD = 0
+PW_DISPOSITION_INTERCEPTED = 1
+PW_DISPOSITION_HELD = 2
 PW_COMPLETED_AS_GIVEN = 0
 PW_COMPLETED_RESULT_TOO_LARGE = 1
 PW_COMPLETED_RESULT_TOO_DEEP = 2
@@ -81,7 +81,7 @@ PW_HELD_FULL = 306
 PW_QUEUE_FULL = 307
 PW_OUTPUT_TOO_LARGE = 308
 PW_CALL_UNKNOWN = 309
-PW_CALL_FINISHED = 310
+PW_CALL_COMPLETED = 310
 PW_CALL_TIMED_OUT = 311
 PW_CALL_CANCELLED = 312
 PW_CALL_STALE = 313
@@ -275,7 +275,7 @@ _SIGNATURES = {
     "pw_adapter_call_handle_timeout": (pw_result, [_P(pw_adapter_call), c_uint64]),
     "pw_adapter_call_poll_transmit": (pw_result, [_P(pw_adapter_call), c_void_p, c_size_t, _P(c_size_t)]),
     "pw_adapter_call_poll_timeout": (c_uint64, [_P(pw_adapter_call)]),
-    "pw_adapter_call_settlement": (pw_result, [_P(pw_adapter_call), _P(pw_outcome)]),
+    "pw_adapter_call_outcome": (pw_result, [_P(pw_adapter_call), _P(pw_outcome)]),
     "pw_json_validate": (pw_result, [c_void_p, c_size_t, c_uint8, _P(c_size_t)]),
     "pw_frame_kind": (
         pw_result,

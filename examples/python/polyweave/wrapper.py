@@ -83,9 +83,9 @@ class _Block:
 
 
 class DispositionKind(enum.IntEnum):
-    FORWARD = _ffi.PW_FORWARD
-    INTERCEPTED = _ffi.PW_INTERCEPTED
-    HELD = _ffi.PW_HELD
+    FORWARD = _ffi.PW_DISPOSITION_FORWARD
+    INTERCEPTED = _ffi.PW_DISPOSITION_INTERCEPTED
+    HELD = _ffi.PW_DISPOSITION_HELD
 
 
 class Route(enum.IntEnum):
@@ -223,7 +223,7 @@ class Tool:
     """A tool registration: `sync(fn)`, `deferred()` or `adapter()`, with an optional timeout."""
 
     def __init__(self, kind, fn=None, timeout_ms=None):
-        if kind == _ffi.PW_TOOL_SYNC and not callable(fn):
+        if kind == _ffi.PW_TOOL_KIND_SYNC and not callable(fn):
             raise TypeError("a sync tool needs a callable")
         self.kind, self.fn, self.timeout_ms = kind, fn, timeout_ms
 
@@ -231,18 +231,18 @@ class Tool:
 def sync(fn, timeout_ms=None):
     """A sync tool: `fn(args: bytes)` returns the raw JSON result (bytes or str); an exception
     fails the call with its message."""
-    return Tool(_ffi.PW_TOOL_SYNC, fn, timeout_ms)
+    return Tool(_ffi.PW_TOOL_KIND_SYNC, fn, timeout_ms)
 
 
 def deferred(timeout_ms=None):
     """A deferred tool: `poll_event` tells, `complete` finishes it."""
-    return Tool(_ffi.PW_TOOL_DEFERRED, None, timeout_ms)
+    return Tool(_ffi.PW_TOOL_KIND_DEFERRED, None, timeout_ms)
 
 
 def adapter(timeout_ms=None):
     """An adapter tool: its frames go to `poll_transmit(Route.ADAPTER)` and come back through
     `handle_adapter_frame` / `handle_adapter_closed`."""
-    return Tool(_ffi.PW_TOOL_ADAPTER, None, timeout_ms)
+    return Tool(_ffi.PW_TOOL_KIND_ADAPTER, None, timeout_ms)
 
 
 # ------------------------------------------------------------ the wrapper
@@ -284,7 +284,7 @@ class Wrapper:
             t.name = _ffi.pw_str(ctypes.cast(keep, ctypes.POINTER(ctypes.c_uint8)), len(raw))
             t.kind = spec.kind
             t.timeout_ms = _ffi.PW_TOOL_DEFAULT_TIMEOUT if spec.timeout_ms is None else spec.timeout_ms
-            if spec.kind == _ffi.PW_TOOL_SYNC:
+            if spec.kind == _ffi.PW_TOOL_KIND_SYNC:
                 t.call = self._sync_cb
             t.userdata = i
             self._fns.append(spec.fn)
@@ -344,17 +344,17 @@ class Wrapper:
         try:
             result = self._fns[userdata or 0](_ffi.span_bytes(args))
             data = _bytes(result, "a sync tool's result")
-            status = _ffi.PW_TOOL_OK
+            status = _ffi.PW_TOOL_STATUS_OK
         except Exception as e:  # the tool failed: its message is the call's error
             data = (str(e) if e.args else type(e).__name__).encode("utf-8", "replace")
-            status = _ffi.PW_TOOL_FAILED
+            status = _ffi.PW_TOOL_STATUS_FAILED
         except BaseException as e:  # KeyboardInterrupt and the like: re-raised after the C call
             self._pending_exc = e
-            data, status = b"interrupted", _ffi.PW_TOOL_FAILED
+            data, status = b"interrupted", _ffi.PW_TOOL_STATUS_FAILED
         try:
             _ffi.lib.pw_writer_write(out, data, len(data))
         except BaseException:
-            status = _ffi.PW_TOOL_FAILED
+            status = _ffi.PW_TOOL_STATUS_FAILED
         return status
 
     def _info(self, c):
@@ -647,7 +647,7 @@ class AdapterCall:
     def settlement(self):
         """How the call settled (`Outcome`), or None while it waits."""
         o = _ffi.pw_outcome()
-        r = _ffi.lib.pw_adapter_call_settlement(self._ptr(), byref(o))
+        r = _ffi.lib.pw_adapter_call_outcome(self._ptr(), byref(o))
         if r == _ffi.PW_NOTHING:
             return None
         check(r)

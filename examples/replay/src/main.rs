@@ -354,7 +354,7 @@ fn is_waiting_error(e: &Error) -> bool {
     matches!(
         e,
         Error::Call(CallError::Unknown)
-            | Error::Call(CallError::Finished)
+            | Error::Call(CallError::Completed)
             | Error::Call(CallError::TimedOut)
             | Error::Call(CallError::Cancelled)
             | Error::Call(CallError::Stale)
@@ -545,7 +545,7 @@ fn run_call(sc: &CallScenario, p: &mut Printer) -> Result<(), (Option<usize>, St
         };
         match outcome {
             Ok(())
-            | Err(Error::Call(CallError::Finished))
+            | Err(Error::Call(CallError::Completed))
             | Err(Error::Call(CallError::TimedOut)) => {}
             Err(Error::Malformed(_)) => {
                 p.line(now, "{\"rejected\":{\"path\":\"adapter\",\"call\":0}}")
@@ -578,7 +578,7 @@ fn flush_call(
         );
     }
     if !*printed {
-        if let Some(s) = call.settlement() {
+        if let Some(s) = call.outcome() {
             *printed = true;
             let line = match s {
                 CallOutcome::Result(r) => {

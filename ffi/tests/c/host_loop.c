@@ -8,7 +8,7 @@ static uint64_t mem[16384]; /* 128 KiB, 8-byte aligned; pw_wrapper_size says wha
 static uint32_t add(void *ud, pw_str args, pw_writer *out) {
     (void)ud; (void)args; /* a real tool parses args */
     pw_writer_write(out, (const uint8_t *)"5", 1);
-    return PW_TOOL_OK;
+    return PW_TOOL_STATUS_OK;
 }
 
 static void send(pw_wrapper *w) { /* drain: write each frame where its route says */
@@ -21,8 +21,8 @@ static void send(pw_wrapper *w) { /* drain: write each frame where its route say
 
 int main(void) {
     pw_tool tools[2] = {
-        {{(const uint8_t *)"add", 3}, PW_TOOL_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL},
-        {{(const uint8_t *)"lookup", 6}, PW_TOOL_DEFERRED, PW_TOOL_DEFAULT_TIMEOUT, NULL, NULL},
+        {{(const uint8_t *)"add", 3}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL},
+        {{(const uint8_t *)"lookup", 6}, PW_TOOL_KIND_DEFERRED, PW_TOOL_DEFAULT_TIMEOUT, NULL, NULL},
     };
     pw_hooks hooks = {NULL, NULL, NULL};
     pw_wrapper_config cfg;

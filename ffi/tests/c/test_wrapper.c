@@ -66,10 +66,10 @@ static uint32_t echo(void *ud, pw_str args, pw_writer *out)
 {
     (void)ud;
     pw_writer_write(out, args.ptr, args.len);
-    return PW_TOOL_OK;
+    return PW_TOOL_STATUS_OK;
 }
 
-/* Returns garbage (neither PW_TOOL_OK nor PW_TOOL_FAILED): a failure with what it wrote. */
+/* Returns garbage (neither PW_TOOL_STATUS_OK nor PW_TOOL_STATUS_FAILED): a failure with what it wrote. */
 static uint32_t garbage(void *ud, pw_str args, pw_writer *out)
 {
     (void)ud;
@@ -86,7 +86,7 @@ static uint32_t big(void *ud, pw_str args, pw_writer *out)
     (void)args;
     pw_writer_write(out, LIT("[\"0123456789\",\"0123456789\","));
     pw_writer_write(out, LIT("\"0123456789\"]"));
-    return PW_TOOL_OK;
+    return PW_TOOL_STATUS_OK;
 }
 
 /* Writes white space past result_cap: it is dropped, the compact result fits. */
@@ -95,7 +95,7 @@ static uint32_t spacey(void *ud, pw_str args, pw_writer *out)
     (void)ud;
     (void)args;
     pw_writer_write(out, LIT("[ 1,    2,    3,    4,    5,    6,    7 ]"));
-    return PW_TOOL_OK;
+    return PW_TOOL_STATUS_OK;
 }
 
 /* What pw_writer_write said to a NULL `bytes` from inside a tool. */
@@ -107,7 +107,7 @@ static uint32_t null_bytes(void *ud, pw_str args, pw_writer *out)
     (void)ud;
     null_write_rc = pw_writer_write(out, NULL, 0);
     pw_writer_write(out, LIT("\"x\""));
-    return PW_TOOL_OK;
+    return PW_TOOL_STATUS_OK;
 }
 
 /* Claims success but writes something that is not JSON. */
@@ -116,7 +116,7 @@ static uint32_t not_json(void *ud, pw_str args, pw_writer *out)
     (void)ud;
     (void)args;
     pw_writer_write(out, LIT("{oops"));
-    return PW_TOOL_OK;
+    return PW_TOOL_STATUS_OK;
 }
 
 enum { T_ECHO, T_GARBAGE, T_BIG, T_SPACEY, T_NULLW, T_NOT_JSON, T_LATER, T_QUICK, T_FILES, N_TOOLS };
@@ -137,16 +137,16 @@ static pw_tool tool(const char *name, uint32_t kind, pw_sync_fn fn)
 
 static void setup_tools(void)
 {
-    tools[T_ECHO] = tool("echo", PW_TOOL_SYNC, echo);
-    tools[T_GARBAGE] = tool("garbage", PW_TOOL_SYNC, garbage);
-    tools[T_BIG] = tool("big", PW_TOOL_SYNC, big);
-    tools[T_SPACEY] = tool("spacey", PW_TOOL_SYNC, spacey);
-    tools[T_NULLW] = tool("nullw", PW_TOOL_SYNC, null_bytes);
-    tools[T_NOT_JSON] = tool("notjson", PW_TOOL_SYNC, not_json);
-    tools[T_LATER] = tool("later", PW_TOOL_DEFERRED, NULL);
-    tools[T_QUICK] = tool("quick", PW_TOOL_DEFERRED, NULL);
+    tools[T_ECHO] = tool("echo", PW_TOOL_KIND_SYNC, echo);
+    tools[T_GARBAGE] = tool("garbage", PW_TOOL_KIND_SYNC, garbage);
+    tools[T_BIG] = tool("big", PW_TOOL_KIND_SYNC, big);
+    tools[T_SPACEY] = tool("spacey", PW_TOOL_KIND_SYNC, spacey);
+    tools[T_NULLW] = tool("nullw", PW_TOOL_KIND_SYNC, null_bytes);
+    tools[T_NOT_JSON] = tool("notjson", PW_TOOL_KIND_SYNC, not_json);
+    tools[T_LATER] = tool("later", PW_TOOL_KIND_DEFERRED, NULL);
+    tools[T_QUICK] = tool("quick", PW_TOOL_KIND_DEFERRED, NULL);
     tools[T_QUICK].timeout_ms = 100;
-    tools[T_FILES] = tool("files", PW_TOOL_ADAPTER, NULL);
+    tools[T_FILES] = tool("files", PW_TOOL_KIND_ADAPTER, NULL);
 }
 
 /* The test configuration: small caps so that every limit is easy to reach. */
@@ -276,7 +276,7 @@ static void check_usable(int line, pw_wrapper *w, uint64_t now)
     d.kind = 99;
     rc = respond(w, now, "{\"type\":\"TEXT\",\"content\":\"still here\"}", &d);
     checks++;
-    if (rc != PW_OK || d.kind != PW_FORWARD) {
+    if (rc != PW_OK || d.kind != PW_DISPOSITION_FORWARD) {
         failures++;
         fprintf(stderr, "%s:%d: wrapper not usable: %u, kind %u\n", __FILE__, line,
                 (unsigned)rc, (unsigned)d.kind);
@@ -303,7 +303,7 @@ static pw_call_handle start(pw_wrapper *w, uint64_t now, const char *frame)
     pw_disposition d;
     memset(&d, 0, sizeof d);
     CHECK_RC(respond(w, now, frame, &d), PW_OK);
-    CHECK(d.kind == PW_INTERCEPTED && d.has_handle == 1);
+    CHECK(d.kind == PW_DISPOSITION_INTERCEPTED && d.has_handle == 1);
     return d.handle;
 }
 
@@ -430,7 +430,7 @@ static void test_init_memory_and_tools(void)
             pw_disposition d;
             CHECK_RC(respond(w, 1, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\"}}", &d),
                      PW_OK);
-            CHECK(d.kind == PW_INTERCEPTED && d.has_handle == 0);
+            CHECK(d.kind == PW_DISPOSITION_INTERCEPTED && d.has_handle == 0);
         }
         EXPECT_FRAMES(w,
                       "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"echo\",\"error\":"
@@ -541,7 +541,7 @@ static void test_round_trip(void)
     CHECK_RC(respond(w, 0, "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"1\",\"name\":\"echo\","
                            "\"args\":[ 1 ]}}", &d),
              PW_OK);
-    CHECK(d.kind == PW_INTERCEPTED && d.index == 0 && d.has_handle == 0);
+    CHECK(d.kind == PW_DISPOSITION_INTERCEPTED && d.index == 0 && d.has_handle == 0);
     EXPECT_FRAMES(w,
                   "M {\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"1\",\"name\":\"echo\","
                   "\"result\":[1]}}",
@@ -551,7 +551,7 @@ static void test_round_trip(void)
     later = start(w, 1, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"later\",\"args\":{\"q\": 1}}}");
     d.kind = 99;
     CHECK_RC(respond(w, 1, "{\"type\":\"END\"}", &d), PW_OK);
-    CHECK(d.kind == PW_HELD);
+    CHECK(d.kind == PW_DISPOSITION_HELD);
     files = start(w, 2, "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"f\",\"name\":\"files\"}}");
     CHECK(later.slot != files.slot && later.owner == files.owner && later.reserved == 0);
     CHECK(pw_wrapper_pending(w) == 2);
@@ -664,7 +664,7 @@ static void test_handle_states(void)
                   "M {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}",
                   "C {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}");
     /* Completed and its slot not reused: finished. */
-    CHECK_RC(complete(w, 3, fresh, 0, "3", &completed), PW_CALL_FINISHED);
+    CHECK_RC(complete(w, 3, fresh, 0, "3", &completed), PW_CALL_COMPLETED);
     /* A handle no call ever had. */
     never = fresh;
     never.index = 1000;
@@ -794,7 +794,7 @@ static void test_over_capacity(void)
              PW_HELD_FULL);
     d.kind = 99;
     CHECK_RC(respond(w, 1, "{\"type\":\"END\",\"content\":1}", &d), PW_OK);
-    CHECK(d.kind == PW_HELD);
+    CHECK(d.kind == PW_DISPOSITION_HELD);
     CHECK_RC(respond(w, 1, "{\"type\":\"END\"}", &d), PW_HELD_FULL); /* 18 + 22 > 40 */
     CHECK(pw_wrapper_pending(w) == 1);
     NO_FRAMES(w);
@@ -987,7 +987,7 @@ static void test_sync_tools(void)
     CHECK_RC(respond(w, 0, "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"g\",\"name\":\"garbage\"}}",
                      &d),
              PW_OK);
-    CHECK(d.kind == PW_INTERCEPTED && d.has_handle == 0);
+    CHECK(d.kind == PW_DISPOSITION_INTERCEPTED && d.has_handle == 0);
     EXPECT_FRAMES(w,
                   "M {\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"g\",\"name\":\"garbage\","
                   "\"error\":\"it broke\"}}",

@@ -14,6 +14,9 @@ use std::ptr;
 
 use libfuzzer_sys::fuzz_target;
 use polyweave_tool_adapter_ffi::*;
+use polyweave_tool_adapter_ffi::{
+    pw_disposition_kind::*, pw_route::*, pw_tool_kind::*, pw_tool_status::*,
+};
 
 /// Reads choices from the fuzzer's bytes; zeros once they run out.
 struct Bytes<'d>(&'d [u8]);
@@ -38,14 +41,14 @@ impl Bytes<'_> {
 unsafe extern "C" fn echo(_: *mut c_void, args: pw_str, out: *mut pw_writer) -> u32 {
     // SAFETY: the library hands a live writer and readable args.
     unsafe { pw_writer_write(out, args.ptr, args.len) };
-    PW_TOOL_OK
+    PW_TOOL_STATUS_OK as u32
 }
 
 unsafe extern "C" fn boom(_: *mut c_void, _: pw_str, out: *mut pw_writer) -> u32 {
     let m = b"bo\"om\n";
     // SAFETY: as in `echo`.
     unsafe { pw_writer_write(out, m.as_ptr(), m.len()) };
-    PW_TOOL_FAILED
+    PW_TOOL_STATUS_FAILED as u32
 }
 
 fn lit(s: &'static str) -> pw_str {
@@ -142,10 +145,10 @@ impl Run {
         if r == pw_result::PW_OK {
             // SAFETY: written on PW_OK.
             let d = unsafe { d.assume_init() };
-            if d.kind == PW_HELD {
+            if d.kind == PW_DISPOSITION_HELD {
                 self.held.push(frame.to_vec());
             }
-            if d.kind == PW_INTERCEPTED {
+            if d.kind == PW_DISPOSITION_INTERCEPTED {
                 self.intercepted += 1;
                 if d.has_handle == 1 {
                     self.handles.push(d.handle);
@@ -208,28 +211,28 @@ fuzz_target!(|data: &[u8]| {
     let tools = [
         pw_tool {
             name: lit("echo"),
-            kind: PW_TOOL_SYNC,
+            kind: PW_TOOL_KIND_SYNC as u32,
             timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
             call: Some(echo),
             userdata: ptr::null_mut(),
         },
         pw_tool {
             name: lit("boom"),
-            kind: PW_TOOL_SYNC,
+            kind: PW_TOOL_KIND_SYNC as u32,
             timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
             call: Some(boom),
             userdata: ptr::null_mut(),
         },
         pw_tool {
             name: lit("later"),
-            kind: PW_TOOL_DEFERRED,
+            kind: PW_TOOL_KIND_DEFERRED as u32,
             timeout_ms: 30,
             call: None,
             userdata: ptr::null_mut(),
         },
         pw_tool {
             name: lit("files"),
-            kind: PW_TOOL_ADAPTER,
+            kind: PW_TOOL_KIND_ADAPTER as u32,
             timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
             call: None,
             userdata: ptr::null_mut(),
@@ -336,7 +339,15 @@ fuzz_target!(|data: &[u8]| {
                 };
                 let mut how = u32::MAX;
                 // SAFETY: valid pointers.
-                let r = unsafe { pw_wrapper_complete(run.w, run.now, h, &o, &mut how) };
+                let r = unsafe {
+                    pw_wrapper_complete(
+                        run.w,
+                        run.now,
+                        h,
+                        &o,
+                        (&raw mut how).cast::<pw_completed>(),
+                    )
+                };
                 run.timed(r, "complete");
             }
             5 => {

@@ -7,14 +7,15 @@ use crate::error::Error;
 use crate::held::Held;
 use crate::hooks::{CallInfo, Hooks};
 use crate::json;
-use crate::message::escaped_prefix;
+use crate::json::escape::escaped_prefix;
 use crate::outcome::CallOutcome;
-use crate::queue::{self, Queue, Route, SlotFrame};
+use crate::queue::{Queue, SlotFrame};
+use crate::room::{record_cost, RELEASE_COST_BOUND};
+use crate::route::Route;
 use crate::trace::Trace;
 
 use super::config::Config;
 use super::result::{LastError, SUCCESS_FALSE};
-use super::Stats;
 
 /// A call's name, id and args while it completes (from the frame or from its slot).
 #[derive(Copy, Clone)]
@@ -50,6 +51,18 @@ impl<'c> CallRef<'c> {
     }
 }
 
+/// Counters for what was cut or refused rather than lost silently.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Stats {
+    /// Continue prompts written.
+    pub rounds: u32,
+    /// Error messages from sync tools and tool adapters cut to fit `message_cap` once escaped.
+    pub messages_truncated: u32,
+    /// Last tool errors cut to `message_cap` in the prompt.
+    pub last_error_truncated: u32,
+}
+
 /// How a completion's `TOOL_RESULT` is queued.
 #[derive(Copy, Clone)]
 pub(crate) enum Delivery {
@@ -60,7 +73,7 @@ pub(crate) enum Delivery {
 }
 
 /// What records and sends completions, and closes rounds.
-pub(crate) struct Round<'a, H> {
+pub(crate) struct Outputs<'a, H> {
     pub(crate) hooks: H,
     pub(crate) queue: Queue<'a>,
     pub(crate) trace: Trace<'a>,
@@ -73,7 +86,7 @@ pub(crate) struct Round<'a, H> {
     pub(crate) stats: Stats,
 }
 
-impl<'a, H: Hooks> Round<'a, H> {
+impl<'a, H: Hooks> Outputs<'a, H> {
     pub(crate) fn new(
         hooks: H,
         queue: Queue<'a>,
@@ -102,23 +115,26 @@ impl<'a, H: Hooks> Round<'a, H> {
         (id, name): (Option<usize>, Option<usize>),
         outcome_len: usize,
     ) -> usize {
-        queue::cost(crate::encode::tool_result_len(id, name, outcome_len)) + self.end_cost(cfg)
+        record_cost(crate::encode::tool_result_len(id, name, outcome_len)) + self.end_cost(cfg)
     }
 
     /// Queue bytes completing a call whose outcome is in its slot may need, the round's
     /// end included.
     pub(crate) fn slot_completion_cost(&self, cfg: &Config) -> usize {
-        queue::cost(0) + self.end_cost(cfg)
+        record_cost(0) + self.end_cost(cfg)
     }
 
     /// Queue bytes ending the round now may need.
     pub(crate) fn end_cost(&self, cfg: &Config) -> usize {
-        cfg.round_end_len() - crate::held::RELEASE_COST_BOUND + self.held.release_cost()
+        cfg.round_end_len() - RELEASE_COST_BOUND + self.held.release_cost()
     }
 
     /// Refuses, changing nothing, unless `needed` queue bytes are free.
     pub(crate) fn reserve(&self, needed: usize) -> Result<(), Error> {
-        self.queue.reserve(needed)
+        self.queue.reserve(needed).map_err(|q| Error::QueueFull {
+            needed: q.needed,
+            free: q.free,
+        })
     }
 
     /// Completes `call` with an error message (SPEC §3.2).
@@ -171,7 +187,7 @@ impl<'a, H: Hooks> Round<'a, H> {
             }
         }
         debug!(
-            "call {} settled: {}",
+            "call {} ended: {}",
             call.index,
             matches!(outcome, CallOutcome::Result(_))
         );

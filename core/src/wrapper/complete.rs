@@ -7,28 +7,31 @@ use crate::error::{CallError, Error};
 use crate::frame::Frame;
 use crate::hooks::Hooks;
 use crate::json;
-use crate::message::{escaped_prefix, Message};
+use crate::json::escape::escaped_prefix;
+use crate::message::Message;
 use crate::outcome::CallOutcome;
 
+use super::outputs::Delivery;
 use super::result::{check_result, result_error, ResultCheck};
-use super::round::Delivery;
 use super::scratch::{compose_into, valid_utf8_prefix};
-use super::slots::{AdapterResult, HowEnded, SlotState};
-use super::{CallHandle, Completed, Wrapper};
+use super::slots::{AdapterResult, Ended};
+use super::{Completed, Wrapper};
+use crate::route::CallHandle;
+use crate::tool::PendingKind;
 
 /// Reserves what completing the call in `slot` costs, stores the outcome in the slot (its
 /// `TOOL_RESULT` is encoded from there when transmitted), completes the call and ends it. A
 /// macro rather than a method: the outcome may borrow scratch or the host's bytes, which a
 /// `&mut self` method could not also take.
-macro_rules! settle {
+macro_rules! complete_slot {
     ($w:ident, $slot:expr, $outcome:expr, $compact:expr, $last_error:expr) => {{
-        $w.round.reserve($w.round.slot_completion_cost(&$w.cfg))?;
-        $w.slots.set_answer($slot, $outcome, $compact);
+        $w.out.reserve($w.out.slot_completion_cost(&$w.cfg))?;
+        $w.slots.set_outcome($slot, $outcome, $compact);
         let call = $w.slots.call($slot);
         let delivery = Delivery::FromSlot($slot as u16);
-        $w.round
+        $w.out
             .complete_with(&$w.cfg, call, $outcome, $compact, $last_error, delivery);
-        $w.slots.end($slot, HowEnded::Finished);
+        $w.slots.end($slot, Ended::Completed);
     }};
 }
 
@@ -46,7 +49,7 @@ impl<H: Hooks> Wrapper<'_, H> {
         outcome: Result<&[u8], &str>,
     ) -> Result<Completed, Error> {
         self.clock.check(now)?;
-        let slot = self.waiting(now, handle, SlotState::Deferred)?;
+        let slot = self.waiting(now, handle, PendingKind::Deferred)?;
         let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
         let (failure, completed) = match outcome {
             Ok(raw) => match check_result(raw, &self.cfg) {
@@ -56,7 +59,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                     compact,
                 } => {
                     let outcome = CallOutcome::Result(json::trim_ws(raw));
-                    settle!(self, slot, outcome, compact, last_error);
+                    complete_slot!(self, slot, outcome, compact, last_error);
                     self.clock.advance(now);
                     return Ok(Completed::AsGiven);
                 }
@@ -81,13 +84,13 @@ impl<H: Hooks> Wrapper<'_, H> {
                         cap: self.cfg.message_cap,
                     });
                 }
-                settle!(self, slot, CallOutcome::Error(msg), true, None);
+                complete_slot!(self, slot, CallOutcome::Error(msg), true, None);
                 self.clock.advance(now);
                 return Ok(Completed::AsGiven);
             }
         };
         let message = compose_into(self.scratch.message(&self.cfg), &failure);
-        settle!(self, slot, CallOutcome::Error(message), true, None);
+        complete_slot!(self, slot, CallOutcome::Error(message), true, None);
         self.clock.advance(now);
         Ok(completed)
     }
@@ -100,17 +103,17 @@ impl<H: Hooks> Wrapper<'_, H> {
         bytes: &[u8],
     ) -> Result<(), Error> {
         self.clock.check(now)?;
-        let slot = self.waiting(now, handle, SlotState::Adapter)?;
+        let slot = self.waiting(now, handle, PendingKind::Adapter)?;
         let frame = Frame::parse_validated(bytes, self.cfg.max_depth)?;
         let kept = self.slots.get(slot).adapter_result() != AdapterResult::Nothing;
         match read_adapter_frame(&frame, kept)? {
             AdapterStep::Ignore => {}
-            // Kept without white space; one that does not fit fails the call when it settles.
+            // Kept without white space; one that does not fit fails the call when it ends.
             AdapterStep::Record(raw) => self.slots.keep_result(slot, raw),
             AdapterStep::Fail(msg) => {
                 let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
                 let cap = self.cfg.message_cap;
-                // The adapter's message is cut, never refused, so the call still settles: to
+                // The adapter's message is cut, never refused, so the call still ends: to
                 // its longest prefix that fits `message_cap` once escaped.
                 let (message, cut) = match msg {
                     Some(m) => {
@@ -129,60 +132,59 @@ impl<H: Hooks> Wrapper<'_, H> {
                         )
                     }
                 };
-                settle!(self, slot, CallOutcome::Error(message), true, None);
+                complete_slot!(self, slot, CallOutcome::Error(message), true, None);
                 if cut {
-                    self.round.stats.messages_truncated =
-                        self.round.stats.messages_truncated.saturating_add(1);
+                    self.out.stats.messages_truncated =
+                        self.out.stats.messages_truncated.saturating_add(1);
                 }
             }
             AdapterStep::End => self.adapter_end(slot)?,
-            AdapterStep::Progress => self.slots.restart(slot, now),
+            AdapterStep::Progress => self.slots.restart(slot, now, self.cfg.max_total_timeout_ms),
         }
         self.clock.advance(now);
         Ok(())
     }
 
-    /// The adapter of a pending call closed its source: settles like `END`.
+    /// The adapter of a pending call closed its source: ends like `END`.
     pub fn handle_adapter_closed(&mut self, now: Instant, handle: CallHandle) -> Result<(), Error> {
         self.clock.check(now)?;
-        let slot = self.waiting(now, handle, SlotState::Adapter)?;
+        let slot = self.waiting(now, handle, PendingKind::Adapter)?;
         self.adapter_end(slot)?;
         self.clock.advance(now);
         Ok(())
     }
 
     /// The slot of the call `handle` names, if it waits for an input of this kind.
-    fn waiting(&self, now: Instant, handle: CallHandle, kind: SlotState) -> Result<usize, Error> {
+    fn waiting(&self, now: Instant, handle: CallHandle, kind: PendingKind) -> Result<usize, Error> {
         let slot = self.slots.waiting(now, handle, self.next_index)?;
-        if self.slots.get(slot).state() != kind {
+        if self.slots.get(slot).pending_kind() != Some(kind) {
             return Err(CallError::WrongKind.into());
         }
         Ok(slot)
     }
 
-    /// Settles an adapter call with what it kept (SPEC §2.2), or fails it when that was too large.
+    /// Ends an adapter call with what it kept (SPEC §2.2), or fails it when that was too large.
     fn adapter_end(&mut self, slot: usize) -> Result<(), Error> {
         if self.slots.get(slot).adapter_result() == AdapterResult::TooLarge {
             let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
             let msg = Message::ResultTooLarge(name, self.cfg.result_cap);
             let message = compose_into(self.scratch.message(&self.cfg), &msg);
-            settle!(self, slot, CallOutcome::Error(message), true, None);
+            complete_slot!(self, slot, CallOutcome::Error(message), true, None);
             return Ok(());
         }
         // The kept result (or `null`) is already in the slot's outcome area.
-        self.round
-            .reserve(self.round.slot_completion_cost(&self.cfg))?;
-        self.slots.answer_kept(slot);
-        let (call, outcome) = (self.slots.call(slot), self.slots.answer(slot));
+        self.out.reserve(self.out.slot_completion_cost(&self.cfg))?;
+        self.slots.take_kept_result(slot);
+        let (call, outcome) = (self.slots.call(slot), self.slots.outcome(slot));
         let source = match outcome {
             CallOutcome::Result(result) => result_error(result, self.cfg.max_depth),
             CallOutcome::Error(_) => None,
         };
         let delivery = Delivery::FromSlot(slot as u16);
         // The kept result was stored compacted.
-        self.round
+        self.out
             .complete_with(&self.cfg, call, outcome, true, source, delivery);
-        self.slots.end(slot, HowEnded::Finished);
+        self.slots.end(slot, Ended::Completed);
         Ok(())
     }
 }

@@ -1,0 +1,56 @@
+//! Byte-level helpers every part of the scanner shares: JSON white space, and the
+//! eight-bytes-at-a-time masks. A leaf of `json`.
+
+/// Returns the offset of the first byte at or after `pos` that is not JSON white space.
+#[inline]
+pub fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(&b) = bytes.get(pos) {
+        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// [`skip_ws`], noting in `spaced` whether there was any white space to skip.
+#[inline(always)]
+pub(crate) fn skip_ws_noted(bytes: &[u8], pos: usize, spaced: &mut bool) -> usize {
+    // The flag is set on the white-space path only: compact input pays one comparison,
+    // as with `skip_ws`.
+    match bytes.get(pos) {
+        Some(&b) if is_ws(b) => {
+            *spaced = true;
+            skip_ws(bytes, pos + 1)
+        }
+        _ => pos,
+    }
+}
+
+/// `bytes` without the white space around it.
+#[inline]
+pub fn trim_ws(bytes: &[u8]) -> &[u8] {
+    let start = skip_ws(bytes, 0);
+    let mut end = bytes.len();
+    while end > start && is_ws(bytes[end - 1]) {
+        end -= 1;
+    }
+    &bytes[start..end]
+}
+
+/// True for the four bytes RFC 8259 calls insignificant white space.
+#[inline]
+pub(crate) fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// A byte of ones in every lane, and the high bit of every lane: for eight bytes at a time.
+pub(crate) const LO: u64 = 0x0101_0101_0101_0101;
+pub(crate) const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Flags (high bit per byte) the zero bytes of `v`; the lowest flagged byte is always a
+/// real one (borrows only flag bytes above it).
+#[inline]
+pub(crate) fn zero_bytes(v: u64) -> u64 {
+    v.wrapping_sub(LO) & !v & HI
+}

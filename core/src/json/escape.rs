@@ -1,0 +1,198 @@
+//! Escaping text for the inside of a JSON string (the other way from
+//! [`JsonStr`](super::JsonStr)'s decoding): minimal escapes, eight bytes at a time, and the
+//! lengths and cuts the library needs before it writes (SPEC §1, §7.22).
+
+use super::bytes::{zero_bytes, HI, LO};
+
+/// The offset of the first byte at or after `from` that needs escaping, or `text.len()`.
+pub(crate) fn next_escape(text: &[u8], mut from: usize) -> usize {
+    while from < text.len() {
+        // Eight bytes at a time (the last few padded with a byte that never needs escaping,
+        // so short names take one look).
+        let mut word = [b'a'; 8];
+        match text.get(from..from + 8) {
+            Some(chunk) => word.copy_from_slice(chunk),
+            // Byte by byte: a copy of a variable length would be a call to `memcpy`.
+            None => text[from..]
+                .iter()
+                .zip(&mut word)
+                .for_each(|(b, w)| *w = *b),
+        }
+        let m = escape_mask(u64::from_le_bytes(word));
+        if m != 0 {
+            // The lowest flagged byte is a real one, never padding.
+            return from + (m.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    text.len()
+}
+
+/// Writes `text` escaped for the inside of a JSON string (no quotes), piece by piece.
+pub(crate) fn write_escaped(text: &[u8], mut put: impl FnMut(&[u8])) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut run = 0;
+    let mut i = 0;
+    while i < text.len() {
+        i = next_escape(text, i);
+        let Some(&b) = text.get(i) else {
+            break;
+        };
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            // Another control character (`next_escape` stops at nothing else): `\u00XX`.
+            _ => b"",
+        };
+        put(&text[run..i]);
+        if short.is_empty() {
+            put(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 15) as usize],
+            ]);
+        } else {
+            put(short);
+        }
+        i += 1;
+        run = i;
+    }
+    put(&text[run..]);
+}
+
+/// Flags (high bit per byte) the bytes of `x` that are `"`, `\` or below U+0020; the lowest
+/// flagged byte is always a real one (borrows only flag bytes above it).
+#[inline]
+fn escape_mask(x: u64) -> u64 {
+    zero_bytes(x ^ (LO * b'"' as u64))
+        | zero_bytes(x ^ (LO * b'\\' as u64))
+        | (x.wrapping_sub(LO * 0x20) & !x & HI)
+}
+
+/// Bytes of `text` escaped: its length when nothing needs escaping (names and ids, almost
+/// always), else counted piece by piece.
+pub(crate) fn escaped_len(text: &[u8]) -> usize {
+    if next_escape(text, 0) == text.len() {
+        return text.len();
+    }
+    let mut n = 0;
+    write_escaped(text, |piece| n += piece.len());
+    n
+}
+
+/// Length of the longest prefix of `text`, ending on a character boundary, whose escaped form fits `cap` bytes.
+pub(crate) fn escaped_prefix(text: &[u8], cap: usize) -> usize {
+    let mut total = 0;
+    for (i, &b) in text.iter().enumerate() {
+        total += match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
+            0x00..=0x1f => 6,
+            _ => 1,
+        };
+        if total > cap {
+            return utf8_prefix(text, i);
+        }
+    }
+    text.len()
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a UTF-8 boundary.
+pub(crate) fn utf8_prefix(text: &[u8], max: usize) -> usize {
+    if text.len() <= max {
+        return text.len();
+    }
+    let mut n = max;
+    while n > 0 && (text[n] & 0xC0) == 0x80 {
+        n -= 1;
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first byte needing an escape is found at its exact offset from every start, in
+    /// texts of every length around the word size, with bytes that need none (non-ASCII
+    /// included) everywhere else.
+    #[test]
+    fn next_escape_finds_the_first_byte_from_every_start() {
+        for len in 0..if cfg!(miri) { 10 } else { 20 } {
+            for special in [None, Some(b'"'), Some(b'\\'), Some(0x00), Some(0x1f)] {
+                for at in 0..len.max(1) {
+                    let mut text = [0u8; 20];
+                    for (i, b) in text[..len].iter_mut().enumerate() {
+                        *b = [b'x', 0xc3, 0xa9, b' ', 0x7f][i % 5];
+                    }
+                    if let Some(b) = special.filter(|_| at < len) {
+                        text[at] = b;
+                    }
+                    let text = &text[..len];
+                    for from in 0..=len {
+                        let want = (from..len)
+                            .find(|&i| matches!(text[i], b'"' | b'\\' | 0x00..=0x1f))
+                            .unwrap_or(len);
+                        assert_eq!(next_escape(text, from), want, "{text:?} from {from}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod swar_equivalence {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    /// A byte-at-a-time reference: minimal escapes, control characters as `\u00xx`.
+    fn reference(text: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &b in text {
+            match b {
+                b'"' | b'\\' => out.extend([b'\\', b]),
+                0x08 => out.extend(b"\\b"),
+                0x0c => out.extend(b"\\f"),
+                b'\n' => out.extend(b"\\n"),
+                b'\r' => out.extend(b"\\r"),
+                b'\t' => out.extend(b"\\t"),
+                0x00..=0x1f => out.extend(std::format!("\\u{b:04x}").bytes()),
+                _ => out.push(b),
+            }
+        }
+        out
+    }
+    #[test]
+    fn same_as_bytewise() {
+        let mut x: u64 = 0x9E3779B97F4A7C15;
+        let alphabet: &[u8] = b"ab\"\\\x00\x01\x1f\x20\x7f\x80\xc3\xa9\xff\n\t\r\x08\x0c~!";
+        for n in 0..if cfg!(miri) { 400 } else { 20000 } {
+            let len = n % 40;
+            let mut t = Vec::new();
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push(if x.is_multiple_of(3) {
+                    alphabet[(x >> 8) as usize % alphabet.len()]
+                } else {
+                    (x >> 16) as u8
+                });
+            }
+            let mut a = Vec::new();
+            write_escaped(&t, |piece| a.extend_from_slice(piece));
+            let b = reference(&t);
+            assert_eq!(a, b, "{t:?}");
+            assert_eq!(escaped_len(&t), b.len());
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Where encoded bytes go ([`Sink`]: a counter, a buffer, a host's writer), and the small
+//! writers every encoder shares: JSON strings and decimal numbers.
+
+use crate::json::escape::write_escaped;
+
+/// Where encoded bytes go: a counter or a buffer.
+pub trait Sink {
+    /// Appends bytes.
+    fn put(&mut self, bytes: &[u8]);
+
+    /// Appends a raw JSON value in its compact form (no white space between tokens).
+    fn put_raw(&mut self, value: &[u8]) {
+        crate::json::for_each_compact_run(value, |run| self.put(run));
+    }
+
+    /// Appends a call's id or name as a JSON string (quoted, escaped).
+    fn put_name(&mut self, text: &[u8]) {
+        put_json_string(self, text);
+    }
+}
+
+/// A sink that only counts.
+#[derive(Default, Debug, Clone, Copy)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Counter(pub usize);
+
+impl Sink for Counter {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+}
+
+/// Writes `text` as a JSON string with quotes and minimal escapes.
+pub fn put_json_string<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
+    put_quoted(s, text, false);
+}
+
+/// [`put_json_string`], copying a `plain` text (one known to need no escapes) as it is.
+pub(crate) fn put_quoted<S: Sink + ?Sized>(s: &mut S, text: &[u8], plain: bool) {
+    s.put(b"\"");
+    match plain {
+        true => {
+            debug_assert_eq!(
+                crate::json::escape::escaped_len(text),
+                text.len(),
+                "not plain"
+            );
+            s.put(text);
+        }
+        false => write_escaped(text, |piece| s.put(piece)),
+    }
+    s.put(b"\"");
+}
+
+/// Writes `text` escaped for the inside of a JSON string (no quotes).
+pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
+    write_escaped(text, |piece| s.put(piece));
+}
+
+/// Decimal digits of `n` without allocation.
+pub fn put_u64<S: Sink + ?Sized>(s: &mut S, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        let (q, r) = div_rem_10(n);
+        i -= 1;
+        digits[i] = b'0' + r;
+        n = q;
+        if n == 0 {
+            break;
+        }
+    }
+    s.put(&digits[i..]);
+}
+
+/// `n / 10` and `n % 10` by long division in 16-bit limbs: 32-bit targets have no 64-bit
+/// divide, and the library routine for it costs about 860 bytes of flash on a Cortex-M.
+fn div_rem_10(n: u64) -> (u64, u8) {
+    let (mut q, mut rem) = (0u64, 0u32);
+    for shift in [48u32, 32, 16, 0] {
+        let cur = (rem << 16) | ((n >> shift) as u32 & 0xFFFF);
+        q |= ((cur / 10) as u64) << shift;
+        rem = cur % 10;
+    }
+    (q, rem as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn u64_digits_by_long_division() {
+        for n in [
+            0,
+            9,
+            10,
+            65_535,
+            65_536,
+            4_294_967_295,
+            4_294_967_296,
+            u64::MAX - 1,
+            u64::MAX,
+        ]
+        .into_iter()
+        .chain(
+            (0..if cfg!(miri) { 100 } else { 2000u64 })
+                .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        ) {
+            assert_eq!(div_rem_10(n), (n / 10, (n % 10) as u8), "{n}");
+            struct Digits([u8; 20], usize);
+            impl Sink for Digits {
+                fn put(&mut self, bytes: &[u8]) {
+                    self.0[self.1..self.1 + bytes.len()].copy_from_slice(bytes);
+                    self.1 += bytes.len();
+                }
+            }
+            let mut sink = Digits([0; 20], 0);
+            put_u64(&mut sink, n);
+            let len = sink.1;
+            let digits = &sink.0[..len];
+            assert!(len == 1 || digits[0] != b'0', "{n}");
+            let back = digits.iter().fold(0u128, |v, d| {
+                assert!(d.is_ascii_digit());
+                v * 10 + (d - b'0') as u128
+            });
+            assert_eq!(back, n as u128);
+        }
+    }
+}
