@@ -183,7 +183,8 @@ enum pw_result
      */
     PW_ID_TOO_LONG = 303,
     /**
-     * An error message or cancel reason is longer than `message_cap`; nothing changed.
+     * Reserved: no function returns it today (an error message or cancel reason longer than
+     * `message_cap` is cut, and the cut is reported). Kept so the numbers never move.
      */
     PW_MESSAGE_TOO_LONG = 304,
     /**
@@ -395,6 +396,11 @@ enum pw_completed
      * `Tool <name> result is nested deeper than <N> levels` (SPEC §7.23).
      */
     PW_COMPLETED_RESULT_TOO_DEEP = 2,
+    /**
+     * The error message was longer than `message_cap` once escaped: the call failed with
+     * its longest prefix that fits, cut on a character boundary.
+     */
+    PW_COMPLETED_MESSAGE_CUT = 3,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -254,8 +254,8 @@ impl<'a> AdapterCall<'a> {
                 let (text, _) = msg.decode_prefix_into(self.buf);
                 self.state = State::Error(text.len());
             }
-            AdapterStep::Fail(None) => self.fail(Message::Failed(self.opts.name.as_bytes()))?,
-            AdapterStep::End => self.end(kept)?,
+            AdapterStep::Fail(None) => self.fail(Message::Failed(self.opts.name.as_bytes())),
+            AdapterStep::End => self.end(kept),
             AdapterStep::Progress => {
                 if self.opts.max_total_timeout_ms > 0 {
                     let restarted = now
@@ -272,7 +272,7 @@ impl<'a> AdapterCall<'a> {
     /// The adapter closed its source: ends like `END`.
     pub fn handle_closed(&mut self, now: Instant) -> Result<(), Error> {
         let kept = self.waiting(now)?;
-        self.end(kept)?;
+        self.end(kept);
         self.clock.advance(now);
         Ok(())
     }
@@ -286,7 +286,7 @@ impl<'a> AdapterCall<'a> {
                 true => self.opts.max_total_timeout_ms,
                 false => self.opts.timeout_ms,
             };
-            self.fail(Message::TimedOut(self.opts.name.as_bytes(), span))?;
+            self.fail(Message::TimedOut(self.opts.name.as_bytes(), span));
             self.send_cancel = true;
             self.timed_out = true;
         }
@@ -294,25 +294,21 @@ impl<'a> AdapterCall<'a> {
         Ok(())
     }
 
-    fn fail(&mut self, msg: Message<'_>) -> Result<(), Error> {
-        let (len, cap) = (msg.len(), self.buf.len());
-        let text = msg
-            .compose(self.buf)
-            .ok_or(Error::MessageTooLong { len, cap })?;
+    /// Ends the call with one of its own texts (`start` checked that `buf` holds them).
+    fn fail(&mut self, msg: Message<'_>) {
+        let (text, _) = msg.compose_cut(self.buf, usize::MAX);
         self.state = State::Error(text.len());
-        Ok(())
     }
 
-    fn end(&mut self, kept: Kept) -> Result<(), Error> {
+    fn end(&mut self, kept: Kept) {
         match kept {
             Kept::Result(n) => self.state = State::Result(n),
             Kept::Nothing => self.state = State::Null,
             Kept::TooLarge => {
                 let name = self.opts.name.as_bytes();
-                self.fail(Message::ResultTooLarge(name, self.buf.len()))?;
+                self.fail(Message::ResultTooLarge(name, self.buf.len()));
             }
         }
-        Ok(())
     }
 
     /// The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout), written into `out`.

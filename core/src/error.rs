@@ -28,14 +28,6 @@ pub enum Error {
         /// The capacity.
         cap: usize,
     },
-    /// An error message from the host (or a cancel message, once composed) is longer than
-    /// the message capacity.
-    MessageTooLong {
-        /// The composed length.
-        len: usize,
-        /// The capacity.
-        cap: usize,
-    },
     /// A result given to `complete` is not one JSON value.
     InvalidResult(JsonError),
     /// An `END` to hold does not fit what is left of the held-`END` buffer.
@@ -100,7 +92,6 @@ impl core::fmt::Display for Error {
             Error::ClockWentBackwards(c) => c.fmt(f),
             Error::NameTooLong { len, cap } => write!(f, "tool name of {len} bytes exceeds {cap}"),
             Error::IdTooLong { len, cap } => write!(f, "call id of {len} bytes exceeds {cap}"),
-            Error::MessageTooLong { len, cap } => write!(f, "message of {len} bytes exceeds {cap}"),
             Error::InvalidResult(e) => write!(f, "result is not JSON: {e}"),
             Error::HeldFull { needed, free } => {
                 write!(f, "held END needs {needed} bytes, {free} free")

@@ -6,10 +6,13 @@
 //! buffers. It never allocates, never blocks and never reads a clock.
 //!
 //! Data flows one way: bytes in ([`framing`]) → frame view ([`frame`], over
-//! [`json`]) → state machine ([`wrapper`], [`call`]) → queued output ([`queue`]:
-//! frames [`encode`]d once, or records of a pending call's slot) → bytes out
-//! (`poll_transmit` copies the oldest frame into the host's buffer, or encodes
-//! it there from the slot).
+//! [`json`]) → state machine ([`wrapper`], [`call`]) → queued output (the
+//! private `queue` and `held` storage: frames [`encode`]d once, or records of a
+//! pending call's slot) → bytes out (`poll_transmit` copies the oldest frame
+//! into the host's buffer, or encodes it there from the slot). No module
+//! imports one that imports it back: the shared vocabulary ([`route`]: which
+//! call, where a frame goes) and every room and cost constant (`room`) are
+//! leaves, and the output storage knows nothing of the state machines.
 //!
 //! # A wrapper in a host loop
 //!

@@ -83,6 +83,21 @@ impl Message<'_> {
         c.0
     }
 
+    /// Writes the longest prefix of the text that fits `cap` bytes once escaped (cut on a
+    /// character boundary) into `buf` (at least `cap` bytes); says whether it was cut.
+    pub(crate) fn compose_cut<'b>(&self, buf: &'b mut [u8], cap: usize) -> (&'b [u8], bool) {
+        let mut w = Prefix {
+            buf,
+            pos: 0,
+            total: 0,
+        };
+        self.write_to(&mut w);
+        let (written, total) = (w.pos, w.total);
+        let n = crate::json::escape::escaped_prefix(&buf[..written], cap);
+        // A character the buffer cut in two is dropped by the caller's UTF-8 check.
+        (&buf[..n], n < total)
+    }
+
     /// Writes the text into `buf`; `None` (nothing written) when it does not fit.
     pub(crate) fn compose<'b>(&self, buf: &'b mut [u8]) -> Option<&'b [u8]> {
         let len = self.len();
@@ -115,5 +130,21 @@ impl Sink for Fill<'_> {
             d.copy_from_slice(bytes);
         }
         self.pos += bytes.len();
+    }
+}
+
+/// A sink keeping the first bytes that fit and counting them all.
+struct Prefix<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+    total: usize,
+}
+
+impl Sink for Prefix<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.buf.len() - self.pos);
+        self.buf[self.pos..self.pos + n].copy_from_slice(&bytes[..n]);
+        self.pos += n;
+        self.total += bytes.len();
     }
 }

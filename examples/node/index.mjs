@@ -103,15 +103,6 @@ function messageOf(err) {
   return String(err);
 }
 
-/** Cuts `text` to at most `cap` UTF-8 bytes on a character boundary. */
-function cutUtf8(text, cap) {
-  const b = Buffer.from(text, 'utf8');
-  if (b.length <= cap) return b;
-  let n = cap;
-  while (n > 0 && (b[n] & 0xc0) === 0x80) n--;
-  return b.subarray(0, n);
-}
-
 // ------------------------------------------------------------ clocks
 
 const realClock = { now: () => Math.floor(performance.now()) };
@@ -856,7 +847,8 @@ class ToolAdapterWrapper {
     try {
       let outcome;
       if (err !== null && err !== undefined) {
-        outcome = { is_error: 1, text: cutUtf8(messageOf(err), this.messageCap) };
+        // The core cuts a message over message_cap (and reports it): passed whole.
+        outcome = { is_error: 1, text: Buffer.from(messageOf(err), 'utf8') };
       } else {
         let text;
         try {
@@ -1051,15 +1043,12 @@ class ToolAdapterWrapper {
   cancel(reason = 'cancelled') {
     this._enter();
     try {
-      let text = cutUtf8(String(reason), this.messageCap);
+      // The core cuts a reason too long for message_cap: passed whole.
+      const text = Buffer.from(String(reason), 'utf8');
       const left = [0];
       let before = Infinity;
       for (;;) {
         const r = C.cancel(this.w, this.clock.now(), nz(text), text.length, left);
-        if (r === PW.MESSAGE_TOO_LONG && text.length > 0) {
-          text = cutUtf8(text.toString('utf8'), Math.floor(text.length / 2));
-          continue;
-        }
         if (r !== PW.OK) throw pwError('cancel', r);
         const n = Number(left[0]);
         if (n === 0) break;

@@ -66,7 +66,8 @@ pub enum pw_result {
     PW_NAME_TOO_LONG = 302,
     /// A `TOOL_CALL`'s decoded id is longer than `id_cap`; the host must answer that call itself.
     PW_ID_TOO_LONG = 303,
-    /// An error message or cancel reason is longer than `message_cap`; nothing changed.
+    /// Reserved: no function returns it today (an error message or cancel reason longer than
+    /// `message_cap` is cut, and the cut is reported). Kept so the numbers never move.
     PW_MESSAGE_TOO_LONG = 304,
     /// A result given to `pw_wrapper_complete` is not one JSON value; nothing changed.
     PW_INVALID_RESULT = 305,
@@ -246,7 +247,6 @@ impl From<Error> for pw_result {
             Error::ClockWentBackwards(_) => pw_result::PW_CLOCK_WENT_BACKWARDS,
             Error::NameTooLong { .. } => pw_result::PW_NAME_TOO_LONG,
             Error::IdTooLong { .. } => pw_result::PW_ID_TOO_LONG,
-            Error::MessageTooLong { .. } => pw_result::PW_MESSAGE_TOO_LONG,
             Error::InvalidResult(_) => pw_result::PW_INVALID_RESULT,
             Error::HeldFull { .. } => pw_result::PW_HELD_FULL,
             Error::QueueFull { .. } => pw_result::PW_QUEUE_FULL,

@@ -53,6 +53,9 @@ pub enum pw_completed {
     /// The result nested deeper than `max_depth`: the call failed with
     /// `Tool <name> result is nested deeper than <N> levels` (SPEC §7.23).
     PW_COMPLETED_RESULT_TOO_DEEP = 2,
+    /// The error message was longer than `message_cap` once escaped: the call failed with
+    /// its longest prefix that fits, cut on a character boundary.
+    PW_COMPLETED_MESSAGE_CUT = 3,
 }
 
 /// Where a frame from `pw_wrapper_poll_transmit` goes (`pw_transmit.route`).

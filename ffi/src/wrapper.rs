@@ -695,6 +695,7 @@ pub unsafe extern "C" fn pw_wrapper_complete(
         completed.write(match how {
             Completed::ResultTooLarge { .. } => pw_completed::PW_COMPLETED_RESULT_TOO_LARGE,
             Completed::ResultTooDeep { .. } => pw_completed::PW_COMPLETED_RESULT_TOO_DEEP,
+            Completed::MessageCut { .. } => pw_completed::PW_COMPLETED_MESSAGE_CUT,
             _ => pw_completed::PW_COMPLETED_AS_GIVEN,
         });
         Ok(())

@@ -170,7 +170,6 @@ pub fn is_spec_refusal(e: &Error) -> bool {
         Error::Malformed(_)
             | Error::NameTooLong { .. }
             | Error::IdTooLong { .. }
-            | Error::MessageTooLong { .. }
             | Error::InvalidResult(_)
             | Error::HeldFull { .. }
             | Error::QueueFull { .. }

@@ -451,7 +451,7 @@ fn big_j(n: usize) -> J {
 }
 
 /// `content.name` as written (`None`: absent).
-const NAMES: [Option<&str>; 18] = [
+const NAMES: [Option<&str>; 19] = [
     Some(r#""res""#),
     Some(r#""big""#),
     Some(r#""echo""#),
@@ -468,6 +468,11 @@ const NAMES: [Option<&str>; 18] = [
     // 17 bytes, and 6 × 3 = 18 bytes decoded: over the name capacity.
     Some(r#""abcdefghijklmnopq""#),
     Some(r#""\ud800\ud800\ud800\ud800\ud800\ud800""#),
+    // Unknown, 16 control characters (the name capacity): its `not found` message, 114
+    // bytes escaped, is kept whole in its TOOL_RESULT and cut in the prompt's last error.
+    Some(
+        r#""\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001\u0001""#,
+    ),
     Some("null"),
     Some("7"),
     None,
@@ -547,8 +552,8 @@ enum CompleteSpec {
 
 const INVALID_RESULTS: [&str; 5] = ["[1,", "{\"a\":1} x", "{\"a\" : }", "", "\"\\x\""];
 
-/// Error messages for `complete`: the fourth fits the message capacity but not once escaped
-/// (the prompt's last tool error is cut), the last is over it (refused).
+/// Error messages for `complete`: the fourth fits the message capacity but not once escaped,
+/// the last is over it (both are cut to fit once escaped, and reported).
 fn complete_error(i: usize) -> String {
     match i {
         0 => "no disk".into(),
@@ -1539,14 +1544,20 @@ impl Harness {
                     (Completed::AsGiven, Outcome::Result(c))
                 }
             }
-            (Err(m), _) if m.len() > MESSAGE_CAP => {
-                self.count("complete: message too long");
-                return match got {
-                    Err(Error::MessageTooLong { .. }) => Ok(()),
-                    other => Err(format!("want MessageTooLong, got {other:?}")),
-                };
-            }
-            (Err(m), _) => (Completed::AsGiven, Outcome::Error(m.clone())),
+            (Err(m), _) => match escaped_prefix(m, MESSAGE_CAP) {
+                // Cut to fit message_cap once escaped, never refused (SPEC §4: flagged).
+                cut if cut.len() < m.len() => {
+                    self.count("complete: message cut");
+                    (
+                        Completed::MessageCut {
+                            len: m.len(),
+                            cap: MESSAGE_CAP,
+                        },
+                        Outcome::Error(cut),
+                    )
+                }
+                _ => (Completed::AsGiven, Outcome::Error(m.clone())),
+            },
         };
         if got != Ok(want) {
             return Err(format!("want Ok({want:?}), got {got:?}"));
@@ -1865,7 +1876,7 @@ fn generator_reaches_every_case() {
         "complete: ResultTooLarge",
         "complete: ResultTooDeep",
         "complete: invalid result",
-        "complete: message too long",
+        "complete: message cut",
         "complete: wrong kind",
         "complete: result over the cap as written, under it compact",
         "pending call with spaced args",

@@ -1087,10 +1087,6 @@ fn every_error_type_says_what_happened_and_why() {
             "call id of 9 bytes exceeds 8",
         ),
         (
-            Error::MessageTooLong { len: 300, cap: 256 }.to_string(),
-            "message of 300 bytes exceeds 256",
-        ),
-        (
             Error::InvalidResult(json).to_string(),
             "result is not JSON: invalid JSON at byte 3: UnexpectedEnd",
         ),

@@ -504,9 +504,10 @@ fn queue_full_when_the_host_did_not_drain() {
         Error::QueueFull { needed, free },
     );
     // A completion queues a header (its TOOL_RESULT is encoded from the slot when it is
-    // transmitted), so an escape-heavy error message (80 bytes, 480 escaped) is taken even
-    // by that full queue, and comes out whole after the results queued before it.
-    let message = "\u{1}".repeat(80);
+    // transmitted), so an escape-heavy error message (13 bytes, 78 escaped: it fits
+    // message_cap whole) is taken even by that full queue, and comes out whole after the
+    // results queued before it.
+    let message = "\u{1}".repeat(13);
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
     let mut host = Host::new();
@@ -522,7 +523,7 @@ fn queue_full_when_the_host_did_not_drain() {
         frames[4].1,
         format!(
             r#"{{"type":"TOOL_RESULT","content":{{"id":"d1","name":"later","error":"{}"}}}}"#,
-            "\\u0001".repeat(80)
+            "\\u0001".repeat(13)
         )
     );
 }
@@ -798,8 +799,9 @@ fn queue_full_counts_the_release_of_held_ends() {
 #[test]
 fn escape_heavy_cancel_fits_a_drained_queue() {
     // An escape-heavy cancel reason: its CANCEL and TOOL_RESULT (six-fold escaped) are
-    // encoded from the call's slot when transmitted, so the queue needs headers only.
-    let reason = "\u{1}".repeat(80 - "Tool files cancelled: ".len());
+    // encoded from the call's slot when transmitted, so the queue needs headers only. (Nine
+    // control characters: the message, 22 + 54 bytes escaped, fits message_cap whole.)
+    let reason = "\u{1}".repeat(9);
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
     let mut host = Host::new();
@@ -886,30 +888,73 @@ fn id_longer_than_id_cap() {
 // Args and results over their capacity are not refused: they fail the call (SPEC §7.23),
 // which `tests/tests/carry.rs` checks byte for byte.
 
-#[test]
-fn completion_message_longer_than_message_cap() {
-    let msg = "m".repeat(81);
-    refused(
-        SMALL,
-        2,
-        busy,
-        |w, h| w.complete(at(6), h[0], Err(&msg)),
-        Error::MessageTooLong { len: 81, cap: 80 },
-    );
-    // An adapter's ERROR message is cut instead (the call settles): see `carry.rs`.
+/// The model's `TOOL_RESULT` errors of a wrapper at `SMALL` after `op` on `busy`.
+fn errors_after(op: impl FnOnce(&mut W<'_>, &[CallHandle])) -> (Vec<String>, Stats) {
+    let mut storage = Storage::new(SMALL, 2);
+    let mut w = idle(&mut storage);
+    let mut host = Host::new();
+    let handles = busy(&mut w);
+    host.drive(&mut w);
+    op(&mut w, &handles);
+    let errors = host
+        .drive(&mut w)
+        .iter()
+        .filter_map(Entry::frame)
+        .filter(|(route, _)| *route == Route::Model)
+        .filter_map(|(_, bytes)| {
+            let v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+            v["content"]["error"].as_str().map(str::to_owned)
+        })
+        .collect();
+    (errors, w.stats())
 }
 
 #[test]
-fn cancel_reason_that_makes_the_message_too_long() {
-    // "Tool later cancelled: " is 22 bytes: a 59-byte reason makes 81.
+fn completion_message_longer_than_message_cap_is_cut_and_reported() {
+    // SMALL's message_cap is 80. 81 bytes are cut to 80; 79 `m`s and a quote (2 bytes
+    // escaped) to 79 + 0: the quote would make 81 escaped.
+    for (msg, want) in [
+        ("m".repeat(81), "m".repeat(80)),
+        (format!("{}\"", "m".repeat(79)), "m".repeat(79)),
+        // A two-byte character across the cut is dropped whole.
+        (format!("{}é", "m".repeat(79)), "m".repeat(79)),
+    ] {
+        let (errors, stats) = errors_after(|w, h| {
+            let how = w.complete(at(6), h[0], Err(&msg)).unwrap();
+            assert_eq!(
+                how,
+                Completed::MessageCut {
+                    len: msg.len(),
+                    cap: 80
+                }
+            );
+        });
+        assert_eq!(errors, [want], "{msg:?}");
+        assert_eq!(stats.messages_truncated, 1);
+    }
+    // At the cap exactly, nothing is cut or counted.
+    let (errors, stats) = errors_after(|w, h| {
+        let how = w.complete(at(6), h[0], Err(&"m".repeat(80))).unwrap();
+        assert_eq!(how, Completed::AsGiven);
+    });
+    assert_eq!(errors, ["m".repeat(80)]);
+    assert_eq!(stats.messages_truncated, 0);
+}
+
+#[test]
+fn cancel_reason_that_makes_the_message_too_long_is_cut_for_each_call() {
+    // "Tool later cancelled: " is 22 bytes and "Tool files cancelled: " too: a 59-byte reason
+    // makes 81, cut to 80 in each of the two calls' messages (and their CANCEL's reason).
     let reason = "r".repeat(59);
-    refused(
-        SMALL,
-        2,
-        busy,
-        |w, _| w.cancel(at(6), &reason),
-        Error::MessageTooLong { len: 81, cap: 80 },
+    let (errors, stats) = errors_after(|w, _| assert_eq!(w.cancel(at(6), &reason), Ok(0)));
+    assert_eq!(
+        errors,
+        [
+            format!("Tool later cancelled: {}", "r".repeat(58)),
+            format!("Tool files cancelled: {}", "r".repeat(58)),
+        ]
     );
+    assert_eq!(stats.messages_truncated, 2);
 }
 
 #[test]
@@ -1870,8 +1915,8 @@ fn reclaiming_a_slot_encodes_only_that_slots_frames() {
 #[test]
 fn reclaiming_a_slot_waits_for_the_host_when_its_frames_do_not_fit() {
     const CALC: &str = r#"{"type":"TOOL_CALL","content":{"name":"calc"}}"#;
-    let reason = "\u{1}".repeat(30);
-    let esc = "\\u0001".repeat(30);
+    let reason = "\u{1}".repeat(9);
+    let esc = "\\u0001".repeat(9);
     // The cancelled adapter call's three frames, encoded into the queue to free its slot.
     let needed = [
         r#"{"type":"TOOL_CALL","content":{"id":"a1","name":"files","args":[1,2]}}"#.to_string(),
@@ -1883,7 +1928,7 @@ fn reclaiming_a_slot_waits_for_the_host_when_its_frames_do_not_fit() {
     .iter()
     .map(String::len)
     .sum::<usize>();
-    assert_eq!(needed, 588);
+    assert_eq!(needed, 336);
     let history = |w: &mut W<'_>| {
         let h = start(w, 1, FILES).expect("adapter");
         assert_eq!(w.cancel(at(2), &reason), Ok(0));

@@ -78,15 +78,21 @@ impl<H: Hooks> Wrapper<'_, H> {
                 ),
             },
             Err(msg) => {
-                if msg.len() > self.cfg.message_cap {
-                    return Err(Error::MessageTooLong {
-                        len: msg.len(),
-                        cap: self.cfg.message_cap,
-                    });
-                }
-                complete_slot!(self, slot, CallOutcome::Error(msg), true, None);
+                // Cut to fit `message_cap` once escaped, never refused (as a sync tool's
+                // message is): the call ends, and the return value says it was cut.
+                let n = escaped_prefix(msg.as_bytes(), self.cfg.message_cap);
+                let text = valid_utf8_prefix(&msg.as_bytes()[..n]);
+                complete_slot!(self, slot, CallOutcome::Error(text), true, None);
                 self.clock.advance(now);
-                return Ok(Completed::AsGiven);
+                if n == msg.len() {
+                    return Ok(Completed::AsGiven);
+                }
+                self.out.stats.messages_truncated =
+                    self.out.stats.messages_truncated.saturating_add(1);
+                return Ok(Completed::MessageCut {
+                    len: msg.len(),
+                    cap: self.cfg.message_cap,
+                });
             }
         };
         let message = compose_into(self.scratch.message(&self.cfg), &failure);

@@ -11,8 +11,11 @@ use crate::room::record_cost;
 use crate::route::Route;
 
 use super::outputs::Delivery;
+use super::scratch::valid_utf8_prefix;
 use super::slots::{Ended, Slot};
 use super::Wrapper;
+use crate::json::escape::{escaped_len, escaped_prefix};
+use crate::message::CANCELLED_AT;
 use crate::route::CallHandle;
 use crate::tool::PendingKind;
 
@@ -65,24 +68,9 @@ impl<H: Hooks> Wrapper<'_, H> {
     fn end_where(
         &mut self,
         pick: impl Fn(&Slot) -> bool,
-        ending: Ending<'_>,
+        given: Ending<'_>,
     ) -> Result<usize, Error> {
-        // Every message is checked before anything changes.
-        for (i, s) in self.slots.pending().filter(|(_, s)| pick(s)) {
-            let len = ending
-                .message(
-                    self.slots.call(i).name_bytes().unwrap_or(b""),
-                    s,
-                    self.cfg.max_total_timeout_ms,
-                )
-                .len();
-            if len > self.cfg.message_cap {
-                return Err(Error::MessageTooLong {
-                    len,
-                    cap: self.cfg.message_cap,
-                });
-            }
-        }
+        let ending = given;
         let next = self.next_index;
         let order = |s: &Slot| match ending {
             Ending::Cancel(_) => (Instant::ZERO, s.index().wrapping_sub(next)),
@@ -125,10 +113,24 @@ impl<H: Hooks> Wrapper<'_, H> {
                 Ending::Cancel(_) => debug!("call {} cancelled", s.index()),
             }
             let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
-            let message = self.scratch.compose(
-                &self.cfg,
-                &ending.message(name, &s, self.cfg.max_total_timeout_ms),
-            );
+            // The host's reason is cut, never refused, so that the message fits `message_cap`
+            // once escaped (as far as the name, kept whole, allows): every call ends.
+            let ending = match ending {
+                Ending::Cancel(reason) => {
+                    let head = escaped_len(name) + CANCELLED_AT;
+                    let room = self.cfg.message_cap.saturating_sub(head);
+                    Ending::Cancel(&reason[..escaped_prefix(reason, room)])
+                }
+                timeout => timeout,
+            };
+            let cut = matches!((ending, given), (Ending::Cancel(r), Ending::Cancel(g)) if r.len() < g.len());
+            let msg = ending.message(name, &s, self.cfg.max_total_timeout_ms);
+            let (text, _) = msg.compose_cut(self.scratch.message(&self.cfg), usize::MAX);
+            let message = valid_utf8_prefix(text);
+            if cut {
+                self.out.stats.messages_truncated =
+                    self.out.stats.messages_truncated.saturating_add(1);
+            }
             self.slots
                 .set_outcome(slot, CallOutcome::Error(message), true);
             let call = self.slots.call(slot);

@@ -161,14 +161,12 @@ impl<H: Hooks> Wrapper<'_, H> {
                 self.out
                     .completion_cost(&self.cfg, escaped, message_len(&msg)),
             )?;
-            let len = msg.len();
-            let composed = msg.compose(msg_buf).ok_or(Error::MessageTooLong {
-                len,
-                cap: self.cfg.message_cap,
-            })?;
+            // The wrapper's own texts fit whole (`Config::check` sizes `message_cap` for them
+            // decoded) and embed the name as it is: they are never cut.
+            let (composed, cut) = msg.compose_cut(msg_buf, usize::MAX);
             Plan::Fail {
                 len: composed.len(),
-                cut: false,
+                cut,
             }
         } else {
             let t = tool.unwrap_or(0);

@@ -126,6 +126,15 @@ pub enum Completed {
         /// `max_depth`.
         max_depth: u8,
     },
+    /// The error message was longer than `message_cap` once escaped: the call failed with its
+    /// longest prefix that fits, cut on a character boundary (and counted in
+    /// [`Stats::messages_truncated`]).
+    MessageCut {
+        /// The message's length as given.
+        len: usize,
+        /// `message_cap`.
+        cap: usize,
+    },
 }
 
 /// Something the host must act on.

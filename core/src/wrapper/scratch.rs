@@ -36,12 +36,6 @@ impl<'a> Scratch<'a> {
     pub(crate) fn message(&mut self, cfg: &Config) -> &mut [u8] {
         self.parts(cfg).message
     }
-
-    /// Composes one of the wrapper's own messages (they fit: `Config::check` sizes
-    /// `message_cap` for them).
-    pub(crate) fn compose(&mut self, cfg: &Config, msg: &Message<'_>) -> &str {
-        compose_into(self.message(cfg), msg)
-    }
 }
 
 /// Composes `msg` into `buf`, keeping what fits.

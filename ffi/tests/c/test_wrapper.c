@@ -799,14 +799,6 @@ static void test_over_capacity(void)
     CHECK(pw_wrapper_pending(w) == 1);
     NO_FRAMES(w);
 
-    /* A cancel reason or an error message longer than message_cap (96). */
-    memset(reason, 'r', sizeof reason);
-    CHECK_RC(pw_wrapper_cancel(w, 2, (const uint8_t *)reason, 97, &left), PW_MESSAGE_TOO_LONG);
-    CHECK(left == 99 && pw_wrapper_pending(w) == 1);
-    reason[97] = '\0';
-    CHECK_RC(complete(w, 2, later, 1, reason, &completed), PW_MESSAGE_TOO_LONG);
-    CHECK(completed == 99 && pw_wrapper_pending(w) == 1);
-
     /* A result over result_cap (32) completes the call with the error the model is told. */
     CHECK_RC(complete(w, 2, later, 0, "\"0123456789012345678901234567890123\"", &completed),
              PW_OK);
@@ -833,7 +825,48 @@ static void test_over_capacity(void)
                   "Tool later args exceed 64 bytes\"}",
                   "C {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: "
                   "Tool later args exceed 64 bytes\"}");
-    USABLE(w, 3);
+
+    /* An error message longer than message_cap (96) is cut to 96 and reported; a cancel
+     * reason is cut so that the message fits: 22 bytes of "Tool later cancelled: ", 74 of it. */
+    {
+        static char frames[6][256];
+        const char *want[3] = {frames[0], frames[1], frames[2]};
+        const char *want_c[3] = {frames[3], frames[4], frames[5]};
+        char text[128];
+        memset(reason, 'r', sizeof reason);
+        reason[97] = '\0';
+        later = start(w, 4, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"later\"}}");
+        CHECK_RC(complete(w, 4, later, 1, reason, &completed), PW_OK);
+        CHECK(completed == PW_COMPLETED_MESSAGE_CUT && pw_wrapper_pending(w) == 0);
+        snprintf(text, sizeof text, "%.96s", reason);
+        snprintf(frames[0], sizeof frames[0],
+                 "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"later\",\"error\":\"%s\"}}",
+                 text);
+        snprintf(frames[1], sizeof frames[1],
+                 "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
+                 text);
+        snprintf(frames[2], sizeof frames[2],
+                 "C {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
+                 text);
+        expect_frames(__LINE__, w, want, 3);
+
+        later = start(w, 5, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"later\"}}");
+        (void)later;
+        CHECK_RC(pw_wrapper_cancel(w, 5, (const uint8_t *)reason, 97, &left), PW_OK);
+        CHECK(left == 0 && pw_wrapper_pending(w) == 0);
+        snprintf(text, sizeof text, "Tool later cancelled: %.74s", reason);
+        snprintf(frames[3], sizeof frames[3],
+                 "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"later\",\"error\":\"%s\"}}",
+                 text);
+        snprintf(frames[4], sizeof frames[4],
+                 "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
+                 text);
+        snprintf(frames[5], sizeof frames[5],
+                 "C {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
+                 text);
+        expect_frames(__LINE__, w, want_c, 3);
+    }
+    USABLE(w, 6);
 }
 
 /* The output queue fills up without draining; draining makes room again. */
