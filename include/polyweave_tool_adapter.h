@@ -4,9 +4,35 @@
  * Conventions: every fallible function returns a pw_result (PW_OK = 0);
  * every pointer argument must be non-NULL (else PW_NULL_POINTER, nothing
  * done); the library never allocates and keeps no global state: objects live
- * in memory the host hands in (see pw_framer_size / pw_framer_align); text is
- * passed as pointer + length, never NUL-terminated (except pw_version).
- * The full conventions are in the crate documentation of ffi/src/lib.rs.
+ * in memory the host hands in (see pw_wrapper_size / pw_wrapper_align, or
+ * PW_WRAPPER_SIZE_BOUND for a static block); text is passed as pointer +
+ * length, never NUL-terminated (except pw_version). A refused input changes
+ * nothing. The full conventions are in the crate documentation of
+ * ffi/src/lib.rs and in README.md ("C API").
+ *
+ * The host loop. After every input (a model frame, a consumer frame, a
+ * completion, an adapter frame, the clock), drain the frames the wrapper
+ * owes, then start the calls it reports, then re-arm the timer:
+ *
+ *     static uint8_t out[FRAME_CAP];   // pw_wrapper_max_frame_len(&cfg, &n): n bytes
+ *     pw_transmit t;                   // never get PW_BUFFER_TOO_SMALL
+ *     pw_event ev;
+ *     pw_result r;
+ *     while ((r = pw_wrapper_poll_transmit(w, out, sizeof out, &t)) != PW_NOTHING) {
+ *         if (r == PW_BUFFER_TOO_SMALL) {   // t.len is the size it needs; the frame
+ *             write_from_a_bigger_buffer(w, t.len);   // stays queued: poll again with
+ *             continue;                     // a buffer of t.len bytes, or stop here
+ *         }
+ *         if (r != PW_OK) break;            // a bug: see pw_result_text(r)
+ *         write_frame(t.route, t.handle, out, t.len);
+ *     }
+ *     while (pw_wrapper_poll_event(w, &ev) == PW_OK)
+ *         start_call(&ev);                 // deferred: run it; adapter: connect it
+ *     arm_timer(pw_wrapper_poll_timeout(w));   // PW_NO_TIMEOUT: nothing to wait for
+ *
+ * Stopping at the first code that is not PW_OK would stop silently on
+ * PW_BUFFER_TOO_SMALL with the frame still queued. An input refused with
+ * PW_QUEUE_FULL is taken after such a drain: a drained queue takes any input.
  */
 
 #ifndef POLYWEAVE_TOOL_ADAPTER_H
@@ -16,6 +42,61 @@
 
 #include <stddef.h>
 #include <stdint.h>
+/*
+ * Sizes in C constant expressions, for static storage: the bytes of the arena a
+ * configuration needs (what Rust's Config::arena_len computes; the constants are the
+ * core's, core/src/room.rs), and a bound of pw_wrapper_size on every target:
+ *
+ *     static uint64_t block[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 4, 3)
+ *                           / sizeof(uint64_t) + 1];
+ *
+ * The arguments are the pw_wrapper_config capacities (name_cap, id_cap, args_cap,
+ * result_cap, message_cap, trace_bytes, held_bytes), then the slots and the tools.
+ * pw_wrapper_size is exact; this is at most PW_WRAPPER_MAX_BASE_SIZE +
+ * slots * PW_WRAPPER_MAX_SLOT_SIZE + tools * PW_WRAPPER_MAX_TOOL_SIZE over it.
+ */
+#define PW_MAX_(a, b) ((a) > (b) ? (a) : (b))
+#define PW_WRAPPER_ARENA_LEN(name_cap, id_cap, args_cap, result_cap, message_cap,              \
+                             trace_bytes, held_bytes, slots)                                  \
+    ((slots) * ((name_cap) + (id_cap) + (args_cap) + PW_MAX_((result_cap), (message_cap))) + \
+     (name_cap) + (id_cap) + (message_cap) + PW_MAX_((result_cap), (message_cap)) +          \
+     (message_cap) + (trace_bytes) + (held_bytes) + (slots) * 3 * 12 +                        \
+     (12 + 64 + 6 * ((name_cap) + (id_cap)) +                                                 \
+      PW_MAX_(PW_MAX_((result_cap), (message_cap) + 2),                                      \
+              6 * PW_MAX_((name_cap), (id_cap)) + 64)) +                                      \
+     PW_MAX_(12 + 65 + (message_cap), 12 + 80) + 12)
+/* The longest frame pw_wrapper_poll_transmit hands out (pw_wrapper_max_frame_len, exactly),
+ * for an output buffer that is never refused as too small. */
+#define PW_WRAPPER_MAX_FRAME_LEN(name_cap, id_cap, args_cap, result_cap, message_cap,          \
+                                 held_bytes)                                                  \
+    PW_MAX_(PW_MAX_(64 + 6 * ((name_cap) + (id_cap)) +                                        \
+                        PW_MAX_(PW_MAX_(PW_MAX_((result_cap), (message_cap) + 2),             \
+                                        6 * PW_MAX_((name_cap), (id_cap)) + 64),              \
+                                PW_MAX_((args_cap), (message_cap))),                          \
+                    65 + (message_cap)),                                                      \
+            PW_MAX_(80, (held_bytes) >= 4 ? (held_bytes) - 4 : 0))
+#define PW_WRAPPER_SIZE_BOUND(name_cap, id_cap, args_cap, result_cap, message_cap,             \
+                              trace_bytes, held_bytes, slots, tools)                          \
+    (PW_WRAPPER_MAX_BASE_SIZE + (slots) * PW_WRAPPER_MAX_SLOT_SIZE +                          \
+     (tools) * PW_WRAPPER_MAX_TOOL_SIZE +                                                     \
+     PW_WRAPPER_ARENA_LEN(name_cap, id_cap, args_cap, result_cap, message_cap, trace_bytes,    \
+                          held_bytes, slots))
+
+
+/**
+ * The library's major version (`Cargo.toml`'s; a test checks they agree).
+ */
+#define PW_VERSION_MAJOR 0
+
+/**
+ * The library's minor version.
+ */
+#define PW_VERSION_MINOR 1
+
+/**
+ * The library's patch version.
+ */
+#define PW_VERSION_PATCH 0
 
 /**
  * The depth limit the Rust API uses by default (the frame object is level 1).
@@ -61,6 +142,24 @@
  * `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
  */
 #define PW_TOOL_DEFAULT_TIMEOUT UINT32_MAX
+
+/**
+ * An upper bound, on every target, of what a wrapper's block holds besides its slots, tools
+ * and arena (the wrapper itself and the alignment between the parts): for static storage,
+ * with `PW_WRAPPER_SIZE_BOUND` (checked when the library is compiled for each target).
+ */
+#define PW_WRAPPER_MAX_BASE_SIZE 512
+
+/**
+ * An upper bound, on every target, of the block's bytes per pending-call slot (besides its
+ * share of the arena).
+ */
+#define PW_WRAPPER_MAX_SLOT_SIZE 64
+
+/**
+ * An upper bound, on every target, of the block's bytes per registered tool.
+ */
+#define PW_WRAPPER_MAX_TOOL_SIZE 64
 
 /**
  * What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
@@ -885,25 +984,35 @@ extern "C" {
 const char *pw_version(void);
 
 /**
+ * 1 when `code` says a frame was malformed (SPEC §1: not a JSON object with a string
+ * `type`, invalid JSON or UTF-8, too deep, a doubled `type`): the input was refused and
+ * nothing changed. 0 for every other code, `PW_WRONG_FRAME_KIND` included.
+ */
+uint8_t pw_result_is_malformed(uint32_t code);
+
+/**
+ * 1 when `code` says a completion or adapter input named a call that is not waiting for it
+ * (unknown, completed, timed out, cancelled, stale, or of another kind): refused, nothing
+ * changed. A handle from another wrapper (`PW_CALL_FOREIGN`) is a host bug, not this: 0.
+ */
+uint8_t pw_result_is_not_waiting(uint32_t code);
+
+/**
  * Writes the message for `code` (any number; unknown ones get a generic message).
  *
  * The text is ASCII and is *not* NUL-terminated: `*out_len` is its length.
  * When `len` is too small, returns `PW_BUFFER_TOO_SMALL`, sets `*out_len`
  * to the length needed and writes nothing into `buf`.
  *
- * # Safety
- *
- * `buf` must be valid for writes of `len` bytes and `out_len` for one
- * `size_t`; they must not overlap.
+ * The caller must pass `buf` valid for writes of `len` bytes and `out_len` for one `size_t`;
+ * they must not overlap.
  */
 pw_result pw_result_text(uint32_t code, uint8_t *buf, size_t len, size_t *out_len);
 
 /**
  * Fills `*out` with the defaults: name `unknown`, no id, args `{}`, 30000 ms, depth 32.
  *
- * # Safety
- *
- * `out` must be valid for one write.
+ * The caller must pass `out` valid for one write.
  */
 pw_result pw_adapter_call_options_default(struct pw_adapter_call_options *out);
 
@@ -916,9 +1025,7 @@ size_t pw_adapter_call_align(void);
  * The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
  * bytes (the adapter's result, without white space, or the message it ended with).
  *
- * # Safety
- *
- * `out_size` must be valid for one write.
+ * The caller must pass `out_size` valid for one write.
  */
 pw_result pw_adapter_call_size(size_t result_cap, size_t *out_size);
 
@@ -928,11 +1035,9 @@ pw_result pw_adapter_call_size(size_t result_cap, size_t *out_size);
  * Args that are not JSON give their JSON code; a `result_cap` too small for the call's own
  * failure texts gives `PW_BAD_CONFIG`. On any error nothing is written to `*out`.
  *
- * # Safety
- *
- * `mem` must be valid for writes of `mem_len` bytes for as long as the call is used and
- * touched by nothing else meanwhile; `opts` valid for one read and its spans for their
- * lengths for as long as the call is used; `out` for one write.
+ * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the call is
+ * used and touched by nothing else meanwhile; `opts` valid for one read and its spans for
+ * their lengths for as long as the call is used; `out` for one write.
  */
 pw_result pw_adapter_call_init(void *mem,
                                size_t mem_len,
@@ -945,10 +1050,8 @@ pw_result pw_adapter_call_init(void *mem,
  * One frame from the adapter (validated whole). After it ended, `PW_CALL_COMPLETED`
  * or `PW_CALL_TIMED_OUT`.
  *
- * # Safety
- *
- * `c` from `pw_adapter_call_init`, not used concurrently; `bytes` valid for `len` reads, outside
- * the call's block.
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `bytes` valid
+ * for `len` reads, outside the call's block.
  */
 pw_result pw_adapter_call_handle_frame(struct pw_adapter_call *c,
                                        uint64_t now_ms,
@@ -958,9 +1061,7 @@ pw_result pw_adapter_call_handle_frame(struct pw_adapter_call *c,
 /**
  * The adapter closed its source: ends like `END`.
  *
- * # Safety
- *
- * `c` from `pw_adapter_call_init`, not used concurrently.
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
  */
 pw_result pw_adapter_call_handle_closed(struct pw_adapter_call *c, uint64_t now_ms);
 
@@ -968,9 +1069,7 @@ pw_result pw_adapter_call_handle_closed(struct pw_adapter_call *c, uint64_t now_
  * Gives the clock: at or past the deadline a waiting call queues `CANCEL` and ends with
  * `Tool <name> timed out after <ms>ms`.
  *
- * # Safety
- *
- * `c` from `pw_adapter_call_init`, not used concurrently.
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
  */
 pw_result pw_adapter_call_handle_timeout(struct pw_adapter_call *c, uint64_t now_ms);
 
@@ -979,10 +1078,8 @@ pw_result pw_adapter_call_handle_timeout(struct pw_adapter_call *c, uint64_t now
  * length in `*out_len`: `PW_OK`, `PW_NOTHING`, or `PW_BUFFER_TOO_SMALL` with the length
  * needed (the frame stays).
  *
- * # Safety
- *
- * `c` from `pw_adapter_call_init`, not used concurrently; `buf` valid for `cap` writes and `out_len`
- * for one, apart from each other and from the call's block.
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `out_len` for one, apart from each other and from the call's block.
  */
 pw_result pw_adapter_call_poll_transmit(struct pw_adapter_call *c,
                                         uint8_t *buf,
@@ -993,9 +1090,7 @@ pw_result pw_adapter_call_poll_transmit(struct pw_adapter_call *c,
  * When `pw_adapter_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
  * its end (and for a NULL or misaligned call).
  *
- * # Safety
- *
- * `c` from `pw_adapter_call_init`, not used concurrently.
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
  */
 uint64_t pw_adapter_call_poll_timeout(const struct pw_adapter_call *c);
 
@@ -1003,10 +1098,8 @@ uint64_t pw_adapter_call_poll_timeout(const struct pw_adapter_call *c);
  * How the call ended: `PW_OK` with `*out` (its text points into the call's block), or
  * `PW_NOTHING` while it waits.
  *
- * # Safety
- *
- * `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for one write, outside the
- * call's block.
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for
+ * one write, outside the call's block.
  */
 pw_result pw_adapter_call_outcome(const struct pw_adapter_call *c, struct pw_outcome *out);
 
@@ -1019,10 +1112,8 @@ pw_result pw_adapter_call_outcome(const struct pw_adapter_call *c, struct pw_out
  * `*error_offset` is written on each of these: the byte offset of the error,
  * or 0 on success.
  *
- * # Safety
- *
- * `bytes` must be valid for reads of `len` bytes and `error_offset` for a
- * write of one `size_t`, outside `bytes`.
+ * The caller must pass `bytes` valid for reads of `len` bytes and `error_offset` for a write
+ * of one `size_t`, outside `bytes`.
  */
 pw_result pw_json_validate(const uint8_t *bytes,
                            size_t len,
@@ -1043,10 +1134,8 @@ pw_result pw_json_validate(const uint8_t *bytes,
  * `PW_FRAME_TYPE_NOT_STRING`, `PW_INVALID_JSON`, `PW_INVALID_UTF8`,
  * `PW_JSON_TOO_DEEP` (past 255 levels before `type`).
  *
- * # Safety
- *
- * `bytes` must be valid for reads of `len` bytes; `out_kind`, `other_type`
- * and `other_type_len` for one write each, outside `bytes` and each other.
+ * The caller must pass `bytes` valid for reads of `len` bytes; `out_kind`, `other_type` and
+ * `other_type_len` for one write each, outside `bytes` and each other.
  */
 pw_result pw_frame_kind(const uint8_t *bytes,
                         size_t len,
@@ -1063,10 +1152,8 @@ pw_result pw_frame_kind(const uint8_t *bytes,
  * `PW_JSON_TOO_DEEP`, `PW_INVALID_UTF8`. For the byte offset of a JSON
  * error, call `pw_json_validate`; for an other type's name, `pw_frame_kind`.
  *
- * # Safety
- *
- * `bytes` must be valid for reads of `len` bytes and `out_kind` for one
- * write, outside `bytes`.
+ * The caller must pass `bytes` valid for reads of `len` bytes and `out_kind` for one write,
+ * outside `bytes`.
  */
 pw_result pw_frame_validate(const uint8_t *bytes,
                             size_t len,
@@ -1082,11 +1169,8 @@ pw_result pw_frame_validate(const uint8_t *bytes,
  * `PW_TOOL_CALL_HAS_NAME` tells. On any error nothing is
  * written.
  *
- * # Safety
- *
- * `bytes` must be valid for reads of `len` bytes and must outlive every use
- * of the spans written to `*out`; `out` must be valid for one write of a
- * `pw_tool_call`, outside `bytes`.
+ * The caller must pass `bytes` valid for reads of `len` bytes, outliving every use of the
+ * spans written to `*out`; `out` valid for one write of a `pw_tool_call`, outside `bytes`.
  */
 pw_result pw_tool_call_fields(const uint8_t *bytes,
                               size_t len,
@@ -1103,11 +1187,9 @@ pw_result pw_tool_call_fields(const uint8_t *bytes,
  * size). A `token` that is not exactly one valid string token gives
  * `PW_INVALID_JSON` or `PW_INVALID_UTF8` and writes nothing.
  *
- * # Safety
- *
- * `token` must be valid for reads of `len` bytes, `out` for writes of `cap`
- * bytes and `out_len` for one write of a `size_t`; `out` and `out_len`
- * must not overlap each other or `token`.
+ * The caller must pass `token` valid for reads of `len` bytes, `out` for writes of `cap` bytes
+ * and `out_len` for one write of a `size_t`; `out` and `out_len` must not overlap each other
+ * or `token`.
  */
 pw_result pw_json_string_decode(const uint8_t *token,
                                 size_t len,
@@ -1136,12 +1218,10 @@ size_t pw_framer_align(void);
  * `line_buf` must not overlap (`PW_MEMORY_OVERLAP`). Calling it again on the
  * same memory starts afresh. On any error nothing is written.
  *
- * # Safety
- *
- * `mem` must be valid for writes of `mem_len` bytes and `line_buf` for reads
- * and writes of `line_cap` bytes, both for as long as the framer is used,
- * and accessed by nothing else meanwhile except to read a line the framer
- * handed out; `out` must be valid for one write of a pointer.
+ * The caller must pass `mem` valid for writes of `mem_len` bytes and `line_buf` for reads and
+ * writes of `line_cap` bytes, both for as long as the framer is used, and accessed by nothing
+ * else meanwhile except to read a line the framer handed out; `out` valid for one write of a
+ * pointer.
  */
 pw_result pw_framer_init(void *mem,
                          size_t mem_len,
@@ -1158,11 +1238,9 @@ pw_result pw_framer_init(void *mem,
  * (`*consumed` is 0 while a line waits). Returns `PW_OK`. Feeding ends the
  * validity of the last line handed out.
  *
- * # Safety
- *
- * `f` must come from `pw_framer_init` and not be used concurrently;
- * `bytes` must be valid for reads of `len` bytes (outside the framer's
- * memory and line buffer) and `consumed` for one write of a `size_t`.
+ * The caller must pass `f` from `pw_framer_init`, not used concurrently; `bytes` valid for
+ * reads of `len` bytes (outside the framer's memory and line buffer) and `consumed` for one
+ * write of a `size_t`.
  */
 pw_result pw_framer_feed(struct pw_framer *f, const uint8_t *bytes, size_t len, size_t *consumed);
 
@@ -1176,11 +1254,8 @@ pw_result pw_framer_feed(struct pw_framer *f, const uint8_t *bytes, size_t len, 
  * length (reported once; the line after it is intact); or `PW_NO_LINE` with
  * `*line` NULL and `*len` 0.
  *
- * # Safety
- *
- * `f` must come from `pw_framer_init` and not be used concurrently; `line`
- * and `len` must be valid for one write each, outside the framer's memory
- * and line buffer.
+ * The caller must pass `f` from `pw_framer_init`, not used concurrently; `line` and `len`
+ * valid for one write each, outside the framer's memory and line buffer.
  */
 pw_result pw_framer_next_line(struct pw_framer *f, const uint8_t **line, size_t *len);
 
@@ -1191,9 +1266,7 @@ pw_result pw_framer_next_line(struct pw_framer *f, const uint8_t **line, size_t 
  * first, then the unterminated last line (or its `PW_LINE_TOO_LONG`
  * report), then `PW_NO_LINE`. The framer can take a new stream afterwards.
  *
- * # Safety
- *
- * As `pw_framer_next_line`.
+ * The caller must pass what `pw_framer_next_line` needs.
  */
 pw_result pw_framer_finish(struct pw_framer *f, const uint8_t **line, size_t *len);
 
@@ -1201,9 +1274,8 @@ pw_result pw_framer_finish(struct pw_framer *f, const uint8_t **line, size_t *le
  * Appends bytes to a sync tool's output; what does not fit is dropped and fails the call as
  * too large (a result) or is cut (a message). Returns `PW_OK`.
  *
- * # Safety
- *
- * `out` must be the writer passed to the running sync tool; `bytes` valid for `len` reads.
+ * The caller must pass `out` as the writer passed to the running sync tool; `bytes` valid for
+ * `len` reads.
  */
 pw_result pw_writer_write(struct pw_writer *out, const uint8_t *bytes, size_t len);
 
@@ -1215,9 +1287,7 @@ size_t pw_wrapper_align(void);
 /**
  * Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
  *
- * # Safety
- *
- * `out` must be valid for one write.
+ * The caller must pass `out` valid for one write.
  */
 pw_result pw_wrapper_config_default(struct pw_wrapper_config *out);
 
@@ -1226,9 +1296,7 @@ pw_result pw_wrapper_config_default(struct pw_wrapper_config *out);
  * `n_tools` tools (everything the wrapper uses lives in it). A configuration out of range
  * gives `PW_BAD_CONFIG`.
  *
- * # Safety
- *
- * `cfg` must be valid for one read and `out_size` for one write.
+ * The caller must pass `cfg` valid for one read and `out_size` for one write.
  */
 pw_result pw_wrapper_size(const struct pw_wrapper_config *cfg,
                           size_t slots,
@@ -1236,15 +1304,22 @@ pw_result pw_wrapper_size(const struct pw_wrapper_config *cfg,
                           size_t *out_size);
 
 /**
+ * The longest frame `pw_wrapper_poll_transmit` can hand out for `cfg`, in `*out_len`: an
+ * output buffer this long is never refused with `PW_BUFFER_TOO_SMALL`. A configuration out
+ * of range gives `PW_BAD_CONFIG`.
+ *
+ * The caller must hand `cfg` for one read and `out_len` for one write.
+ */
+pw_result pw_wrapper_max_frame_len(const struct pw_wrapper_config *cfg, size_t *out_len);
+
+/**
  * Places a wrapper in `mem` (at least `pw_wrapper_size(cfg, slots, n_tools)` bytes, aligned to
  * `pw_wrapper_align()`) and sets `*out` to it. The tools are copied into the block but their
  * names are borrowed; `hooks` is copied. On any error nothing is written to `*out`.
  *
- * # Safety
- *
- * `mem` must be valid for writes of `mem_len` bytes for as long as the wrapper is used and
- * touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools` for
- * `n_tools` reads, each name for `name.len` reads for as long as the wrapper is used;
+ * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the wrapper is
+ * used and touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools`
+ * for `n_tools` reads, each name for `name.len` reads for as long as the wrapper is used;
  * `out` for one write.
  */
 pw_result pw_wrapper_init(void *mem,
@@ -1260,10 +1335,8 @@ pw_result pw_wrapper_init(void *mem,
  * A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are
  * pending, and says what to do with the bytes in `*out`.
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently; `bytes` valid for `len` reads, outside
- * the wrapper's block; `out` valid for one write.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `bytes` valid for
+ * `len` reads, outside the wrapper's block; `out` valid for one write.
  */
 pw_result pw_wrapper_handle_response(struct pw_wrapper *w,
                                      uint64_t now_ms,
@@ -1275,9 +1348,7 @@ pw_result pw_wrapper_handle_response(struct pw_wrapper *w,
  * A frame from the consumer (request path): `PW_OK` means forward it; malformed frames are
  * refused with their code.
  *
- * # Safety
- *
- * As `pw_wrapper_handle_response`, without `out`.
+ * The caller must pass what `pw_wrapper_handle_response` needs, without `out`.
  */
 pw_result pw_wrapper_handle_request(struct pw_wrapper *w,
                                     uint64_t now_ms,
@@ -1289,10 +1360,8 @@ pw_result pw_wrapper_handle_request(struct pw_wrapper *w,
  * message (1). `*completed` says whether the call completed as given or failed because the
  * result could not be carried. A result that is not JSON is refused (`PW_INVALID_RESULT`).
  *
- * # Safety
- *
- * `w` as for `pw_wrapper_handle_response`; `outcome` valid for one read and its text for
- * `text.len` reads, outside the wrapper's block; `completed` for one write.
+ * The caller must pass `w` as for `pw_wrapper_handle_response`; `outcome` valid for one read
+ * and its text for `text.len` reads, outside the wrapper's block; `completed` for one write.
  */
 pw_result pw_wrapper_complete(struct pw_wrapper *w,
                               uint64_t now_ms,
@@ -1303,9 +1372,7 @@ pw_result pw_wrapper_complete(struct pw_wrapper *w,
 /**
  * A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
  *
- * # Safety
- *
- * As `pw_wrapper_handle_request`.
+ * The caller must pass what `pw_wrapper_handle_request` needs.
  */
 pw_result pw_wrapper_handle_adapter_frame(struct pw_wrapper *w,
                                           uint64_t now_ms,
@@ -1316,9 +1383,7 @@ pw_result pw_wrapper_handle_adapter_frame(struct pw_wrapper *w,
 /**
  * The tool adapter of a pending call closed its source: settles like `END`.
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
  */
 pw_result pw_wrapper_handle_adapter_closed(struct pw_wrapper *w,
                                            uint64_t now_ms,
@@ -1328,9 +1393,7 @@ pw_result pw_wrapper_handle_adapter_closed(struct pw_wrapper *w,
  * Gives the clock: calls at or past their deadline fail with a timeout (adapters get
  * `CANCEL` first). With a full queue some stay due: drain and call again.
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
  */
 pw_result pw_wrapper_handle_timeout(struct pw_wrapper *w, uint64_t now_ms);
 
@@ -1339,10 +1402,8 @@ pw_result pw_wrapper_handle_timeout(struct pw_wrapper *w, uint64_t now_ms);
  * (adapters get `CANCEL` first). `*left` is how many are still pending because the queue
  * filled up first: drain and call again until it is 0.
  *
- * # Safety
- *
- * `w` as for `pw_wrapper_handle_response`; `reason` valid for `len` reads (UTF-8), outside
- * the wrapper's block; `left` for one write.
+ * The caller must pass `w` as for `pw_wrapper_handle_response`; `reason` valid for `len` reads
+ * (UTF-8), outside the wrapper's block; `left` for one write.
  */
 pw_result pw_wrapper_cancel(struct pw_wrapper *w,
                             uint64_t now_ms,
@@ -1353,18 +1414,14 @@ pw_result pw_wrapper_cancel(struct pw_wrapper *w,
 /**
  * Stops every later continue prompt (held `END`s are still released).
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
  */
 pw_result pw_wrapper_abort(struct pw_wrapper *w);
 
 /**
  * Forgets the trace.
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
  */
 pw_result pw_wrapper_clear_trace(struct pw_wrapper *w);
 
@@ -1373,10 +1430,8 @@ pw_result pw_wrapper_clear_trace(struct pw_wrapper *w);
  * the queue is empty. A buffer too small gives `PW_BUFFER_TOO_SMALL` with the needed length in
  * `out->len`; the frame stays queued.
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for `cap` writes and `out`
- * for one, apart from each other and from the wrapper's block.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `out` for one, apart from each other and from the wrapper's block.
  */
 pw_result pw_wrapper_poll_transmit(struct pw_wrapper *w,
                                    uint8_t *buf,
@@ -1386,10 +1441,8 @@ pw_result pw_wrapper_poll_transmit(struct pw_wrapper *w,
 /**
  * The next call the host must start, oldest first: `PW_OK` with `*out`, or `PW_NOTHING`.
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
- * wrapper's block.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one
+ * write, outside the wrapper's block.
  */
 pw_result pw_wrapper_poll_event(struct pw_wrapper *w, struct pw_event *out);
 
@@ -1397,28 +1450,22 @@ pw_result pw_wrapper_poll_event(struct pw_wrapper *w, struct pw_event *out);
  * The earliest deadline (ms) of a pending call: call `pw_wrapper_handle_timeout` then.
  * `PW_NO_TIMEOUT` when nothing is pending.
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
  */
 uint64_t pw_wrapper_poll_timeout(const struct pw_wrapper *w);
 
 /**
  * Calls intercepted and not yet completed (0 for a NULL or misaligned wrapper).
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
  */
 size_t pw_wrapper_pending(const struct pw_wrapper *w);
 
 /**
  * Trace entry `index` (0 = oldest): `PW_OK` with `*out`, or `PW_NOTHING` past the last.
  *
- * # Safety
- *
- * `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
- * wrapper's block.
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one
+ * write, outside the wrapper's block.
  */
 pw_result pw_wrapper_trace_entry(const struct pw_wrapper *w,
                                  size_t index,

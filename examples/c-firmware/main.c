@@ -17,14 +17,18 @@
 #define SLOTS 2
 #define N_TOOLS 3
 
-/* The wrapper's block: pw_wrapper_size says what it needs (checked at run time);
- * uint64_t elements give it 8-byte alignment (pw_wrapper_align, checked too). */
-static uint64_t wrapper_mem[12 * 1024 / sizeof(uint64_t)];
+/* The default configuration's capacities (what pw_wrapper_config_default gives). */
+#define CAPS 64, 64, 512, 512, 192, 2048, 256
+/* The wrapper's block, sized at compile time: PW_WRAPPER_SIZE_BOUND is at least what
+ * pw_wrapper_size says (checked at run time too); uint64_t elements give it 8-byte
+ * alignment (pw_wrapper_align, checked too). */
+static uint64_t wrapper_mem[PW_WRAPPER_SIZE_BOUND(CAPS, SLOTS, N_TOOLS) / sizeof(uint64_t) + 1];
 static uint64_t framer_mem[(PW_FRAMER_MAX_SIZE + sizeof(uint64_t) - 1) / sizeof(uint64_t)];
 /* The longest model line the framer holds. */
 static uint8_t line_buf[256];
-/* Where pw_wrapper_poll_transmit writes each frame. */
-static uint8_t tx[512];
+/* Where pw_wrapper_poll_transmit writes each frame: as long as the longest frame
+ * (name, id, args, result and message caps; held_bytes), so never refused as too small. */
+static uint8_t tx[PW_WRAPPER_MAX_FRAME_LEN(64, 64, 512, 512, 192, 256)];
 
 /* What the model says, as NDJSON; it arrives in chunks of CHUNK bytes. */
 static const char model[] =
@@ -268,6 +272,9 @@ int main(void) {
     if (need > sizeof wrapper_mem)
         return FAIL("wrapper needs %u bytes, the static block has %u", (unsigned)need,
                     (unsigned)sizeof wrapper_mem);
+    if ((r = pw_wrapper_max_frame_len(&cfg, &len)) != PW_OK || len > sizeof tx)
+        return FAIL("frames of up to %u bytes, the output buffer has %u", (unsigned)len,
+                    (unsigned)sizeof tx);
     if ((uintptr_t)wrapper_mem % pw_wrapper_align() != 0)
         return FAIL("wrapper block not aligned to %u", (unsigned)pw_wrapper_align());
     if ((r = pw_wrapper_init(wrapper_mem, sizeof wrapper_mem, &cfg, SLOTS, tools, N_TOOLS,

@@ -48,9 +48,7 @@ pub struct pw_adapter_call {
 
 /// Fills `*out` with the defaults: name `unknown`, no id, args `{}`, 30000 ms, depth 32.
 ///
-/// # Safety
-///
-/// `out` must be valid for one write.
+/// The caller must pass `out` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_options_default(
     out: *mut pw_adapter_call_options,
@@ -81,9 +79,7 @@ pub extern "C" fn pw_adapter_call_align() -> usize {
 /// The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
 /// bytes (the adapter's result, without white space, or the message it ended with).
 ///
-/// # Safety
-///
-/// `out_size` must be valid for one write.
+/// The caller must pass `out_size` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_size(
     result_cap: usize,
@@ -106,11 +102,9 @@ pub unsafe extern "C" fn pw_adapter_call_size(
 /// Args that are not JSON give their JSON code; a `result_cap` too small for the call's own
 /// failure texts gives `PW_BAD_CONFIG`. On any error nothing is written to `*out`.
 ///
-/// # Safety
-///
-/// `mem` must be valid for writes of `mem_len` bytes for as long as the call is used and
-/// touched by nothing else meanwhile; `opts` valid for one read and its spans for their
-/// lengths for as long as the call is used; `out` for one write.
+/// The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the call is
+/// used and touched by nothing else meanwhile; `opts` valid for one read and its spans for
+/// their lengths for as long as the call is used; `out` for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_init(
     mem: *mut c_void,
@@ -198,10 +192,8 @@ impl Placed for pw_adapter_call {
 /// One frame from the adapter (validated whole). After it ended, `PW_CALL_COMPLETED`
 /// or `PW_CALL_TIMED_OUT`.
 ///
-/// # Safety
-///
-/// `c` from `pw_adapter_call_init`, not used concurrently; `bytes` valid for `len` reads, outside
-/// the call's block.
+/// The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `bytes` valid
+/// for `len` reads, outside the call's block.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_handle_frame(
     c: *mut pw_adapter_call,
@@ -222,9 +214,7 @@ pub unsafe extern "C" fn pw_adapter_call_handle_frame(
 
 /// The adapter closed its source: ends like `END`.
 ///
-/// # Safety
-///
-/// `c` from `pw_adapter_call_init`, not used concurrently.
+/// The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_handle_closed(
     c: *mut pw_adapter_call,
@@ -242,9 +232,7 @@ pub unsafe extern "C" fn pw_adapter_call_handle_closed(
 /// Gives the clock: at or past the deadline a waiting call queues `CANCEL` and ends with
 /// `Tool <name> timed out after <ms>ms`.
 ///
-/// # Safety
-///
-/// `c` from `pw_adapter_call_init`, not used concurrently.
+/// The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_handle_timeout(
     c: *mut pw_adapter_call,
@@ -263,10 +251,8 @@ pub unsafe extern "C" fn pw_adapter_call_handle_timeout(
 /// length in `*out_len`: `PW_OK`, `PW_NOTHING`, or `PW_BUFFER_TOO_SMALL` with the length
 /// needed (the frame stays).
 ///
-/// # Safety
-///
-/// `c` from `pw_adapter_call_init`, not used concurrently; `buf` valid for `cap` writes and `out_len`
-/// for one, apart from each other and from the call's block.
+/// The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `buf` valid for
+/// `cap` writes and `out_len` for one, apart from each other and from the call's block.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
     c: *mut pw_adapter_call,
@@ -299,9 +285,7 @@ pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
 /// When `pw_adapter_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
 /// its end (and for a NULL or misaligned call).
 ///
-/// # Safety
-///
-/// `c` from `pw_adapter_call_init`, not used concurrently.
+/// The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_poll_timeout(c: *const pw_adapter_call) -> u64 {
     guard(PW_NO_TIMEOUT, || {
@@ -319,10 +303,8 @@ pub unsafe extern "C" fn pw_adapter_call_poll_timeout(c: *const pw_adapter_call)
 /// How the call ended: `PW_OK` with `*out` (its text points into the call's block), or
 /// `PW_NOTHING` while it waits.
 ///
-/// # Safety
-///
-/// `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for one write, outside the
-/// call's block.
+/// The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for
+/// one write, outside the call's block.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_outcome(
     c: *const pw_adapter_call,

@@ -189,6 +189,33 @@ impl pw_result {
         }
     }
 
+    /// A malformed frame (see `pw_result_is_malformed`).
+    pub const fn is_malformed(self) -> bool {
+        matches!(
+            self,
+            pw_result::PW_FRAME_NOT_OBJECT
+                | pw_result::PW_FRAME_MISSING_TYPE
+                | pw_result::PW_FRAME_TYPE_NOT_STRING
+                | pw_result::PW_INVALID_JSON
+                | pw_result::PW_JSON_TOO_DEEP
+                | pw_result::PW_INVALID_UTF8
+                | pw_result::PW_FRAME_DUPLICATE_TYPE
+        )
+    }
+
+    /// A call that is not waiting for the input (see `pw_result_is_not_waiting`).
+    pub const fn is_not_waiting(self) -> bool {
+        matches!(
+            self,
+            pw_result::PW_CALL_UNKNOWN
+                | pw_result::PW_CALL_COMPLETED
+                | pw_result::PW_CALL_TIMED_OUT
+                | pw_result::PW_CALL_CANCELLED
+                | pw_result::PW_CALL_STALE
+                | pw_result::PW_CALL_WRONG_KIND
+        )
+    }
+
     /// `Ok(())` for `PW_OK`, the code itself otherwise.
     pub fn ok(self) -> Result<(), pw_result> {
         match self {

@@ -112,10 +112,8 @@ fn within(outer: &[u8], inner: &[u8]) -> bool {
 /// `*error_offset` is written on each of these: the byte offset of the error,
 /// or 0 on success.
 ///
-/// # Safety
-///
-/// `bytes` must be valid for reads of `len` bytes and `error_offset` for a
-/// write of one `size_t`, outside `bytes`.
+/// The caller must pass `bytes` valid for reads of `len` bytes and `error_offset` for a write
+/// of one `size_t`, outside `bytes`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_json_validate(
     bytes: *const u8,
@@ -152,10 +150,8 @@ pub unsafe extern "C" fn pw_json_validate(
 /// `PW_FRAME_TYPE_NOT_STRING`, `PW_INVALID_JSON`, `PW_INVALID_UTF8`,
 /// `PW_JSON_TOO_DEEP` (past 255 levels before `type`).
 ///
-/// # Safety
-///
-/// `bytes` must be valid for reads of `len` bytes; `out_kind`, `other_type`
-/// and `other_type_len` for one write each, outside `bytes` and each other.
+/// The caller must pass `bytes` valid for reads of `len` bytes; `out_kind`, `other_type` and
+/// `other_type_len` for one write each, outside `bytes` and each other.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_frame_kind(
     bytes: *const u8,
@@ -202,10 +198,8 @@ pub unsafe extern "C" fn pw_frame_kind(
 /// `PW_JSON_TOO_DEEP`, `PW_INVALID_UTF8`. For the byte offset of a JSON
 /// error, call `pw_json_validate`; for an other type's name, `pw_frame_kind`.
 ///
-/// # Safety
-///
-/// `bytes` must be valid for reads of `len` bytes and `out_kind` for one
-/// write, outside `bytes`.
+/// The caller must pass `bytes` valid for reads of `len` bytes and `out_kind` for one write,
+/// outside `bytes`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_frame_validate(
     bytes: *const u8,
@@ -230,11 +224,8 @@ pub unsafe extern "C" fn pw_frame_validate(
 /// `PW_TOOL_CALL_HAS_NAME` tells. On any error nothing is
 /// written.
 ///
-/// # Safety
-///
-/// `bytes` must be valid for reads of `len` bytes and must outlive every use
-/// of the spans written to `*out`; `out` must be valid for one write of a
-/// `pw_tool_call`, outside `bytes`.
+/// The caller must pass `bytes` valid for reads of `len` bytes, outliving every use of the
+/// spans written to `*out`; `out` valid for one write of a `pw_tool_call`, outside `bytes`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_tool_call_fields(
     bytes: *const u8,
@@ -289,11 +280,9 @@ pub unsafe extern "C" fn pw_tool_call_fields(
 /// size). A `token` that is not exactly one valid string token gives
 /// `PW_INVALID_JSON` or `PW_INVALID_UTF8` and writes nothing.
 ///
-/// # Safety
-///
-/// `token` must be valid for reads of `len` bytes, `out` for writes of `cap`
-/// bytes and `out_len` for one write of a `size_t`; `out` and `out_len`
-/// must not overlap each other or `token`.
+/// The caller must pass `token` valid for reads of `len` bytes, `out` for writes of `cap` bytes
+/// and `out_len` for one write of a `size_t`; `out` and `out_len` must not overlap each other
+/// or `token`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_json_string_decode(
     token: *const u8,

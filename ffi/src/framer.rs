@@ -56,12 +56,10 @@ pub extern "C" fn pw_framer_align() -> usize {
 /// `line_buf` must not overlap (`PW_MEMORY_OVERLAP`). Calling it again on the
 /// same memory starts afresh. On any error nothing is written.
 ///
-/// # Safety
-///
-/// `mem` must be valid for writes of `mem_len` bytes and `line_buf` for reads
-/// and writes of `line_cap` bytes, both for as long as the framer is used,
-/// and accessed by nothing else meanwhile except to read a line the framer
-/// handed out; `out` must be valid for one write of a pointer.
+/// The caller must pass `mem` valid for writes of `mem_len` bytes and `line_buf` for reads and
+/// writes of `line_cap` bytes, both for as long as the framer is used, and accessed by nothing
+/// else meanwhile except to read a line the framer handed out; `out` valid for one write of a
+/// pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_framer_init(
     mem: *mut c_void,
@@ -129,11 +127,9 @@ unsafe fn framer<'a>(
 /// (`*consumed` is 0 while a line waits). Returns `PW_OK`. Feeding ends the
 /// validity of the last line handed out.
 ///
-/// # Safety
-///
-/// `f` must come from `pw_framer_init` and not be used concurrently;
-/// `bytes` must be valid for reads of `len` bytes (outside the framer's
-/// memory and line buffer) and `consumed` for one write of a `size_t`.
+/// The caller must pass `f` from `pw_framer_init`, not used concurrently; `bytes` valid for
+/// reads of `len` bytes (outside the framer's memory and line buffer) and `consumed` for one
+/// write of a `size_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_framer_feed(
     f: *mut pw_framer,
@@ -200,11 +196,8 @@ unsafe fn take_line(
 /// length (reported once; the line after it is intact); or `PW_NO_LINE` with
 /// `*line` NULL and `*len` 0.
 ///
-/// # Safety
-///
-/// `f` must come from `pw_framer_init` and not be used concurrently; `line`
-/// and `len` must be valid for one write each, outside the framer's memory
-/// and line buffer.
+/// The caller must pass `f` from `pw_framer_init`, not used concurrently; `line` and `len`
+/// valid for one write each, outside the framer's memory and line buffer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_framer_next_line(
     f: *mut pw_framer,
@@ -221,9 +214,7 @@ pub unsafe extern "C" fn pw_framer_next_line(
 /// first, then the unterminated last line (or its `PW_LINE_TOO_LONG`
 /// report), then `PW_NO_LINE`. The framer can take a new stream afterwards.
 ///
-/// # Safety
-///
-/// As `pw_framer_next_line`.
+/// The caller must pass what `pw_framer_next_line` needs.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_framer_finish(
     f: *mut pw_framer,

@@ -102,6 +102,9 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
+// The exported functions say what they need in the C idiom ("The caller must pass …"), which
+// is what the header shows, rather than under Rust's `# Safety` heading.
+#![allow(clippy::missing_safety_doc)]
 
 mod about;
 mod boundary;
@@ -112,7 +115,10 @@ mod frame;
 mod framer;
 mod wrapper;
 
-pub use about::{pw_result_text, pw_version};
+pub use about::{
+    pw_result_is_malformed, pw_result_is_not_waiting, pw_result_text, pw_version, PW_VERSION_MAJOR,
+    PW_VERSION_MINOR, PW_VERSION_PATCH,
+};
 pub use call::{
     pw_adapter_call, pw_adapter_call_align, pw_adapter_call_handle_closed,
     pw_adapter_call_handle_frame, pw_adapter_call_handle_timeout, pw_adapter_call_init,
@@ -138,9 +144,10 @@ pub use wrapper::{
     pw_wrapper_align, pw_wrapper_cancel, pw_wrapper_clear_trace, pw_wrapper_complete,
     pw_wrapper_config, pw_wrapper_config_default, pw_wrapper_handle_adapter_closed,
     pw_wrapper_handle_adapter_frame, pw_wrapper_handle_request, pw_wrapper_handle_response,
-    pw_wrapper_handle_timeout, pw_wrapper_init, pw_wrapper_pending, pw_wrapper_poll_event,
-    pw_wrapper_poll_timeout, pw_wrapper_poll_transmit, pw_wrapper_size, pw_wrapper_trace_entry,
-    pw_writer, pw_writer_write, PW_NO_TIMEOUT, PW_TOOL_DEFAULT_TIMEOUT,
+    pw_wrapper_handle_timeout, pw_wrapper_init, pw_wrapper_max_frame_len, pw_wrapper_pending,
+    pw_wrapper_poll_event, pw_wrapper_poll_timeout, pw_wrapper_poll_transmit, pw_wrapper_size,
+    pw_wrapper_trace_entry, pw_writer, pw_writer_write, PW_NO_TIMEOUT, PW_TOOL_DEFAULT_TIMEOUT,
+    PW_WRAPPER_MAX_BASE_SIZE, PW_WRAPPER_MAX_SLOT_SIZE, PW_WRAPPER_MAX_TOOL_SIZE,
 };
 
 /// Bare-metal panic handler (no `std`): spins forever so a watchdog can reset the device.

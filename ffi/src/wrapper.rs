@@ -286,9 +286,8 @@ impl SyncTool for CSync {
 /// Appends bytes to a sync tool's output; what does not fit is dropped and fails the call as
 /// too large (a result) or is cut (a message). Returns `PW_OK`.
 ///
-/// # Safety
-///
-/// `out` must be the writer passed to the running sync tool; `bytes` valid for `len` reads.
+/// The caller must pass `out` as the writer passed to the running sync tool; `bytes` valid for
+/// `len` reads.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_writer_write(
     out: *mut pw_writer,
@@ -349,6 +348,21 @@ struct Layout {
     total: usize,
 }
 
+/// An upper bound, on every target, of what a wrapper's block holds besides its slots, tools
+/// and arena (the wrapper itself and the alignment between the parts): for static storage,
+/// with `PW_WRAPPER_SIZE_BOUND` (checked when the library is compiled for each target).
+pub const PW_WRAPPER_MAX_BASE_SIZE: usize = 512;
+/// An upper bound, on every target, of the block's bytes per pending-call slot (besides its
+/// share of the arena).
+pub const PW_WRAPPER_MAX_SLOT_SIZE: usize = 64;
+/// An upper bound, on every target, of the block's bytes per registered tool.
+pub const PW_WRAPPER_MAX_TOOL_SIZE: usize = 64;
+
+const _: () = assert!(size_of::<pw_wrapper>() + 3 * 7 <= PW_WRAPPER_MAX_BASE_SIZE);
+const _: () = assert!(size_of::<Slot>() <= PW_WRAPPER_MAX_SLOT_SIZE);
+const _: () = assert!(size_of::<Tool<'static>>() + size_of::<CSync>() <= PW_WRAPPER_MAX_TOOL_SIZE);
+const _: () = assert!(align_of::<pw_wrapper>() <= 8 && align_of::<Slot>() <= 8);
+
 fn align_up(n: usize, a: usize) -> Option<usize> {
     n.checked_add(a - 1).map(|n| n & !(a - 1))
 }
@@ -390,9 +404,7 @@ pub extern "C" fn pw_wrapper_align() -> usize {
 
 /// Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
 ///
-/// # Safety
-///
-/// `out` must be valid for one write.
+/// The caller must pass `out` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_config_default(out: *mut pw_wrapper_config) -> pw_result {
     ffi(|| {
@@ -407,9 +419,7 @@ pub unsafe extern "C" fn pw_wrapper_config_default(out: *mut pw_wrapper_config) 
 /// `n_tools` tools (everything the wrapper uses lives in it). A configuration out of range
 /// gives `PW_BAD_CONFIG`.
 ///
-/// # Safety
-///
-/// `cfg` must be valid for one read and `out_size` for one write.
+/// The caller must pass `cfg` valid for one read and `out_size` for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_size(
     cfg: *const pw_wrapper_config,
@@ -432,6 +442,32 @@ pub unsafe extern "C" fn pw_wrapper_size(
     })
 }
 
+/// The longest frame `pw_wrapper_poll_transmit` can hand out for `cfg`, in `*out_len`: an
+/// output buffer this long is never refused with `PW_BUFFER_TOO_SMALL`. A configuration out
+/// of range gives `PW_BAD_CONFIG`.
+///
+/// The caller must hand `cfg` for one read and `out_len` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_max_frame_len(
+    cfg: *const pw_wrapper_config,
+    out_len: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(cfg, out_len);
+        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
+        let cfg = unsafe { read_config(cfg) }?;
+        // SAFETY: the caller hands `out_len` for one write.
+        let out = unsafe { out_slot(out_len) }?;
+        match cfg.max_frame_len() {
+            usize::MAX => Err(pw_result::PW_BAD_CONFIG),
+            n => {
+                out.write(n);
+                Ok(())
+            }
+        }
+    })
+}
+
 /// Reads and checks a configuration.
 ///
 /// # Safety
@@ -450,11 +486,9 @@ unsafe fn read_config(cfg: *const pw_wrapper_config) -> Result<Config, pw_result
 /// `pw_wrapper_align()`) and sets `*out` to it. The tools are copied into the block but their
 /// names are borrowed; `hooks` is copied. On any error nothing is written to `*out`.
 ///
-/// # Safety
-///
-/// `mem` must be valid for writes of `mem_len` bytes for as long as the wrapper is used and
-/// touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools` for
-/// `n_tools` reads, each name for `name.len` reads for as long as the wrapper is used;
+/// The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the wrapper is
+/// used and touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools`
+/// for `n_tools` reads, each name for `name.len` reads for as long as the wrapper is used;
 /// `out` for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_init(
@@ -582,10 +616,8 @@ pub struct pw_disposition {
 /// A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are
 /// pending, and says what to do with the bytes in `*out`.
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently; `bytes` valid for `len` reads, outside
-/// the wrapper's block; `out` valid for one write.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `bytes` valid for
+/// `len` reads, outside the wrapper's block; `out` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_handle_response(
     w: *mut pw_wrapper,
@@ -633,9 +665,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_response(
 /// A frame from the consumer (request path): `PW_OK` means forward it; malformed frames are
 /// refused with their code.
 ///
-/// # Safety
-///
-/// As `pw_wrapper_handle_response`, without `out`.
+/// The caller must pass what `pw_wrapper_handle_response` needs, without `out`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_handle_request(
     w: *mut pw_wrapper,
@@ -659,10 +689,8 @@ pub unsafe extern "C" fn pw_wrapper_handle_request(
 /// message (1). `*completed` says whether the call completed as given or failed because the
 /// result could not be carried. A result that is not JSON is refused (`PW_INVALID_RESULT`).
 ///
-/// # Safety
-///
-/// `w` as for `pw_wrapper_handle_response`; `outcome` valid for one read and its text for
-/// `text.len` reads, outside the wrapper's block; `completed` for one write.
+/// The caller must pass `w` as for `pw_wrapper_handle_response`; `outcome` valid for one read
+/// and its text for `text.len` reads, outside the wrapper's block; `completed` for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_complete(
     w: *mut pw_wrapper,
@@ -704,9 +732,7 @@ pub unsafe extern "C" fn pw_wrapper_complete(
 
 /// A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
 ///
-/// # Safety
-///
-/// As `pw_wrapper_handle_request`.
+/// The caller must pass what `pw_wrapper_handle_request` needs.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_handle_adapter_frame(
     w: *mut pw_wrapper,
@@ -730,9 +756,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_frame(
 
 /// The tool adapter of a pending call closed its source: settles like `END`.
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
     w: *mut pw_wrapper,
@@ -752,9 +776,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
 /// Gives the clock: calls at or past their deadline fail with a timeout (adapters get
 /// `CANCEL` first). With a full queue some stay due: drain and call again.
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_handle_timeout(w: *mut pw_wrapper, now_ms: u64) -> pw_result {
     ffi(|| {
@@ -769,10 +791,8 @@ pub unsafe extern "C" fn pw_wrapper_handle_timeout(w: *mut pw_wrapper, now_ms: u
 /// (adapters get `CANCEL` first). `*left` is how many are still pending because the queue
 /// filled up first: drain and call again until it is 0.
 ///
-/// # Safety
-///
-/// `w` as for `pw_wrapper_handle_response`; `reason` valid for `len` reads (UTF-8), outside
-/// the wrapper's block; `left` for one write.
+/// The caller must pass `w` as for `pw_wrapper_handle_response`; `reason` valid for `len` reads
+/// (UTF-8), outside the wrapper's block; `left` for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_cancel(
     w: *mut pw_wrapper,
@@ -796,9 +816,7 @@ pub unsafe extern "C" fn pw_wrapper_cancel(
 
 /// Stops every later continue prompt (held `END`s are still released).
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_abort(w: *mut pw_wrapper) -> pw_result {
     ffi(|| {
@@ -810,9 +828,7 @@ pub unsafe extern "C" fn pw_wrapper_abort(w: *mut pw_wrapper) -> pw_result {
 
 /// Forgets the trace.
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_clear_trace(w: *mut pw_wrapper) -> pw_result {
     ffi(|| {
@@ -838,10 +854,8 @@ pub struct pw_transmit {
 /// the queue is empty. A buffer too small gives `PW_BUFFER_TOO_SMALL` with the needed length in
 /// `out->len`; the frame stays queued.
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for `cap` writes and `out`
-/// for one, apart from each other and from the wrapper's block.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for
+/// `cap` writes and `out` for one, apart from each other and from the wrapper's block.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_poll_transmit(
     w: *mut pw_wrapper,
@@ -909,10 +923,8 @@ pub struct pw_event {
 
 /// The next call the host must start, oldest first: `PW_OK` with `*out`, or `PW_NOTHING`.
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
-/// wrapper's block.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one
+/// write, outside the wrapper's block.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_poll_event(
     w: *mut pw_wrapper,
@@ -959,9 +971,7 @@ pub const PW_NO_TIMEOUT: u64 = u64::MAX;
 /// The earliest deadline (ms) of a pending call: call `pw_wrapper_handle_timeout` then.
 /// `PW_NO_TIMEOUT` when nothing is pending.
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
     guard(PW_NO_TIMEOUT, || {
@@ -978,9 +988,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
 
 /// Calls intercepted and not yet completed (0 for a NULL or misaligned wrapper).
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_pending(w: *const pw_wrapper) -> usize {
     guard(0, || {
@@ -1008,10 +1016,8 @@ pub struct pw_trace_entry {
 
 /// Trace entry `index` (0 = oldest): `PW_OK` with `*out`, or `PW_NOTHING` past the last.
 ///
-/// # Safety
-///
-/// `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one write, outside the
-/// wrapper's block.
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one
+/// write, outside the wrapper's block.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_trace_entry(
     w: *const pw_wrapper,

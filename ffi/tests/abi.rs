@@ -110,3 +110,26 @@ fn version_matches_the_crate() {
         concat!("polyweave-tool-adapter-ffi/", env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// The result-class predicates bindings use instead of number ranges: exactly these codes.
+#[test]
+fn result_class_predicates_name_exactly_their_codes() {
+    use polyweave_tool_adapter_ffi::{pw_result, pw_result_is_malformed, pw_result_is_not_waiting};
+    let malformed = [100, 101, 102, 103, 104, 105, 107];
+    let not_waiting = [309, 310, 311, 312, 313, 314];
+    for code in 0..1000u32 {
+        assert_eq!(
+            pw_result_is_malformed(code) == 1,
+            malformed.contains(&code),
+            "{code}"
+        );
+        assert_eq!(
+            pw_result_is_not_waiting(code) == 1,
+            not_waiting.contains(&code),
+            "{code}"
+        );
+    }
+    assert_eq!(pw_result::PW_WRONG_FRAME_KIND as u32, 106);
+    assert_eq!(pw_result::PW_CALL_FOREIGN as u32, 315);
+    assert_eq!(pw_result_is_malformed(u32::MAX), 0);
+}

@@ -8,7 +8,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{include_dir, manifest_dir, run, static_lib, tool_exists};
+use support::{cxx, include_dir, manifest_dir, run, run_program, static_lib, SYSTEM_LIBS};
 
 /// Compiles `tests/c/<name>.c` as C99 with every warning an error, links it with the static
 /// library, runs it and returns its output (exit status 0 asserted).
@@ -27,16 +27,11 @@ fn c_program_output(name: &str) -> String {
                 .join(format!("{name}.c")),
         )
         .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .args(SYSTEM_LIBS)
+        .arg("-o")
         .arg(&exe));
     assert!(compile.status.success(), "compiling {name}.c failed");
-    let out = run(&mut Command::new(&exe));
-    assert!(
-        out.status.success(),
-        "{name} failed: {:?}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_program(&exe, name);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -58,11 +53,13 @@ fn readme_host_loop_runs() {
             "model {\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"c1\",\"name\":\"add\",\"result\":5}}\n",
             "model {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n",
             "consumer {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n",
+            "deadline 18446744073709551615\n",
             "run lookup {\"q\":1}\n",
             "deadline 30011\n",
             "model {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"lookup\",\"result\":\"8259\"}}\n",
             "model {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n",
             "consumer {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n",
+            "deadline 18446744073709551615\n",
         )
     );
 }
@@ -81,11 +78,7 @@ fn c_wrapper_program_passes() {
 
 #[test]
 fn header_compiles_as_cpp() {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
-    if !tool_exists(&cxx) {
-        eprintln!("skipped: no C++ compiler ({cxx})");
-        return;
-    }
+    let Some(cxx) = cxx() else { return };
     let out = run(Command::new(&cxx)
         .args([
             "-fsyntax-only",

@@ -6,17 +6,9 @@ use std::ptr;
 
 use polyweave_tool_adapter_ffi::*;
 
-fn span(s: &'static str) -> pw_str {
-    pw_str {
-        ptr: s.as_ptr(),
-        len: s.len(),
-    }
-}
+mod support;
 
-fn text(s: &pw_str) -> String {
-    // SAFETY: spans the library hands out are readable for their length.
-    String::from_utf8(unsafe { std::slice::from_raw_parts(s.ptr, s.len) }.to_vec()).unwrap()
-}
+use support::{span, text};
 
 /// A call with a 64-byte result capacity, started at `now` in `block`.
 fn start(

@@ -9,7 +9,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{root_dir, run, static_lib, tool_exists};
+use support::{cxx, root_dir, run, run_program, static_lib, tool_exists, SYSTEM_LIBS};
 
 /// The flags the example is built with (the Makefile's `WARN`).
 const CXX_FLAGS: [&str; 7] = [
@@ -21,17 +21,6 @@ const CXX_FLAGS: [&str; 7] = [
     "-fno-exceptions",
     "-fno-rtti",
 ];
-
-/// The C++ compiler, or `None` (the test is then skipped).
-fn cxx() -> Option<String> {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
-    if tool_exists(&cxx) {
-        Some(cxx)
-    } else {
-        eprintln!("skipped: no C++ compiler ({cxx})");
-        None
-    }
-}
 
 #[test]
 fn cpp_host_round_trip_passes() {
@@ -55,17 +44,12 @@ fn cpp_host_round_trip_passes() {
             .arg(root_dir().join("include"))
             .arg(example.join("main.cpp"))
             .arg(&lib)
-            .args(["-lpthread", "-ldl", "-lm", "-o"])
+            .args(SYSTEM_LIBS)
+            .arg("-o")
             .arg(&exe))
     };
     assert!(build.status.success(), "building examples/cpp-host failed");
-    let out = run(&mut Command::new(&exe));
-    assert!(
-        out.status.success(),
-        "cpp-host failed: {:?}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_program(&exe, "cpp-host");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("cpp-host: 9 frames, all as expected"),

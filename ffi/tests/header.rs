@@ -81,3 +81,23 @@ fn header_has_guards_and_extern_c() {
     assert!(text.contains("PW_OK = 0"));
     assert!(text.contains("typedef struct pw_framer pw_framer;"));
 }
+
+#[test]
+fn version_macros_match_cargo_toml() {
+    let text = String::from_utf8(generate()).expect("header is UTF-8");
+    for (part, want) in [
+        ("MAJOR", env!("CARGO_PKG_VERSION_MAJOR")),
+        ("MINOR", env!("CARGO_PKG_VERSION_MINOR")),
+        ("PATCH", env!("CARGO_PKG_VERSION_PATCH")),
+    ] {
+        let line = format!("#define PW_VERSION_{part} {want}\n");
+        assert!(text.contains(&line), "header lacks {line:?}");
+    }
+    let version = format!(
+        "{}.{}.{}",
+        polyweave_tool_adapter_ffi::PW_VERSION_MAJOR,
+        polyweave_tool_adapter_ffi::PW_VERSION_MINOR,
+        polyweave_tool_adapter_ffi::PW_VERSION_PATCH
+    );
+    assert_eq!(version, env!("CARGO_PKG_VERSION"));
+}

@@ -10,6 +10,10 @@ use polyweave_tool_adapter_ffi::{
     pw_tool_status::*,
 };
 
+mod support;
+
+use support::{span, text};
+
 /// A memory block aligned for the wrapper (`u64`s; `pw_wrapper_align()` is at most 8 here).
 struct Block(Vec<u64>);
 
@@ -22,19 +26,6 @@ impl Block {
     }
     fn len(&self) -> usize {
         (self.0.len() - 1) * 8
-    }
-}
-
-fn text(s: &pw_str) -> String {
-    // SAFETY: spans the library hands out are readable for their length.
-    let bytes = unsafe { std::slice::from_raw_parts(s.ptr, s.len) };
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
-
-fn lit(s: &'static str) -> pw_str {
-    pw_str {
-        ptr: s.as_ptr(),
-        len: s.len(),
     }
 }
 
@@ -75,7 +66,7 @@ unsafe extern "C" fn on_result(ud: *mut c_void, c: *const pw_call_info, o: *cons
 
 fn tools() -> [pw_tool; 4] {
     let t = |name, kind, call: pw_sync_fn| pw_tool {
-        name: lit(name),
+        name: span(name),
         kind,
         timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
         call,

@@ -15,11 +15,11 @@ use std::ptr;
 
 mod common;
 
-use common::{corpus, echo, lines, CFG, SLOTS};
+use common::{corpus, lines, tool_name, CFG, SLOTS};
 use criterion::{Criterion, Throughput};
+use polyweave_tests::drive::echo;
 use polyweave_tests::host::Storage;
-use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
-use polyweave_tool_adapter::{Disposition, Frame, Instant, NoHooks, Tool, Wrapper};
+use polyweave_tool_adapter::{Disposition, Instant, NoHooks, Tool, Wrapper};
 use polyweave_tool_adapter_ffi::*;
 use polyweave_tool_adapter_ffi::{pw_disposition_kind::*, pw_tool_kind::*, pw_tool_status::*};
 
@@ -31,15 +31,7 @@ unsafe extern "C" fn c_echo(_: *mut c_void, args: pw_str, out: *mut pw_writer) -
 
 /// Every distinct tool name of the corpus, sorted (both wrappers binary-search them).
 fn tool_names(lines: &[&[u8]]) -> Vec<String> {
-    let mut names: Vec<String> = lines
-        .iter()
-        .map(|line| {
-            let frame = Frame::parse_validated(line, DEFAULT_MAX_DEPTH).unwrap();
-            let mut buf = [0u8; 256];
-            let name = frame.tool_call().unwrap().name.unwrap();
-            name.decode_into(&mut buf).unwrap().to_owned()
-        })
-        .collect();
+    let mut names: Vec<String> = lines.iter().map(|line| tool_name(line)).collect();
     names.sort();
     names.dedup();
     names

@@ -41,8 +41,9 @@ use std::hint::black_box;
 
 mod common;
 
-use common::{corpus, echo, lines, text_frame, CFG, SLOTS};
+use common::{corpus, lines, text_frame, tool_name, CFG, SLOTS};
 use criterion::{Criterion, Throughput};
+use polyweave_tests::drive::echo;
 use polyweave_tests::host::{Entry, Host, Script, Storage};
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::wrapper::Event;
@@ -58,10 +59,7 @@ fn tool_names(lines: &[&[u8]]) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut names = Vec::new();
     for line in lines {
-        let frame = Frame::parse_validated(line, DEFAULT_MAX_DEPTH).unwrap();
-        let call = frame.tool_call().unwrap();
-        let mut buf = [0u8; 256];
-        let name = call.name.unwrap().decode_into(&mut buf).unwrap().to_owned();
+        let name = tool_name(line);
         if seen.insert(name.clone()) {
             names.push(name);
         }

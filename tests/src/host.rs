@@ -24,6 +24,8 @@ use polyweave_tool_adapter::wrapper::{
 };
 use polyweave_tool_adapter::{CallHandle, Instant, Route, Tool};
 
+use crate::drive::echo;
+
 // =====================================================================
 // Storage
 // =====================================================================
@@ -391,6 +393,12 @@ impl Host {
                 }
                 Ok(None) => return Ok(None),
                 Ok(Some(t)) => {
+                    let bound = w.config().max_frame_len();
+                    assert!(
+                        t.len <= bound,
+                        "a {}-byte frame over max_frame_len {bound}",
+                        t.len
+                    );
                     self.popped += 1;
                     return Ok(Some((t.route, &self.buf[..t.len])));
                 }
@@ -409,6 +417,13 @@ impl Host {
                 "the refusal named another size than the frame's"
             );
         }
+        // The bound hosts size their buffers by (SPEC §4: never refused as too small).
+        let bound = w.config().max_frame_len();
+        assert!(
+            t.len <= bound,
+            "a {}-byte frame over max_frame_len {bound}",
+            t.len
+        );
         self.popped += 1;
         Ok(Some((t.route, &self.buf[..t.len])))
     }
@@ -576,10 +591,6 @@ fn too_small(e: BufferTooSmall, len: usize) -> ! {
 
 fn calc(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     out.write(br#"{"sum":3}"#);
-    Ok(())
-}
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
     Ok(())
 }
 fn boom(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {

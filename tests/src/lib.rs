@@ -3,12 +3,17 @@
 //! The test data lives in `tests/data/` (see `tests/data/README.md`); these
 //! helpers find and load it, and give the tests a small deterministic PRNG.
 //! [`host`] is the one deterministic host the tests, the benches and the replay
-//! program drive a `Wrapper` with.
+//! program drive a `Wrapper` with; [`drive`] has the pieces for driving one by hand.
+//! [`library`] finds what cargo built (the C ABI's shared library, a replay binary's target
+//! directory) and [`programs`] says whether an outside program is installed.
 
 pub mod alloc_count;
+pub mod drive;
 pub mod host;
+pub mod library;
 pub mod model;
 pub mod ndjson_compare;
+pub mod programs;
 pub mod scenarios;
 
 pub use host::{Entry, Host, Recorder, Script, Storage};

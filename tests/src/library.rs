@@ -59,10 +59,7 @@ pub fn profile() -> String {
 pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => workspace_root().join(dir),
-        None => profile_dir()
-            .parent()
-            .expect("target dir")
-            .to_path_buf(),
+        None => profile_dir().parent().expect("target dir").to_path_buf(),
     }
 }
 

@@ -84,6 +84,23 @@ pub fn replay_failures(threads: usize, run: impl Fn(&Path) -> Output + Sync) -> 
     })
 }
 
+/// A replay program's stdout as its lines (without their `\n`); panics unless it is UTF-8.
+pub fn output_lines(stdout: Vec<u8>) -> Vec<String> {
+    String::from_utf8(stdout)
+        .expect("UTF-8 output")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Expected lines with `<FFFD>` standing for U+FFFD (what a decoded lone surrogate becomes).
+pub fn fffd(lines: &[&str]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| l.replace("<FFFD>", "\u{FFFD}"))
+        .collect()
+}
+
 /// Writes `text` to `file` in a scratch directory of this test process, named after `prefix`.
 pub fn scratch(prefix: &str, file: &str, text: impl AsRef<[u8]>) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("polyweave-{prefix}-{}", std::process::id()));

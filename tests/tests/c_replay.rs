@@ -11,16 +11,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use polyweave_tests::library::workspace_root;
 use polyweave_tests::ndjson_compare;
+use polyweave_tests::programs::installed;
 use polyweave_tests::scenarios::{
-    bad_scenarios, each_scenario, replay_failures, scenario_name as name, scratch, SCENARIOS,
+    bad_scenarios, each_scenario, fffd, output_lines, replay_failures, scenario_name as name,
+    scratch, SCENARIOS,
 };
 
 // ------------------------------------------------------------ the binaries
 
 /// `examples/c-host`.
 fn c_host() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/c-host")
+    workspace_root().join("examples/c-host")
 }
 
 /// The two binaries `make` built.
@@ -29,24 +32,13 @@ struct Binaries {
     asan: PathBuf,
 }
 
-/// Whether `tool --version` runs.
-fn on_path(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// The binaries, built once per test process; `None` (with a message) without `cc` or `make`.
 fn binaries() -> Option<&'static Binaries> {
     static BUILT: OnceLock<Option<Binaries>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            for tool in ["cc", "make"] {
-                if !on_path(tool) {
-                    eprintln!("skipping the C replay tests: `{tool}` is not installed");
-                    return None;
-                }
+            if !installed(&["cc", "make"], "the C replay tests") {
+                return None;
             }
             // `make` runs `cargo build --release -p polyweave-tool-adapter-ffi` when the
             // staticlib is older than its sources (`CARGO` is inherited from `cargo test`).
@@ -126,8 +118,7 @@ fn the_sanitized_build_runs_every_scenario_clean() {
 #[test]
 fn the_plain_build_runs_every_scenario_clean_under_valgrind() {
     let Some(bins) = binaries() else { return };
-    if !on_path("valgrind") {
-        eprintln!("skipping the valgrind run: `valgrind` is not installed");
+    if !installed(&["valgrind"], "the valgrind run") {
         return;
     }
     let failures = each_scenario(2, |file| {
@@ -164,21 +155,9 @@ fn replay_lines(bins: &Binaries, file: &str, text: &str) -> Vec<String> {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{file}: {stderr}");
         assert!(stderr.is_empty(), "{file}: {stderr}");
-        lines = String::from_utf8(out.stdout)
-            .expect("UTF-8 output")
-            .lines()
-            .map(str::to_owned)
-            .collect();
+        lines = output_lines(out.stdout);
     }
     lines
-}
-
-/// Expected lines with `<FFFD>` standing for U+FFFD (what a decoded lone surrogate becomes).
-fn fffd(lines: &[&str]) -> Vec<String> {
-    lines
-        .iter()
-        .map(|l| l.replace("<FFFD>", "\u{FFFD}"))
-        .collect()
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! * §7.25 — the first `type` counts on the O(1) path; validated frames with two
 //!   are malformed, and `full_validation` validates every frame.
 
+use polyweave_tests::drive::{at, echo};
 use polyweave_tests::host::{Host, Storage};
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
 use polyweave_tool_adapter::error::CallError;
@@ -17,7 +18,7 @@ use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
 use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{Completed, Config, Disposition, Event, Wrapper};
-use polyweave_tool_adapter::{CallHandle, Error, FrameError, Instant, NoHooks, Route, Tool};
+use polyweave_tool_adapter::{CallHandle, Error, FrameError, NoHooks, Route, Tool};
 
 const CFG: Config = Config {
     name_cap: 16,
@@ -31,10 +32,6 @@ const CFG: Config = Config {
     ..Config::DEFAULT
 };
 
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
-}
 fn spaced(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     // 78 bytes as written, 40 without white space: carried (result_cap is 64).
     out.write(
@@ -60,10 +57,6 @@ fn tools() -> Vec<Tool<'static>> {
         Tool::deferred("later"),
         Tool::adapter("files"),
     ]
-}
-
-fn at(ms: u64) -> Instant {
-    Instant::from_millis(ms)
 }
 
 /// The host's buffer: every frame here is smaller.

@@ -17,8 +17,9 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use polyweave_tests::data_dir;
+use polyweave_tests::library::{cargo_build, profile, target_dir, workspace_root};
 use polyweave_tests::ndjson_compare::{self, compare, decimal, json_eq};
-use polyweave_tests::scenarios::{scenario_files, SCENARIOS};
+use polyweave_tests::scenarios::{fffd, output_lines, scenario_files, scratch, SCENARIOS};
 use serde_json::Value;
 
 // ------------------------------------------------------------ the binary
@@ -29,52 +30,12 @@ fn replay_bin() -> &'static Path {
     BIN.get_or_init(build_replay)
 }
 
-/// The `target/<profile>` directory this test executable lives in (`…/target/debug/deps/conformance-…`).
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    exe.parent()
-        .filter(|d| d.file_name() == Some("deps".as_ref()))
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| panic!("{} is not under target/<profile>/deps", exe.display()))
-}
-
+/// `polyweave-replay`, built for this test's profile into the main target directory.
 fn build_replay() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root");
-    let profile = profile_dir();
-    let profile_name = profile
-        .file_name()
-        .and_then(|n| n.to_str())
-        .expect("profile dir name")
-        .to_string();
-    // `target/<profile>`, or `target/<triple>/<profile>` when cross-building: build into the same target dir.
-    let target_dir = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => profile.parent().expect("target dir").to_path_buf(),
-    };
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(workspace)
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "polyweave-replay",
-            "--message-format=json",
-        ])
-        .arg("--target-dir")
-        .arg(&target_dir);
-    match profile_name.as_str() {
-        "debug" => {}
-        "release" => {
-            cmd.arg("--release");
-        }
-        other => {
-            cmd.args(["--profile", other]);
-        }
-    }
+    let profile_name = profile();
+    let target_dir = target_dir();
+    let mut cmd = cargo_build("polyweave-replay", &profile_name, &target_dir);
+    cmd.args(["-q", "--message-format=json"]);
     let out = cmd
         .output()
         .expect("running cargo build -p polyweave-replay");
@@ -259,7 +220,7 @@ fn comparator_groups_by_channel() {
 
 #[test]
 fn quickstart_runs() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/quickstart.json");
+    let file = workspace_root().join("examples/scenarios/quickstart.json");
     let out = run_replay(&[], &file);
     assert_eq!(
         out.status.code(),
@@ -288,7 +249,7 @@ fn quickstart_runs() {
 
 #[test]
 fn pretty_prints_a_timeline() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/quickstart.json");
+    let file = workspace_root().join("examples/scenarios/quickstart.json");
     let out = run_replay(&["--pretty"], &file);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).expect("UTF-8");
@@ -312,18 +273,9 @@ fn pretty_prints_a_timeline() {
     assert!(!text.contains('\x1b'));
 }
 
-/// A scratch directory for this test process.
-fn scratch(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("polyweave-conformance-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(name);
-    fs::write(&path, text).expect("writing a scenario");
-    path
-}
-
 /// Runs a bad scenario: exit 2, one stderr line naming the file (and `must` parts), no panic.
 fn refused(name: &str, text: &str, must: &[&str]) -> String {
-    let path = scratch(name, text);
+    let path = scratch("conformance", name, text);
     let out = run_replay(&[], &path);
     ndjson_compare::assert_refused(out, "polyweave-replay", &path, must)
 }
@@ -433,6 +385,7 @@ fn bad_scenarios_exit_2_with_one_line() {
 
 fn huge_max_pending_is_refused_not_aborted() {
     let path = scratch(
+        "conformance",
         "huge_pending.json",
         r#"{"mode":"wrapper","options":{"maxPending":4294967295},"steps":[{"tick":true}]}"#,
     );
@@ -453,16 +406,12 @@ fn huge_max_pending_is_refused_not_aborted() {
 
 /// Runs a scenario that must run: exit 0, nothing on stderr; its output lines.
 fn replay_lines(name: &str, text: &str) -> Vec<String> {
-    let path = scratch(name, text);
+    let path = scratch("conformance", name, text);
     let out = run_replay(&[], &path);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
     assert!(stderr.is_empty(), "{name}: {stderr}");
-    String::from_utf8(out.stdout)
-        .expect("UTF-8 output")
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    output_lines(out.stdout)
 }
 
 /// Each line is one JSON value serde_json reads.
@@ -697,14 +646,6 @@ fn lone_surrogate_escapes_are_kept_as_written() {
     );
 }
 
-/// Expected lines with `<FFFD>` standing for U+FFFD (what a decoded lone surrogate becomes).
-fn fffd(lines: &[&str]) -> Vec<String> {
-    lines
-        .iter()
-        .map(|l| l.replace("<FFFD>", "\u{FFFD}"))
-        .collect()
-}
-
 #[test]
 fn object_form_frame_with_a_lone_surrogate_name_runs_like_the_string_form() {
     // JSON.stringify writes a lone surrogate as `\ud800`, in object-form frames too: the file
@@ -717,11 +658,7 @@ fn object_form_frame_with_a_lone_surrogate_name_runs_like_the_string_form() {
         .collect();
     let out = run_replay(&[], &shared.with_extension("json"));
     assert_eq!(out.status.code(), Some(0));
-    let string_form: Vec<String> = String::from_utf8(out.stdout)
-        .expect("UTF-8")
-        .lines()
-        .map(str::to_owned)
-        .collect();
+    let string_form = output_lines(out.stdout);
     assert_eq!(string_form, expected);
     let object_form = replay_lines(
         "object_lone_surrogate_name.json",

@@ -1,25 +1,11 @@
 //! Limits at their edges: escape-heavy ids that must not wedge the wrapper, configurations
 //! whose sizes overflow, sync tools whose output or message is long or padded.
 
+use polyweave_tests::drive::{at, drain, echo};
 use polyweave_tool_adapter::wrapper::StorageError;
 use polyweave_tool_adapter::{
-    Config, Disposition, Error, Instant, NoHooks, ResultWriter, Route, Slot, Tool, ToolFailed,
-    Wrapper,
+    Config, Disposition, Error, NoHooks, ResultWriter, Route, Slot, Tool, ToolFailed, Wrapper,
 };
-
-fn at(ms: u64) -> Instant {
-    Instant::from_millis(ms)
-}
-
-/// Every queued frame, as (route, text).
-fn drain(w: &mut Wrapper<'_>) -> Vec<(Route, String)> {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut out = Vec::new();
-    while let Some(t) = w.poll_transmit(&mut buf).unwrap() {
-        out.push((t.route, String::from_utf8(buf[..t.len].to_vec()).unwrap()));
-    }
-    out
-}
 
 #[test]
 fn escape_heavy_ids_never_wedge_the_wrapper() {
@@ -168,11 +154,6 @@ fn configurations_that_overflow_are_refused() {
 
 fn not_json(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     out.write(b"not json");
-    Ok(())
-}
-
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
     Ok(())
 }
 

@@ -35,6 +35,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use polyweave_tests::drive::{at, echo};
 use polyweave_tests::host::{self, Call, Entry, Host, Recorder, Storage};
 use polyweave_tests::{
     assert_one_json_line, is_one_json_line, is_spec_refusal, mask_surrogate_escapes, proptest_cases,
@@ -117,10 +118,6 @@ fn out_big(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     out.write(big_out().as_bytes());
     Ok(())
 }
-fn out_echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
-}
 fn out_fail(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     out.write(FAIL_MSG.as_bytes());
     Err(ToolFailed)
@@ -140,7 +137,7 @@ fn registered(deep: &DeepTool) -> [Tool<'_>; 8] {
     [
         Tool::sync(TOOLS[0].0, &out_res),
         Tool::sync(TOOLS[1].0, &out_big),
-        Tool::sync(TOOLS[2].0, &out_echo),
+        Tool::sync(TOOLS[2].0, &echo),
         Tool::sync(TOOLS[3].0, &out_fail),
         Tool::sync(TOOLS[4].0, deep),
         Tool::deferred(TOOLS[5].0),
@@ -1905,10 +1902,6 @@ fn generator_reaches_every_case() {
 // =====================================================================
 // Fixed sequences, exact bytes
 // =====================================================================
-
-fn at(ms: u64) -> Instant {
-    Instant::from_millis(ms)
-}
 
 /// A wrapper with the property test's tools and capacities (depth limit 5, no mirror), and
 /// its host (frames of 1 KiB at the most).

@@ -14,6 +14,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use polyweave_tests::alloc_count::{measure, Counting};
+use polyweave_tests::drive::echo;
 use polyweave_tests::host::Host;
 use polyweave_tests::{bfcl_bytes, json_suite_files, ndjson_lines, XorShift, BFCL_LINES};
 use polyweave_tool_adapter::encode::OutFrame;
@@ -22,8 +23,8 @@ use polyweave_tool_adapter::framing::LineFramer;
 use polyweave_tool_adapter::json::{self, JsonStr, Members, DEFAULT_MAX_DEPTH};
 use polyweave_tool_adapter::typed;
 use polyweave_tool_adapter::{
-    AdapterCall, CallOptions, CallOutcome, Config, Disposition, Instant, NoHooks, ResultWriter,
-    Slot, Tool, ToolFailed, Wrapper,
+    AdapterCall, CallOptions, CallOutcome, Config, Disposition, Instant, NoHooks, Slot, Tool,
+    Wrapper,
 };
 use serde::{Deserialize, Serialize};
 
@@ -441,11 +442,6 @@ struct MachineTally {
     cancelled: usize,
     timed_out: usize,
     call_settled: usize,
-}
-
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
 }
 
 /// Every BFCL call through a wrapper (sync echo), then deferred, adapter, cancel and timeout

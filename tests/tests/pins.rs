@@ -11,6 +11,7 @@
 //! space, so the expected bytes hold whether or not the core strips such white
 //! space from the frames it writes (SPEC §7.22).
 
+use polyweave_tests::drive::{at, echo};
 use polyweave_tests::host::{Host, Storage};
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
 use polyweave_tool_adapter::trace::{Trace, ENTRY_HEADER};
@@ -20,10 +21,6 @@ use polyweave_tool_adapter::{
 };
 
 // ----- helpers ---------------------------------------------------------------
-
-fn at(ms: u64) -> Instant {
-    Instant::from_millis(ms)
-}
 
 /// SPEC §1 minimal escaping, for the inside of a JSON string (written here, not the core's).
 fn esc(s: &str) -> String {
@@ -116,11 +113,6 @@ fn prompt_text(frame: &str) -> String {
     v["content"].as_str().expect("string content").to_string()
 }
 
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
-}
-
 /// Fails with the decoded text of its args, a JSON string.
 fn fail_with_args(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     let text: String = serde_json::from_slice(args).expect("args are a JSON string");
@@ -195,11 +187,13 @@ fn sweep_texts() -> Vec<String> {
 
 // ----- 1. the last tool error is cut between escapes and characters ---------
 
-// kills: message.rs `escape_into` cutting inside an escape (the `bytes[0] == b'\\'` arm
-// dropped, so `\u0001` is cut to `\u00`), and `escape_into` cutting inside a UTF-8
-// sequence (`utf8_prefix(bytes, room)` replaced by `room`).
+// A host's error message is cut where it enters (`complete`), between escapes and characters,
+// to the longest prefix that fits message_cap once escaped: the TOOL_RESULT and the prompt
+// carry the same cut text, and the cut is reported (`Completed::MessageCut`, counted in
+// `messages_truncated`; the prompt has nothing left to cut).
+// kills: json/escape.rs `escaped_prefix` cutting inside an escape or a UTF-8 sequence.
 #[test]
-fn failure_message_last_error_is_cut_between_escapes_and_characters() {
+fn failure_message_is_cut_between_escapes_and_characters() {
     let tools = [Tool::deferred("later")];
     let mut s = Storage::new(SWEEP, 1);
     let mut w = s.wrapper(&tools, NoHooks);
@@ -214,17 +208,19 @@ fn failure_message_last_error_is_cut_between_escapes_and_characters() {
             panic!("not intercepted");
         };
         host.skip_events(&mut w);
-        assert_eq!(
-            w.complete(at(0), h, Err(text)),
-            Ok(polyweave_tool_adapter::Completed::AsGiven),
-            "{text:?}"
-        );
         let fit = longest_fit(text, CAP);
+        let want = match fit.len() == text.len() {
+            true => polyweave_tool_adapter::Completed::AsGiven,
+            false => polyweave_tool_adapter::Completed::MessageCut {
+                len: text.len(),
+                cap: CAP,
+            },
+        };
+        assert_eq!(w.complete(at(0), h, Err(text)), Ok(want), "{text:?}");
         let sent = host.frames(&mut w);
-        // The TOOL_RESULT carries the whole message; only the prompt's copy is cut.
         let result = format!(
             r#"{{"type":"TOOL_RESULT","content":{{"name":"later","error":"{}"}}}}"#,
-            esc(text)
+            esc(fit)
         );
         assert_eq!(sent, round(result, Some(fit)), "{text:?}");
         assert_eq!(
@@ -233,7 +229,8 @@ fn failure_message_last_error_is_cut_between_escapes_and_characters() {
         );
         cut += usize::from(fit != text);
         rounds += 1;
-        assert_eq!(w.stats().last_error_truncated as usize, cut, "{text:?}");
+        assert_eq!(w.stats().messages_truncated as usize, cut, "{text:?}");
+        assert_eq!(w.stats().last_error_truncated, 0, "{text:?}");
     }
     assert_eq!(w.stats().rounds as usize, rounds);
     assert!(cut > 100, "the sweep must cut often ({cut})");

@@ -1,9 +1,10 @@
 //! The Python binding (`examples/python`, `ctypes` over the C ABI's shared library) conforms
-//! like the Rust and C replay programs: the release shared library is built from the current
-//! sources into a private target directory (the outer cargo holds the lock of the main one) and
-//! handed to Python through `PW_LIB`; the binding's unit tests pass, and `replay.py` runs every
-//! shared scenario and prints what its `*.out.ndjson` expects, compared channel by channel as
-//! `conformance` does (`polyweave_tests::ndjson_compare`).
+//! like the Rust and C replay programs: the release shared library, as new as the current
+//! sources (`polyweave_tests::library::ffi_shared_lib`: the main target directory's when it is
+//! current, else built into a private one), is handed to Python through `PW_LIB`; the binding's
+//! unit tests pass, and `replay.py` runs every shared scenario and prints what its
+//! `*.out.ndjson` expects, compared channel by channel as `conformance` does
+//! (`polyweave_tests::ndjson_compare`).
 //!
 //! Skipped, with a message, only when `python3` is missing.
 
@@ -11,50 +12,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use polyweave_tests::library::{ffi_shared_lib, workspace_root as root};
 use polyweave_tests::ndjson_compare::assert_refused;
-use polyweave_tests::scenarios::{bad_scenarios, replay_failures, scratch, SCENARIOS};
-
-/// The repository's root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use polyweave_tests::programs::installed;
+use polyweave_tests::scenarios::{
+    bad_scenarios, output_lines, replay_failures, scratch, SCENARIOS,
+};
 
 fn python_dir() -> PathBuf {
     root().join("examples/python")
 }
 
-/// The release shared library built from the current sources, once per test process; `None`
+/// The release shared library as new as the current sources, once per test process; `None`
 /// (with a message) without `python3`.
 fn shared_lib() -> Option<&'static PathBuf> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let python = Command::new("python3").arg("--version").output();
-            if !python.is_ok_and(|o| o.status.success()) {
-                eprintln!("skipping the Python binding tests: `python3` is not installed");
-                return None;
-            }
-            let private = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("python-ffi");
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let out = Command::new(cargo)
-                .args(["build", "--release", "-p", "polyweave-tool-adapter-ffi"])
-                .arg("--target-dir")
-                .arg(&private)
-                .current_dir(root())
-                .output()
-                .expect("running cargo build");
-            assert!(
-                out.status.success(),
-                "cargo build --release -p polyweave-tool-adapter-ffi failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let lib = private.join("release").join(if cfg!(target_os = "macos") {
-                "libpolyweave_tool_adapter_ffi.dylib"
-            } else {
-                "libpolyweave_tool_adapter_ffi.so"
-            });
-            assert!(lib.is_file(), "cargo built no {}", lib.display());
-            Some(lib)
+            installed(&["python3"], "the Python binding tests").then(|| ffi_shared_lib("release"))
         })
         .as_ref()
 }
@@ -144,11 +119,7 @@ fn raw_values_print_as_written_and_lone_surrogates_decode_to_u_fffd() {
     let out = replay(lib, &path);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let lines: Vec<String> = String::from_utf8(out.stdout)
-        .expect("UTF-8 output")
-        .lines()
-        .map(str::to_owned)
-        .collect();
+    let lines = output_lines(out.stdout);
     let (args, result) = (r#"{"l":"\udc00"}"#, r#"{"x":"\ud800","n":1e400}"#);
     let r = '\u{FFFD}';
     assert_eq!(

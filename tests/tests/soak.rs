@@ -16,7 +16,8 @@
 use std::collections::VecDeque;
 
 use polyweave_tests::alloc_count::{measure, Counting};
-use polyweave_tests::XorShift;
+use polyweave_tests::drive::echo;
+use polyweave_tests::{is_spec_refusal, XorShift};
 use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::json;
 use polyweave_tool_adapter::{
@@ -26,11 +27,6 @@ use polyweave_tool_adapter::{
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
-}
 
 fn fail(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     out.write(b"it \"broke\"\n");
@@ -174,20 +170,6 @@ fn drain(w: &mut Wrapper<'_>, buf: &mut [u8], cap: usize, seen: &mut Seen) -> us
     }
 }
 
-/// The errors a refused input may get here (no configuration or buffer errors).
-fn expected_refusal(e: &Error) -> bool {
-    matches!(
-        e,
-        Error::Malformed(_)
-            | Error::NameTooLong { .. }
-            | Error::IdTooLong { .. }
-            | Error::InvalidResult(_)
-            | Error::HeldFull { .. }
-            | Error::QueueFull { .. }
-            | Error::Call(_)
-    )
-}
-
 fn soak(ops: u64, seed: u64) {
     let tools = [
         Tool::sync("echo", &echo),
@@ -292,7 +274,7 @@ fn soak(ops: u64, seed: u64) {
             }
         };
         if let Err(e) = result {
-            assert!(expected_refusal(&e), "step {step}: unexpected {e:?}");
+            assert!(is_spec_refusal(&e), "step {step}: unexpected {e:?}");
             seen.refusals += 1;
         }
         assert!(w.pending() <= SLOTS, "step {step}: {} pending", w.pending());

@@ -9,6 +9,7 @@
 //! their stored names, ids, args and recorded results, the last tool error and
 //! any held `END`s; then one more call) and are compared again.
 
+use polyweave_tests::drive::{at, drain, echo};
 use polyweave_tests::host::{
     busy, busy_without_end, idle, start, Entry, Host, Recorder, Storage, FILES, LATER, TOOLS,
 };
@@ -174,10 +175,6 @@ fn refused_with_host<T: std::fmt::Debug, E: std::fmt::Debug + PartialEq, R: AsRe
         snapshot(&mut host_b, &mut b),
         "state after the follow-up differs"
     );
-}
-
-fn at(ms: u64) -> Instant {
-    Instant::from_millis(ms)
 }
 
 fn malformed(e: FrameError) -> Error {
@@ -710,10 +707,6 @@ fn a_round_end_that_fills_the_queue_exactly_after_a_partial_drain_is_whole() {
     // The last record of a completion takes every free byte, and the free bytes are split
     // between the end and the start of the queue's buffer (a frame was taken from the
     // front): the queue compacts and writes the record whole.
-    fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-        out.write(args);
-        Ok(())
-    }
     fn fail(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
         out.write("f".repeat(SMALL.message_cap).as_bytes());
         Err(ToolFailed)
@@ -1724,16 +1717,6 @@ fn twin_check_sees_a_hidden_change() {
 
 // ------------------------------------------------------------ slots whose frames wait
 
-/// Every queued frame, as (route, text), without running anything.
-fn frames_of(w: &mut W<'_>) -> Vec<(Route, String)> {
-    let mut buf = [0u8; 4096];
-    let mut out = Vec::new();
-    while let Some(t) = w.poll_transmit(&mut buf).unwrap() {
-        out.push((t.route, String::from_utf8(buf[..t.len].to_vec()).unwrap()));
-    }
-    out
-}
-
 /// One slot, used by four calls in turn: an adapter call cancelled, a deferred call
 /// completed, an adapter call settled by its adapter. `drain` runs after every input.
 fn one_slot_history(w: &mut W<'_>, drain: &mut dyn FnMut(&mut W<'_>)) -> Vec<CallHandle> {
@@ -1766,7 +1749,7 @@ fn a_slot_whose_frames_wait_is_reclaimed_by_the_next_call() {
     let mut sa = Storage::new(Config::DEFAULT, 1);
     let mut a = idle(&mut sa);
     let mut drained = Vec::new();
-    let ha = one_slot_history(&mut a, &mut |w| drained.extend(frames_of(w)));
+    let ha = one_slot_history(&mut a, &mut |w| drained.extend(drain(w)));
     let mut sb = Storage::new(Config::DEFAULT, 1);
     let mut b = idle(&mut sb);
     let hb = one_slot_history(&mut b, &mut |_| {});
@@ -1776,7 +1759,7 @@ fn a_slot_whose_frames_wait_is_reclaimed_by_the_next_call() {
         ha.iter().map(|h| (h.slot(), h.index())).collect::<Vec<_>>(),
         [(0, 0), (0, 1), (0, 2)]
     );
-    let late = frames_of(&mut b);
+    let late = drain(&mut b);
     assert_eq!(late, drained);
     let h = |i: u32| Route::Adapter(CallHandle::from_parts(0, i));
     let kinds: Vec<(Route, &str)> = late
@@ -1831,7 +1814,7 @@ fn a_slot_is_free_again_once_its_tool_result_is_sent() {
             w.complete(at(10 * i + 1), h, Ok(b"1")),
             Ok(Completed::AsGiven)
         );
-        let frames = frames_of(&mut w);
+        let frames = drain(&mut w);
         assert_eq!(frames[0].0, Route::Model);
         assert!(frames[0].1.starts_with(r#"{"type":"TOOL_RESULT""#));
     }
@@ -1839,7 +1822,7 @@ fn a_slot_is_free_again_once_its_tool_result_is_sent() {
     handles.push((a.slot(), a.index()));
     w.handle_adapter_frame(at(41), a, br#"{"type":"END"}"#)
         .unwrap();
-    frames_of(&mut w);
+    drain(&mut w);
     let d = start(&mut w, 50, LATER).expect("deferred");
     handles.push((d.slot(), d.index()));
     assert_eq!(handles, [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)]);
@@ -1955,7 +1938,7 @@ fn reclaiming_a_slot_waits_for_the_host_when_its_frames_do_not_fit() {
     let mut s = Storage::new(SMALL, 1);
     let mut w = idle(&mut s);
     history(&mut w);
-    assert_eq!(frames_of(&mut w).len(), 1 + 2 + 2 + 1 + 2);
+    assert_eq!(drain(&mut w).len(), 1 + 2 + 2 + 1 + 2);
     assert_eq!(start(&mut w, 3, LATER), Some(CallHandle::from_parts(0, 2)));
 }
 

@@ -7,8 +7,8 @@
 
 use crate::json::DEFAULT_MAX_DEPTH;
 use crate::room::{
-    record_cost, AROUND_NAME_BOUND, FRAME_AROUND_BOUND, PROMPT_BASE_LEN, RELEASE_COST_BOUND,
-    ROUND_LIMIT_LEN_BOUND,
+    record_cost, AROUND_NAME_BOUND, FRAME_AROUND_BOUND, HELD_HEADER, PROMPT_BASE_LEN,
+    RELEASE_COST_BOUND, ROUND_LIMIT_LEN_BOUND,
 };
 
 /// Capacities and options of a wrapper (SPEC §3, §5 options; §4 limits).
@@ -118,11 +118,7 @@ impl Config {
     pub const fn queue_len(&self, pending: usize) -> usize {
         // Escaping turns a byte into at most 6 (`\u001f`).
         let ids = mul(6, add(self.name_cap, self.id_cap));
-        let outcome = max(
-            self.outcome_bound(),
-            // Own messages quote a name or an id.
-            add(mul(6, max(self.name_cap, self.id_cap)), AROUND_NAME_BOUND),
-        );
+        let outcome = max(self.outcome_bound(), self.own_message_bound());
         let at_once = record_cost(add(FRAME_AROUND_BOUND, add(ids, outcome)));
         let per_call = mul(3, record_cost(0));
         add(add(mul(pending, per_call), at_once), self.round_end_len())
@@ -132,6 +128,35 @@ impl Config {
     /// that, escaped and quoted, it fits `message_cap + 2`.
     pub(crate) const fn outcome_bound(&self) -> usize {
         max(self.result_cap, add(self.message_cap, 2))
+    }
+
+    /// Bytes, escaped and quoted, of the longest message the wrapper composes itself: it
+    /// quotes a name or an id (each byte escaped to at most 6).
+    const fn own_message_bound(&self) -> usize {
+        add(mul(6, max(self.name_cap, self.id_cap)), AROUND_NAME_BOUND)
+    }
+
+    /// The longest frame [`poll_transmit`](super::Wrapper::poll_transmit) can hand out: a
+    /// buffer of this many bytes is never refused as too small.
+    ///
+    /// The bound is of the frames the wrapper composes — a `TOOL_RESULT` (its name and id
+    /// escaped, its result or message), an adapter's `TOOL_CALL` (its args, compact) or
+    /// `CANCEL` (its reason), the continue prompt, the round-limit `ERROR` — and of the
+    /// `END`s it holds (the host's own bytes, at most `held_bytes - 4` each).
+    pub const fn max_frame_len(&self) -> usize {
+        let ids = mul(6, add(self.name_cap, self.id_cap));
+        // A result, a message (host texts are cut to fit `message_cap` escaped), args.
+        let value = max(
+            max(self.outcome_bound(), self.own_message_bound()),
+            max(self.args_cap, self.message_cap),
+        );
+        max(
+            max(add(FRAME_AROUND_BOUND, add(ids, value)), self.prompt_len()),
+            max(
+                ROUND_LIMIT_LEN_BOUND,
+                self.held_bytes.saturating_sub(HELD_HEADER),
+            ),
+        )
     }
 
     /// Bytes of the continue prompt frame, its last tool error as long as it can be.

@@ -357,6 +357,78 @@ static void test_config_and_size(void)
     USABLE(w, 0);
 }
 
+/* PW_WRAPPER_SIZE_BOUND, in constant expressions: over pw_wrapper_size by the same amount for
+ * every configuration with the same slots and tools (so its arena formula is the core's
+ * exactly), and by at most the per-part bounds. pw_wrapper_max_frame_len as the core says. */
+#define BOUND_OF(c, s, t)                                                                     \
+    PW_WRAPPER_SIZE_BOUND((c).name_cap, (c).id_cap, (c).args_cap, (c).result_cap,             \
+                          (c).message_cap, (c).trace_bytes, (c).held_bytes, (s), (t))
+static uint64_t static_block[PW_WRAPPER_SIZE_BOUND(16, 16, 64, 32, 96, 2048, 40, 2, N_TOOLS) /
+                                 sizeof(uint64_t) + 1];
+
+static void test_size_bound_and_frame_len(void)
+{
+    static const size_t caps[][7] = {
+        /* name, id, args, result, message, trace_bytes, held_bytes */
+        {64, 64, 512, 512, 192, 2048, 256}, /* Config::DEFAULT */
+        {32, 32, 256, 256, 96, 1024, 256},  /* Config::SMALL */
+        {16, 16, 64, 32, 96, 2048, 40},
+        {1024, 8, 4096, 4096, 65536, 1 << 20, 65540},
+        {5, 200, 1, 70000, 300, 0, 0},
+    };
+    size_t s, t, k, n = 0;
+    pw_wrapper_config cfg = test_config();
+    pw_hooks hooks = test_hooks();
+    pw_wrapper *w = NULL;
+    for (s = 0; s < 4; s++) {
+        for (t = 0; t < 3; t++) {
+            size_t first = 0;
+            for (k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+                pw_wrapper_config c;
+                size_t need = 0, over;
+                CHECK_RC(pw_wrapper_config_default(&c), PW_OK);
+                c.name_cap = caps[k][0];
+                c.id_cap = caps[k][1];
+                c.args_cap = caps[k][2];
+                c.result_cap = caps[k][3];
+                c.message_cap = caps[k][4];
+                c.trace_bytes = caps[k][5];
+                c.held_bytes = caps[k][6];
+                CHECK_RC(pw_wrapper_size(&c, s, t, &need), PW_OK);
+                CHECK(BOUND_OF(c, s, t) >= need);
+                over = BOUND_OF(c, s, t) - need;
+                CHECK(over <= PW_WRAPPER_MAX_BASE_SIZE + s * PW_WRAPPER_MAX_SLOT_SIZE +
+                                  t * PW_WRAPPER_MAX_TOOL_SIZE);
+                if (k == 0) {
+                    first = over;
+                }
+                CHECK(over == first); /* the arena part is exact */
+                CHECK_RC(pw_wrapper_max_frame_len(&c, &n), PW_OK);
+                CHECK(n == PW_WRAPPER_MAX_FRAME_LEN(c.name_cap, c.id_cap, c.args_cap,
+                                                    c.result_cap, c.message_cap, c.held_bytes));
+            }
+        }
+    }
+    /* A static block from the macro takes the test configuration's wrapper. */
+    CHECK_RC(pw_wrapper_size(&cfg, 2, N_TOOLS, &n), PW_OK);
+    CHECK(n <= sizeof static_block);
+    CHECK_RC(pw_wrapper_init(static_block, sizeof static_block, &cfg, 2, tools, N_TOOLS, &hooks,
+                             &w),
+             PW_OK);
+    USABLE(w, 0);
+
+    /* The longest frame: 64 + 6 * (16 + 16) + 6 * 16 + 64 for the test configuration. */
+    n = 0;
+    CHECK_RC(pw_wrapper_max_frame_len(&cfg, &n), PW_OK);
+    CHECK(n == 64 + 6 * 32 + 6 * 16 + 64);
+    CHECK_RC(pw_wrapper_max_frame_len(NULL, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_wrapper_max_frame_len(&cfg, NULL), PW_NULL_POINTER);
+    cfg.mirror_continue = 7;
+    n = 12345;
+    CHECK_RC(pw_wrapper_max_frame_len(&cfg, &n), PW_BAD_CONFIG);
+    CHECK(n == 12345);
+}
+
 static void test_init_memory_and_tools(void)
 {
     pw_wrapper_config cfg = test_config();
@@ -1067,6 +1139,7 @@ int main(void)
 {
     setup_tools();
     test_config_and_size();
+    test_size_bound_and_frame_len();
     test_init_memory_and_tools();
     test_null_arguments();
     test_misaligned_wrapper();

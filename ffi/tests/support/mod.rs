@@ -1,10 +1,15 @@
-//! What the tests that build C and C++ programs share: the paths, the host static
-//! library built from the current sources, and running a command with its output shown.
+//! What the ffi crate's tests share. For those that build C and C++ programs: the paths, the
+//! host static library built from the current sources, the C++ compiler, and running a
+//! command with its output shown. For those that call the C ABI from Rust: `pw_str` spans.
+//!
+//! (The ffi tests cannot depend on `polyweave-tests`, whose `tests/src` holds the rest.)
 
 #![allow(dead_code)] // each test binary uses its own part
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+
+use polyweave_tool_adapter_ffi::pw_str;
 
 const LIB: &str = "libpolyweave_tool_adapter_ffi.a";
 
@@ -80,6 +85,9 @@ pub fn static_lib() -> PathBuf {
     lib
 }
 
+/// The system libraries a program linked with the static library needs, after it.
+pub const SYSTEM_LIBS: [&str; 3] = ["-lpthread", "-ldl", "-lm"];
+
 pub fn tool_exists(tool: &str) -> bool {
     Command::new(tool)
         .arg("--version")
@@ -95,4 +103,44 @@ pub fn run(cmd: &mut Command) -> std::process::Output {
     eprint!("{}", String::from_utf8_lossy(&out.stdout));
     eprint!("{}", String::from_utf8_lossy(&out.stderr));
     out
+}
+
+/// Runs the built program `exe` (output shown, see [`run`]); panics unless it exits 0, naming
+/// it `what`, with its stderr. Its output.
+pub fn run_program(exe: &Path, what: &str) -> Output {
+    let out = run(&mut Command::new(exe));
+    assert!(
+        out.status.success(),
+        "{what} failed: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The C++ compiler (`$CXX`, else `g++`), or `None` with a message when it is not installed
+/// (the test is then skipped).
+pub fn cxx() -> Option<String> {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+    if tool_exists(&cxx) {
+        Some(cxx)
+    } else {
+        eprintln!("skipped: no C++ compiler ({cxx})");
+        None
+    }
+}
+
+/// A span over `s`, for an input the library reads (a literal: it outlives every call).
+pub fn span(s: &'static str) -> pw_str {
+    pw_str {
+        ptr: s.as_ptr(),
+        len: s.len(),
+    }
+}
+
+/// The UTF-8 text of a span the library handed out.
+pub fn text(s: &pw_str) -> String {
+    // SAFETY: spans the library hands out are readable for their length.
+    let bytes = unsafe { std::slice::from_raw_parts(s.ptr, s.len) };
+    String::from_utf8(bytes.to_vec()).unwrap()
 }

@@ -1,11 +1,12 @@
-//! Inputs shared by the benchmarks: the BFCL corpus and `TEXT` frames of a given size.
+//! Inputs shared by the benchmarks: the BFCL corpus, its tool names and `TEXT` frames of a
+//! given size. The sync echo tool is `polyweave_tests::drive::echo`, the tests' own.
 // Each bench compiles this module and uses part of it.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
-use polyweave_tool_adapter::{Config, Frame, FrameKind, ResultWriter, ToolFailed};
+use polyweave_tool_adapter::{Config, Frame, FrameKind};
 
 /// Pending-call slots of the round-trip benches: one call at a time is ever pending.
 pub const SLOTS: usize = 4;
@@ -19,12 +20,6 @@ pub const CFG: Config = Config {
     trace_bytes: 8192,
     ..Config::DEFAULT
 };
-
-/// The sync tool of the round trips: its args are its result.
-pub fn echo(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-    out.write(args);
-    Ok(())
-}
 
 const CORPUS: &str = "bfcl/tool-calls.ndjson";
 
@@ -50,6 +45,14 @@ pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .filter(|l| !l.is_empty())
         .collect()
+}
+
+/// The decoded tool name of a corpus line (each is a `TOOL_CALL` with a name).
+pub fn tool_name(line: &[u8]) -> String {
+    let frame = Frame::parse_validated(line, DEFAULT_MAX_DEPTH).unwrap();
+    let mut buf = [0u8; 256];
+    let name = frame.tool_call().unwrap().name.unwrap();
+    name.decode_into(&mut buf).unwrap().to_owned()
 }
 
 /// A valid `TEXT` frame of exactly `len` bytes.
