@@ -60,11 +60,6 @@ export const PW = Object.freeze({
   PENDING_ADAPTER: 1,
 });
 
-/** A malformed frame (SPEC §1): refused with a `rejected` event. */
-export const isMalformed = (r) =>
-  r >= PW.FRAME_NOT_OBJECT && r <= PW.FRAME_DUPLICATE_TYPE && r !== PW.WRONG_FRAME_KIND;
-/** A completion or adapter input for a call that is not waiting for it. */
-export const isNotWaiting = (r) => r >= PW.CALL_UNKNOWN && r <= PW.CALL_WRONG_KIND;
 
 // ------------------------------------------------------------ types
 
@@ -160,6 +155,8 @@ const f = (sig) => lib.func(sig);
 export const C = {
   version: f('const char *pw_version(void)'),
   resultText: f('uint32_t pw_result_text(uint32_t code, _Out_ uint8_t *buf, size_t len, _Out_ size_t *out_len)'),
+  resultIsMalformed: f('uint8_t pw_result_is_malformed(uint32_t code)'),
+  resultIsNotWaiting: f('uint8_t pw_result_is_not_waiting(uint32_t code)'),
   // standalone calls (wrapToolAdapter)
   callOptionsDefault: f('uint32_t pw_adapter_call_options_default(_Out_ pw_adapter_call_options *out)'),
   callAlign: f('size_t pw_adapter_call_align(void)'),
@@ -210,6 +207,11 @@ export const C = {
   // sync tools write their output through the writer they are handed (during the call only)
   writerWrite: f('uint32_t pw_writer_write(pw_writer *out, const uint8_t *bytes, size_t len)'),
 };
+
+/** A malformed frame (SPEC §1): refused with a `rejected` event (the library's own classes). */
+export const isMalformed = (r) => C.resultIsMalformed(r) === 1;
+/** A completion or adapter input for a call that is not waiting for it. */
+export const isNotWaiting = (r) => C.resultIsNotWaiting(r) === 1;
 
 // ------------------------------------------------------------ helpers
 

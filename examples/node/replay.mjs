@@ -6,6 +6,7 @@
 // line on stderr naming the file).
 import fs from 'node:fs';
 import { createDuplex, createToolAdapterWrapper, raw, rawText, wrapToolAdapter } from './index.mjs';
+import { isMalformed } from './binding.mjs';
 
 // ------------------------------------------------------------ a JSON reader that keeps raw text
 
@@ -141,7 +142,6 @@ function jv(text) {
   return out;
 }
 const nameOf = (name) => (name === null ? 'null' : jstr(name));
-const isMalformedCode = (code) => code >= 100 && code <= 107 && code !== 106;
 
 // ------------------------------------------------------------ wrapper mode
 
@@ -220,7 +220,7 @@ function runWrapper(sc) {
       print(`{"hook":"toolResult","name":${nameOf(name)},"args":${jv(this.rawArgs)},"result":${result},"error":${error}}`);
     },
     onRejected(path, frame, err, call) {
-      if (!isMalformedCode(err.code)) throw Object.assign(new ScenarioError(`${path} refused: ${err.message}`), { fatal: true });
+      if (!isMalformed(err.code)) throw Object.assign(new ScenarioError(`${path} refused: ${err.message}`), { fatal: true });
       print(path === 'adapter' ? `{"rejected":{"path":"adapter","call":${call}}}` : `{"rejected":{"path":"${path}"}}`);
     },
   });

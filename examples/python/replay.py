@@ -617,7 +617,7 @@ def run_call(sc, out):
         for frame in call.transmits():
             out.line('{"to":"adapter","call":0,"frame":%s}' % json_value(frame))
         if not settled[0]:
-            s = call.settlement
+            s = call.outcome
             if s is not None:
                 settled[0] = True
                 if s.error is not None:
@@ -640,7 +640,7 @@ def run_call(sc, out):
                     call.handle_closed(now)
             except pw.MalformedFrame:
                 out.line('{"rejected":{"path":"adapter","call":0}}')
-            except (pw.CallFinished, pw.CallTimedOut):
+            except (pw.CallCompleted, pw.CallTimedOut):
                 pass  # after the settlement input is refused and nothing is printed
             except pw.PolyweaveError as e:
                 raise Bad("step %d: adapter input refused: %s" % (i, e)) from None

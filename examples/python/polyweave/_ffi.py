@@ -42,12 +42,16 @@ PW_DISPOSITION_HELD = 2
 PW_COMPLETED_AS_GIVEN = 0
 PW_COMPLETED_RESULT_TOO_LARGE = 1
 PW_COMPLETED_RESULT_TOO_DEEP = 2
+PW_COMPLETED_MESSAGE_CUT = 3
 PW_ROUTE_MODEL = 0
 PW_ROUTE_CONSUMER = 1
 PW_ROUTE_ADAPTER = 2
 PW_PENDING_DEFERRED = 0
 PW_PENDING_ADAPTER = 1
 PW_NO_TIMEOUT = 0xFFFFFFFFFFFFFFFF
+PW_VERSION_MAJOR = 0
+PW_VERSION_MINOR = 1
+PW_VERSION_PATCH = 0
 
 # enum pw_result
 PW_OK = 0
@@ -263,6 +267,8 @@ _P = POINTER
 _SIGNATURES = {
     "pw_version": (c_char_p, []),
     "pw_result_text": (pw_result, [c_uint32, c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_result_is_malformed": (c_uint8, [c_uint32]),
+    "pw_result_is_not_waiting": (c_uint8, [c_uint32]),
     "pw_adapter_call_options_default": (pw_result, [_P(pw_adapter_call_options)]),
     "pw_adapter_call_align": (c_size_t, []),
     "pw_adapter_call_size": (pw_result, [c_size_t, _P(c_size_t)]),

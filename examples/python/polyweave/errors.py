@@ -30,11 +30,12 @@ class PolyweaveError(Exception):
 
 
 class MalformedFrame(PolyweaveError, ValueError):
-    """A frame (or JSON value) the library refused as malformed: codes 100-107 except 106."""
+    """A frame (or JSON value) the library refused as malformed (`pw_result_is_malformed`)."""
 
 
 class CallNotWaiting(PolyweaveError):
-    """A completion or adapter input for a call that is not waiting for it (codes 309-314)."""
+    """A completion or adapter input for a call that is not waiting for it
+    (`pw_result_is_not_waiting`)."""
 
 
 class BufferTooSmall(PolyweaveError, ValueError):
@@ -49,8 +50,17 @@ class BufferTooSmall(PolyweaveError, ValueError):
             self.args = ("%s (code %d): %d bytes needed" % (self.message, self.code, needed),)
 
 
-def _make(name, code, base=PolyweaveError, doc=None):
-    return type(name, (base,), {"code": code, "__doc__": doc or result_text(code)})
+def _base(code):
+    """The class a code's exception derives from, as the library classifies the code."""
+    if _ffi.lib.pw_result_is_malformed(code):
+        return MalformedFrame
+    if _ffi.lib.pw_result_is_not_waiting(code):
+        return CallNotWaiting
+    return PolyweaveError
+
+
+def _make(name, code, doc=None):
+    return type(name, (_base(code),), {"code": code, "__doc__": doc or result_text(code)})
 
 
 NullPointer = _make("NullPointer", _ffi.PW_NULL_POINTER)
@@ -62,18 +72,18 @@ BadTool = _make("BadTool", _ffi.PW_BAD_TOOL)
 TooMany = _make("TooMany", _ffi.PW_TOO_MANY)
 ToolNameTooLong = _make("ToolNameTooLong", _ffi.PW_TOOL_NAME_TOO_LONG)
 BadArgument = _make("BadArgument", _ffi.PW_BAD_ARGUMENT)
-FrameNotObject = _make("FrameNotObject", _ffi.PW_FRAME_NOT_OBJECT, MalformedFrame)
-FrameMissingType = _make("FrameMissingType", _ffi.PW_FRAME_MISSING_TYPE, MalformedFrame)
-FrameTypeNotString = _make("FrameTypeNotString", _ffi.PW_FRAME_TYPE_NOT_STRING, MalformedFrame)
-InvalidJson = _make("InvalidJson", _ffi.PW_INVALID_JSON, MalformedFrame)
-JsonTooDeep = _make("JsonTooDeep", _ffi.PW_JSON_TOO_DEEP, MalformedFrame)
-InvalidUtf8 = _make("InvalidUtf8", _ffi.PW_INVALID_UTF8, MalformedFrame)
+FrameNotObject = _make("FrameNotObject", _ffi.PW_FRAME_NOT_OBJECT)
+FrameMissingType = _make("FrameMissingType", _ffi.PW_FRAME_MISSING_TYPE)
+FrameTypeNotString = _make("FrameTypeNotString", _ffi.PW_FRAME_TYPE_NOT_STRING)
+InvalidJson = _make("InvalidJson", _ffi.PW_INVALID_JSON)
+JsonTooDeep = _make("JsonTooDeep", _ffi.PW_JSON_TOO_DEEP)
+InvalidUtf8 = _make("InvalidUtf8", _ffi.PW_INVALID_UTF8)
 WrongFrameKind = _make("WrongFrameKind", _ffi.PW_WRONG_FRAME_KIND)
-FrameDuplicateType = _make("FrameDuplicateType", _ffi.PW_FRAME_DUPLICATE_TYPE, MalformedFrame)
+FrameDuplicateType = _make("FrameDuplicateType", _ffi.PW_FRAME_DUPLICATE_TYPE)
 NoLine = _make("NoLine", _ffi.PW_NO_LINE)
 LineTooLong = _make("LineTooLong", _ffi.PW_LINE_TOO_LONG)
 Nothing = _make("Nothing", _ffi.PW_NOTHING)
-ClockWentBackwards = _make("ClockWentBackwards", _ffi.PW_CLOCK_WENT_BACKWARDS, PolyweaveError)
+ClockWentBackwards = _make("ClockWentBackwards", _ffi.PW_CLOCK_WENT_BACKWARDS)
 NameTooLong = _make("NameTooLong", _ffi.PW_NAME_TOO_LONG)
 IdTooLong = _make("IdTooLong", _ffi.PW_ID_TOO_LONG)
 MessageTooLong = _make("MessageTooLong", _ffi.PW_MESSAGE_TOO_LONG)
@@ -81,12 +91,12 @@ InvalidResult = _make("InvalidResult", _ffi.PW_INVALID_RESULT)
 HeldFull = _make("HeldFull", _ffi.PW_HELD_FULL)
 QueueFull = _make("QueueFull", _ffi.PW_QUEUE_FULL)
 OutputTooLarge = _make("OutputTooLarge", _ffi.PW_OUTPUT_TOO_LARGE)
-CallUnknown = _make("CallUnknown", _ffi.PW_CALL_UNKNOWN, CallNotWaiting)
-CallFinished = _make("CallFinished", _ffi.PW_CALL_COMPLETED, CallNotWaiting)
-CallTimedOut = _make("CallTimedOut", _ffi.PW_CALL_TIMED_OUT, CallNotWaiting)
-CallCancelled = _make("CallCancelled", _ffi.PW_CALL_CANCELLED, CallNotWaiting)
-CallStale = _make("CallStale", _ffi.PW_CALL_STALE, CallNotWaiting)
-CallWrongKind = _make("CallWrongKind", _ffi.PW_CALL_WRONG_KIND, CallNotWaiting)
+CallUnknown = _make("CallUnknown", _ffi.PW_CALL_UNKNOWN)
+CallCompleted = _make("CallCompleted", _ffi.PW_CALL_COMPLETED)
+CallTimedOut = _make("CallTimedOut", _ffi.PW_CALL_TIMED_OUT)
+CallCancelled = _make("CallCancelled", _ffi.PW_CALL_CANCELLED)
+CallStale = _make("CallStale", _ffi.PW_CALL_STALE)
+CallWrongKind = _make("CallWrongKind", _ffi.PW_CALL_WRONG_KIND)
 CallForeign = _make("CallForeign", _ffi.PW_CALL_FOREIGN)
 Panic = _make("Panic", _ffi.PW_PANIC)
 

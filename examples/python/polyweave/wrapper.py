@@ -103,6 +103,7 @@ class Completed(enum.IntEnum):
     AS_GIVEN = _ffi.PW_COMPLETED_AS_GIVEN
     RESULT_TOO_LARGE = _ffi.PW_COMPLETED_RESULT_TOO_LARGE
     RESULT_TOO_DEEP = _ffi.PW_COMPLETED_RESULT_TOO_DEEP
+    MESSAGE_CUT = _ffi.PW_COMPLETED_MESSAGE_CUT
 
 
 class CallHandle:
@@ -440,7 +441,7 @@ class Wrapper:
         self._done(_ffi.lib.pw_wrapper_handle_adapter_frame(self._ptr(), now_ms, handle._c(), frame, len(frame)))
 
     def handle_adapter_closed(self, now_ms, handle):
-        """The adapter of a pending call closed its source (settles like `END`)."""
+        """The adapter of a pending call closed its source (ends like `END`)."""
         self._done(_ffi.lib.pw_wrapper_handle_adapter_closed(self._ptr(), now_ms, handle._c()))
 
     def handle_timeout(self, now_ms):
@@ -609,7 +610,7 @@ class AdapterCall:
         return self._c
 
     def handle_frame(self, now_ms, frame):
-        """One frame from the adapter (`CallFinished` / `CallTimedOut` after the settlement)."""
+        """One frame from the adapter (`CallCompleted` / `CallTimedOut` after it ended)."""
         frame = _bytes(frame)
         check(_ffi.lib.pw_adapter_call_handle_frame(self._ptr(), now_ms, frame, len(frame)))
 
@@ -644,8 +645,8 @@ class AdapterCall:
         return None if t == _ffi.PW_NO_TIMEOUT else t
 
     @property
-    def settlement(self):
-        """How the call settled (`Outcome`), or None while it waits."""
+    def outcome(self):
+        """How the call ended (`Outcome`), or None while it waits."""
         o = _ffi.pw_outcome()
         r = _ffi.lib.pw_adapter_call_outcome(self._ptr(), byref(o))
         if r == _ffi.PW_NOTHING:

@@ -128,7 +128,7 @@ class PendingCalls(unittest.TestCase):
                     (pw.Route.CONSUMER, b'{"type":"END"}'),
                 ],
             )
-            with self.assertRaises(pw.CallFinished) as caught:
+            with self.assertRaises(pw.CallCompleted) as caught:
                 w.complete(4, e.handle, "1")
             self.assertEqual(caught.exception.code, 310)
             self.assertEqual(caught.exception.message, "call already completed")
@@ -162,7 +162,7 @@ class PendingCalls(unittest.TestCase):
             self.assertEqual(
                 frames(w)[0], (pw.Route.MODEL, b'{"type":"TOOL_RESULT","content":{"id":"f","name":"files","result":"x"}}')
             )
-            with self.assertRaises(pw.CallFinished):
+            with self.assertRaises(pw.CallCompleted):
                 w.handle_adapter_closed(6, h)
 
     def test_cancel(self):
@@ -302,13 +302,13 @@ class AdapterCalls(unittest.TestCase):
                 [b'{"type":"TOOL_CALL","content":{"id":"q1","name":"search","args":{"q":"oslo"}}}'],
             )
             self.assertEqual(c.poll_timeout(), 1010)
-            self.assertIsNone(c.settlement)
+            self.assertIsNone(c.outcome)
             c.handle_frame(11, '{"type":"TOOL_RESULT","content":{"result":[ 21 ]}}')
             with self.assertRaises(pw.FrameTypeNotString):
                 c.handle_frame(11, '{"type":7}')
             c.handle_frame(12, '{"type":"END"}')
-            self.assertEqual(c.settlement, pw.Outcome(b"[21]", None))
-            with self.assertRaises(pw.CallFinished):
+            self.assertEqual(c.outcome, pw.Outcome(b"[21]", None))
+            with self.assertRaises(pw.CallCompleted):
                 c.handle_frame(13, '{"type":"END"}')
             self.assertIsNone(c.poll_timeout())
 
@@ -317,7 +317,7 @@ class AdapterCalls(unittest.TestCase):
             c.poll_transmit()
             c.handle_timeout(100)
             self.assertEqual(c.poll_transmit(), b'{"type":"CANCEL","content":{"name":"unknown","reason":"timeout"}}')
-            self.assertEqual(c.settlement, pw.Outcome(None, "Tool unknown timed out after 100ms"))
+            self.assertEqual(c.outcome, pw.Outcome(None, "Tool unknown timed out after 100ms"))
             with self.assertRaises(pw.CallTimedOut):
                 c.handle_closed(101)
 
@@ -328,7 +328,7 @@ class AdapterCalls(unittest.TestCase):
             pw.AdapterCall(result_cap=8)
         c = pw.AdapterCall()
         c.handle_closed(1)
-        self.assertEqual(c.settlement, pw.Outcome(b"null", None))
+        self.assertEqual(c.outcome, pw.Outcome(b"null", None))
         c.close()
         with self.assertRaises(ValueError):
             c.poll_transmit()
