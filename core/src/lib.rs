@@ -80,6 +80,7 @@ pub mod error;
 pub mod frame;
 pub mod framing;
 mod held;
+pub mod hook_log;
 pub mod hooks;
 pub mod json;
 mod message;
@@ -97,10 +98,11 @@ pub use call::{AdapterCall, CallOptions};
 pub use clock::Instant;
 pub use error::{CallError, Error};
 pub use frame::{Frame, FrameError, FrameKind};
+pub use hook_log::{HookEvent, HookLog, Log, Logged};
 pub use hooks::{CallInfo, Hooks, NoHooks};
 pub use outcome::CallOutcome;
 pub use route::{CallHandle, Route, Transmit};
 pub use tool::{ResultWriter, SyncTool, Tool, ToolFailed, ToolKind};
 pub use wrapper::{
-    Completed, Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper,
+    Completed, Config, Disposition, Event, Output, PendingKind, Slot, StorageError, Wrapper,
 };

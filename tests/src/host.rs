@@ -16,11 +16,14 @@
 //! queued since it was built: so one host per wrapper, from the start.
 
 use polyweave_tool_adapter::encode::BufferTooSmall;
+use polyweave_tool_adapter::hook_log::{HookEvent, Log, Logged};
 use polyweave_tool_adapter::hooks::{CallInfo, Hooks, NoHooks};
 use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
+use std::collections::VecDeque;
+
 use polyweave_tool_adapter::wrapper::{
-    Config, Disposition, Event, PendingKind, Slot, StorageError, Wrapper,
+    Config, Disposition, Event, Output, PendingKind, Slot, StorageError, Wrapper,
 };
 use polyweave_tool_adapter::{CallHandle, Instant, Route, Tool};
 
@@ -200,35 +203,72 @@ impl Entry {
 /// Hooks that keep every event, each with its `seq`.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
-    events: Vec<Entry>,
+    events: VecDeque<Entry>,
 }
 
 impl Hooks for Recorder {
     fn on_tool_call(&mut self, call: &CallInfo<'_>) {
-        self.events.push(Entry::ToolCall(call.into()));
+        self.events.push_back(Entry::ToolCall(call.into()));
     }
     fn on_tool_result(&mut self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
         self.events
-            .push(Entry::ToolResult(call.into(), outcome.into()));
+            .push_back(Entry::ToolResult(call.into(), outcome.into()));
+    }
+}
+
+/// The recorder is the library's [`Log`] (an unbounded one, in `std` memory): the host gets
+/// hook events and frames in SPEC order from `Wrapper::poll_output`, as every host does.
+impl Log for Recorder {
+    fn oldest(&self) -> Option<Logged<'_>> {
+        fn info(c: &Call) -> CallInfo<'_> {
+            CallInfo {
+                index: c.index,
+                name: c.name.as_deref(),
+                id: c.id.as_deref(),
+                args: &c.args,
+                seq: c.seq,
+            }
+        }
+        let event = match self.events.front()? {
+            Entry::ToolCall(c) => HookEvent::ToolCall(info(c)),
+            Entry::ToolResult(c, Outcome::Result(r)) => {
+                HookEvent::ToolResult(info(c), CallOutcome::Result(r))
+            }
+            Entry::ToolResult(c, Outcome::Error(e)) => {
+                HookEvent::ToolResult(info(c), CallOutcome::Error(e))
+            }
+            _ => return None,
+        };
+        Some(Logged { event, cut: false })
+    }
+
+    fn drop_oldest(&mut self) {
+        self.events.pop_front();
     }
 }
 
 /// Hooks the host can take the events of ([`Entry::ToolCall`] and [`Entry::ToolResult`],
-/// oldest first).
-pub trait Recording: Hooks {
-    /// The events recorded since the last call.
+/// oldest first), and that keep them for `poll_output`.
+pub trait Recording: Log {
+    /// The events recorded and not yet handed out.
     fn take_hooks(&mut self) -> Vec<Entry>;
 }
 
 impl Recording for Recorder {
     fn take_hooks(&mut self) -> Vec<Entry> {
-        std::mem::take(&mut self.events)
+        std::mem::take(&mut self.events).into()
     }
 }
 
 impl Recording for NoHooks {
     fn take_hooks(&mut self) -> Vec<Entry> {
         Vec::new()
+    }
+}
+
+impl<R: Recording + ?Sized> Recording for &mut R {
+    fn take_hooks(&mut self) -> Vec<Entry> {
+        (**self).take_hooks()
     }
 }
 
@@ -393,12 +433,7 @@ impl Host {
                 }
                 Ok(None) => return Ok(None),
                 Ok(Some(t)) => {
-                    let bound = w.config().max_frame_len();
-                    assert!(
-                        t.len <= bound,
-                        "a {}-byte frame over max_frame_len {bound}",
-                        t.len
-                    );
+                    within_bound(w, t.len);
                     self.popped += 1;
                     return Ok(Some((t.route, &self.buf[..t.len])));
                 }
@@ -417,13 +452,7 @@ impl Host {
                 "the refusal named another size than the frame's"
             );
         }
-        // The bound hosts size their buffers by (SPEC §4: never refused as too small).
-        let bound = w.config().max_frame_len();
-        assert!(
-            t.len <= bound,
-            "a {}-byte frame over max_frame_len {bound}",
-            t.len
-        );
+        within_bound(w, t.len);
         self.popped += 1;
         Ok(Some((t.route, &self.buf[..t.len])))
     }
@@ -510,31 +539,82 @@ impl Host {
         }
     }
 
-    /// Frames and hook events, in the order they happened.
+    /// Frames and hook events, in the order they happened: as the library orders them
+    /// (`Wrapper::poll_output`).
     fn take_frames<H: Recording>(
         &mut self,
         w: &mut Wrapper<'_, H>,
         log: &mut Vec<Entry>,
     ) -> Result<(), BufferTooSmall> {
-        let mut hooks = w.hooks_mut().take_hooks().into_iter().peekable();
-        let seq = |e: &Entry| e.hook().map_or(0, |c| c.seq);
-        loop {
-            // A hook that fired after `seq` frames were queued comes right after frame `seq`.
-            while let Some(h) = hooks.next_if(|h| seq(h) <= self.popped) {
-                log.push(h);
-            }
-            let Some((route, bytes)) = self.try_pop_frame(w)? else {
-                break;
-            };
-            let bytes = bytes.to_vec();
-            log.push(Entry::Frame {
-                n: self.popped,
-                route,
-                bytes,
-            });
+        while let Some(entry) = self.try_pop_output(w)? {
+            log.push(entry);
         }
-        log.extend(hooks);
         Ok(())
+    }
+
+    /// The next frame or hook event from `poll_output` (a frame offered the short buffer
+    /// first, when the host has one: its refusal must name its size and change nothing).
+    fn try_pop_output<H: Recording>(
+        &mut self,
+        w: &mut Wrapper<'_, H>,
+    ) -> Result<Option<Entry>, BufferTooSmall> {
+        let mut refused = None;
+        if let Some(short) = self.short {
+            let queued = w.queued();
+            match w.poll_output(&mut self.buf[..short]) {
+                Err(e) => {
+                    assert!(e.needed > short, "{e:?} from a {short}-byte buffer");
+                    assert_eq!(
+                        w.queued(),
+                        queued,
+                        "a refused poll_output changed the queue"
+                    );
+                    refused = Some(e.needed);
+                    self.short_refusals += 1;
+                }
+                Ok(None) => return Ok(None),
+                Ok(Some(Output::Hook(l))) => return Ok(Some(hook_entry(l))),
+                Ok(Some(Output::Frame(t))) => {
+                    within_bound(w, t.len);
+                    self.popped += 1;
+                    let bytes = self.buf[..t.len].to_vec();
+                    return Ok(Some(self.frame_entry(t.route, bytes)));
+                }
+            }
+        }
+        match w.poll_output(&mut self.buf)? {
+            None => {
+                assert_eq!(
+                    refused, None,
+                    "a frame refused for its size, then none queued"
+                );
+                Ok(None)
+            }
+            Some(Output::Hook(l)) => {
+                assert_eq!(refused, None, "a frame refused for its size, then a hook");
+                Ok(Some(hook_entry(l)))
+            }
+            Some(Output::Frame(t)) => {
+                if let Some(needed) = refused {
+                    assert_eq!(
+                        t.len, needed,
+                        "the refusal named another size than the frame's"
+                    );
+                }
+                within_bound(w, t.len);
+                self.popped += 1;
+                let bytes = self.buf[..t.len].to_vec();
+                Ok(Some(self.frame_entry(t.route, bytes)))
+            }
+        }
+    }
+
+    fn frame_entry(&self, route: Route, bytes: Vec<u8>) -> Entry {
+        Entry::Frame {
+            n: self.popped,
+            route,
+            bytes,
+        }
     }
 
     fn run_script<H: Recording>(
@@ -653,4 +733,22 @@ pub fn busy<H: Hooks>(w: &mut Wrapper<'_, H>) -> [CallHandle; 2] {
         Ok(Disposition::Held)
     );
     [d, f]
+}
+
+/// A frame from `poll_transmit` is within the bound hosts size their buffers by
+/// (`Config::max_frame_len`: never refused as too small, SPEC §4).
+fn within_bound<H: Hooks>(w: &Wrapper<'_, H>, len: usize) {
+    let bound = w.config().max_frame_len();
+    assert!(
+        len <= bound,
+        "a {len}-byte frame over max_frame_len {bound}"
+    );
+}
+
+/// A hook event from `poll_output`, owned.
+fn hook_entry(l: Logged<'_>) -> Entry {
+    match l.event {
+        HookEvent::ToolCall(c) => Entry::ToolCall((&c).into()),
+        HookEvent::ToolResult(c, o) => Entry::ToolResult((&c).into(), o.into()),
+    }
 }

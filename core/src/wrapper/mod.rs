@@ -11,7 +11,9 @@
 //!   [`cancel`](Wrapper::cancel); and, without time, [`abort`](Wrapper::abort)
 //!   and [`clear_trace`](Wrapper::clear_trace).
 //! * **Outputs** — [`poll_transmit`](Wrapper::poll_transmit) (frames to write,
-//!   and where; [`peek_transmit`](Wrapper::peek_transmit) looks without taking),
+//!   and where; [`peek_transmit`](Wrapper::peek_transmit) looks without taking), or
+//!   [`poll_output`](Wrapper::poll_output) (the same frames with the hook events a
+//!   [`Log`](crate::hook_log::Log) kept, in SPEC order),
 //!   [`poll_event`](Wrapper::poll_event) (calls the host must run),
 //!   [`poll_timeout`](Wrapper::poll_timeout) (when to call `handle_timeout`).
 //! * **State** — [`pending`](Wrapper::pending), [`queued`](Wrapper::queued),
@@ -61,6 +63,7 @@ mod complete;
 mod config;
 mod expiry;
 mod intercept;
+mod output;
 mod outputs;
 mod result;
 mod scratch;
@@ -69,6 +72,7 @@ mod slots;
 pub use crate::route::CallHandle;
 pub use crate::tool::PendingKind;
 pub use config::{Config, StorageError};
+pub use crate::hook_log::Output;
 pub use outputs::Stats;
 pub use slots::Slot;
 
@@ -168,6 +172,10 @@ pub struct Wrapper<'a, H: Hooks = NoHooks> {
     clock: Clock,
     /// The index the next intercepted `TOOL_CALL` gets.
     next_index: u32,
+    /// Frames `poll_transmit` handed out, for placing hook events (`poll_output`).
+    transmitted: u64,
+    /// `poll_output` handed out the oldest hook event: it goes at the next call.
+    hook_out: bool,
 }
 
 impl<H: Hooks> core::fmt::Debug for Wrapper<'_, H> {
@@ -238,6 +246,8 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             ),
             clock: Clock::default(),
             next_index: 0,
+            transmitted: 0,
+            hook_out: false,
         })
     }
 
@@ -327,6 +337,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             }
             Body::Inline(_) | Body::Mirrored(_) => self.out.queue.drop_front(),
         }
+        self.transmitted += 1;
         Ok(Some(Transmit {
             route: record.route,
             len,
