@@ -47,11 +47,12 @@
  * configuration needs (what Rust's Config::arena_len computes; the constants are the
  * core's, core/src/room.rs), and a bound of pw_wrapper_size on every target:
  *
- *     static uint64_t block[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 4, 3)
+ *     static uint64_t block[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, 4, 3)
  *                           / sizeof(uint64_t) + 1];
  *
  * The arguments are the pw_wrapper_config capacities (name_cap, id_cap, args_cap,
- * result_cap, message_cap, trace_bytes, held_bytes), then the slots and the tools.
+ * result_cap, message_cap, trace_bytes, held_bytes, hook_log_bytes), then the slots and
+ * the tools.
  * pw_wrapper_size is exact; this is at most PW_WRAPPER_MAX_BASE_SIZE +
  * slots * PW_WRAPPER_MAX_SLOT_SIZE + tools * PW_WRAPPER_MAX_TOOL_SIZE over it.
  */
@@ -76,9 +77,9 @@
                     65 + (message_cap)),                                                      \
             PW_MAX_(80, (held_bytes) >= 4 ? (held_bytes) - 4 : 0))
 #define PW_WRAPPER_SIZE_BOUND(name_cap, id_cap, args_cap, result_cap, message_cap,             \
-                              trace_bytes, held_bytes, slots, tools)                          \
+                              trace_bytes, held_bytes, hook_log_bytes, slots, tools)          \
     (PW_WRAPPER_MAX_BASE_SIZE + (slots) * PW_WRAPPER_MAX_SLOT_SIZE +                          \
-     (tools) * PW_WRAPPER_MAX_TOOL_SIZE +                                                     \
+     (tools) * PW_WRAPPER_MAX_TOOL_SIZE + (hook_log_bytes) +                                  \
      PW_WRAPPER_ARENA_LEN(name_cap, id_cap, args_cap, result_cap, message_cap, trace_bytes,    \
                           held_bytes, slots))
 
@@ -148,7 +149,7 @@
  * and arena (the wrapper itself and the alignment between the parts): for static storage,
  * with `PW_WRAPPER_SIZE_BOUND` (checked when the library is compiled for each target).
  */
-#define PW_WRAPPER_MAX_BASE_SIZE 512
+#define PW_WRAPPER_MAX_BASE_SIZE 640
 
 /**
  * An upper bound, on every target, of the block's bytes per pending-call slot (besides its
@@ -391,6 +392,64 @@ typedef uint32_t pw_kind;
 #endif // __cplusplus
 
 /**
+ * What `pw_wrapper_poll_output` handed out (`pw_output.kind`).
+ */
+enum pw_output_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * A frame, in the buffer given (`pw_output.frame`).
+     */
+    PW_OUTPUT_FRAME = 0,
+    /**
+     * An `on_tool_call` event (`pw_output.call`).
+     */
+    PW_OUTPUT_TOOL_CALL = 1,
+    /**
+     * An `on_tool_result` event (`pw_output.call`, `pw_output.outcome`).
+     */
+    PW_OUTPUT_TOOL_RESULT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_output_kind pw_output_kind;
+#else
+typedef uint32_t pw_output_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Where a frame from `pw_wrapper_poll_transmit` goes (`pw_transmit.route`).
+ */
+enum pw_route
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The model's sink.
+     */
+    PW_ROUTE_MODEL = 0,
+    /**
+     * The consumer.
+     */
+    PW_ROUTE_CONSUMER = 1,
+    /**
+     * A pending call's tool adapter (`pw_transmit.handle` names the call).
+     */
+    PW_ROUTE_ADAPTER = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_route pw_route;
+#else
+typedef uint32_t pw_route;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * How a registered tool runs (`pw_tool.kind`).
  */
 enum pw_tool_kind
@@ -506,35 +565,6 @@ enum pw_completed
 typedef enum pw_completed pw_completed;
 #else
 typedef uint32_t pw_completed;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Where a frame from `pw_wrapper_poll_transmit` goes (`pw_transmit.route`).
- */
-enum pw_route
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * The model's sink.
-     */
-    PW_ROUTE_MODEL = 0,
-    /**
-     * The consumer.
-     */
-    PW_ROUTE_CONSUMER = 1,
-    /**
-     * A pending call's tool adapter (`pw_transmit.handle` names the call).
-     */
-    PW_ROUTE_ADAPTER = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_route pw_route;
-#else
-typedef uint32_t pw_route;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -696,6 +726,137 @@ typedef struct pw_tool_call {
 } pw_tool_call;
 
 /**
+ * A call handle: names a pending deferred or adapter call of one wrapper. Pass it by value.
+ */
+typedef struct pw_call_handle {
+    /**
+     * The call's index.
+     */
+    uint32_t index;
+    /**
+     * Its slot.
+     */
+    uint16_t slot;
+    /**
+     * Always 0.
+     */
+    uint16_t reserved;
+    /**
+     * The wrapper that issued it (its address, as a number).
+     */
+    size_t owner;
+} pw_call_handle;
+
+/**
+ * A frame to write, and where.
+ */
+typedef struct pw_transmit {
+    /**
+     * `PW_ROUTE_MODEL`, `PW_ROUTE_CONSUMER` or `PW_ROUTE_ADAPTER`.
+     */
+    pw_route route;
+    /**
+     * For `PW_ROUTE_ADAPTER`: the call whose adapter gets the frame.
+     */
+    struct pw_call_handle handle;
+    /**
+     * The frame's length in the buffer (or, with `PW_BUFFER_TOO_SMALL`, the length needed).
+     */
+    size_t len;
+} pw_transmit;
+
+/**
+ * A call as the hooks see it. Spans are valid during the hook only.
+ */
+typedef struct pw_call_info {
+    /**
+     * The call's index (0-based, every intercepted `TOOL_CALL` counts).
+     */
+    uint32_t index;
+    /**
+     * 1 when the call has a name (a malformed call has none).
+     */
+    uint8_t has_name;
+    /**
+     * 1 when the call has an id.
+     */
+    uint8_t has_id;
+    /**
+     * Frames queued (since the wrapper was made) when the hook fired: the hook comes after
+     * the `seq`-th frame `pw_wrapper_poll_transmit` hands out.
+     */
+    uint64_t seq;
+    /**
+     * The decoded tool name.
+     */
+    struct pw_str name;
+    /**
+     * The decoded id.
+     */
+    struct pw_str id;
+    /**
+     * The raw JSON args.
+     */
+    struct pw_str args;
+} pw_call_info;
+
+/**
+ * One thing `pw_wrapper_poll_output` hands out: a frame, or a hook event at its place.
+ * Spans point into the wrapper's block (the frame: into the buffer given) and are valid
+ * until the next call on the wrapper.
+ */
+typedef struct pw_output {
+    /**
+     * What it is.
+     */
+    pw_output_kind kind;
+    /**
+     * 1 when the hook log lacked room for the event's args and outcome: they read `null`.
+     */
+    uint8_t cut;
+    /**
+     * For `PW_OUTPUT_FRAME` (and with `PW_BUFFER_TOO_SMALL`, the length needed).
+     */
+    struct pw_transmit frame;
+    /**
+     * For a hook event: the call.
+     */
+    struct pw_call_info call;
+    /**
+     * For `PW_OUTPUT_TOOL_RESULT`: how it ended.
+     */
+    struct pw_outcome outcome;
+} pw_output;
+
+/**
+ * Counters of what a wrapper cut or could not keep, rather than lose silently.
+ */
+typedef struct pw_stats {
+    /**
+     * Continue prompts written.
+     */
+    uint32_t rounds;
+    /**
+     * Error messages (a sync tool's, an adapter's, the host's, a model's `args_error`, a
+     * cancel reason) cut to fit `message_cap` once escaped.
+     */
+    uint32_t messages_truncated;
+    /**
+     * Last tool errors cut to `message_cap` in the prompt.
+     */
+    uint32_t last_error_truncated;
+    /**
+     * Hook events the log kept without their args and outcome, for want of room.
+     */
+    uint32_t hook_events_cut;
+    /**
+     * Hook events the log could not keep at all: `pw_wrapper_poll_output` never hands
+     * them out (the hook functions were still called).
+     */
+    uint32_t hook_events_dropped;
+} pw_stats;
+
+/**
  * A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
  * in the defaults). Flags are 0 or 1; any other value gives `PW_BAD_CONFIG`.
  */
@@ -757,6 +918,12 @@ typedef struct pw_wrapper_config {
      * Bytes for `END`s held while calls are pending (default 256).
      */
     size_t held_bytes;
+    /**
+     * Bytes of the hook log `pw_wrapper_poll_output` hands hook events out of, in their
+     * place among the frames (default 0: no log; the hooks' functions are called either way).
+     * An event takes 28 bytes plus its name, id, args and outcome.
+     */
+    size_t hook_log_bytes;
 } pw_wrapper_config;
 
 /**
@@ -794,41 +961,6 @@ typedef struct pw_tool {
 } pw_tool;
 
 /**
- * A call as the hooks see it. Spans are valid during the hook only.
- */
-typedef struct pw_call_info {
-    /**
-     * The call's index (0-based, every intercepted `TOOL_CALL` counts).
-     */
-    uint32_t index;
-    /**
-     * 1 when the call has a name (a malformed call has none).
-     */
-    uint8_t has_name;
-    /**
-     * 1 when the call has an id.
-     */
-    uint8_t has_id;
-    /**
-     * Frames queued (since the wrapper was made) when the hook fired: the hook comes after
-     * the `seq`-th frame `pw_wrapper_poll_transmit` hands out.
-     */
-    uint64_t seq;
-    /**
-     * The decoded tool name.
-     */
-    struct pw_str name;
-    /**
-     * The decoded id.
-     */
-    struct pw_str id;
-    /**
-     * The raw JSON args.
-     */
-    struct pw_str args;
-} pw_call_info;
-
-/**
  * Hooks: each function may be NULL (no hook). They must not call any function on the wrapper.
  */
 typedef struct pw_hooks {
@@ -847,28 +979,6 @@ typedef struct pw_hooks {
                            const struct pw_call_info *call,
                            const struct pw_outcome *outcome);
 } pw_hooks;
-
-/**
- * A call handle: names a pending deferred or adapter call of one wrapper. Pass it by value.
- */
-typedef struct pw_call_handle {
-    /**
-     * The call's index.
-     */
-    uint32_t index;
-    /**
-     * Its slot.
-     */
-    uint16_t slot;
-    /**
-     * Always 0.
-     */
-    uint16_t reserved;
-    /**
-     * The wrapper that issued it (its address, as a number).
-     */
-    size_t owner;
-} pw_call_handle;
 
 /**
  * What the host must do with a model frame it passed in.
@@ -891,24 +1001,6 @@ typedef struct pw_disposition {
      */
     struct pw_call_handle handle;
 } pw_disposition;
-
-/**
- * A frame to write, and where.
- */
-typedef struct pw_transmit {
-    /**
-     * `PW_ROUTE_MODEL`, `PW_ROUTE_CONSUMER` or `PW_ROUTE_ADAPTER`.
-     */
-    pw_route route;
-    /**
-     * For `PW_ROUTE_ADAPTER`: the call whose adapter gets the frame.
-     */
-    struct pw_call_handle handle;
-    /**
-     * The frame's length in the buffer (or, with `PW_BUFFER_TOO_SMALL`, the length needed).
-     */
-    size_t len;
-} pw_transmit;
 
 /**
  * A call the host must start. Spans point into the wrapper's block and are valid until the
@@ -1269,6 +1361,30 @@ pw_result pw_framer_next_line(struct pw_framer *f, const uint8_t **line, size_t 
  * The caller must pass what `pw_framer_next_line` needs.
  */
 pw_result pw_framer_finish(struct pw_framer *f, const uint8_t **line, size_t *len);
+
+/**
+ * The next frame or hook event, in SPEC order, in `*out`: `PW_OK`, or `PW_NOTHING` when
+ * there is none. A hook event comes right after the frame that was queued last when it
+ * fired; events are kept when `hook_log_bytes` is set (the hook functions are called
+ * either way). A frame is written into `buf`; a buffer too small gives
+ * `PW_BUFFER_TOO_SMALL` with the length needed in `out->frame.len`, and the frame stays.
+ * Drain it as `pw_wrapper_poll_transmit`, until `PW_NOTHING`.
+ *
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `out` for one, apart from each other and from the wrapper's block.
+ */
+pw_result pw_wrapper_poll_output(struct pw_wrapper *w,
+                                 uint8_t *buf,
+                                 size_t cap,
+                                 struct pw_output *out);
+
+/**
+ * The wrapper's counters, in `*out`.
+ *
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one
+ * write, outside the wrapper's block.
+ */
+pw_result pw_wrapper_stats(const struct pw_wrapper *w, struct pw_stats *out);
 
 /**
  * Appends bytes to a sync tool's output; what does not fit is dropped and fails the call as

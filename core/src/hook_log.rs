@@ -118,6 +118,11 @@ impl<'b> HookLog<'b> {
             .saturating_add(outcome)
     }
 
+    /// Bytes of the log.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Events kept without their args and outcome, for want of room.
     pub fn cut(&self) -> u32 {
         self.cut

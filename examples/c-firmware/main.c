@@ -17,12 +17,12 @@
 #define SLOTS 2
 #define N_TOOLS 3
 
-/* The default configuration's capacities (what pw_wrapper_config_default gives). */
-#define CAPS 64, 64, 512, 512, 192, 2048, 256
-/* The wrapper's block, sized at compile time: PW_WRAPPER_SIZE_BOUND is at least what
+/* The wrapper's block, sized at compile time from the default capacities (those of
+ * pw_wrapper_config_default; no hook log): PW_WRAPPER_SIZE_BOUND is at least what
  * pw_wrapper_size says (checked at run time too); uint64_t elements give it 8-byte
  * alignment (pw_wrapper_align, checked too). */
-static uint64_t wrapper_mem[PW_WRAPPER_SIZE_BOUND(CAPS, SLOTS, N_TOOLS) / sizeof(uint64_t) + 1];
+static uint64_t wrapper_mem[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, SLOTS,
+                                                  N_TOOLS) / sizeof(uint64_t) + 1];
 static uint64_t framer_mem[(PW_FRAMER_MAX_SIZE + sizeof(uint64_t) - 1) / sizeof(uint64_t)];
 /* The longest model line the framer holds. */
 static uint8_t line_buf[256];

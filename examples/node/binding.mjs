@@ -58,6 +58,9 @@ export const PW = Object.freeze({
   ROUTE_ADAPTER: 2,
   PENDING_DEFERRED: 0,
   PENDING_ADAPTER: 1,
+  OUTPUT_FRAME: 0,
+  OUTPUT_TOOL_CALL: 1,
+  OUTPUT_TOOL_RESULT: 2,
 });
 
 
@@ -92,6 +95,7 @@ koffi.struct('pw_wrapper_config', {
   trace_entries: 'size_t',
   trace_bytes: 'size_t',
   held_bytes: 'size_t',
+  hook_log_bytes: 'size_t',
 });
 const syncFnProto = koffi.proto('uint32_t pw_sync_fn(void *userdata, pw_str args, pw_writer *out)');
 koffi.struct('pw_tool', {
@@ -132,6 +136,20 @@ const pwDisposition = koffi.struct('pw_disposition', {
   handle: 'pw_call_handle',
 });
 const pwTransmit = koffi.struct('pw_transmit', { route: 'uint32_t', handle: 'pw_call_handle', len: 'size_t' });
+const pwOutput = koffi.struct('pw_output', {
+  kind: 'uint32_t',
+  cut: 'uint8_t',
+  frame: pwTransmit,
+  call: pwCallInfo,
+  outcome: pwOutcome,
+});
+koffi.struct('pw_stats', {
+  rounds: 'uint32_t',
+  messages_truncated: 'uint32_t',
+  last_error_truncated: 'uint32_t',
+  hook_events_cut: 'uint32_t',
+  hook_events_dropped: 'uint32_t',
+});
 koffi.struct('pw_event', {
   handle: 'pw_call_handle',
   kind: 'uint32_t',
@@ -197,6 +215,9 @@ export const C = {
   pollTransmit: f('uint32_t pw_wrapper_poll_transmit(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, _Out_ pw_transmit *out)'),
   // the same two with the out struct as raw memory (see OutBlock): no JS object filled per call
   pollTransmitTo: f('uint32_t pw_wrapper_poll_transmit(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, void *out)'),
+  // frames and the hook events the log kept, in SPEC order (the out struct as raw memory)
+  pollOutputTo: f('uint32_t pw_wrapper_poll_output(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, void *out)'),
+  stats: f('uint32_t pw_wrapper_stats(const pw_wrapper *w, _Out_ pw_stats *out)'),
   handleResponseTo: f(
     'uint32_t pw_wrapper_handle_response(pw_wrapper *w, uint64_t now_ms, const uint8_t *bytes, size_t len, void *out)',
   ),
@@ -345,9 +366,32 @@ export function outcomeOf(outcome) {
 export class OutBlock {
   constructor() {
     this.tSize = koffi.sizeof(pwTransmit);
-    this.mem = new Stable(this.tSize + koffi.sizeof(pwDisposition));
+    const dSize = koffi.sizeof(pwDisposition);
+    // pw_output is aligned for its u64 and pointers: placed at a multiple of 8.
+    const oAt = Math.ceil((this.tSize + dSize) / 8) * 8;
+    this.mem = new Stable(oAt + koffi.sizeof(pwOutput));
     this.transmit = this.mem.at(0);
     this.disposition = this.mem.at(this.tSize);
+    this.output = this.mem.at(oAt);
+    /** The hook event's `pw_call_info` and `pw_outcome` inside `output`. */
+    this.outputCall = this.mem.at(oAt + OUTPUT.call);
+    this.outputOutcome = this.mem.at(oAt + OUTPUT.outcome);
+    this.outputFrame = this.mem.at(oAt + OUTPUT.frame);
+  }
+  get outputKind() {
+    return decode(this.output, OUTPUT.kind, 'uint32_t');
+  }
+  get outputCut() {
+    return decode(this.output, OUTPUT.cut, 'uint8_t') !== 0;
+  }
+  get outputRoute() {
+    return decode(this.outputFrame, TRANSMIT.route, 'uint32_t');
+  }
+  get outputLen() {
+    return Number(decode(this.outputFrame, TRANSMIT.len, 'size_t'));
+  }
+  get outputHandle() {
+    return decode(this.outputFrame, TRANSMIT.handle, pwCallHandle);
   }
   get route() {
     return decode(this.transmit, TRANSMIT.route, 'uint32_t');
@@ -369,6 +413,13 @@ export class OutBlock {
   }
 }
 const TRANSMIT = { route: at(pwTransmit, 'route'), handle: at(pwTransmit, 'handle'), len: at(pwTransmit, 'len') };
+const OUTPUT = {
+  kind: at(pwOutput, 'kind'),
+  cut: at(pwOutput, 'cut'),
+  frame: at(pwOutput, 'frame'),
+  call: at(pwOutput, 'call'),
+  outcome: at(pwOutput, 'outcome'),
+};
 const DISPOSITION = { kind: at(pwDisposition, 'kind'), hasHandle: at(pwDisposition, 'has_handle') };
 
 /** Hooks for a wrapper: `target.onCCall(info, outcome|null)` (C pointers) is called during the C call. */

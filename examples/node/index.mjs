@@ -276,6 +276,8 @@ const NODE_LIMITS = {
   traceEntries: 256,
   traceBytes: 1 << 20,
   heldBytes: 64 * 1024,
+  // The hook log: the hook events between two drains, each 28 bytes plus its texts.
+  hookLogBytes: 1 << 20,
 };
 
 /** Frees what a wrapper holds outside the JS heap (once: by `close()` or by the finalizer). */
@@ -371,10 +373,7 @@ class ToolAdapterWrapper {
       },
     };
     this.calls = new Map(); // call index -> pending call
-    this.hookRecs = []; // hooks to fire, in frame order (seq); hookRecs[hookHead] is the next
-    this.hookHead = 0;
     this.lastCall = null; // { index, seq, id } of the newest intercepted call
-    this.popped = 0;
     this.draining = false;
     this.again = false;
     this.toStart = [];
@@ -412,6 +411,7 @@ class ToolAdapterWrapper {
     cfg.trace_entries = limits.traceEntries;
     cfg.trace_bytes = limits.traceBytes;
     cfg.held_bytes = limits.heldBytes;
+    cfg.hook_log_bytes = limits.hookLogBytes;
     this.messageCap = limits.messageCap;
     const slots = options.maxPending ?? 32;
     const size = [0];
@@ -506,8 +506,6 @@ class ToolAdapterWrapper {
       tool.active = [];
     }
     this.calls.clear();
-    this.hookRecs = [];
-    this.hookHead = 0;
     this.toStart = [];
     if (this.depth === 0) this._release();
   }
@@ -517,9 +515,10 @@ class ToolAdapterWrapper {
     return this.closed;
   }
 
-  // Called by the C library during a wrapper call: record, fire later in frame order.
-  // `info` and `outcome` are C pointers, valid during this call only. Texts are copied only when
-  // the JS hook is set (read now: a hook set later hears of later calls).
+  // Called by the C library during a wrapper call, for the state it tells (which call a sync
+  // tool is for, which calls ended). `info` and `outcome` are C pointers, valid during this call
+  // only. The JS hooks are not called from here: the library keeps the events in its hook log
+  // and `_pump` hands them out in their place among the frames (pw_wrapper_poll_output).
   onCCall(info, outcome) {
     const head = callInfoHead(info);
     if (outcome) {
@@ -528,16 +527,12 @@ class ToolAdapterWrapper {
     } else {
       this.lastCall = head; // the call a sync tool about to run is for
     }
-    const hook = outcome ? this._onToolResult : this.options.onToolCall;
-    if (typeof hook !== 'function') return;
-    const { name, args } = callInfoTexts(info);
-    this.hookRecs.push({ seq: head.seq, index: head.index, name, args, outcome: outcome ? outcomeOf(outcome) : null });
   }
 
   _fireHook(rec) {
     const hook = rec.outcome ? this._onToolResult : this.options.onToolCall;
     if (typeof hook !== 'function') return;
-    const ctx = { index: rec.index, rawArgs: rec.args };
+    const ctx = { index: rec.index, rawArgs: rec.args, cut: rec.cut };
     try {
       const args = valueOf(rec.args);
       if (!rec.outcome) {
@@ -621,44 +616,57 @@ class ToolAdapterWrapper {
     return again;
   }
 
-  /** Fires the recorded hooks whose frames (seq) have all been delivered. */
-  _fireHooks(upTo) {
-    while (this.hookHead < this.hookRecs.length && this.hookRecs[this.hookHead].seq <= upTo) {
-      this._fireHook(this.hookRecs[this.hookHead++]);
+  /**
+   * Delivers every queued frame and fires every kept hook event, in the library's order
+   * (pw_wrapper_poll_output), until both are empty (what the deliveries cause included). Safe
+   * to re-enter: a delivery that feeds the wrapper and finds the queue full drains the rest of
+   * it here, in order.
+   */
+  _pump() {
+    const o = this.out;
+    for (;;) {
       if (this.closed) return;
-    }
-    if (this.hookHead === this.hookRecs.length) {
-      this.hookRecs = [];
-      this.hookHead = 0;
+      const r = C.pollOutputTo(this.w, this.outBuf, this.outBuf.length, o.output);
+      if (r === PW.NOTHING) break;
+      if (r === PW.BUFFER_TOO_SMALL) {
+        this.outBuf = Buffer.alloc(o.outputLen * 2);
+        continue;
+      }
+      if (r !== PW.OK) throw pwError('pw_wrapper_poll_output', r);
+      const kind = o.outputKind;
+      if (kind !== PW.OUTPUT_FRAME) {
+        const head = callInfoHead(o.outputCall);
+        const { name, args } = callInfoTexts(o.outputCall);
+        const outcome = kind === PW.OUTPUT_TOOL_RESULT ? outcomeOf(o.outputOutcome) : null;
+        this._fireHook({ index: head.index, name, args, outcome, cut: o.outputCut });
+        continue;
+      }
+      const route = o.outputRoute;
+      const frame = frameOf(this.outBuf.toString('utf8', 0, o.outputLen));
+      if (route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
+      else if (route === PW.ROUTE_CONSUMER) this.source.push(frame);
+      else this._toAdapter(o.outputHandle.index, frame);
     }
   }
 
   /**
-   * Delivers every queued frame, hooks in frame order, until the C queue is empty (frames that
-   * the deliveries cause included). Safe to re-enter: a delivery that feeds the wrapper and
-   * finds the queue full drains the rest of it here, in order.
+   * Counters: `rounds`, `messagesTruncated`, `lastErrorTruncated`, and the hook events the log
+   * kept without their args (`hookEventsCut`: the hook saw `null` and `this.cut`) or could not
+   * keep (`hookEventsDropped`: their hooks were not called). Raise `limits.hookLogBytes` if
+   * either is not 0.
    */
-  _pump() {
-    const t = this.out;
-    for (;;) {
-      this._fireHooks(this.popped);
-      if (this.closed) return;
-      const r = C.pollTransmitTo(this.w, this.outBuf, this.outBuf.length, t.transmit);
-      if (r === PW.NOTHING) break;
-      if (r === PW.BUFFER_TOO_SMALL) {
-        this.outBuf = Buffer.alloc(t.len * 2);
-        continue;
-      }
-      if (r !== PW.OK) throw pwError('pw_wrapper_poll_transmit', r);
-      this.popped++;
-      const route = t.route;
-      const frame = frameOf(this.outBuf.toString('utf8', 0, t.len));
-      if (route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
-      else if (route === PW.ROUTE_CONSUMER) this.source.push(frame);
-      else this._toAdapter(t.handle.index, frame);
-      if (this.closed) return;
-    }
-    this._fireHooks(Infinity);
+  stats() {
+    if (this.closed) throw closedError();
+    const s = {};
+    const r = C.stats(this.w, s);
+    if (r !== PW.OK) throw pwError('pw_wrapper_stats', r);
+    return {
+      rounds: s.rounds,
+      messagesTruncated: s.messages_truncated,
+      lastErrorTruncated: s.last_error_truncated,
+      hookEventsCut: s.hook_events_cut,
+      hookEventsDropped: s.hook_events_dropped,
+    };
   }
 
   _drain() {

@@ -31,6 +31,8 @@ TRACE_ENTRY_HEADER = 12
 HELD_ENDS = 8
 END_CAP = 8 * 1024
 MAX_PENDING = 1024
+# The hook log: hook events between two drains, each 28 bytes plus its texts.
+HOOK_LOG_BYTES = 16 << 20
 CALL_RESULT_CAP = RESULT_CAP  # SPEC §6: a call's result capacity is the replay's 4096
 
 
@@ -425,8 +427,6 @@ def sync_tool(spec):
 class WrapperRun:
     def __init__(self, sc, out):
         self.out = out
-        self.hooks = []  # (seq, line) since the last flush
-        self.popped = 0
         self.known = {}  # call index -> handle (None: completed at once)
         tools = {}
         for name, spec in sc["tools"]:
@@ -451,52 +451,41 @@ class WrapperRun:
             trace_entries=TRACE_ENTRIES,
             trace_bytes=TRACE_ENTRIES * (TRACE_ENTRY_HEADER + NAME_CAP + ARGS_CAP + max(RESULT_CAP, MESSAGE_CAP)),
             held_bytes=HELD_ENDS * (END_CAP + 4),
+            hook_log_bytes=HOOK_LOG_BYTES,
         )
         try:
-            self.w = pw.Wrapper(
-                tools,
-                slots=sc["max_pending"],
-                config=cfg,
-                on_tool_call=self.on_tool_call,
-                on_tool_result=self.on_tool_result,
-            )
+            # No hook functions: the log keeps the events for `outputs()`, in their place.
+            self.w = pw.Wrapper(tools, slots=sc["max_pending"], config=cfg)
         except pw.PolyweaveError as e:
             raise Bad("cannot build the wrapper: %s" % e) from None
 
-    def on_tool_call(self, name, args):
-        line = '{"hook":"toolCall","name":%s,"args":%s}' % (name_of(name), json_value(args))
-        self.hooks.append((self.w.current_call.seq, line))
-
-    def on_tool_result(self, name, args, result, error):
-        line = '{"hook":"toolResult","name":%s,"args":%s,%s}' % (
-            name_of(name),
-            json_value(args),
-            outcome_of(result, error),
-        )
-        self.hooks.append((self.w.current_call.seq, line))
-
     def flush(self):
-        """Frames and hook events in the order they happened (a hook whose seq is n comes right
-        after the n-th frame taken), then the calls that started, until nothing is left."""
+        """Frames and hook events in the order they happened (as the library orders them:
+        `Wrapper.outputs`), then the calls that started, until nothing is left."""
         while True:
-            hooks, self.hooks, nxt = self.hooks, [], 0
-            while True:
-                while nxt < len(hooks) and hooks[nxt][0] <= self.popped:
-                    self.out.line(hooks[nxt][1])
-                    nxt += 1
-                t = self.w.poll_transmit()
-                if t is None:
-                    break
-                self.popped += 1
-                frame = json_value(t.frame)
-                if t.route == pw.Route.MODEL:
+            for o in self.w.outputs():
+                if isinstance(o, pw.HookEvent):
+                    if o.cut:
+                        raise Bad("the hook log (%d bytes) lacked room for call %d" % (HOOK_LOG_BYTES, o.call.index))
+                    c = o.call
+                    if o.kind == "toolCall":
+                        self.out.line('{"hook":"toolCall","name":%s,"args":%s}' % (name_of(c.name), json_value(c.args)))
+                    else:
+                        self.out.line(
+                            '{"hook":"toolResult","name":%s,"args":%s,%s}'
+                            % (name_of(c.name), json_value(c.args), outcome_of(o.outcome.result, o.outcome.error))
+                        )
+                    continue
+                frame = json_value(o.frame)
+                if o.route == pw.Route.MODEL:
                     self.out.line('{"to":"model","frame":%s}' % frame)
-                elif t.route == pw.Route.CONSUMER:
+                elif o.route == pw.Route.CONSUMER:
                     self.out.line('{"to":"consumer","frame":%s}' % frame)
                 else:
-                    self.out.line('{"to":"adapter","call":%d,"frame":%s}' % (t.handle.index, frame))
-            for _, line in hooks[nxt:]:
-                self.out.line(line)
+                    self.out.line('{"to":"adapter","call":%d,"frame":%s}' % (o.handle.index, frame))
+            dropped = self.w.stats().hook_events_dropped
+            if dropped:
+                raise Bad("the hook log (%d bytes) dropped %d events" % (HOOK_LOG_BYTES, dropped))
             if not any(True for _ in self.w.events()):
                 return
 

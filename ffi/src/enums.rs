@@ -80,6 +80,18 @@ pub enum pw_pending_kind {
     PW_PENDING_ADAPTER = 1,
 }
 
+/// What `pw_wrapper_poll_output` handed out (`pw_output.kind`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_output_kind {
+    /// A frame, in the buffer given (`pw_output.frame`).
+    PW_OUTPUT_FRAME = 0,
+    /// An `on_tool_call` event (`pw_output.call`).
+    PW_OUTPUT_TOOL_CALL = 1,
+    /// An `on_tool_result` event (`pw_output.call`, `pw_output.outcome`).
+    PW_OUTPUT_TOOL_RESULT = 2,
+}
+
 /// The fields C fills in: plain integers under the enums' names, checked when read.
 pub mod raw {
     /// A [`pw_tool_kind`](super::pw_tool_kind) as C hands it in.

@@ -81,6 +81,10 @@
 //! | [`pw_wrapper_complete`], [`pw_wrapper_handle_adapter_frame`], [`pw_wrapper_handle_adapter_closed`] | pending calls completed by the host or a tool adapter |
 //! | [`pw_wrapper_handle_timeout`], [`pw_wrapper_cancel`], [`pw_wrapper_abort`], [`pw_wrapper_clear_trace`] | the clock and the host's controls |
 //! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, the next deadline |
+//! | [`pw_wrapper_poll_output`] | frames and kept hook events, in SPEC order (`hook_log_bytes`) |
+//! | [`pw_wrapper_max_frame_len`] | the longest frame, to size the output buffer |
+//! | [`pw_wrapper_stats`] | counters of what was cut or not kept |
+//! | [`pw_result_is_malformed`], [`pw_result_is_not_waiting`] | a code's class |
 //! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`] | state |
 //! | [`pw_writer_write`] | a sync tool writes its result or message |
 //! | [`pw_adapter_call_options_default`], [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
@@ -113,6 +117,7 @@ mod codes;
 mod enums;
 mod frame;
 mod framer;
+mod output;
 mod wrapper;
 
 pub use about::{
@@ -127,7 +132,8 @@ pub use call::{
 };
 pub use codes::pw_result;
 pub use enums::{
-    pw_completed, pw_disposition_kind, pw_pending_kind, pw_route, pw_tool_kind, pw_tool_status,
+    pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_route, pw_tool_kind,
+    pw_tool_status,
 };
 pub use frame::{
     pw_frame_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate, pw_kind,
@@ -138,6 +144,7 @@ pub use framer::{
     pw_framer, pw_framer_align, pw_framer_feed, pw_framer_finish, pw_framer_init,
     pw_framer_next_line, pw_framer_size, PW_FRAMER_MAX_ALIGN, PW_FRAMER_MAX_SIZE,
 };
+pub use output::{pw_output, pw_stats, pw_wrapper_poll_output, pw_wrapper_stats};
 pub use wrapper::{
     pw_call_handle, pw_call_info, pw_disposition, pw_event, pw_hooks, pw_outcome, pw_str,
     pw_sync_fn, pw_tool, pw_trace_entry, pw_transmit, pw_wrapper, pw_wrapper_abort,

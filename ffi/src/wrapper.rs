@@ -11,12 +11,13 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
+use polyweave_tool_adapter::hook_log::{HookLog, Log, Logged};
 use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
 use polyweave_tool_adapter::tool::{ResultWriter, SyncTool, Tool, ToolFailed};
 use polyweave_tool_adapter::wrapper::{
     CallHandle, Completed, Config, Disposition, Event, PendingKind, Slot, Wrapper,
 };
-use polyweave_tool_adapter::{CallOutcome, Instant, Route};
+use polyweave_tool_adapter::{CallOutcome, Instant, Route, Transmit};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
@@ -84,6 +85,10 @@ pub struct pw_wrapper_config {
     pub trace_bytes: usize,
     /// Bytes for `END`s held while calls are pending (default 256).
     pub held_bytes: usize,
+    /// Bytes of the hook log `pw_wrapper_poll_output` hands hook events out of, in their
+    /// place among the frames (default 0: no log; the hooks' functions are called either way).
+    /// An event takes 28 bytes plus its name, id, args and outcome.
+    pub hook_log_bytes: usize,
 }
 
 impl pw_wrapper_config {
@@ -103,6 +108,7 @@ impl pw_wrapper_config {
             trace_entries: c.trace_entries,
             trace_bytes: c.trace_bytes,
             held_bytes: c.held_bytes,
+            hook_log_bytes: 0,
         }
     }
 
@@ -233,7 +239,7 @@ pub struct pw_hooks {
 }
 
 impl pw_call_info {
-    fn of(c: &CallInfo<'_>) -> Self {
+    pub(crate) fn of(c: &CallInfo<'_>) -> Self {
         Self {
             index: c.index,
             has_name: c.name.is_some().into(),
@@ -243,6 +249,38 @@ impl pw_call_info {
             id: c.id.map_or(pw_str::EMPTY, |i| pw_str::of(i.as_bytes())),
             args: pw_str::of(c.args),
         }
+    }
+}
+
+/// The host's hook functions, and the log that keeps their events for
+/// `pw_wrapper_poll_output` (empty when `hook_log_bytes` is 0).
+pub(crate) struct CHooks {
+    c: pw_hooks,
+    log: HookLog<'static>,
+}
+
+impl Hooks for CHooks {
+    fn on_tool_call(&mut self, call: &CallInfo<'_>) {
+        self.c.on_tool_call(call);
+        if self.log.capacity() > 0 {
+            self.log.on_tool_call(call);
+        }
+    }
+
+    fn on_tool_result(&mut self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
+        self.c.on_tool_result(call, outcome);
+        if self.log.capacity() > 0 {
+            self.log.on_tool_result(call, outcome);
+        }
+    }
+}
+
+impl Log for CHooks {
+    fn oldest(&self) -> Option<Logged<'_>> {
+        self.log.oldest()
+    }
+    fn drop_oldest(&mut self) {
+        self.log.drop_oldest()
     }
 }
 
@@ -308,7 +346,7 @@ pub unsafe extern "C" fn pw_writer_write(
 
 /// A wrapper in host memory (opaque).
 pub struct pw_wrapper {
-    wrapper: Wrapper<'static, pw_hooks>,
+    pub(crate) wrapper: Wrapper<'static, CHooks>,
     /// Address and length of the whole block (inputs must not overlap it).
     block: (usize, usize),
 }
@@ -345,13 +383,15 @@ struct Layout {
     syncs: usize,
     arena: usize,
     arena_len: usize,
+    log: usize,
+    log_len: usize,
     total: usize,
 }
 
 /// An upper bound, on every target, of what a wrapper's block holds besides its slots, tools
 /// and arena (the wrapper itself and the alignment between the parts): for static storage,
 /// with `PW_WRAPPER_SIZE_BOUND` (checked when the library is compiled for each target).
-pub const PW_WRAPPER_MAX_BASE_SIZE: usize = 512;
+pub const PW_WRAPPER_MAX_BASE_SIZE: usize = 640;
 /// An upper bound, on every target, of the block's bytes per pending-call slot (besides its
 /// share of the arena).
 pub const PW_WRAPPER_MAX_SLOT_SIZE: usize = 64;
@@ -368,7 +408,7 @@ fn align_up(n: usize, a: usize) -> Option<usize> {
 }
 
 impl Layout {
-    fn of(cfg: &Config, slots: usize, tools: usize) -> Option<Self> {
+    fn of(cfg: &Config, log_len: usize, slots: usize, tools: usize) -> Option<Self> {
         let at_slots = align_up(size_of::<pw_wrapper>(), align_of::<Slot>())?;
         let at_tools = align_up(
             at_slots.checked_add(slots.checked_mul(size_of::<Slot>())?)?,
@@ -380,13 +420,16 @@ impl Layout {
         )?;
         let at_arena = at_syncs.checked_add(tools.checked_mul(size_of::<CSync>())?)?;
         let arena_len = cfg.arena_len(slots);
+        let at_log = at_arena.checked_add(arena_len)?;
         Some(Self {
             slots: at_slots,
             tools: at_tools,
             syncs: at_syncs,
             arena: at_arena,
             arena_len,
-            total: at_arena.checked_add(arena_len)?,
+            log: at_log,
+            log_len,
+            total: at_log.checked_add(log_len)?,
         })
     }
 }
@@ -430,10 +473,10 @@ pub unsafe extern "C" fn pw_wrapper_size(
     ffi(|| {
         require_non_null!(cfg, out_size);
         // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
-        let cfg = unsafe { read_config(cfg) }?;
+        let (cfg, log_len) = unsafe { read_config(cfg) }?;
         // SAFETY: the caller hands `out_size` for one write.
         let out_size = unsafe { out_slot(out_size) }?;
-        let layout = Layout::of(&cfg, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
+        let layout = Layout::of(&cfg, log_len, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
         if layout.arena_len == usize::MAX {
             return Err(pw_result::PW_BAD_CONFIG);
         }
@@ -455,7 +498,7 @@ pub unsafe extern "C" fn pw_wrapper_max_frame_len(
     ffi(|| {
         require_non_null!(cfg, out_len);
         // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
-        let cfg = unsafe { read_config(cfg) }?;
+        let (cfg, _) = unsafe { read_config(cfg) }?;
         // SAFETY: the caller hands `out_len` for one write.
         let out = unsafe { out_slot(out_len) }?;
         match cfg.max_frame_len() {
@@ -473,13 +516,14 @@ pub unsafe extern "C" fn pw_wrapper_max_frame_len(
 /// # Safety
 ///
 /// A non-NULL `cfg` must be valid for one read.
-unsafe fn read_config(cfg: *const pw_wrapper_config) -> Result<Config, pw_result> {
+unsafe fn read_config(cfg: *const pw_wrapper_config) -> Result<(Config, usize), pw_result> {
     require_non_null!(cfg);
     if !cfg.is_aligned() {
         return Err(pw_result::PW_MEMORY_MISALIGNED);
     }
     // SAFETY: non-NULL, aligned (checked) and readable (caller); every bit pattern is valid.
-    unsafe { cfg.read() }.to_config()
+    let c = unsafe { cfg.read() };
+    Ok((c.to_config()?, c.hook_log_bytes))
 }
 
 /// Places a wrapper in `mem` (at least `pw_wrapper_size(cfg, slots, n_tools)` bytes, aligned to
@@ -504,8 +548,9 @@ pub unsafe extern "C" fn pw_wrapper_init(
     ffi(|| {
         require_non_null!(mem, cfg, tools, hooks, out);
         // SAFETY: the caller hands `cfg` for one read.
-        let config = unsafe { read_config(cfg) }?;
-        let layout = Layout::of(&config, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
+        let (config, log_len) = unsafe { read_config(cfg) }?;
+        let layout =
+            Layout::of(&config, log_len, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
         if mem_len < layout.total {
             return Err(pw_result::PW_MEMORY_TOO_SMALL);
         }
@@ -530,12 +575,13 @@ pub unsafe extern "C" fn pw_wrapper_init(
         // SAFETY: `mem` holds `layout.total` bytes (checked) aligned to `pw_wrapper_align()`,
         // which every part's offset respects; the parts do not overlap; the caller gives the
         // block to the wrapper for as long as it is used ('static here).
-        let (slot_mem, tool_mem, sync_mem, arena) = unsafe {
+        let (slot_mem, tool_mem, sync_mem, arena, log) = unsafe {
             (
                 core::slice::from_raw_parts_mut(base.add(layout.slots).cast::<Slot>(), slots),
                 base.add(layout.tools).cast::<Tool<'static>>(),
                 base.add(layout.syncs).cast::<CSync>(),
                 out_bytes(base.add(layout.arena), layout.arena_len)?,
+                out_bytes(base.add(layout.log), layout.log_len)?,
             )
         };
         slot_mem.fill(Slot::EMPTY);
@@ -573,6 +619,10 @@ pub unsafe extern "C" fn pw_wrapper_init(
         // SAFETY: the first `n_tools` entries were written just above.
         let table: &'static [Tool<'static>] =
             unsafe { core::slice::from_raw_parts(tool_mem, n_tools) };
+        let hooks = CHooks {
+            c: hooks,
+            log: HookLog::new(log),
+        };
         let wrapper = Wrapper::new(config, table, hooks, slot_mem, arena)?;
         let state = mem.cast::<pw_wrapper>();
         // SAFETY: `state` is at the block's start, aligned and in bounds (checked); the old
@@ -581,6 +631,14 @@ pub unsafe extern "C" fn pw_wrapper_init(
         out.write(state);
         Ok(())
     })
+}
+
+impl pw_wrapper {
+    /// The hook log's counters: events kept cut, events dropped.
+    pub(crate) fn hook_log_counts(&mut self) -> (u32, u32) {
+        let log = &self.wrapper.hooks_mut().log;
+        (log.cut(), log.dropped())
+    }
 }
 
 impl Placed for pw_wrapper {
@@ -872,32 +930,44 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
         // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
         let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
         let me = core::ptr::from_ref(w);
-        let none = pw_call_handle::new(me, CallHandle::from_parts(0, 0));
         match w.wrapper.poll_transmit(buf) {
             Ok(Some(t)) => {
-                let (route, handle) = match t.route {
-                    Route::Model => (pw_route::PW_ROUTE_MODEL, none),
-                    Route::Consumer => (pw_route::PW_ROUTE_CONSUMER, none),
-                    Route::Adapter(h) => (pw_route::PW_ROUTE_ADAPTER, pw_call_handle::new(me, h)),
-                };
-                out.write(pw_transmit {
-                    route,
-                    handle,
-                    len: t.len,
-                });
+                out.write(pw_transmit::of(me, t));
                 Ok(())
             }
             Ok(None) => Err(pw_result::PW_NOTHING),
             Err(e) => {
-                out.write(pw_transmit {
-                    route: pw_route::PW_ROUTE_MODEL,
-                    handle: none,
-                    len: e.needed,
-                });
+                out.write(pw_transmit::too_small(me, e.needed));
                 Err(pw_result::PW_BUFFER_TOO_SMALL)
             }
         }
     })
+}
+
+impl pw_transmit {
+    /// The C form of a frame `w` handed out.
+    pub(crate) fn of(w: *const pw_wrapper, t: Transmit) -> Self {
+        let none = pw_call_handle::new(w, CallHandle::from_parts(0, 0));
+        let (route, handle) = match t.route {
+            Route::Model => (pw_route::PW_ROUTE_MODEL, none),
+            Route::Consumer => (pw_route::PW_ROUTE_CONSUMER, none),
+            Route::Adapter(h) => (pw_route::PW_ROUTE_ADAPTER, pw_call_handle::new(w, h)),
+        };
+        Self {
+            route,
+            handle,
+            len: t.len,
+        }
+    }
+
+    /// What a refusal for a short buffer reports: the length needed.
+    pub(crate) fn too_small(w: *const pw_wrapper, needed: usize) -> Self {
+        Self {
+            route: pw_route::PW_ROUTE_MODEL,
+            handle: pw_call_handle::new(w, CallHandle::from_parts(0, 0)),
+            len: needed,
+        }
+    }
 }
 
 /// A call the host must start. Spans point into the wrapper's block and are valid until the

@@ -34,7 +34,7 @@ enum Ty {
 }
 
 /// Names the header declares as `uint32_t`-sized enums.
-const ENUMS: [&str; 8] = [
+const ENUMS: [&str; 9] = [
     "pw_result",
     "pw_kind",
     "pw_tool_kind",
@@ -43,6 +43,7 @@ const ENUMS: [&str; 8] = [
     "pw_completed",
     "pw_route",
     "pw_pending_kind",
+    "pw_output_kind",
 ];
 
 /// A C type as written in the header or in a koffi declaration.

@@ -69,10 +69,10 @@ mod result;
 mod scratch;
 mod slots;
 
+pub use crate::hook_log::Output;
 pub use crate::route::CallHandle;
 pub use crate::tool::PendingKind;
 pub use config::{Config, StorageError};
-pub use crate::hook_log::Output;
 pub use outputs::Stats;
 pub use slots::Slot;
 

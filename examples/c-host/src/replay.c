@@ -53,6 +53,8 @@
 #define POOL_BYTES ((size_t)168 << 20)
 /* Where poll_transmit writes a frame: larger than any frame the capacities allow. */
 #define OUT_CAP ((size_t)4 << 20)
+/* The hook log: hook events between two drains, each 28 bytes plus its texts. */
+#define HOOK_LOG_BYTES ((size_t)16 << 20)
 
 union pool_unit {
     uint64_t u;
@@ -76,12 +78,6 @@ static void *pool_block(size_t size, size_t align) {
 
 /* ------------------------------------------------------------ the run */
 
-/* A hook event waiting for its place among the frames (it comes after frame `seq`). */
-struct hook_rec {
-    uint64_t seq;
-    struct buf line;
-};
-
 /* What a wrapper step refers to by call number. */
 struct known {
     int pending; /* took a slot: `handle` names it (else it completed at once) */
@@ -90,9 +86,6 @@ struct known {
 
 struct run {
     struct buf line;        /* the line being built */
-    struct hook_rec *hooks; /* hook events since the last flush */
-    size_t n_hooks, cap_hooks;
-    uint64_t popped;        /* frames taken since the wrapper was built */
     struct known *known;
     size_t n_known, cap_known;
     struct buf err;         /* why the scenario cannot run */
@@ -169,33 +162,18 @@ static void put_outcome(struct buf *b, const pw_outcome *o) {
 
 /* ------------------------------------------------------------ wrapper mode */
 
-static void record_hook(struct run *run, const pw_call_info *call, const pw_outcome *outcome) {
-    struct hook_rec *h;
-    struct buf empty = BUF_INIT;
-    if (run->n_hooks == run->cap_hooks) {
-        run->cap_hooks = run->cap_hooks ? run->cap_hooks * 2 : 16;
-        run->hooks = xrealloc(run->hooks, run->cap_hooks, sizeof *run->hooks);
-    }
-    h = &run->hooks[run->n_hooks++];
-    h->seq = call->seq;
-    h->line = empty;
-    buf_puts(&h->line, outcome ? "{\"hook\":\"toolResult\",\"name\":" : "{\"hook\":\"toolCall\",\"name\":");
-    put_name(&h->line, call->has_name, call->name);
-    buf_puts(&h->line, ",\"args\":");
-    out_value(&h->line, call->args.ptr, call->args.len);
+/* A hook event, as the library hands it out in its place among the frames. */
+static void print_hook(struct run *run, const pw_call_info *call, const pw_outcome *outcome) {
+    buf_puts(&run->line, outcome ? "{\"hook\":\"toolResult\",\"name\":" : "{\"hook\":\"toolCall\",\"name\":");
+    put_name(&run->line, call->has_name, call->name);
+    buf_puts(&run->line, ",\"args\":");
+    out_value(&run->line, call->args.ptr, call->args.len);
     if (outcome) {
-        buf_putc(&h->line, ',');
-        put_outcome(&h->line, outcome);
+        buf_putc(&run->line, ',');
+        put_outcome(&run->line, outcome);
     }
-    buf_putc(&h->line, '}');
-}
-
-static void on_tool_call(void *userdata, const pw_call_info *call) {
-    record_hook(userdata, call, NULL);
-}
-
-static void on_tool_result(void *userdata, const pw_call_info *call, const pw_outcome *outcome) {
-    record_hook(userdata, call, outcome);
+    buf_putc(&run->line, '}');
+    emit(run);
 }
 
 /* A sync tool of the scenario: a fixed result, an echo of the args, or a fixed error. */
@@ -216,49 +194,55 @@ static uint32_t sync_tool(void *userdata, pw_str args, pw_writer *out) {
     }
 }
 
-static void free_hooks(struct run *run) {
-    size_t i;
-    for (i = 0; i < run->n_hooks; i++) buf_free(&run->hooks[i].line);
-    run->n_hooks = 0;
-}
-
 /*
- * Prints queued frames and hook events in the order they happened (a hook
- * whose seq is n comes right after the n-th frame taken), then takes the
- * calls that started (the steps start them: they print nothing), until
- * nothing is left.
+ * Prints what the wrapper owes in the order it happened — frames and hook events, as
+ * pw_wrapper_poll_output orders them — then takes the calls that started (the steps
+ * start them: they print nothing), until nothing is left.
  */
 static int flush_wrapper(struct run *run, pw_wrapper *w) {
     for (;;) {
-        size_t next = 0, started = 0;
+        size_t started = 0;
         pw_event ev;
+        pw_output o;
+        pw_stats st;
         pw_result r;
-        for (;;) {
-            pw_transmit t;
-            while (next < run->n_hooks && run->hooks[next].seq <= run->popped)
-                print_line(&run->hooks[next++].line);
-            r = pw_wrapper_poll_transmit(w, out_frame, sizeof out_frame, &t);
-            if (r == PW_NOTHING) break;
+        while ((r = pw_wrapper_poll_output(w, out_frame, sizeof out_frame, &o)) != PW_NOTHING) {
             if (r == PW_BUFFER_TOO_SMALL) {
-                buf_printf(&run->err, "frame of %zu bytes exceeds the output buffer", t.len);
+                buf_printf(&run->err, "frame of %zu bytes exceeds the output buffer", o.frame.len);
                 return -1;
             }
-            if (r != PW_OK) return fail(run, "poll_transmit", r);
-            run->popped++;
-            if (t.route == PW_ROUTE_MODEL) {
+            if (r != PW_OK) return fail(run, "poll_output", r);
+            if (o.cut) {
+                buf_printf(&run->err, "the hook log (%zu bytes) lacked room for call %" PRIu32,
+                           (size_t)HOOK_LOG_BYTES, o.call.index);
+                return -1;
+            }
+            if (o.kind == PW_OUTPUT_TOOL_CALL) {
+                print_hook(run, &o.call, NULL);
+                continue;
+            }
+            if (o.kind == PW_OUTPUT_TOOL_RESULT) {
+                print_hook(run, &o.call, &o.outcome);
+                continue;
+            }
+            if (o.frame.route == PW_ROUTE_MODEL) {
                 buf_puts(&run->line, "{\"to\":\"model\",\"frame\":");
-            } else if (t.route == PW_ROUTE_CONSUMER) {
+            } else if (o.frame.route == PW_ROUTE_CONSUMER) {
                 buf_puts(&run->line, "{\"to\":\"consumer\",\"frame\":");
             } else {
                 buf_printf(&run->line, "{\"to\":\"adapter\",\"call\":%" PRIu32 ",\"frame\":",
-                           t.handle.index);
+                           o.frame.handle.index);
             }
-            out_value(&run->line, out_frame, t.len);
+            out_value(&run->line, out_frame, o.frame.len);
             buf_putc(&run->line, '}');
             emit(run);
         }
-        while (next < run->n_hooks) print_line(&run->hooks[next++].line);
-        free_hooks(run);
+        if ((r = pw_wrapper_stats(w, &st)) != PW_OK) return fail(run, "stats", r);
+        if (st.hook_events_dropped != 0) {
+            buf_printf(&run->err, "the hook log (%zu bytes) dropped %" PRIu32 " events",
+                       (size_t)HOOK_LOG_BYTES, st.hook_events_dropped);
+            return -1;
+        }
         while ((r = pw_wrapper_poll_event(w, &ev)) == PW_OK) started++;
         if (r != PW_NOTHING) return fail(run, "poll_event", r);
         if (started == 0) return 0;
@@ -471,9 +455,11 @@ static int run_wrapper(struct run *run, struct scenario *sc) {
             tools[i].call = sync_tool;
         }
     }
+    /* No hook functions: the log keeps the events for pw_wrapper_poll_output. */
     hooks.userdata = run;
-    hooks.on_tool_call = on_tool_call;
-    hooks.on_tool_result = on_tool_result;
+    hooks.on_tool_call = NULL;
+    hooks.on_tool_result = NULL;
+    cfg.hook_log_bytes = HOOK_LOG_BYTES;
 
     r = pw_wrapper_size(&cfg, sc->max_pending, sc->n_tools, &size);
     if (r != PW_OK) {
@@ -645,8 +631,6 @@ int main(int argc, char **argv) {
     rc = sc.call_mode ? run_call(&run, &sc) : run_wrapper(&run, &sc);
     fflush(stdout);
     if (rc != 0) print_error(file, &run);
-    free_hooks(&run);
-    free(run.hooks);
     free(run.known);
     buf_free(&run.line);
     buf_free(&run.err);

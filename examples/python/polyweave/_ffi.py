@@ -48,6 +48,12 @@ PW_ROUTE_CONSUMER = 1
 PW_ROUTE_ADAPTER = 2
 PW_PENDING_DEFERRED = 0
 PW_PENDING_ADAPTER = 1
+PW_OUTPUT_FRAME = 0
+PW_OUTPUT_TOOL_CALL = 1
+PW_OUTPUT_TOOL_RESULT = 2
+PW_WRAPPER_MAX_BASE_SIZE = 640
+PW_WRAPPER_MAX_SLOT_SIZE = 64
+PW_WRAPPER_MAX_TOOL_SIZE = 64
 PW_NO_TIMEOUT = 0xFFFFFFFFFFFFFFFF
 PW_VERSION_MAJOR = 0
 PW_VERSION_MINOR = 1
@@ -147,6 +153,7 @@ class pw_wrapper_config(Structure):
         ("trace_entries", c_size_t),
         ("trace_bytes", c_size_t),
         ("held_bytes", c_size_t),
+        ("hook_log_bytes", c_size_t),
     ]
 
 
@@ -223,6 +230,26 @@ class pw_disposition(Structure):
 
 class pw_transmit(Structure):
     _fields_ = [("route", c_uint32), ("handle", pw_call_handle), ("len", c_size_t)]
+
+
+class pw_output(Structure):
+    _fields_ = [
+        ("kind", c_uint32),
+        ("cut", c_uint8),
+        ("frame", pw_transmit),
+        ("call", pw_call_info),
+        ("outcome", pw_outcome),
+    ]
+
+
+class pw_stats(Structure):
+    _fields_ = [
+        ("rounds", c_uint32),
+        ("messages_truncated", c_uint32),
+        ("last_error_truncated", c_uint32),
+        ("hook_events_cut", c_uint32),
+        ("hook_events_dropped", c_uint32),
+    ]
 
 
 class pw_event(Structure):
@@ -335,6 +362,9 @@ _SIGNATURES = {
     "pw_wrapper_abort": (pw_result, [_P(pw_wrapper)]),
     "pw_wrapper_clear_trace": (pw_result, [_P(pw_wrapper)]),
     "pw_wrapper_poll_transmit": (pw_result, [_P(pw_wrapper), c_void_p, c_size_t, _P(pw_transmit)]),
+    "pw_wrapper_poll_output": (pw_result, [_P(pw_wrapper), c_void_p, c_size_t, _P(pw_output)]),
+    "pw_wrapper_stats": (pw_result, [_P(pw_wrapper), _P(pw_stats)]),
+    "pw_wrapper_max_frame_len": (pw_result, [_P(pw_wrapper_config), _P(c_size_t)]),
     "pw_wrapper_poll_event": (pw_result, [_P(pw_wrapper), _P(pw_event)]),
     "pw_wrapper_poll_timeout": (c_uint64, [_P(pw_wrapper)]),
     "pw_wrapper_pending": (c_size_t, [_P(pw_wrapper)]),

@@ -17,8 +17,10 @@ __all__ = [
     "DispositionKind",
     "Event",
     "EventKind",
+    "HookEvent",
     "Outcome",
     "Route",
+    "Stats",
     "Tool",
     "TraceEntry",
     "Transmit",
@@ -159,6 +161,21 @@ class Transmit(_Record):
     """A frame to write (`frame`, bytes) and where (`route`; `handle` for `Route.ADAPTER`)."""
 
     __slots__ = ("route", "frame", "handle")
+
+
+class HookEvent(_Record):
+    """A hook event from `Wrapper.poll_output`, at its place among the frames: `kind`
+    (`"toolCall"` or `"toolResult"`), the `call` (`CallInfo`), its `outcome` (`Outcome`, for
+    `"toolResult"`) and `cut` (the hook log lacked room: args and outcome read `null`)."""
+
+    __slots__ = ("kind", "call", "outcome", "cut")
+
+
+class Stats(_Record):
+    """`pw_stats`: what the wrapper cut or could not keep, rather than lose silently."""
+
+    __slots__ = ("rounds", "messages_truncated", "last_error_truncated", "hook_events_cut",
+                 "hook_events_dropped")
 
 
 class Event(_Record):
@@ -490,6 +507,44 @@ class Wrapper:
             frame = self._out.raw[: t.len] if t.len > 4096 else ctypes.string_at(self._out, t.len)
         route = Route(t.route)
         return Transmit(route, frame, CallHandle(t.handle) if route == Route.ADAPTER else None)
+
+    def poll_output(self):
+        """The next `Transmit` or `HookEvent`, in SPEC order (`pw_wrapper_poll_output`), or
+        None. Hook events are kept when the configuration has `hook_log_bytes`; the hook
+        functions are called either way. The wrapper's own buffer is grown as needed."""
+        o = _ffi.pw_output()
+        while True:
+            r = _ffi.lib.pw_wrapper_poll_output(self._ptr(), self._out, len(self._out), byref(o))
+            if r != _ffi.PW_BUFFER_TOO_SMALL:
+                break
+            self._out = ctypes.create_string_buffer(o.frame.len)
+        if r == _ffi.PW_NOTHING:
+            return None
+        check(r)
+        if o.kind == _ffi.PW_OUTPUT_FRAME:
+            t = o.frame
+            frame = self._out.raw[: t.len] if t.len > 4096 else ctypes.string_at(self._out, t.len)
+            route = Route(t.route)
+            return Transmit(route, frame, CallHandle(t.handle) if route == Route.ADAPTER else None)
+        info = self._info(ctypes.pointer(o.call))
+        if o.kind == _ffi.PW_OUTPUT_TOOL_CALL:
+            return HookEvent("toolCall", info, None, bool(o.cut))
+        return HookEvent("toolResult", info, _outcome(o.outcome), bool(o.cut))
+
+    def outputs(self):
+        """Drains the queue and the hook log: every `Transmit` and `HookEvent`, in SPEC order."""
+        while True:
+            o = self.poll_output()
+            if o is None:
+                return
+            yield o
+
+    def stats(self):
+        """The wrapper's `Stats`."""
+        s = _ffi.pw_stats()
+        check(_ffi.lib.pw_wrapper_stats(self._ptr(), byref(s)))
+        return Stats(s.rounds, s.messages_truncated, s.last_error_truncated, s.hook_events_cut,
+                     s.hook_events_dropped)
 
     def transmits(self):
         """Drains the queue: every queued `Transmit`, oldest first."""

@@ -213,6 +213,35 @@ class PendingCalls(unittest.TestCase):
             self.assertEqual(w.trace(), [])
 
 
+class OrderedOutput(unittest.TestCase):
+    def test_outputs_hand_hooks_out_in_their_place_among_the_frames(self):
+        w = pw.Wrapper({"echo": lambda args: args}, config=pw.Config(hook_log_bytes=4096))
+        w.handle_response(1, call("echo", "c1", "[1]"))
+        got = [
+            (o.kind, o.call.args, o.outcome) if isinstance(o, pw.HookEvent) else (o.route, o.frame)
+            for o in w.outputs()
+        ]
+        self.assertEqual(
+            got,
+            [
+                ("toolCall", b"[1]", None),
+                (pw.Route.MODEL, b'{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo","result":[1]}}'),
+                ("toolResult", b"[1]", pw.Outcome(b"[1]", None)),
+                (pw.Route.MODEL, RESULTS),
+                (pw.Route.CONSUMER, RESULTS),
+            ],
+        )
+        self.assertEqual(w.stats(), pw.Stats(1, 0, 0, 0, 0))
+
+    def test_a_small_hook_log_cuts_then_drops_and_says_so(self):
+        w = pw.Wrapper({"echo": lambda args: args}, config=pw.Config(hook_log_bytes=40))
+        w.handle_response(1, call("echo", None, "[1,2,3,4,5,6,7,8]"))
+        hooks = [o for o in w.outputs() if isinstance(o, pw.HookEvent)]
+        self.assertEqual([(h.kind, h.cut, h.call.args) for h in hooks], [("toolCall", True, b"null")])
+        self.assertEqual(w.stats().hook_events_cut, 1)
+        self.assertEqual(w.stats().hook_events_dropped, 1)
+
+
 class BadInput(unittest.TestCase):
     def test_each_malformed_frame_has_its_class_and_changes_nothing(self):
         w, _ = make()

@@ -362,8 +362,9 @@ static void test_config_and_size(void)
  * exactly), and by at most the per-part bounds. pw_wrapper_max_frame_len as the core says. */
 #define BOUND_OF(c, s, t)                                                                     \
     PW_WRAPPER_SIZE_BOUND((c).name_cap, (c).id_cap, (c).args_cap, (c).result_cap,             \
-                          (c).message_cap, (c).trace_bytes, (c).held_bytes, (s), (t))
-static uint64_t static_block[PW_WRAPPER_SIZE_BOUND(16, 16, 64, 32, 96, 2048, 40, 2, N_TOOLS) /
+                          (c).message_cap, (c).trace_bytes, (c).held_bytes, (c).hook_log_bytes, \
+                          (s), (t))
+static uint64_t static_block[PW_WRAPPER_SIZE_BOUND(16, 16, 64, 32, 96, 2048, 40, 0, 2, N_TOOLS) /
                                  sizeof(uint64_t) + 1];
 
 static void test_size_bound_and_frame_len(void)
@@ -376,6 +377,7 @@ static void test_size_bound_and_frame_len(void)
         {1024, 8, 4096, 4096, 65536, 1 << 20, 65540},
         {5, 200, 1, 70000, 300, 0, 0},
     };
+    static const size_t logs[] = {0, 0, 4096, 1, 100000};
     size_t s, t, k, n = 0;
     pw_wrapper_config cfg = test_config();
     pw_hooks hooks = test_hooks();
@@ -394,6 +396,7 @@ static void test_size_bound_and_frame_len(void)
                 c.message_cap = caps[k][4];
                 c.trace_bytes = caps[k][5];
                 c.held_bytes = caps[k][6];
+                c.hook_log_bytes = logs[k];
                 CHECK_RC(pw_wrapper_size(&c, s, t, &need), PW_OK);
                 CHECK(BOUND_OF(c, s, t) >= need);
                 over = BOUND_OF(c, s, t) - need;
@@ -427,6 +430,84 @@ static void test_size_bound_and_frame_len(void)
     n = 12345;
     CHECK_RC(pw_wrapper_max_frame_len(&cfg, &n), PW_BAD_CONFIG);
     CHECK(n == 12345);
+}
+
+/* pw_wrapper_poll_output: hook events in their place among the frames; a log too small
+ * keeps an event's name without its args (flagged), or drops it (counted). */
+static void expect_output(int line, pw_wrapper *w, pw_output_kind kind, const char *text)
+{
+    static uint8_t buf[1024];
+    pw_output o;
+    pw_result r = pw_wrapper_poll_output(w, buf, sizeof buf, &o);
+    checks++;
+    if (r != PW_OK || o.kind != kind) {
+        failures++;
+        fprintf(stderr, "%s:%d: poll_output: %u, kind %u, want kind %u\n", __FILE__, line,
+                (unsigned)r, (unsigned)o.kind, (unsigned)kind);
+        return;
+    }
+    checks++;
+    if (kind == PW_OUTPUT_FRAME ? !(o.frame.len == strlen(text) && memcmp(buf, text, o.frame.len) == 0)
+                                : !span_is(o.call.args, text)) {
+        failures++;
+        fprintf(stderr, "%s:%d: poll_output gave %.*s, want %s\n", __FILE__, line,
+                (int)(kind == PW_OUTPUT_FRAME ? o.frame.len : o.call.args.len),
+                kind == PW_OUTPUT_FRAME ? (const char *)buf : (const char *)o.call.args.ptr, text);
+    }
+}
+
+static void test_poll_output(void)
+{
+    pw_wrapper_config cfg = test_config();
+    pw_hooks hooks = test_hooks();
+    pw_wrapper *w = NULL;
+    pw_disposition d;
+    pw_output o;
+    pw_stats st;
+    uint8_t buf[8];
+    size_t need = 0;
+    const char *call = "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\",\"args\":[1]}}";
+
+    cfg.hook_log_bytes = 4096;
+    CHECK_RC(pw_wrapper_size(&cfg, 2, N_TOOLS, &need), PW_OK);
+    CHECK(need <= sizeof mem_b);
+    CHECK_RC(pw_wrapper_init(mem_b, need, &cfg, 2, tools, N_TOOLS, &hooks, &w), PW_OK);
+    hook_log[0] = '\0';
+    CHECK_RC(respond(w, 1, call, &d), PW_OK);
+    /* The hook functions were called at once, as ever. */
+    CHECK(strcmp(hook_log, "call echo|result echo|ok [1]|") == 0);
+    /* A short buffer refuses the frame (the hook before it comes first), nothing lost. */
+    CHECK_RC(pw_wrapper_poll_output(w, buf, sizeof buf, &o), PW_OK);
+    CHECK(o.kind == PW_OUTPUT_TOOL_CALL && o.call.index == 0 && span_is(o.call.name, "echo"));
+    CHECK_RC(pw_wrapper_poll_output(w, buf, sizeof buf, &o), PW_BUFFER_TOO_SMALL);
+    CHECK(o.frame.len == strlen("{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"echo\",\"result\":[1]}}"));
+    expect_output(__LINE__, w, PW_OUTPUT_FRAME,
+                  "{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"echo\",\"result\":[1]}}");
+    expect_output(__LINE__, w, PW_OUTPUT_TOOL_RESULT, "[1]");
+    expect_output(__LINE__, w, PW_OUTPUT_FRAME,
+                  "{\"type\":\"TEXT\",\"content\":\"Tool results above.\"}");
+    expect_output(__LINE__, w, PW_OUTPUT_FRAME,
+                  "{\"type\":\"TEXT\",\"content\":\"Tool results above.\"}");
+    CHECK_RC(pw_wrapper_poll_output(w, buf, sizeof buf, &o), PW_NOTHING);
+    CHECK_RC(pw_wrapper_stats(w, &st), PW_OK);
+    CHECK(st.rounds == 1 && st.hook_events_cut == 0 && st.hook_events_dropped == 0);
+
+    /* A 40-byte log: the first event (28 + 4 + 17 bytes whole, 28 + 4 + 4 cut) keeps its
+     * name, its args read null; the second does not fit at all and is counted. */
+    cfg.hook_log_bytes = 40;
+    CHECK_RC(pw_wrapper_size(&cfg, 2, N_TOOLS, &need), PW_OK);
+    CHECK_RC(pw_wrapper_init(mem_b, need, &cfg, 2, tools, N_TOOLS, &hooks, &w), PW_OK);
+    CHECK_RC(respond(w, 1,
+                     "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\",\"args\":[1,2,3,4,5,6,7,8]}}",
+                     &d),
+             PW_OK);
+    CHECK_RC(pw_wrapper_poll_output(w, buf, sizeof buf, &o), PW_OK);
+    CHECK(o.kind == PW_OUTPUT_TOOL_CALL && o.cut == 1 && span_is(o.call.args, "null"));
+    CHECK_RC(pw_wrapper_stats(w, &st), PW_OK);
+    CHECK(st.hook_events_cut == 1 && st.hook_events_dropped == 1);
+    CHECK_RC(pw_wrapper_stats(NULL, &st), PW_NULL_POINTER);
+    CHECK_RC(pw_wrapper_poll_output(w, NULL, 0, &o), PW_NULL_POINTER);
+    USABLE(w, 2);
 }
 
 static void test_init_memory_and_tools(void)
@@ -1140,6 +1221,7 @@ int main(void)
     setup_tools();
     test_config_and_size();
     test_size_bound_and_frame_len();
+    test_poll_output();
     test_init_memory_and_tools();
     test_null_arguments();
     test_misaligned_wrapper();
