@@ -69,6 +69,20 @@ impl Sink for Count {
     }
 }
 
+/// Bytes of `text` escaped: its length when nothing needs escaping (names and ids, almost
+/// always), else counted by the escaper through the crate's one counting sink (one copy).
+pub(crate) fn escaped_len(text: &[u8]) -> usize {
+    if crate::json::escape::next_escape(text, 0) == text.len() {
+        return text.len();
+    }
+    let mut c = Count {
+        n: 0,
+        known: Known::NOTHING,
+    };
+    put_escaped(&mut c, text);
+    c.n
+}
+
 /// Bytes of a `TOOL_RESULT` frame whose id and name escape to these lengths (`None`: no id,
 /// a `null` name) and whose result or quoted error takes `outcome` bytes: what
 /// [`OutFrame::encoded_len`] counts, without escaping the name and id again.
@@ -357,8 +371,6 @@ mod tests {
             }
         }
     }
-
-    use crate::json::escape::escaped_len;
 
     fn enc(f: OutFrame<'_>) -> ([u8; 256], usize) {
         let mut buf = [0u8; 256];

@@ -97,15 +97,6 @@ impl Message<'_> {
         // A character the buffer cut in two is dropped by the caller's UTF-8 check.
         (&buf[..n], n < total)
     }
-
-    /// Writes the text into `buf`; `None` (nothing written) when it does not fit.
-    pub(crate) fn compose<'b>(&self, buf: &'b mut [u8]) -> Option<&'b [u8]> {
-        let len = self.len();
-        let dst = buf.get_mut(..len)?;
-        let mut w = Fill { buf: dst, pos: 0 };
-        self.write_to(&mut w);
-        Some(dst)
-    }
 }
 
 /// `Tool <name><middle>[<n>]<end>`: the shape of every message about one tool.
@@ -117,20 +108,6 @@ fn tool_text<S: Sink + ?Sized>(s: &mut S, name: &[u8], middle: &[u8], n: Option<
         put_u64(s, n);
     }
     s.put(end);
-}
-
-struct Fill<'b> {
-    buf: &'b mut [u8],
-    pos: usize,
-}
-
-impl Sink for Fill<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        if let Some(d) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
-            d.copy_from_slice(bytes);
-        }
-        self.pos += bytes.len();
-    }
 }
 
 /// A sink keeping the first bytes that fit and counting them all.

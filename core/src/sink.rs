@@ -42,13 +42,14 @@ pub(crate) fn put_quoted<S: Sink + ?Sized>(s: &mut S, text: &[u8], plain: bool) 
     match plain {
         true => {
             debug_assert_eq!(
-                crate::json::escape::escaped_len(text),
+                crate::json::escape::next_escape(text, 0),
                 text.len(),
                 "not plain"
             );
             s.put(text);
         }
-        false => write_escaped(text, |piece| s.put(piece)),
+        // The escaper through `put_escaped`: one copy of it per sink.
+        false => put_escaped(s, text),
     }
     s.put(b"\"");
 }

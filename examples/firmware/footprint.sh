@@ -13,7 +13,10 @@ cd "$(dirname "$0")"
 # Budgets (bytes): measured + 10 %, rounded up, and lowered when a figure improves. Flash: core
 # at "z" 23384 (2026-11-30; 24120 since slot frames are encoded at transmit, within it). Small
 # arena: 5141 (2026-11-30: records for pending calls, one mirrored prompt, one held-END release; was 7838).
-FLASH_Z_BUDGET=25723
+# 2026-12-01, issue 19: SPEC §5's Progress and args_error rules measured +268 B (25,656 -> 25,924
+# at "z": d9fd4c1 against 6630cf2), and the budget moved by exactly that (25,723 + 268); the
+# restructuring after them (one-way modules, one vocabulary, the escaping split) is 0 B net.
+FLASH_Z_BUDGET=25991
 SMALL_ARENA_BUDGET=5656
 
 target=thumbv7em-none-eabihf

@@ -77,17 +77,6 @@ fn escape_mask(x: u64) -> u64 {
         | (x.wrapping_sub(LO * 0x20) & !x & HI)
 }
 
-/// Bytes of `text` escaped: its length when nothing needs escaping (names and ids, almost
-/// always), else counted piece by piece.
-pub(crate) fn escaped_len(text: &[u8]) -> usize {
-    if next_escape(text, 0) == text.len() {
-        return text.len();
-    }
-    let mut n = 0;
-    write_escaped(text, |piece| n += piece.len());
-    n
-}
-
 /// Length of the longest prefix of `text`, ending on a character boundary, whose escaped form fits `cap` bytes.
 pub(crate) fn escaped_prefix(text: &[u8], cap: usize) -> usize {
     let mut total = 0;
@@ -192,7 +181,7 @@ mod swar_equivalence {
             write_escaped(&t, |piece| a.extend_from_slice(piece));
             let b = reference(&t);
             assert_eq!(a, b, "{t:?}");
-            assert_eq!(escaped_len(&t), b.len());
+            assert_eq!(crate::encode::escaped_len(&t), b.len());
         }
     }
 }

@@ -2,11 +2,11 @@
 //! tool runs (sync), or the call takes a slot (deferred, adapter), or fails at once.
 
 use crate::clock::Instant;
-use crate::encode::Known;
+use crate::encode::{escaped_len, Known};
 use crate::error::Error;
 use crate::frame::Frame;
 use crate::hooks::Hooks;
-use crate::json::escape::escaped_len;
+
 use crate::json::escape::escaped_prefix;
 use crate::json::{self, JsonStr};
 use crate::message::Message;

@@ -40,8 +40,9 @@ impl<'a> Scratch<'a> {
 
 /// Composes `msg` into `buf`, keeping what fits.
 pub(crate) fn compose_into<'b>(buf: &'b mut [u8], msg: &Message<'_>) -> &'b str {
-    let n = msg.compose(buf).map_or(0, |m| m.len());
-    valid_utf8_prefix(&buf[..n])
+    // The wrapper's own texts fit whole (`Config::check` sizes `message_cap` for them).
+    let (text, _) = msg.compose_cut(buf, usize::MAX);
+    valid_utf8_prefix(text)
 }
 
 /// The longest prefix of `bytes` that is UTF-8: text the wrapper stores is UTF-8 by
