@@ -499,7 +499,7 @@ fn a_long_adapter_error_message_is_cut_not_refused() {
 fn an_adapter_error_message_cut_by_its_escapes_is_counted() {
     // Each message decodes to at most message_cap (80) bytes, so only its escapes can make it
     // too long: 40 newlines escape to exactly 80 bytes and pass whole; 41 are cut to 40.
-    // kills: settle.rs `n < decoded.len()` → `>` (the cut message not counted)
+    // kills: complete.rs `n < decoded.len()` → `>` (the cut message not counted)
     let tools = tools();
     let mut s = Storage::new(CFG, 1);
     let mut w = s.wrapper(&tools, NoHooks);

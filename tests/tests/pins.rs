@@ -305,7 +305,7 @@ fn result_error_raw_last_error_is_cut_between_escapes_and_characters() {
     assert!(cut > 100, "the sweep must cut often ({cut})");
 }
 
-// kills: round.rs `set_last_error_from`'s raw cut flag (`n == len && compact_len(raw) > n`:
+// kills: outputs.rs `set_last_error_from`'s raw cut flag (`n == len && compact_len(raw) > n`:
 // `&&` → `||`, `==` → `!=`, `>` → `==`, `<`, `>=`). A raw error with nothing to escape is
 // cut only by its length without white space, so only that flag counts it.
 #[test]
