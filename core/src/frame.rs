@@ -180,8 +180,10 @@ impl<'a> Frame<'a> {
         if bytes.get(ty_end..start)? != CONTENT {
             return None;
         }
+        let kind = FrameKind::from_type(ty);
         let mut fields = Fields {
             is_object: true,
+            for_call: matches!(kind, FrameKind::ToolCall),
             ..Fields::default()
         };
         let mut spaced = false;
@@ -193,7 +195,7 @@ impl<'a> Frame<'a> {
         }
         Some(Self {
             bytes,
-            kind: FrameKind::from_type(ty),
+            kind,
             validated: true,
             max_depth,
             content: Some(&bytes[start..end]),
@@ -235,7 +237,11 @@ impl<'a> Frame<'a> {
             validated: true,
             max_depth,
             content,
-            fields: Some(Fields::read(content, max_depth)?),
+            fields: Some(Fields::read(
+                content,
+                max_depth,
+                matches!(kind, FrameKind::ToolCall),
+            )?),
             compact: !members.spaced(),
         })
     }
@@ -284,30 +290,49 @@ impl<'a> Frame<'a> {
         self.member(b"content")
     }
 
-    /// The members of an object `content` that the typed accessors read.
-    fn fields(&self) -> Result<Fields<'a>, FrameError> {
-        match self.fields {
-            Some(fields) => Ok(fields),
-            None => Fields::read(self.member(b"content")?, self.max_depth),
+    /// Calls `with` on the members of an object `content` that the typed accessors read:
+    /// a validated frame's own (borrowed: `Fields` is too large to copy for nothing), or
+    /// read now for a lazy frame, or for an accessor of another kind's shared member
+    /// (`Need`).
+    #[inline]
+    fn with_fields<T>(
+        &self,
+        need: Need,
+        with: impl FnOnce(&Fields<'a>) -> T,
+    ) -> Result<T, FrameError> {
+        match (&self.fields, need) {
+            (Some(fields), Need::Any) => Ok(with(fields)),
+            (Some(fields), Need::Shared { for_call }) if fields.for_call == for_call => {
+                Ok(with(fields))
+            }
+            (_, need) => {
+                let for_call = match need {
+                    Need::Shared { for_call } => for_call,
+                    Need::Any => matches!(self.kind, FrameKind::ToolCall),
+                };
+                Ok(with(&Fields::read(
+                    self.content()?,
+                    self.max_depth,
+                    for_call,
+                )?))
+            }
         }
     }
 
     /// The `TOOL_CALL` fields (call it on any kind; fields follow SPEC §7.1–7.3).
     pub fn tool_call(&self) -> Result<ToolCall<'a>, FrameError> {
-        let f = self.fields()?;
-        Ok(ToolCall {
+        self.with_fields(Need::Shared { for_call: true }, |f| ToolCall {
             id: f.values[ID].and_then(scanned_string),
             name: f.values[NAME].and_then(scanned_string),
             args: f.values[ARGS].unwrap_or(b"{}"),
-            args_error: f.values[ARGS_ERROR].and_then(scanned_string),
+            args_error: f.values[SHARED].and_then(scanned_string),
             content_is_object: f.is_object,
         })
     }
 
     /// The `TOOL_RESULT` fields.
     pub fn tool_result(&self) -> Result<ToolResult<'a>, FrameError> {
-        let f = self.fields()?;
-        Ok(ToolResult {
+        self.with_fields(Need::Any, |f| ToolResult {
             id: f.values[ID].and_then(scanned_string),
             name: f.values[NAME].and_then(scanned_string),
             result: f.values[RESULT],
@@ -318,7 +343,9 @@ impl<'a> Frame<'a> {
 
     /// The `ERROR` message, when `content.message` is a string.
     pub fn error_message(&self) -> Result<Option<JsonStr<'a>>, FrameError> {
-        Ok(self.fields()?.values[MESSAGE].and_then(scanned_string))
+        self.with_fields(Need::Shared { for_call: false }, |f| {
+            f.values[SHARED].and_then(scanned_string)
+        })
     }
 }
 
@@ -342,19 +369,39 @@ const ERROR: usize = 5;
 const MESSAGE: usize = 6;
 const ARGS_ERROR: usize = 7;
 
+/// The value slot `message` (an `ERROR`'s) and `args_error` (a `TOOL_CALL`'s) share: a frame
+/// has one kind, so its fields keep the one its kind reads (`Fields::for_call`), which keeps
+/// `Frame` small enough to move without a call to `memcpy`.
+const SHARED: usize = 6;
+
+/// What an accessor reads of the fields.
+#[derive(Copy, Clone)]
+enum Need {
+    /// Members every kind keeps.
+    Any,
+    /// The shared slot, as a `TOOL_CALL`'s `args_error` or as an `ERROR`'s `message`.
+    Shared { for_call: bool },
+}
+
 /// The members of an object `content` the accessors use (later duplicates win, as in `JSON.parse`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 struct Fields<'a> {
     is_object: bool,
-    /// The raw value of each of [`KEYS`], when present.
-    values: [Option<&'a [u8]>; 8],
+    /// The shared slot holds `args_error` (read for a `TOOL_CALL`), not `message`.
+    for_call: bool,
+    /// The raw value of each of [`KEYS`] but the last (`message` and `args_error` share
+    /// [`SHARED`]), when present.
+    values: [Option<&'a [u8]>; 7],
 }
 
 impl<'a> Fields<'a> {
     /// The fields of `content` (read with `max_depth` levels), empty unless it is an object.
-    fn read(content: Option<&'a [u8]>, max_depth: u8) -> Result<Self, FrameError> {
-        let mut fields = Self::default();
+    fn read(content: Option<&'a [u8]>, max_depth: u8, for_call: bool) -> Result<Self, FrameError> {
+        let mut fields = Self {
+            for_call,
+            ..Self::default()
+        };
         if let Some(content) = content.filter(|c| json::is_object(c)) {
             fields.is_object = true;
             for m in Members::new(content, 0, max_depth)? {
@@ -373,8 +420,10 @@ impl<'a> Fields<'a> {
             b"name" => NAME,
             b"args" => ARGS,
             _ => match KEYS.iter().position(|k| m.key.eq_text(k)) {
+                Some(MESSAGE) if !self.for_call => SHARED,
+                Some(ARGS_ERROR) if self.for_call => SHARED,
+                Some(MESSAGE | ARGS_ERROR) | None => return,
                 Some(i) => i,
-                None => return,
             },
         };
         self.values[i] = Some(m.value);
