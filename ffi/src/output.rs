@@ -6,10 +6,10 @@
 use polyweave_tool_adapter::hook_log::HookEvent;
 use polyweave_tool_adapter::Output;
 
-use crate::boundary::{disjoint, ffi, out_bytes, out_slot, placed, require_non_null, span};
+use crate::boundary::{ffi, out_slot, placed, require_non_null, span};
 use crate::codes::pw_result;
 use crate::enums::pw_output_kind;
-use crate::wrapper::{pw_call_info, pw_outcome, pw_str, pw_transmit, pw_wrapper};
+use crate::wrapper::{poll_args, pw_call_info, pw_outcome, pw_str, pw_transmit, pw_wrapper};
 
 /// One thing `pw_wrapper_poll_output` hands out: a frame, or a hook event at its place.
 /// Spans point into the wrapper's block (the frame: into the buffer given) and are valid
@@ -46,13 +46,8 @@ pub unsafe extern "C" fn pw_wrapper_poll_output(
     out: *mut pw_output,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, buf, out);
-        let writes = [span(buf, cap), span(out, 1)];
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &writes) }?;
-        disjoint(&writes, &[])?;
-        // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
-        let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
+        let (w, buf, out) = unsafe { poll_args(w, buf, cap, out) }?;
         let me = core::ptr::from_ref(w);
         let empty = pw_output {
             kind: pw_output_kind::PW_OUTPUT_FRAME,

@@ -9,7 +9,7 @@
 #![allow(non_camel_case_types)]
 
 use core::ffi::c_void;
-use core::mem::{align_of, size_of};
+use core::mem::{align_of, size_of, MaybeUninit};
 
 use polyweave_tool_adapter::hook_log::{HookLog, Log, Logged};
 use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
@@ -922,13 +922,8 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
     out: *mut pw_transmit,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, buf, out);
-        let writes = [span(buf, cap), span(out, 1)];
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &writes) }?;
-        disjoint(&writes, &[])?;
-        // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
-        let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
+        let (w, buf, out) = unsafe { poll_args(w, buf, cap, out) }?;
         let me = core::ptr::from_ref(w);
         match w.wrapper.poll_transmit(buf) {
             Ok(Some(t)) => {
@@ -942,6 +937,26 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
             }
         }
     })
+}
+
+/// The wrapper, the output buffer and the out slot of a poll, checked as one: all non-NULL,
+/// the wrapper placed, the buffer and the slot apart from each other and from its block.
+///
+/// The caller must pass what `pw_wrapper_poll_transmit` needs.
+pub(crate) unsafe fn poll_args<'a, T>(
+    w: *mut pw_wrapper,
+    buf: *mut u8,
+    cap: usize,
+    out: *mut T,
+) -> Result<(&'a mut pw_wrapper, &'a mut [u8], &'a mut MaybeUninit<T>), pw_result> {
+    require_non_null!(w, buf, out);
+    let writes = [span(buf, cap), span(out, 1)];
+    // SAFETY: as the function's contract.
+    let w = unsafe { placed(w, &writes) }?;
+    disjoint(&writes, &[])?;
+    // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
+    let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
+    Ok((w, buf, out))
 }
 
 impl pw_transmit {

@@ -411,6 +411,21 @@ impl Host {
         self.short_refusals
     }
 
+    /// A frame refused by the short buffer: the refusal must name a larger size and leave
+    /// the queue as it was. Returns the size named.
+    fn refused_short<H: Hooks>(
+        &mut self,
+        w: &Wrapper<'_, H>,
+        e: BufferTooSmall,
+        short: usize,
+        queued: usize,
+    ) -> usize {
+        assert!(e.needed > short, "{e:?} from a {short}-byte buffer");
+        assert_eq!(w.queued(), queued, "a refused poll changed the queue");
+        self.short_refusals += 1;
+        e.needed
+    }
+
     /// Takes the next queued frame into the buffer, or says how large it is.
     #[inline]
     pub fn try_pop_frame<H: Hooks>(
@@ -421,16 +436,7 @@ impl Host {
         if let Some(short) = self.short {
             let queued = w.queued();
             match w.poll_transmit(&mut self.buf[..short]) {
-                Err(e) => {
-                    assert!(e.needed > short, "{e:?} from a {short}-byte buffer");
-                    assert_eq!(
-                        w.queued(),
-                        queued,
-                        "a refused poll_transmit changed the queue"
-                    );
-                    refused = Some(e.needed);
-                    self.short_refusals += 1;
-                }
+                Err(e) => refused = Some(self.refused_short(w, e, short, queued)),
                 Ok(None) => return Ok(None),
                 Ok(Some(t)) => {
                     within_bound(w, t.len);
@@ -562,16 +568,7 @@ impl Host {
         if let Some(short) = self.short {
             let queued = w.queued();
             match w.poll_output(&mut self.buf[..short]) {
-                Err(e) => {
-                    assert!(e.needed > short, "{e:?} from a {short}-byte buffer");
-                    assert_eq!(
-                        w.queued(),
-                        queued,
-                        "a refused poll_output changed the queue"
-                    );
-                    refused = Some(e.needed);
-                    self.short_refusals += 1;
-                }
+                Err(e) => refused = Some(self.refused_short(w, e, short, queued)),
                 Ok(None) => return Ok(None),
                 Ok(Some(Output::Hook(l))) => return Ok(Some(hook_entry(l))),
                 Ok(Some(Output::Frame(t))) => {
