@@ -290,38 +290,32 @@ impl<'a> Frame<'a> {
         self.member(b"content")
     }
 
-    /// Calls `with` on the members of an object `content` that the typed accessors read:
-    /// a validated frame's own (borrowed: `Fields` is too large to copy for nothing), or
-    /// read now for a lazy frame, or for an accessor of another kind's shared member
-    /// (`Need`).
+    /// The members of an object `content` that the typed accessors read: a validated
+    /// frame's own, or read now for a lazy frame or for another kind's shared member.
     #[inline]
-    fn with_fields<T>(
-        &self,
-        need: Need,
-        with: impl FnOnce(&Fields<'a>) -> T,
-    ) -> Result<T, FrameError> {
-        match (&self.fields, need) {
-            (Some(fields), Need::Any) => Ok(with(fields)),
-            (Some(fields), Need::Shared { for_call }) if fields.for_call == for_call => {
-                Ok(with(fields))
-            }
-            (_, need) => {
-                let for_call = match need {
-                    Need::Shared { for_call } => for_call,
-                    Need::Any => matches!(self.kind, FrameKind::ToolCall),
-                };
-                Ok(with(&Fields::read(
-                    self.content()?,
-                    self.max_depth,
-                    for_call,
-                )?))
-            }
+    fn fields(&self, need: Need) -> Result<Fields<'a>, FrameError> {
+        match self.fields {
+            Some(fields) if need.met_by(&fields) => Ok(fields),
+            _ => self.read_fields(need),
         }
+    }
+
+    /// The fields read now: a lazy frame's, or a validated frame's for another kind's shared
+    /// member (rare, and kept out of line).
+    #[cold]
+    #[inline(never)]
+    fn read_fields(&self, need: Need) -> Result<Fields<'a>, FrameError> {
+        let for_call = match need {
+            Need::Shared { for_call } => for_call,
+            Need::Any => matches!(self.kind, FrameKind::ToolCall),
+        };
+        Fields::read(self.content()?, self.max_depth, for_call)
     }
 
     /// The `TOOL_CALL` fields (call it on any kind; fields follow SPEC §7.1–7.3).
     pub fn tool_call(&self) -> Result<ToolCall<'a>, FrameError> {
-        self.with_fields(Need::Shared { for_call: true }, |f| ToolCall {
+        let f = self.fields(Need::Shared { for_call: true })?;
+        Ok(ToolCall {
             id: f.values[ID].and_then(scanned_string),
             name: f.values[NAME].and_then(scanned_string),
             args: f.values[ARGS].unwrap_or(b"{}"),
@@ -332,7 +326,8 @@ impl<'a> Frame<'a> {
 
     /// The `TOOL_RESULT` fields.
     pub fn tool_result(&self) -> Result<ToolResult<'a>, FrameError> {
-        self.with_fields(Need::Any, |f| ToolResult {
+        let f = self.fields(Need::Any)?;
+        Ok(ToolResult {
             id: f.values[ID].and_then(scanned_string),
             name: f.values[NAME].and_then(scanned_string),
             result: f.values[RESULT],
@@ -343,9 +338,7 @@ impl<'a> Frame<'a> {
 
     /// The `ERROR` message, when `content.message` is a string.
     pub fn error_message(&self) -> Result<Option<JsonStr<'a>>, FrameError> {
-        self.with_fields(Need::Shared { for_call: false }, |f| {
-            f.values[SHARED].and_then(scanned_string)
-        })
+        Ok(self.fields(Need::Shared { for_call: false })?.values[SHARED].and_then(scanned_string))
     }
 }
 
@@ -381,6 +374,16 @@ enum Need {
     Any,
     /// The shared slot, as a `TOOL_CALL`'s `args_error` or as an `ERROR`'s `message`.
     Shared { for_call: bool },
+}
+
+impl Need {
+    /// Whether `fields` hold what is needed.
+    fn met_by(self, fields: &Fields<'_>) -> bool {
+        match self {
+            Need::Any => true,
+            Need::Shared { for_call } => fields.for_call == for_call,
+        }
+    }
 }
 
 /// The members of an object `content` the accessors use (later duplicates win, as in `JSON.parse`).

@@ -943,6 +943,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
 /// the wrapper placed, the buffer and the slot apart from each other and from its block.
 ///
 /// The caller must pass what `pw_wrapper_poll_transmit` needs.
+#[inline(always)]
 pub(crate) unsafe fn poll_args<'a, T>(
     w: *mut pw_wrapper,
     buf: *mut u8,
@@ -961,6 +962,7 @@ pub(crate) unsafe fn poll_args<'a, T>(
 
 impl pw_transmit {
     /// The C form of a frame `w` handed out.
+    #[inline(always)]
     pub(crate) fn of(w: *const pw_wrapper, t: Transmit) -> Self {
         let none = pw_call_handle::new(w, CallHandle::from_parts(0, 0));
         let (route, handle) = match t.route {
