@@ -355,3 +355,14 @@ fn the_graph_reader_finds_a_planted_cycle() {
     let code = code_of("use crate::a;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n");
     assert_eq!(paths_in(&code), ["crate::a", "crate::a"]);
 }
+
+#[test]
+fn no_core_file_is_over_650_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    for file in &files {
+        let lines = fs::read_to_string(file).expect("read").lines().count();
+        assert!(lines <= 650, "{} has {lines} lines", file.display());
+    }
+}
