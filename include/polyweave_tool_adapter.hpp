@@ -183,6 +183,7 @@ enum class Completed : std::uint32_t {
     as_given = PW_COMPLETED_AS_GIVEN,
     result_too_large = PW_COMPLETED_RESULT_TOO_LARGE, ///< failed: `Tool <name> result exceeds <N> bytes`
     result_too_deep = PW_COMPLETED_RESULT_TOO_DEEP,   ///< failed: nested deeper than max_depth
+    message_cut = PW_COMPLETED_MESSAGE_CUT,           ///< failed with the message cut to message_cap
 };
 
 enum class Route : std::uint32_t {
