@@ -2,7 +2,8 @@
 //! pass: `id`, `name`, `args`, `result`, `content`, `error`, and `message` or `args_error`
 //! (they share a slot by the frame's kind).
 
-use crate::json::{self, JsonError, Member, Members};
+use super::error::FrameError;
+use crate::json::{self, Member, Members};
 
 /// The `content` members the accessors read, in the order of [`Fields::values`].
 const KEYS: [&[u8]; 8] = [
@@ -69,7 +70,7 @@ impl<'a> Fields<'a> {
         content: Option<&'a [u8]>,
         max_depth: u8,
         for_call: bool,
-    ) -> Result<Self, JsonError> {
+    ) -> Result<Self, FrameError> {
         let mut fields = Self {
             for_call,
             ..Self::default()

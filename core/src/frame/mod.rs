@@ -8,8 +8,10 @@
 
 use crate::json::{self, JsonError, JsonStr, Members, DEFAULT_MAX_DEPTH};
 
+mod error;
 mod fields;
 
+pub use error::FrameError;
 use fields::{Fields, Need, ARGS, CONTENT, ERROR, ID, NAME, RESULT, SHARED};
 
 /// The frame's `type`.
@@ -54,50 +56,6 @@ impl<'a> FrameKind<'a> {
             }
         }
         FrameKind::Other(ty)
-    }
-}
-
-/// Why bytes are not a frame.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum FrameError {
-    /// The bytes do not start with a JSON object (after optional white space).
-    NotAnObject,
-    /// The object has no `type` member.
-    MissingType,
-    /// The `type` member is not a string.
-    TypeNotString,
-    /// A validated frame has two `type` members (readers disagree on which counts).
-    DuplicateType,
-    /// Invalid JSON where the frame was read (or anywhere, for validated frames).
-    Json(JsonError),
-}
-
-impl From<JsonError> for FrameError {
-    fn from(e: JsonError) -> Self {
-        FrameError::Json(e)
-    }
-}
-
-impl core::error::Error for FrameError {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        match self {
-            FrameError::Json(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl core::fmt::Display for FrameError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            FrameError::NotAnObject => f.write_str("frame is not a JSON object"),
-            FrameError::MissingType => f.write_str("frame has no type member"),
-            FrameError::TypeNotString => f.write_str("frame type is not a string"),
-            FrameError::DuplicateType => f.write_str("frame has more than one type member"),
-            FrameError::Json(e) => e.fmt(f),
-        }
     }
 }
 
@@ -313,7 +271,7 @@ impl<'a> Frame<'a> {
             Need::Shared { for_call } => for_call,
             Need::Any => matches!(self.kind, FrameKind::ToolCall),
         };
-        Ok(Fields::read(self.content()?, self.max_depth, for_call)?)
+        Fields::read(self.content()?, self.max_depth, for_call)
     }
 
     /// The `TOOL_CALL` fields (call it on any kind; fields follow SPEC §7.1–7.3).
