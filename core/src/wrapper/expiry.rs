@@ -69,9 +69,8 @@ impl<H: Hooks> Wrapper<'_, H> {
     fn end_where(
         &mut self,
         pick: impl Fn(&Slot) -> bool,
-        given: Ending<'_>,
+        ending: Ending<'_>,
     ) -> Result<usize, Error> {
-        let ending = given;
         let next = self.next_index;
         let order = |s: &Slot| match ending {
             Ending::Cancel(_) => (Instant::ZERO, s.index().wrapping_sub(next)),
@@ -116,16 +115,16 @@ impl<H: Hooks> Wrapper<'_, H> {
             let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
             // The host's reason is cut, never refused, so that the message fits `message_cap`
             // once escaped (as far as the name, kept whole, allows): every call ends.
-            let ending = match ending {
+            let (this_call, cut) = match ending {
                 Ending::Cancel(reason) => {
                     let head = escaped_len(name) + CANCELLED_AT;
                     let room = self.cfg.message_cap.saturating_sub(head);
-                    Ending::Cancel(&reason[..escaped_prefix(reason, room)])
+                    let kept = escaped_prefix(reason, room);
+                    (Ending::Cancel(&reason[..kept]), kept < reason.len())
                 }
-                timeout => timeout,
+                Ending::Timeout => (Ending::Timeout, false),
             };
-            let cut = matches!((ending, given), (Ending::Cancel(r), Ending::Cancel(g)) if r.len() < g.len());
-            let msg = ending.message(name, &s, self.cfg.max_total_timeout_ms);
+            let msg = this_call.message(name, &s, self.cfg.max_total_timeout_ms);
             let (text, _) = msg.compose_cut(self.scratch.message(&self.cfg), usize::MAX);
             let message = valid_utf8_prefix(text);
             if cut {
