@@ -1497,7 +1497,7 @@ pw_result pw_wrapper_handle_adapter_frame(struct pw_wrapper *w,
                                           size_t len);
 
 /**
- * The tool adapter of a pending call closed its source: settles like `END`.
+ * The tool adapter of a pending call closed its source: the call ends as at an `END`.
  *
  * The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
  */

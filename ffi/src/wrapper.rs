@@ -812,7 +812,7 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_frame(
     })
 }
 
-/// The tool adapter of a pending call closed its source: settles like `END`.
+/// The tool adapter of a pending call closed its source: the call ends as at an `END`.
 ///
 /// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
