@@ -296,7 +296,7 @@ impl<'a> AdapterCall<'a> {
 
     /// Ends the call with one of its own texts (`start` checked that `buf` holds them).
     fn fail(&mut self, msg: Message<'_>) {
-        let (text, _) = msg.compose_cut(self.buf, usize::MAX);
+        let text = msg.compose(self.buf);
         self.state = State::Error(text.len());
     }
 
@@ -356,5 +356,81 @@ impl<'a> AdapterCall<'a> {
                 core::str::from_utf8(&self.buf[..n]).unwrap_or(""),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROGRESS: &[u8] = br#"{"type":"PROGRESS","content":{"p":1}}"#;
+
+    fn opts(timeout_ms: u32, max_total_timeout_ms: u32) -> CallOptions<'static> {
+        CallOptions {
+            name: "t",
+            timeout_ms,
+            max_total_timeout_ms,
+            ..CallOptions::DEFAULT
+        }
+    }
+
+    fn error_of<'c>(call: &'c AdapterCall<'_>) -> &'c str {
+        match call.outcome() {
+            Some(CallOutcome::Error(e)) => e,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_cap_below_the_timeout_ends_the_call_at_the_cap_and_names_it() {
+        let mut buf = [0u8; 128];
+        let mut c =
+            AdapterCall::start(Instant::ZERO, opts(100, 50), None, b"{}", &mut buf).unwrap();
+        assert_eq!(c.poll_timeout(), Some(Instant::from_millis(50)));
+        c.handle_timeout(Instant::from_millis(49)).unwrap();
+        assert_eq!(c.outcome(), None);
+        c.handle_timeout(Instant::from_millis(50)).unwrap();
+        assert_eq!(error_of(&c), "Tool t timed out after 50ms");
+    }
+
+    #[test]
+    fn without_progress_the_plain_timeout_runs_out_and_is_named() {
+        let mut buf = [0u8; 128];
+        let mut c =
+            AdapterCall::start(Instant::ZERO, opts(100, 300), None, b"{}", &mut buf).unwrap();
+        assert_eq!(c.poll_timeout(), Some(Instant::from_millis(100)));
+        c.handle_timeout(Instant::from_millis(100)).unwrap();
+        assert_eq!(error_of(&c), "Tool t timed out after 100ms");
+    }
+
+    #[test]
+    fn progress_restarts_the_timeout_up_to_the_cap() {
+        let mut buf = [0u8; 128];
+        let mut c =
+            AdapterCall::start(Instant::ZERO, opts(100, 300), None, b"{}", &mut buf).unwrap();
+        c.handle_frame(Instant::from_millis(60), PROGRESS).unwrap();
+        assert_eq!(c.poll_timeout(), Some(Instant::from_millis(160)));
+        c.handle_frame(Instant::from_millis(150), PROGRESS).unwrap();
+        assert_eq!(c.poll_timeout(), Some(Instant::from_millis(250)));
+        // 240 + 100 is past the cap: the deadline is the cap, and the message names it.
+        c.handle_frame(Instant::from_millis(240), PROGRESS).unwrap();
+        assert_eq!(c.poll_timeout(), Some(Instant::from_millis(300)));
+        c.handle_timeout(Instant::from_millis(300)).unwrap();
+        assert_eq!(error_of(&c), "Tool t timed out after 300ms");
+        // After the end, a progress frame is refused.
+        assert_eq!(
+            c.handle_frame(Instant::from_millis(301), PROGRESS),
+            Err(CallError::TimedOut.into())
+        );
+    }
+
+    #[test]
+    fn without_a_cap_progress_restarts_nothing() {
+        let mut buf = [0u8; 128];
+        let mut c = AdapterCall::start(Instant::ZERO, opts(100, 0), None, b"{}", &mut buf).unwrap();
+        c.handle_frame(Instant::from_millis(90), PROGRESS).unwrap();
+        assert_eq!(c.poll_timeout(), Some(Instant::from_millis(100)));
+        c.handle_timeout(Instant::from_millis(100)).unwrap();
+        assert_eq!(error_of(&c), "Tool t timed out after 100ms");
     }
 }

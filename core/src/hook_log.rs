@@ -333,6 +333,76 @@ mod tests {
     }
 
     #[test]
+    fn names_ids_and_long_texts_come_back_as_they_were() {
+        let mut buf = [0u8; 2048];
+        let mut log = HookLog::new(&mut buf);
+        assert_eq!(log.capacity(), 2048);
+        // No name (a malformed call), no id, and args and a message over 255 bytes.
+        let args = [b'7'; 300];
+        let message = "m".repeat(700);
+        let anonymous = CallInfo {
+            index: 9,
+            name: None,
+            id: None,
+            args: &args,
+            seq: 300,
+        };
+        log.on_tool_result(&anonymous, CallOutcome::Error(&message));
+        let kept = log.oldest().unwrap();
+        assert_eq!(
+            kept.event,
+            HookEvent::ToolResult(anonymous, CallOutcome::Error(&message))
+        );
+        log.drop_oldest();
+        assert_eq!(log.oldest(), None);
+    }
+
+    #[test]
+    fn lengths_past_64_kib_come_back_whole() {
+        // Each length is four bytes: a byte read from the wrong place shows only when a
+        // length's third byte is not zero.
+        extern crate std;
+        let mut buf = std::vec![0u8; 80_000];
+        let mut log = HookLog::new(&mut buf);
+        let args = std::vec![b'1'; 70_000];
+        let c = call(1, 2, &args);
+        log.on_tool_result(&c, CallOutcome::Result(b"[2]"));
+        assert_eq!(
+            log.oldest().unwrap().event,
+            HookEvent::ToolResult(c, CallOutcome::Result(b"[2]"))
+        );
+    }
+
+    #[test]
+    fn a_log_lent_by_reference_is_the_same_log() {
+        let mut buf = [0u8; 128];
+        let mut log = HookLog::new(&mut buf);
+        {
+            let mut lent = &mut log;
+            lent.on_tool_call(&call(1, 0, b"{}"));
+            assert_eq!(Log::oldest(&lent).unwrap().event.call().index, 1);
+            Log::drop_oldest(&mut lent);
+            assert_eq!(Log::oldest(&lent), None);
+        }
+        assert_eq!(log.oldest(), None);
+    }
+
+    #[test]
+    fn an_event_that_fills_the_log_exactly_after_moving_is_kept_whole() {
+        // Three events of 43 bytes (28 + 1 + 2 + 12) in 86: the third fits only once the
+        // second moves to the front, and then exactly.
+        let mut buf = [0u8; 86];
+        let mut log = HookLog::new(&mut buf);
+        log.on_tool_call(&call(0, 0, b"[0000000000]"));
+        log.on_tool_call(&call(1, 0, b"[1111111111]"));
+        log.drop_oldest();
+        log.on_tool_call(&call(2, 0, b"[2222222222]"));
+        assert_eq!((log.cut(), log.dropped()), (0, 0));
+        log.drop_oldest();
+        assert_eq!(log.oldest().unwrap().event.call().args, b"[2222222222]");
+    }
+
+    #[test]
     fn kept_events_move_to_the_front_to_make_room() {
         let mut buf = [0u8; 100];
         let mut log = HookLog::new(&mut buf);

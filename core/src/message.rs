@@ -83,19 +83,14 @@ impl Message<'_> {
         c.0
     }
 
-    /// Writes the longest prefix of the text that fits `cap` bytes once escaped (cut on a
-    /// character boundary) into `buf` (at least `cap` bytes); says whether it was cut.
-    pub(crate) fn compose_cut<'b>(&self, buf: &'b mut [u8], cap: usize) -> (&'b [u8], bool) {
-        let mut w = Prefix {
-            buf,
-            pos: 0,
-            total: 0,
-        };
+    /// Writes the text into `buf`, as much of it as fits (the wrapper's own texts fit:
+    /// `Config::check` sizes `message_cap` for them; a character cut in two at the end is
+    /// dropped by the caller's UTF-8 check).
+    pub(crate) fn compose<'b>(&self, buf: &'b mut [u8]) -> &'b [u8] {
+        let mut w = Prefix { buf, pos: 0 };
         self.write_to(&mut w);
-        let (written, total) = (w.pos, w.total);
-        let n = crate::json::escape::escaped_prefix(&buf[..written], cap);
-        // A character the buffer cut in two is dropped by the caller's UTF-8 check.
-        (&buf[..n], n < total)
+        let written = w.pos;
+        &buf[..written]
     }
 }
 
@@ -110,11 +105,10 @@ fn tool_text<S: Sink + ?Sized>(s: &mut S, name: &[u8], middle: &[u8], n: Option<
     s.put(end);
 }
 
-/// A sink keeping the first bytes that fit and counting them all.
+/// A sink keeping the first bytes that fit.
 struct Prefix<'b> {
     buf: &'b mut [u8],
     pos: usize,
-    total: usize,
 }
 
 impl Sink for Prefix<'_> {
@@ -122,6 +116,23 @@ impl Sink for Prefix<'_> {
         let n = bytes.len().min(self.buf.len() - self.pos);
         self.buf[self.pos..self.pos + n].copy_from_slice(&bytes[..n]);
         self.pos += n;
-        self.total += bytes.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compose_keeps_what_fits() {
+        let msg = Message::TimedOut(b"fetch", 300);
+        let mut big = [0u8; 64];
+        assert_eq!(msg.compose(&mut big), b"Tool fetch timed out after 300ms");
+        assert_eq!(msg.len(), 32);
+        // A buffer too short keeps the first bytes, piece by piece.
+        let mut small = [0u8; 8];
+        assert_eq!(msg.compose(&mut small), b"Tool fet");
+        let mut tiny = [0u8; 3];
+        assert_eq!(msg.compose(&mut tiny), b"Too");
     }
 }

@@ -1406,3 +1406,56 @@ fn a_sync_message_cut_by_its_escapes_is_counted() {
         )
     );
 }
+
+// A sync tool's message cut by its escapes alone (it fits the writer, not `message_cap`
+// once escaped) is counted, as a cut by length is.
+// kills: intercept.rs `message.len() < written || overflow` → `&&`
+#[test]
+fn a_sync_message_cut_by_its_escapes_alone_is_counted() {
+    let quotes = |_: &[u8], out: &mut ResultWriter<'_>| -> Result<(), ToolFailed> {
+        out.write("\"".repeat(50).as_bytes());
+        Err(ToolFailed)
+    };
+    let tools = [Tool::sync("quotes", &quotes)];
+    let mut s = Storage::new(SWEEP, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
+    w.handle_response(at(0), tool_call(r#"{"name":"quotes"}"#).as_bytes())
+        .unwrap();
+    let sent = host.frames(&mut w);
+    // 50 quotes take 100 bytes escaped: 40 fit the 80 of message_cap.
+    let want = format!(
+        r#"{{"type":"TOOL_RESULT","content":{{"name":"quotes","error":"{}"}}}}"#,
+        "\\\"".repeat(40)
+    );
+    assert_eq!(sent[0].1, want);
+    assert_eq!(w.stats().messages_truncated, 1);
+}
+
+// A sync tool's message longer than its writer (when results are smaller than messages, the
+// writer is `message_cap` long) is counted even though nothing more is cut once escaped.
+// kills: intercept.rs `overflow || compacted` → `&&`
+#[test]
+fn a_sync_message_longer_than_its_writer_is_counted() {
+    let long = |_: &[u8], out: &mut ResultWriter<'_>| -> Result<(), ToolFailed> {
+        out.write("m".repeat(100).as_bytes());
+        Err(ToolFailed)
+    };
+    let tools = [Tool::sync("long", &long)];
+    let cfg = Config {
+        result_cap: 64,
+        ..SWEEP
+    };
+    let mut s = Storage::new(cfg, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
+    w.handle_response(at(0), tool_call(r#"{"name":"long"}"#).as_bytes())
+        .unwrap();
+    let sent = host.frames(&mut w);
+    let want = format!(
+        r#"{{"type":"TOOL_RESULT","content":{{"name":"long","error":"{}"}}}}"#,
+        "m".repeat(CAP)
+    );
+    assert_eq!(sent[0].1, want);
+    assert_eq!(w.stats().messages_truncated, 1);
+}

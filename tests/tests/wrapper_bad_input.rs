@@ -637,6 +637,31 @@ fn needs_exactly(
 }
 
 #[test]
+fn an_args_error_call_reserves_exactly_its_message() {
+    // The model's own text, escaped and quoted (bounded as a `"result"` member, one byte
+    // longer than `"error"`), in the call's TOOL_RESULT, and a round end.
+    // kills: intercept.rs `escaped_len(&msg_buf[..len]) + 2` → `* 2`, `- 2`
+    let needed = RECORD
+        + r#"{"type":"TOOL_RESULT","content":{"name":"nope","error":""}}"#.len()
+        + r#"bad \"x\""#.len()
+        + 1
+        + round_end_need(&SMALL);
+    assert_eq!(needed, 238);
+    needs_exactly(
+        1,
+        needed,
+        &|w| assert!(start(w, 1, LATER).is_some()),
+        &|w| {
+            w.handle_response(
+                at(6),
+                br#"{"type":"TOOL_CALL","content":{"name":"nope","args_error":"bad \"x\""}}"#,
+            )
+            .map(drop)
+        },
+    );
+}
+
+#[test]
 fn a_failed_call_reserves_exactly_its_message() {
     // An unknown tool's TOOL_RESULT (its message escaped, bounded as a `"result"` member,
     // one byte longer than `"error"`) and a round end.

@@ -102,3 +102,43 @@ impl<'a> Fields<'a> {
         self.values[i] = Some(m.value);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::frame::Frame;
+    use crate::json::JsonStr;
+
+    fn text(s: Option<JsonStr<'_>>) -> Option<&[u8]> {
+        s.map(|s| s.raw())
+    }
+
+    #[test]
+    fn message_and_args_error_share_a_slot_by_kind_and_read_right_across_kinds() {
+        // A TOOL_CALL holding both: `args_error` is its own, `message` another kind's.
+        for call in [
+            &br#"{"type":"TOOL_CALL","content":{"name":"x","args_error":"a","message":"m"}}"#[..],
+            br#"{"type":"TOOL_CALL","content":{"name":"x","message":"m","args_error":"a"}}"#,
+        ] {
+            for f in [
+                Frame::parse_validated_default(call).unwrap(),
+                Frame::parse(call).unwrap(),
+            ] {
+                assert_eq!(text(f.tool_call().unwrap().args_error), Some(&b"a"[..]));
+                assert_eq!(text(f.error_message().unwrap()), Some(&b"m"[..]));
+            }
+        }
+        // An ERROR holding both: `message` is its own.
+        for error in [
+            &br#"{"type":"ERROR","content":{"message":"m","args_error":"a"}}"#[..],
+            br#"{"type":"ERROR","content":{"args_error":"a","message":"m"}}"#,
+        ] {
+            for f in [
+                Frame::parse_validated_default(error).unwrap(),
+                Frame::parse(error).unwrap(),
+            ] {
+                assert_eq!(text(f.error_message().unwrap()), Some(&b"m"[..]));
+                assert_eq!(text(f.tool_call().unwrap().args_error), Some(&b"a"[..]));
+            }
+        }
+    }
+}

@@ -125,8 +125,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                 Ending::Timeout => (Ending::Timeout, false),
             };
             let msg = this_call.message(name, &s, self.cfg.max_total_timeout_ms);
-            let (text, _) = msg.compose_cut(self.scratch.message(&self.cfg), usize::MAX);
-            let message = valid_utf8_prefix(text);
+            let message = valid_utf8_prefix(msg.compose(self.scratch.message(&self.cfg)));
             if cut {
                 self.out.stats.messages_truncated =
                     self.out.stats.messages_truncated.saturating_add(1);

@@ -163,10 +163,9 @@ impl<H: Hooks> Wrapper<'_, H> {
             )?;
             // The wrapper's own texts fit whole (`Config::check` sizes `message_cap` for them
             // decoded) and embed the name as it is: they are never cut.
-            let (composed, cut) = msg.compose_cut(msg_buf, usize::MAX);
             Plan::Fail {
-                len: composed.len(),
-                cut,
+                len: msg.compose(msg_buf).len(),
+                cut: false,
             }
         } else {
             let t = tool.unwrap_or(0);

@@ -41,8 +41,7 @@ impl<'a> Scratch<'a> {
 /// Composes `msg` into `buf`, keeping what fits.
 pub(crate) fn compose_into<'b>(buf: &'b mut [u8], msg: &Message<'_>) -> &'b str {
     // The wrapper's own texts fit whole (`Config::check` sizes `message_cap` for them).
-    let (text, _) = msg.compose_cut(buf, usize::MAX);
-    valid_utf8_prefix(text)
+    valid_utf8_prefix(msg.compose(buf))
 }
 
 /// The longest prefix of `bytes` that is UTF-8: text the wrapper stores is UTF-8 by
