@@ -1434,7 +1434,6 @@ fn a_sync_message_cut_by_its_escapes_alone_is_counted() {
 
 // A sync tool's message longer than its writer (when results are smaller than messages, the
 // writer is `message_cap` long) is counted even though nothing more is cut once escaped.
-// kills: intercept.rs `overflow || compacted` → `&&`
 #[test]
 fn a_sync_message_longer_than_its_writer_is_counted() {
     let long = |_: &[u8], out: &mut ResultWriter<'_>| -> Result<(), ToolFailed> {
@@ -1457,5 +1456,33 @@ fn a_sync_message_longer_than_its_writer_is_counted() {
         "m".repeat(CAP)
     );
     assert_eq!(sent[0].1, want);
+    assert_eq!(w.stats().messages_truncated, 1);
+}
+
+// A sync tool's message whose typed write did not fit is counted: the writer overflowed
+// without compacting, and what it kept fits `message_cap` whole.
+// kills: intercept.rs `overflow || compacted` → `&&`
+#[test]
+fn a_sync_message_whose_typed_write_overflowed_is_counted() {
+    let typed = |_: &[u8], out: &mut ResultWriter<'_>| -> Result<(), ToolFailed> {
+        out.write(b"lost: ");
+        out.write_typed("m".repeat(200).as_str());
+        Err(ToolFailed)
+    };
+    let tools = [Tool::sync("typed", &typed)];
+    let cfg = Config {
+        result_cap: 64,
+        ..SWEEP
+    };
+    let mut s = Storage::new(cfg, 1);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::new();
+    w.handle_response(at(0), tool_call(r#"{"name":"typed"}"#).as_bytes())
+        .unwrap();
+    let sent = host.frames(&mut w);
+    assert_eq!(
+        sent[0].1,
+        r#"{"type":"TOOL_RESULT","content":{"name":"typed","error":"lost: "}}"#
+    );
     assert_eq!(w.stats().messages_truncated, 1);
 }
