@@ -1379,9 +1379,9 @@ fn a_wrapper_debug_prints_its_counts() {
     );
 }
 
-// kills: intercept.rs counting a sync tool's message as cut only when it was also compacted
-// (`… || overflow || compacted` → `(… || overflow) && compacted`): a message cut because its
-// escapes do not fit `message_cap` is counted, though it fit the output buffer as written.
+// A message cut because its escapes do not fit `message_cap` is counted, though it fit the
+// output buffer as written.
+// kills: intercept.rs `message.len() < written || overflow` → `&&`
 #[test]
 fn a_sync_message_cut_by_its_escapes_is_counted() {
     fn quotes(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
@@ -1407,31 +1407,6 @@ fn a_sync_message_cut_by_its_escapes_is_counted() {
     );
 }
 
-// A sync tool's message cut by its escapes alone (it fits the writer, not `message_cap`
-// once escaped) is counted, as a cut by length is.
-// kills: intercept.rs `message.len() < written || overflow` → `&&`
-#[test]
-fn a_sync_message_cut_by_its_escapes_alone_is_counted() {
-    let quotes = |_: &[u8], out: &mut ResultWriter<'_>| -> Result<(), ToolFailed> {
-        out.write("\"".repeat(50).as_bytes());
-        Err(ToolFailed)
-    };
-    let tools = [Tool::sync("quotes", &quotes)];
-    let mut s = Storage::new(SWEEP, 1);
-    let mut w = s.wrapper(&tools, NoHooks);
-    let mut host = Host::new();
-    w.handle_response(at(0), tool_call(r#"{"name":"quotes"}"#).as_bytes())
-        .unwrap();
-    let sent = host.frames(&mut w);
-    // 50 quotes take 100 bytes escaped: 40 fit the 80 of message_cap.
-    let want = format!(
-        r#"{{"type":"TOOL_RESULT","content":{{"name":"quotes","error":"{}"}}}}"#,
-        "\\\"".repeat(40)
-    );
-    assert_eq!(sent[0].1, want);
-    assert_eq!(w.stats().messages_truncated, 1);
-}
-
 // A sync tool's message longer than its writer (when results are smaller than messages, the
 // writer is `message_cap` long) is counted even though nothing more is cut once escaped.
 #[test]
@@ -1440,7 +1415,19 @@ fn a_sync_message_longer_than_its_writer_is_counted() {
         out.write("m".repeat(100).as_bytes());
         Err(ToolFailed)
     };
-    let tools = [Tool::sync("long", &long)];
+    let (sent, truncated) = short_writer_failure("long", &long);
+    let want = format!(
+        r#"{{"type":"TOOL_RESULT","content":{{"name":"long","error":"{}"}}}}"#,
+        "m".repeat(CAP)
+    );
+    assert_eq!(sent, want);
+    assert_eq!(truncated, 1);
+}
+
+// Runs the sync tool `f` once, with results (64) smaller than messages (`CAP`), so that its
+// writer is `message_cap` long; gives its `TOOL_RESULT` and the messages counted as cut.
+fn short_writer_failure(name: &str, f: &dyn SyncTool) -> (String, u32) {
+    let tools = [Tool::sync(name, f)];
     let cfg = Config {
         result_cap: 64,
         ..SWEEP
@@ -1448,15 +1435,10 @@ fn a_sync_message_longer_than_its_writer_is_counted() {
     let mut s = Storage::new(cfg, 1);
     let mut w = s.wrapper(&tools, NoHooks);
     let mut host = Host::new();
-    w.handle_response(at(0), tool_call(r#"{"name":"long"}"#).as_bytes())
-        .unwrap();
+    let call = tool_call(&format!(r#"{{"name":"{name}"}}"#));
+    w.handle_response(at(0), call.as_bytes()).unwrap();
     let sent = host.frames(&mut w);
-    let want = format!(
-        r#"{{"type":"TOOL_RESULT","content":{{"name":"long","error":"{}"}}}}"#,
-        "m".repeat(CAP)
-    );
-    assert_eq!(sent[0].1, want);
-    assert_eq!(w.stats().messages_truncated, 1);
+    (sent[0].1.clone(), w.stats().messages_truncated)
 }
 
 // A sync tool's message whose typed write did not fit is counted: the writer overflowed
@@ -1469,20 +1451,10 @@ fn a_sync_message_whose_typed_write_overflowed_is_counted() {
         out.write_typed("m".repeat(200).as_str());
         Err(ToolFailed)
     };
-    let tools = [Tool::sync("typed", &typed)];
-    let cfg = Config {
-        result_cap: 64,
-        ..SWEEP
-    };
-    let mut s = Storage::new(cfg, 1);
-    let mut w = s.wrapper(&tools, NoHooks);
-    let mut host = Host::new();
-    w.handle_response(at(0), tool_call(r#"{"name":"typed"}"#).as_bytes())
-        .unwrap();
-    let sent = host.frames(&mut w);
+    let (sent, truncated) = short_writer_failure("typed", &typed);
     assert_eq!(
-        sent[0].1,
+        sent,
         r#"{"type":"TOOL_RESULT","content":{"name":"typed","error":"lost: "}}"#
     );
-    assert_eq!(w.stats().messages_truncated, 1);
+    assert_eq!(truncated, 1);
 }
