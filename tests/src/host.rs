@@ -439,8 +439,7 @@ impl Host {
                 Err(e) => refused = Some(self.refused_short(w, e, short, queued)),
                 Ok(None) => return Ok(None),
                 Ok(Some(t)) => {
-                    within_bound(w, t.len);
-                    self.popped += 1;
+                    self.took(w, None, t.len);
                     return Ok(Some((t.route, &self.buf[..t.len])));
                 }
             }
@@ -452,15 +451,21 @@ impl Host {
             );
             return Ok(None);
         };
+        self.took(w, refused, t.len);
+        Ok(Some((t.route, &self.buf[..t.len])))
+    }
+
+    /// Counts a frame of `len` bytes taken: within the configuration's bound, and of the
+    /// size a refusal just before it named.
+    fn took<H: Hooks>(&mut self, w: &Wrapper<'_, H>, refused: Option<usize>, len: usize) {
         if let Some(needed) = refused {
             assert_eq!(
-                t.len, needed,
+                len, needed,
                 "the refusal named another size than the frame's"
             );
         }
-        within_bound(w, t.len);
+        within_bound(w, len);
         self.popped += 1;
-        Ok(Some((t.route, &self.buf[..t.len])))
     }
 
     /// Takes every queued frame, handing each to `f`; returns how many. Hook events and
@@ -572,8 +577,7 @@ impl Host {
                 Ok(None) => return Ok(None),
                 Ok(Some(Output::Hook(l))) => return Ok(Some(hook_entry(l))),
                 Ok(Some(Output::Frame(t))) => {
-                    within_bound(w, t.len);
-                    self.popped += 1;
+                    self.took(w, None, t.len);
                     let bytes = self.buf[..t.len].to_vec();
                     return Ok(Some(self.frame_entry(t.route, bytes)));
                 }
@@ -592,14 +596,7 @@ impl Host {
                 Ok(Some(hook_entry(l)))
             }
             Some(Output::Frame(t)) => {
-                if let Some(needed) = refused {
-                    assert_eq!(
-                        t.len, needed,
-                        "the refusal named another size than the frame's"
-                    );
-                }
-                within_bound(w, t.len);
-                self.popped += 1;
+                self.took(w, refused, t.len);
                 let bytes = self.buf[..t.len].to_vec();
                 Ok(Some(self.frame_entry(t.route, bytes)))
             }
