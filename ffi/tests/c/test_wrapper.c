@@ -268,6 +268,24 @@ static void expect_no_frames(int line, pw_wrapper *w)
     expect_frames(line, w, NULL, 0);
 }
 
+/* Expects one call's error round: its TOOL_RESULT with `error` (plain text, nothing to
+ * escape), then the prompt naming it, to the model and mirrored to the consumer. */
+static void expect_error_round(int line, pw_wrapper *w, const char *name, const char *error)
+{
+    static char frames[3][256];
+    const char *want[3] = {frames[0], frames[1], frames[2]};
+    snprintf(frames[0], sizeof frames[0],
+             "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"%s\",\"error\":\"%s\"}}",
+             name, error);
+    snprintf(frames[1], sizeof frames[1],
+             "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
+             error);
+    snprintf(frames[2], sizeof frames[2],
+             "C {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
+             error);
+    expect_frames(line, w, want, 3);
+}
+
 /* The wrapper still works: a TEXT frame is forwarded both ways, nothing queued. */
 static void check_usable(int line, pw_wrapper *w, uint64_t now)
 {
@@ -982,9 +1000,6 @@ static void test_over_capacity(void)
     /* An error message longer than message_cap (96) is cut to 96 and reported; a cancel
      * reason is cut so that the message fits: 22 bytes of "Tool later cancelled: ", 74 of it. */
     {
-        static char frames[6][256];
-        const char *want[3] = {frames[0], frames[1], frames[2]};
-        const char *want_c[3] = {frames[3], frames[4], frames[5]};
         char text[128];
         memset(reason, 'r', sizeof reason);
         reason[97] = '\0';
@@ -992,32 +1007,14 @@ static void test_over_capacity(void)
         CHECK_RC(complete(w, 4, later, 1, reason, &completed), PW_OK);
         CHECK(completed == PW_COMPLETED_MESSAGE_CUT && pw_wrapper_pending(w) == 0);
         snprintf(text, sizeof text, "%.96s", reason);
-        snprintf(frames[0], sizeof frames[0],
-                 "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"later\",\"error\":\"%s\"}}",
-                 text);
-        snprintf(frames[1], sizeof frames[1],
-                 "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
-                 text);
-        snprintf(frames[2], sizeof frames[2],
-                 "C {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
-                 text);
-        expect_frames(__LINE__, w, want, 3);
+        expect_error_round(__LINE__, w, "later", text);
 
         later = start(w, 5, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"later\"}}");
         (void)later;
         CHECK_RC(pw_wrapper_cancel(w, 5, (const uint8_t *)reason, 97, &left), PW_OK);
         CHECK(left == 0 && pw_wrapper_pending(w) == 0);
         snprintf(text, sizeof text, "Tool later cancelled: %.74s", reason);
-        snprintf(frames[3], sizeof frames[3],
-                 "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"later\",\"error\":\"%s\"}}",
-                 text);
-        snprintf(frames[4], sizeof frames[4],
-                 "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
-                 text);
-        snprintf(frames[5], sizeof frames[5],
-                 "C {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: %s\"}",
-                 text);
-        expect_frames(__LINE__, w, want_c, 3);
+        expect_error_round(__LINE__, w, "later", text);
     }
     USABLE(w, 6);
 }
