@@ -75,6 +75,14 @@ mod fmt;
 
 pub mod call;
 pub mod clock;
+#[cfg(any(
+    feature = "openai-chat",
+    feature = "openai-responses",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "ollama"
+))]
+pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod frame;

@@ -54,6 +54,13 @@ pub(crate) fn put_quoted<S: Sink + ?Sized>(s: &mut S, text: &[u8], plain: bool) 
     s.put(b"\"");
 }
 
+/// Writes a JSON string token's text canonically: escapes undone, then escaped minimally.
+pub fn put_json_str<S: Sink + ?Sized>(s: &mut S, text: crate::json::JsonStr<'_>) {
+    s.put(b"\"");
+    text.for_each_decoded_run(|run| put_escaped(s, run));
+    s.put(b"\"");
+}
+
 /// Writes `text` escaped for the inside of a JSON string (no quotes).
 pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
     write_escaped(text, |piece| s.put(piece));

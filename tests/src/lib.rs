@@ -15,6 +15,7 @@ pub mod model;
 pub mod ndjson_compare;
 pub mod programs;
 pub mod scenarios;
+pub mod streams;
 
 pub use host::{Entry, Host, Recorder, Script, Storage};
 

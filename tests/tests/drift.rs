@@ -8,8 +8,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const REFRESH: &str = "rm -rf tests/data/json-test-suite tests/data/scenarios && \
+const REFRESH: &str = "rm -rf tests/data/json-test-suite tests/data/scenarios \
+tests/data/provider-streams && \
 mkdir -p tests/data/json-test-suite tests/data/scenarios tests/data/bfcl && \
+cp -rf ../shared/data/provider-streams tests/data/ && \
 cp -f ../shared/data/json-test-suite/* tests/data/json-test-suite/ && \
 cp -f ../shared/scenarios/* tests/data/scenarios/ && \
 cp -f ../shared/data/bfcl/tool-calls.ndjson tests/data/bfcl/ && \
@@ -73,8 +75,9 @@ fn compare_file(original: &Path, copy: &Path, problems: &mut Vec<String>) {
 enum Drift {
     /// No shared folder: nothing to compare.
     Skipped,
-    /// Every original has an identical copy: (JSONTestSuite files, scenario files, BFCL files).
-    Identical(usize, usize, usize),
+    /// Every original has an identical copy: (JSONTestSuite files, scenario files, BFCL
+    /// files, provider-stream files).
+    Identical(usize, usize, usize, usize),
     /// The problems, one per file.
     Drifted(Vec<String>),
 }
@@ -102,13 +105,23 @@ fn check(shared: &Path, data: &Path) -> Drift {
         false,
         &mut problems,
     );
+    let stream_files = if shared.join("data/provider-streams").is_dir() {
+        compare_dirs(
+            &shared.join("data/provider-streams"),
+            &data.join("provider-streams"),
+            true,
+            &mut problems,
+        )
+    } else {
+        0
+    };
     compare_file(
         &shared.join("SPEC.md"),
         &data.join("SPEC.md"),
         &mut problems,
     );
     if problems.is_empty() {
-        Drift::Identical(json_files, scenario_files, bfcl_files)
+        Drift::Identical(json_files, scenario_files, bfcl_files, stream_files)
     } else {
         Drift::Drifted(problems)
     }
@@ -129,13 +142,14 @@ fn copies_match_shared_originals() {
             problems.len(),
             problems.join("\n  ")
         ),
-        Drift::Identical(json_files, scenario_files, bfcl_files) => {
+        Drift::Identical(json_files, scenario_files, bfcl_files, stream_files) => {
             println!(
                 "drift: {} shared files compared, all identical",
-                json_files + scenario_files + bfcl_files + 1
+                json_files + scenario_files + bfcl_files + stream_files + 1
             );
-            // 318 cases and the LICENSE; the one corpus file.
-            assert_eq!((json_files, bfcl_files), (319, 1));
+            // 318 cases and the LICENSE; the one corpus file; 71 bodies, their expected
+            // files, the README and 4 licences.
+            assert_eq!((json_files, bfcl_files, stream_files), (319, 1, 147));
             assert!(scenario_files > 0);
         }
     }

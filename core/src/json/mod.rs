@@ -58,6 +58,7 @@ pub(crate) mod escape;
 mod members;
 mod scan;
 mod string;
+pub(crate) mod valid;
 
 pub use bytes::{skip_ws, trim_ws};
 pub use error::{JsonError, JsonErrorKind};

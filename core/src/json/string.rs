@@ -58,6 +58,57 @@ impl<'a> JsonStr<'a> {
         }
     }
 
+    /// Views a token of bytes already validated (quotes included) without checking it: on
+    /// anything shorter than two bytes the view is empty.
+    #[inline]
+    pub(crate) fn from_scanned_lenient(token: &'a [u8]) -> Self {
+        Self {
+            raw: token.get(1..token.len().saturating_sub(1)).unwrap_or(&[]),
+        }
+    }
+
+    /// Hands the decoded text to `put` in runs: stretches without escapes as they are, each
+    /// escape (a surrogate pair as one character) as its UTF-8 bytes.
+    pub(crate) fn for_each_decoded_run(&self, mut put: impl FnMut(&[u8])) {
+        let raw = self.raw;
+        let mut i = 0;
+        while i < raw.len() {
+            let run = raw[i..].iter().position(|&b| b == b'\\').map_or(raw.len(), |n| i + n);
+            if run > i {
+                put(&raw[i..run]);
+            }
+            if run >= raw.len() {
+                break;
+            }
+            // One escape: `\uXXXX\uXXXX` for a pair, else 6 or 2 bytes.
+            let len = match raw.get(run + 1) {
+                Some(b'u') => {
+                    let hi = raw.get(run + 2..run + 6).map_or(0, hex4);
+                    if (0xD800..0xDC00).contains(&hi)
+                        && raw.get(run + 6..run + 8) == Some(b"\\u")
+                        && (0xDC00..0xE000).contains(&raw.get(run + 8..run + 12).map_or(0, hex4))
+                    {
+                        12
+                    } else {
+                        6
+                    }
+                }
+                _ => 2,
+            };
+            let end = (run + len).min(raw.len());
+            let mut buf = [0u8; 4];
+            let mut n = 0;
+            for b in (JsonStr { raw: &raw[run..end] }).decoded() {
+                if n < buf.len() {
+                    buf[n] = b;
+                    n += 1;
+                }
+            }
+            put(&buf[..n]);
+            i = end;
+        }
+    }
+
     /// The raw bytes between the quotes, escapes as written.
     #[inline]
     pub fn raw(&self) -> &'a [u8] {
@@ -191,6 +242,19 @@ impl<'a> JsonStr<'a> {
         };
         (text, cut)
     }
+}
+
+/// The value of four hex digits (any other byte counts as 0: the text was validated).
+fn hex4(digits: &[u8]) -> u32 {
+    digits.iter().fold(0, |v, &b| {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => 0,
+        };
+        (v << 4) | d as u32
+    })
 }
 
 /// Iterator over the decoded UTF-8 bytes of a [`JsonStr`].

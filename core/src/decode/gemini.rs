@@ -1,0 +1,412 @@
+//! Gemini `GenerateContentResponse` chunks: text and thought parts of candidate 0,
+//! `functionCall` parts as whole calls, and Gemini 3's streamed arguments (`partialArgs`
+//! by `jsonPath`, continued while `willContinue`) assembled into one args object;
+//! `finishReason` ends the response.
+
+use super::{error_emit, text_emit, Close, Cursor, Emit, Event, State, Step, PATH_CAP};
+use crate::json::valid::{self, Arr, Obj};
+use crate::json::{trim_ws, JsonStr};
+use crate::sink::{put_escaped, put_json_string, Sink};
+
+/// The most containers a streamed argument path may open below the args object.
+const MAX_LEVELS: usize = 62;
+
+/// The call whose arguments arrive as `partialArgs`, and where its JSON text is.
+#[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Assembler<'a> {
+    /// The path of the last value written.
+    path: &'a mut [u8],
+    path_len: usize,
+    /// The streamed call's slot.
+    slot: Option<usize>,
+    /// A streamed call found no slot: its pieces are dropped until it ends.
+    refused: bool,
+    /// Containers open below the args object.
+    depth: usize,
+    /// Bit `l`: the container at level `l` is an object (level 0, the args, always is).
+    objects: u64,
+    /// Bit `l`: the container at level `l` has a member already.
+    filled: u64,
+    /// The last value is a string still open (`willContinue`).
+    string_open: bool,
+    /// A piece could not be placed: the arguments are broken, the rest is dropped.
+    broken: bool,
+}
+
+impl<'a> Assembler<'a> {
+    pub(crate) fn new(path: &'a mut [u8]) -> Self {
+        Self {
+            path,
+            path_len: 0,
+            slot: None,
+            refused: false,
+            depth: 0,
+            objects: 1,
+            filled: 0,
+            string_open: false,
+            broken: false,
+        }
+    }
+
+    pub(crate) fn reset(&mut self) {
+        self.path_len = 0;
+        self.slot = None;
+        self.refused = false;
+        self.depth = 0;
+        self.objects = 1;
+        self.filled = 0;
+        self.string_open = false;
+        self.broken = false;
+    }
+}
+
+/// One step of a path: a member name or an array index.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Seg<'p> {
+    Key(&'p [u8]),
+    Index(&'p [u8]),
+}
+
+impl Seg<'_> {
+    fn is_key(&self) -> bool {
+        matches!(self, Seg::Key(_))
+    }
+}
+
+/// The steps of a JSON path (`$.a.b[0]`, `$['a b']`), at most `MAX_LEVELS + 1`.
+fn parse_path<'p>(p: &'p [u8], out: &mut [Seg<'p>; MAX_LEVELS + 1]) -> Option<usize> {
+    let mut n = 0;
+    let mut i = 1;
+    if p.first() != Some(&b'$') {
+        return None;
+    }
+    while i < p.len() {
+        let seg = match p[i] {
+            b'.' => {
+                let start = i + 1;
+                let end = p[start..]
+                    .iter()
+                    .position(|&c| c == b'.' || c == b'[')
+                    .map_or(p.len(), |k| start + k);
+                i = end;
+                Seg::Key(p.get(start..end).filter(|k| !k.is_empty())?)
+            }
+            b'[' => match p.get(i + 1)? {
+                q @ (b'\'' | b'"') => {
+                    let start = i + 2;
+                    let len = p.get(start..)?.iter().position(|c| c == q)?;
+                    if p.get(start + len + 1) != Some(&b']') {
+                        return None;
+                    }
+                    i = start + len + 2;
+                    Seg::Key(&p[start..start + len])
+                }
+                _ => {
+                    let start = i + 1;
+                    let len = p[start..].iter().position(|&c| c == b']')?;
+                    let digits = &p[start..start + len];
+                    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+                        return None;
+                    }
+                    i = start + len + 1;
+                    Seg::Index(digits)
+                }
+            },
+            _ => return None,
+        };
+        *out.get_mut(n)? = seg;
+        n += 1;
+    }
+    Some(n)
+}
+
+pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
+    let data = ev.data;
+    match cur.step {
+        0 => {
+            if ev.name.is_some_and(|n| n != b"message") {
+                st.skipped.unknown_event += 1;
+                return Step::Done;
+            }
+            let Some(fields) = Obj::of(data) else {
+                st.skipped.bad_shape += 1;
+                return Step::Done;
+            };
+            let mut candidates = None;
+            for (k, v) in fields {
+                if k.raw() == b"error" && trim_ws(v) != b"null" {
+                    return Step::Fail(error_emit(ev, v));
+                }
+                if k.raw() == b"candidates" {
+                    candidates = Some(v);
+                }
+            }
+            let Some(candidate) = candidates.and_then(|c| Arr::of(c)?.next()) else {
+                return Step::Done;
+            };
+            let parts = valid::get(candidate, b"content")
+                .and_then(|c| valid::get(c, b"parts"))
+                .filter(|p| Arr::of(p).is_some());
+            Step::Next(Cursor {
+                step: 1,
+                pos: parts.map_or(0, |p| ev.span(p).0 + 1),
+                a: ev.span(candidate),
+                b: (0, 0),
+            })
+        }
+        1 => {
+            if cur.pos == 0 {
+                return Step::Next(cur.then(2, 0));
+            }
+            let mut list = Arr::resume(data, cur.pos as usize);
+            let Some(part) = list.next() else {
+                return Step::Next(cur.then(2, 0));
+            };
+            let next = cur.then(1, list.pos() as u32);
+            match read_part(ev, part, st) {
+                Some(e) => Step::Emit(e, next),
+                None => Step::Next(next),
+            }
+        }
+        _ => match valid::get_str(ev.at(cur.a), b"finishReason") {
+            Some(reason) => {
+                st.reason.set(reason, &mut st.skipped);
+                Step::End(Close::Complete)
+            }
+            None => Step::Done,
+        },
+    }
+}
+
+/// One part: a text or thought delta, or a call (whole, opening a streamed one, or
+/// continuing it); the frame to write, when there is one.
+fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
+    let (mut text, mut thought, mut call) = (None, false, None);
+    for (k, v) in Obj::of(part)? {
+        match k.raw() {
+            b"text" => text = Some(v),
+            b"thought" => thought = valid::is_true(v),
+            b"functionCall" => call = Some(v),
+            _ => {}
+        }
+    }
+    if let Some(text) = text {
+        return text_emit(ev, Some(text), thought);
+    }
+    let call = call.filter(|c| Obj::of(c).is_some())?;
+    let name = valid::get(call, b"name").filter(|n| valid::string(n).is_some_and(|s| !s.raw().is_empty()));
+    let more = valid::get(call, b"willContinue").is_some_and(valid::is_true);
+    let args = valid::get(call, b"args").filter(|a| trim_ws(a) != b"null");
+    if let Some(name) = name {
+        // A new call ends a streamed one still open.
+        close_streamed(st);
+        let i = match st.open_or_refuse(ev, 0, valid::get(call, b"id"), Some(name)) {
+            Ok(i) => i,
+            Err(e) => {
+                st.gemini.refused = more;
+                return Some(e);
+            }
+        };
+        match (more, args) {
+            (true, None) => {
+                st.gemini.reset();
+                st.gemini.slot = Some(i);
+                st.calls.write_args(i, |s| s.put(b"{"));
+                streamed_pieces(call, st);
+            }
+            (_, args) => {
+                st.calls.set_raw(i, args.unwrap_or(b"{}"));
+                st.calls.ready(i, Close::Complete);
+            }
+        }
+        return None;
+    }
+    if st.gemini.slot.is_some() {
+        streamed_pieces(call, st);
+        if !more {
+            close_streamed(st);
+        }
+    } else if st.gemini.refused {
+        st.gemini.refused = more;
+    } else if !more {
+        st.skipped.bad_shape += 1;
+    }
+    None
+}
+
+/// Places each `partialArgs` entry of a part into the streamed call's arguments.
+fn streamed_pieces(call: &[u8], st: &mut State<'_>) {
+    let Some(list) = valid::get(call, b"partialArgs").and_then(Arr::of) else {
+        return;
+    };
+    for entry in list {
+        place(entry, st);
+    }
+}
+
+/// The value of one `partialArgs` entry, written at its path.
+fn place(entry: &[u8], st: &mut State<'_>) {
+    let Some(i) = st.gemini.slot else {
+        return;
+    };
+    if st.gemini.broken || st.calls.is_over(i) {
+        return;
+    }
+    let (mut path, mut value, mut is_string, mut more) = (None, None, false, false);
+    for (k, v) in Obj::of(entry).into_iter().flatten() {
+        match k.raw() {
+            b"jsonPath" => path = valid::string(v),
+            b"stringValue" => {
+                is_string = valid::string(v).is_some();
+                value = Some(v);
+            }
+            b"numberValue" | b"boolValue" => value = Some(v),
+            b"nullValue" => value = Some(b"null"),
+            b"willContinue" => more = valid::is_true(v),
+            _ => {}
+        }
+    }
+    let mut buf = [0u8; PATH_CAP];
+    let new_path = match path.map(|p| p.decode_into(&mut buf)) {
+        Some(Ok(p)) => p.as_bytes(),
+        _ => return broken(st, i),
+    };
+    let Some(value) = value else {
+        return broken(st, i);
+    };
+    let a = &mut st.gemini;
+    let mut old_segs = [Seg::Key(b""); MAX_LEVELS + 1];
+    let mut new_segs = [Seg::Key(b""); MAX_LEVELS + 1];
+    let mut old_path = [0u8; PATH_CAP];
+    let old_path = &mut old_path[..a.path_len];
+    old_path.copy_from_slice(&a.path[..a.path_len]);
+    let old_n = parse_path(old_path, &mut old_segs).unwrap_or(0);
+    let Some(new_n) = parse_path(new_path, &mut new_segs).filter(|&n| n > 0) else {
+        return broken(st, i);
+    };
+    let same_path = old_n > 0 && *old_path == *new_path;
+    let mut ok = true;
+    st.calls.write_args(i, |s| {
+        if a.string_open {
+            if same_path && is_string {
+                put_piece(s, value);
+                a.string_open = more;
+                if !more {
+                    s.put(b"\"");
+                }
+                return;
+            }
+            s.put(b"\"");
+            a.string_open = false;
+        }
+        // Containers both paths share: same step to them and same kind.
+        let shared = |k: usize| {
+            k + 1 < old_n
+                && k + 1 < new_n
+                && old_segs[k] == new_segs[k]
+                && old_segs[k + 1].is_key() == new_segs[k + 1].is_key()
+        };
+        let mut keep = 0;
+        while keep < a.depth && shared(keep) {
+            keep += 1;
+        }
+        while a.depth > keep {
+            s.put(if a.objects >> a.depth & 1 == 1 { b"}" } else { b"]" });
+            a.depth -= 1;
+        }
+        for level in keep + 1..new_n {
+            if level > MAX_LEVELS || !member(s, a, level - 1, new_segs[level - 1]) {
+                ok = false;
+                return;
+            }
+            let object = new_segs[level].is_key();
+            s.put(if object { b"{" } else { b"[" });
+            a.objects = a.objects & !(1 << level) | (object as u64) << level;
+            a.filled &= !(1 << level);
+            a.depth = level;
+        }
+        if !member(s, a, new_n - 1, new_segs[new_n - 1]) {
+            ok = false;
+            return;
+        }
+        if is_string {
+            s.put(b"\"");
+            put_piece(s, value);
+            a.string_open = more;
+            if !more {
+                s.put(b"\"");
+            }
+        } else {
+            s.put_raw(value);
+        }
+    });
+    if !ok || new_path.len() > a.path.len() {
+        return broken(st, i);
+    }
+    a.path[..new_path.len()].copy_from_slice(new_path);
+    a.path_len = new_path.len();
+}
+
+/// Writes what comes before a member of the container at `level`: a comma after an
+/// earlier one, and its key in an object. False when the step does not fit the container.
+fn member(s: &mut dyn Sink, a: &mut Assembler<'_>, level: usize, seg: Seg<'_>) -> bool {
+    let object = a.objects >> level & 1 == 1;
+    if object != seg.is_key() {
+        return false;
+    }
+    if a.filled >> level & 1 == 1 {
+        s.put(b",");
+    }
+    a.filled |= 1 << level;
+    if let Seg::Key(k) = seg {
+        put_json_string(s, k);
+        s.put(b":");
+    }
+    true
+}
+
+/// A `stringValue` piece, escaped for the inside of the string being written.
+fn put_piece(s: &mut dyn Sink, value: &[u8]) {
+    JsonStr::from_scanned_lenient(trim_ws(value)).for_each_decoded_run(|run| put_escaped(s, run));
+}
+
+fn broken(st: &mut State<'_>, i: usize) {
+    st.gemini.broken = true;
+    st.calls.break_args(i);
+}
+
+/// The streamed call is complete: its open string and containers are closed.
+pub(crate) fn close_streamed(st: &mut State<'_>) {
+    let Some(i) = st.gemini.slot.take() else {
+        st.gemini.refused = false;
+        return;
+    };
+    let a = &mut st.gemini;
+    st.calls.write_args(i, |s| {
+        if a.string_open {
+            s.put(b"\"");
+        }
+        while a.depth > 0 {
+            s.put(if a.objects >> a.depth & 1 == 1 { b"}" } else { b"]" });
+            a.depth -= 1;
+        }
+        s.put(b"}");
+    });
+    st.calls.ready(i, Close::Complete);
+    st.gemini.reset();
+}
+
+/// An over-long chunk: a streamed call it may have carried a piece of fails.
+pub(crate) fn overlong(ev: &Event<'_>, st: &mut State<'_>) -> Step {
+    let carries = ev
+        .data
+        .windows(b"\"functionCall\"".len())
+        .any(|w| w == b"\"functionCall\"");
+    if carries {
+        if let Some(i) = st.gemini.slot {
+            broken(st, i);
+        }
+    }
+    Step::Done
+}

@@ -1,0 +1,180 @@
+//! OpenAI Chat Completions chunks (and every OpenAI-compatible server's): text and
+//! reasoning deltas of choice 0, tool calls keyed by `index` and complete at
+//! `finish_reason` or `[DONE]`, an `error` member ending the response.
+
+use super::{error_emit, text_emit, Close, Cursor, Event, State, Step};
+use crate::json::trim_ws;
+use crate::json::valid::{self, Arr, Obj};
+
+/// Key of a call sent without `index` (Mistral): a whole call of its own.
+const WHOLE: u32 = u32::MAX;
+
+pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
+    let data = ev.data;
+    match cur.step {
+        0 => {
+            if ev.name.is_some_and(|n| n != b"message") {
+                st.skipped.unknown_event += 1;
+                return Step::Done;
+            }
+            let Some(chunk) = Obj::of(data) else {
+                st.skipped.bad_shape += 1;
+                return Step::Done;
+            };
+            let mut choices = None;
+            for (k, v) in chunk {
+                if k.eq_text(b"error") && trim_ws(v) != b"null" {
+                    return Step::Fail(error_emit(ev, v));
+                }
+                if k.eq_text(b"choices") {
+                    choices = Some(v);
+                }
+            }
+            let Some(choices) = choices else {
+                return Step::Done;
+            };
+            let Some(mut list) = Arr::of(choices) else {
+                st.skipped.bad_shape += 1;
+                return Step::Done;
+            };
+            let Some(choice) = list.find(|c| {
+                valid::get(c, b"index").is_none_or(|i| trim_ws(i) == b"0")
+            }) else {
+                return Step::Done;
+            };
+            let delta = valid::get(choice, b"delta").filter(|d| Obj::of(d).is_some());
+            Step::Next(Cursor {
+                step: 1,
+                pos: 0,
+                a: delta.map_or((0, 0), |d| ev.span(d)),
+                b: ev.span(choice),
+            })
+        }
+        1 => {
+            let delta = ev.at(cur.a);
+            let reasoning = valid::get(delta, b"reasoning_content")
+                .filter(|v| valid::string(v).is_some_and(|s| !s.raw().is_empty()))
+                .or_else(|| valid::get(delta, b"reasoning"));
+            match text_emit(ev, reasoning, true) {
+                Some(e) => Step::Emit(e, cur.then(2, 0)),
+                None => Step::Next(cur.then(2, 0)),
+            }
+        }
+        2 => match text_emit(ev, valid::get(ev.at(cur.a), b"content"), false) {
+            Some(e) => Step::Emit(e, cur.then(3, 0)),
+            None => Step::Next(cur.then(3, 0)),
+        },
+        3 => {
+            let pos = match cur.pos {
+                0 => match valid::get(ev.at(cur.a), b"tool_calls") {
+                    Some(v) if Arr::of(v).is_some() => ev.span(v).0 + 1,
+                    Some(v) => {
+                        if trim_ws(v) != b"null" {
+                            st.skipped.bad_shape += 1;
+                        }
+                        return Step::Next(cur.then(4, 0));
+                    }
+                    None => return Step::Next(cur.then(4, 0)),
+                },
+                pos => pos,
+            };
+            // Read over the whole data, so that the list's offsets are the event's own.
+            let mut list = Arr::resume(data, pos as usize);
+            let Some(entry) = list.next() else {
+                return Step::Next(cur.then(4, 0));
+            };
+            let next = cur.then(3, list.pos() as u32);
+            match tool_call(ev, entry, st) {
+                Some(e) => Step::Emit(e, next),
+                None => Step::Next(next),
+            }
+        }
+        _ => {
+            let reason = valid::get(ev.at(cur.b), b"finish_reason").and_then(valid::string);
+            if let Some(reason) = reason {
+                st.reason.set(reason, &mut st.skipped);
+                st.close_all(Close::Complete);
+            }
+            Step::Done
+        }
+    }
+}
+
+/// One `tool_calls` entry: a new call, a piece of an open one, or (without `index`) a
+/// whole call; the frame to write when a new call finds no free slot.
+fn tool_call(ev: &Event<'_>, entry: &[u8], st: &mut State<'_>) -> Option<super::Emit> {
+    let Some(fields) = Obj::of(entry) else {
+        st.skipped.bad_shape += 1;
+        return None;
+    };
+    let (mut index, mut id, mut function) = (None, None, None);
+    for (k, v) in fields {
+        if k.eq_text(b"index") {
+            index = Some(v);
+        } else if k.eq_text(b"id") {
+            id = Some(v);
+        } else if k.eq_text(b"function") {
+            function = Some(v);
+        }
+    }
+    let name = function.and_then(|f| valid::get(f, b"name"));
+    let args = function.and_then(|f| valid::get(f, b"arguments"));
+    let key = match index {
+        None => WHOLE,
+        Some(i) => match super::as_u32(i) {
+            Some(k) if k != WHOLE => k,
+            _ => {
+                st.skipped.bad_shape += 1;
+                return None;
+            }
+        },
+    };
+    if st.is_gone(key) {
+        return None;
+    }
+    let i = match st.calls.find(key).filter(|_| key != WHOLE) {
+        Some(i) => {
+            if let Some(id) = id.and_then(valid::string) {
+                st.calls.set_id(i, id);
+            }
+            if let Some(name) = name.and_then(valid::string) {
+                st.calls.set_name(i, name);
+            }
+            i
+        }
+        None => match st.open_or_refuse(ev, key, id, name) {
+            Ok(i) => i,
+            Err(e) => return Some(e),
+        },
+    };
+    if let Some(args) = args {
+        match valid::string(args) {
+            Some(text) => st.calls.append_text(i, text),
+            None if trim_ws(args) != b"null" => st.calls.set_raw(i, args),
+            None => {}
+        }
+    }
+    if key == WHOLE {
+        st.calls.ready(i, Close::Complete);
+    }
+    None
+}
+
+/// An over-long chunk: the call whose arguments it carried fails.
+pub(crate) fn overlong(ev: &Event<'_>, st: &mut State<'_>) -> Step {
+    let entry = valid::get(ev.data, b"choices")
+        .and_then(|c| Arr::of(c)?.next())
+        .and_then(|c| valid::get(c, b"delta"))
+        .and_then(|d| valid::get(d, b"tool_calls"));
+    if let Some(list) = entry {
+        let key = Arr::of(list)
+            .and_then(|mut l| l.next())
+            .and_then(|e| valid::get(e, b"index"))
+            .and_then(super::as_u32);
+        match key.and_then(|k| st.calls.find(k)) {
+            Some(i) => st.calls.break_args(i),
+            None => st.calls.break_all_open(),
+        }
+    }
+    Step::Done
+}

@@ -1,0 +1,141 @@
+//! The recorded provider streams of `data/provider-streams/` and a host loop that runs a
+//! [`Decoder`] over a body cut into pieces, with what the provider's own SDK reconstructs
+//! from the frames (text, calls, finish reason, error) to compare with the expected file.
+
+use std::fs;
+use std::path::PathBuf;
+
+use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider, Skipped};
+use serde_json::Value;
+
+use crate::data_dir;
+
+/// One recorded body and its expected reconstruction.
+#[derive(Clone, Debug)]
+pub struct Recording {
+    /// `provider/name`.
+    pub name: String,
+    /// The provider.
+    pub provider: Provider,
+    /// The body's exact bytes.
+    pub body: Vec<u8>,
+    /// `NAME.expected.json`.
+    pub expected: Value,
+}
+
+/// Every recording, sorted by name.
+pub fn recordings() -> Vec<Recording> {
+    let root = data_dir().join("provider-streams");
+    let mut out = Vec::new();
+    for provider in Provider::ALL {
+        let dir = root.join(provider.name());
+        let mut names: Vec<PathBuf> = fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "body"))
+            .collect();
+        names.sort();
+        for body_path in names {
+            let stem = body_path.file_stem().unwrap().to_string_lossy().to_string();
+            let expected_path = dir.join(format!("{stem}.expected.json"));
+            let expected = fs::read(&expected_path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
+            out.push(Recording {
+                name: format!("{}/{stem}", provider.name()),
+                provider: *provider,
+                body: fs::read(&body_path).expect("body"),
+                expected: serde_json::from_slice(&expected).expect("expected JSON"),
+            });
+        }
+    }
+    out
+}
+
+/// What a decoder wrote for one body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The frames, in order.
+    pub frames: Vec<String>,
+    /// What it skipped.
+    pub skipped: Skipped,
+}
+
+/// Decodes `body` fed in the pieces `cut` gives (each call returns the next piece's length),
+/// with `slots` call slots and `cfg`; the frame buffer is `DecoderConfig::max_frame_len`.
+pub fn decode_with(
+    provider: Provider,
+    cfg: DecoderConfig,
+    slots: usize,
+    body: &[u8],
+    mut cut: impl FnMut() -> usize,
+) -> Decoded {
+    let mut slot_store = vec![CallSlot::EMPTY; slots];
+    let mut arena = vec![0u8; cfg.arena_len(slots)];
+    let mut d = Decoder::new(provider, cfg, &mut slot_store, &mut arena).expect("decoder");
+    let mut out = vec![0u8; cfg.max_frame_len()];
+    let mut frames = Vec::new();
+    let mut drain = |d: &mut Decoder<'_>, frames: &mut Vec<String>| {
+        while let Some(n) = d.poll_frame(&mut out).expect("frame fits max_frame_len") {
+            frames.push(String::from_utf8(out[..n].to_vec()).expect("UTF-8 frame"));
+        }
+    };
+    let mut at = 0;
+    while at < body.len() {
+        let piece = &body[at..at.saturating_add(cut().max(1)).min(body.len())];
+        let mut used = 0;
+        while used < piece.len() {
+            let n = d.feed(&piece[used..]);
+            used += n;
+            drain(&mut d, &mut frames);
+        }
+        at += piece.len();
+    }
+    d.finish();
+    drain(&mut d, &mut frames);
+    Decoded {
+        frames,
+        skipped: d.skipped(),
+    }
+}
+
+/// [`decode_with`] at the default capacities and 8 slots.
+pub fn decode(provider: Provider, body: &[u8], cut: impl FnMut() -> usize) -> Decoded {
+    decode_with(provider, DecoderConfig::DEFAULT, 8, body, cut)
+}
+
+/// What the provider's SDK reconstructs, from the frames: the expected file's shape.
+pub fn reconstruct(frames: &[String]) -> Value {
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    let mut finish = Value::Null;
+    let mut error = Value::Null;
+    let mut ends = 0;
+    for f in frames {
+        let v: Value = serde_json::from_str(f).expect("frame is JSON");
+        let content = &v["content"];
+        match v["type"].as_str().expect("type") {
+            "TEXT" => text.push_str(content.as_str().expect("TEXT content is a string")),
+            "REASONING" => {}
+            "TOOL_CALL" => {
+                let mut call = serde_json::Map::new();
+                call.insert("id".into(), content.get("id").cloned().unwrap_or(Value::Null));
+                call.insert("name".into(), content["name"].clone());
+                if content.get("args_error").is_some() {
+                    call.insert("arguments_text".into(), content["args"].clone());
+                    call.insert("invalid".into(), Value::Bool(true));
+                } else {
+                    call.insert("arguments".into(), content["args"].clone());
+                }
+                calls.push(Value::Object(call));
+            }
+            "ERROR" => error = content["message"].clone(),
+            "END" => {
+                ends += 1;
+                finish = content["reason"].clone();
+            }
+            other => panic!("unexpected frame type {other}"),
+        }
+    }
+    assert_eq!(ends, 1, "one END per body: {frames:?}");
+    serde_json::json!({"text": text, "tool_calls": calls, "finish": finish, "error": error})
+}
