@@ -118,7 +118,10 @@ pub fn reconstruct(frames: &[String]) -> Value {
             "REASONING" => {}
             "TOOL_CALL" => {
                 let mut call = serde_json::Map::new();
-                call.insert("id".into(), content.get("id").cloned().unwrap_or(Value::Null));
+                call.insert(
+                    "id".into(),
+                    content.get("id").cloned().unwrap_or(Value::Null),
+                );
                 call.insert("name".into(), content["name"].clone());
                 if content.get("args_error").is_some() {
                     call.insert("arguments_text".into(), content["args"].clone());

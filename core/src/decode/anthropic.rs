@@ -96,8 +96,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 }
                 Some(b"input_json_delta") => {
                     let piece = valid::get_str(delta, b"partial_json");
-                    if let (Some(i), Some(piece)) = (index.and_then(|k| st.calls.find(k)), piece)
-                    {
+                    if let (Some(i), Some(piece)) = (index.and_then(|k| st.calls.find(k)), piece) {
                         st.calls.append_text(i, piece);
                     }
                     Step::Done

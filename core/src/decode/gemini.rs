@@ -195,7 +195,8 @@ fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
         return text_emit(ev, Some(text), thought);
     }
     let call = call.filter(|c| Obj::of(c).is_some())?;
-    let name = valid::get(call, b"name").filter(|n| valid::string(n).is_some_and(|s| !s.raw().is_empty()));
+    let name =
+        valid::get(call, b"name").filter(|n| valid::string(n).is_some_and(|s| !s.raw().is_empty()));
     let more = valid::get(call, b"willContinue").is_some_and(valid::is_true);
     let args = valid::get(call, b"args").filter(|a| trim_ws(a) != b"null");
     if let Some(name) = name {
@@ -312,7 +313,11 @@ fn place(entry: &[u8], st: &mut State<'_>) {
             keep += 1;
         }
         while a.depth > keep {
-            s.put(if a.objects >> a.depth & 1 == 1 { b"}" } else { b"]" });
+            s.put(if a.objects >> a.depth & 1 == 1 {
+                b"}"
+            } else {
+                b"]"
+            });
             a.depth -= 1;
         }
         for level in keep + 1..new_n {
@@ -383,12 +388,20 @@ pub(crate) fn close_streamed(st: &mut State<'_>) {
         return;
     };
     let a = &mut st.gemini;
+    // Broken arguments stay as they came, unclosed.
     st.calls.write_args(i, |s| {
+        if a.broken {
+            return;
+        }
         if a.string_open {
             s.put(b"\"");
         }
         while a.depth > 0 {
-            s.put(if a.objects >> a.depth & 1 == 1 { b"}" } else { b"]" });
+            s.put(if a.objects >> a.depth & 1 == 1 {
+                b"}"
+            } else {
+                b"]"
+            });
             a.depth -= 1;
         }
         s.put(b"}");

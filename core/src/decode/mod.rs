@@ -131,7 +131,10 @@ impl Provider {
 
     /// The provider with this name, when this build has it.
     pub fn from_name(name: &[u8]) -> Option<Self> {
-        Self::ALL.iter().copied().find(|p| p.name().as_bytes() == name)
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name().as_bytes() == name)
     }
 
     fn framing(self) -> Framing {
@@ -310,7 +313,10 @@ pub(crate) enum Emit {
     /// A provider error's message: a string token, or any raw value written as its text.
     Error { at: Span, string: bool },
     /// A call that found no free slot: its id and name tokens, when given.
-    NoSlot { id: Option<Span>, name: Option<Span> },
+    NoSlot {
+        id: Option<Span>,
+        name: Option<Span>,
+    },
 }
 
 /// What a provider reader's step came to.
@@ -341,14 +347,19 @@ pub(crate) struct Event<'e> {
 impl<'e> Event<'e> {
     /// The bytes of a span.
     pub(crate) fn at(&self, span: Span) -> &'e [u8] {
-        self.data.get(span.0 as usize..span.1 as usize).unwrap_or(&[])
+        self.data
+            .get(span.0 as usize..span.1 as usize)
+            .unwrap_or(&[])
     }
 
     /// The span of a slice of the event's data.
     pub(crate) fn span(&self, part: &[u8]) -> Span {
         let start = (part.as_ptr() as usize).wrapping_sub(self.data.as_ptr() as usize);
         let start = start.min(self.data.len());
-        (start as u32, (start + part.len()).min(self.data.len()) as u32)
+        (
+            start as u32,
+            (start + part.len()).min(self.data.len()) as u32,
+        )
     }
 
     /// The string token at `span`.

@@ -37,9 +37,9 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };
-            let Some(choice) = list.find(|c| {
-                valid::get(c, b"index").is_none_or(|i| trim_ws(i) == b"0")
-            }) else {
+            let Some(choice) =
+                list.find(|c| valid::get(c, b"index").is_none_or(|i| trim_ws(i) == b"0"))
+            else {
                 return Step::Done;
             };
             let delta = valid::get(choice, b"delta").filter(|d| Obj::of(d).is_some());

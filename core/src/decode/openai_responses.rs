@@ -120,7 +120,7 @@ fn emit(e: Option<super::Emit>, then: Cursor) -> Step {
 }
 
 /// The item and its key when it is a `function_call` (other items are not calls).
-fn function_call<'e>(item: Option<&'e [u8]>, index: Option<u32>) -> Option<(&'e [u8], u32)> {
+fn function_call(item: Option<&[u8]>, index: Option<u32>) -> Option<(&[u8], u32)> {
     let item = item?;
     let is_call = valid::get_str(item, b"type").is_some_and(|t| t.eq_text(b"function_call"));
     Some((item, index?)).filter(|_| is_call)

@@ -203,9 +203,17 @@ impl Reader {
                         self.at = At::Comment;
                         i += 1;
                     }
-                    _ => self.at = At::Name { len: 0, buf: [0; 5] },
+                    _ => {
+                        self.at = At::Name {
+                            len: 0,
+                            buf: [0; 5],
+                        }
+                    }
                 },
-                At::Name { mut len, buf: mut name } => {
+                At::Name {
+                    mut len,
+                    buf: mut name,
+                } => {
                     let rest = &input[i..];
                     let stop = rest
                         .iter()
@@ -310,7 +318,12 @@ mod tests {
     use super::*;
 
     /// Every event of `body` fed in pieces of `step` bytes: (name, data, overlong).
-    fn events(framing: Framing, body: &[u8], step: usize, cap: usize) -> heapless::Vec<(heapless::String<48>, heapless::Vec<u8, 256>, bool), 16> {
+    fn events(
+        framing: Framing,
+        body: &[u8],
+        step: usize,
+        cap: usize,
+    ) -> heapless::Vec<(heapless::String<48>, heapless::Vec<u8, 256>, bool), 16> {
         let mut r = Reader::new(framing);
         let mut buf = [0u8; 256];
         let buf = &mut buf[..cap];

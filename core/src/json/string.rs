@@ -73,7 +73,10 @@ impl<'a> JsonStr<'a> {
         let raw = self.raw;
         let mut i = 0;
         while i < raw.len() {
-            let run = raw[i..].iter().position(|&b| b == b'\\').map_or(raw.len(), |n| i + n);
+            let run = raw[i..]
+                .iter()
+                .position(|&b| b == b'\\')
+                .map_or(raw.len(), |n| i + n);
             if run > i {
                 put(&raw[i..run]);
             }
@@ -98,7 +101,11 @@ impl<'a> JsonStr<'a> {
             let end = (run + len).min(raw.len());
             let mut buf = [0u8; 4];
             let mut n = 0;
-            for b in (JsonStr { raw: &raw[run..end] }).decoded() {
+            for b in (JsonStr {
+                raw: &raw[run..end],
+            })
+            .decoded()
+            {
                 if n < buf.len() {
                     buf[n] = b;
                     n += 1;

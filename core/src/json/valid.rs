@@ -75,7 +75,10 @@ impl<'a> Obj<'a> {
     /// The members of `value` when it is an object (white space around it allowed).
     pub(crate) fn of(value: &'a [u8]) -> Option<Self> {
         let pos = skip_ws(value, 0);
-        (value.get(pos) == Some(&b'{')).then_some(Self { b: value, pos: pos + 1 })
+        (value.get(pos) == Some(&b'{')).then_some(Self {
+            b: value,
+            pos: pos + 1,
+        })
     }
 }
 
@@ -112,7 +115,10 @@ impl<'a> Arr<'a> {
     /// The elements of `value` when it is an array (white space around it allowed).
     pub(crate) fn of(value: &'a [u8]) -> Option<Self> {
         let pos = skip_ws(value, 0);
-        (value.get(pos) == Some(&b'[')).then_some(Self { b: value, pos: pos + 1 })
+        (value.get(pos) == Some(&b'[')).then_some(Self {
+            b: value,
+            pos: pos + 1,
+        })
     }
 }
 
@@ -153,7 +159,10 @@ impl<'a> Iterator for Arr<'a> {
 /// The value of the last member named `key` (later duplicates win, as in `JSON.parse` and
 /// the providers' SDKs), when `object` is an object.
 pub(crate) fn get<'a>(object: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
-    Obj::of(object)?.filter(|(k, _)| k.eq_text(key)).last().map(|(_, v)| v)
+    Obj::of(object)?
+        .filter(|(k, _)| k.eq_text(key))
+        .last()
+        .map(|(_, v)| v)
 }
 
 /// The string `value` is, when it is one.
@@ -192,7 +201,15 @@ mod tests {
 
     #[test]
     fn never_panics_on_garbage() {
-        for doc in [&b"{\"a"[..], b"{\"a\":", b"[1,", b"{\"\\", b"[\"", b"{,,}", b"[,]"] {
+        for doc in [
+            &b"{\"a"[..],
+            b"{\"a\":",
+            b"[1,",
+            b"{\"\\",
+            b"[\"",
+            b"{,,}",
+            b"[,]",
+        ] {
             let _ = Obj::of(doc).map(|o| o.count());
             let _ = Arr::of(doc).map(|a| a.count());
             let _ = skip(doc, 0);

@@ -1,0 +1,539 @@
+//! Stream decoders against hostile models, careless hosts and broken providers: every
+//! call that starts comes out as exactly one `TOOL_CALL` (broken arguments with
+//! `args_error`), bad provider data is skipped and counted, a short frame buffer changes
+//! nothing, memory does not grow with the stream, and a broken call reaches the model
+//! as a `TOOL_RESULT` error through the wrapper.
+
+use polyweave_tests::alloc_count::{measure, Counting};
+use polyweave_tests::drive::{at, drain, echo};
+use polyweave_tests::streams::{decode, decode_with, recordings};
+use polyweave_tool_adapter::decode::{
+    CallSlot, Decoder, DecoderConfig, DecoderStorageError, Provider, Skipped,
+};
+use polyweave_tool_adapter::{Config, NoHooks, Route, Slot, Tool, Wrapper};
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn whole(provider: Provider, body: &str) -> Vec<String> {
+    decode(provider, body.as_bytes(), || usize::MAX).frames
+}
+
+fn chat(chunks: &[&str]) -> String {
+    chunks.iter().map(|c| format!("data: {c}\n\n")).collect()
+}
+
+const CHAT_CALL: &str = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c0","function":{"name":"get","arguments":"{\"q\":"}}]}}]}"#;
+const CHAT_MORE: &str = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}"#;
+const CHAT_FINISH: &str = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#;
+
+#[test]
+fn a_cut_stream_writes_the_open_call_as_incomplete_then_end_null() {
+    let frames = whole(Provider::OpenAiChat, &chat(&[CHAT_CALL]));
+    assert_eq!(
+        frames,
+        [
+            r#"{"type":"TOOL_CALL","content":{"id":"c0","name":"get","args":"{\"q\":","args_error":"Tool get arguments are incomplete"}}"#,
+            r#"{"type":"END","content":{"reason":null}}"#,
+        ]
+    );
+}
+
+#[test]
+fn args_that_are_not_json_are_written_as_text_with_args_error() {
+    let bad = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]}}]}"#;
+    let frames = whole(
+        Provider::OpenAiChat,
+        &chat(&[CHAT_CALL, bad, CHAT_FINISH, "[DONE]"]),
+    );
+    assert_eq!(
+        frames[0],
+        r#"{"type":"TOOL_CALL","content":{"id":"c0","name":"get","args":"{\"q\":}","args_error":"Tool get arguments are not valid JSON"}}"#
+    );
+    assert_eq!(
+        frames[1],
+        r#"{"type":"END","content":{"reason":"tool_calls"}}"#
+    );
+    assert_eq!(frames.len(), 2);
+}
+
+#[test]
+fn args_nested_past_the_depth_limit_are_not_valid_json() {
+    let cfg = DecoderConfig {
+        max_depth: 3,
+        ..DecoderConfig::DEFAULT
+    };
+    let call = |args: &str| {
+        let chunk = serde_json::json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":args}}]},"finish_reason":"stop"}]});
+        let body = chat(&[&chunk.to_string()]);
+        decode_with(Provider::OpenAiChat, cfg, 2, body.as_bytes(), || usize::MAX).frames[0].clone()
+    };
+    assert_eq!(
+        call(r#"{"a":[{"b":1}]}"#),
+        r#"{"type":"TOOL_CALL","content":{"name":"f","args":{"a":[{"b":1}]}}}"#
+    );
+    assert_eq!(
+        call(r#"{"a":[{"b":[]}]}"#),
+        r#"{"type":"TOOL_CALL","content":{"name":"f","args":"{\"a\":[{\"b\":[]}]}","args_error":"Tool f arguments are not valid JSON"}}"#
+    );
+}
+
+#[test]
+fn args_over_the_capacity_fail_the_call_without_args() {
+    let cfg = DecoderConfig {
+        args_cap: 4,
+        ..DecoderConfig::DEFAULT
+    };
+    let body = chat(&[CHAT_CALL, CHAT_MORE, CHAT_FINISH]);
+    let frames = decode_with(Provider::OpenAiChat, cfg, 1, body.as_bytes(), || 7).frames;
+    assert_eq!(
+        frames,
+        [
+            r#"{"type":"TOOL_CALL","content":{"id":"c0","name":"get","args_error":"Tool get args exceed 4 bytes"}}"#,
+            r#"{"type":"END","content":{"reason":"tool_calls"}}"#,
+        ]
+    );
+}
+
+#[test]
+fn a_call_with_no_free_slot_is_written_at_once_and_its_pieces_are_dropped() {
+    let second = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"c1","function":{"name":"put","arguments":"{}"}}]}}]}"#;
+    let more = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]}}]}"#;
+    let body = chat(&[CHAT_CALL, second, more, CHAT_MORE, CHAT_FINISH, "[DONE]"]);
+    let frames = decode_with(
+        Provider::OpenAiChat,
+        DecoderConfig::DEFAULT,
+        1,
+        body.as_bytes(),
+        || usize::MAX,
+    )
+    .frames;
+    assert_eq!(
+        frames,
+        [
+            r#"{"type":"TOOL_CALL","content":{"id":"c1","name":"put","args_error":"Too many parallel tool calls (max 1)"}}"#,
+            r#"{"type":"TOOL_CALL","content":{"id":"c0","name":"get","args":{"q":1}}}"#,
+            r#"{"type":"END","content":{"reason":"tool_calls"}}"#,
+        ]
+    );
+    // With no slot at all, every call still comes out once.
+    let frames = decode_with(
+        Provider::OpenAiChat,
+        DecoderConfig::DEFAULT,
+        0,
+        body.as_bytes(),
+        || usize::MAX,
+    )
+    .frames;
+    assert_eq!(frames.len(), 3);
+    assert!(frames[0]
+        .contains(r#""id":"c0","name":"get","args_error":"Too many parallel tool calls (max 0)""#));
+    assert!(frames[1]
+        .contains(r#""id":"c1","name":"put","args_error":"Too many parallel tool calls (max 0)""#));
+}
+
+#[test]
+fn an_overlong_event_is_skipped_and_fails_the_call_it_carried() {
+    let cfg = DecoderConfig {
+        event_cap: 200,
+        ..DecoderConfig::DEFAULT
+    };
+    let long = format!(
+        r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":0,"function":{{"arguments":"{}"}}}}]}}}}]}}"#,
+        "x".repeat(300)
+    );
+    let text = r#"{"choices":[{"index":0,"delta":{"content":"after"}}]}"#;
+    let body = chat(&[CHAT_CALL, &long, text, CHAT_MORE, CHAT_FINISH]);
+    let d = decode_with(Provider::OpenAiChat, cfg, 2, body.as_bytes(), || 13);
+    assert_eq!(
+        d.frames,
+        [
+            r#"{"type":"TEXT","content":"after"}"#,
+            r#"{"type":"TOOL_CALL","content":{"id":"c0","name":"get","args":"{\"q\":1}","args_error":"Tool get arguments are not valid JSON"}}"#,
+            r#"{"type":"END","content":{"reason":"tool_calls"}}"#,
+        ]
+    );
+    assert_eq!(
+        d.skipped,
+        Skipped {
+            overlong: 1,
+            ..Skipped::default()
+        }
+    );
+}
+
+#[test]
+fn bad_provider_data_is_counted_by_kind_and_decoding_goes_on() {
+    let body = "data: {not json\n\nevent: surprise\ndata: {}\n\ndata: {\"choices\":7}\n\n"
+        .to_string()
+        + &chat(&[CHAT_CALL, CHAT_MORE, CHAT_FINISH, "[DONE]"])
+        + "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"late\"}}]}\n\n";
+    let d = decode(Provider::OpenAiChat, body.as_bytes(), || 5);
+    assert_eq!(
+        d.frames,
+        [
+            r#"{"type":"TOOL_CALL","content":{"id":"c0","name":"get","args":{"q":1}}}"#,
+            r#"{"type":"END","content":{"reason":"tool_calls"}}"#,
+        ]
+    );
+    assert_eq!(
+        d.skipped,
+        Skipped {
+            not_json: 1,
+            unknown_event: 1,
+            bad_shape: 1,
+            after_end: 1,
+            ..Skipped::default()
+        }
+    );
+}
+
+#[test]
+fn an_error_in_the_stream_ends_the_response_and_nothing_after_it_is_read() {
+    let err = r#"{"error":{"message":"overloaded","type":"server_error"}}"#;
+    let body = chat(&[CHAT_CALL, err, CHAT_MORE, CHAT_FINISH]);
+    let d = decode(Provider::OpenAiChat, body.as_bytes(), || usize::MAX);
+    assert_eq!(
+        d.frames,
+        [
+            r#"{"type":"ERROR","content":{"message":"overloaded"}}"#,
+            r#"{"type":"TOOL_CALL","content":{"id":"c0","name":"get","args":"{\"q\":","args_error":"Tool get arguments are incomplete"}}"#,
+            r#"{"type":"END","content":{"reason":null}}"#,
+        ]
+    );
+    assert_eq!(d.skipped.after_end, 2);
+    // An error value without a message is written as its own JSON text.
+    let frames = whole(Provider::Ollama, "{\"error\":{\"code\":7}}\n");
+    assert_eq!(
+        frames[0],
+        r#"{"type":"ERROR","content":{"message":"{\"code\":7}"}}"#
+    );
+}
+
+#[test]
+fn a_short_frame_buffer_gets_the_size_needed_and_changes_nothing() {
+    for r in recordings() {
+        let want = decode(r.provider, &r.body, || usize::MAX).frames;
+        let cfg = DecoderConfig::DEFAULT;
+        let mut slots = [CallSlot::EMPTY; 8];
+        let mut arena = vec![0u8; cfg.arena_len(8)];
+        let mut d = Decoder::new(r.provider, cfg, &mut slots, &mut arena).unwrap();
+        let mut got = Vec::new();
+        let mut small = [0u8; 16];
+        let mut big = vec![0u8; cfg.max_frame_len()];
+        let mut take = |d: &mut Decoder<'_>, got: &mut Vec<String>| loop {
+            match d.poll_frame(&mut small) {
+                Ok(None) => break,
+                Ok(Some(_)) => panic!("no frame is 16 bytes or less"),
+                Err(e) => {
+                    assert_eq!(small, [0; 16], "a short buffer is untouched");
+                    let n = d.poll_frame(&mut big).unwrap().unwrap();
+                    assert_eq!(n, e.needed, "{}", r.name);
+                    got.push(String::from_utf8(big[..n].to_vec()).unwrap());
+                }
+            }
+        };
+        let mut input = &r.body[..];
+        while !input.is_empty() {
+            let n = d.feed(input);
+            input = &input[n..];
+            take(&mut d, &mut got);
+        }
+        d.finish();
+        take(&mut d, &mut got);
+        assert_eq!(got, want, "{}", r.name);
+    }
+}
+
+#[test]
+fn after_finish_the_same_decoder_reads_the_next_body_alike() {
+    for r in recordings() {
+        let want = decode(r.provider, &r.body, || usize::MAX).frames;
+        let cfg = DecoderConfig::DEFAULT;
+        let mut slots = [CallSlot::EMPTY; 8];
+        let mut arena = vec![0u8; cfg.arena_len(8)];
+        let mut d = Decoder::new(r.provider, cfg, &mut slots, &mut arena).unwrap();
+        let mut out = vec![0u8; cfg.max_frame_len()];
+        for round in 0..3 {
+            let mut got = Vec::new();
+            // Feeding while frames wait takes nothing.
+            let mut input = &r.body[..];
+            while !input.is_empty() {
+                let n = d.feed(input);
+                input = &input[n..];
+                if d.has_frames() {
+                    assert_eq!(d.feed(input), 0);
+                }
+                while let Some(n) = d.poll_frame(&mut out).unwrap() {
+                    got.push(String::from_utf8(out[..n].to_vec()).unwrap());
+                }
+            }
+            d.finish();
+            while let Some(n) = d.poll_frame(&mut out).unwrap() {
+                got.push(String::from_utf8(out[..n].to_vec()).unwrap());
+            }
+            assert_eq!(got, want, "{} round {round}", r.name);
+        }
+    }
+}
+
+#[test]
+fn storage_is_checked() {
+    let cfg = DecoderConfig::SMALL;
+    let mut slots = [CallSlot::EMPTY; 2];
+    let mut arena = vec![0u8; cfg.arena_len(2) - 1];
+    assert_eq!(
+        Decoder::new(Provider::Gemini, cfg, &mut slots, &mut arena).err(),
+        Some(DecoderStorageError::ArenaTooSmall {
+            needed: cfg.arena_len(2),
+            given: cfg.arena_len(2) - 1
+        })
+    );
+    let bad = DecoderConfig {
+        id_cap: 70_000,
+        ..cfg
+    };
+    assert_eq!(
+        Decoder::new(Provider::Gemini, bad, &mut slots, &mut arena).err(),
+        Some(DecoderStorageError::BadConfig)
+    );
+    assert_eq!(cfg.arena_len(2), 2048 + 64 + 256 + 2 * (48 + 32 + 512));
+}
+
+/// An Anthropic body of `calls` tool_use blocks, each with a text block before it.
+fn anthropic_body(calls: usize, text_pieces: usize) -> String {
+    let ev = |name: &str, data: String| format!("event: {name}\ndata: {data}\n\n");
+    let mut s = ev(
+        "message_start",
+        r#"{"type":"message_start","message":{"id":"m","content":[]}}"#.into(),
+    );
+    for i in 0..calls {
+        let (t, c) = (2 * i, 2 * i + 1);
+        s += &ev(
+            "content_block_start",
+            format!(
+                r#"{{"type":"content_block_start","index":{t},"content_block":{{"type":"text","text":""}}}}"#
+            ),
+        );
+        for _ in 0..text_pieces {
+            s += &ev(
+                "content_block_delta",
+                format!(
+                    r#"{{"type":"content_block_delta","index":{t},"delta":{{"type":"text_delta","text":"thinking about it, step by step, with care..."}}}}"#
+                ),
+            );
+        }
+        s += &ev(
+            "content_block_stop",
+            format!(r#"{{"type":"content_block_stop","index":{t}}}"#),
+        );
+        s += &ev(
+            "content_block_start",
+            format!(
+                r#"{{"type":"content_block_start","index":{c},"content_block":{{"type":"tool_use","id":"toolu_{i}","name":"echo","input":{{}}}}}}"#
+            ),
+        );
+        for piece in [r#"{\"text\":"#, r#"\"0123456789abcdef\"}"#] {
+            s += &ev(
+                "content_block_delta",
+                format!(
+                    r#"{{"type":"content_block_delta","index":{c},"delta":{{"type":"input_json_delta","partial_json":"{piece}"}}}}"#
+                ),
+            );
+        }
+        s += &ev(
+            "content_block_stop",
+            format!(r#"{{"type":"content_block_stop","index":{c}}}"#),
+        );
+    }
+    s += &ev(
+        "message_delta",
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"}}"#.into(),
+    );
+    s + &ev("message_stop", r#"{"type":"message_stop"}"#.into())
+}
+
+#[test]
+fn a_10_mb_body_of_1000_calls_decodes_in_the_memory_of_a_1_kb_one_without_the_heap() {
+    let big = anthropic_body(1000, 60);
+    let small = anthropic_body(1, 1);
+    assert!(
+        big.len() > 10_000_000 && small.len() < 1500,
+        "{} {}",
+        big.len(),
+        small.len()
+    );
+    // One slot and the small configuration: 2,960 bytes of arena for either body.
+    let cfg = DecoderConfig::SMALL;
+    let mut slots = [CallSlot::EMPTY; 1];
+    let mut arena = [0u8; DecoderConfig::SMALL.arena_len(1)];
+    assert_eq!(arena.len(), 2960);
+    let mut d = Decoder::new(Provider::Anthropic, cfg, &mut slots, &mut arena).unwrap();
+    let mut out = [0u8; 512];
+    let mut run = |d: &mut Decoder<'_>, body: &str| {
+        let (mut calls, mut texts) = (0, 0);
+        let mut count = |d: &mut Decoder<'_>| {
+            while let Some(n) = d.poll_frame(&mut out).unwrap() {
+                match &out[..n] {
+                    f if f.starts_with(br#"{"type":"TOOL_CALL","content":{"id":"toolu_"#) => {
+                        assert!(
+                            f.ends_with(br#""name":"echo","args":{"text":"0123456789abcdef"}}}"#)
+                        );
+                        calls += 1
+                    }
+                    f if f.starts_with(br#"{"type":"TEXT""#) => texts += 1,
+                    f => assert_eq!(f, br#"{"type":"END","content":{"reason":"tool_use"}}"#),
+                }
+            }
+        };
+        let mut input = body.as_bytes();
+        while !input.is_empty() {
+            let n = d.feed(input);
+            input = &input[n..];
+            count(d);
+        }
+        d.finish();
+        count(d);
+        (calls, texts)
+    };
+    let (got, allocs, frees) = measure(|| (run(&mut d, &big), run(&mut d, &small)));
+    assert_eq!(got, ((1000, 60_000), (1, 1)));
+    assert_eq!((allocs, frees), (0, 0));
+    assert_eq!(d.skipped(), Skipped::default());
+}
+
+/// Broken arguments reach the model as the call's `TOOL_RESULT` error, through the wrapper.
+#[test]
+fn broken_arguments_reach_the_model_through_the_wrapper() {
+    let by_name = |name: &str| recordings().into_iter().find(|r| r.name == name).unwrap();
+    for (name, tool, error) in [
+        (
+            "anthropic/anthropic-sdk-incomplete-partial-json-response",
+            "make_file",
+            "Tool make_file arguments are not valid JSON",
+        ),
+        (
+            "anthropic/variant-cut-mid-input",
+            "weather",
+            "Tool weather arguments are incomplete",
+        ),
+        (
+            "openai-responses/variant-cut-mid-arguments",
+            "get_weather",
+            "Tool get_weather arguments are incomplete",
+        ),
+    ] {
+        let r = by_name(name);
+        let frames = decode(r.provider, &r.body, || usize::MAX).frames;
+        let tools = [Tool::sync(tool, &echo)];
+        let mut slots = [Slot::EMPTY; 2];
+        let mut arena = vec![0u8; Config::DEFAULT.arena_len(2)];
+        let mut w = Wrapper::new(Config::DEFAULT, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+        let mut to_model = Vec::new();
+        for f in &frames {
+            w.handle_response(at(1), f.as_bytes()).unwrap();
+            to_model.extend(
+                drain(&mut w)
+                    .into_iter()
+                    .filter(|(r, _)| *r == Route::Model)
+                    .map(|(_, f)| f),
+            );
+        }
+        let id = r.expected["tool_calls"][0]["id"].as_str().unwrap();
+        assert_eq!(
+            to_model[0],
+            format!(
+                r#"{{"type":"TOOL_RESULT","content":{{"id":"{id}","name":"{tool}","error":"{error}"}}}}"#
+            ),
+            "{name}"
+        );
+    }
+}
+
+fn gemini(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|p| format!("data: {{\"candidates\":[{{\"content\":{{\"parts\":[{p}]}}}}]}}\r\n\r\n"))
+        .collect()
+}
+
+#[test]
+fn gemini_streamed_arguments_are_assembled_at_any_depth() {
+    let body = gemini(&[
+        r#"{"functionCall":{"name":"f","id":"g1","willContinue":true}}"#,
+        r#"{"functionCall":{"partialArgs":[{"jsonPath":"$.a[0][0]","numberValue":1},{"jsonPath":"$.a[0][1]","boolValue":true}],"willContinue":true}}"#,
+        r#"{"functionCall":{"partialArgs":[{"jsonPath":"$.a[1].b","nullValue":null},{"jsonPath":"$['c d']","stringValue":"x\"","willContinue":true}],"willContinue":true}}"#,
+        r#"{"functionCall":{"partialArgs":[{"jsonPath":"$['c d']","stringValue":"y"}],"willContinue":true}}"#,
+        r#"{"functionCall":{"willContinue":true}}"#,
+        r#"{"functionCall":{}}"#,
+        r#"{"text":"done"},{"text":"hm","thought":true}"#,
+    ]);
+    assert_eq!(
+        whole(Provider::Gemini, &body),
+        [
+            r#"{"type":"TOOL_CALL","content":{"id":"g1","name":"f","args":{"a":[[1,true],{"b":null}],"c d":"x\"y"}}}"#,
+            r#"{"type":"TEXT","content":"done"}"#,
+            r#"{"type":"REASONING","content":"hm"}"#,
+            r#"{"type":"END","content":{"reason":null}}"#,
+        ]
+    );
+}
+
+#[test]
+fn gemini_a_path_that_cannot_be_placed_breaks_the_call_only() {
+    for bad in [r#""$a""#, r#""a.b""#, r#""$.a[x]""#, r#""$""#, "7"] {
+        let piece = format!(
+            r#"{{"functionCall":{{"partialArgs":[{{"jsonPath":"$.ok","numberValue":1}},{{"jsonPath":{bad},"numberValue":2}}],"willContinue":true}}}}"#
+        );
+        let body = gemini(&[
+            r#"{"functionCall":{"name":"f","willContinue":true}}"#,
+            &piece,
+            r#"{"functionCall":{}}"#,
+            r#"{"functionCall":{"name":"g","args":{"z":1}}}"#,
+        ]);
+        let frames = whole(Provider::Gemini, &body);
+        assert_eq!(
+            frames[0],
+            r#"{"type":"TOOL_CALL","content":{"name":"f","args":"{\"ok\":1","args_error":"Tool f arguments are not valid JSON"}}"#,
+            "{bad}"
+        );
+        assert_eq!(
+            frames[1],
+            r#"{"type":"TOOL_CALL","content":{"name":"g","args":{"z":1}}}"#
+        );
+    }
+    // A path that changes a container's kind starts a new member of that name (a duplicate
+    // key: JSON readers keep the last).
+    let body = gemini(&[
+        r#"{"functionCall":{"name":"f","willContinue":true}}"#,
+        r#"{"functionCall":{"partialArgs":[{"jsonPath":"$.a[0]","numberValue":1},{"jsonPath":"$.a.b","numberValue":2}]}}"#,
+    ]);
+    assert_eq!(
+        whole(Provider::Gemini, &body)[0],
+        r#"{"type":"TOOL_CALL","content":{"name":"f","args":{"a":[1],"a":{"b":2}}}}"#
+    );
+}
+
+#[test]
+fn every_provider_writes_a_call_with_no_free_slot_at_once() {
+    let anthropic = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"n\",\"input\":{}}}\n\n";
+    let responses = "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc\",\"call_id\":\"t1\",\"name\":\"n\",\"arguments\":\"\"}}\n\n";
+    let gemini_call = gemini(&[r#"{"functionCall":{"name":"n","id":"t1","args":{}}}"#]);
+    let ollama = "{\"message\":{\"tool_calls\":[{\"id\":\"t1\",\"function\":{\"name\":\"n\",\"arguments\":{}}}]}}\n";
+    for (provider, body) in [
+        (Provider::Anthropic, anthropic.to_string()),
+        (Provider::OpenAiResponses, responses.to_string()),
+        (Provider::Gemini, gemini_call),
+        (Provider::Ollama, ollama.to_string()),
+    ] {
+        let frames = decode_with(provider, DecoderConfig::DEFAULT, 0, body.as_bytes(), || 3).frames;
+        assert_eq!(
+            frames,
+            [
+                r#"{"type":"TOOL_CALL","content":{"id":"t1","name":"n","args_error":"Too many parallel tool calls (max 0)"}}"#,
+                r#"{"type":"END","content":{"reason":null}}"#,
+            ],
+            "{provider:?}"
+        );
+    }
+}
