@@ -90,6 +90,14 @@ pub mod framing;
 mod held;
 pub mod hook_log;
 pub mod hooks;
+#[cfg(any(
+    feature = "openai-chat",
+    feature = "openai-responses",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "ollama"
+))]
+pub mod items;
 pub mod json;
 mod message;
 pub mod outcome;

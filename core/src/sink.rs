@@ -31,6 +31,38 @@ impl Sink for Counter {
     }
 }
 
+/// Writes what `write` puts into `out` when it fits, and returns its length; it is counted
+/// first, so a short buffer gets the size needed and is left untouched.
+pub(crate) fn write_counted(
+    out: &mut [u8],
+    write: impl Fn(&mut dyn Sink),
+) -> Result<usize, crate::json::BufferTooSmall> {
+    let mut count = Counter(0);
+    write(&mut count);
+    let needed = count.0;
+    let Some(dst) = out.get_mut(..needed) else {
+        return Err(crate::json::BufferTooSmall { needed });
+    };
+    let mut sink = Exact { buf: dst, pos: 0 };
+    write(&mut sink);
+    Ok(needed)
+}
+
+/// A sink over a slice its writer was counted to fit.
+struct Exact<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+}
+
+impl Sink for Exact<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
+            dst.copy_from_slice(bytes);
+        }
+        self.pos += bytes.len();
+    }
+}
+
 /// Writes `text` as a JSON string with quotes and minimal escapes.
 pub fn put_json_string<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
     put_quoted(s, text, false);

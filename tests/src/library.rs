@@ -10,7 +10,10 @@ use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::SystemTime;
+
+use serde_json::Value;
 
 /// The C ABI's package.
 pub const FFI_PACKAGE: &str = "polyweave-tool-adapter-ffi";
@@ -150,4 +153,39 @@ fn newest(p: &Path) -> SystemTime {
         .map(|e| newest(&e.path()))
         .max()
         .unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+/// The replay executable (`polyweave-replay`), built once per test process.
+pub fn replay_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(build_replay)
+}
+
+/// `polyweave-replay`, built for this test's profile into the main target directory.
+fn build_replay() -> PathBuf {
+    let profile_name = profile();
+    let target_dir = target_dir();
+    let mut cmd = cargo_build("polyweave-replay", &profile_name, &target_dir);
+    cmd.args(["-q", "--message-format=json"]);
+    let out = cmd
+        .output()
+        .expect("running cargo build -p polyweave-replay");
+    assert!(
+        out.status.success(),
+        "cargo build -p polyweave-replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Cargo names the executable it produced in its JSON messages.
+    let reported = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "polyweave-replay")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
+    let bin = reported.unwrap_or_else(|| {
+        target_dir
+            .join(&profile_name)
+            .join(format!("polyweave-replay{}", std::env::consts::EXE_SUFFIX))
+    });
+    assert!(bin.is_file(), "no replay executable at {}", bin.display());
+    bin
 }

@@ -12,52 +12,16 @@
 //! and run the executable cargo reports.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use polyweave_tests::data_dir;
-use polyweave_tests::library::{cargo_build, profile, target_dir, workspace_root};
+use polyweave_tests::library::{replay_bin, workspace_root};
 use polyweave_tests::ndjson_compare::{self, compare, decimal, json_eq};
 use polyweave_tests::scenarios::{fffd, output_lines, scenario_files, scratch, SCENARIOS};
 use serde_json::Value;
 
 // ------------------------------------------------------------ the binary
-
-/// The replay executable, built once per test process.
-fn replay_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(build_replay)
-}
-
-/// `polyweave-replay`, built for this test's profile into the main target directory.
-fn build_replay() -> PathBuf {
-    let profile_name = profile();
-    let target_dir = target_dir();
-    let mut cmd = cargo_build("polyweave-replay", &profile_name, &target_dir);
-    cmd.args(["-q", "--message-format=json"]);
-    let out = cmd
-        .output()
-        .expect("running cargo build -p polyweave-replay");
-    assert!(
-        out.status.success(),
-        "cargo build -p polyweave-replay failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Cargo names the executable it produced in its JSON messages.
-    let reported = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "polyweave-replay")
-        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
-    let bin = reported.unwrap_or_else(|| {
-        target_dir
-            .join(&profile_name)
-            .join(format!("polyweave-replay{}", std::env::consts::EXE_SUFFIX))
-    });
-    assert!(bin.is_file(), "no replay executable at {}", bin.display());
-    bin
-}
 
 fn run_replay(args: &[&str], file: &Path) -> Output {
     Command::new(replay_bin())

@@ -71,7 +71,7 @@ pub use calls::CallSlot;
 pub(crate) use calls::{Calls, Close};
 
 use crate::json::{self, valid, JsonStr};
-use crate::sink::{put_json_str, put_json_string, Counter, Sink};
+use crate::sink::{put_json_str, put_json_string, write_counted, Sink};
 use reader::{Fed, Framing, Reader};
 
 pub use crate::json::BufferTooSmall;
@@ -598,7 +598,7 @@ impl<'a> Decoder<'a> {
     pub fn poll_frame(&mut self, out: &mut [u8]) -> Result<Option<usize>, BufferTooSmall> {
         loop {
             if let Some(i) = self.st.calls.next_ready() {
-                let n = put_frame(out, |s| self.st.calls.write_frame(i, s))?;
+                let n = write_counted(out, |s| self.st.calls.write_frame(i, s))?;
                 self.st.calls.free(i);
                 return Ok(Some(n));
             }
@@ -609,12 +609,12 @@ impl<'a> Decoder<'a> {
                 };
                 match step(self.provider, &ev, cur, &mut self.st) {
                     Step::Emit(e, next) => {
-                        let n = put_frame(out, |s| write_emit(&ev, e, &self.st, s))?;
+                        let n = write_counted(out, |s| write_emit(&ev, e, &self.st, s))?;
                         self.cursor = Some(next);
                         return Ok(Some(n));
                     }
                     Step::Fail(e) => {
-                        let n = put_frame(out, |s| write_emit(&ev, e, &self.st, s))?;
+                        let n = write_counted(out, |s| write_emit(&ev, e, &self.st, s))?;
                         self.st.reason.len = None;
                         self.end_response(Close::Incomplete);
                         return Ok(Some(n));
@@ -626,7 +626,7 @@ impl<'a> Decoder<'a> {
                 continue;
             }
             if self.phase == Phase::EndOwed {
-                let n = put_frame(out, |s| self.write_end(s))?;
+                let n = write_counted(out, |s| self.write_end(s))?;
                 self.phase = Phase::Ended;
                 return Ok(Some(n));
             }
@@ -741,34 +741,6 @@ impl<'a> Decoder<'a> {
         self.phase = Phase::Open;
         self.body_over = false;
         self.tail_read = false;
-    }
-}
-
-/// Writes a frame into `out` when it fits (counted first, so a short buffer is untouched).
-fn put_frame(out: &mut [u8], write: impl Fn(&mut dyn Sink)) -> Result<usize, BufferTooSmall> {
-    let mut count = Counter(0);
-    write(&mut count);
-    let needed = count.0;
-    let Some(dst) = out.get_mut(..needed) else {
-        return Err(BufferTooSmall { needed });
-    };
-    let mut sink = Slice { buf: dst, pos: 0 };
-    write(&mut sink);
-    Ok(needed)
-}
-
-/// A sink over a slice known to be long enough.
-struct Slice<'b> {
-    buf: &'b mut [u8],
-    pos: usize,
-}
-
-impl Sink for Slice<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
-            dst.copy_from_slice(bytes);
-        }
-        self.pos += bytes.len();
     }
 }
 

@@ -9,6 +9,7 @@ use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 mod scenario;
+mod streams;
 mod surrogates;
 
 use polyweave_tests::host::{Call, Entry, Host, Outcome, Recorder, Storage};
@@ -185,27 +186,78 @@ impl polyweave_tool_adapter::SyncTool for ScenarioTool {
     }
 }
 
+const USAGE: &str = "usage: polyweave-replay [--pretty] SCENARIO.json\n\
+       polyweave-replay --decode PROVIDER [--chunk N] BODY\n\
+       polyweave-replay --encode PROVIDER FRAMES.ndjson\n\
+       polyweave-replay [--pretty] --stream PROVIDER BODY";
+
+/// What the command line asks for.
+enum Mode {
+    Scenario,
+    Decode(String),
+    Encode(String),
+    Stream(String),
+}
+
 fn main() -> ExitCode {
     let mut pretty = false;
     let mut file = None;
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "--pretty" => pretty = true,
+    let mut mode = Mode::Scenario;
+    let mut chunk = 0usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |what: &str| args.next().ok_or_else(|| format!("{what} needs a value"));
+        let parsed: Result<(), String> = match arg.as_str() {
+            "--pretty" => {
+                pretty = true;
+                Ok(())
+            }
+            "--decode" => value("--decode").map(|p| mode = Mode::Decode(p)),
+            "--encode" => value("--encode").map(|p| mode = Mode::Encode(p)),
+            "--stream" => value("--stream").map(|p| mode = Mode::Stream(p)),
+            "--chunk" => value("--chunk").and_then(|n| {
+                n.parse()
+                    .map(|n| chunk = n)
+                    .map_err(|_| format!("--chunk {n:?}: not a byte count"))
+            }),
             "-h" | "--help" => {
-                println!("usage: polyweave-replay [--pretty] SCENARIO.json");
+                println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
-            _ if file.is_none() => file = Some(arg),
-            _ => {
-                eprintln!("polyweave-replay: unexpected argument {arg:?}");
-                return ExitCode::from(2);
+            _ if file.is_none() => {
+                file = Some(arg);
+                Ok(())
             }
+            _ => Err(format!("unexpected argument {arg:?}")),
+        };
+        if let Err(e) = parsed {
+            eprintln!("polyweave-replay: {e}\n{USAGE}");
+            return ExitCode::from(2);
         }
     }
     let Some(file) = file else {
-        eprintln!("usage: polyweave-replay [--pretty] SCENARIO.json");
+        eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
+    let stream_run = match &mode {
+        Mode::Scenario => None,
+        Mode::Decode(p) => {
+            Some(streams::provider(p).and_then(|p| streams::run_decode(p, chunk, &file)))
+        }
+        Mode::Encode(p) => Some(streams::provider(p).and_then(|p| streams::run_encode(p, &file))),
+        Mode::Stream(p) => {
+            Some(streams::provider(p).and_then(|p| streams::run_stream(p, &file, pretty)))
+        }
+    };
+    if let Some(run) = stream_run {
+        return match run {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("polyweave-replay: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let scenario = match scenario::load(&file) {
         Ok(s) => s,
         Err(e) => {
