@@ -92,6 +92,16 @@ pub fn decode_with(
     }
     d.finish();
     drain(&mut d, &mut frames);
+    let calls = d.calls();
+    assert_eq!(
+        calls.started, calls.written,
+        "every call that started is written once"
+    );
+    let tool_calls = frames
+        .iter()
+        .filter(|f| f.starts_with(r#"{"type":"TOOL_CALL""#))
+        .count();
+    assert_eq!(calls.written, tool_calls as u64);
     Decoded {
         frames,
         skipped: d.skipped(),

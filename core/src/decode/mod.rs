@@ -67,7 +67,7 @@ mod openai_chat;
 #[cfg(feature = "openai-responses")]
 mod openai_responses;
 
-pub use calls::CallSlot;
+pub use calls::{CallCounts, CallSlot};
 pub(crate) use calls::{Calls, Close};
 
 use crate::json::{self, valid, JsonStr};
@@ -557,6 +557,11 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// Calls started and `TOOL_CALL`s written, since it was made.
+    pub fn calls(&self) -> CallCounts {
+        self.st.calls.counts
+    }
+
     /// True when frames are waiting for [`poll_frame`](Self::poll_frame).
     pub fn has_frames(&self) -> bool {
         self.cursor.is_some()
@@ -600,6 +605,7 @@ impl<'a> Decoder<'a> {
             if let Some(i) = self.st.calls.next_ready() {
                 let n = write_counted(out, |s| self.st.calls.write_frame(i, s))?;
                 self.st.calls.free(i);
+                self.st.calls.counts.written += 1;
                 return Ok(Some(n));
             }
             if let Some(cur) = self.cursor {
@@ -610,6 +616,9 @@ impl<'a> Decoder<'a> {
                 match step(self.provider, &ev, cur, &mut self.st) {
                     Step::Emit(e, next) => {
                         let n = write_counted(out, |s| write_emit(&ev, e, &self.st, s))?;
+                        if let Emit::NoSlot { .. } = e {
+                            self.st.calls.counts.written += 1;
+                        }
                         self.cursor = Some(next);
                         return Ok(Some(n));
                     }
