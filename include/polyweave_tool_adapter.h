@@ -100,6 +100,16 @@
 #define PW_VERSION_PATCH 0
 
 /**
+ * An upper bound of what a decoder's block holds besides its arena and call slots.
+ */
+#define PW_DECODER_MAX_BASE_SIZE 512
+
+/**
+ * An upper bound of the block's bytes per call slot, besides its share of the arena.
+ */
+#define PW_DECODER_MAX_SLOT_SIZE 32
+
+/**
  * The depth limit the Rust API uses by default (the frame object is level 1).
  */
 #define PW_DEFAULT_MAX_DEPTH 32
@@ -174,7 +184,8 @@
  * The numbers are stable ABI and never reused. They come in groups so that
  * later API slices can add codes without renumbering: 1-99 arguments and
  * memory and configuration, 100-199 JSON and frames, 200-299 the line
- * framer, 300-399 the wrapper and its calls, 900 and up internal failures.
+ * framer, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
+ * encoders, 900 and up internal failures.
  * Use `pw_result_text` for a message.
  */
 enum pw_result
@@ -334,6 +345,26 @@ enum pw_result
      */
     PW_CALL_FOREIGN = 315,
     /**
+     * A provider number (or name) this build of the library does not have.
+     */
+    PW_UNKNOWN_PROVIDER = 400,
+    /**
+     * An item encoder was handed a frame that is neither a `TOOL_CALL` nor a `TOOL_RESULT`.
+     */
+    PW_ITEM_NOT_CALL_OR_RESULT = 401,
+    /**
+     * An item encoder was handed a frame with no string `name`.
+     */
+    PW_ITEM_NO_NAME = 402,
+    /**
+     * The provider matches results to calls by id, and the frame has none.
+     */
+    PW_ITEM_NO_ID = 403,
+    /**
+     * An item encoder was handed a `TOOL_RESULT` with neither `result` nor `error`.
+     */
+    PW_ITEM_NO_OUTCOME = 404,
+    /**
      * A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
      */
     PW_PANIC = 900,
@@ -343,6 +374,43 @@ enum pw_result
 typedef enum pw_result pw_result;
 #else
 typedef uint32_t pw_result;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * The response formats a stream decoder reads and the item encoders write (SPEC §8).
+ */
+enum pw_provider
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * OpenAI Chat Completions SSE, and every OpenAI-compatible server.
+     */
+    PW_PROVIDER_OPENAI_CHAT = 1,
+    /**
+     * OpenAI Responses API SSE.
+     */
+    PW_PROVIDER_OPENAI_RESPONSES = 2,
+    /**
+     * Anthropic Messages SSE.
+     */
+    PW_PROVIDER_ANTHROPIC = 3,
+    /**
+     * Gemini / Vertex `streamGenerateContent?alt=sse`.
+     */
+    PW_PROVIDER_GEMINI = 4,
+    /**
+     * Ollama `/api/chat` NDJSON.
+     */
+    PW_PROVIDER_OLLAMA = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_provider pw_provider;
+#else
+typedef uint32_t pw_provider;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -599,6 +667,14 @@ typedef uint32_t pw_pending_kind;
 typedef struct pw_adapter_call pw_adapter_call;
 
 /**
+ * A stream decoder (opaque): one provider's response bodies in, frames out.
+ *
+ * It lives in a memory block the host provides (`pw_decoder_size` bytes, aligned to
+ * `pw_decoder_align()`), with its call slots and event buffer. There is nothing to free.
+ */
+typedef struct pw_decoder pw_decoder;
+
+/**
  * Line framer state: splits a byte stream into NDJSON lines (opaque).
  *
  * It lives in a memory block the host provides (`pw_framer_size()` bytes,
@@ -682,6 +758,71 @@ typedef struct pw_outcome {
      */
     struct pw_str text;
 } pw_outcome;
+
+/**
+ * The capacities of a stream decoder (`pw_decoder_config_default` fills in the defaults).
+ */
+typedef struct pw_decoder_config {
+    /**
+     * The longest provider event kept, in bytes: an SSE event's joined data or an NDJSON
+     * line; a longer one is skipped and counted (default 16384, at least 16).
+     */
+    size_t event_cap;
+    /**
+     * The most argument bytes one call may have (default 4096).
+     */
+    size_t args_cap;
+    /**
+     * The longest tool name kept, in bytes (default 64; keep it at most the wrapper's).
+     */
+    size_t name_cap;
+    /**
+     * The longest call id kept, in bytes (default 64; keep it at most the wrapper's).
+     */
+    size_t id_cap;
+    /**
+     * Arguments nested deeper than this are not valid JSON (default 32, at least 1).
+     */
+    uint8_t max_depth;
+} pw_decoder_config;
+
+/**
+ * What a decoder skipped, by kind, and the calls it saw (since `pw_decoder_init`).
+ */
+typedef struct pw_decode_stats {
+    /**
+     * Events whose data is not JSON.
+     */
+    uint32_t not_json;
+    /**
+     * Events of a name the provider does not send.
+     */
+    uint32_t unknown_event;
+    /**
+     * Events of a known kind with members of the wrong shape.
+     */
+    uint32_t bad_shape;
+    /**
+     * Events longer than `event_cap`.
+     */
+    uint32_t overlong;
+    /**
+     * Events after the response ended, until the body ended.
+     */
+    uint32_t after_end;
+    /**
+     * Ids, names and finish reasons cut to their capacity.
+     */
+    uint32_t cut;
+    /**
+     * Calls that started.
+     */
+    uint64_t calls_started;
+    /**
+     * `TOOL_CALL` frames written (equal to `calls_started` once a body is done).
+     */
+    uint64_t calls_written;
+} pw_decode_stats;
 
 /**
  * The fields of a `TOOL_CALL` frame, as spans of the caller's bytes (nothing is copied).
@@ -1196,6 +1337,96 @@ uint64_t pw_adapter_call_poll_timeout(const struct pw_adapter_call *c);
 pw_result pw_adapter_call_outcome(const struct pw_adapter_call *c, struct pw_outcome *out);
 
 /**
+ * Fills `*out` with the default capacities.
+ *
+ * The caller must pass `out` valid for one write.
+ */
+pw_result pw_decoder_config_default(struct pw_decoder_config *out);
+
+/**
+ * The alignment in bytes a decoder's block needs (a power of two).
+ */
+size_t pw_decoder_align(void);
+
+/**
+ * The size of the block `pw_decoder_init` needs for `cfg` and `calls` call slots (the most
+ * calls one response may have open at once). A configuration out of range gives
+ * `PW_BAD_CONFIG`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_size` for one write.
+ */
+pw_result pw_decoder_size(const struct pw_decoder_config *cfg, size_t calls, size_t *out_size);
+
+/**
+ * The longest frame `pw_decoder_poll_frame` can write for `cfg`: an output buffer this
+ * long is never refused with `PW_BUFFER_TOO_SMALL`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_len` for one write.
+ */
+pw_result pw_decoder_max_frame_len(const struct pw_decoder_config *cfg, size_t *out_len);
+
+/**
+ * Places a decoder for `provider` in `mem` (at least `pw_decoder_size(cfg, calls)` bytes,
+ * aligned to `pw_decoder_align()`) and sets `*out` to it. Calling it again on the same
+ * memory starts afresh. On any error nothing is written to `*out`.
+ *
+ * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the decoder
+ * is used and touched by nothing else meanwhile; `cfg` valid for one read; `out` for one
+ * write.
+ */
+pw_result pw_decoder_init(void *mem,
+                          size_t mem_len,
+                          pw_provider provider,
+                          const struct pw_decoder_config *cfg,
+                          size_t calls,
+                          struct pw_decoder **out);
+
+/**
+ * Feeds body bytes; `*consumed` tells how many it took. It takes bytes up to the end of
+ * the first complete provider event and none while frames wait: call
+ * `pw_decoder_poll_frame` until `PW_NOTHING`, then feed the rest.
+ *
+ * The caller must pass `d` from `pw_decoder_init`, not used concurrently; `bytes` valid for
+ * reads of `len` bytes and `consumed` for one write, both outside the decoder's block.
+ */
+pw_result pw_decoder_feed(struct pw_decoder *d, const uint8_t *bytes, size_t len, size_t *consumed);
+
+/**
+ * Says the body is over: poll the last frames (calls still open, then `END`); after them
+ * the decoder takes the next body.
+ *
+ * The caller must pass `d` from `pw_decoder_init`, not used concurrently.
+ */
+pw_result pw_decoder_finish(struct pw_decoder *d);
+
+/**
+ * Writes the next frame into `out` (`cap` bytes) and its length into `*len`: `PW_OK`;
+ * `PW_NOTHING` (`*len` 0) when there is none until more bytes come or, after
+ * `pw_decoder_finish`, when the body is done; `PW_BUFFER_TOO_SMALL` with the size needed
+ * in `*len`, nothing written and nothing changed.
+ *
+ * The caller must pass `d` from `pw_decoder_init`, not used concurrently; `out` valid for
+ * writes of `cap` bytes and `len` for one write, both outside the decoder's block.
+ */
+pw_result pw_decoder_poll_frame(struct pw_decoder *d, uint8_t *out, size_t cap, size_t *len);
+
+/**
+ * Copies what the decoder skipped and the calls it saw into `*out`.
+ *
+ * The caller must pass `d` from `pw_decoder_init`, not used concurrently, and `out` valid
+ * for one write outside the decoder's block.
+ */
+pw_result pw_decoder_stats(const struct pw_decoder *d, struct pw_decode_stats *out);
+
+/**
+ * The provider named `name` (`openai-chat`, `openai-responses`, `anthropic`, `gemini`,
+ * `ollama`; `len` bytes), in `*out`; `PW_UNKNOWN_PROVIDER` when this build has none so named.
+ *
+ * The caller must pass `name` valid for reads of `len` bytes and `out` for one write.
+ */
+pw_result pw_provider_from_name(const uint8_t *name, size_t len, pw_provider *out);
+
+/**
  * Checks that `bytes` is exactly one JSON value (any type), white space around it allowed.
  *
  * `max_depth` bounds nesting (the outermost value is level 1; 0 refuses every
@@ -1361,6 +1592,24 @@ pw_result pw_framer_next_line(struct pw_framer *f, const uint8_t **line, size_t 
  * The caller must pass what `pw_framer_next_line` needs.
  */
 pw_result pw_framer_finish(struct pw_framer *f, const uint8_t **line, size_t *len);
+
+/**
+ * Encodes the `TOOL_CALL` (for the assistant turn) or `TOOL_RESULT` frame `frame` (`len`
+ * bytes) as `provider`'s item into `out` (`cap` bytes), its length in `*out_len`.
+ * `PW_BUFFER_TOO_SMALL` puts the size needed in `*out_len` and writes nothing; a frame
+ * that is not valid gives its `PW_FRAME_*` / `PW_INVALID_JSON` code; other refusals are
+ * `PW_ITEM_NOT_CALL_OR_RESULT`, `PW_ITEM_NO_NAME`, `PW_ITEM_NO_ID` (OpenAI and Anthropic
+ * match results by id) and `PW_ITEM_NO_OUTCOME`.
+ *
+ * The caller must pass `frame` valid for reads of `len` bytes, `out` for writes of `cap`
+ * bytes and `out_len` for one write, the outputs disjoint from each other and the frame.
+ */
+pw_result pw_encode_item(pw_provider provider,
+                         const uint8_t *frame,
+                         size_t len,
+                         uint8_t *out,
+                         size_t cap,
+                         size_t *out_len);
 
 /**
  * The next frame or hook event, in SPEC order, in `*out`: `PW_OK`, or `PW_NOTHING` when

@@ -10,7 +10,8 @@ use polyweave_tool_adapter::{CallError, Error};
 /// The numbers are stable ABI and never reused. They come in groups so that
 /// later API slices can add codes without renumbering: 1-99 arguments and
 /// memory and configuration, 100-199 JSON and frames, 200-299 the line
-/// framer, 300-399 the wrapper and its calls, 900 and up internal failures.
+/// framer, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
+/// encoders, 900 and up internal failures.
 /// Use `pw_result_text` for a message.
 #[allow(non_camel_case_types)]
 #[repr(u32)]
@@ -93,12 +94,22 @@ pub enum pw_result {
     PW_CALL_WRONG_KIND = 314,
     /// The handle was issued by another wrapper.
     PW_CALL_FOREIGN = 315,
+    /// A provider number (or name) this build of the library does not have.
+    PW_UNKNOWN_PROVIDER = 400,
+    /// An item encoder was handed a frame that is neither a `TOOL_CALL` nor a `TOOL_RESULT`.
+    PW_ITEM_NOT_CALL_OR_RESULT = 401,
+    /// An item encoder was handed a frame with no string `name`.
+    PW_ITEM_NO_NAME = 402,
+    /// The provider matches results to calls by id, and the frame has none.
+    PW_ITEM_NO_ID = 403,
+    /// An item encoder was handed a `TOOL_RESULT` with neither `result` nor `error`.
+    PW_ITEM_NO_OUTCOME = 404,
     /// A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
     PW_PANIC = 900,
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [pw_result; 38] = [
+const ALL_RESULTS: [pw_result; 43] = [
     pw_result::PW_OK,
     pw_result::PW_NULL_POINTER,
     pw_result::PW_BUFFER_TOO_SMALL,
@@ -136,6 +147,11 @@ const ALL_RESULTS: [pw_result; 38] = [
     pw_result::PW_CALL_STALE,
     pw_result::PW_CALL_WRONG_KIND,
     pw_result::PW_CALL_FOREIGN,
+    pw_result::PW_UNKNOWN_PROVIDER,
+    pw_result::PW_ITEM_NOT_CALL_OR_RESULT,
+    pw_result::PW_ITEM_NO_NAME,
+    pw_result::PW_ITEM_NO_ID,
+    pw_result::PW_ITEM_NO_OUTCOME,
     pw_result::PW_PANIC,
 ];
 
@@ -185,6 +201,13 @@ impl pw_result {
             pw_result::PW_CALL_STALE => "call ended and its slot was reused",
             pw_result::PW_CALL_WRONG_KIND => "call is of another kind",
             pw_result::PW_CALL_FOREIGN => "handle from another wrapper",
+            pw_result::PW_UNKNOWN_PROVIDER => "provider not in this build",
+            pw_result::PW_ITEM_NOT_CALL_OR_RESULT => {
+                "frame is neither a TOOL_CALL nor a TOOL_RESULT"
+            }
+            pw_result::PW_ITEM_NO_NAME => "frame has no string name",
+            pw_result::PW_ITEM_NO_ID => "the provider needs the call's id, and the frame has none",
+            pw_result::PW_ITEM_NO_OUTCOME => "TOOL_RESULT with neither result nor error",
             pw_result::PW_PANIC => "internal panic caught at the C boundary",
         }
     }

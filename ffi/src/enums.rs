@@ -92,10 +92,28 @@ pub enum pw_output_kind {
     PW_OUTPUT_TOOL_RESULT = 2,
 }
 
+/// The response formats a stream decoder reads and the item encoders write (SPEC §8).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_provider {
+    /// OpenAI Chat Completions SSE, and every OpenAI-compatible server.
+    PW_PROVIDER_OPENAI_CHAT = 1,
+    /// OpenAI Responses API SSE.
+    PW_PROVIDER_OPENAI_RESPONSES = 2,
+    /// Anthropic Messages SSE.
+    PW_PROVIDER_ANTHROPIC = 3,
+    /// Gemini / Vertex `streamGenerateContent?alt=sse`.
+    PW_PROVIDER_GEMINI = 4,
+    /// Ollama `/api/chat` NDJSON.
+    PW_PROVIDER_OLLAMA = 5,
+}
+
 /// The fields C fills in: plain integers under the enums' names, checked when read.
 pub mod raw {
     /// A [`pw_tool_kind`](super::pw_tool_kind) as C hands it in.
     pub type pw_tool_kind = u32;
     /// A [`pw_tool_status`](super::pw_tool_status) as a sync tool returns it.
     pub type pw_tool_status = u32;
+    /// A [`pw_provider`](super::pw_provider) as C hands it in.
+    pub type pw_provider = u32;
 }

@@ -87,6 +87,10 @@
 //! | [`pw_result_is_malformed`], [`pw_result_is_not_waiting`] | a code's class |
 //! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`] | state |
 //! | [`pw_writer_write`] | a sync tool writes its result or message |
+//! | [`pw_decoder_config_default`], [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
+//! | [`pw_decoder_feed`], [`pw_decoder_finish`], [`pw_decoder_poll_frame`] | a response body in, frames out |
+//! | [`pw_decoder_max_frame_len`], [`pw_decoder_stats`], [`pw_provider_from_name`] | sizes, counters, a provider by name |
+//! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
 //! | [`pw_adapter_call_options_default`], [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
 //! | [`pw_adapter_call_handle_frame`], [`pw_adapter_call_handle_closed`], [`pw_adapter_call_handle_timeout`] | the adapter's frames, its closing, the clock |
 //! | [`pw_adapter_call_poll_transmit`], [`pw_adapter_call_poll_timeout`], [`pw_adapter_call_outcome`] | frames for the adapter, the deadline, how it ended |
@@ -114,9 +118,11 @@ mod about;
 mod boundary;
 mod call;
 mod codes;
+mod decoder;
 mod enums;
 mod frame;
 mod framer;
+mod items;
 mod output;
 mod wrapper;
 
@@ -131,9 +137,15 @@ pub use call::{
     pw_adapter_call_poll_timeout, pw_adapter_call_poll_transmit, pw_adapter_call_size,
 };
 pub use codes::pw_result;
+pub use decoder::{
+    pw_decode_stats, pw_decoder, pw_decoder_align, pw_decoder_config, pw_decoder_config_default,
+    pw_decoder_feed, pw_decoder_finish, pw_decoder_init, pw_decoder_max_frame_len,
+    pw_decoder_poll_frame, pw_decoder_size, pw_decoder_stats, pw_provider_from_name,
+    PW_DECODER_MAX_BASE_SIZE, PW_DECODER_MAX_SLOT_SIZE,
+};
 pub use enums::{
-    pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_route, pw_tool_kind,
-    pw_tool_status,
+    pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_provider, pw_route,
+    pw_tool_kind, pw_tool_status,
 };
 pub use frame::{
     pw_frame_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate, pw_kind,
@@ -144,6 +156,7 @@ pub use framer::{
     pw_framer, pw_framer_align, pw_framer_feed, pw_framer_finish, pw_framer_init,
     pw_framer_next_line, pw_framer_size, PW_FRAMER_MAX_ALIGN, PW_FRAMER_MAX_SIZE,
 };
+pub use items::pw_encode_item;
 pub use output::{pw_output, pw_stats, pw_wrapper_poll_output, pw_wrapper_stats};
 pub use wrapper::{
     pw_call_handle, pw_call_info, pw_disposition, pw_event, pw_hooks, pw_outcome, pw_str,

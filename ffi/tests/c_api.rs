@@ -93,3 +93,107 @@ fn header_compiles_as_cpp() {
         .arg(include_dir().join("polyweave_tool_adapter.h")));
     assert!(out.status.success(), "the header does not compile as C++");
 }
+
+/// `tests/c/decode.c`, built once: a decoder and the item encoders over the header only.
+fn decode_program() -> &'static PathBuf {
+    static EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| {
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pw_decode");
+        let compile = run(Command::new(&cc)
+            .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I"])
+            .arg(include_dir())
+            .arg(manifest_dir().join("tests/c/decode.c"))
+            .arg(static_lib())
+            .args(SYSTEM_LIBS)
+            .arg("-o")
+            .arg(&exe));
+        assert!(compile.status.success(), "compiling decode.c failed");
+        exe
+    })
+}
+
+/// Every recorded provider body, decoded by a C program in whole, 1-byte and 13-byte feeds,
+/// gives the Rust decoder's frames; its items are the Rust encoders' items.
+#[test]
+fn c_decodes_every_recorded_body_like_rust() {
+    use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
+    use polyweave_tool_adapter::items::encode_item;
+    let root = support::root_dir().join("tests/data/provider-streams");
+    let cfg = DecoderConfig {
+        event_cap: 256 * 1024,
+        ..DecoderConfig::DEFAULT
+    };
+    let mut bodies = 0;
+    for p in Provider::ALL {
+        let dir = root.join(p.name());
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|f| f.extension().is_some_and(|x| x == "body"))
+            .collect();
+        files.sort();
+        for file in files {
+            let body = std::fs::read(&file).unwrap();
+            let mut slots = [CallSlot::EMPTY; 8];
+            let mut arena = vec![0u8; cfg.arena_len(8)];
+            let mut d = Decoder::new(*p, cfg, &mut slots, &mut arena).unwrap();
+            let mut out = vec![0u8; 64 * 1024];
+            let (mut frames, mut items) = (String::new(), String::new());
+            let mut take = |d: &mut Decoder<'_>, frames: &mut String, items: &mut String| {
+                while let Some(n) = d.poll_frame(&mut out).unwrap() {
+                    let f = String::from_utf8(out[..n].to_vec()).unwrap();
+                    frames.push_str(&f);
+                    frames.push('\n');
+                    if f.starts_with(r#"{"type":"TOOL_CALL","#) {
+                        let v: serde_json::Value = serde_json::from_str(&f).unwrap();
+                        let mut content = serde_json::json!({"name": v["content"]["name"], "result": {"ok": true}});
+                        if let Some(id) = v["content"].get("id") {
+                            content = serde_json::json!({"id": id, "name": v["content"]["name"], "result": {"ok": true}});
+                        }
+                        let result = serde_json::json!({"type": "TOOL_RESULT", "content": content})
+                            .to_string();
+                        for frame in [f.as_str(), result.as_str()] {
+                            let mut buf = [0u8; 8192];
+                            let n = encode_item(*p, frame.as_bytes(), &mut buf).unwrap();
+                            items.push_str(std::str::from_utf8(&buf[..n]).unwrap());
+                            items.push('\n');
+                        }
+                    }
+                }
+            };
+            let mut input = &body[..];
+            while !input.is_empty() {
+                let n = d.feed(input);
+                input = &input[n..];
+                take(&mut d, &mut frames, &mut items);
+            }
+            d.finish();
+            take(&mut d, &mut frames, &mut items);
+            let path = file.to_str().unwrap();
+            for chunk in ["0", "1", "13"] {
+                let out = run_args(decode_program(), &[p.name(), chunk, path]);
+                assert_eq!(out, frames, "{} chunk {chunk}", file.display());
+            }
+            assert_eq!(
+                run_args(decode_program(), &["--items", p.name(), path]),
+                items,
+                "{}",
+                file.display()
+            );
+            bodies += 1;
+        }
+    }
+    assert_eq!(bodies, 71);
+}
+
+/// Runs `exe ARGS`, asserting exit 0; its standard output (not echoed: it is long).
+fn run_args(exe: &PathBuf, args: &[&str]) -> String {
+    let out = Command::new(exe).args(args).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{exe:?} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}

@@ -5,7 +5,7 @@
 //! - Every constant a binding defines (`PW_X = n` in Python, `X: n` in Node's `PW` table) is
 //!   the header's `PW_X`, with the header's value.
 //! - Every value of a header enum family (tool kinds, statuses, dispositions, completions,
-//!   routes, pending kinds, frame kinds) that a binding copies at all, it copies whole.
+//!   routes, pending kinds, frame kinds, providers) that a binding copies at all, it copies whole.
 //! - Every struct a binding declares has the header's fields, in order, with types of the
 //!   same size and kind (integers by width, pointers, nested structs by name).
 
@@ -34,7 +34,7 @@ enum Ty {
 }
 
 /// Names the header declares as `uint32_t`-sized enums.
-const ENUMS: [&str; 9] = [
+const ENUMS: [&str; 10] = [
     "pw_result",
     "pw_kind",
     "pw_tool_kind",
@@ -44,6 +44,7 @@ const ENUMS: [&str; 9] = [
     "pw_route",
     "pw_pending_kind",
     "pw_output_kind",
+    "pw_provider",
 ];
 
 /// A C type as written in the header or in a koffi declaration.

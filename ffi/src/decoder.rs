@@ -1,0 +1,440 @@
+//! Stream decoders (SPEC §8), placed in memory the host hands in: a provider's response
+//! body in, frames out.
+
+use core::ffi::c_void;
+use core::mem::{align_of, size_of};
+
+use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
+
+use crate::boundary::{
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, require_non_null, span,
+};
+use crate::codes::pw_result;
+use crate::enums::{pw_provider, raw};
+
+/// The capacities of a stream decoder (`pw_decoder_config_default` fills in the defaults).
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_decoder_config {
+    /// The longest provider event kept, in bytes: an SSE event's joined data or an NDJSON
+    /// line; a longer one is skipped and counted (default 16384, at least 16).
+    pub event_cap: usize,
+    /// The most argument bytes one call may have (default 4096).
+    pub args_cap: usize,
+    /// The longest tool name kept, in bytes (default 64; keep it at most the wrapper's).
+    pub name_cap: usize,
+    /// The longest call id kept, in bytes (default 64; keep it at most the wrapper's).
+    pub id_cap: usize,
+    /// Arguments nested deeper than this are not valid JSON (default 32, at least 1).
+    pub max_depth: u8,
+}
+
+impl pw_decoder_config {
+    fn to_config(self) -> DecoderConfig {
+        DecoderConfig {
+            event_cap: self.event_cap,
+            args_cap: self.args_cap,
+            name_cap: self.name_cap,
+            id_cap: self.id_cap,
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+/// What a decoder skipped, by kind, and the calls it saw (since `pw_decoder_init`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default)]
+pub struct pw_decode_stats {
+    /// Events whose data is not JSON.
+    pub not_json: u32,
+    /// Events of a name the provider does not send.
+    pub unknown_event: u32,
+    /// Events of a known kind with members of the wrong shape.
+    pub bad_shape: u32,
+    /// Events longer than `event_cap`.
+    pub overlong: u32,
+    /// Events after the response ended, until the body ended.
+    pub after_end: u32,
+    /// Ids, names and finish reasons cut to their capacity.
+    pub cut: u32,
+    /// Calls that started.
+    pub calls_started: u64,
+    /// `TOOL_CALL` frames written (equal to `calls_started` once a body is done).
+    pub calls_written: u64,
+}
+
+/// A stream decoder (opaque): one provider's response bodies in, frames out.
+///
+/// It lives in a memory block the host provides (`pw_decoder_size` bytes, aligned to
+/// `pw_decoder_align()`), with its call slots and event buffer. There is nothing to free.
+#[allow(non_camel_case_types)]
+pub struct pw_decoder {
+    decoder: Decoder<'static>,
+    /// Address and length of the whole block (for overlap checks).
+    block: (usize, usize),
+}
+
+/// An upper bound of what a decoder's block holds besides its arena and call slots.
+pub const PW_DECODER_MAX_BASE_SIZE: usize = 512;
+/// An upper bound of the block's bytes per call slot, besides its share of the arena.
+pub const PW_DECODER_MAX_SLOT_SIZE: usize = 32;
+
+const _: () = assert!(size_of::<pw_decoder>() + 2 * 7 <= PW_DECODER_MAX_BASE_SIZE);
+const _: () = assert!(size_of::<CallSlot>() <= PW_DECODER_MAX_SLOT_SIZE);
+const _: () = assert!(align_of::<pw_decoder>() <= 8 && align_of::<CallSlot>() <= 8);
+
+/// The provider a number names, in this build.
+pub(crate) fn provider(p: raw::pw_provider) -> Result<Provider, pw_result> {
+    let name: &[u8] = match p {
+        x if x == pw_provider::PW_PROVIDER_OPENAI_CHAT as u32 => b"openai-chat",
+        x if x == pw_provider::PW_PROVIDER_OPENAI_RESPONSES as u32 => b"openai-responses",
+        x if x == pw_provider::PW_PROVIDER_ANTHROPIC as u32 => b"anthropic",
+        x if x == pw_provider::PW_PROVIDER_GEMINI as u32 => b"gemini",
+        x if x == pw_provider::PW_PROVIDER_OLLAMA as u32 => b"ollama",
+        _ => return Err(pw_result::PW_UNKNOWN_PROVIDER),
+    };
+    Provider::from_name(name).ok_or(pw_result::PW_UNKNOWN_PROVIDER)
+}
+
+/// Where each part of a decoder's block is.
+struct Layout {
+    slots: usize,
+    arena: usize,
+    arena_len: usize,
+    total: usize,
+}
+
+fn align_up(n: usize, a: usize) -> Option<usize> {
+    n.checked_add(a - 1).map(|n| n & !(a - 1))
+}
+
+impl Layout {
+    fn of(cfg: &DecoderConfig, calls: usize) -> Option<Self> {
+        let slots = align_up(size_of::<pw_decoder>(), align_of::<CallSlot>())?;
+        let arena = slots.checked_add(calls.checked_mul(size_of::<CallSlot>())?)?;
+        let arena_len = cfg.arena_len(calls);
+        (arena_len != usize::MAX).then_some(())?;
+        Some(Self {
+            slots,
+            arena,
+            arena_len,
+            total: arena.checked_add(arena_len)?,
+        })
+    }
+}
+
+/// Reads a configuration.
+///
+/// # Safety
+///
+/// A non-NULL `cfg` must be valid for one read.
+unsafe fn read_config(cfg: *const pw_decoder_config) -> Result<DecoderConfig, pw_result> {
+    require_non_null!(cfg);
+    if !cfg.is_aligned() {
+        return Err(pw_result::PW_MEMORY_MISALIGNED);
+    }
+    // SAFETY: non-NULL, aligned (checked) and readable (caller); every bit pattern is valid.
+    Ok(unsafe { cfg.read() }.to_config())
+}
+
+/// Fills `*out` with the default capacities.
+///
+/// The caller must pass `out` valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_config_default(out: *mut pw_decoder_config) -> pw_result {
+    ffi(|| {
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        let d = DecoderConfig::DEFAULT;
+        out.write(pw_decoder_config {
+            event_cap: d.event_cap,
+            args_cap: d.args_cap,
+            name_cap: d.name_cap,
+            id_cap: d.id_cap,
+            max_depth: d.max_depth,
+        });
+        Ok(())
+    })
+}
+
+/// The alignment in bytes a decoder's block needs (a power of two).
+#[unsafe(no_mangle)]
+pub extern "C" fn pw_decoder_align() -> usize {
+    guard(0, || align_of::<pw_decoder>().max(align_of::<CallSlot>()))
+}
+
+/// The size of the block `pw_decoder_init` needs for `cfg` and `calls` call slots (the most
+/// calls one response may have open at once). A configuration out of range gives
+/// `PW_BAD_CONFIG`.
+///
+/// The caller must pass `cfg` valid for one read and `out_size` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_size(
+    cfg: *const pw_decoder_config,
+    calls: usize,
+    out_size: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(cfg, out_size);
+        // SAFETY: the caller hands `cfg` for one read.
+        let cfg = unsafe { read_config(cfg) }?;
+        // SAFETY: the caller hands `out_size` for one write.
+        let out = unsafe { out_slot(out_size) }?;
+        let layout = Layout::of(&cfg, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
+        out.write(layout.total);
+        Ok(())
+    })
+}
+
+/// The longest frame `pw_decoder_poll_frame` can write for `cfg`: an output buffer this
+/// long is never refused with `PW_BUFFER_TOO_SMALL`.
+///
+/// The caller must pass `cfg` valid for one read and `out_len` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_max_frame_len(
+    cfg: *const pw_decoder_config,
+    out_len: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(cfg, out_len);
+        // SAFETY: the caller hands `cfg` for one read.
+        let cfg = unsafe { read_config(cfg) }?;
+        // SAFETY: the caller hands `out_len` for one write.
+        let out = unsafe { out_slot(out_len) }?;
+        out.write(cfg.max_frame_len());
+        Ok(())
+    })
+}
+
+/// Places a decoder for `provider` in `mem` (at least `pw_decoder_size(cfg, calls)` bytes,
+/// aligned to `pw_decoder_align()`) and sets `*out` to it. Calling it again on the same
+/// memory starts afresh. On any error nothing is written to `*out`.
+///
+/// The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the decoder
+/// is used and touched by nothing else meanwhile; `cfg` valid for one read; `out` for one
+/// write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_init(
+    mem: *mut c_void,
+    mem_len: usize,
+    provider: raw::pw_provider,
+    cfg: *const pw_decoder_config,
+    calls: usize,
+    out: *mut *mut pw_decoder,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(mem, cfg, out);
+        let which = self::provider(provider)?;
+        // SAFETY: the caller hands `cfg` for one read.
+        let config = unsafe { read_config(cfg) }?;
+        let layout = Layout::of(&config, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
+        if mem_len < layout.total {
+            return Err(pw_result::PW_MEMORY_TOO_SMALL);
+        }
+        if !mem.addr().is_multiple_of(pw_decoder_align()) {
+            return Err(pw_result::PW_MEMORY_MISALIGNED);
+        }
+        let block = span(mem.cast::<u8>().cast_const(), mem_len);
+        disjoint(&[block, span(out, 1)], &[span(cfg, 1)])?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        let base = mem.cast::<u8>();
+        // SAFETY: `mem` holds `layout.total` bytes (checked) aligned to `pw_decoder_align()`,
+        // which the slots' offset respects; the parts do not overlap; the caller gives the
+        // block to the decoder for as long as it is used ('static here).
+        let (slot_mem, arena) = unsafe {
+            let slot_ptr = base.add(layout.slots).cast::<CallSlot>();
+            for i in 0..calls {
+                slot_ptr.add(i).write(CallSlot::EMPTY);
+            }
+            (
+                core::slice::from_raw_parts_mut(slot_ptr, calls),
+                out_bytes(base.add(layout.arena), layout.arena_len)?,
+            )
+        };
+        let decoder =
+            Decoder::new(which, config, slot_mem, arena).map_err(|_| pw_result::PW_BAD_CONFIG)?;
+        let state = mem.cast::<pw_decoder>();
+        // SAFETY: `state` is the block's start, aligned and with room for a `pw_decoder`
+        // (checked); `pw_decoder` has no drop glue, so overwriting an old one leaks nothing.
+        unsafe { state.write(pw_decoder { decoder, block }) };
+        out.write(state);
+        Ok(())
+    })
+}
+
+/// Checks `d` and returns the decoder behind it, once its block is disjoint from `others`.
+///
+/// # Safety
+///
+/// A non-NULL `d` must come from `pw_decoder_init` and be used by nothing else for `'a`.
+unsafe fn decoder<'a>(
+    d: *mut pw_decoder,
+    others: &[(usize, usize)],
+) -> Result<&'a mut pw_decoder, pw_result> {
+    require_non_null!(d);
+    if !d.is_aligned() {
+        return Err(pw_result::PW_MEMORY_MISALIGNED);
+    }
+    // SAFETY: `d` is non-NULL and aligned (checked) and was placed by `pw_decoder_init`
+    // (caller); this copies one field without making a reference.
+    let block = unsafe { (*d).block };
+    disjoint(&[block], others)?;
+    // SAFETY: as above, and nothing else uses the decoder during 'a (caller); the other
+    // arguments do not overlap its block (checked).
+    Ok(unsafe { &mut *d })
+}
+
+/// Feeds body bytes; `*consumed` tells how many it took. It takes bytes up to the end of
+/// the first complete provider event and none while frames wait: call
+/// `pw_decoder_poll_frame` until `PW_NOTHING`, then feed the rest.
+///
+/// The caller must pass `d` from `pw_decoder_init`, not used concurrently; `bytes` valid for
+/// reads of `len` bytes and `consumed` for one write, both outside the decoder's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_feed(
+    d: *mut pw_decoder,
+    bytes: *const u8,
+    len: usize,
+    consumed: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(d, bytes, consumed);
+        let (consumed_span, bytes_span) = (span(consumed, 1), span(bytes, len));
+        disjoint(&[consumed_span], &[bytes_span])?;
+        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
+        let d = unsafe { decoder(d, &[consumed_span, bytes_span]) }?;
+        // SAFETY: the caller hands `bytes` for `len` readable bytes.
+        let input = unsafe { in_bytes(bytes, len) }?;
+        // SAFETY: the caller hands `consumed` for one writable `size_t`.
+        let consumed = unsafe { out_slot(consumed) }?;
+        consumed.write(d.decoder.feed(input));
+        Ok(())
+    })
+}
+
+/// Says the body is over: poll the last frames (calls still open, then `END`); after them
+/// the decoder takes the next body.
+///
+/// The caller must pass `d` from `pw_decoder_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_finish(d: *mut pw_decoder) -> pw_result {
+    ffi(|| {
+        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
+        let d = unsafe { decoder(d, &[]) }?;
+        d.decoder.finish();
+        Ok(())
+    })
+}
+
+/// Writes the next frame into `out` (`cap` bytes) and its length into `*len`: `PW_OK`;
+/// `PW_NOTHING` (`*len` 0) when there is none until more bytes come or, after
+/// `pw_decoder_finish`, when the body is done; `PW_BUFFER_TOO_SMALL` with the size needed
+/// in `*len`, nothing written and nothing changed.
+///
+/// The caller must pass `d` from `pw_decoder_init`, not used concurrently; `out` valid for
+/// writes of `cap` bytes and `len` for one write, both outside the decoder's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_poll_frame(
+    d: *mut pw_decoder,
+    out: *mut u8,
+    cap: usize,
+    len: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(d, out, len);
+        let (out_span, len_span) = (span(out.cast_const(), cap), span(len, 1));
+        disjoint(&[out_span, len_span], &[])?;
+        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
+        let d = unsafe { decoder(d, &[out_span, len_span]) }?;
+        // SAFETY: the caller hands `out` for `cap` writable bytes.
+        let buf = unsafe { out_bytes(out, cap) }?;
+        // SAFETY: the caller hands `len` for one writable `size_t`.
+        let len = unsafe { out_slot(len) }?;
+        match d.decoder.poll_frame(buf) {
+            Ok(Some(n)) => {
+                len.write(n);
+                Ok(())
+            }
+            Ok(None) => {
+                len.write(0);
+                Err(pw_result::PW_NOTHING)
+            }
+            Err(e) => {
+                len.write(e.needed);
+                Err(pw_result::PW_BUFFER_TOO_SMALL)
+            }
+        }
+    })
+}
+
+/// Copies what the decoder skipped and the calls it saw into `*out`.
+///
+/// The caller must pass `d` from `pw_decoder_init`, not used concurrently, and `out` valid
+/// for one write outside the decoder's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_stats(
+    d: *const pw_decoder,
+    out: *mut pw_decode_stats,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(d, out);
+        require_non_null!(d);
+        if !d.is_aligned() {
+            return Err(pw_result::PW_MEMORY_MISALIGNED);
+        }
+        // SAFETY: `d` is non-NULL and aligned (checked) and was placed by `pw_decoder_init`
+        // (caller); this copies one field without making a reference.
+        let block = unsafe { (*d).block };
+        disjoint(&[span(out.cast_const(), 1)], &[block])?;
+        // SAFETY: as above; the decoder is only read, and `out` lies outside it (checked).
+        let d = unsafe { &*d };
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        let (s, c) = (d.decoder.skipped(), d.decoder.calls());
+        out.write(pw_decode_stats {
+            not_json: s.not_json,
+            unknown_event: s.unknown_event,
+            bad_shape: s.bad_shape,
+            overlong: s.overlong,
+            after_end: s.after_end,
+            cut: s.cut,
+            calls_started: c.started,
+            calls_written: c.written,
+        });
+        Ok(())
+    })
+}
+
+/// The provider named `name` (`openai-chat`, `openai-responses`, `anthropic`, `gemini`,
+/// `ollama`; `len` bytes), in `*out`; `PW_UNKNOWN_PROVIDER` when this build has none so named.
+///
+/// The caller must pass `name` valid for reads of `len` bytes and `out` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_provider_from_name(
+    name: *const u8,
+    len: usize,
+    out: *mut raw::pw_provider,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(name, out);
+        disjoint(&[span(out.cast_const(), 1)], &[span(name, len)])?;
+        // SAFETY: the caller hands `name` for `len` readable bytes.
+        let name = unsafe { in_bytes(name, len) }?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        let p = Provider::from_name(name).ok_or(pw_result::PW_UNKNOWN_PROVIDER)?;
+        let n = [
+            pw_provider::PW_PROVIDER_OPENAI_CHAT,
+            pw_provider::PW_PROVIDER_OPENAI_RESPONSES,
+            pw_provider::PW_PROVIDER_ANTHROPIC,
+            pw_provider::PW_PROVIDER_GEMINI,
+            pw_provider::PW_PROVIDER_OLLAMA,
+        ]
+        .into_iter()
+        .find(|&c| provider(c as u32) == Ok(p))
+        .ok_or(pw_result::PW_UNKNOWN_PROVIDER)?;
+        out.write(n as u32);
+        Ok(())
+    })
+}
