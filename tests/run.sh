@@ -33,9 +33,11 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "docs (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
-step "no_std builds: core on Cortex-M4F and Cortex-M0 with every feature combination"
+step "no_std builds: core on Cortex-M4F and Cortex-M0 with every feature combination, each provider alone"
+providers="openai-chat openai-responses anthropic gemini ollama"
 for t in $targets; do
-  for f in "" "defmt" "embassy-time" "defmt,embassy-time"; do
+  for f in "" "defmt" "embassy-time" "defmt,embassy-time" $providers \
+    "openai-chat,openai-responses,anthropic,gemini,ollama,defmt,embassy-time"; do
     echo "   core --target $t --features '${f}'"
     cargo build --quiet --locked -p polyweave-tool-adapter --target "$t" --no-default-features --features "$f"
   done
@@ -91,6 +93,17 @@ command -v make >/dev/null || apt_install make
 command -v valgrind >/dev/null || apt_install valgrind
 make -C examples/c-host all asan
 
+step "provider SDKs (pinned, in target/sdk-venv): the request types every encoded item is checked with"
+sdk_stamp="target/sdk-venv/.requirements-$(sha1sum tests/sdk/requirements.txt | cut -c1-16)"
+if [ ! -f "$sdk_stamp" ]; then
+  python3 -m venv --help >/dev/null 2>&1 || apt_install python3-venv
+  rm -rf target/sdk-venv
+  python3 -m venv target/sdk-venv
+  target/sdk-venv/bin/pip install --quiet --disable-pip-version-check -r tests/sdk/requirements.txt
+  touch "$sdk_stamp"
+fi
+export PW_SDK_PYTHON="$PWD/target/sdk-venv/bin/python"
+
 step "tests (unit, doc, data sets, conformance, model, C API, C and C++ hosts, C replay under ASan/UBSan and valgrind)"
 cargo test --workspace --locked
 # The conversions behind the core's `embassy-time` feature (not on in the workspace build:
@@ -100,7 +113,8 @@ cargo test --locked -p polyweave-tool-adapter --features embassy-time --lib
 step "miri: the C ABI's unsafe code, exercised as C would call it, and the core"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 rustup +nightly component list --installed | grep -q '^miri' || rustup +nightly component add miri rust-src
-cargo +nightly miri test --quiet -p polyweave-tool-adapter-ffi --lib --test abi --test wrapper_api --test call_api
+cargo +nightly miri test --quiet -p polyweave-tool-adapter-ffi --lib --test abi --test wrapper_api --test call_api \
+  --test decoder_api
 echo "   miri: the core's unit tests"
 cargo +nightly miri test --quiet -p polyweave-tool-adapter --lib
 

@@ -33,6 +33,13 @@ impl Sink for Counter {
 
 /// Writes what `write` puts into `out` when it fits, and returns its length; it is counted
 /// first, so a short buffer gets the size needed and is left untouched.
+#[cfg(any(
+    feature = "openai-chat",
+    feature = "openai-responses",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "ollama"
+))]
 pub(crate) fn write_counted(
     out: &mut [u8],
     write: impl Fn(&mut dyn Sink),
@@ -49,11 +56,25 @@ pub(crate) fn write_counted(
 }
 
 /// A sink over a slice its writer was counted to fit.
+#[cfg(any(
+    feature = "openai-chat",
+    feature = "openai-responses",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "ollama"
+))]
 struct Exact<'b> {
     buf: &'b mut [u8],
     pos: usize,
 }
 
+#[cfg(any(
+    feature = "openai-chat",
+    feature = "openai-responses",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "ollama"
+))]
 impl Sink for Exact<'_> {
     fn put(&mut self, bytes: &[u8]) {
         if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {

@@ -57,6 +57,37 @@ for variant in with without; do
   text[$variant-z-nolog]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
   fmt[$variant-z-nolog]=$(arm-none-eabi-nm -C "$elf" | grep -c 'core::fmt' || true)
 done
+# Stream decoders (SPEC §8): each provider's decoder on top of the wrapper, at "z". Its flash
+# is the build with its feature (only that provider on in the core) minus the build without,
+# less the recorded body the probe carries (its bytes are .rodata); the probe's feeding loop
+# (about 0.3 KiB) stays in. One run with all five under QEMU checks the frames and reports
+# the decoder's state at the small configuration and the stack.
+providers=(openai-chat openai-responses anthropic gemini ollama)
+declare -A body_bytes=(
+  [openai-chat]=vercel-ai-groq-tool-call [openai-responses]=vercel-ai-azure-tool-call
+  [anthropic]=vercel-ai-anthropic-json-tool-1 [gemini]=vercel-ai-google-tool-call
+  [ollama]=ollama-docs-chat-streaming-with-tools)
+body_total=0
+for p in "${providers[@]}"; do
+  body_bytes[$p]=$(wc -c <"../../tests/data/provider-streams/$p/${body_bytes[$p]}.body")
+  body_total=$((body_total + body_bytes[$p]))
+done
+body_bytes[all]=$body_total
+declare -A decode_text
+for p in "${providers[@]}" all; do
+  feature="decode-$p"
+  [ "$p" = all ] && feature=$(printf 'decode-%s,' "${providers[@]}")
+  cargo build --quiet --locked --profile footprint --bin footprint --features "$feature" \
+    --config 'profile.footprint.opt-level="z"'
+  elf="$dir/footprint-decode-$p-z.elf"
+  cp "target/$target/footprint/footprint" "$elf"
+  decode_text[$p]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
+done
+qemu "$dir/footprint-decode-all-z.elf" >"$dir/decode-z.bin" || { echo "probe decode-z failed" >&2; exit 1; }
+defmt-print -e "$dir/footprint-decode-all-z.elf" <"$dir/decode-z.bin" >"$dir/decode-z.log"
+grep -q 'DECODE: frames 10 ' "$dir/decode-z.log" || { echo "the decode run did not give 2 frames per body" >&2; exit 1; }
+decode_state=$(sed -n 's/.*DECODE: frames [0-9]* state \([0-9]*\).*/\1/p' "$dir/decode-z.log")
+decode_stack=$(sed -n 's/.*DECODE STACK: \([0-9]*\) bytes.*/\1/p' "$dir/decode-z.log")
 # Stack over the BFCL corpus (3,302 calls, every frame validated; the feature adds the corpus
 # to flash, so this build is kept out of the flash figures).
 cargo build --quiet --locked --profile footprint --bin footprint --features bfcl-stack \
@@ -122,6 +153,11 @@ done
 printf '  BFCL corpus (3,302 calls, default capacities, full_validation, z): %s bytes, shell included\n' "$bfcl_stack"
 printf '\nSync BFCL round trip on the Cortex-M4F (QEMU -icount: instructions per call, 13,208 calls)\n'
 printf '  opt-level s %6s   opt-level 3 %6s\n' "${speed[s]}" "${speed[3]}"
+printf '\nStream decoders on top of the wrapper ("z", flash in bytes; state at DecoderConfig::SMALL, 2 call slots)\n'
+for p in "${providers[@]}" all; do
+  printf '  %-18s %6s\n' "$p" "$((decode_text[$p] - text[with-z] - body_bytes[$p]))"
+done
+printf '  state %s bytes; stack high water with all five %s bytes\n' "$decode_state" "$decode_stack"
 printf '\nBudgets: core flash at "z" %s <= %s, small arena %s <= %s\n' "$flash_z" "$FLASH_Z_BUDGET" "$small" "$SMALL_ARENA_BUDGET"
 status=0
 [ "$flash_z" -le "$FLASH_Z_BUDGET" ] || { echo "FAIL: core flash at \"z\" $flash_z > $FLASH_Z_BUDGET" >&2; status=1; }

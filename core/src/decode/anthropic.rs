@@ -2,7 +2,8 @@
 //! `index` (their `input` from the block start, or the `partial_json` pieces joined),
 //! complete at `content_block_stop`; `message_delta`'s `stop_reason` is the finish reason.
 
-use super::{error_emit, text_emit, Close, Cursor, Event, State, Step};
+use super::calls::Close;
+use super::step::{error_emit, text_emit, Cursor, Event, State, Step};
 use crate::json::valid::{self, Obj};
 
 /// The event names the SDK reads; others (and events without a name) are skipped.
@@ -34,7 +35,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     for (k, v) in fields {
         match k.raw() {
             b"type" => ty = valid::string(v).map(|t| t.raw()),
-            b"index" => index = super::as_u32(v),
+            b"index" => index = super::step::as_u32(v),
             b"content_block" => block = Some(v),
             b"delta" => delta = Some(v),
             b"error" => error = Some(v),
@@ -43,7 +44,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     }
     let ty = ty.or(ev.name).unwrap_or(b"");
     let done = Cursor::at(1);
-    let shown = |e: Option<super::Emit>| match e {
+    let shown = |e: Option<super::step::Emit>| match e {
         Some(e) => Step::Emit(e, done),
         None => Step::Done,
     };
@@ -128,7 +129,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
 /// An over-long event: the block whose input it carried fails.
 pub(crate) fn overlong(ev: &Event<'_>, st: &mut State<'_>) -> Step {
     if ev.name == Some(b"content_block_delta") {
-        let key = valid::get(ev.data, b"index").and_then(super::as_u32);
+        let key = valid::get(ev.data, b"index").and_then(super::step::as_u32);
         match key.and_then(|k| st.calls.find(k)) {
             Some(i) => st.calls.break_args(i),
             None => st.calls.break_all_open(),

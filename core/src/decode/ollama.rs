@@ -2,7 +2,8 @@
 //! `message.tool_calls` entry a whole call as it arrives, `done` with its `done_reason`,
 //! and an `error` line ending the response.
 
-use super::{error_emit, text_emit, Close, Cursor, Emit, Event, State, Step};
+use super::calls::Close;
+use super::step::{error_emit, text_emit, Cursor, Emit, Event, State, Step};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Arr, Obj};
 

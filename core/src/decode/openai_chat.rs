@@ -2,7 +2,8 @@
 //! reasoning deltas of choice 0, tool calls keyed by `index` and complete at
 //! `finish_reason` or `[DONE]`, an `error` member ending the response.
 
-use super::{error_emit, text_emit, Close, Cursor, Event, State, Step};
+use super::calls::Close;
+use super::step::{error_emit, text_emit, Cursor, Event, State, Step};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Arr, Obj};
 
@@ -102,7 +103,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
 
 /// One `tool_calls` entry: a new call, a piece of an open one, or (without `index`) a
 /// whole call; the frame to write when a new call finds no free slot.
-fn tool_call(ev: &Event<'_>, entry: &[u8], st: &mut State<'_>) -> Option<super::Emit> {
+fn tool_call(ev: &Event<'_>, entry: &[u8], st: &mut State<'_>) -> Option<super::step::Emit> {
     let Some(fields) = Obj::of(entry) else {
         st.skipped.bad_shape += 1;
         return None;
@@ -121,7 +122,7 @@ fn tool_call(ev: &Event<'_>, entry: &[u8], st: &mut State<'_>) -> Option<super::
     let args = function.and_then(|f| valid::get(f, b"arguments"));
     let key = match index {
         None => WHOLE,
-        Some(i) => match super::as_u32(i) {
+        Some(i) => match super::step::as_u32(i) {
             Some(k) if k != WHOLE => k,
             _ => {
                 st.skipped.bad_shape += 1;
@@ -170,7 +171,7 @@ pub(crate) fn overlong(ev: &Event<'_>, st: &mut State<'_>) -> Step {
         let key = Arr::of(list)
             .and_then(|mut l| l.next())
             .and_then(|e| valid::get(e, b"index"))
-            .and_then(super::as_u32);
+            .and_then(super::step::as_u32);
         match key.and_then(|k| st.calls.find(k)) {
             Some(i) => st.calls.break_args(i),
             None => st.calls.break_all_open(),

@@ -3,7 +3,8 @@
 //! `response.function_call_arguments.done` or `response.output_item.done`, whichever comes
 //! first; the terminal `response.*` event's `status` is the finish reason.
 
-use super::{error_emit, text_emit, Close, Cursor, Event, State, Step};
+use super::calls::Close;
+use super::step::{error_emit, text_emit, Cursor, Event, State, Step};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Obj};
 
@@ -21,7 +22,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     for (k, v) in fields {
         match k.raw() {
             b"type" => ty = valid::string(v),
-            b"output_index" => index = super::as_u32(v),
+            b"output_index" => index = super::step::as_u32(v),
             b"item" => item = Some(v),
             b"delta" => delta = Some(v),
             b"arguments" => arguments = valid::string(v),
@@ -112,7 +113,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     }
 }
 
-fn emit(e: Option<super::Emit>, then: Cursor) -> Step {
+fn emit(e: Option<super::step::Emit>, then: Cursor) -> Step {
     match e {
         Some(e) => Step::Emit(e, then),
         None => Step::Done,
@@ -146,7 +147,7 @@ pub(crate) fn overlong(ev: &Event<'_>, st: &mut State<'_>) -> Step {
         b"response.function_call_arguments.delta"
         | b"response.function_call_arguments.done"
         | b"response.output_item.done" => {
-            let key = valid::get(ev.data, b"output_index").and_then(super::as_u32);
+            let key = valid::get(ev.data, b"output_index").and_then(super::step::as_u32);
             match key.and_then(|k| st.calls.find(k)) {
                 Some(i) => st.calls.break_args(i),
                 None => st.calls.break_all_open(),

@@ -4,6 +4,18 @@
 //! search for brackets and quotes, not a second validation. On bytes that are not valid
 //! JSON they return nonsense but never panic and always end.
 
+// Only the stream decoders read this way; with some of them left out, some readers go unused.
+#![cfg_attr(
+    not(all(
+        feature = "openai-chat",
+        feature = "openai-responses",
+        feature = "anthropic",
+        feature = "gemini",
+        feature = "ollama"
+    )),
+    allow(dead_code)
+)]
+
 use super::bytes::skip_ws;
 use super::string::JsonStr;
 

@@ -261,6 +261,82 @@ mod conversation {
     }
 }
 
+/// A stream decoder (SPEC §8) at the small configuration over one recorded body per
+/// provider feature, fed 64 bytes at a time.
+#[cfg(any(
+    feature = "decode-openai-chat",
+    feature = "decode-openai-responses",
+    feature = "decode-anthropic",
+    feature = "decode-gemini",
+    feature = "decode-ollama"
+))]
+mod decoding {
+    use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
+
+    const CFG: DecoderConfig = DecoderConfig::SMALL;
+    const CALLS: usize = 2;
+    /// Bytes of the decoder's state: its arena, its slots and the `Decoder` itself.
+    pub const STATE: usize = CFG.arena_len(CALLS)
+        + CALLS * core::mem::size_of::<CallSlot>()
+        + core::mem::size_of::<Decoder<'static>>();
+
+    const BODIES: &[(Provider, &[u8])] = &[
+        #[cfg(feature = "decode-openai-chat")]
+        (
+            Provider::OpenAiChat,
+            include_bytes!("../../../../tests/data/provider-streams/openai-chat/vercel-ai-groq-tool-call.body"),
+        ),
+        #[cfg(feature = "decode-openai-responses")]
+        (
+            Provider::OpenAiResponses,
+            include_bytes!("../../../../tests/data/provider-streams/openai-responses/vercel-ai-azure-tool-call.body"),
+        ),
+        #[cfg(feature = "decode-anthropic")]
+        (
+            Provider::Anthropic,
+            include_bytes!("../../../../tests/data/provider-streams/anthropic/vercel-ai-anthropic-json-tool-1.body"),
+        ),
+        #[cfg(feature = "decode-gemini")]
+        (
+            Provider::Gemini,
+            include_bytes!("../../../../tests/data/provider-streams/gemini/vercel-ai-google-tool-call.body"),
+        ),
+        #[cfg(feature = "decode-ollama")]
+        (
+            Provider::Ollama,
+            include_bytes!("../../../../tests/data/provider-streams/ollama/ollama-docs-chat-streaming-with-tools.body"),
+        ),
+    ];
+
+    /// Frames written for every body (each gives one call and its `END`).
+    pub fn run() -> Option<usize> {
+        let mut frames = 0;
+        for &(provider, body) in BODIES {
+            let mut slots = [CallSlot::EMPTY; CALLS];
+            let mut arena = [0u8; CFG.arena_len(CALLS)];
+            let mut d = Decoder::new(provider, CFG, &mut slots, &mut arena).ok()?;
+            let mut out = [0u8; 1024];
+            let body = core::hint::black_box(body);
+            for piece in body.chunks(64) {
+                let mut at = 0;
+                while at < piece.len() {
+                    at += d.feed(&piece[at..]);
+                    while let Some(n) = d.poll_frame(&mut out).ok()? {
+                        defmt::info!("decoded: {=[u8]:a}", out[..n]);
+                        frames += 1;
+                    }
+                }
+            }
+            d.finish();
+            while let Some(n) = d.poll_frame(&mut out).ok()? {
+                defmt::info!("decoded: {=[u8]:a}", out[..n]);
+                frames += 1;
+            }
+        }
+        (frames == 2 * BODIES.len()).then_some(frames)
+    }
+}
+
 #[embassy_executor::main]
 async fn main(_spawner: Spawner) {
     paint_stack();
@@ -298,6 +374,21 @@ async fn main(_spawner: Spawner) {
     };
     info!("frames: {=usize}", frames);
     info!("STACK: {=usize} bytes high water", stack_high_water());
+    #[cfg(any(
+        feature = "decode-openai-chat",
+        feature = "decode-openai-responses",
+        feature = "decode-anthropic",
+        feature = "decode-gemini",
+        feature = "decode-ollama"
+    ))]
+    {
+        let Some(frames) = decoding::run() else {
+            error!("decoding failed");
+            exit_failure()
+        };
+        info!("DECODE: frames {=usize} state {=usize}", frames, decoding::STATE);
+        info!("DECODE STACK: {=usize} bytes high water", stack_high_water());
+    }
     #[cfg(all(feature = "bfcl-stack", not(feature = "no-wrapper")))]
     {
         let Some(frames) = conversation::bfcl() else {

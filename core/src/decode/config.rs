@@ -1,0 +1,201 @@
+//! What a decoder is made with: the provider it reads, its capacities, what it counts and
+//! why it could not be made.
+
+use super::reader::Framing;
+use crate::json;
+
+/// The formats a decoder reads (one cargo feature each).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Provider {
+    /// OpenAI Chat Completions SSE, and every OpenAI-compatible server.
+    #[cfg(feature = "openai-chat")]
+    OpenAiChat,
+    /// OpenAI Responses API SSE.
+    #[cfg(feature = "openai-responses")]
+    OpenAiResponses,
+    /// Anthropic Messages SSE.
+    #[cfg(feature = "anthropic")]
+    Anthropic,
+    /// Gemini / Vertex `streamGenerateContent?alt=sse`.
+    #[cfg(feature = "gemini")]
+    Gemini,
+    /// Ollama `/api/chat` NDJSON.
+    #[cfg(feature = "ollama")]
+    Ollama,
+}
+
+impl Provider {
+    /// Every provider this build has.
+    pub const ALL: &'static [Provider] = &[
+        #[cfg(feature = "openai-chat")]
+        Provider::OpenAiChat,
+        #[cfg(feature = "openai-responses")]
+        Provider::OpenAiResponses,
+        #[cfg(feature = "anthropic")]
+        Provider::Anthropic,
+        #[cfg(feature = "gemini")]
+        Provider::Gemini,
+        #[cfg(feature = "ollama")]
+        Provider::Ollama,
+    ];
+
+    /// The provider's name in SPEC §8 (`openai-chat`, `openai-responses`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            #[cfg(feature = "openai-chat")]
+            Provider::OpenAiChat => "openai-chat",
+            #[cfg(feature = "openai-responses")]
+            Provider::OpenAiResponses => "openai-responses",
+            #[cfg(feature = "anthropic")]
+            Provider::Anthropic => "anthropic",
+            #[cfg(feature = "gemini")]
+            Provider::Gemini => "gemini",
+            #[cfg(feature = "ollama")]
+            Provider::Ollama => "ollama",
+        }
+    }
+
+    /// The provider with this name, when this build has it.
+    pub fn from_name(name: &[u8]) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name().as_bytes() == name)
+    }
+
+    pub(crate) fn framing(self) -> Framing {
+        match self {
+            #[cfg(feature = "ollama")]
+            Provider::Ollama => Framing::Ndjson,
+            #[allow(unreachable_patterns)]
+            _ => Framing::Sse,
+        }
+    }
+}
+
+/// The capacities of a decoder; the arena it needs is [`arena_len`](Self::arena_len).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DecoderConfig {
+    /// The longest provider event kept (an SSE event's joined data, an NDJSON line); a
+    /// longer one is skipped and counted.
+    pub event_cap: usize,
+    /// The most argument bytes one call may have.
+    pub args_cap: usize,
+    /// The longest tool name kept, in bytes (a longer one is cut and counted): keep it at
+    /// most the wrapper's `name_cap`.
+    pub name_cap: usize,
+    /// The longest call id kept, in bytes (a longer one is cut and counted): keep it at
+    /// most the wrapper's `id_cap`.
+    pub id_cap: usize,
+    /// Arguments nested deeper than this (the args value is level 1) are not valid JSON.
+    pub max_depth: u8,
+}
+
+/// Bytes kept of a finish reason (the longest any provider writes is 26).
+pub const REASON_CAP: usize = 64;
+/// Bytes kept of the JSON path of a Gemini streamed argument.
+pub const PATH_CAP: usize = 256;
+
+impl DecoderConfig {
+    /// Events up to 16 KiB, 4 KiB of arguments per call, names and ids up to 64 bytes.
+    pub const DEFAULT: Self = Self {
+        event_cap: 16 * 1024,
+        args_cap: 4096,
+        name_cap: 64,
+        id_cap: 64,
+        max_depth: json::DEFAULT_MAX_DEPTH,
+    };
+
+    /// For a few KiB of RAM: events up to 2 KiB, 512 B of arguments, names and ids 32 and 48 B.
+    pub const SMALL: Self = Self {
+        event_cap: 2048,
+        args_cap: 512,
+        name_cap: 32,
+        id_cap: 48,
+        max_depth: 16,
+    };
+
+    /// Arena bytes each call slot takes.
+    pub const fn slot_len(&self) -> usize {
+        self.id_cap
+            .saturating_add(self.name_cap)
+            .saturating_add(self.args_cap)
+    }
+
+    /// The arena a decoder with `calls` slots needs.
+    pub const fn arena_len(&self, calls: usize) -> usize {
+        self.event_cap
+            .saturating_add(REASON_CAP)
+            .saturating_add(PATH_CAP)
+            .saturating_add(calls.saturating_mul(self.slot_len()))
+    }
+
+    /// The longest frame the decoder can write: size the buffer given to `poll_frame` so.
+    pub const fn max_frame_len(&self) -> usize {
+        // A delta or error re-escaped from an event: at most twice its bytes (a raw error
+        // value quoted), plus the frame around it.
+        let from_event = self.event_cap.saturating_mul(2).saturating_add(64);
+        // A call: every decoded byte may escape to six (`\u00XX`), the name twice.
+        let call = self
+            .id_cap
+            .saturating_add(self.name_cap.saturating_mul(2))
+            .saturating_add(self.args_cap)
+            .saturating_mul(6)
+            .saturating_add(160);
+        if from_event > call {
+            from_event
+        } else {
+            call
+        }
+    }
+}
+
+/// Provider data the decoder skipped (SPEC §8 rule 5), by kind, since it was made.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Skipped {
+    /// Events whose data is not JSON.
+    pub not_json: u32,
+    /// Events of a name the provider does not send (or, Anthropic, with no name).
+    pub unknown_event: u32,
+    /// Events of a known kind whose members have the wrong shape.
+    pub bad_shape: u32,
+    /// Events longer than `event_cap`.
+    pub overlong: u32,
+    /// Events after the response ended (its `END` was written), until the body ends.
+    pub after_end: u32,
+    /// Ids, names and finish reasons cut to their capacity.
+    pub cut: u32,
+}
+
+/// Why a decoder could not be made.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum DecoderStorageError {
+    /// The arena is smaller than [`DecoderConfig::arena_len`].
+    ArenaTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        given: usize,
+    },
+    /// Name or id capacity over 65535, args capacity over `u32::MAX`, an event capacity
+    /// under 16 bytes, or a depth limit of 0.
+    BadConfig,
+}
+
+impl core::fmt::Display for DecoderStorageError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::ArenaTooSmall { needed, given } => {
+                write!(f, "decoder arena of {given} bytes, {needed} needed")
+            }
+            Self::BadConfig => f.write_str("decoder capacities out of range"),
+        }
+    }
+}
+
+impl core::error::Error for DecoderStorageError {}
