@@ -33,6 +33,7 @@ export const PW = Object.freeze({
   BUFFER_TOO_SMALL: 2,
   BAD_CONFIG: 6,
   FRAME_NOT_OBJECT: 100,
+  INVALID_JSON: 103,
   WRONG_FRAME_KIND: 106,
   FRAME_DUPLICATE_TYPE: 107,
   NOTHING: 300,
@@ -46,6 +47,11 @@ export const PW = Object.freeze({
   CALL_CANCELLED: 312,
   CALL_STALE: 313,
   CALL_WRONG_KIND: 314,
+  UNKNOWN_PROVIDER: 400,
+  ITEM_NOT_CALL_OR_RESULT: 401,
+  ITEM_NO_NAME: 402,
+  ITEM_NO_ID: 403,
+  ITEM_NO_OUTCOME: 404,
   TOOL_KIND_SYNC: 0,
   TOOL_KIND_DEFERRED: 1,
   TOOL_KIND_ADAPTER: 2,
@@ -61,6 +67,11 @@ export const PW = Object.freeze({
   OUTPUT_FRAME: 0,
   OUTPUT_TOOL_CALL: 1,
   OUTPUT_TOOL_RESULT: 2,
+  PROVIDER_OPENAI_CHAT: 1,
+  PROVIDER_OPENAI_RESPONSES: 2,
+  PROVIDER_ANTHROPIC: 3,
+  PROVIDER_GEMINI: 4,
+  PROVIDER_OLLAMA: 5,
 });
 
 
@@ -167,6 +178,25 @@ koffi.struct('pw_trace_entry', {
   outcome: 'pw_outcome',
 });
 
+koffi.opaque('pw_decoder');
+koffi.struct('pw_decoder_config', {
+  event_cap: 'size_t',
+  args_cap: 'size_t',
+  name_cap: 'size_t',
+  id_cap: 'size_t',
+  max_depth: 'uint8_t',
+});
+koffi.struct('pw_decode_stats', {
+  not_json: 'uint32_t',
+  unknown_event: 'uint32_t',
+  bad_shape: 'uint32_t',
+  overlong: 'uint32_t',
+  after_end: 'uint32_t',
+  cut: 'uint32_t',
+  calls_started: 'uint64_t',
+  calls_written: 'uint64_t',
+});
+
 // ------------------------------------------------------------ functions
 
 const f = (sig) => lib.func(sig);
@@ -225,6 +255,22 @@ export const C = {
   pollTimeout: f('uint64_t pw_wrapper_poll_timeout(const pw_wrapper *w)'),
   pending: f('size_t pw_wrapper_pending(const pw_wrapper *w)'),
   traceEntry: f('uint32_t pw_wrapper_trace_entry(const pw_wrapper *w, size_t index, _Out_ pw_trace_entry *out)'),
+  // stream decoders and item encoders (decode.mjs)
+  decoderConfigDefault: f('uint32_t pw_decoder_config_default(_Out_ pw_decoder_config *out)'),
+  decoderAlign: f('size_t pw_decoder_align(void)'),
+  decoderSize: f('uint32_t pw_decoder_size(const pw_decoder_config *cfg, size_t calls, _Out_ size_t *out_size)'),
+  decoderMaxFrameLen: f('uint32_t pw_decoder_max_frame_len(const pw_decoder_config *cfg, _Out_ size_t *out_len)'),
+  decoderInit: f(
+    'uint32_t pw_decoder_init(void *mem, size_t mem_len, uint32_t provider, const pw_decoder_config *cfg, size_t calls, _Out_ pw_decoder **out)',
+  ),
+  decoderFeed: f('uint32_t pw_decoder_feed(pw_decoder *d, const uint8_t *bytes, size_t len, _Out_ size_t *consumed)'),
+  decoderFinish: f('uint32_t pw_decoder_finish(pw_decoder *d)'),
+  decoderPollFrame: f('uint32_t pw_decoder_poll_frame(pw_decoder *d, _Out_ uint8_t *out, size_t cap, _Out_ size_t *len)'),
+  decoderStats: f('uint32_t pw_decoder_stats(const pw_decoder *d, _Out_ pw_decode_stats *out)'),
+  providerFromName: f('uint32_t pw_provider_from_name(const uint8_t *name, size_t len, _Out_ uint32_t *out)'),
+  encodeItem: f(
+    'uint32_t pw_encode_item(uint32_t provider, const uint8_t *frame, size_t len, _Out_ uint8_t *out, size_t cap, _Out_ size_t *out_len)',
+  ),
   // sync tools write their output through the writer they are handed (during the call only)
   writerWrite: f('uint32_t pw_writer_write(pw_writer *out, const uint8_t *bytes, size_t len)'),
 };

@@ -29,6 +29,16 @@ import {
 import { createSource, isDuplex } from './duplex.mjs';
 
 export { createSource, createSink, createDuplex, isDuplex } from './duplex.mjs';
+export {
+  createDecoder,
+  DecoderStream,
+  DecoderTransform,
+  encodeItem,
+  framesFromResponse,
+  Provider,
+  providerFromName,
+  StreamDecoder,
+} from './decode.mjs';
 
 // ------------------------------------------------------------ raw JSON text
 

@@ -1,7 +1,9 @@
 //! The Node package (`examples/node`: @polyweave/tool-adapter's API over the C ABI through
-//! koffi) passes its own `npm test`, and its replay program (`replay.mjs`, built on the package's
-//! exported API only) conforms on every shared scenario, compared channel by channel as
-//! `conformance` does (`polyweave_tests::ndjson_compare`).
+//! koffi) passes its own `npm test` (among it `test/decode.test.mjs`: the stream decoders on every
+//! recorded provider body through `createDecoder`, the Transforms and `framesFromResponse`, and
+//! `encodeItem`), and its replay program (`replay.mjs`, built on the package's exported API only)
+//! conforms on every shared scenario, compared channel by channel as `conformance` does
+//! (`polyweave_tests::ndjson_compare`).
 //!
 //! The release shared library is the main target directory's when it is as new as the ffi and
 //! core sources, else it is built into a private one (the outer cargo holds the lock of the
@@ -62,12 +64,25 @@ fn npm_test_passes() {
         .env("PW_LIB", lib)
         .output()
         .expect("running npm test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "npm test failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
+        "npm test failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The decoder tests were found and ran.
+    for name in [
+        "every recording whole gives what its SDK reconstructs",
+        "framesFromResponse over a chunked fetch Response",
+        "encodeItem: every refusal throws with its pw_result code",
+    ] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("ok ") && l.contains(name)),
+            "the decoder test {name:?} did not pass in npm test:\n{stdout}"
+        );
+    }
 }
 
 #[test]

@@ -2,9 +2,10 @@
 //! like the Rust and C replay programs: the release shared library, as new as the current
 //! sources (`polyweave_tests::library::ffi_shared_lib`: the main target directory's when it is
 //! current, else built into a private one), is handed to Python through `PW_LIB`; the binding's
-//! unit tests pass, and `replay.py` runs every shared scenario and prints what its
-//! `*.out.ndjson` expects, compared channel by channel as `conformance` does
-//! (`polyweave_tests::ndjson_compare`).
+//! unit tests pass (among them `test_decode.py`: the stream decoders on every recorded provider
+//! body, whole and in random pieces, and the item encoders), and `replay.py` runs every shared
+//! scenario and prints what its `*.out.ndjson` expects, compared channel by channel as
+//! `conformance` does (`polyweave_tests::ndjson_compare`).
 //!
 //! Skipped, with a message, only when `python3` is missing.
 
@@ -60,17 +61,29 @@ fn the_unit_tests_pass() {
             "-m".as_ref(),
             "unittest".as_ref(),
             "discover".as_ref(),
+            "-v".as_ref(),
             "-s".as_ref(),
             tests.as_os_str(),
         ],
     );
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "python3 -m unittest discover -s examples/python/tests: exit {:?}\n{}\n{}",
+        "python3 -m unittest discover -s examples/python/tests: exit {:?}\n{}\n{stderr}",
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
     );
+    // The decoder tests were found and ran (one line per test with `-v`).
+    for class in [
+        "test_decode.Recordings",
+        "test_decode.DecoderObject",
+        "test_decode.Items",
+    ] {
+        assert!(
+            stderr.contains(&format!("({class}.")),
+            "{class} did not run:\n{stderr}"
+        );
+    }
 }
 
 #[test]

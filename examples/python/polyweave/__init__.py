@@ -1,12 +1,16 @@
 """Python binding of the polyweave tool-call router, over its C ABI with `ctypes` only.
 
 Everything goes through the C functions of `libpolyweave_tool_adapter_ffi` (`$PW_LIB`, or
-`target/release/` under the repository root); see `Wrapper` and `AdapterCall`.
+`target/release/` under the repository root); see `Wrapper` and `AdapterCall`, and for a
+provider's streamed response body `Decoder` / `decode` (frames out) and `encode_item` (a frame
+as the provider's request item).
 """
 
 from . import errors
+from .decode import *  # noqa: F401,F403
+from .decode import __all__ as _decode_all
 from .errors import *  # noqa: F401,F403 (one class per pw_result code)
 from .wrapper import *  # noqa: F401,F403
 from .wrapper import __all__ as _wrapper_all
 
-__all__ = list(_wrapper_all) + list(errors.__all__)
+__all__ = list(_wrapper_all) + list(_decode_all) + list(errors.__all__)

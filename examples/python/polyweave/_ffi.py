@@ -58,6 +58,8 @@ PW_NO_TIMEOUT = 0xFFFFFFFFFFFFFFFF
 PW_VERSION_MAJOR = 0
 PW_VERSION_MINOR = 1
 PW_VERSION_PATCH = 0
+PW_DECODER_MAX_BASE_SIZE = 512
+PW_DECODER_MAX_SLOT_SIZE = 32
 
 # enum pw_result
 PW_OK = 0
@@ -97,10 +99,23 @@ PW_CALL_CANCELLED = 312
 PW_CALL_STALE = 313
 PW_CALL_WRONG_KIND = 314
 PW_CALL_FOREIGN = 315
+PW_UNKNOWN_PROVIDER = 400
+PW_ITEM_NOT_CALL_OR_RESULT = 401
+PW_ITEM_NO_NAME = 402
+PW_ITEM_NO_ID = 403
+PW_ITEM_NO_OUTCOME = 404
 PW_PANIC = 900
+
+# enum pw_provider
+PW_PROVIDER_OPENAI_CHAT = 1
+PW_PROVIDER_OPENAI_RESPONSES = 2
+PW_PROVIDER_ANTHROPIC = 3
+PW_PROVIDER_GEMINI = 4
+PW_PROVIDER_OLLAMA = 5
 
 pw_result = c_uint32
 pw_kind = c_uint32
+pw_provider = c_uint32
 
 # ------------------------------------------------------------ structs
 
@@ -274,6 +289,33 @@ class pw_trace_entry(Structure):
     ]
 
 
+class pw_decoder_config(Structure):
+    _fields_ = [
+        ("event_cap", c_size_t),
+        ("args_cap", c_size_t),
+        ("name_cap", c_size_t),
+        ("id_cap", c_size_t),
+        ("max_depth", c_uint8),
+    ]
+
+
+class pw_decode_stats(Structure):
+    _fields_ = [
+        ("not_json", c_uint32),
+        ("unknown_event", c_uint32),
+        ("bad_shape", c_uint32),
+        ("overlong", c_uint32),
+        ("after_end", c_uint32),
+        ("cut", c_uint32),
+        ("calls_started", c_uint64),
+        ("calls_written", c_uint64),
+    ]
+
+
+class pw_decoder(Structure):
+    """Opaque."""
+
+
 # ------------------------------------------------------------ the library
 
 
@@ -369,6 +411,21 @@ _SIGNATURES = {
     "pw_wrapper_poll_timeout": (c_uint64, [_P(pw_wrapper)]),
     "pw_wrapper_pending": (c_size_t, [_P(pw_wrapper)]),
     "pw_wrapper_trace_entry": (pw_result, [_P(pw_wrapper), c_size_t, _P(pw_trace_entry)]),
+    # stream decoders and item encoders
+    "pw_decoder_config_default": (pw_result, [_P(pw_decoder_config)]),
+    "pw_decoder_align": (c_size_t, []),
+    "pw_decoder_size": (pw_result, [_P(pw_decoder_config), c_size_t, _P(c_size_t)]),
+    "pw_decoder_max_frame_len": (pw_result, [_P(pw_decoder_config), _P(c_size_t)]),
+    "pw_decoder_init": (
+        pw_result,
+        [c_void_p, c_size_t, pw_provider, _P(pw_decoder_config), c_size_t, _P(_P(pw_decoder))],
+    ),
+    "pw_decoder_feed": (pw_result, [_P(pw_decoder), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_decoder_finish": (pw_result, [_P(pw_decoder)]),
+    "pw_decoder_poll_frame": (pw_result, [_P(pw_decoder), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_decoder_stats": (pw_result, [_P(pw_decoder), _P(pw_decode_stats)]),
+    "pw_provider_from_name": (pw_result, [c_void_p, c_size_t, _P(pw_provider)]),
+    "pw_encode_item": (pw_result, [pw_provider, c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)]),
 }
 
 for _name, (_res, _args) in _SIGNATURES.items():

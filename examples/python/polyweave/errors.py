@@ -50,12 +50,19 @@ class BufferTooSmall(PolyweaveError, ValueError):
             self.args = ("%s (code %d): %d bytes needed" % (self.message, self.code, needed),)
 
 
+class ItemRefused(PolyweaveError, ValueError):
+    """A frame an item encoder cannot turn into the provider's item (codes 401-404): not a
+    `TOOL_CALL` / `TOOL_RESULT`, no name, no id where the provider needs one, no outcome."""
+
+
 def _base(code):
     """The class a code's exception derives from, as the library classifies the code."""
     if _ffi.lib.pw_result_is_malformed(code):
         return MalformedFrame
     if _ffi.lib.pw_result_is_not_waiting(code):
         return CallNotWaiting
+    if _ffi.PW_ITEM_NOT_CALL_OR_RESULT <= code <= _ffi.PW_ITEM_NO_OUTCOME:
+        return ItemRefused
     return PolyweaveError
 
 
@@ -98,6 +105,15 @@ CallCancelled = _make("CallCancelled", _ffi.PW_CALL_CANCELLED)
 CallStale = _make("CallStale", _ffi.PW_CALL_STALE)
 CallWrongKind = _make("CallWrongKind", _ffi.PW_CALL_WRONG_KIND)
 CallForeign = _make("CallForeign", _ffi.PW_CALL_FOREIGN)
+UnknownProvider = type(
+    "UnknownProvider",
+    (PolyweaveError, ValueError),
+    {"code": _ffi.PW_UNKNOWN_PROVIDER, "__doc__": result_text(_ffi.PW_UNKNOWN_PROVIDER)},
+)
+ItemNotCallOrResult = _make("ItemNotCallOrResult", _ffi.PW_ITEM_NOT_CALL_OR_RESULT)
+ItemNoName = _make("ItemNoName", _ffi.PW_ITEM_NO_NAME)
+ItemNoId = _make("ItemNoId", _ffi.PW_ITEM_NO_ID)
+ItemNoOutcome = _make("ItemNoOutcome", _ffi.PW_ITEM_NO_OUTCOME)
 Panic = _make("Panic", _ffi.PW_PANIC)
 
 #: Every class by its code.
@@ -126,6 +142,12 @@ def check(code):
         raise error_for(code)
 
 
-__all__ = ["PolyweaveError", "MalformedFrame", "CallNotWaiting", "result_text", "error_for", "check"] + sorted(
-    cls.__name__ for cls in BY_CODE.values()
-)
+__all__ = [
+    "PolyweaveError",
+    "MalformedFrame",
+    "CallNotWaiting",
+    "ItemRefused",
+    "result_text",
+    "error_for",
+    "check",
+] + sorted(cls.__name__ for cls in BY_CODE.values())
