@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 each="${SECONDS_EACH:-60}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json framing wrapper ffi)
+[ ${#targets[@]} -gt 0 ] || targets=(json framing wrapper ffi
+  decode_openai_chat decode_openai_responses decode_anthropic decode_gemini decode_ollama)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -44,12 +45,29 @@ mkdir -p "$tmp/gen"
 POLYWEAVE_SEED_DIR="$tmp/gen" cargo test -q --manifest-path ../../Cargo.toml -p polyweave-tests \
   --test model write_wrapper_fuzz_seeds -- --ignored --exact >/dev/null
 seed wrapper "$tmp"/gen/*
+# decode_<provider>: the recorded bodies of the provider, each behind three headers
+# (fuzz_targets/decode_common.rs, HEADER bytes: event, args, name and id caps, depth, slots,
+# frame buffer, four piece sizes): roomy and fed in pieces of all sizes; middling with a
+# frame buffer of 288 bytes; tight (events of 144 bytes, one slot) fed a byte at a time.
+headers=('\xff\xff\xff\xff\x1d\x04\xff\x20\x05\xff\x01'
+  '\x80\x80\x40\x40\x0f\x02\x60\x03\x11\x07\x2a'
+  '\x20\x30\x20\x20\x05\x01\x10\x00\x00\x00\x00')
+for p in openai-chat openai-responses anthropic gemini ollama; do
+  for f in "$data/provider-streams/$p"/*.body; do
+    for i in "${!headers[@]}"; do
+      { printf "${headers[$i]}"; cat "$f"; } >"$tmp/dec-$p-$i-$(basename "$f")"
+    done
+  done
+  seed "decode_${p//-/_}" "$tmp"/dec-"$p"-*
+done
 
 mkdir -p logs
 for t in "${targets[@]}"; do
   echo "== fuzz $t for ${each}s"
+  # The decode targets' bodies go up to 60 KB (a header before them).
+  case "$t" in decode_*) max_len=65536 ;; *) max_len=4096 ;; esac
   if ! cargo +nightly fuzz run --fuzz-dir . "$t" "corpus/$t" -- \
-    -max_total_time="$each" -max_len=4096 -timeout=10 -print_final_stats=1 >"logs/$t.log" 2>&1; then
+    -max_total_time="$each" -max_len="$max_len" -timeout=10 -print_final_stats=1 >"logs/$t.log" 2>&1; then
     tail -n 60 "logs/$t.log" >&2
     echo "fuzz $t failed: findings (if any) in tests/fuzz/artifacts/$t, log in tests/fuzz/logs/$t.log" >&2
     exit 1

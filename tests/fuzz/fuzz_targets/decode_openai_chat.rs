@@ -1,0 +1,15 @@
+//! The openai-chat stream decoder on arbitrary bodies, then on a recorded body of its
+//! own (the smallest with a call) by the same decoder; `decode_common.rs` has the checks.
+#![no_main]
+
+mod decode_common;
+
+use libfuzzer_sys::fuzz_target;
+use polyweave_tool_adapter::decode::Provider;
+
+const RECORDED: &[u8] =
+    include_bytes!("../../data/provider-streams/openai-chat/vercel-ai-mistral-tool-call.body");
+
+fuzz_target!(|data: &[u8]| {
+    decode_common::run(Provider::OpenAiChat, RECORDED, data);
+});
