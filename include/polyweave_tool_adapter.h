@@ -787,6 +787,76 @@ typedef struct pw_decoder_config {
 } pw_decoder_config;
 
 /**
+ * A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
+ * in the defaults). Flags are 0 or 1; any other value gives `PW_BAD_CONFIG`.
+ */
+typedef struct pw_wrapper_config {
+    /**
+     * Timeout of deferred and adapter calls unless a tool sets its own (default 30000).
+     */
+    uint32_t tool_timeout_ms;
+    /**
+     * The cap on an adapter call's life when its `PROGRESS` frames restart its timeout:
+     * its deadline never passes start + this; 0, the default, turns progress restarts off.
+     */
+    uint32_t max_total_timeout_ms;
+    /**
+     * Continue prompts allowed, 0 for no limit (default 0).
+     */
+    uint32_t max_rounds;
+    /**
+     * 1: the continue prompt also goes to the consumer (default 1).
+     */
+    uint8_t mirror_continue;
+    /**
+     * 1: validate every frame on both paths, not only the ones the wrapper acts on (default 0).
+     */
+    uint8_t full_validation;
+    /**
+     * JSON depth limit of validated frames and of results from the host, at least 3 (default 32).
+     */
+    uint8_t max_depth;
+    /**
+     * Bytes of a decoded tool name (default 64).
+     */
+    size_t name_cap;
+    /**
+     * Bytes of a decoded call id (default 64).
+     */
+    size_t id_cap;
+    /**
+     * Bytes of a pending call's args, without white space (default 512).
+     */
+    size_t args_cap;
+    /**
+     * Bytes of a result, without white space (default 512).
+     */
+    size_t result_cap;
+    /**
+     * Bytes of an error message, at least `max(name_cap, id_cap) + 64` (default 192).
+     */
+    size_t message_cap;
+    /**
+     * Trace entries kept (default 8).
+     */
+    size_t trace_entries;
+    /**
+     * Bytes of the trace ring (default 2048).
+     */
+    size_t trace_bytes;
+    /**
+     * Bytes for `END`s held while calls are pending (default 256).
+     */
+    size_t held_bytes;
+    /**
+     * Bytes of the hook log `pw_wrapper_poll_output` hands hook events out of, in their
+     * place among the frames (default 0: no log; the hooks' functions are called either way).
+     * An event takes 28 bytes plus its name, id, args and outcome.
+     */
+    size_t hook_log_bytes;
+} pw_wrapper_config;
+
+/**
  * What a decoder skipped, by kind, and the calls it saw (since `pw_decoder_init`).
  */
 typedef struct pw_decode_stats {
@@ -996,76 +1066,6 @@ typedef struct pw_stats {
      */
     uint32_t hook_events_dropped;
 } pw_stats;
-
-/**
- * A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
- * in the defaults). Flags are 0 or 1; any other value gives `PW_BAD_CONFIG`.
- */
-typedef struct pw_wrapper_config {
-    /**
-     * Timeout of deferred and adapter calls unless a tool sets its own (default 30000).
-     */
-    uint32_t tool_timeout_ms;
-    /**
-     * The cap on an adapter call's life when its `PROGRESS` frames restart its timeout:
-     * its deadline never passes start + this; 0, the default, turns progress restarts off.
-     */
-    uint32_t max_total_timeout_ms;
-    /**
-     * Continue prompts allowed, 0 for no limit (default 0).
-     */
-    uint32_t max_rounds;
-    /**
-     * 1: the continue prompt also goes to the consumer (default 1).
-     */
-    uint8_t mirror_continue;
-    /**
-     * 1: validate every frame on both paths, not only the ones the wrapper acts on (default 0).
-     */
-    uint8_t full_validation;
-    /**
-     * JSON depth limit of validated frames and of results from the host, at least 3 (default 32).
-     */
-    uint8_t max_depth;
-    /**
-     * Bytes of a decoded tool name (default 64).
-     */
-    size_t name_cap;
-    /**
-     * Bytes of a decoded call id (default 64).
-     */
-    size_t id_cap;
-    /**
-     * Bytes of a pending call's args, without white space (default 512).
-     */
-    size_t args_cap;
-    /**
-     * Bytes of a result, without white space (default 512).
-     */
-    size_t result_cap;
-    /**
-     * Bytes of an error message, at least `max(name_cap, id_cap) + 64` (default 192).
-     */
-    size_t message_cap;
-    /**
-     * Trace entries kept (default 8).
-     */
-    size_t trace_entries;
-    /**
-     * Bytes of the trace ring (default 2048).
-     */
-    size_t trace_bytes;
-    /**
-     * Bytes for `END`s held while calls are pending (default 256).
-     */
-    size_t held_bytes;
-    /**
-     * Bytes of the hook log `pw_wrapper_poll_output` hands hook events out of, in their
-     * place among the frames (default 0: no log; the hooks' functions are called either way).
-     * An event takes 28 bytes plus its name, id, args and outcome.
-     */
-    size_t hook_log_bytes;
-} pw_wrapper_config;
 
 /**
  * A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
@@ -1342,6 +1342,17 @@ pw_result pw_adapter_call_outcome(const struct pw_adapter_call *c, struct pw_out
  * The caller must pass `out` valid for one write.
  */
 pw_result pw_decoder_config_default(struct pw_decoder_config *out);
+
+/**
+ * Makes `*cfg` fit the wrapper configuration `wrapper`: its name and id capacities, and a
+ * depth limit two below the wrapper's (a `TOOL_CALL` frame puts `args` two levels inside
+ * it), so every call the decoder writes is one the wrapper reads and answers. A wrapper
+ * configuration out of range gives `PW_BAD_CONFIG` and changes nothing.
+ *
+ * The caller must pass `cfg` valid for one read and write, and `wrapper` for one read.
+ */
+pw_result pw_decoder_config_fit(struct pw_decoder_config *cfg,
+                                const struct pw_wrapper_config *wrapper);
 
 /**
  * The alignment in bytes a decoder's block needs (a power of two).

@@ -157,6 +157,37 @@ pub unsafe extern "C" fn pw_decoder_config_default(out: *mut pw_decoder_config) 
     })
 }
 
+/// Makes `*cfg` fit the wrapper configuration `wrapper`: its name and id capacities, and a
+/// depth limit two below the wrapper's (a `TOOL_CALL` frame puts `args` two levels inside
+/// it), so every call the decoder writes is one the wrapper reads and answers. A wrapper
+/// configuration out of range gives `PW_BAD_CONFIG` and changes nothing.
+///
+/// The caller must pass `cfg` valid for one read and write, and `wrapper` for one read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_config_fit(
+    cfg: *mut pw_decoder_config,
+    wrapper: *const crate::wrapper::pw_wrapper_config,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(cfg, wrapper);
+        disjoint(&[span(cfg.cast_const(), 1)], &[span(wrapper, 1)])?;
+        // SAFETY: the caller hands `wrapper` for one read; a misaligned one is refused first.
+        let (w, _) = unsafe { crate::wrapper::read_config(wrapper) }?;
+        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
+        let fitted = unsafe { read_config(cfg) }?.fitting(&w);
+        // SAFETY: the caller hands `cfg` for one write (aligned: checked by the read above).
+        let out = unsafe { out_slot(cfg) }?;
+        out.write(pw_decoder_config {
+            event_cap: fitted.event_cap,
+            args_cap: fitted.args_cap,
+            name_cap: fitted.name_cap,
+            id_cap: fitted.id_cap,
+            max_depth: fitted.max_depth,
+        });
+        Ok(())
+    })
+}
+
 /// The alignment in bytes a decoder's block needs (a power of two).
 #[unsafe(no_mangle)]
 pub extern "C" fn pw_decoder_align() -> usize {

@@ -87,7 +87,7 @@
 //! | [`pw_result_is_malformed`], [`pw_result_is_not_waiting`] | a code's class |
 //! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`] | state |
 //! | [`pw_writer_write`] | a sync tool writes its result or message |
-//! | [`pw_decoder_config_default`], [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
+//! | [`pw_decoder_config_default`], [`pw_decoder_config_fit`], [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
 //! | [`pw_decoder_feed`], [`pw_decoder_finish`], [`pw_decoder_poll_frame`] | a response body in, frames out |
 //! | [`pw_decoder_max_frame_len`], [`pw_decoder_stats`], [`pw_provider_from_name`] | sizes, counters, a provider by name |
 //! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
@@ -139,9 +139,9 @@ pub use call::{
 pub use codes::pw_result;
 pub use decoder::{
     pw_decode_stats, pw_decoder, pw_decoder_align, pw_decoder_config, pw_decoder_config_default,
-    pw_decoder_feed, pw_decoder_finish, pw_decoder_init, pw_decoder_max_frame_len,
-    pw_decoder_poll_frame, pw_decoder_size, pw_decoder_stats, pw_provider_from_name,
-    PW_DECODER_MAX_BASE_SIZE, PW_DECODER_MAX_SLOT_SIZE,
+    pw_decoder_config_fit, pw_decoder_feed, pw_decoder_finish, pw_decoder_init,
+    pw_decoder_max_frame_len, pw_decoder_poll_frame, pw_decoder_size, pw_decoder_stats,
+    pw_provider_from_name, PW_DECODER_MAX_BASE_SIZE, PW_DECODER_MAX_SLOT_SIZE,
 };
 pub use enums::{
     pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_provider, pw_route,

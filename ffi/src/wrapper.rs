@@ -516,7 +516,9 @@ pub unsafe extern "C" fn pw_wrapper_max_frame_len(
 /// # Safety
 ///
 /// A non-NULL `cfg` must be valid for one read.
-unsafe fn read_config(cfg: *const pw_wrapper_config) -> Result<(Config, usize), pw_result> {
+pub(crate) unsafe fn read_config(
+    cfg: *const pw_wrapper_config,
+) -> Result<(Config, usize), pw_result> {
     require_non_null!(cfg);
     if !cfg.is_aligned() {
         return Err(pw_result::PW_MEMORY_MISALIGNED);

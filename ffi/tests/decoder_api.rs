@@ -209,6 +209,39 @@ fn refusals_have_their_own_codes_and_write_nothing() {
 }
 
 #[test]
+fn a_decoder_config_fits_a_wrapper_config() {
+    let mut cfg = config();
+    let mut w = MaybeUninit::uninit();
+    // SAFETY: one write.
+    assert_eq!(
+        unsafe { pw_wrapper_config_default(w.as_mut_ptr()) },
+        pw_result::PW_OK
+    );
+    // SAFETY: written on PW_OK.
+    let mut w = unsafe { w.assume_init() };
+    w.name_cap = 40;
+    w.id_cap = 50;
+    w.max_depth = 10;
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { pw_decoder_config_fit(&mut cfg, &w) },
+        pw_result::PW_OK
+    );
+    assert_eq!(
+        (cfg.name_cap, cfg.id_cap, cfg.max_depth, cfg.event_cap),
+        (40, 50, 8, 512)
+    );
+    w.mirror_continue = 2;
+    let before = (cfg.name_cap, cfg.id_cap, cfg.max_depth);
+    // SAFETY: valid pointers; the wrapper configuration is out of range (a flag of 2).
+    assert_eq!(
+        unsafe { pw_decoder_config_fit(&mut cfg, &w) },
+        pw_result::PW_BAD_CONFIG
+    );
+    assert_eq!((cfg.name_cap, cfg.id_cap, cfg.max_depth), before);
+}
+
+#[test]
 fn providers_by_name_and_items() {
     let mut p = 0u32;
     for (name, want) in [

@@ -210,38 +210,52 @@ fn an_error_in_the_stream_ends_the_response_and_nothing_after_it_is_read() {
     );
 }
 
+/// Every recording with every frame first polled into a 16-byte buffer, then a big one:
+/// the short poll reports the size needed, writes nothing and changes nothing. With 8 slots,
+/// 1 and none, so that calls refused for want of a slot (whose refusal already changed the
+/// state when their frame is asked for) are written once too.
 #[test]
 fn a_short_frame_buffer_gets_the_size_needed_and_changes_nothing() {
     for r in recordings() {
-        let want = decode(r.provider, &r.body, || usize::MAX).frames;
-        let cfg = DecoderConfig::DEFAULT;
-        let mut slots = [CallSlot::EMPTY; 8];
-        let mut arena = vec![0u8; cfg.arena_len(8)];
-        let mut d = Decoder::new(r.provider, cfg, &mut slots, &mut arena).unwrap();
-        let mut got = Vec::new();
-        let mut small = [0u8; 16];
-        let mut big = vec![0u8; cfg.max_frame_len()];
-        let mut take = |d: &mut Decoder<'_>, got: &mut Vec<String>| loop {
-            match d.poll_frame(&mut small) {
-                Ok(None) => break,
-                Ok(Some(_)) => panic!("no frame is 16 bytes or less"),
-                Err(e) => {
-                    assert_eq!(small, [0; 16], "a short buffer is untouched");
-                    let n = d.poll_frame(&mut big).unwrap().unwrap();
-                    assert_eq!(n, e.needed, "{}", r.name);
-                    got.push(String::from_utf8(big[..n].to_vec()).unwrap());
+        for slot_count in [8, 1, 0] {
+            let cfg = DecoderConfig::DEFAULT;
+            let want = decode_with(r.provider, cfg, slot_count, &r.body, || usize::MAX).frames;
+            let mut slots = vec![CallSlot::EMPTY; slot_count];
+            let mut arena = vec![0u8; cfg.arena_len(slot_count)];
+            let mut d = Decoder::new(r.provider, cfg, &mut slots, &mut arena).unwrap();
+            let mut got = Vec::new();
+            let mut small = [0u8; 16];
+            let mut big = vec![0u8; cfg.max_frame_len()];
+            let mut take = |d: &mut Decoder<'_>, got: &mut Vec<String>| loop {
+                match d.poll_frame(&mut small) {
+                    Ok(None) => break,
+                    Ok(Some(_)) => panic!("no frame is 16 bytes or less"),
+                    Err(e) => {
+                        assert_eq!(small, [0; 16], "a short buffer is untouched");
+                        // Asking again with a short buffer changes nothing either.
+                        assert_eq!(d.poll_frame(&mut small), Err(e));
+                        let n = d.poll_frame(&mut big).unwrap().unwrap();
+                        assert_eq!(n, e.needed, "{}", r.name);
+                        got.push(String::from_utf8(big[..n].to_vec()).unwrap());
+                    }
                 }
+            };
+            let mut input = &r.body[..];
+            while !input.is_empty() {
+                let n = d.feed(input);
+                input = &input[n..];
+                take(&mut d, &mut got);
             }
-        };
-        let mut input = &r.body[..];
-        while !input.is_empty() {
-            let n = d.feed(input);
-            input = &input[n..];
+            d.finish();
             take(&mut d, &mut got);
+            assert_eq!(got, want, "{} with {slot_count} slots", r.name);
+            let calls = d.calls();
+            assert_eq!(
+                calls.started, calls.written,
+                "{} with {slot_count} slots",
+                r.name
+            );
         }
-        d.finish();
-        take(&mut d, &mut got);
-        assert_eq!(got, want, "{}", r.name);
     }
 }
 
@@ -536,4 +550,54 @@ fn every_provider_writes_a_call_with_no_free_slot_at_once() {
             "{provider:?}"
         );
     }
+}
+
+/// A decoder made to fit a wrapper (`DecoderConfig::fitting`) never writes a call the
+/// wrapper refuses: args at the wrapper's depth limit less two go through, one level deeper
+/// comes out with `args_error`, and each call gets its `TOOL_RESULT`.
+#[test]
+fn a_decoder_fitting_a_wrapper_writes_only_calls_the_wrapper_answers() {
+    let wcfg = Config::DEFAULT;
+    let dcfg = DecoderConfig::DEFAULT.fitting(&wcfg);
+    assert_eq!((dcfg.max_depth, dcfg.name_cap, dcfg.id_cap), (30, 64, 64));
+    let nested =
+        |depth: usize| format!("{}{}", "{\"a\":".repeat(depth - 1) + "{", "}".repeat(depth));
+    for (depth, fails) in [(30, false), (31, true)] {
+        let args = nested(depth);
+        let chunk = serde_json::json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"echo","arguments":args}}]},"finish_reason":"tool_calls"}]});
+        let body = chat(&[&chunk.to_string()]);
+        let frames = decode_with(Provider::OpenAiChat, dcfg, 2, body.as_bytes(), || {
+            usize::MAX
+        })
+        .frames;
+        assert_eq!(frames[0].contains("args_error"), fails, "depth {depth}");
+        let tools = [Tool::sync("echo", &echo)];
+        let mut slots = [Slot::EMPTY; 2];
+        let mut arena = vec![0u8; wcfg.arena_len(2)];
+        let mut w = Wrapper::new(wcfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+        w.handle_response(at(1), frames[0].as_bytes()).unwrap();
+        let results: Vec<String> = drain(&mut w)
+            .into_iter()
+            .filter(|(r, f)| *r == Route::Model && f.starts_with(r#"{"type":"TOOL_RESULT""#))
+            .map(|(_, f)| f)
+            .collect();
+        assert_eq!(results.len(), 1, "depth {depth}");
+        let error = r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo","error":"Tool echo arguments are not valid JSON"}}"#;
+        assert_eq!(results[0] == error, fails, "depth {depth}: {}", results[0]);
+    }
+    // Without fitting, the default decoder's deepest args make a frame the default wrapper
+    // refuses as malformed: the pairing rule is needed.
+    let args = nested(32);
+    let chunk = serde_json::json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"echo","arguments":args}}]},"finish_reason":"tool_calls"}]});
+    let body = chat(&[&chunk.to_string()]);
+    let frame = &decode(Provider::OpenAiChat, body.as_bytes(), || usize::MAX).frames[0];
+    assert!(!frame.contains("args_error"));
+    let tools = [Tool::sync("echo", &echo)];
+    let mut slots = [Slot::EMPTY; 2];
+    let mut arena = vec![0u8; wcfg.arena_len(2)];
+    let mut w = Wrapper::new(wcfg, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+    assert!(matches!(
+        w.handle_response(at(1), frame.as_bytes()),
+        Err(polyweave_tool_adapter::Error::Malformed(_))
+    ));
 }

@@ -90,7 +90,9 @@ pub struct DecoderConfig {
     /// The longest call id kept, in bytes (a longer one is cut and counted): keep it at
     /// most the wrapper's `id_cap`.
     pub id_cap: usize,
-    /// Arguments nested deeper than this (the args value is level 1) are not valid JSON.
+    /// Arguments nested deeper than this (the args value is level 1) are not valid JSON. A
+    /// `TOOL_CALL` frame is two levels deeper than its args, so a wrapper reading the frames
+    /// needs a `max_depth` at least this + 2 ([`fitting`](Self::fitting) sees to it).
     pub max_depth: u8,
 }
 
@@ -117,6 +119,23 @@ impl DecoderConfig {
         id_cap: 48,
         max_depth: 16,
     };
+
+    /// These capacities made to fit a wrapper's: its name and id capacities, and a depth limit
+    /// two below its own (a `TOOL_CALL` frame puts `args` two levels inside it), so that every
+    /// call the decoder writes is one the wrapper reads and answers; deeper args come out
+    /// with `args_error` instead of as a frame the wrapper would refuse as malformed.
+    pub const fn fitting(self, wrapper: &crate::wrapper::Config) -> Self {
+        Self {
+            name_cap: wrapper.name_cap,
+            id_cap: wrapper.id_cap,
+            max_depth: if wrapper.max_depth > 3 {
+                wrapper.max_depth - 2
+            } else {
+                1
+            },
+            ..self
+        }
+    }
 
     /// Arena bytes each call slot takes.
     pub const fn slot_len(&self) -> usize {

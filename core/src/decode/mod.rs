@@ -119,6 +119,9 @@ pub struct Decoder<'a> {
     st: State<'a>,
     /// The event being read, when there is one.
     cursor: Option<Cursor>,
+    /// A frame the reader asked for that did not fit the host's buffer, and where to go on
+    /// after it (`None`: it is an `ERROR` that ends the response).
+    owed: Option<(Emit, Option<Cursor>)>,
     phase: Phase,
     /// The host said the body is over.
     body_over: bool,
@@ -177,6 +180,7 @@ impl<'a> Decoder<'a> {
                 gemini: json_path::Assembler::new(path),
             },
             cursor: None,
+            owed: None,
             phase: Phase::Open,
             body_over: false,
             tail_read: false,
@@ -257,26 +261,47 @@ impl<'a> Decoder<'a> {
                     data: json::trim_ws(&self.ev[..self.reader.len.min(self.ev.len())]),
                     name: self.reader.event_name(),
                 };
-                match step(self.provider, &ev, cur, &mut self.st) {
-                    Step::Emit(e, next) => {
-                        let n = write_counted(out, |s| write_emit(&ev, e, &self.st, s))?;
-                        if let Emit::NoSlot { .. } = e {
-                            self.st.calls.counts.written += 1;
+                // A frame asked for earlier that did not fit is written first: the step that
+                // asked for it has already changed the state (a refused call is counted and
+                // its key is gone), so it must not run twice.
+                let (e, then) = match self.owed.take() {
+                    Some(owed) => owed,
+                    None => match step(self.provider, &ev, cur, &mut self.st) {
+                        Step::Emit(e, next) => (e, Some(next)),
+                        Step::Fail(e) => (e, None),
+                        Step::Next(next) => {
+                            self.cursor = Some(next);
+                            continue;
                         }
-                        self.cursor = Some(next);
-                        return Ok(Some(n));
+                        Step::Done => {
+                            self.end_event();
+                            continue;
+                        }
+                        Step::End(how) => {
+                            self.end_response(how);
+                            continue;
+                        }
+                    },
+                };
+                let n = match write_counted(out, |s| write_emit(&ev, e, &self.st, s)) {
+                    Ok(n) => n,
+                    Err(short) => {
+                        self.owed = Some((e, then));
+                        return Err(short);
                     }
-                    Step::Fail(e) => {
-                        let n = write_counted(out, |s| write_emit(&ev, e, &self.st, s))?;
+                };
+                if let Emit::NoSlot { .. } = e {
+                    self.st.calls.counts.written += 1;
+                }
+                match then {
+                    Some(next) => self.cursor = Some(next),
+                    // An error ends the response: calls still open are cut off, `END` is null.
+                    None => {
                         self.st.reason.len = None;
                         self.end_response(Close::Incomplete);
-                        return Ok(Some(n));
                     }
-                    Step::Next(next) => self.cursor = Some(next),
-                    Step::Done => self.end_event(),
-                    Step::End(how) => self.end_response(how),
                 }
-                continue;
+                return Ok(Some(n));
             }
             if self.phase == Phase::EndOwed {
                 let n = write_counted(out, |s| self.write_end(s))?;
@@ -391,6 +416,7 @@ impl<'a> Decoder<'a> {
         #[cfg(feature = "gemini")]
         self.st.gemini.reset();
         self.cursor = None;
+        self.owed = None;
         self.phase = Phase::Open;
         self.body_over = false;
         self.tail_read = false;

@@ -34,19 +34,20 @@ pub fn provider(name: &str) -> Result<Provider, String> {
     })
 }
 
-/// Runs `body` through a decoder in feeds of `chunk` bytes (0: all at once), handing each
+/// Runs `body` through a decoder of `cfg` in feeds of `chunk` bytes (0: all at once), handing each
 /// frame to `each`.
 pub fn decode_body(
     provider: Provider,
+    cfg: DecoderConfig,
     body: &[u8],
     chunk: usize,
     mut each: impl FnMut(&[u8]),
 ) -> Result<(), String> {
     let mut slots = [CallSlot::EMPTY; SLOTS];
-    let mut arena = vec![0u8; DECODER.arena_len(SLOTS)];
-    let mut d = Decoder::new(provider, DECODER, &mut slots, &mut arena)
-        .map_err(|e| format!("decoder: {e}"))?;
-    let mut out = vec![0u8; DECODER.max_frame_len()];
+    let mut arena = vec![0u8; cfg.arena_len(SLOTS)];
+    let mut d =
+        Decoder::new(provider, cfg, &mut slots, &mut arena).map_err(|e| format!("decoder: {e}"))?;
+    let mut out = vec![0u8; cfg.max_frame_len()];
     let step = if chunk == 0 { body.len().max(1) } else { chunk };
     let mut drain = |d: &mut Decoder<'_>| -> Result<(), String> {
         while let Some(n) = d.poll_frame(&mut out).map_err(|e| e.to_string())? {
@@ -75,7 +76,7 @@ pub fn run_decode(provider: Provider, chunk: usize, file: &str) -> Result<(), St
     let body = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    decode_body(provider, &body, chunk, |frame| {
+    decode_body(provider, DECODER, &body, chunk, |frame| {
         let _ = out.write_all(frame);
         let _ = out.write_all(b"\n");
     })?;
@@ -160,8 +161,6 @@ fn stock_price(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed
 /// `--stream`: decoder → wrapper → items of the next request.
 pub fn run_stream(provider: Provider, file: &str, pretty: bool) -> Result<(), String> {
     let body = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-    let mut frames = Vec::new();
-    decode_body(provider, &body, 0, |f| frames.push(f.to_vec()))?;
     let tools = [
         Tool::sync("GetWeatherArgs", &weather),
         Tool::sync("get_weather", &weather),
@@ -172,6 +171,10 @@ pub fn run_stream(provider: Provider, file: &str, pretty: bool) -> Result<(), St
         result_cap: 4096,
         ..Config::DEFAULT
     };
+    let mut frames = Vec::new();
+    decode_body(provider, DECODER.fitting(&cfg), &body, 0, |f| {
+        frames.push(f.to_vec())
+    })?;
     let mut slots = [Slot::EMPTY; 4];
     let mut arena = vec![0u8; cfg.arena_len(4)];
     let mut w = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena)
