@@ -202,6 +202,16 @@ fn an_error_in_the_stream_ends_the_response_and_nothing_after_it_is_read() {
         ]
     );
     assert_eq!(d.skipped.after_end, 2);
+    // An SSE `error` event, as OpenAI-compatible servers send one, is the stream's error too.
+    let body = format!(
+        "data: {CHAT_CALL}\n\nevent: error\ndata: {{\"error\":{{\"message\":\"quota\"}}}}\n\n"
+    );
+    let frames = whole(Provider::OpenAiChat, &body);
+    assert_eq!(
+        frames[0],
+        r#"{"type":"ERROR","content":{"message":"quota"}}"#
+    );
+    assert_eq!(frames.len(), 3);
     // An error value without a message is written as its own JSON text.
     let frames = whole(Provider::Ollama, "{\"error\":{\"code\":7}}\n");
     assert_eq!(

@@ -14,6 +14,11 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     let data = ev.data;
     match cur.step {
         0 => {
+            // The SDK reads an `error` event's `error` member as the stream's error.
+            if ev.name == Some(b"error") {
+                let error = valid::get(data, b"error").filter(|e| trim_ws(e) != b"null");
+                return Step::Fail(error_emit(ev, error.unwrap_or(data)));
+            }
             if ev.name.is_some_and(|n| n != b"message") {
                 st.skipped.unknown_event += 1;
                 return Step::Done;

@@ -73,7 +73,12 @@ pub(crate) struct Reader {
     pub(crate) name_len: Option<usize>,
     /// NDJSON: the line so far is white space only.
     blank: bool,
+    /// Bytes of a byte-order mark read at the start of the body (3: past it, or none came).
+    bom: u8,
 }
+
+/// The UTF-8 byte-order mark an event stream may start with (the WHATWG rules drop it).
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 impl Reader {
     /// A reader at the start of a body.
@@ -87,6 +92,7 @@ impl Reader {
             name: [0; NAME_CAP],
             name_len: None,
             blank: true,
+            bom: 0,
         }
     }
 
@@ -178,6 +184,17 @@ impl Reader {
 
     fn feed_sse(&mut self, buf: &mut [u8], input: &[u8]) -> (usize, Fed) {
         let mut i = 0;
+        while self.bom < 3 {
+            match input.get(i) {
+                None => return (i, Fed::More),
+                Some(&b) if b == BOM[self.bom as usize] => {
+                    self.bom += 1;
+                    i += 1;
+                }
+                // No mark (or a broken one, whose bytes start no field a provider sends).
+                Some(_) => self.bom = 3,
+            }
+        }
         while i < input.len() {
             let b = input[i];
             if self.after_cr {
@@ -362,6 +379,17 @@ mod tests {
             assert_eq!((ev[0].0.as_str(), &ev[0].1[..]), ("a", &b"{\"x\"\n1}"[..]));
             assert_eq!((ev[1].0.as_str(), &ev[1].1[..]), ("b", &b""[..]));
             assert_eq!((ev[2].0.as_str(), &ev[2].1[..]), ("", &b"last"[..]));
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_dropped_at_any_split() {
+        let body = b"\xEF\xBB\xBFdata: a\n\n\xEF\xBB\xBFdata: b\n\n";
+        for step in 1..body.len() {
+            let ev = events(Framing::Sse, body, step, 64);
+            // Only the first is a mark; the second starts a field named "\u{FEFF}data".
+            assert_eq!(ev.len(), 1, "step {step}");
+            assert_eq!(&ev[0].1[..], b"a");
         }
     }
 
