@@ -5,6 +5,7 @@
 #
 #   bash tests/bench/instructions.sh                 # every workload in README "Speed"
 #   bash tests/bench/instructions.sh sync_echo       # some of them (names below)
+#   bash tests/bench/instructions.sh decode          # every decode_* and validate_* workload
 #
 # wrapper workloads (per call, 3,302 BFCL calls): sync_echo sync_echo_unsorted deferred
 #   full_sync_echo; per frame: passthrough_64B passthrough_16KiB full_passthrough_64B
@@ -12,6 +13,10 @@
 # frames workloads (per byte of the 560 KB corpus): polyweave serde_json frame_parse_validated;
 #   per frame: kind_64B kind_16KiB
 # c_abi workloads (per call, the same round trip, bare host loops): rust_sync_echo c_sync_echo
+# decode workloads (the 71 recorded provider bodies, tests/benches/decode.rs), per byte of body and
+#   per byte of their JSON payloads: decode_openai-chat decode_openai-responses decode_anthropic
+#   decode_gemini decode_ollama; json::validate over the same payloads, per byte of payload:
+#   validate_openai-chat validate_openai-responses validate_anthropic validate_gemini validate_ollama
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
@@ -40,7 +45,26 @@ per() { # per <binary> <workload> <toggle> <units per iteration> <unit>
   python3 -c "import sys; print(f'{sys.argv[1]:<24} {(int(sys.argv[3])-int(sys.argv[2]))/float(sys.argv[4]):>10,.1f} instructions per {sys.argv[5]}')" "$2" "$a" "$b" "$4" "$5"
 }
 
-wanted=("$@")
+# pass_bytes <binary> <workload>: the bytes one pass of a decode bench workload covers (it says).
+pass_bytes() {
+  POLYWEAVE_BENCH_ONCE=$2 POLYWEAVE_BENCH_ITERS=0 "$1" 2>/dev/null | sed -n 's/.*(\([0-9]*\) bytes a pass).*/\1/p'
+}
+
+# per_decode <binary> <provider>: decode_<provider> per byte of body and per byte of payload.
+per_decode() {
+  local a b body payload
+  a=$(count "$1" "decode_$2" 1 '*run_once*'); b=$(count "$1" "decode_$2" 2 '*run_once*')
+  body=$(pass_bytes "$1" "decode_$2"); payload=$(pass_bytes "$1" "validate_$2")
+  python3 -c "import sys; d=int(sys.argv[3])-int(sys.argv[2]); print(f'{sys.argv[1]:<26} {d/float(sys.argv[4]):>10,.1f} instructions per byte of body ({d/float(sys.argv[5]):,.1f} per byte of payload)')" "decode_$2" "$a" "$b" "$body" "$payload"
+}
+
+wanted=()
+for w in "$@"; do
+  case $w in
+    decode) for p in openai-chat openai-responses anthropic gemini ollama; do wanted+=("decode_$p" "validate_$p"); done ;;
+    *) wanted+=("$w") ;;
+  esac
+done
 [ ${#wanted[@]} -gt 0 ] || wanted=(kind_64B kind_16KiB polyweave serde_json frame_parse_validated
   passthrough_64B passthrough_16KiB full_passthrough_64B full_passthrough_16KiB
   sync_echo full_sync_echo sync_echo_unsorted deferred rust_sync_echo c_sync_echo)
@@ -54,6 +78,8 @@ for w in "${wanted[@]}"; do
     polyweave|serde_json|frame_parse_validated) per "$(bin frames)" "$w" '' "$corpus_bytes" byte ;;
     passthrough_*|full_passthrough_*) per "$(bin wrapper)" "$w" '*run_once*' 1 frame ;;
     rust_sync_echo|c_sync_echo) per "$(bin c_abi)" "$w" '*run_once*' "$calls" call ;;
+    decode_*) per_decode "$(bin decode)" "${w#decode_}" ;;
+    validate_*) b=$(bin decode); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of payload' ;;
     *) per "$(bin wrapper)" "$w" '*run_once*' "$calls" call ;;
   esac
 done
