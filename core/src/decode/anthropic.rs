@@ -55,22 +55,19 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };
-            let kind = valid::get_str(block, b"type").map(|t| t.raw());
-            match kind {
+            let [kind, id, name, input, text, thinking] = valid::pick(
+                block,
+                [b"type", b"id", b"name", b"input", b"text", b"thinking"],
+            );
+            match kind.and_then(valid::string).map(|t| t.raw()) {
                 Some(b"tool_use") => {
                     if st.calls.find(key).is_some() || st.is_gone(key) {
                         st.skipped.bad_shape += 1;
                         return Step::Done;
                     }
-                    let opened = st.open_or_refuse(
-                        ev,
-                        key,
-                        valid::get(block, b"id"),
-                        valid::get(block, b"name"),
-                    );
-                    match opened {
+                    match st.open_or_refuse(ev, key, id, name) {
                         Ok(i) => {
-                            if let Some(input) = valid::get(block, b"input") {
+                            if let Some(input) = input {
                                 if crate::json::is_object(crate::json::trim_ws(input)) {
                                     st.calls.set_raw(i, input);
                                 }
@@ -80,8 +77,8 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                         Err(e) => Step::Emit(e, done),
                     }
                 }
-                Some(b"text") => shown(text_emit(ev, valid::get(block, b"text"), false)),
-                Some(b"thinking") => shown(text_emit(ev, valid::get(block, b"thinking"), true)),
+                Some(b"text") => shown(text_emit(ev, text, false)),
+                Some(b"thinking") => shown(text_emit(ev, thinking, true)),
                 _ => Step::Done,
             }
         }
@@ -90,13 +87,13 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };
-            match valid::get_str(delta, b"type").map(|t| t.raw()) {
-                Some(b"text_delta") => shown(text_emit(ev, valid::get(delta, b"text"), false)),
-                Some(b"thinking_delta") => {
-                    shown(text_emit(ev, valid::get(delta, b"thinking"), true))
-                }
+            let [kind, text, thinking, piece] =
+                valid::pick(delta, [b"type", b"text", b"thinking", b"partial_json"]);
+            match kind.and_then(valid::string).map(|t| t.raw()) {
+                Some(b"text_delta") => shown(text_emit(ev, text, false)),
+                Some(b"thinking_delta") => shown(text_emit(ev, thinking, true)),
                 Some(b"input_json_delta") => {
-                    let piece = valid::get_str(delta, b"partial_json");
+                    let piece = piece.and_then(valid::string);
                     if let (Some(i), Some(piece)) = (index.and_then(|k| st.calls.find(k)), piece) {
                         st.calls.append_text(i, piece);
                     }

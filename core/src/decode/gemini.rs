@@ -36,15 +36,21 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             let Some(candidate) = candidates.and_then(|c| Arr::of(c)?.next()) else {
                 return Step::Done;
             };
-            let parts = valid::get(candidate, b"content")
+            let (mut content, mut finish) = (None, None);
+            for (k, v) in Obj::of(candidate).into_iter().flatten() {
+                match k.raw() {
+                    b"content" => content = Some(v),
+                    b"finishReason" => finish = Some(v),
+                    _ => {}
+                }
+            }
+            let parts = content
                 .and_then(|c| valid::get(c, b"parts"))
                 .filter(|p| Arr::of(p).is_some());
-            Step::Next(Cursor {
-                step: 1,
-                pos: parts.map_or(0, |p| ev.span(p).0 + 1),
-                a: ev.span(candidate),
-                b: (0, 0),
-            })
+            let mut cur = Cursor::at(1);
+            cur.pos = parts.map_or(0, |p| ev.span(p).0 + 1);
+            cur.spans[0] = ev.span_of(finish);
+            Step::Next(cur)
         }
         1 => {
             if cur.pos == 0 {
@@ -60,7 +66,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 None => Step::Next(next),
             }
         }
-        _ => match valid::get_str(ev.at(cur.a), b"finishReason") {
+        _ => match ev.member(cur.spans[0]).and_then(valid::string) {
             Some(reason) => {
                 st.reason.set(reason, &mut st.skipped);
                 Step::End(Close::Complete)
@@ -85,15 +91,23 @@ fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
     if let Some(text) = text {
         return text_emit(ev, Some(text), thought);
     }
-    let call = call.filter(|c| Obj::of(c).is_some())?;
-    let name =
-        valid::get(call, b"name").filter(|n| valid::string(n).is_some_and(|s| !s.raw().is_empty()));
-    let more = valid::get(call, b"willContinue").is_some_and(valid::is_true);
-    let args = valid::get(call, b"args").filter(|a| trim_ws(a) != b"null");
+    let (mut name, mut more, mut args, mut id, mut pieces) = (None, false, None, None, None);
+    for (k, v) in Obj::of(call?)? {
+        match k.raw() {
+            b"name" => {
+                name = Some(v).filter(|n| valid::string(n).is_some_and(|s| !s.raw().is_empty()))
+            }
+            b"willContinue" => more = valid::is_true(v),
+            b"args" => args = Some(v).filter(|a| trim_ws(a) != b"null"),
+            b"id" => id = Some(v),
+            b"partialArgs" => pieces = Some(v),
+            _ => {}
+        }
+    }
     if let Some(name) = name {
         // A new call ends a streamed one still open.
         close_streamed(st);
-        let i = match st.open_or_refuse(ev, 0, valid::get(call, b"id"), Some(name)) {
+        let i = match st.open_or_refuse(ev, 0, id, Some(name)) {
             Ok(i) => i,
             Err(e) => {
                 st.gemini.refused = more;
@@ -105,7 +119,7 @@ fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
                 st.gemini.reset();
                 st.gemini.slot = Some(i);
                 st.calls.write_args(i, |s| s.put(b"{"));
-                streamed_pieces(call, st);
+                streamed_pieces(pieces, st);
             }
             (_, args) => {
                 st.calls.set_raw(i, args.unwrap_or(b"{}"));
@@ -115,7 +129,7 @@ fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
         return None;
     }
     if st.gemini.slot.is_some() {
-        streamed_pieces(call, st);
+        streamed_pieces(pieces, st);
         if !more {
             close_streamed(st);
         }
@@ -127,9 +141,9 @@ fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
     None
 }
 
-/// Places each `partialArgs` entry of a part into the streamed call's arguments.
-fn streamed_pieces(call: &[u8], st: &mut State<'_>) {
-    let Some(list) = valid::get(call, b"partialArgs").and_then(Arr::of) else {
+/// Places each entry of a part's `partialArgs` into the streamed call's arguments.
+fn streamed_pieces(pieces: Option<&[u8]>, st: &mut State<'_>) {
+    let Some(list) = pieces.and_then(Arr::of) else {
         return;
     };
     for entry in list {

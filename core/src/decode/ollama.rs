@@ -7,6 +7,12 @@ use super::step::{error_emit, text_emit, Cursor, Emit, Event, State, Step};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Arr, Obj};
 
+/// The spans the first step keeps: `[thinking, content, tool_calls, done_reason]`.
+const THINKING: usize = 0;
+const CONTENT: usize = 1;
+const TOOL_CALLS: usize = 2;
+const DONE_REASON: usize = 3;
+
 pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     let data = ev.data;
     match cur.step {
@@ -15,32 +21,39 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };
+            let mut cur = Cursor::at(1);
             let mut message = None;
             for (k, v) in fields {
-                if k.raw() == b"error" && trim_ws(v) != b"null" {
-                    return Step::Fail(error_emit(ev, v));
-                }
-                if k.raw() == b"message" {
-                    message = Some(v);
+                match k.raw() {
+                    b"error" if trim_ws(v) != b"null" => return Step::Fail(error_emit(ev, v)),
+                    b"message" => message = Some(v),
+                    b"done" => cur.flag = valid::is_true(v),
+                    b"done_reason" => cur.spans[DONE_REASON] = ev.span(v),
+                    _ => {}
                 }
             }
-            let a = message
-                .filter(|m| Obj::of(m).is_some())
-                .map_or((0, 0), |m| ev.span(m));
-            Step::Next(Cursor { a, ..Cursor::at(1) })
+            for (k, v) in message.and_then(Obj::of).into_iter().flatten() {
+                match k.raw() {
+                    b"thinking" => cur.spans[THINKING] = ev.span(v),
+                    b"content" => cur.spans[CONTENT] = ev.span(v),
+                    b"tool_calls" => cur.spans[TOOL_CALLS] = ev.span(v),
+                    _ => {}
+                }
+            }
+            Step::Next(cur)
         }
-        1 => match text_emit(ev, valid::get(ev.at(cur.a), b"thinking"), true) {
+        1 => match text_emit(ev, ev.member(cur.spans[THINKING]), true) {
             Some(e) => Step::Emit(e, cur.then(2, 0)),
             None => Step::Next(cur.then(2, 0)),
         },
-        2 => match text_emit(ev, valid::get(ev.at(cur.a), b"content"), false) {
+        2 => match text_emit(ev, ev.member(cur.spans[CONTENT]), false) {
             Some(e) => Step::Emit(e, cur.then(3, 0)),
             None => Step::Next(cur.then(3, 0)),
         },
         3 => {
             let pos = match cur.pos {
-                0 => match valid::get(ev.at(cur.a), b"tool_calls") {
-                    Some(v) if Arr::of(v).is_some() => ev.span(v).0 + 1,
+                0 => match ev.member(cur.spans[TOOL_CALLS]) {
+                    Some(v) if Arr::of(v).is_some() => ev.span(trim_ws(v)).0 + 1,
                     _ => return Step::Next(cur.then(4, 0)),
                 },
                 pos => pos,
@@ -56,10 +69,10 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             }
         }
         _ => {
-            if !valid::get(data, b"done").is_some_and(valid::is_true) {
+            if !cur.flag {
                 return Step::Done;
             }
-            if let Some(reason) = valid::get_str(data, b"done_reason") {
+            if let Some(reason) = ev.member(cur.spans[DONE_REASON]).and_then(valid::string) {
                 st.reason.set(reason, &mut st.skipped);
             }
             Step::End(Close::Complete)

@@ -10,6 +10,12 @@ use crate::json::valid::{self, Arr, Obj};
 /// Key of a call sent without `index` (Mistral): a whole call of its own.
 const WHOLE: u32 = u32::MAX;
 
+/// The spans the first step keeps: `[reasoning, content, tool_calls, finish_reason]`.
+const REASONING: usize = 0;
+const CONTENT: usize = 1;
+const TOOL_CALLS: usize = 2;
+const FINISH: usize = 3;
+
 pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     let data = ev.data;
     match cur.step {
@@ -39,41 +45,65 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             let Some(choices) = choices else {
                 return Step::Done;
             };
-            let Some(mut list) = Arr::of(choices) else {
+            let Some(list) = Arr::of(choices) else {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };
-            let Some(choice) =
-                list.find(|c| valid::get(c, b"index").is_none_or(|i| trim_ws(i) == b"0"))
-            else {
-                return Step::Done;
-            };
-            let delta = valid::get(choice, b"delta").filter(|d| Obj::of(d).is_some());
-            Step::Next(Cursor {
-                step: 1,
-                pos: 0,
-                a: delta.map_or((0, 0), |d| ev.span(d)),
-                b: ev.span(choice),
-            })
-        }
-        1 => {
-            let delta = ev.at(cur.a);
-            let reasoning = valid::get(delta, b"reasoning_content")
-                .filter(|v| valid::string(v).is_some_and(|s| !s.raw().is_empty()))
-                .or_else(|| valid::get(delta, b"reasoning"));
-            match text_emit(ev, reasoning, true) {
-                Some(e) => Step::Emit(e, cur.then(2, 0)),
-                None => Step::Next(cur.then(2, 0)),
+            // Choice 0 (a choice without `index` counts as 0), each member read once.
+            let mut cur = Cursor::at(1);
+            let mut found = false;
+            for choice in list {
+                let (mut index, mut delta, mut finish) = (None, None, None);
+                for (k, v) in Obj::of(choice).into_iter().flatten() {
+                    match k.raw() {
+                        b"index" => index = Some(v),
+                        b"delta" => delta = Some(v),
+                        b"finish_reason" => finish = Some(v),
+                        _ => {}
+                    }
+                }
+                if index.is_some_and(|i| trim_ws(i) != b"0") {
+                    continue;
+                }
+                found = true;
+                let (mut reasoning_content, mut reasoning, mut content, mut calls) =
+                    (None, None, None, None);
+                for (k, v) in delta.and_then(Obj::of).into_iter().flatten() {
+                    match k.raw() {
+                        b"reasoning_content" => reasoning_content = Some(v),
+                        b"reasoning" => reasoning = Some(v),
+                        b"content" => content = Some(v),
+                        b"tool_calls" => calls = Some(v),
+                        _ => {}
+                    }
+                }
+                // Servers send one of the two; where both come, `reasoning_content` is read.
+                let non_empty = |v: &&[u8]| valid::string(v).is_some_and(|s| !s.raw().is_empty());
+                cur.spans[REASONING] =
+                    ev.span_of(reasoning_content.filter(non_empty).or(reasoning));
+                cur.spans[CONTENT] = ev.span_of(content);
+                cur.spans[TOOL_CALLS] = ev.span_of(calls);
+                cur.spans[FINISH] = ev.span_of(finish);
+                break;
+            }
+            if found {
+                Step::Next(cur)
+            } else {
+                Step::Done
             }
         }
-        2 => match text_emit(ev, valid::get(ev.at(cur.a), b"content"), false) {
+        1 => match text_emit(ev, ev.member(cur.spans[REASONING]), true) {
+            Some(e) => Step::Emit(e, cur.then(2, 0)),
+            None => Step::Next(cur.then(2, 0)),
+        },
+        2 => match text_emit(ev, ev.member(cur.spans[CONTENT]), false) {
             Some(e) => Step::Emit(e, cur.then(3, 0)),
             None => Step::Next(cur.then(3, 0)),
         },
         3 => {
             let pos = match cur.pos {
-                0 => match valid::get(ev.at(cur.a), b"tool_calls") {
-                    Some(v) if Arr::of(v).is_some() => ev.span(v).0 + 1,
+                0 => match ev.member(cur.spans[TOOL_CALLS]) {
+                    Some(v) if Arr::of(v).is_some() => ev.span(trim_ws(v)).0 + 1,
                     Some(v) => {
                         if trim_ws(v) != b"null" {
                             st.skipped.bad_shape += 1;
@@ -96,7 +126,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             }
         }
         _ => {
-            let reason = valid::get(ev.at(cur.b), b"finish_reason").and_then(valid::string);
+            let reason = ev.member(cur.spans[FINISH]).and_then(valid::string);
             if let Some(reason) = reason {
                 st.reason.set(reason, &mut st.skipped);
                 st.close_all(Close::Complete);
@@ -123,8 +153,14 @@ fn tool_call(ev: &Event<'_>, entry: &[u8], st: &mut State<'_>) -> Option<super::
             function = Some(v);
         }
     }
-    let name = function.and_then(|f| valid::get(f, b"name"));
-    let args = function.and_then(|f| valid::get(f, b"arguments"));
+    let (mut name, mut args) = (None, None);
+    for (k, v) in function.and_then(Obj::of).into_iter().flatten() {
+        match k.raw() {
+            b"name" => name = Some(v),
+            b"arguments" => args = Some(v),
+            _ => {}
+        }
+    }
     let key = match index {
         None => WHOLE,
         Some(i) => match super::step::as_u32(i) {

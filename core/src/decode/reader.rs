@@ -77,6 +77,27 @@ pub(crate) struct Reader {
     bom: u8,
 }
 
+/// The offset of the first CR or LF in `bytes`, or its length: eight bytes at a time, as
+/// most of a body's bytes are inside long `data:` lines.
+fn line_end(bytes: &[u8]) -> usize {
+    use crate::json::bytes::{zero_bytes, LO};
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let v = u64::from_le_bytes(word);
+        let m = zero_bytes(v ^ (LO * b'\n' as u64)) | zero_bytes(v ^ (LO * b'\r' as u64));
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + bytes[i..]
+        .iter()
+        .position(|&c| c == b'\n' || c == b'\r')
+        .unwrap_or(bytes.len() - i)
+}
+
 /// The UTF-8 byte-order mark an event stream may start with (the WHATWG rules drop it).
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
@@ -270,10 +291,7 @@ impl Reader {
                 }
                 At::Value(field) => {
                     let rest = &input[i..];
-                    let stop = rest
-                        .iter()
-                        .position(|&c| matches!(c, b'\r' | b'\n'))
-                        .unwrap_or(rest.len());
+                    let stop = line_end(rest);
                     match field {
                         Field::Data => self.push(buf, &rest[..stop]),
                         Field::Event => self.push_name(&rest[..stop]),
@@ -288,7 +306,7 @@ impl Reader {
                 }
                 At::Comment => {
                     let rest = &input[i..];
-                    match rest.iter().position(|&c| matches!(c, b'\r' | b'\n')) {
+                    match Some(line_end(rest)).filter(|&n| n < rest.len()) {
                         Some(stop) => {
                             self.after_cr = rest[stop] == b'\r';
                             i += stop + 1;

@@ -16,8 +16,11 @@ pub(crate) type Span = (u32, u32);
 pub(crate) struct Cursor {
     pub(crate) step: u8,
     pub(crate) pos: u32,
-    pub(crate) a: Span,
-    pub(crate) b: Span,
+    /// The members a reader found in one pass over the event, for its later steps (a
+    /// value never has length 0, so `(0, 0)` is a member that was not there).
+    pub(crate) spans: [Span; 4],
+    /// A flag a reader keeps for a later step.
+    pub(crate) flag: bool,
 }
 
 impl Cursor {
@@ -26,8 +29,8 @@ impl Cursor {
         Self {
             step,
             pos: 0,
-            a: (0, 0),
-            b: (0, 0),
+            spans: [(0, 0); 4],
+            flag: false,
         }
     }
 
@@ -93,6 +96,16 @@ impl<'e> Event<'e> {
             start as u32,
             (start + part.len()).min(self.data.len()) as u32,
         )
+    }
+
+    /// The span of a member found, `(0, 0)` for one that was not.
+    pub(crate) fn span_of(&self, part: Option<&[u8]>) -> Span {
+        part.map_or((0, 0), |p| self.span(p))
+    }
+
+    /// The member at `span`, when it was found.
+    pub(crate) fn member(&self, span: Span) -> Option<&'e [u8]> {
+        (span.1 > span.0).then(|| self.at(span))
     }
 
     /// The string token at `span`.

@@ -51,7 +51,7 @@ pub fn is_object(value: &[u8]) -> bool {
     value.first() == Some(&b'{')
 }
 
-mod bytes;
+pub(crate) mod bytes;
 mod compact;
 mod error;
 pub(crate) mod escape;
