@@ -386,8 +386,15 @@ async fn main(_spawner: Spawner) {
             error!("decoding failed");
             exit_failure()
         };
-        info!("DECODE: frames {=usize} state {=usize}", frames, decoding::STATE);
-        info!("DECODE STACK: {=usize} bytes high water", stack_high_water());
+        info!(
+            "DECODE: frames {=usize} state {=usize}",
+            frames,
+            decoding::STATE
+        );
+        info!(
+            "DECODE STACK: {=usize} bytes high water",
+            stack_high_water()
+        );
     }
     #[cfg(all(feature = "bfcl-stack", not(feature = "no-wrapper")))]
     {
