@@ -14,18 +14,6 @@
 //! assert_eq!(&out[..n], br#"{"type":"tool_result","tool_use_id":"c1","content":"5"}"#);
 //! ```
 
-// With some providers left out, parts every provider shares go unused.
-#![cfg_attr(
-    not(all(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini",
-        feature = "ollama"
-    )),
-    allow(dead_code, unused_variables)
-)]
-
 use crate::decode::Provider;
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::json::{self, JsonStr};

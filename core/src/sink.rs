@@ -31,56 +31,37 @@ impl Sink for Counter {
     }
 }
 
-/// Writes what `write` puts into `out` when it fits, and returns its length; it is counted
-/// first, so a short buffer gets the size needed and is left untouched.
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini",
-    feature = "ollama"
-))]
-pub(crate) fn write_counted(
-    out: &mut [u8],
-    write: impl Fn(&mut dyn Sink),
-) -> Result<usize, crate::json::BufferTooSmall> {
-    let mut count = Counter(0);
-    write(&mut count);
-    let needed = count.0;
-    let Some(dst) = out.get_mut(..needed) else {
-        return Err(crate::json::BufferTooSmall { needed });
-    };
-    let mut sink = Exact { buf: dst, pos: 0 };
-    write(&mut sink);
-    Ok(needed)
-}
+with_decoders! {
+    /// Writes what `write` puts into `out` when it fits, and returns its length; it is counted
+    /// first, so a short buffer gets the size needed and is left untouched.
+    pub(crate) fn write_counted(
+        out: &mut [u8],
+        write: impl Fn(&mut dyn Sink),
+    ) -> Result<usize, crate::json::BufferTooSmall> {
+        let mut count = Counter(0);
+        write(&mut count);
+        let needed = count.0;
+        let Some(dst) = out.get_mut(..needed) else {
+            return Err(crate::json::BufferTooSmall { needed });
+        };
+        let mut sink = Exact { buf: dst, pos: 0 };
+        write(&mut sink);
+        Ok(needed)
+    }
 
-/// A sink over a slice its writer was counted to fit.
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini",
-    feature = "ollama"
-))]
-struct Exact<'b> {
-    buf: &'b mut [u8],
-    pos: usize,
-}
+    /// A sink over a slice its writer was counted to fit.
+    struct Exact<'b> {
+        buf: &'b mut [u8],
+        pos: usize,
+    }
 
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini",
-    feature = "ollama"
-))]
-impl Sink for Exact<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
-            dst.copy_from_slice(bytes);
+    impl Sink for Exact<'_> {
+        fn put(&mut self, bytes: &[u8]) {
+            if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
+                dst.copy_from_slice(bytes);
+            }
+            self.pos += bytes.len();
         }
-        self.pos += bytes.len();
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::calls::Close;
 use super::config::PATH_CAP;
-use super::step::{error_emit, text_emit, Cursor, Emit, Event, State, Step};
+use super::step::{element_step, error_emit, text_emit, Cursor, Emit, Event, State, Step};
 use crate::json::valid::{self, Arr, Obj};
 use crate::json::{trim_ws, JsonStr};
 use crate::sink::{put_escaped, put_json_string, Sink};
@@ -44,28 +44,12 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                     _ => {}
                 }
             }
-            let parts = content
-                .and_then(|c| valid::get(c, b"parts"))
-                .filter(|p| Arr::of(p).is_some());
             let mut cur = Cursor::at(1);
-            cur.pos = parts.map_or(0, |p| ev.span(p).0 + 1);
             cur.spans[0] = ev.span_of(finish);
+            cur.spans[1] = ev.span_of(content.and_then(|c| valid::get(c, b"parts")));
             Step::Next(cur)
         }
-        1 => {
-            if cur.pos == 0 {
-                return Step::Next(cur.then(2, 0));
-            }
-            let mut list = Arr::resume(data, cur.pos as usize);
-            let Some(part) = list.next() else {
-                return Step::Next(cur.then(2, 0));
-            };
-            let next = cur.then(1, list.pos() as u32);
-            match read_part(ev, part, st) {
-                Some(e) => Step::Emit(e, next),
-                None => Step::Next(next),
-            }
-        }
+        1 => element_step(ev, cur, 1, 2, st, read_part),
         _ => match ev.member(cur.spans[0]).and_then(valid::string) {
             Some(reason) => {
                 st.reason.set(reason, &mut st.skipped);

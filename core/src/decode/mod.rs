@@ -53,18 +53,6 @@
 //! assert_eq!(frames[2], r#"{"type":"END","content":{"reason":"tool_calls"}}"#);
 //! ```
 
-// With some providers left out, parts every provider shares go unused.
-#![cfg_attr(
-    not(all(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini",
-        feature = "ollama"
-    )),
-    allow(dead_code, unused_variables)
-)]
-
 mod calls;
 mod config;
 #[cfg(feature = "gemini")]

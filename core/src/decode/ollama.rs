@@ -3,9 +3,9 @@
 //! and an `error` line ending the response.
 
 use super::calls::Close;
-use super::step::{error_emit, text_emit, Cursor, Emit, Event, State, Step};
+use super::step::{element_step, error_emit, text_emit, Cursor, Emit, Event, State, Step};
 use crate::json::trim_ws;
-use crate::json::valid::{self, Arr, Obj};
+use crate::json::valid::{self, Obj};
 
 /// The spans the first step keeps: `[thinking, content, tool_calls, done_reason]`.
 const THINKING: usize = 0;
@@ -50,24 +50,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             Some(e) => Step::Emit(e, cur.then(3, 0)),
             None => Step::Next(cur.then(3, 0)),
         },
-        3 => {
-            let pos = match cur.pos {
-                0 => match ev.member(cur.spans[TOOL_CALLS]) {
-                    Some(v) if Arr::of(v).is_some() => ev.span(trim_ws(v)).0 + 1,
-                    _ => return Step::Next(cur.then(4, 0)),
-                },
-                pos => pos,
-            };
-            let mut list = Arr::resume(data, pos as usize);
-            let Some(entry) = list.next() else {
-                return Step::Next(cur.then(4, 0));
-            };
-            let next = cur.then(3, list.pos() as u32);
-            match tool_call(ev, entry, st) {
-                Some(e) => Step::Emit(e, next),
-                None => Step::Next(next),
-            }
-        }
+        3 => element_step(ev, cur, TOOL_CALLS, 4, st, tool_call),
         _ => {
             if !cur.flag {
                 return Step::Done;

@@ -3,7 +3,7 @@
 //! `finish_reason` or `[DONE]`, an `error` member ending the response.
 
 use super::calls::Close;
-use super::step::{error_emit, text_emit, Cursor, Event, State, Step};
+use super::step::{element_step, error_emit, text_emit, Cursor, Event, State, Step};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Arr, Obj};
 
@@ -100,31 +100,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             Some(e) => Step::Emit(e, cur.then(3, 0)),
             None => Step::Next(cur.then(3, 0)),
         },
-        3 => {
-            let pos = match cur.pos {
-                0 => match ev.member(cur.spans[TOOL_CALLS]) {
-                    Some(v) if Arr::of(v).is_some() => ev.span(trim_ws(v)).0 + 1,
-                    Some(v) => {
-                        if trim_ws(v) != b"null" {
-                            st.skipped.bad_shape += 1;
-                        }
-                        return Step::Next(cur.then(4, 0));
-                    }
-                    None => return Step::Next(cur.then(4, 0)),
-                },
-                pos => pos,
-            };
-            // Read over the whole data, so that the list's offsets are the event's own.
-            let mut list = Arr::resume(data, pos as usize);
-            let Some(entry) = list.next() else {
-                return Step::Next(cur.then(4, 0));
-            };
-            let next = cur.then(3, list.pos() as u32);
-            match tool_call(ev, entry, st) {
-                Some(e) => Step::Emit(e, next),
-                None => Step::Next(next),
-            }
-        }
+        3 => element_step(ev, cur, TOOL_CALLS, 4, st, tool_call),
         _ => {
             let reason = ev.member(cur.spans[FINISH]).and_then(valid::string);
             if let Some(reason) = reason {

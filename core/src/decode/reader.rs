@@ -77,25 +77,9 @@ pub(crate) struct Reader {
     bom: u8,
 }
 
-/// The offset of the first CR or LF in `bytes`, or its length: eight bytes at a time, as
-/// most of a body's bytes are inside long `data:` lines.
+/// The offset of the first CR or LF in `bytes`, or its length.
 fn line_end(bytes: &[u8]) -> usize {
-    use crate::json::bytes::{zero_bytes, LO};
-    let mut i = 0;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let v = u64::from_le_bytes(word);
-        let m = zero_bytes(v ^ (LO * b'\n' as u64)) | zero_bytes(v ^ (LO * b'\r' as u64));
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    i + bytes[i..]
-        .iter()
-        .position(|&c| c == b'\n' || c == b'\r')
-        .unwrap_or(bytes.len() - i)
+    crate::json::bytes::find_either(bytes, 0, b'\n', b'\r')
 }
 
 /// The UTF-8 byte-order mark an event stream may start with (the WHATWG rules drop it).

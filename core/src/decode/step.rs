@@ -198,6 +198,44 @@ impl State<'_> {
     }
 }
 
+/// Reads the array member kept at `cur.spans[list]`, one element a step: the step stays
+/// the same and remembers where the next element is; `each` reads one (and may ask for a
+/// frame); after the last the reader goes on at step `after`. A member that is neither an
+/// array nor `null` has the wrong shape.
+pub(crate) fn element_step(
+    ev: &Event<'_>,
+    cur: Cursor,
+    list: usize,
+    after: u8,
+    st: &mut State<'_>,
+    each: impl FnOnce(&Event<'_>, &[u8], &mut State<'_>) -> Option<Emit>,
+) -> Step {
+    let pos = match cur.pos {
+        // Element offsets are never 0: the event's data starts with its own bracket.
+        0 => match ev.member(cur.spans[list]) {
+            Some(v) if valid::Arr::of(v).is_some() => ev.span(v).0 + 1,
+            Some(v) => {
+                if json::trim_ws(v) != b"null" {
+                    st.skipped.bad_shape += 1;
+                }
+                return Step::Next(cur.then(after, 0));
+            }
+            None => return Step::Next(cur.then(after, 0)),
+        },
+        pos => pos,
+    };
+    // Read over the whole data, so that the elements' offsets are the event's own.
+    let mut elements = valid::Arr::resume(ev.data, pos as usize);
+    let Some(element) = elements.next() else {
+        return Step::Next(cur.then(after, 0));
+    };
+    let next = cur.then(cur.step, elements.pos() as u32);
+    match each(ev, element, st) {
+        Some(e) => Step::Emit(e, next),
+        None => Step::Next(next),
+    }
+}
+
 /// The error message of an error value: its `message` string, or the value itself.
 pub(crate) fn error_emit(ev: &Event<'_>, error: &[u8]) -> Emit {
     if let Some(m) = valid::get(error, b"message").filter(|m| valid::string(m).is_some()) {

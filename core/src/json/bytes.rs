@@ -54,3 +54,38 @@ pub(crate) const HI: u64 = 0x8080_8080_8080_8080;
 pub(crate) fn zero_bytes(v: u64) -> u64 {
     v.wrapping_sub(LO) & !v & HI
 }
+
+/// The offset of the first byte at or after `from` that is `a` or `b`, or `bytes.len()`:
+/// eight bytes at a time (long strings and lines are what the library searches most).
+#[inline]
+pub(crate) fn find_either(bytes: &[u8], mut from: usize, a: u8, b: u8) -> usize {
+    while let Some(chunk) = bytes.get(from..from + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let m = zero_bytes(x ^ (LO * a as u64)) | zero_bytes(x ^ (LO * b as u64));
+        if m != 0 {
+            return from + (m.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    let rest = bytes.get(from..).unwrap_or(&[]);
+    from + rest
+        .iter()
+        .position(|&c| c == a || c == b)
+        .unwrap_or(rest.len())
+}
+
+/// The offset just past the string whose opening quote is at `start` (escapes skipped,
+/// nothing validated), or the end of `bytes` when it is not closed.
+pub(crate) fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut pos = start + 1;
+    loop {
+        pos = find_either(bytes, pos, b'"', b'\\');
+        match bytes.get(pos) {
+            Some(b'"') => return pos + 1,
+            Some(_) => pos += 2,
+            None => return bytes.len(),
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! The compact form of a raw value: the white space between its tokens dropped (SPEC §7.22).
 
-use super::bytes::{is_ws, skip_ws, zero_bytes, HI, LO};
+use super::bytes::{is_ws, skip_ws, string_end, HI, LO};
 
 /// Hands `emit` the runs of a valid JSON value that remain once the white space between
 /// its tokens is dropped (SPEC §7.22): strings, number text and member order stay as written.
@@ -81,32 +81,6 @@ pub fn compact_into(value: &[u8], out: &mut [u8]) -> usize {
         n += take;
     });
     n
-}
-
-/// The offset just past the string whose opening quote is at `start` (escapes skipped,
-/// nothing validated), or the end of `bytes` when it is not closed.
-fn string_end(bytes: &[u8], start: usize) -> usize {
-    let mut pos = start + 1;
-    loop {
-        // Eight bytes at a time while none is a quote or a backslash.
-        while let Some(chunk) = bytes.get(pos..pos + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let x = u64::from_le_bytes(word);
-            let m = zero_bytes(x ^ (LO * b'"' as u64)) | zero_bytes(x ^ (LO * b'\\' as u64));
-            if m != 0 {
-                pos += (m.trailing_zeros() / 8) as usize;
-                break;
-            }
-            pos += 8;
-        }
-        match bytes.get(pos) {
-            Some(b'"') => return pos + 1,
-            Some(b'\\') => pos += 2,
-            Some(_) => pos += 1,
-            None => return bytes.len(),
-        }
-    }
 }
 
 #[cfg(test)]

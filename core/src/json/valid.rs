@@ -4,19 +4,7 @@
 //! search for brackets and quotes, not a second validation. On bytes that are not valid
 //! JSON they return nonsense but never panic and always end.
 
-// Only the stream decoders read this way; with some of them left out, some readers go unused.
-#![cfg_attr(
-    not(all(
-        feature = "openai-chat",
-        feature = "openai-responses",
-        feature = "anthropic",
-        feature = "gemini",
-        feature = "ollama"
-    )),
-    allow(dead_code)
-)]
-
-use super::bytes::{skip_ws, zero_bytes, LO};
+use super::bytes::{skip_ws, string_end as skip_string};
 use super::string::JsonStr;
 
 /// The offset just past the value that starts at `pos` (after white space).
@@ -36,32 +24,6 @@ pub(crate) fn skip(b: &[u8], pos: usize) -> usize {
             i
         }
         None => pos,
-    }
-}
-
-/// The offset just past the string whose opening quote is at `pos`.
-fn skip_string(b: &[u8], pos: usize) -> usize {
-    let mut i = pos + 1;
-    loop {
-        // Eight bytes at a time to the next quote or backslash: most of an event's bytes are
-        // inside strings (texts, signatures, argument pieces).
-        while let Some(chunk) = b.get(i..i + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let v = u64::from_le_bytes(word);
-            let m = zero_bytes(v ^ (LO * b'"' as u64)) | zero_bytes(v ^ (LO * b'\\' as u64));
-            if m != 0 {
-                i += (m.trailing_zeros() / 8) as usize;
-                break;
-            }
-            i += 8;
-        }
-        match b.get(i) {
-            Some(b'"') => return i + 1,
-            Some(b'\\') => i += 2,
-            Some(_) => i += 1,
-            None => return b.len(),
-        }
     }
 }
 
