@@ -3,7 +3,7 @@
 //! and an `error` line ending the response.
 
 use super::calls::Close;
-use super::step::{element_step, error_emit, text_emit, Cursor, Emit, Event, State, Step};
+use super::step::{element_step, error_emit, text_step, Cursor, Emit, Event, State, Step};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Obj};
 
@@ -42,14 +42,8 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             }
             Step::Next(cur)
         }
-        1 => match text_emit(ev, ev.member(cur.spans[THINKING]), true) {
-            Some(e) => Step::Emit(e, cur.then(2, 0)),
-            None => Step::Next(cur.then(2, 0)),
-        },
-        2 => match text_emit(ev, ev.member(cur.spans[CONTENT]), false) {
-            Some(e) => Step::Emit(e, cur.then(3, 0)),
-            None => Step::Next(cur.then(3, 0)),
-        },
+        1 => text_step(ev, cur, THINKING, true, 2),
+        2 => text_step(ev, cur, CONTENT, false, 3),
         3 => element_step(ev, cur, TOOL_CALLS, 4, st, tool_call),
         _ => {
             if !cur.flag {

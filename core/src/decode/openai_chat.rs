@@ -3,7 +3,7 @@
 //! `finish_reason` or `[DONE]`, an `error` member ending the response.
 
 use super::calls::Close;
-use super::step::{element_step, error_emit, text_emit, Cursor, Event, State, Step};
+use super::step::{element_step, error_emit, text_step, Cursor, Event, State, Step};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Arr, Obj};
 
@@ -92,14 +92,8 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 Step::Done
             }
         }
-        1 => match text_emit(ev, ev.member(cur.spans[REASONING]), true) {
-            Some(e) => Step::Emit(e, cur.then(2, 0)),
-            None => Step::Next(cur.then(2, 0)),
-        },
-        2 => match text_emit(ev, ev.member(cur.spans[CONTENT]), false) {
-            Some(e) => Step::Emit(e, cur.then(3, 0)),
-            None => Step::Next(cur.then(3, 0)),
-        },
+        1 => text_step(ev, cur, REASONING, true, 2),
+        2 => text_step(ev, cur, CONTENT, false, 3),
         3 => element_step(ev, cur, TOOL_CALLS, 4, st, tool_call),
         _ => {
             let reason = ev.member(cur.spans[FINISH]).and_then(valid::string);

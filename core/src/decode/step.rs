@@ -198,6 +198,14 @@ impl State<'_> {
     }
 }
 
+/// The text (or reasoning) delta kept at `cur.spans[at]`, when there is one; then step `next`.
+pub(crate) fn text_step(ev: &Event<'_>, cur: Cursor, at: usize, reasoning: bool, next: u8) -> Step {
+    match text_emit(ev, ev.member(cur.spans[at]), reasoning) {
+        Some(e) => Step::Emit(e, cur.then(next, 0)),
+        None => Step::Next(cur.then(next, 0)),
+    }
+}
+
 /// Reads the array member kept at `cur.spans[list]`, one element a step: the step stays
 /// the same and remembers where the next element is; `each` reads one (and may ask for a
 /// frame); after the last the reader goes on at step `after`. A member that is neither an
