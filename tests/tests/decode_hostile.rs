@@ -611,3 +611,45 @@ fn a_decoder_fitting_a_wrapper_writes_only_calls_the_wrapper_answers() {
         Err(polyweave_tool_adapter::Error::Malformed(_))
     ));
 }
+
+/// A Gemini part that starts a call ends the streamed call still open: that call is
+/// written first, then the new one (here refused: the one slot is still the first call's),
+/// whatever the frame buffer; a short buffer is told the size of the frame that comes next.
+#[test]
+fn gemini_a_new_call_that_ends_a_streamed_one_writes_the_streamed_one_first() {
+    let body = gemini(&[
+        r#"{"functionCall":{"name":"f","willContinue":true}}"#,
+        r#"{"functionCall":{"partialArgs":[{"jsonPath":"$.a","numberValue":1}],"willContinue":true}},{"functionCall":{"name":"g","args":{}}}"#,
+    ]);
+    let want = [
+        r#"{"type":"TOOL_CALL","content":{"name":"f","args":{"a":1}}}"#,
+        r#"{"type":"TOOL_CALL","content":{"name":"g","args_error":"Too many parallel tool calls (max 1)"}}"#,
+        r#"{"type":"END","content":{"reason":null}}"#,
+    ];
+    let cfg = DecoderConfig::DEFAULT;
+    assert_eq!(
+        decode_with(Provider::Gemini, cfg, 1, body.as_bytes(), || usize::MAX).frames,
+        want
+    );
+    let mut slots = [CallSlot::EMPTY; 1];
+    let mut arena = vec![0u8; cfg.arena_len(1)];
+    let mut d = Decoder::new(Provider::Gemini, cfg, &mut slots, &mut arena).unwrap();
+    let (mut small, mut big) = ([0u8; 8], vec![0u8; cfg.max_frame_len()]);
+    let mut got = Vec::new();
+    let mut input = body.as_bytes();
+    let mut take = |d: &mut Decoder<'_>, got: &mut Vec<String>| {
+        while let Err(e) = d.poll_frame(&mut small) {
+            let n = d.poll_frame(&mut big).unwrap().unwrap();
+            assert_eq!(n, e.needed);
+            got.push(String::from_utf8(big[..n].to_vec()).unwrap());
+        }
+    };
+    while !input.is_empty() {
+        let n = d.feed(input);
+        input = &input[n..];
+        take(&mut d, &mut got);
+    }
+    d.finish();
+    take(&mut d, &mut got);
+    assert_eq!(got, want);
+}

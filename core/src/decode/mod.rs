@@ -271,6 +271,12 @@ impl<'a> Decoder<'a> {
                         }
                     },
                 };
+                // A call the same step completed (a new Gemini call ends a streamed one)
+                // came first: it is written first.
+                if self.st.calls.next_ready().is_some() {
+                    self.owed = Some((e, then));
+                    continue;
+                }
                 let n = match write_counted(out, |s| write_emit(&ev, e, &self.st, s)) {
                     Ok(n) => n,
                     Err(short) => {
