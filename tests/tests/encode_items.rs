@@ -370,13 +370,29 @@ fn the_readme_demo_runs_as_written() {
     let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
     let command = "cargo run --release -p polyweave-replay -- --pretty --stream openai-chat \\\n  tests/data/provider-streams/openai-chat/openai-python-parse-multiple-pydantic-tools.body";
     assert!(readme.contains(command), "README's demo command changed");
-    let body = "tests/data/provider-streams/openai-chat/openai-python-parse-multiple-pydantic-tools.body";
+    let body =
+        "tests/data/provider-streams/openai-chat/openai-python-parse-multiple-pydantic-tools.body";
     let path = workspace_root().join(body);
     let got = run(&["--stream", "openai-chat", path.to_str().unwrap()]);
-    let want = std::fs::read_to_string(workspace_root().join("tests/data/demo-stream.out.ndjson")).unwrap();
+    let want = std::fs::read_to_string(workspace_root().join("tests/data/demo-stream.out.ndjson"))
+        .unwrap();
     assert_eq!(got, want);
-    let pretty = run(&["--pretty", "--stream", "openai-chat", path.to_str().unwrap()]);
-    assert!(pretty.contains("from decoder   {\"type\":\"TOOL_CALL\""), "{pretty}");
-    assert!(pretty.contains("next request (openai-chat), the messages to append:"), "{pretty}");
-    assert!(pretty.contains("\"tool_call_id\": \"call_DNYTawLBoN8fj3KN6qU9N1Ou\""), "{pretty}");
+    let pretty = run(&[
+        "--pretty",
+        "--stream",
+        "openai-chat",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        pretty.contains("from decoder   {\"type\":\"TOOL_CALL\""),
+        "{pretty}"
+    );
+    assert!(
+        pretty.contains("next request (openai-chat), the messages to append:"),
+        "{pretty}"
+    );
+    assert!(
+        pretty.contains("\"tool_call_id\": \"call_DNYTawLBoN8fj3KN6qU9N1Ou\""),
+        "{pretty}"
+    );
 }
