@@ -653,3 +653,90 @@ fn gemini_a_new_call_that_ends_a_streamed_one_writes_the_streamed_one_first() {
     take(&mut d, &mut got);
     assert_eq!(got, want);
 }
+
+/// `feed` stops at the end of the event that owes frames, and takes nothing until they are
+/// polled: an `END` owed, calls completed by the end of the response, both.
+#[test]
+fn feed_takes_nothing_while_an_end_or_a_completed_call_waits() {
+    let done = "data: [DONE]\n\n";
+    let later = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n";
+    for (first, frames) in [
+        (done.to_string(), 1),
+        (format!("data: {CHAT_CALL}\n\n{done}"), 2),
+    ] {
+        let body = first.clone() + later;
+        let cfg = DecoderConfig::DEFAULT;
+        let mut slots = [CallSlot::EMPTY; 2];
+        let mut arena = vec![0u8; cfg.arena_len(2)];
+        let mut d = Decoder::new(Provider::OpenAiChat, cfg, &mut slots, &mut arena).unwrap();
+        let mut at = 0;
+        // Up to the end of `[DONE]`: the events before it owe nothing the host must poll
+        // first (a call's piece), or stop at their own end.
+        while at < first.len() {
+            let n = d.feed(&body.as_bytes()[at..]);
+            assert!(n > 0);
+            at += n;
+            if at < first.len() {
+                let mut out = [0u8; 512];
+                while d.poll_frame(&mut out).unwrap().is_some() {}
+            }
+        }
+        assert_eq!(
+            at,
+            first.len(),
+            "stops at the end of the event that ended the response"
+        );
+        assert!(d.has_frames());
+        assert_eq!(
+            d.feed(&body.as_bytes()[at..]),
+            0,
+            "takes nothing while frames wait"
+        );
+        let mut out = [0u8; 512];
+        let mut written = Vec::new();
+        while let Some(n) = d.poll_frame(&mut out).unwrap() {
+            written.push(String::from_utf8(out[..n].to_vec()).unwrap());
+        }
+        assert_eq!(written.len(), frames, "{written:?}");
+        assert!(written.last().unwrap().starts_with(r#"{"type":"END""#));
+        assert!(!d.has_frames());
+        // The rest is after the end: read, counted, nothing written.
+        assert_eq!(d.feed(&body.as_bytes()[at..]), later.len());
+        assert_eq!(d.poll_frame(&mut out), Ok(None));
+        assert_eq!(d.skipped().after_end, 1);
+    }
+}
+
+/// Ids, names and finish reasons over their capacities are cut, on a character boundary,
+/// and each cut is counted.
+#[test]
+fn cut_ids_names_and_reasons_are_counted() {
+    let cfg = DecoderConfig {
+        id_cap: 4,
+        name_cap: 5,
+        ..DecoderConfig::DEFAULT
+    };
+    let long_reason = "r".repeat(70);
+    let chunk = format!(
+        r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":0,"id":"abcdefgh","function":{{"name":"caf\u00e9\u00e9x","arguments":"{{}}"}}}}]}},"finish_reason":"{long_reason}"}}]}}"#
+    );
+    let d = decode_with(
+        Provider::OpenAiChat,
+        cfg,
+        2,
+        chat(&[&chunk]).as_bytes(),
+        || usize::MAX,
+    );
+    assert_eq!(
+        d.frames,
+        [
+            // "café" is 5 bytes: the second é does not fit whole, so it is left out.
+            r#"{"type":"TOOL_CALL","content":{"id":"abcd","name":"café","args":{}}}"#.to_string(),
+            format!(
+                r#"{{"type":"END","content":{{"reason":"{}"}}}}"#,
+                "r".repeat(64)
+            ),
+        ]
+    );
+    assert_eq!(d.skipped.cut, 3);
+}
