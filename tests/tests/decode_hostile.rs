@@ -740,3 +740,83 @@ fn cut_ids_names_and_reasons_are_counted() {
     );
     assert_eq!(d.skipped.cut, 3);
 }
+
+/// `data: [DONE]` ends an OpenAI Chat or Responses stream (the SDK stops there); any
+/// other provider's reader takes it for what it is, data that is not JSON, and goes on.
+#[test]
+fn done_ends_only_the_openai_streams() {
+    let text = |p: Provider| {
+        match p {
+        Provider::OpenAiChat => "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n".to_string(),
+        Provider::OpenAiResponses => "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"x\"}\n\n".to_string(),
+        Provider::Anthropic => "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n".to_string(),
+        Provider::Gemini => "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"x\"}]}}]}\n\n".to_string(),
+        _ => "{\"message\":{\"content\":\"x\"}}\n".to_string(),
+    }
+    };
+    for p in Provider::ALL.iter().copied() {
+        let done = if p == Provider::Ollama {
+            "[DONE]\n"
+        } else {
+            "data: [DONE]\n\n"
+        };
+        let d = decode(p, (done.to_string() + &text(p)).as_bytes(), || usize::MAX);
+        let ends = matches!(p, Provider::OpenAiChat | Provider::OpenAiResponses);
+        if ends {
+            assert_eq!(
+                d.frames,
+                [r#"{"type":"END","content":{"reason":null}}"#],
+                "{p:?}"
+            );
+            assert_eq!((d.skipped.after_end, d.skipped.not_json), (1, 0), "{p:?}");
+        } else {
+            assert_eq!(
+                d.frames,
+                [
+                    r#"{"type":"TEXT","content":"x"}"#,
+                    r#"{"type":"END","content":{"reason":null}}"#
+                ],
+                "{p:?}"
+            );
+            assert_eq!((d.skipped.after_end, d.skipped.not_json), (0, 1), "{p:?}");
+        }
+    }
+}
+
+/// The refusals say what they are.
+#[test]
+fn refusals_have_their_own_texts() {
+    use polyweave_tool_adapter::items::ItemError;
+    let texts: Vec<String> = [
+        ItemError::BufferTooSmall { needed: 9 },
+        ItemError::NotACallOrResult,
+        ItemError::NoName,
+        ItemError::NoId,
+        ItemError::NoOutcome,
+    ]
+    .iter()
+    .map(|e| e.to_string())
+    .collect();
+    assert_eq!(
+        texts,
+        [
+            "item needs 9 bytes",
+            "neither a TOOL_CALL nor a TOOL_RESULT",
+            "no string name",
+            "the provider needs the call's id, and it has none",
+            "a TOOL_RESULT with neither result nor error",
+        ]
+    );
+    assert_eq!(
+        DecoderStorageError::ArenaTooSmall {
+            needed: 9,
+            given: 3
+        }
+        .to_string(),
+        "decoder arena of 3 bytes, 9 needed"
+    );
+    assert_eq!(
+        DecoderStorageError::BadConfig.to_string(),
+        "decoder capacities out of range"
+    );
+}

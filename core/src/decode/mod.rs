@@ -311,24 +311,14 @@ impl<'a> Decoder<'a> {
                     continue;
                 }
                 if self.phase == Phase::Open {
-                    let how = self.at_body_end();
-                    self.end_response(how);
+                    // Calls still open are cut off (a Gemini call streaming its arguments
+                    // is not: each value arrives whole, and `end_response` closes it).
+                    self.end_response(Close::Incomplete);
                     continue;
                 }
                 self.reset();
             }
             return Ok(None);
-        }
-    }
-
-    /// How calls still open when the body ends come out.
-    fn at_body_end(&self) -> Close {
-        match self.provider {
-            // Each streamed value arrives whole (SPEC §8 rule 3).
-            #[cfg(feature = "gemini")]
-            Provider::Gemini => Close::Complete,
-            #[allow(unreachable_patterns)]
-            _ => Close::Incomplete,
         }
     }
 
