@@ -134,10 +134,11 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// As a JSON string (OpenAI's `arguments`).
+    /// As a JSON string (OpenAI's `arguments`): a value's compact JSON text (a string value
+    /// quoted too: it is the JSON the model wrote), or the broken text as it is.
     fn put_as_string(self, s: &mut dyn Sink) {
         match self {
-            Args::Value(v) => put_value_as_text(v, s),
+            Args::Value(v) => put_json_text(v, s),
             Args::Text(t) => put_json_str(s, t),
         }
     }
@@ -184,12 +185,15 @@ struct ResultItem<'a> {
 fn put_value_as_text(v: &[u8], s: &mut dyn Sink) {
     match crate::frame::as_string(v) {
         Some(text) => put_json_str(s, text),
-        None => {
-            s.put(b"\"");
-            json::for_each_compact_run(v, |run| put_escaped(s, run));
-            s.put(b"\"");
-        }
+        None => put_json_text(v, s),
     }
+}
+
+/// A value's compact JSON text, as a JSON string.
+fn put_json_text(v: &[u8], s: &mut dyn Sink) {
+    s.put(b"\"");
+    json::for_each_compact_run(v, |run| put_escaped(s, run));
+    s.put(b"\"");
 }
 
 fn put_member_str(s: &mut dyn Sink, key: &[u8], value: JsonStr<'_>) {

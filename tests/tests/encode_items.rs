@@ -96,6 +96,36 @@ fn each_provider_writes_its_row_of_the_table() {
     }
 }
 
+/// Arguments the model wrote as some other JSON value than an object: OpenAI's `arguments`
+/// carry that JSON (a string quoted, as written), the providers that take an object get `{}`;
+/// only a call marked broken gives its text as it is.
+#[test]
+fn args_that_are_not_an_object_keep_their_json_or_become_an_empty_object() {
+    for (args, openai, object) in [
+        (r#""hi""#, r#""\"hi\"""#, "{}"),
+        ("[1, 2]", r#""[1,2]""#, "{}"),
+        ("7", r#""7""#, "{}"),
+    ] {
+        let call =
+            format!(r#"{{"type":"TOOL_CALL","content":{{"id":"c1","name":"f","args":{args}}}}}"#);
+        assert_eq!(
+            item(Provider::OpenAiChat, &call).unwrap(),
+            format!(
+                r#"{{"id":"c1","type":"function","function":{{"name":"f","arguments":{openai}}}}}"#
+            )
+        );
+        assert_eq!(
+            item(Provider::Anthropic, &call).unwrap(),
+            format!(r#"{{"type":"tool_use","id":"c1","name":"f","input":{object}}}"#)
+        );
+    }
+    let broken = r#"{"type":"TOOL_CALL","content":{"id":"c1","name":"f","args":"hi","args_error":"Tool f arguments are not valid JSON"}}"#;
+    assert_eq!(
+        item(Provider::OpenAiResponses, broken).unwrap(),
+        r#"{"type":"function_call","call_id":"c1","name":"f","arguments":"hi"}"#
+    );
+}
+
 #[test]
 fn calls_without_an_id_are_matched_by_name_where_the_provider_does() {
     let call = r#"{"type":"TOOL_CALL","content":{"name":"get"}}"#;
