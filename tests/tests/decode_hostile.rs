@@ -704,6 +704,17 @@ fn feed_takes_nothing_while_an_end_or_a_completed_call_waits() {
         assert_eq!(d.feed(&body.as_bytes()[at..]), later.len());
         assert_eq!(d.poll_frame(&mut out), Ok(None));
         assert_eq!(d.skipped().after_end, 1);
+        // Once the host says the body is over, nothing is taken until the body is polled out.
+        d.finish();
+        assert!(d.has_frames());
+        assert_eq!(d.feed(later.as_bytes()), 0);
+        assert_eq!(d.poll_frame(&mut out), Ok(None));
+        assert!(!d.has_frames());
+        assert_eq!(
+            d.feed(later.as_bytes()),
+            later.len(),
+            "the next body is taken"
+        );
     }
 }
 
