@@ -118,7 +118,7 @@ cargo +nightly miri test --quiet -p polyweave-tool-adapter-ffi --lib --test abi 
 echo "   miri: the core's unit tests"
 cargo +nightly miri test --quiet -p polyweave-tool-adapter --lib
 
-step "fuzz: each target (json, framing, wrapper, ffi) for 60 s under libFuzzer; any finding fails"
+step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5) for 60 s under libFuzzer; any finding fails"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 (
   cd tests/fuzz
