@@ -245,10 +245,7 @@ impl<'a> Decoder<'a> {
                 return Ok(Some(n));
             }
             if let Some(cur) = self.cursor {
-                let ev = Event {
-                    data: json::trim_ws(&self.ev[..self.reader.len.min(self.ev.len())]),
-                    name: self.reader.event_name(),
-                };
+                let ev = Event::in_buffer(self.ev, &self.reader);
                 // A frame asked for earlier that did not fit is written first: the step that
                 // asked for it has already changed the state (a refused call is counted and
                 // its key is gone), so it must not run twice.
@@ -345,12 +342,8 @@ impl<'a> Decoder<'a> {
             self.st.skipped.after_end += 1;
             return self.end_event();
         }
-        let cap = self.ev.len();
-        let overlong = self.reader.overlong(cap);
-        let ev = Event {
-            data: json::trim_ws(&self.ev[..self.reader.len.min(cap)]),
-            name: self.reader.event_name(),
-        };
+        let overlong = self.reader.overlong(self.ev.len());
+        let ev = Event::in_buffer(self.ev, &self.reader);
         if overlong {
             self.st.skipped.overlong += 1;
             let step = overlong_event(self.provider, &ev, &mut self.st);

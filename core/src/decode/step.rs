@@ -81,6 +81,14 @@ pub(crate) struct Event<'e> {
 }
 
 impl<'e> Event<'e> {
+    /// The event the reader has in `buf` (as much of it as the buffer kept).
+    pub(crate) fn in_buffer(buf: &'e [u8], reader: &'e super::reader::Reader) -> Self {
+        Self {
+            data: json::trim_ws(&buf[..reader.len.min(buf.len())]),
+            name: reader.event_name(),
+        }
+    }
+
     /// The bytes of a span.
     pub(crate) fn at(&self, span: Span) -> &'e [u8] {
         self.data
