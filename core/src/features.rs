@@ -1,7 +1,8 @@
-//! Which code the provider features turn on: the one place that lists them.
+//! Which code the provider and MCP features turn on: the one place that lists them.
 
-/// Items compiled only when the build has at least one provider's decoder.
-macro_rules! with_decoders {
+/// Items compiled only when the build writes frames or lines with counted writers: a
+/// provider's decoder or the MCP client.
+macro_rules! with_counted_writers {
     ($($item:item)*) => {
         $(
             #[cfg(any(
@@ -9,7 +10,8 @@ macro_rules! with_decoders {
                 feature = "openai-responses",
                 feature = "anthropic",
                 feature = "gemini",
-                feature = "ollama"
+                feature = "ollama",
+                feature = "mcp"
             ))]
             $item
         )*

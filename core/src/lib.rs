@@ -107,7 +107,7 @@ pub mod tool;
 pub mod trace;
 pub mod typed;
 pub mod wrapper;
-// Spelled out rather than through `with_decoders!`, so that tools reading the module tree
+// Spelled out rather than through a macro, so that tools reading the module tree
 // (cargo-mutants, the module-graph test) see these two.
 #[cfg(any(
     feature = "openai-chat",
@@ -125,6 +125,8 @@ pub mod decode;
     feature = "ollama"
 ))]
 pub mod items;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 pub use call::{AdapterCall, CallOptions};
 pub use clock::Instant;

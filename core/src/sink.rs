@@ -31,7 +31,7 @@ impl Sink for Counter {
     }
 }
 
-with_decoders! {
+with_counted_writers! {
     /// Writes what `write` puts into `out` when it fits, and returns its length; it is counted
     /// first, so a short buffer gets the size needed and is left untouched.
     pub(crate) fn write_counted(

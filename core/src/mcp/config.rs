@@ -1,0 +1,191 @@
+//! An MCP client's capacities, the arena they size, and who it says it is.
+//!
+//! Every size is a `const fn` with saturating arithmetic, as the wrapper's are, so a host
+//! sizes a `static` arena at compile time.
+
+use crate::json::DEFAULT_MAX_DEPTH;
+
+/// The protocol revision the client asks for in `initialize` (SPEC §9.1).
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Revisions the client goes on with when the server answers one of them.
+pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// Decoded bytes of a cancel reason carried into `notifications/cancelled`; a longer one is
+/// cut on a character boundary (the server only logs it).
+pub const REASON_CAP: usize = 256;
+
+/// The longest `notifications/cancelled` line: the reason escaped (6 bytes per byte at
+/// worst) around the fixed text and a 20-digit request id.
+pub const CANCEL_LINE_BOUND: usize = 128 + 6 * REASON_CAP;
+
+/// Capacities of an MCP client (SPEC §9). All memory is the host's.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct McpConfig {
+    /// Bytes of the longest line the server may send (line ending excluded). A longer
+    /// response fails its call; a longer request or notification is counted and dropped.
+    pub line_cap: usize,
+    /// Bytes of lines waiting to go to the server (`tools/call`, `notifications/cancelled`).
+    /// A call whose request can never fit fails at once; one that does not fit now is
+    /// refused until the host has written what waits.
+    pub outbox_cap: usize,
+    /// Bytes of a decoded tool name (a call's, and a listed tool's).
+    pub name_cap: usize,
+    /// Bytes of a `tools/list` page cursor as the server wrote it.
+    pub cursor_cap: usize,
+    /// JSON depth limit of the server's lines (the message object is level 1).
+    pub max_depth: u8,
+}
+
+impl McpConfig {
+    /// Room for results of a few KiB, names of 64 bytes, the default depth limit.
+    pub const DEFAULT: McpConfig = McpConfig {
+        line_cap: 8192,
+        outbox_cap: 4096,
+        name_cap: 64,
+        cursor_cap: 256,
+        max_depth: DEFAULT_MAX_DEPTH,
+    };
+
+    /// For a few KiB of RAM: 2 KiB lines, the least outbox allowed, 32-byte names.
+    pub const SMALL: McpConfig = McpConfig {
+        line_cap: 2048,
+        outbox_cap: CANCEL_LINE_BOUND + OUTBOX_HEADER,
+        name_cap: 32,
+        cursor_cap: 128,
+        max_depth: DEFAULT_MAX_DEPTH,
+    };
+
+    /// `self` with the name capacity and depth limit of the wrapper whose adapter tools it
+    /// serves: every name the wrapper sends then fits, and every valid line of the server
+    /// gives a frame the wrapper does not refuse as too deep (a result sits at the same
+    /// level in the line and in the frame).
+    pub const fn fitting(self, wrapper: &crate::wrapper::Config) -> Self {
+        McpConfig {
+            name_cap: wrapper.name_cap,
+            max_depth: wrapper.max_depth,
+            ..self
+        }
+    }
+
+    /// Bytes of arena a client with `calls` call slots needs.
+    pub const fn arena_len(&self, calls: usize) -> usize {
+        self.line_cap
+            .saturating_add(self.outbox_cap)
+            .saturating_add(self.cursor_cap)
+            // One name per slot, one for a call failed at once, one to decode a listed
+            // tool's name into.
+            .saturating_add(self.name_cap.saturating_mul(calls.saturating_add(2)))
+    }
+
+    /// The longest frame [`poll_frame`](super::Client::poll_frame) writes: a result as
+    /// long as a line, or an error message as long as one, escaped, around a name.
+    pub const fn max_frame_len(&self) -> usize {
+        // A message built from a line's texts escapes each byte to at most 6.
+        self.line_cap
+            .saturating_mul(6)
+            .saturating_add(self.name_cap.saturating_mul(6))
+            .saturating_add(160)
+    }
+
+    /// The longest line [`poll_transmit`](super::Client::poll_transmit) writes.
+    pub const fn max_line_len(&self) -> usize {
+        let outbox = self.outbox_cap.saturating_sub(OUTBOX_HEADER);
+        // A reply echoes a request id from a line; `initialize` names the client.
+        let reply = self.line_cap.saturating_add(96);
+        let list = self.cursor_cap.saturating_add(96);
+        max(max(outbox, reply), max(list, INITIALIZE_BOUND))
+    }
+
+    /// Why this configuration cannot work, if it cannot.
+    pub(crate) const fn check(&self) -> Result<(), McpStorageError> {
+        if self.line_cap == 0
+            || self.name_cap == 0
+            || self.max_depth < 3
+            || self.outbox_cap < CANCEL_LINE_BOUND + OUTBOX_HEADER
+            || self.arena_len(0) == usize::MAX
+        {
+            return Err(McpStorageError::BadConfig);
+        }
+        Ok(())
+    }
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// Bytes each queued line costs in the outbox besides itself.
+pub const OUTBOX_HEADER: usize = 12;
+
+/// The longest `initialize` line, with the longest client name and version allowed.
+const INITIALIZE_BOUND: usize = 192 + 6 * 2 * CLIENT_TEXT_CAP;
+
+/// Bytes of the client's name and of its version in `clientInfo`.
+pub const CLIENT_TEXT_CAP: usize = 64;
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Who the client says it is in `initialize` (`clientInfo`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ClientInfo<'a> {
+    /// `clientInfo.name` (at most [`CLIENT_TEXT_CAP`] bytes).
+    pub name: &'a str,
+    /// `clientInfo.version` (at most [`CLIENT_TEXT_CAP`] bytes).
+    pub version: &'a str,
+}
+
+impl ClientInfo<'static> {
+    /// This crate, by its package name and version.
+    pub const THIS_CRATE: ClientInfo<'static> = ClientInfo {
+        name: env!("CARGO_PKG_NAME"),
+        version: env!("CARGO_PKG_VERSION"),
+    };
+}
+
+/// Why [`Client::new`](super::Client::new) refused its memory or configuration.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum McpStorageError {
+    /// A capacity is zero, the depth limit is below 3, the outbox cannot hold a
+    /// `notifications/cancelled` line, or the arena size overflows.
+    BadConfig,
+    /// The arena is shorter than [`McpConfig::arena_len`].
+    ArenaTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        given: usize,
+    },
+    /// More call slots than the client counts (65,535).
+    TooManySlots,
+    /// `clientInfo`'s name or version is longer than [`CLIENT_TEXT_CAP`].
+    ClientInfoTooLong,
+}
+
+impl core::fmt::Display for McpStorageError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::BadConfig => f.write_str("MCP client configuration cannot work"),
+            Self::ArenaTooSmall { needed, given } => {
+                write!(f, "MCP client arena of {given} bytes, {needed} needed")
+            }
+            Self::TooManySlots => f.write_str("more than 65535 MCP call slots"),
+            Self::ClientInfoTooLong => {
+                write!(f, "clientInfo name or version over {CLIENT_TEXT_CAP} bytes")
+            }
+        }
+    }
+}
+
+impl core::error::Error for McpStorageError {}

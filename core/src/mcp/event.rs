@@ -1,0 +1,82 @@
+//! What the client tells the host besides frames and lines: start-up, the listed tools,
+//! the server's other notifications.
+
+use crate::json::JsonStr;
+
+/// Something the host learns from the server.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum McpEvent<'c> {
+    /// The server answered `initialize` with a revision the client speaks.
+    Initialized {
+        /// The revision it chose.
+        protocol_version: &'static str,
+        /// Its `initialize` result as sent (`serverInfo`, `capabilities`, `instructions`).
+        result: &'c [u8],
+    },
+    /// A listed tool: register it as an adapter tool to serve it.
+    Tool {
+        /// Its name, decoded.
+        name: &'c str,
+        /// Its entry as sent (`description`, `inputSchema`, …).
+        tool: &'c [u8],
+    },
+    /// A listed tool the client cannot serve.
+    ToolSkipped {
+        /// Why.
+        reason: ToolSkip,
+        /// Its entry as sent.
+        tool: &'c [u8],
+    },
+    /// Every page is listed: calls go to the server from now on.
+    Ready {
+        /// Tools handed out as [`McpEvent::Tool`].
+        tools: u32,
+    },
+    /// The start-up failed: calls waiting fail, later ones fail at once.
+    StartFailed(StartError<'c>),
+    /// A notification other than progress (`notifications/tools/list_changed`,
+    /// `notifications/message`, …); it changes nothing else.
+    Notification {
+        /// Its method.
+        method: JsonStr<'c>,
+        /// Its params as sent.
+        params: Option<&'c [u8]>,
+    },
+}
+
+/// Why a listed tool was skipped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ToolSkip {
+    /// Its decoded name is longer than `name_cap`.
+    NameTooLong {
+        /// The name's decoded length.
+        len: usize,
+        /// `name_cap`.
+        cap: usize,
+    },
+    /// The entry is not an object with a string `name`.
+    NoName,
+}
+
+/// Why the start-up failed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum StartError<'c> {
+    /// `initialize` chose a revision the client does not speak (its value as sent).
+    UnsupportedVersion(&'c [u8]),
+    /// The `initialize` result has no string `protocolVersion`, or the `tools/list` result
+    /// no `tools` array (the result as sent).
+    BadResult(&'c [u8]),
+    /// `initialize` or `tools/list` was answered with a JSON-RPC error (as sent).
+    Refused(&'c [u8]),
+    /// A `tools/list` cursor longer than `cursor_cap` (its length as sent).
+    CursorTooLong(usize),
+    /// More `tools/list` pages than [`MAX_PAGES`](super::MAX_PAGES): a server that never
+    /// stops paging.
+    TooManyPages,
+    /// The answer to `initialize` or `tools/list` was longer than `line_cap` or nested
+    /// deeper than the depth limit.
+    ResponseTooLarge,
+}

@@ -1,0 +1,81 @@
+//! The lines the client writes to the server (SPEC §9.1, §9.2, §9.5, §9.6): each one
+//! compact JSON-RPC message, LF terminated.
+
+use crate::json::JsonStr;
+use crate::sink::{put_json_str, put_json_string, put_u64, Sink};
+
+use super::config::{ClientInfo, PROTOCOL_VERSION};
+
+const HEAD: &[u8] = br#"{"jsonrpc":"2.0","#;
+
+/// `initialize`, request `rpc`.
+pub(crate) fn initialize(s: &mut dyn Sink, rpc: u64, info: &ClientInfo<'_>) {
+    s.put(HEAD);
+    s.put(br#""id":"#);
+    put_u64(s, rpc);
+    s.put(br#","method":"initialize","params":{"protocolVersion":""#);
+    s.put(PROTOCOL_VERSION.as_bytes());
+    s.put(br#"","capabilities":{},"clientInfo":{"name":"#);
+    put_json_string(s, info.name.as_bytes());
+    s.put(br#","version":"#);
+    put_json_string(s, info.version.as_bytes());
+    s.put(b"}}}\n");
+}
+
+/// `notifications/initialized`.
+pub(crate) fn initialized(s: &mut dyn Sink) {
+    s.put(HEAD);
+    s.put(b"\"method\":\"notifications/initialized\"}\n");
+}
+
+/// `tools/list`, request `rpc`, from the page `cursor` (a JSON string's text as the server
+/// wrote it, escapes included).
+pub(crate) fn tools_list(s: &mut dyn Sink, rpc: u64, cursor: Option<&[u8]>) {
+    s.put(HEAD);
+    s.put(br#""id":"#);
+    put_u64(s, rpc);
+    s.put(br#","method":"tools/list""#);
+    if let Some(c) = cursor {
+        s.put(br#","params":{"cursor":""#);
+        s.put(c);
+        s.put(b"\"}");
+    }
+    s.put(b"}\n");
+}
+
+/// `tools/call` of request `rpc`, its progress token the same number.
+pub(crate) fn tools_call(s: &mut dyn Sink, rpc: u64, name: JsonStr<'_>, args: &[u8]) {
+    s.put(HEAD);
+    s.put(br#""id":"#);
+    put_u64(s, rpc);
+    s.put(br#","method":"tools/call","params":{"name":"#);
+    put_json_str(s, name);
+    s.put(br#","arguments":"#);
+    s.put_raw(args);
+    s.put(br#","_meta":{"progressToken":"#);
+    put_u64(s, rpc);
+    s.put(b"}}}\n");
+}
+
+/// `notifications/cancelled` for request `rpc`, with its reason (decoded text).
+pub(crate) fn cancelled(s: &mut dyn Sink, rpc: u64, reason: &[u8]) {
+    s.put(HEAD);
+    s.put(br#""method":"notifications/cancelled","params":{"requestId":"#);
+    put_u64(s, rpc);
+    s.put(br#","reason":"#);
+    put_json_string(s, reason);
+    s.put(b"}}\n");
+}
+
+/// The answer to a server's request whose id is `id` (raw): `{}` to a `ping`, else
+/// `-32601 Method not found`.
+pub(crate) fn reply(s: &mut dyn Sink, id: &[u8], ping: bool) {
+    s.put(HEAD);
+    s.put(br#""id":"#);
+    s.put_raw(id);
+    match ping {
+        true => s.put(br#","result":{}}"#),
+        false => s.put(br#","error":{"code":-32601,"message":"Method not found"}}"#),
+    }
+    s.put(b"\n");
+}

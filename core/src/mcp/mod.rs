@@ -1,0 +1,864 @@
+//! An MCP client (SPEC §9): any MCP server, over any newline-delimited byte transport,
+//! serves a wrapper's adapter tools, every pending call carried over the one connection.
+//!
+//! The [`Client`] is sans-IO and allocation-free like the rest of the crate: the host
+//! moves bytes between it and the transport, and frames between it and the
+//! [`Wrapper`](crate::Wrapper). It keeps no clock: the wrapper times calls out (restarted
+//! by the server's progress, SPEC §5) and sends the `CANCEL` that tells the server.
+//!
+//! # Methods by role
+//!
+//! - Set-up: [`new`](Client::new) (memory from [`McpConfig::arena_len`] and one
+//!   [`McpSlot`] per call in flight), then [`start`](Client::start).
+//! - Inputs: [`feed`](Client::feed) bytes from the server; [`handle_frame`](Client::handle_frame)
+//!   with each frame the wrapper routes to an adapter ([`Route::Adapter`](crate::Route));
+//!   [`handle_closed`](Client::handle_closed) when the transport is gone.
+//! - Outputs: [`poll_transmit`](Client::poll_transmit) (lines for the server),
+//!   [`poll_frame`](Client::poll_frame) (frames for
+//!   [`Wrapper::handle_adapter_frame`](crate::Wrapper::handle_adapter_frame)),
+//!   [`poll_event`](Client::poll_event) (start-up, listed tools, notifications).
+//!
+//! # Polling order
+//!
+//! After every input, drain [`poll_event`](Client::poll_event), [`poll_frame`](Client::poll_frame)
+//! and [`poll_transmit`](Client::poll_transmit) until each gives nothing. `feed` takes
+//! up to the end of one line, and nothing while what that line owes is not polled out.
+//! Listed tools come as [`McpEvent::Tool`] before [`McpEvent::Ready`]; calls handed in
+//! earlier wait in the outbox until then.
+//!
+//! ```
+//! use polyweave_tool_adapter::mcp::{Client, ClientInfo, McpConfig, McpEvent, McpSlot};
+//! use polyweave_tool_adapter::CallHandle;
+//!
+//! const CFG: McpConfig = McpConfig::SMALL;
+//! let mut slots = [McpSlot::EMPTY; 2];
+//! let mut arena = [0u8; CFG.arena_len(2)];
+//! let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+//! c.start().unwrap();
+//! let mut line = [0u8; 512];
+//! let n = c.poll_transmit(&mut line).unwrap().unwrap();
+//! assert!(line[..n].starts_with(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","#));
+//!
+//! c.feed(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"}}\n");
+//! assert!(matches!(c.poll_event(), Some(McpEvent::Initialized { protocol_version: "2025-11-25", .. })));
+//! let n = c.poll_transmit(&mut line).unwrap().unwrap();
+//! assert_eq!(&line[..n], b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+//! let n = c.poll_transmit(&mut line).unwrap().unwrap();
+//! assert_eq!(&line[..n], b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
+//!
+//! c.feed(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"echo\"}]}}\n");
+//! assert!(matches!(c.poll_event(), Some(McpEvent::Tool { name: "echo", .. })));
+//! assert_eq!(c.poll_event(), Some(McpEvent::Ready { tools: 1 }));
+//!
+//! // The wrapper's TOOL_CALL for an adapter call becomes a `tools/call` request.
+//! let h = CallHandle::from_parts(0, 0);
+//! c.handle_frame(h, br#"{"type":"TOOL_CALL","content":{"name":"echo","args":{"message":"hi"}}}"#).unwrap();
+//! let n = c.poll_transmit(&mut line).unwrap().unwrap();
+//! assert_eq!(&line[..n], &b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\
+//!     \"arguments\":{\"message\":\"hi\"},\"_meta\":{\"progressToken\":3}}}\n"[..]);
+//!
+//! // Its answer becomes the frames the wrapper's adapter call settles on.
+//! c.feed(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n");
+//! let mut frame = [0u8; 256];
+//! let f = c.poll_frame(&mut frame).unwrap().unwrap();
+//! assert_eq!(f.handle, h);
+//! assert_eq!(&frame[..f.len], br#"{"type":"TOOL_RESULT","content":{"name":"echo","result":[{"type":"text","text":"hi"}]}}"#);
+//! let f = c.poll_frame(&mut frame).unwrap().unwrap();
+//! assert_eq!(&frame[..f.len], br#"{"type":"END"}"#);
+//! assert_eq!(c.poll_frame(&mut frame), Ok(None));
+//! ```
+
+mod calls;
+mod config;
+mod error;
+mod event;
+mod frames;
+mod line;
+mod lines;
+mod message;
+mod outbox;
+mod salvage;
+mod stats;
+
+pub use calls::McpSlot;
+pub use config::{
+    ClientInfo, McpConfig, McpStorageError, CANCEL_LINE_BOUND, CLIENT_TEXT_CAP, OUTBOX_HEADER,
+    PROTOCOL_VERSION, REASON_CAP, SUPPORTED_VERSIONS,
+};
+pub use error::{Handled, McpError};
+pub use event::{McpEvent, StartError, ToolSkip};
+pub use frames::Failure;
+pub use stats::McpStats;
+
+use crate::frame::{Frame, FrameKind};
+use crate::json::valid::{get, get_str, is_true, string, Arr};
+use crate::json::{self, BufferTooSmall, JsonErrorKind};
+use crate::route::CallHandle;
+use crate::sink::write_counted;
+
+use calls::{CallState, Calls};
+use line::{Fed, LineReader};
+use message::{Message, Outcome};
+use outbox::Outbox;
+use salvage::Salvage;
+use stats::{bump32, bump64};
+
+/// `tools/list` pages the client follows before it calls the start-up failed.
+pub const MAX_PAGES: u32 = 1024;
+
+/// A frame [`Client::poll_frame`] wrote, for the adapter call `handle` names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct AdapterFrame {
+    /// The call, as the wrapper named it in [`Route::Adapter`](crate::Route::Adapter).
+    pub handle: CallHandle,
+    /// The frame's length in the host's buffer.
+    pub len: usize,
+}
+
+/// Where the client is in its life.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum State {
+    /// Not started.
+    Idle,
+    /// Initializing and listing tools.
+    Starting,
+    /// Serving calls.
+    Ready,
+    /// The start-up failed; calls fail at once.
+    Failed,
+    /// The transport closed; calls fail at once.
+    Closed,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Phase {
+    Idle,
+    SendInit,
+    AwaitInit(u64),
+    SendInitialized,
+    SendList,
+    AwaitList(u64),
+    /// A page's tools are being handed out.
+    Listed,
+    Ready,
+    Failed,
+    Closed,
+}
+
+/// Bytes `[start, end)` of the line buffer.
+type Span = (usize, usize);
+
+/// What went wrong in the start-up, by spans of the line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum StartFault {
+    Version(Span),
+    BadResult(Span),
+    Refused(Span),
+    CursorTooLong(usize),
+    TooManyPages,
+    TooLarge,
+}
+
+/// What the line in the buffer still owes the host.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Owed {
+    Nothing,
+    Result { slot: usize, value: Span },
+    End { slot: usize },
+    IsError { slot: usize, result: Span },
+    RpcError { slot: usize, error: Span },
+    Progress { slot: usize, params: Span },
+    Reply { id: Span, ping: bool },
+    Initialized { version: &'static str, result: Span },
+    Tools { list: Span, pos: usize, more: bool },
+    StartFailed(StartFault),
+    Notification { method: Span, params: Option<Span> },
+}
+
+/// A call failed as it was handed in, when no slot may hold it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Immediate {
+    handle: CallHandle,
+    why: Failure,
+    name_len: usize,
+}
+
+/// The MCP client.
+pub struct Client<'a> {
+    cfg: McpConfig,
+    info: ClientInfo<'a>,
+    calls: Calls<'a>,
+    line: &'a mut [u8],
+    cursor: &'a mut [u8],
+    /// The cursor of the next page to ask for.
+    cursor_len: Option<usize>,
+    /// The name of a call failed at once.
+    imm_name: &'a mut [u8],
+    /// Where a listed tool's name is decoded.
+    scratch: &'a mut [u8],
+    outbox: Outbox<'a>,
+    reader: LineReader,
+    owed: Owed,
+    immediate: Option<Immediate>,
+    phase: Phase,
+    next_rpc: u64,
+    pages: u32,
+    tools: u32,
+    stats: McpStats,
+}
+
+impl core::fmt::Debug for Client<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Client")
+            .field("phase", &self.phase)
+            .field("in_flight", &self.calls.in_flight())
+            .field("outbox", &self.outbox.len())
+            .field("owed", &self.owed)
+            .finish()
+    }
+}
+
+/// The span of `part` within `whole` (`part` is a subslice of it).
+fn span(whole: &[u8], part: &[u8]) -> Span {
+    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    debug_assert!(start + part.len() <= whole.len(), "not a subslice");
+    (start, start + part.len())
+}
+
+impl<'a> Client<'a> {
+    /// A client with `slots.len()` calls in flight at most and an arena of
+    /// [`McpConfig::arena_len`] bytes.
+    pub fn new(
+        cfg: McpConfig,
+        info: ClientInfo<'a>,
+        slots: &'a mut [McpSlot],
+        arena: &'a mut [u8],
+    ) -> Result<Self, McpStorageError> {
+        cfg.check()?;
+        if slots.len() > u16::MAX as usize {
+            return Err(McpStorageError::TooManySlots);
+        }
+        if info.name.len() > CLIENT_TEXT_CAP || info.version.len() > CLIENT_TEXT_CAP {
+            return Err(McpStorageError::ClientInfoTooLong);
+        }
+        let needed = cfg.arena_len(slots.len());
+        if arena.len() < needed {
+            return Err(McpStorageError::ArenaTooSmall {
+                needed,
+                given: arena.len(),
+            });
+        }
+        let (line, rest) = arena.split_at_mut(cfg.line_cap);
+        let (outbox, rest) = rest.split_at_mut(cfg.outbox_cap);
+        let (cursor, rest) = rest.split_at_mut(cfg.cursor_cap);
+        let (names, rest) = rest.split_at_mut(cfg.name_cap * slots.len());
+        let (imm_name, rest) = rest.split_at_mut(cfg.name_cap);
+        let scratch = &mut rest[..cfg.name_cap];
+        Ok(Self {
+            cfg,
+            info,
+            calls: Calls::new(slots, names, cfg.name_cap),
+            line,
+            cursor,
+            cursor_len: None,
+            imm_name,
+            scratch,
+            outbox: Outbox::new(outbox),
+            reader: LineReader::new(),
+            owed: Owed::Nothing,
+            immediate: None,
+            phase: Phase::Idle,
+            next_rpc: 1,
+            pages: 0,
+            tools: 0,
+            stats: McpStats::default(),
+        })
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> McpConfig {
+        self.cfg
+    }
+
+    /// Where it is in its life.
+    pub fn state(&self) -> State {
+        match self.phase {
+            Phase::Idle => State::Idle,
+            Phase::Ready => State::Ready,
+            Phase::Failed => State::Failed,
+            Phase::Closed => State::Closed,
+            _ => State::Starting,
+        }
+    }
+
+    /// What it counted.
+    pub fn stats(&self) -> McpStats {
+        self.stats
+    }
+
+    /// Calls in flight (waiting for the server, or with frames not yet polled).
+    pub fn in_flight(&self) -> usize {
+        self.calls.in_flight() + usize::from(self.immediate.is_some())
+    }
+
+    /// Lines waiting in the outbox.
+    pub fn queued(&self) -> usize {
+        self.outbox.len()
+    }
+
+    /// Bytes of a line from the server read so far and not yet complete.
+    pub fn buffered(&self) -> usize {
+        self.reader.buffered()
+    }
+
+    // ----- inputs -------------------------------------------------------
+
+    /// Begins the start-up: `initialize` goes out at the next `poll_transmit`.
+    pub fn start(&mut self) -> Result<(), McpError> {
+        if self.phase != Phase::Idle {
+            return Err(McpError::AlreadyStarted);
+        }
+        self.phase = Phase::SendInit;
+        Ok(())
+    }
+
+    /// Bytes from the server; takes up to the end of one line and returns how many (0
+    /// while what the last line owes is not polled out). Once the transport is closed it
+    /// takes everything and reads nothing.
+    pub fn feed(&mut self, input: &[u8]) -> usize {
+        if self.phase == Phase::Closed {
+            return input.len();
+        }
+        if self.owed != Owed::Nothing {
+            return 0;
+        }
+        let (taken, fed) = self.reader.feed(self.line, input);
+        match fed {
+            Fed::Partial => {}
+            Fed::Line(len) => {
+                bump64(&mut self.stats.lines);
+                // The line is read out of its buffer, which the handlers leave alone.
+                let buf = core::mem::take(&mut self.line);
+                self.on_line(&buf[..len]);
+                self.line = buf;
+            }
+            Fed::TooLong { scan, .. } => {
+                bump64(&mut self.stats.lines);
+                bump32(&mut self.stats.too_long);
+                let why = Failure::ResponseTooLong {
+                    cap: self.cfg.line_cap,
+                };
+                self.unreadable(scan, why);
+            }
+        }
+        taken
+    }
+
+    /// A frame the wrapper routed to an adapter call (`TOOL_CALL` or `CANCEL`).
+    pub fn handle_frame(&mut self, handle: CallHandle, frame: &[u8]) -> Result<Handled, McpError> {
+        let f = Frame::parse_validated(frame, self.cfg.max_depth).map_err(McpError::Malformed)?;
+        match f.kind() {
+            FrameKind::ToolCall => self.call(handle, &f),
+            FrameKind::Other(t) if t.eq_text(b"CANCEL") => self.cancel(handle, &f),
+            _ => Err(McpError::NotAdapterFrame),
+        }
+    }
+
+    /// The transport closed: every call in flight fails (SPEC §9.7), later ones at once.
+    pub fn handle_closed(&mut self) {
+        if self.phase == Phase::Closed {
+            return;
+        }
+        self.phase = Phase::Closed;
+        self.outbox.clear();
+        self.reader.clear();
+        if let Owed::Reply { .. } = self.owed {
+            self.owed = Owed::Nothing;
+        }
+        self.calls.fail_waiting(Failure::Closed);
+    }
+
+    // ----- outputs ------------------------------------------------------
+
+    /// The next line for the server, LF included, written into `out`.
+    pub fn poll_transmit(&mut self, out: &mut [u8]) -> Result<Option<usize>, BufferTooSmall> {
+        if let Owed::Reply { id, ping } = self.owed {
+            let id = &self.line[id.0..id.1];
+            let n = write_counted(out, |s| lines::reply(s, id, ping))?;
+            self.owed = Owed::Nothing;
+            return Ok(Some(n));
+        }
+        let rpc = self.next_rpc;
+        let n = match self.phase {
+            Phase::SendInit => {
+                let info = self.info;
+                let n = write_counted(out, |s| lines::initialize(s, rpc, &info))?;
+                self.next_rpc += 1;
+                self.phase = Phase::AwaitInit(rpc);
+                n
+            }
+            Phase::SendInitialized => {
+                let n = write_counted(out, lines::initialized)?;
+                self.phase = Phase::SendList;
+                n
+            }
+            Phase::SendList => {
+                let cursor = self.cursor_len.map(|n| &self.cursor[..n]);
+                let n = write_counted(out, |s| lines::tools_list(s, rpc, cursor))?;
+                self.next_rpc += 1;
+                self.pages += 1;
+                self.phase = Phase::AwaitList(rpc);
+                n
+            }
+            Phase::Ready => {
+                let Some((line, _)) = self.outbox.front() else {
+                    return Ok(None);
+                };
+                let Some(dst) = out.get_mut(..line.len()) else {
+                    return Err(BufferTooSmall { needed: line.len() });
+                };
+                dst.copy_from_slice(line);
+                let n = line.len();
+                self.outbox.pop();
+                n
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(n))
+    }
+
+    /// The next frame for a call's adapter, written into `out`: hand it to
+    /// [`Wrapper::handle_adapter_frame`](crate::Wrapper::handle_adapter_frame).
+    pub fn poll_frame(&mut self, out: &mut [u8]) -> Result<Option<AdapterFrame>, BufferTooSmall> {
+        let (slot, len, next) = match self.owed {
+            Owed::Result { slot, value } => {
+                let (name, v) = (self.calls.name(slot), &self.line[value.0..value.1]);
+                let n = write_counted(out, |s| frames::tool_result(s, name, v))?;
+                (slot, n, Owed::End { slot })
+            }
+            Owed::End { slot } => (slot, write_counted(out, frames::end)?, Owed::Nothing),
+            Owed::IsError { slot, result } => {
+                let (name, r) = (self.calls.name(slot), &self.line[result.0..result.1]);
+                let n = write_counted(out, |s| frames::error_texts(s, name, r))?;
+                (slot, n, Owed::Nothing)
+            }
+            Owed::RpcError { slot, error } => {
+                let name = self.calls.name(slot);
+                let message = get_str(&self.line[error.0..error.1], b"message");
+                let n = write_counted(out, |s| frames::error_message(s, name, message))?;
+                (slot, n, Owed::Nothing)
+            }
+            Owed::Progress { slot, params } => {
+                let p = &self.line[params.0..params.1];
+                let n = write_counted(out, |s| frames::progress(s, p))?;
+                let handle = self.calls.get(slot).handle;
+                self.owed = Owed::Nothing;
+                return Ok(Some(AdapterFrame { handle, len: n }));
+            }
+            _ => return self.poll_failure(out),
+        };
+        let handle = self.calls.get(slot).handle;
+        self.owed = next;
+        if next == Owed::Nothing {
+            self.calls.set_state(slot, CallState::Free);
+            bump64(&mut self.stats.answered);
+        }
+        Ok(Some(AdapterFrame { handle, len }))
+    }
+
+    /// The `ERROR` of a call the client failed itself, oldest first.
+    fn poll_failure(&mut self, out: &mut [u8]) -> Result<Option<AdapterFrame>, BufferTooSmall> {
+        if let Some(imm) = self.immediate {
+            let name = &self.imm_name[..imm.name_len];
+            let len = write_counted(out, |s| frames::failure(s, name, imm.why))?;
+            self.immediate = None;
+            bump64(&mut self.stats.failed);
+            return Ok(Some(AdapterFrame {
+                handle: imm.handle,
+                len,
+            }));
+        }
+        let Some((slot, why)) = self.calls.oldest_failing() else {
+            return Ok(None);
+        };
+        let name = self.calls.name(slot);
+        let len = write_counted(out, |s| frames::failure(s, name, why))?;
+        let handle = self.calls.get(slot).handle;
+        self.calls.set_state(slot, CallState::Free);
+        bump64(&mut self.stats.failed);
+        Ok(Some(AdapterFrame { handle, len }))
+    }
+
+    /// The next thing the host learns from the server.
+    pub fn poll_event(&mut self) -> Option<McpEvent<'_>> {
+        match self.owed {
+            Owed::Initialized { version, result } => {
+                self.owed = Owed::Nothing;
+                Some(McpEvent::Initialized {
+                    protocol_version: version,
+                    result: &self.line[result.0..result.1],
+                })
+            }
+            Owed::Notification { method, params } => {
+                self.owed = Owed::Nothing;
+                let line = &self.line[..];
+                Some(McpEvent::Notification {
+                    method: string(&line[method.0..method.1])?,
+                    params: params.map(|p| &line[p.0..p.1]),
+                })
+            }
+            Owed::StartFailed(fault) => {
+                self.owed = Owed::Nothing;
+                let line = &self.line[..];
+                Some(McpEvent::StartFailed(match fault {
+                    StartFault::Version(v) => StartError::UnsupportedVersion(&line[v.0..v.1]),
+                    StartFault::BadResult(r) => StartError::BadResult(&line[r.0..r.1]),
+                    StartFault::Refused(e) => StartError::Refused(&line[e.0..e.1]),
+                    StartFault::CursorTooLong(n) => StartError::CursorTooLong(n),
+                    StartFault::TooManyPages => StartError::TooManyPages,
+                    StartFault::TooLarge => StartError::ResponseTooLarge,
+                }))
+            }
+            Owed::Tools { list, pos, more } => self.next_tool(list, pos, more),
+            _ => None,
+        }
+    }
+
+    /// The next tool of a `tools/list` page, or the page's end.
+    fn next_tool(&mut self, list: Span, pos: usize, more: bool) -> Option<McpEvent<'_>> {
+        let array = &self.line[list.0..list.1];
+        let mut tools = Arr::resume(array, pos);
+        let Some(tool) = tools.next() else {
+            self.owed = Owed::Nothing;
+            if self.phase != Phase::Listed {
+                return None;
+            }
+            if more {
+                self.phase = Phase::SendList;
+                return None;
+            }
+            self.phase = Phase::Ready;
+            return Some(McpEvent::Ready { tools: self.tools });
+        };
+        self.owed = Owed::Tools {
+            list,
+            pos: tools.pos(),
+            more,
+        };
+        let Some(name) = get_str(tool, b"name") else {
+            return Some(McpEvent::ToolSkipped {
+                reason: ToolSkip::NoName,
+                tool,
+            });
+        };
+        match name.decode_into(self.scratch) {
+            Ok(name) => {
+                self.tools = self.tools.saturating_add(1);
+                Some(McpEvent::Tool { name, tool })
+            }
+            Err(_) => Some(McpEvent::ToolSkipped {
+                reason: ToolSkip::NameTooLong {
+                    len: name.decoded_len(),
+                    cap: self.cfg.name_cap,
+                },
+                tool,
+            }),
+        }
+    }
+
+    // ----- what a line says ----------------------------------------------
+
+    fn on_line(&mut self, line: &[u8]) {
+        match json::validate(line, self.cfg.max_depth) {
+            Ok(()) => {}
+            Err(e) if e.kind == JsonErrorKind::TooDeep => {
+                bump32(&mut self.stats.too_deep);
+                let mut scan = Salvage::new();
+                scan.feed(line);
+                let why = Failure::ResponseTooDeep {
+                    max_depth: self.cfg.max_depth,
+                };
+                return self.unreadable(scan, why);
+            }
+            Err(_) => return bump32(&mut self.stats.not_json),
+        }
+        match message::read(line) {
+            None => bump32(&mut self.stats.not_jsonrpc),
+            Some(Message::Response { id, outcome }) => self.on_response(line, id, outcome),
+            Some(Message::Request { id, method }) => {
+                let ping = method.eq_text(b"ping");
+                bump32(match ping {
+                    true => &mut self.stats.pings,
+                    false => &mut self.stats.refused_requests,
+                });
+                self.owed = Owed::Reply {
+                    id: span(line, id),
+                    ping,
+                };
+            }
+            Some(Message::Notification { method, params }) => {
+                if method.eq_text(b"notifications/progress") {
+                    return self.on_progress(line, params);
+                }
+                bump32(&mut self.stats.notifications);
+                let (start, end) = span(line, method.raw());
+                self.owed = Owed::Notification {
+                    // With its quotes, to be read back as a string token.
+                    method: (start - 1, end + 1),
+                    params: params.map(|p| span(line, p)),
+                };
+            }
+        }
+    }
+
+    /// Whether `rpc` is a request id the client issued (so a response to it is late).
+    fn issued(&self, rpc: u64) -> bool {
+        rpc > 0 && rpc < self.next_rpc
+    }
+
+    fn on_response(&mut self, line: &[u8], id: Option<u64>, outcome: Outcome<'_>) {
+        match (self.phase, id) {
+            (Phase::AwaitInit(r), Some(id)) if id == r => return self.on_initialize(line, outcome),
+            (Phase::AwaitList(r), Some(id)) if id == r => return self.on_list(line, outcome),
+            _ => {}
+        }
+        let Some(slot) = id.and_then(|id| self.calls.waiting_for(id)) else {
+            return match id.is_some_and(|id| self.issued(id)) {
+                true => bump32(&mut self.stats.late),
+                false => bump32(&mut self.stats.unknown_id),
+            };
+        };
+        self.owed = match outcome {
+            Outcome::Error(e) => Owed::RpcError {
+                slot,
+                error: span(line, e),
+            },
+            Outcome::Result(r) if get(r, b"isError").is_some_and(is_true) => Owed::IsError {
+                slot,
+                result: span(line, r),
+            },
+            Outcome::Result(r) => {
+                let value = get(r, b"structuredContent")
+                    .or_else(|| get(r, b"content"))
+                    .unwrap_or(r);
+                Owed::Result {
+                    slot,
+                    value: span(line, value),
+                }
+            }
+            Outcome::Neither => {
+                return self
+                    .calls
+                    .set_state(slot, CallState::Failing(Failure::NoOutcome));
+            }
+        };
+        self.calls.set_state(slot, CallState::Answering);
+    }
+
+    fn on_initialize(&mut self, line: &[u8], outcome: Outcome<'_>) {
+        let r = match outcome {
+            Outcome::Result(r) => r,
+            Outcome::Error(e) => return self.start_failed(StartFault::Refused(span(line, e))),
+            Outcome::Neither => return self.start_failed(StartFault::BadResult(span(line, line))),
+        };
+        let Some(version) = get(r, b"protocolVersion") else {
+            return self.start_failed(StartFault::BadResult(span(line, r)));
+        };
+        let known = string(version).and_then(|v| {
+            SUPPORTED_VERSIONS
+                .into_iter()
+                .find(|s| v.eq_text(s.as_bytes()))
+        });
+        match known {
+            Some(version) => {
+                self.owed = Owed::Initialized {
+                    version,
+                    result: span(line, r),
+                };
+                self.phase = Phase::SendInitialized;
+            }
+            None => self.start_failed(StartFault::Version(span(line, version))),
+        }
+    }
+
+    fn on_list(&mut self, line: &[u8], outcome: Outcome<'_>) {
+        let r = match outcome {
+            Outcome::Result(r) => r,
+            Outcome::Error(e) => return self.start_failed(StartFault::Refused(span(line, e))),
+            Outcome::Neither => return self.start_failed(StartFault::BadResult(span(line, line))),
+        };
+        let Some((tools, start)) = get(r, b"tools").and_then(|t| Some((t, Arr::of(t)?.pos())))
+        else {
+            return self.start_failed(StartFault::BadResult(span(line, r)));
+        };
+        let cursor = get(r, b"nextCursor").and_then(string);
+        if let Some(c) = cursor {
+            let c = c.raw();
+            if c.len() > self.cursor.len() {
+                return self.start_failed(StartFault::CursorTooLong(c.len()));
+            }
+            if self.pages >= MAX_PAGES {
+                return self.start_failed(StartFault::TooManyPages);
+            }
+            self.cursor[..c.len()].copy_from_slice(c);
+        }
+        self.cursor_len = cursor.map(|c| c.raw().len());
+        self.owed = Owed::Tools {
+            list: span(line, tools),
+            pos: start,
+            more: cursor.is_some(),
+        };
+        self.phase = Phase::Listed;
+    }
+
+    fn start_failed(&mut self, fault: StartFault) {
+        self.owed = Owed::StartFailed(fault);
+        self.phase = Phase::Failed;
+        self.outbox.clear();
+        self.calls.fail_waiting(Failure::NotStarted);
+    }
+
+    fn on_progress(&mut self, line: &[u8], params: Option<&[u8]>) {
+        let token = params.and_then(message::progress_token);
+        let Some((slot, params)) = token.and_then(|t| self.calls.waiting_for(t)).zip(params) else {
+            return match token.is_some_and(|t| self.issued(t)) {
+                true => bump32(&mut self.stats.late),
+                false => bump32(&mut self.stats.unknown_progress),
+            };
+        };
+        self.owed = Owed::Progress {
+            slot,
+            params: span(line, params),
+        };
+    }
+
+    /// A line the client could not read whole: a response among them fails its call.
+    fn unreadable(&mut self, scan: Salvage, why: Failure) {
+        let Some(id) = scan.response_id() else {
+            return;
+        };
+        match self.phase {
+            Phase::AwaitInit(r) | Phase::AwaitList(r) if r == id => {
+                self.start_failed(StartFault::TooLarge)
+            }
+            _ => match self.calls.waiting_for(id) {
+                Some(slot) => self.calls.set_state(slot, CallState::Failing(why)),
+                None if self.issued(id) => bump32(&mut self.stats.late),
+                None => bump32(&mut self.stats.unknown_id),
+            },
+        }
+    }
+
+    // ----- frames from the wrapper -----------------------------------------
+
+    fn call(&mut self, handle: CallHandle, f: &Frame<'_>) -> Result<Handled, McpError> {
+        if self.immediate.is_some() {
+            return Err(McpError::FramePending);
+        }
+        let call = f.tool_call().map_err(McpError::Malformed)?;
+        let name = call.name.ok_or(McpError::NoName)?;
+        let cap = self.cfg.name_cap;
+        let name_len = name.decoded_len();
+        if name_len > cap {
+            return Err(McpError::NameTooLong { len: name_len, cap });
+        }
+        if self.calls.by_handle(handle).is_some() {
+            return Err(McpError::DuplicateCall);
+        }
+        let rpc = self.next_rpc;
+        let args = json::bytes::trim_ws(call.args);
+        let mut counted = crate::sink::Counter(0);
+        lines::tools_call(&mut counted, rpc, name, args);
+        let len = counted.0;
+        let slot = self.calls.free_slot();
+        let fail = match self.phase {
+            Phase::Closed => Some(Failure::Closed),
+            Phase::Failed => Some(Failure::NotStarted),
+            _ if args.first() != Some(&b'{') => Some(Failure::ArgsNotObject),
+            _ if slot.is_none() => Some(Failure::TooMany {
+                max: self.calls.len(),
+            }),
+            _ if !self.outbox.could_hold(len) => Some(Failure::RequestTooLong {
+                len,
+                cap: self.cfg.outbox_cap - OUTBOX_HEADER,
+            }),
+            _ => None,
+        };
+        let (Some(slot), None) = (slot, fail) else {
+            let why = fail.unwrap_or(Failure::NotStarted);
+            // The name fits: its length was checked against the cap.
+            let _ = name.decode_into(self.imm_name);
+            self.immediate = Some(Immediate {
+                handle,
+                why,
+                name_len,
+            });
+            return Ok(Handled::Failed(why));
+        };
+        self.outbox.reserve(len).map_err(|e| McpError::OutboxFull {
+            needed: e.needed,
+            free: e.free,
+        })?;
+        let _ = name.decode_into(self.calls.name_buf(slot));
+        self.calls.take(slot, handle, rpc, name_len);
+        self.outbox.push(rpc, len, |dst| {
+            let _ = write_counted(dst, |s| lines::tools_call(s, rpc, name, args));
+        });
+        self.next_rpc += 1;
+        bump64(&mut self.stats.calls);
+        Ok(Handled::Sent { request: rpc })
+    }
+
+    fn cancel(&mut self, handle: CallHandle, f: &Frame<'_>) -> Result<Handled, McpError> {
+        if let Some(imm) = self.immediate.filter(|i| i.handle == handle) {
+            let _ = imm;
+            self.immediate = None;
+            return Ok(Handled::Cancelled { notified: false });
+        }
+        let slot = self.calls.by_handle(handle).ok_or(McpError::UnknownCall)?;
+        let call = self.calls.get(slot);
+        let mut notified = false;
+        if call.state == CallState::Waiting && !self.outbox.withdraw(call.rpc) {
+            let content = f.content().map_err(McpError::Malformed)?;
+            let mut text = [0u8; REASON_CAP];
+            let reason = match content.and_then(|c| get_str(c, b"reason")) {
+                Some(r) => r.decode_prefix_into(&mut text).0.as_bytes(),
+                None => b"",
+            };
+            let mut counted = crate::sink::Counter(0);
+            lines::cancelled(&mut counted, call.rpc, reason);
+            if let Err(e) = self.outbox.reserve(counted.0) {
+                // Withdrawn above only when found, so nothing changed.
+                return Err(McpError::OutboxFull {
+                    needed: e.needed,
+                    free: e.free,
+                });
+            }
+            let rpc = call.rpc;
+            self.outbox.push(0, counted.0, |dst| {
+                let _ = write_counted(dst, |s| lines::cancelled(s, rpc, reason));
+            });
+            notified = true;
+        }
+        // What the line in the buffer owed this call goes with it.
+        let owes = match self.owed {
+            Owed::Result { slot: s, .. }
+            | Owed::End { slot: s }
+            | Owed::IsError { slot: s, .. }
+            | Owed::RpcError { slot: s, .. }
+            | Owed::Progress { slot: s, .. } => s == slot,
+            _ => false,
+        };
+        if owes {
+            self.owed = Owed::Nothing;
+        }
+        self.calls.set_state(slot, CallState::Free);
+        Ok(Handled::Cancelled { notified })
+    }
+}
