@@ -11,13 +11,13 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// Revisions the client goes on with when the server answers one of them.
 pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
-/// Decoded bytes of a cancel reason carried into `notifications/cancelled`; a longer one is
-/// cut on a character boundary (the server only logs it).
+/// Bytes of a cancel reason, escaped, carried into `notifications/cancelled`; a longer one
+/// is cut on a character boundary (the server only logs it).
 pub const REASON_CAP: usize = 256;
 
-/// The longest `notifications/cancelled` line: the reason escaped (6 bytes per byte at
-/// worst) around the fixed text and a 20-digit request id.
-pub const CANCEL_LINE_BOUND: usize = 128 + 6 * REASON_CAP;
+/// The longest `notifications/cancelled` line: the escaped reason around the fixed text and
+/// a 20-digit request id.
+pub const CANCEL_LINE_BOUND: usize = 128 + REASON_CAP;
 
 /// Capacities of an MCP client (SPEC §9). All memory is the host's.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

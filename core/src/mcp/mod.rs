@@ -828,7 +828,11 @@ impl<'a> Client<'a> {
             let content = f.content().map_err(McpError::Malformed)?;
             let mut text = [0u8; REASON_CAP];
             let reason = match content.and_then(|c| get_str(c, b"reason")) {
-                Some(r) => r.decode_prefix_into(&mut text).0.as_bytes(),
+                Some(r) => {
+                    let decoded = r.decode_prefix_into(&mut text).0.as_bytes();
+                    // Cut so that it fits once escaped, on a character boundary.
+                    &decoded[..json::escape::escaped_prefix(decoded, REASON_CAP)]
+                }
                 None => b"",
             };
             let mut counted = crate::sink::Counter(0);

@@ -1,0 +1,809 @@
+//! The MCP client (SPEC §9) against a scripted server, through a wrapper: start-up,
+//! calls, results, progress and timeouts (SPEC §5), cancel, the server's own requests
+//! and notifications, a server that breaks the protocol, and a host that gets it wrong.
+//! Every line the client writes is checked compact JSON by the loop.
+
+use polyweave_tests::mcp_loop::{call, tools_page, McpLoop, Seen, INIT_OK};
+use polyweave_tool_adapter::mcp::{
+    Client, ClientInfo, Failure, Handled, McpConfig, McpError, McpSlot, McpStorageError, State,
+};
+use polyweave_tool_adapter::wrapper::Config;
+use polyweave_tool_adapter::{CallHandle, FrameError};
+
+const PROMPT: &str = r#"{"type":"TEXT","content":"Tool results above."}"#;
+
+fn cfg() -> Config {
+    Config::DEFAULT
+}
+
+fn ready(tools: &[&str]) -> McpLoop {
+    McpLoop::ready(cfg(), McpConfig::DEFAULT.fitting(&cfg()), tools, 4, 4)
+}
+
+fn tools_call(id: u64, name: &str, args: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args},"_meta":{{"progressToken":{id}}}}}}}"#
+    )
+}
+
+fn text_result(id: u64, text: &str) -> String {
+    format!(
+        r#"{{"result":{{"content":[{{"type":"text","text":"{text}"}}]}},"jsonrpc":"2.0","id":{id}}}"#
+    )
+}
+
+#[test]
+fn start_up_lines_pagination_and_the_listed_tools() {
+    let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a", "b", "c"], 2, 2);
+    assert_eq!(l.client.state(), State::Idle);
+    l.client.start().unwrap();
+    assert_eq!(l.client.start(), Err(McpError::AlreadyStarted));
+    l.pump();
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        l.take_server(),
+        [format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"polyweave-tool-adapter","version":"{version}"}}}}}}"#
+        )]
+    );
+    assert_eq!(l.client.state(), State::Starting);
+    l.server(INIT_OK);
+    assert_eq!(
+        l.take_server(),
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#
+        ]
+    );
+    l.server(&tools_page(2, &["a", "b"], Some("p\\u0032")));
+    assert_eq!(
+        l.take_server(),
+        [r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"p\u0032"}}"#]
+    );
+    assert_eq!(l.client.state(), State::Starting);
+    l.server(&tools_page(3, &["c"], None));
+    assert_eq!(l.client.state(), State::Ready);
+    let events: Vec<_> = l
+        .seen
+        .iter()
+        .filter_map(|s| match s {
+            Seen::Event(e) => Some(e.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        events[0].starts_with("Initialized { protocol_version: \"2025-11-25\""),
+        true,
+        "{events:?}"
+    );
+    assert_eq!(
+        &events[1..],
+        ["Tool a", "Tool b", "Tool c", "Ready { tools: 3 }"]
+    );
+}
+
+#[test]
+fn every_supported_revision_goes_on_any_other_fails_the_start_and_its_calls() {
+    for v in ["2025-11-25", "2025-06-18", "2025-03-26"] {
+        let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a"], 2, 2);
+        l.client.start().unwrap();
+        l.pump();
+        l.take_server();
+        let result = format!(r#"{{"protocolVersion":"{v}"}}"#);
+        l.server(&format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#));
+        assert_eq!(
+            l.seen[0],
+            Seen::Event(format!(
+                "Initialized {{ protocol_version: {v:?}, result: {:?} }}",
+                result.as_bytes()
+            ))
+        );
+        assert_eq!(
+            l.take_server()[1],
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#
+        );
+    }
+    let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a"], 2, 2);
+    l.client.start().unwrap();
+    l.pump();
+    // A call handed in before the server is ready waits in the outbox...
+    l.model(5, &call("c1", "a", "{}"));
+    assert_eq!(l.client.queued(), 1);
+    l.server(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1999-01-01"}}"#);
+    assert_eq!(l.client.state(), State::Failed);
+    assert!(l.seen.contains(&Seen::Event(
+        r#"StartFailed UnsupportedVersion "1999-01-01""#.into()
+    )));
+    // ...and fails with the start; a later one fails at once; only `initialize` went out.
+    l.model(6, &call("c2", "a", "{}"));
+    assert_eq!(
+        l.results(),
+        [
+            r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"a","error":"Tool a failed: the MCP server did not start"}}"#,
+            r#"{"type":"TOOL_RESULT","content":{"id":"c2","name":"a","error":"Tool a failed: the MCP server did not start"}}"#
+        ]
+    );
+    assert_eq!(l.take_server().len(), 1);
+    assert_eq!(l.client.queued(), 0);
+}
+
+#[test]
+fn start_up_errors_each_have_their_event() {
+    let cases: [(&str, &str); 5] = [
+        (r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#, r#"StartFailed(Refused([123, 34, 99, 111, 100, 101, 34, 58, 45, 51, 50, 54, 48, 48, 44, 34, 109, 101, 115, 115, 97, 103, 101, 34, 58, 34, 110, 111, 34, 125]))"#),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, "StartFailed(BadResult([123, 125]))"),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":20251125}}"#, "StartFailed UnsupportedVersion 20251125"),
+        (r#"{"jsonrpc":"2.0","id":1}"#, "StartFailed(BadResult([123, 34, 106, 115, 111, 110, 114, 112, 99, 34, 58, 34, 50, 46, 48, 34, 44, 34, 105, 100, 34, 58, 49, 125]))"),
+        ("", ""),
+    ];
+    for (line, event) in cases.iter().filter(|c| !c.0.is_empty()) {
+        let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a"], 2, 2);
+        l.client.start().unwrap();
+        l.pump();
+        l.server(line);
+        assert_eq!(l.client.state(), State::Failed, "{line}");
+        assert!(
+            l.seen.contains(&Seen::Event(event.to_string())),
+            "{line}: {:?}",
+            l.seen
+        );
+    }
+    // tools/list: an error, a result without tools, a cursor over the cap.
+    let small = McpConfig {
+        cursor_cap: 4,
+        ..McpConfig::DEFAULT
+    };
+    for (page, event) in [
+        (
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":{}}}"#,
+            "StartFailed(BadResult([123, 34, 116, 111, 111, 108, 115, 34, 58, 123, 125, 125]))",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[],"nextCursor":"12345"}}"#,
+            "StartFailed(CursorTooLong(5))",
+        ),
+    ] {
+        let mut l = McpLoop::new(cfg(), small, &["a"], 2, 2);
+        l.client.start().unwrap();
+        l.pump();
+        l.server(INIT_OK);
+        l.server(page);
+        assert_eq!(l.client.state(), State::Failed, "{page}");
+        assert!(
+            l.seen.contains(&Seen::Event(event.to_string())),
+            "{page}: {:?}",
+            l.seen
+        );
+    }
+}
+
+#[test]
+fn a_server_that_pages_forever_is_stopped() {
+    let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a"], 2, 2);
+    l.client.start().unwrap();
+    l.pump();
+    l.server(INIT_OK);
+    let mut id = 2;
+    while l.client.state() == State::Starting {
+        l.server(&tools_page(id, &[], Some("again")));
+        id += 1;
+        assert!(id < 2000);
+    }
+    assert_eq!(l.client.state(), State::Failed);
+    assert_eq!(id - 2, polyweave_tool_adapter::mcp::MAX_PAGES as u64);
+    assert!(l
+        .seen
+        .contains(&Seen::Event("StartFailed(TooManyPages)".into())));
+}
+
+#[test]
+fn listed_tools_it_cannot_serve_are_reported_and_skipped() {
+    let mcp = McpConfig {
+        name_cap: 4,
+        ..McpConfig::DEFAULT
+    };
+    let mut l = McpLoop::new(
+        Config {
+            name_cap: 4,
+            ..cfg()
+        },
+        mcp,
+        &["ok"],
+        2,
+        2,
+    );
+    l.client.start().unwrap();
+    l.pump();
+    l.server(INIT_OK);
+    l.server(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"ok"},{"name":"toolong"},{"title":"x"},7,{"name":"\u00e9\u00e9"}]}}"#);
+    let events: Vec<_> = l
+        .seen
+        .iter()
+        .filter_map(|s| match s {
+            Seen::Event(e) => Some(e.clone()),
+            _ => None,
+        })
+        .skip(1)
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "Tool ok",
+            "ToolSkipped { reason: NameTooLong { len: 7, cap: 4 }, tool: [123, 34, 110, 97, 109, 101, 34, 58, 34, 116, 111, 111, 108, 111, 110, 103, 34, 125] }",
+            "ToolSkipped { reason: NoName, tool: [123, 34, 116, 105, 116, 108, 101, 34, 58, 34, 120, 34, 125] }",
+            "ToolSkipped { reason: NoName, tool: [55] }",
+            "Tool éé",
+            "Ready { tools: 2 }",
+        ]
+    );
+}
+
+#[test]
+fn a_call_becomes_tools_call_and_its_answers_become_frames() {
+    let answers = [
+        (text_result(3, "Echo: hi"), r#""result":[{"type":"text","text":"Echo: hi"}]"#),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"{}"}],"structuredContent":{"t": 36, "c":"rain"}}}"#.to_string(),
+            r#""result":{"t":36,"c":"rain"}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"bad"},{"type":"image","data":"x"},{"type":"text","text":"\"worse\"\n"}],"isError":true}}"#.to_string(),
+            r#""error":"bad\n\"worse\"\n""#,
+        ),
+        (r#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"isError":true}}"#.to_string(), r#""error":"Tool echo failed""#),
+        (r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"fine"}],"isError":false}}"#.to_string(), r#""result":[{"type":"text","text":"fine"}]"#),
+        (r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: \u0065cho"}}"#.to_string(), r#""error":"Unknown tool: echo""#),
+        (r#"{"jsonrpc":"2.0","id":3,"error":{"code":-1}}"#.to_string(), r#""error":"Tool echo failed""#),
+        (r#"{"jsonrpc":"2.0","id":3}"#.to_string(), r#""error":"Tool echo failed: the MCP server's response has no result or error""#),
+        (r#"{"jsonrpc":"2.0","id":3,"result":{"meta":1}}"#.to_string(), r#""result":{"meta":1}"#),
+        (r#"{"jsonrpc":"2.0","id":3,"result":[1, 2]}"#.to_string(), r#""result":[1,2]"#),
+    ];
+    for (answer, result) in answers {
+        let mut l = ready(&["echo"]);
+        l.model(10, &call("c1", "echo", r#"{ "message" : "hi" }"#));
+        assert_eq!(
+            l.take_server(),
+            [tools_call(3, "echo", r#"{"message":"hi"}"#)]
+        );
+        l.server(&answer);
+        let model = l.take_model();
+        assert_eq!(
+            model[0],
+            format!(r#"{{"type":"TOOL_RESULT","content":{{"id":"c1","name":"echo",{result}}}}}"#),
+            "{answer}"
+        );
+        assert_eq!(model.len(), 2);
+        assert!(model[1].starts_with(r#"{"type":"TEXT","content":"Tool results above."#));
+        assert_eq!(l.client.in_flight(), 0);
+        assert_eq!(l.wrapper.pending(), 0);
+        assert!(l.refused.is_empty(), "{:?}", l.refused);
+    }
+}
+
+#[test]
+fn answers_split_at_every_byte_give_the_same_frames() {
+    let answer = format!(
+        "{}\r\n",
+        r#"{"result":{"content":[{"type":"text","text":"Echo: \u00e9"}]},"jsonrpc":"2.0","id":3}"#
+    );
+    for chunk in 1..answer.len() {
+        let mut l = ready(&["echo"]);
+        l.model(10, &call("c1", "echo", "{}"));
+        l.take_server();
+        l.server_chunked(answer.as_bytes(), chunk);
+        assert_eq!(
+            l.take_model()[0],
+            r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo","result":[{"type":"text","text":"Echo: \u00e9"}]}}"#
+        );
+    }
+}
+
+#[test]
+fn args_that_are_not_an_object_fail_at_once_and_nothing_is_sent() {
+    for args in ["[1]", "\"x\"", "3", "null"] {
+        let mut l = ready(&["echo"]);
+        l.model(10, &call("c1", "echo", args));
+        assert_eq!(l.take_server(), Vec::<String>::new());
+        assert_eq!(
+            l.results(),
+            [
+                r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo","error":"Tool echo arguments must be an object"}}"#
+            ]
+        );
+    }
+}
+
+#[test]
+fn parallel_calls_answered_out_of_order() {
+    let mut l = ready(&["slow", "echo"]);
+    l.model(10, &call("c1", "slow", "{}"));
+    l.model(10, &call("c2", "echo", r#"{"m":2}"#));
+    assert_eq!(
+        l.take_server(),
+        [
+            tools_call(3, "slow", "{}"),
+            tools_call(4, "echo", r#"{"m":2}"#)
+        ]
+    );
+    l.server(&text_result(4, "two"));
+    l.server(&text_result(3, "one"));
+    assert_eq!(
+        l.take_model(),
+        [
+            r#"{"type":"TOOL_RESULT","content":{"id":"c2","name":"echo","result":[{"type":"text","text":"two"}]}}"#,
+            r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"slow","result":[{"type":"text","text":"one"}]}}"#,
+            PROMPT
+        ]
+    );
+}
+
+#[test]
+fn progress_restarts_the_timeout_until_the_cap() {
+    let cfg = Config {
+        tool_timeout_ms: 1000,
+        max_total_timeout_ms: 5000,
+        ..Config::DEFAULT
+    };
+    let mut l = McpLoop::ready(cfg, McpConfig::DEFAULT.fitting(&cfg), &["long"], 2, 2);
+    l.model(0, &call("c1", "long", "{}"));
+    l.take_server();
+    let progress = |n: u32| {
+        format!(
+            r#"{{"method":"notifications/progress","params":{{"progress":{n},"total":9,"progressToken":3}},"jsonrpc":"2.0"}}"#
+        )
+    };
+    // Kept alive past its plain timeout by progress every 900 ms...
+    for (i, t) in [900u64, 1800, 2700, 3600, 4500].into_iter().enumerate() {
+        l.tick(t);
+        l.server(&progress(i as u32 + 1));
+        assert_eq!(l.wrapper.pending(), 1, "at {t}");
+    }
+    l.tick(4999);
+    assert_eq!(l.wrapper.pending(), 1);
+    // ...and failed at its cap, the server told.
+    l.tick(5000);
+    assert_eq!(
+        l.take_model(),
+        [
+            r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"long","error":"Tool long timed out after 5000ms"}}"#,
+            r#"{"type":"TEXT","content":"Tool results above. Last tool error: Tool long timed out after 5000ms"}"#
+        ]
+    );
+    assert_eq!(
+        l.take_server(),
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"timeout"}}"#
+        ]
+    );
+    // Progress and the answer after the cancel change nothing.
+    l.server(&progress(7));
+    l.server(&text_result(3, "late"));
+    assert_eq!(l.take_model(), Vec::<String>::new());
+    assert_eq!(l.client.stats().late, 2);
+    assert!(l.refused.is_empty());
+}
+
+#[test]
+fn without_progress_the_plain_timeout_fires() {
+    let cfg = Config {
+        tool_timeout_ms: 1000,
+        max_total_timeout_ms: 5000,
+        ..Config::DEFAULT
+    };
+    let mut l = McpLoop::ready(cfg, McpConfig::DEFAULT.fitting(&cfg), &["long"], 2, 2);
+    l.model(0, &call("c1", "long", "{}"));
+    l.tick(600);
+    l.server(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":1}}"#);
+    l.tick(1599);
+    assert_eq!(l.wrapper.pending(), 1);
+    l.tick(1600);
+    assert_eq!(
+        l.results(),
+        [
+            r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"long","error":"Tool long timed out after 1000ms"}}"#
+        ]
+    );
+    // A progress token none was given counts apart from a late one.
+    l.server(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":99,"progress":1}}"#);
+    l.server(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"3","progress":1}}"#);
+    assert_eq!(l.client.stats().unknown_progress, 2);
+}
+
+#[test]
+fn cancel_tells_the_server_and_a_late_answer_is_ignored() {
+    let mut l = ready(&["echo"]);
+    l.model(10, &call("c1", "echo", "{}"));
+    l.model(10, &call("c2", "echo", "{}"));
+    l.take_server();
+    assert_eq!(
+        l.wrapper.cancel(l.at(), "user \"stop\"").unwrap(),
+        0,
+        "none left"
+    );
+    l.pump();
+    assert_eq!(
+        l.take_server(),
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"user \"stop\""}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"user \"stop\""}}"#
+        ]
+    );
+    l.server(&text_result(3, "late"));
+    l.server(&text_result(4, "late"));
+    let results = l.results();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results[0].ends_with(r#""error":"Tool echo cancelled: user \"stop\""}}"#),
+        "{results:?}"
+    );
+    assert_eq!(
+        l.client.stats().late,
+        2,
+        "{:?} {:?}",
+        l.client.stats(),
+        l.seen
+    );
+    assert_eq!(l.client.in_flight(), 0);
+}
+
+#[test]
+fn a_call_cancelled_before_it_went_out_is_withdrawn() {
+    let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["echo"], 2, 2);
+    l.client.start().unwrap();
+    l.pump();
+    l.model(1, &call("c1", "echo", "{}"));
+    l.wrapper.cancel(l.at(), "never mind").unwrap();
+    l.pump();
+    l.server(INIT_OK);
+    l.server(&tools_page(2, &["echo"], None));
+    let sent = l.take_server();
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert!(sent
+        .iter()
+        .all(|s| !s.contains("tools/call") && !s.contains("cancelled")));
+    assert_eq!(l.results().len(), 1);
+}
+
+#[test]
+fn ping_is_answered_other_requests_refused_notifications_handed_on() {
+    let mut l = ready(&["echo"]);
+    l.server(r#"{"jsonrpc":"2.0","id":"p1","method":"ping"}"#);
+    l.server(r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}"#);
+    l.server(r#"{"jsonrpc":"2.0","id":-2.5e3,"method":"roots/list"}"#);
+    l.server(r#"{"method":"notifications/tools/list_changed","jsonrpc":"2.0"}"#);
+    l.server(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#);
+    assert_eq!(
+        l.take_server(),
+        [
+            r#"{"jsonrpc":"2.0","id":"p1","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}"#,
+            r#"{"jsonrpc":"2.0","id":-2.5e3,"error":{"code":-32601,"message":"Method not found"}}"#,
+        ]
+    );
+    assert_eq!(
+        l.seen,
+        [
+            Seen::Event(r#"Notification notifications/tools/list_changed -"#.into()),
+            Seen::Event(r#"Notification notifications/message {"level":"info","data":"x"}"#.into()),
+        ]
+    );
+    let s = l.client.stats();
+    assert_eq!((s.pings, s.refused_requests, s.notifications), (1, 2, 2));
+}
+
+#[test]
+fn lines_that_are_not_json_rpc_are_counted_and_the_call_still_answered() {
+    let mut l = ready(&["echo"]);
+    l.model(10, &call("c1", "echo", "{}"));
+    for junk in [
+        "{not json",
+        "\u{feff}{}",
+        r#"{"id":3,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":3.0,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":"3","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":99,"result":{}}"#,
+        r#"[{"jsonrpc":"2.0","id":3,"result":{}}]"#,
+        "\u{0}\u{1}",
+        "   ",
+    ] {
+        l.server(junk);
+    }
+    let s = l.client.stats();
+    assert_eq!(
+        (s.not_json, s.not_jsonrpc, s.unknown_id),
+        (3, 2, 3),
+        "{s:?}"
+    );
+    assert_eq!(l.results(), Vec::<&str>::new());
+    l.server(&text_result(3, "ok"));
+    assert_eq!(l.results().len(), 1);
+}
+
+#[test]
+fn the_transport_closing_fails_every_call_in_flight_and_every_later_one() {
+    let mut l = ready(&["echo"]);
+    l.model(10, &call("c1", "echo", "{}"));
+    l.model(10, &call("c2", "echo", "{}"));
+    // Half a line of the answer to c1 came before the end.
+    l.server_bytes(br#"{"jsonrpc":"2.0","id":3,"res"#);
+    l.close();
+    l.model(11, &call("c3", "echo", "{}"));
+    assert_eq!(l.client.state(), State::Closed);
+    let closed = |id: &str| {
+        format!(
+            r#"{{"type":"TOOL_RESULT","content":{{"id":"{id}","name":"echo","error":"Tool echo failed: the MCP server closed the connection"}}}}"#
+        )
+    };
+    assert_eq!(l.results(), [closed("c1"), closed("c2"), closed("c3")]);
+    assert_eq!(
+        l.client.feed(b"{}\n"),
+        3,
+        "bytes after the end are taken and dropped"
+    );
+    assert_eq!(l.client.in_flight(), 0);
+}
+
+#[test]
+fn a_response_too_long_or_too_deep_still_fails_its_call() {
+    let mcp = McpConfig {
+        line_cap: 256,
+        ..McpConfig::DEFAULT
+    };
+    let mut l = McpLoop::ready(cfg(), mcp, &["echo"], 4, 4);
+    l.model(10, &call("c1", "echo", "{}"));
+    l.model(10, &call("c2", "echo", "{}"));
+    l.model(10, &call("c3", "echo", "{}"));
+    let long = "x".repeat(300);
+    // A long request and a long notification are only counted.
+    l.server(&format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"x","params":"{long}"}}"#
+    ));
+    l.server(&format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/message","params":"{long}"}}"#
+    ));
+    assert_eq!(l.results(), Vec::<&str>::new());
+    l.server(&format!(
+        r#"{{"result":{{"content":[{{"type":"text","text":"{long}"}}]}},"jsonrpc":"2.0","id":3}}"#
+    ));
+    let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+    l.server(&format!(r#"{{"jsonrpc":"2.0","id":4,"result":{deep}}}"#));
+    l.server(&text_result(5, "fine"));
+    assert_eq!(
+        l.results(),
+        [
+            r#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo","error":"Tool echo failed: the MCP server's response exceeds 256 bytes"}}"#,
+            r#"{"type":"TOOL_RESULT","content":{"id":"c2","name":"echo","error":"Tool echo failed: the MCP server's response is nested deeper than 32 levels"}}"#,
+            r#"{"type":"TOOL_RESULT","content":{"id":"c3","name":"echo","result":[{"type":"text","text":"fine"}]}}"#,
+        ]
+    );
+    let s = l.client.stats();
+    assert_eq!((s.too_long, s.too_deep), (3, 1));
+}
+
+#[test]
+fn more_calls_than_slots_or_a_request_too_long_fail_at_once() {
+    let mcp = McpConfig {
+        outbox_cap: 2048,
+        ..McpConfig::DEFAULT
+    };
+    let mut l = McpLoop::ready(cfg(), mcp, &["echo"], 3, 1);
+    l.model(10, &call("c1", "echo", "{}"));
+    l.model(10, &call("c2", "echo", "{}"));
+    let big = format!(r#"{{"s":"{}"}}"#, "y".repeat(2100));
+    let mut l2 = McpLoop::ready(
+        Config {
+            args_cap: 4096,
+            ..cfg()
+        },
+        mcp,
+        &["echo"],
+        3,
+        2,
+    );
+    l2.model(10, &call("c3", "echo", &big));
+    assert_eq!(
+        l.results(),
+        [
+            r#"{"type":"TOOL_RESULT","content":{"id":"c2","name":"echo","error":"Tool echo failed: too many MCP calls in flight (max 1)"}}"#
+        ]
+    );
+    assert_eq!(
+        l2.results(),
+        [format!(
+            r#"{{"type":"TOOL_RESULT","content":{{"id":"c3","name":"echo","error":"Tool echo failed: its request of {} bytes exceeds the MCP client's outbox of 2036 bytes"}}}}"#,
+            tools_call(3, "echo", &big).len() + 1
+        )]
+    );
+    assert_eq!(l2.take_server(), Vec::<String>::new());
+}
+
+/// The client's observable state, to show a refusal changed nothing.
+fn snapshot(c: &Client<'_>) -> String {
+    format!(
+        "{c:?} {:?} {} {} {:?}",
+        c.stats(),
+        c.in_flight(),
+        c.queued(),
+        c.state()
+    )
+}
+
+#[test]
+fn refusals_are_distinct_and_change_nothing() {
+    let mut slots = [McpSlot::EMPTY; 1];
+    const CFG: McpConfig = McpConfig {
+        outbox_cap: 1600,
+        ..McpConfig::SMALL
+    };
+    let mut arena = [0u8; CFG.arena_len(1)];
+    let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    let h = CallHandle::from_parts(0, 0);
+    let h2 = CallHandle::from_parts(1, 1);
+    let before = snapshot(&c);
+    let cases: [(&[u8], McpError); 6] = [
+        (
+            b"{",
+            McpError::Malformed(FrameError::Json(polyweave_tool_adapter::json::JsonError {
+                kind: polyweave_tool_adapter::json::JsonErrorKind::UnexpectedEnd,
+                at: 1,
+            })),
+        ),
+        (
+            br#"{"type":"TEXT","content":"x"}"#,
+            McpError::NotAdapterFrame,
+        ),
+        (
+            br#"{"type":"TOOL_CALL","content":{"args":{}}}"#,
+            McpError::NoName,
+        ),
+        (
+            br#"{"type":"TOOL_CALL","content":{"name":"0123456789012345678901234567890123"}}"#,
+            McpError::NameTooLong { len: 34, cap: 32 },
+        ),
+        (
+            br#"{"type":"CANCEL","content":{"name":"a","reason":"r"}}"#,
+            McpError::UnknownCall,
+        ),
+        (br#"{"type":"END"}"#, McpError::NotAdapterFrame),
+    ];
+    for (frame, err) in cases {
+        assert_eq!(
+            c.handle_frame(h, frame),
+            Err(err),
+            "{}",
+            String::from_utf8_lossy(frame)
+        );
+        assert_eq!(snapshot(&c), before);
+    }
+    let args = format!(
+        r#"{{"type":"TOOL_CALL","content":{{"name":"a","args":{{"s":"{}"}}}}}}"#,
+        "z".repeat(900)
+    );
+    assert_eq!(
+        c.handle_frame(h, args.as_bytes()),
+        Ok(Handled::Sent { request: 1 })
+    );
+    let one = snapshot(&c);
+    assert_eq!(
+        c.handle_frame(h, args.as_bytes()),
+        Err(McpError::DuplicateCall)
+    );
+    assert_eq!(snapshot(&c), one);
+    // The slot is taken: the second call fails at once, and its frame must be polled first.
+    assert_eq!(
+        c.handle_frame(h2, args.as_bytes()),
+        Ok(Handled::Failed(Failure::TooMany { max: 1 }))
+    );
+    let pending = snapshot(&c);
+    let h3 = CallHandle::from_parts(2, 2);
+    assert_eq!(
+        c.handle_frame(h3, args.as_bytes()),
+        Err(McpError::FramePending)
+    );
+    assert_eq!(snapshot(&c), pending);
+    // A short buffer is told the size and changes nothing.
+    let mut tiny = [0u8; 8];
+    let needed = match c.poll_frame(&mut tiny) {
+        Err(e) => e.needed,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(snapshot(&c), pending);
+    let mut out = [0u8; 256];
+    let f = c.poll_frame(&mut out).unwrap().unwrap();
+    assert_eq!((f.handle, f.len), (h2, needed));
+    assert_eq!(
+        &out[..f.len],
+        br#"{"type":"ERROR","content":{"message":"Tool a failed: too many MCP calls in flight (max 1)"}}"#
+    );
+    // Storage refusals.
+    let mut s0 = [McpSlot::EMPTY; 1];
+    let mut small = [0u8; 16];
+    assert_eq!(
+        Client::new(CFG, ClientInfo::THIS_CRATE, &mut s0, &mut small).err(),
+        Some(McpStorageError::ArenaTooSmall {
+            needed: CFG.arena_len(1),
+            given: 16
+        })
+    );
+    let mut big = vec![0u8; CFG.arena_len(1)];
+    assert_eq!(
+        Client::new(
+            McpConfig { line_cap: 0, ..CFG },
+            ClientInfo::THIS_CRATE,
+            &mut s0,
+            &mut big
+        )
+        .err(),
+        Some(McpStorageError::BadConfig)
+    );
+    let long = "v".repeat(65);
+    assert_eq!(
+        Client::new(
+            CFG,
+            ClientInfo {
+                name: "x",
+                version: &long
+            },
+            &mut s0,
+            &mut big
+        )
+        .err(),
+        Some(McpStorageError::ClientInfoTooLong)
+    );
+}
+
+#[test]
+fn a_full_outbox_refuses_until_the_host_writes_what_waits() {
+    const CFG: McpConfig = McpConfig {
+        outbox_cap: 1600,
+        ..McpConfig::SMALL
+    };
+    let mut slots = [McpSlot::EMPTY; 4];
+    let mut arena = vec![0u8; CFG.arena_len(4)];
+    let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    let frame = format!(
+        r#"{{"type":"TOOL_CALL","content":{{"name":"a","args":{{"s":"{}"}}}}}}"#,
+        "z".repeat(600)
+    );
+    assert!(matches!(
+        c.handle_frame(CallHandle::from_parts(0, 0), frame.as_bytes()),
+        Ok(Handled::Sent { request: 1 })
+    ));
+    assert!(matches!(
+        c.handle_frame(CallHandle::from_parts(1, 1), frame.as_bytes()),
+        Ok(Handled::Sent { request: 2 })
+    ));
+    let before = snapshot(&c);
+    let err = c.handle_frame(CallHandle::from_parts(2, 2), frame.as_bytes());
+    let args = format!(r#"{{"s":"{}"}}"#, "z".repeat(600));
+    let line_len = |rpc: u64| tools_call(rpc, "a", &args).len() + 1;
+    let cost = |rpc: u64| line_len(rpc) + polyweave_tool_adapter::mcp::OUTBOX_HEADER;
+    assert_eq!(
+        err,
+        Err(McpError::OutboxFull {
+            needed: cost(3),
+            free: 1600 - cost(1) - cost(2)
+        })
+    );
+    assert_eq!(snapshot(&c), before);
+    // Calls wait in the outbox until the server is ready; once it is, they go and room frees.
+    c.start().unwrap();
+    let mut line = vec![0u8; CFG.max_line_len()];
+    c.poll_transmit(&mut line).unwrap().unwrap();
+    // The calls took ids 1 and 2: `initialize` is 3, `tools/list` 4.
+    c.feed(INIT_OK.replace(r#""id":1"#, r#""id":3"#).as_bytes());
+    c.feed(b"\n");
+    while c.poll_event().is_some() {}
+    c.poll_transmit(&mut line).unwrap().unwrap();
+    c.poll_transmit(&mut line).unwrap().unwrap();
+    c.feed(format!("{}\n", tools_page(4, &["a"], None)).as_bytes());
+    while c.poll_event().is_some() {}
+    let mut short = [0u8; 16];
+    assert_eq!(c.poll_transmit(&mut short).unwrap_err().needed, line_len(1));
+    let n = c.poll_transmit(&mut line).unwrap().unwrap();
+    assert!(line[..n].starts_with(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call""#));
+    assert!(matches!(
+        c.handle_frame(CallHandle::from_parts(2, 2), frame.as_bytes()),
+        Ok(Handled::Sent { request: 5 })
+    ));
+}
