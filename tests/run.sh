@@ -33,11 +33,11 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "docs (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
-step "no_std builds: core on Cortex-M4F and Cortex-M0 with every feature combination, each provider alone"
+step "no_std builds: core on Cortex-M4F and Cortex-M0 with every feature combination, each provider alone, the MCP client alone"
 providers="openai-chat openai-responses anthropic gemini ollama"
 for t in $targets; do
-  for f in "" "defmt" "embassy-time" "defmt,embassy-time" $providers \
-    "openai-chat,openai-responses,anthropic,gemini,ollama,defmt,embassy-time"; do
+  for f in "" "defmt" "embassy-time" "defmt,embassy-time" $providers "mcp" "mcp,defmt" \
+    "openai-chat,openai-responses,anthropic,gemini,ollama,mcp,defmt,embassy-time"; do
     echo "   core --target $t --features '${f}'"
     cargo build --quiet --locked -p polyweave-tool-adapter --target "$t" --no-default-features --features "$f"
   done
@@ -104,7 +104,13 @@ if [ ! -f "$sdk_stamp" ]; then
 fi
 export PW_SDK_PYTHON="$PWD/target/sdk-venv/bin/python"
 
-step "tests (unit, doc, data sets, conformance, model, C API, C and C++ hosts, C replay under ASan/UBSan and valgrind)"
+step "MCP servers (pinned, in target/mcp-servers): server-everything (npm) and mcp-server-time (PyPI)"
+command -v node >/dev/null && command -v npm >/dev/null || apt_install nodejs npm
+bash tests/mcp/install.sh >/dev/null
+# The MCP tests run the C twin of polyweave-mcp too: it must be there, not skipped.
+export PW_REQUIRE_C_MCP=1
+
+step "tests (unit, doc, data sets, conformance, model, C API, C and C++ hosts, C replay under ASan/UBSan and valgrind, MCP servers)"
 cargo test --workspace --locked
 # The conversions behind the core's `embassy-time` feature (not on in the workspace build:
 # it would pull embassy-time's driver symbols into the C ABI's staticlib).
@@ -118,7 +124,7 @@ cargo +nightly miri test --quiet -p polyweave-tool-adapter-ffi --lib --test abi 
 echo "   miri: the core's unit tests"
 cargo +nightly miri test --quiet -p polyweave-tool-adapter --lib
 
-step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5) for 60 s under libFuzzer; any finding fails"
+step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5, mcp) for 60 s under libFuzzer; any finding fails"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 (
   cd tests/fuzz

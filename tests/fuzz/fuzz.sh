@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 each="${SECONDS_EACH:-60}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(json framing wrapper ffi
-  decode_openai_chat decode_openai_responses decode_anthropic decode_gemini decode_ollama)
+  decode_openai_chat decode_openai_responses decode_anthropic decode_gemini decode_ollama mcp)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -38,6 +38,7 @@ for n in 1 2 3 5 8 13 21 34 55 89 144 233; do
   head -c "$n" /dev/urandom >"$tmp/ch-$n"
 done
 seed wrapper "$tmp"/ch-*
+seed mcp "$tmp"/ch-*
 seed ffi "$tmp"/ch-*
 # wrapper: also 512 cases of the model test's generator (a fixed seed) as choice bytes; they
 # reach every status and kind of output that test lists (tests/tests/model.rs).

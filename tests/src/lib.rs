@@ -10,6 +10,7 @@
 pub mod alloc_count;
 pub mod drive;
 pub mod host;
+pub mod mcp_hostile;
 pub mod mcp_loop;
 pub mod library;
 pub mod model;

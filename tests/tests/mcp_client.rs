@@ -807,3 +807,14 @@ fn a_full_outbox_refuses_until_the_host_writes_what_waits() {
         Ok(Handled::Sent { request: 5 })
     ));
 }
+
+#[test]
+fn a_hostile_server_careless_host_and_model_never_lose_a_call() {
+    let mut rng = polyweave_tests::XorShift::new(0x6d63_7021);
+    for case in 0..20_000 {
+        let len = rng.in_1_to(400);
+        let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        let run = std::panic::catch_unwind(|| polyweave_tests::mcp_hostile::run(&data));
+        assert!(run.is_ok(), "case {case}: {data:?}");
+    }
+}
