@@ -49,7 +49,10 @@ pub fn call(id: &str, name: &str, args: &str) -> String {
 pub fn tools_page(id: u64, tools: &[&str], cursor: Option<&str>) -> String {
     let list: Vec<String> = tools
         .iter()
-        .map(|t| format!(r#"{{"name":"{t}","inputSchema":{{"type":"object"}}}}"#))
+        .map(|t| {
+            let name = serde_json::to_string(t).unwrap();
+            format!(r#"{{"name":{name},"inputSchema":{{"type":"object"}}}}"#)
+        })
         .collect();
     let next = cursor.map_or(String::new(), |c| format!(r#","nextCursor":"{c}""#));
     format!(

@@ -818,3 +818,53 @@ fn a_hostile_server_careless_host_and_model_never_lose_a_call() {
         assert!(run.is_ok(), "case {case}: {data:?}");
     }
 }
+
+#[test]
+fn the_longest_frames_fit_max_frame_len() {
+    let mcp = McpConfig {
+        line_cap: 256,
+        name_cap: 8,
+        ..McpConfig::DEFAULT
+    };
+    let name = "\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}";
+    let wcfg = Config {
+        name_cap: 8,
+        ..cfg()
+    };
+    // Texts of escapes only, and a name of control characters: a line of exactly 256 bytes.
+    let head =
+        r#"{"jsonrpc":"2.0","id":3,"result":{"isError":true,"content":[{"type":"text","text":""#;
+    let tail = r#""}]}}"#;
+    let n = (256 - head.len() - tail.len()) / 6;
+    let pad = 256 - head.len() - tail.len() - 6 * n;
+    let line = format!("{head}{}{}{tail}", "\\u0001".repeat(n), "a".repeat(pad));
+    assert_eq!(line.len(), 256);
+    let mut l = McpLoop::ready(wcfg, mcp, &[name], 2, 2);
+    l.model(
+        1,
+        &call(
+            "c1",
+            "\\u0001\\u0001\\u0001\\u0001\\u0001\\u0001\\u0001\\u0001",
+            "{}",
+        ),
+    );
+    l.server(&line);
+    let results = l.results();
+    assert_eq!(results.len(), 1);
+    assert!(results[0].contains(&"\\u0001".repeat(n)), "{results:?}");
+    // A failure's message around the longest escaped name.
+    let mut l = McpLoop::ready(wcfg, mcp, &[name], 2, 2);
+    l.model(
+        1,
+        &call(
+            "c1",
+            "\\u0001\\u0001\\u0001\\u0001\\u0001\\u0001\\u0001\\u0001",
+            "{}",
+        ),
+    );
+    l.close();
+    assert!(l.results()[0].ends_with(&format!(
+        r#""error":"Tool {} failed: the MCP server closed the connection"}}}}"#,
+        "\\u0001".repeat(8)
+    )));
+}

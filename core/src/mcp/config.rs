@@ -79,12 +79,13 @@ impl McpConfig {
             .saturating_add(self.name_cap.saturating_mul(calls.saturating_add(2)))
     }
 
-    /// The longest frame [`poll_frame`](super::Client::poll_frame) writes: a result as
-    /// long as a line, or an error message as long as one, escaped, around a name.
+    /// The longest frame [`poll_frame`](super::Client::poll_frame) writes: a result or an
+    /// error message no longer than the line it came from, around an escaped name.
     pub const fn max_frame_len(&self) -> usize {
-        // A message built from a line's texts escapes each byte to at most 6.
+        // Text decoded from the line and escaped again is never longer than it was there
+        // (an escape decodes to at most as many bytes as it took, and escapes back to the
+        // same or fewer); a decoded name may hold control characters, 6 bytes each.
         self.line_cap
-            .saturating_mul(6)
             .saturating_add(self.name_cap.saturating_mul(6))
             .saturating_add(160)
     }
