@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use polyweave_tool_adapter::mcp::McpConfig;
 use polyweave_tool_adapter::wrapper::Config;
 
-use crate::mcp_loop::{call, McpLoop};
+use crate::mcp_loop::{call, McpLoop, McpStorage};
 
 /// The input as a stream of choices.
 struct Choices<'d>(&'d [u8]);
@@ -108,7 +108,9 @@ pub fn run(data: &[u8]) {
     .fitting(&cfg);
     let wrapper_slots = 1 + c.pick(4) as usize;
     let client_slots = 1 + c.pick(4) as usize;
-    let mut l = McpLoop::ready(cfg, mcp, &TOOLS, wrapper_slots, client_slots);
+    let mut storage = McpStorage::new(cfg, mcp, &TOOLS, wrapper_slots, client_slots);
+    let mut l = McpLoop::over(&mut storage, cfg, mcp);
+    l.start(&TOOLS);
     let mut n = 0usize;
     let mut now = 0u64;
     while let Some(op) = c.byte() {

@@ -23,10 +23,39 @@ pub enum Seen {
     Event(String),
 }
 
+/// The memory of a wrapper and a client, owned (the fuzz target must not leak it).
+pub struct McpStorage {
+    tools: Vec<Tool<'static>>,
+    slots: Vec<Slot>,
+    arena: Vec<u8>,
+    mslots: Vec<McpSlot>,
+    marena: Vec<u8>,
+}
+
+impl McpStorage {
+    /// Room for `tools` as adapter tools, `wrapper_slots` pending calls in the wrapper and
+    /// `client_slots` in the client.
+    pub fn new(
+        cfg: Config,
+        mcp: McpConfig,
+        tools: &[&'static str],
+        wrapper_slots: usize,
+        client_slots: usize,
+    ) -> Self {
+        Self {
+            tools: tools.iter().map(|n| Tool::adapter(n)).collect(),
+            slots: vec![Slot::EMPTY; wrapper_slots],
+            arena: vec![0u8; cfg.arena_len(wrapper_slots)],
+            mslots: vec![McpSlot::EMPTY; client_slots],
+            marena: vec![0u8; mcp.arena_len(client_slots)],
+        }
+    }
+}
+
 /// The wrapper, the client, and what they sent.
-pub struct McpLoop {
-    pub wrapper: Wrapper<'static, NoHooks>,
-    pub client: Client<'static>,
+pub struct McpLoop<'s> {
+    pub wrapper: Wrapper<'s, NoHooks>,
+    pub client: Client<'s>,
     pub seen: Vec<Seen>,
     /// Frames the wrapper refused from the client (none, unless a test means it).
     pub refused: Vec<String>,
@@ -34,10 +63,6 @@ pub struct McpLoop {
     pub calls: usize,
     pub now: u64,
     buf: Vec<u8>,
-}
-
-fn leak<T>(v: Vec<T>) -> &'static mut [T] {
-    Box::leak(v.into_boxed_slice())
 }
 
 /// `{"type":"TOOL_CALL",…}` of tool `name` with id `id` and raw `args`.
@@ -64,9 +89,9 @@ pub fn tools_page(id: u64, tools: &[&str], cursor: Option<&str>) -> String {
 /// The `initialize` answer for request 1.
 pub const INIT_OK: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#;
 
-impl McpLoop {
+impl McpLoop<'static> {
     /// A wrapper with `tools` as adapter tools and `wrapper_slots` slots, served by a
-    /// client of `client_slots` slots; not started.
+    /// client of `client_slots` slots; not started. Its memory is leaked (for tests).
     pub fn new(
         cfg: Config,
         mcp: McpConfig,
@@ -78,23 +103,8 @@ impl McpLoop {
             .iter()
             .map(|t| &*Box::leak(t.to_string().into_boxed_str()))
             .collect();
-        let tools: &'static [Tool<'static>] =
-            leak(names.iter().map(|n| Tool::adapter(n)).collect());
-        let slots = leak(vec![Slot::EMPTY; wrapper_slots]);
-        let arena = leak(vec![0u8; cfg.arena_len(wrapper_slots)]);
-        let wrapper = Wrapper::new(cfg, tools, NoHooks, slots, arena).expect("wrapper");
-        let mslots = leak(vec![McpSlot::EMPTY; client_slots]);
-        let marena = leak(vec![0u8; mcp.arena_len(client_slots)]);
-        let client = Client::new(mcp, ClientInfo::THIS_CRATE, mslots, marena).expect("client");
-        Self {
-            wrapper,
-            client,
-            seen: Vec::new(),
-            refused: Vec::new(),
-            calls: 0,
-            now: 0,
-            buf: vec![0u8; 1 << 20],
-        }
+        let storage = McpStorage::new(cfg, mcp, &names, wrapper_slots, client_slots);
+        McpLoop::over(Box::leak(Box::new(storage)), cfg, mcp)
     }
 
     /// [`new`](Self::new), started, with the server answering `initialize` and one
@@ -107,18 +117,48 @@ impl McpLoop {
         client_slots: usize,
     ) -> Self {
         let mut l = Self::new(cfg, mcp, tools, wrapper_slots, client_slots);
-        l.client.start().unwrap();
-        l.pump();
-        l.server(INIT_OK);
-        l.server(&tools_page(2, tools, None));
+        l.start(tools);
+        l
+    }
+}
+
+impl<'s> McpLoop<'s> {
+    /// A loop over `storage`; not started.
+    pub fn over(storage: &'s mut McpStorage, cfg: Config, mcp: McpConfig) -> Self {
+        let McpStorage {
+            tools,
+            slots,
+            arena,
+            mslots,
+            marena,
+        } = storage;
+        let wrapper = Wrapper::new(cfg, tools, NoHooks, slots, arena).expect("wrapper");
+        let client = Client::new(mcp, ClientInfo::THIS_CRATE, mslots, marena).expect("client");
+        Self {
+            wrapper,
+            client,
+            seen: Vec::new(),
+            refused: Vec::new(),
+            calls: 0,
+            now: 0,
+            buf: vec![0u8; 1 << 20],
+        }
+    }
+
+    /// Starts the client, the server answering `initialize` and one `tools/list` page of
+    /// `tools`; what it saw is cleared.
+    pub fn start(&mut self, tools: &[&str]) {
+        self.client.start().unwrap();
+        self.pump();
+        self.server(INIT_OK);
+        self.server(&tools_page(2, tools, None));
         assert_eq!(
-            l.client.state(),
+            self.client.state(),
             polyweave_tool_adapter::mcp::State::Ready,
             "{:?}",
-            l.seen
+            self.seen
         );
-        l.seen.clear();
-        l
+        self.seen.clear();
     }
 
     pub fn at(&self) -> Instant {

@@ -16,7 +16,7 @@ fn cfg() -> Config {
     Config::DEFAULT
 }
 
-fn ready(tools: &[&str]) -> McpLoop {
+fn ready(tools: &[&str]) -> McpLoop<'static> {
     McpLoop::ready(cfg(), McpConfig::DEFAULT.fitting(&cfg()), tools, 4, 4)
 }
 
