@@ -6,7 +6,9 @@
 # panic = "abort"), runs each under QEMU (mps2-an386) for the RAM figures it prints and its
 # stack high-water mark, and prints a table. Flash: the core's cost is the difference in
 # `text` between the two builds. Fails when the core's flash at "z" or the small config's
-# arena exceeds its budget below (the measured value + 10 %, rounded up).
+# arena exceeds its budget below (the measured value + 10 %, rounded up). Also measured, with
+# no budget: the stream decoders and the MCP client on top of the wrapper (a feature each), and
+# the BFCL corpus's stack and speed.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -88,6 +90,28 @@ defmt-print -e "$dir/footprint-decode-all-z.elf" <"$dir/decode-z.bin" >"$dir/dec
 grep -q 'DECODE: frames 10 ' "$dir/decode-z.log" || { echo "the decode run did not give 2 frames per body" >&2; exit 1; }
 decode_state=$(sed -n 's/.*DECODE: frames [0-9]* state \([0-9]*\).*/\1/p' "$dir/decode-z.log")
 decode_stack=$(sed -n 's/.*DECODE STACK: \([0-9]*\) bytes.*/\1/p' "$dir/decode-z.log")
+# The MCP client (SPEC §9; the feature mcp-client turns the core's `mcp` on): at "z" and "s",
+# its flash is the build with it minus the build without, less the server's lines the probe
+# carries (mcp/footprint-server.ndjson, in .rodata); the probe's feeding loop and the call it
+# hands in stay in. The "z" build runs under QEMU: the exchange's frames, lines and events,
+# the client's state at McpConfig::SMALL with 2 call slots, and the stack of its run alone.
+mcp_script=$(wc -c <mcp/footprint-server.ndjson)
+declare -A mcp_text
+for level in z s; do
+  cargo build --quiet --locked --profile footprint --bin footprint --features mcp-client \
+    --config "profile.footprint.opt-level=\"$level\""
+  elf="$dir/footprint-mcp-$level.elf"
+  cp "target/$target/footprint/footprint" "$elf"
+  mcp_text[$level]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
+done
+qemu "$dir/footprint-mcp-z.elf" >"$dir/mcp-z.bin" || { echo "probe mcp-z failed" >&2; exit 1; }
+defmt-print -e "$dir/footprint-mcp-z.elf" <"$dir/mcp-z.bin" >"$dir/mcp-z.log"
+grep -q 'MCP: frames 3 lines 5 events 5 ' "$dir/mcp-z.log" &&
+  grep -qF 'mcp frame: b"{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"echo\",\"result\":[{\"type\":\"text\",\"text\":\"Echo: hi\"}]}}"' "$dir/mcp-z.log" ||
+  { echo "the MCP run did not give its 3 frames, 5 lines and 5 events" >&2; exit 1; }
+mcp_state=$(sed -n 's/.*MCP: .* state \([0-9]*\).*/\1/p' "$dir/mcp-z.log")
+mcp_out=$(sed -n 's/.*MCP: .* out \([0-9]*\).*/\1/p' "$dir/mcp-z.log")
+mcp_stack=$(sed -n 's/.*MCP STACK: \([0-9]*\) bytes.*/\1/p' "$dir/mcp-z.log")
 # Stack over the BFCL corpus (3,302 calls, every frame validated; the feature adds the corpus
 # to flash, so this build is kept out of the flash figures).
 cargo build --quiet --locked --profile footprint --bin footprint --features bfcl-stack \
@@ -158,6 +182,10 @@ for p in "${providers[@]}" all; do
   printf '  %-18s %6s\n' "$p" "$((decode_text[$p] - text[with-z] - body_bytes[$p]))"
 done
 printf '  state %s bytes; stack high water with all five %s bytes\n' "$decode_state" "$decode_stack"
+printf '\nMCP client on top of the wrapper (flash in bytes; McpConfig::SMALL, 2 call slots)\n'
+printf '  flash z %6s   s %6s\n' "$((mcp_text[z] - text[with-z] - mcp_script))" "$((mcp_text[s] - text[with-s] - mcp_script))"
+printf '  state %s bytes (arena, slots, Client; the host'"'"'s output buffer %s more); stack high water %s bytes, shell included\n' \
+  "$mcp_state" "$mcp_out" "$mcp_stack"
 printf '\nBudgets: core flash at "z" %s <= %s, small arena %s <= %s\n' "$flash_z" "$FLASH_Z_BUDGET" "$small" "$SMALL_ARENA_BUDGET"
 status=0
 [ "$flash_z" -le "$FLASH_Z_BUDGET" ] || { echo "FAIL: core flash at \"z\" $flash_z > $FLASH_Z_BUDGET" >&2; status=1; }

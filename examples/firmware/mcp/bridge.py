@@ -60,6 +60,9 @@ def uart_to_server(conn, server, transcript):
         while True:
             data = conn.recv(65536)
             if not data:
+                # QEMU closed the connection: it is exiting, so the server's going away
+                # (once its stdin closes) is expected, even before the main thread sees it.
+                FINISHING.set()
                 break
             transcript.write(b"> ", data)
             server.stdin.write(data)

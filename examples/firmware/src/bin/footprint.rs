@@ -6,7 +6,10 @@
 //! and its frames are drained. Built with the feature `no-wrapper`, the same program never
 //! constructs or calls the `Wrapper` or the `LineFramer`: the difference in `text` between
 //! the two builds is the core's own flash cost. Both builds paint the stack at start and print
-//! its high-water mark at the end, and print the RAM figures of the configurations.
+//! its high-water mark at the end, and print the RAM figures of the configurations. With a
+//! `decode-*` feature it also runs a stream decoder, with `mcp-client` the MCP client, each on
+//! bytes in memory, for their flash (the build with the feature minus the one without), state
+//! and stack.
 
 #![no_std]
 #![no_main]
@@ -337,6 +340,109 @@ mod decoding {
     }
 }
 
+/// The core's MCP client (SPEC §9) at the small configuration with 2 call slots, on a scripted
+/// exchange in memory (no UART): the server's lines (`mcp/footprint-server.ndjson`: the
+/// start-up, a notification, a ping, then a progress and the answer of one call) fed 64 bytes
+/// at a time, the call handed in once the tools are listed, every output drained.
+#[cfg(feature = "mcp-client")]
+mod mcp {
+    use defmt::info;
+    use polyweave_tool_adapter::mcp::{Client, ClientInfo, Handled, McpConfig, McpEvent, McpSlot};
+    use polyweave_tool_adapter::CallHandle;
+    use static_cell::ConstStaticCell;
+
+    const CFG: McpConfig = McpConfig::SMALL;
+    const CALLS: usize = 2;
+    /// Bytes of the client's state: its arena, its slots and the `Client` itself.
+    pub const STATE: usize = CFG.arena_len(CALLS)
+        + CALLS * core::mem::size_of::<McpSlot>()
+        + core::mem::size_of::<Client<'static>>();
+    /// Where the client writes its lines and frames (never too small): the host's buffer.
+    pub const OUT_LEN: usize = if CFG.max_line_len() > CFG.max_frame_len() {
+        CFG.max_line_len()
+    } else {
+        CFG.max_frame_len()
+    };
+
+    static SLOTS: ConstStaticCell<[McpSlot; CALLS]> = ConstStaticCell::new([McpSlot::EMPTY; CALLS]);
+    static ARENA: ConstStaticCell<[u8; CFG.arena_len(CALLS)]> =
+        ConstStaticCell::new([0; CFG.arena_len(CALLS)]);
+    static OUT: ConstStaticCell<[u8; OUT_LEN]> = ConstStaticCell::new([0; OUT_LEN]);
+
+    /// What the server says (footprint.sh subtracts its bytes from the flash figure).
+    const SERVER: &[u8] = include_bytes!("../../mcp/footprint-server.ndjson");
+    /// The wrapper's adapter `TOOL_CALL` the client carries.
+    const CALL: &[u8] =
+        br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"echo","args":{"message":"hi"}}}"#;
+
+    /// What came out of the client.
+    #[derive(Default)]
+    pub struct Counts {
+        pub frames: usize,
+        pub lines: usize,
+        pub events: usize,
+        ready: bool,
+    }
+
+    /// Drains the client's events, frames and lines; true when anything came out.
+    fn drain(c: &mut Client<'_>, out: &mut [u8], n: &mut Counts) -> Option<bool> {
+        let mut any = false;
+        loop {
+            let mut moved = false;
+            while let Some(e) = c.poll_event() {
+                moved = true;
+                n.events += 1;
+                n.ready |= matches!(e, McpEvent::Ready { .. });
+            }
+            while let Some(f) = c.poll_frame(out).ok()? {
+                moved = true;
+                n.frames += 1;
+                info!("mcp frame: {=[u8]:a}", out[..f.len]);
+            }
+            while let Some(len) = c.poll_transmit(out).ok()? {
+                moved = true;
+                n.lines += 1;
+                info!("mcp line: {=[u8]:a}", out[..len]);
+            }
+            if !moved {
+                return Some(any);
+            }
+            any = true;
+        }
+    }
+
+    /// Runs the exchange; what came out.
+    pub fn run() -> Option<Counts> {
+        let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, SLOTS.take(), ARENA.take()).ok()?;
+        let out = OUT.take();
+        let mut n = Counts::default();
+        c.start().ok()?;
+        drain(&mut c, out, &mut n)?;
+        let mut called = false;
+        for piece in core::hint::black_box(SERVER).chunks(64) {
+            let mut at = 0;
+            while at < piece.len() {
+                let taken = c.feed(&piece[at..]);
+                at += taken;
+                let moved = drain(&mut c, out, &mut n)?;
+                if n.ready && !called {
+                    called = true;
+                    let call = core::hint::black_box(CALL);
+                    let Handled::Sent { .. } =
+                        c.handle_frame(CallHandle::from_parts(0, 0), call).ok()?
+                    else {
+                        return None;
+                    };
+                    drain(&mut c, out, &mut n)?;
+                } else if taken == 0 && !moved {
+                    return None;
+                }
+            }
+        }
+        (c.in_flight() == 0).then_some(n)
+    }
+}
+
 #[embassy_executor::main]
 async fn main(_spawner: Spawner) {
     paint_stack();
@@ -395,6 +501,24 @@ async fn main(_spawner: Spawner) {
             "DECODE STACK: {=usize} bytes high water",
             stack_high_water()
         );
+    }
+    #[cfg(feature = "mcp-client")]
+    {
+        // Painted again: the figure is the client's run alone (the shell included).
+        paint_stack();
+        let Some(n) = mcp::run() else {
+            error!("MCP run failed");
+            exit_failure()
+        };
+        info!(
+            "MCP: frames {=usize} lines {=usize} events {=usize} state {=usize} out {=usize}",
+            n.frames,
+            n.lines,
+            n.events,
+            mcp::STATE,
+            mcp::OUT_LEN
+        );
+        info!("MCP STACK: {=usize} bytes high water", stack_high_water());
     }
     #[cfg(all(feature = "bfcl-stack", not(feature = "no-wrapper")))]
     {
