@@ -110,6 +110,23 @@ bash tests/mcp/install.sh >/dev/null
 # The MCP tests run the C twin of polyweave-mcp too: it must be there, not skipped.
 export PW_REQUIRE_C_MCP=1
 
+step "firmware over MCP: the core's MCP client on the Cortex-M4F serves adapter tools from server-everything over UART0 (QEMU bridged to the server)"
+(
+  . target/mcp-servers/env.sh # PW_MCP_EVERYTHING, from tests/mcp/install.sh
+  cd examples/firmware
+  cargo clippy --release --locked --quiet --features mcp -- -D warnings
+  cargo build --release --locked --features mcp --bin polyweave-firmware-mcp
+  elf=target/thumbv7em-none-eabihf/release/polyweave-firmware-mcp
+  # The bridge's exit status is the firmware's verdict (124: its own timeout).
+  verdict=0
+  mcp/bridge.py --elf "$elf" --timeout 60 --log target/mcp.bin --transcript target/mcp.txt -- \
+    node "$PW_MCP_EVERYTHING" stdio || verdict=$?
+  defmt-print -e "$elf" <target/mcp.bin | tee target/mcp.log
+  [ "$verdict" -eq 0 ] || { echo "MCP firmware verdict: $verdict" >&2; cat target/mcp.txt >&2; exit 1; }
+  grep -q 'INFO  PASS: 2 MCP tool results, the prompt and END over UART0' target/mcp.log
+  size "$elf"
+)
+
 step "tests (unit, doc, data sets, conformance, model, C API, C and C++ hosts, C replay under ASan/UBSan and valgrind, MCP servers)"
 cargo test --workspace --locked
 # The conversions behind the core's `embassy-time` feature (not on in the workspace build:
