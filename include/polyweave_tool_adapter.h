@@ -150,6 +150,34 @@
 #define PW_FRAMER_MAX_ALIGN 8
 
 /**
+ * The least `outbox_cap`: room for the longest `notifications/cancelled` line.
+ */
+#define PW_MCP_MIN_OUTBOX 396
+
+/**
+ * Bytes of the client's name and of its version (`pw_mcp_init`), each at most.
+ */
+#define PW_MCP_CLIENT_TEXT_CAP 64
+
+/**
+ * Bytes of a notification's decoded method `pw_mcp_poll_event` hands out; a longer one is
+ * cut on a character boundary and flagged (`method_cut`).
+ */
+#define PW_MCP_METHOD_CAP 256
+
+/**
+ * An upper bound, on every target, of what a client's block holds besides its call slots
+ * and arena (the client itself, its `clientInfo` texts, the method buffer, alignment).
+ */
+#define PW_MCP_MAX_BASE_SIZE 1536
+
+/**
+ * An upper bound, on every target, of the block's bytes per call slot, besides the slot's
+ * `name_cap` bytes of arena.
+ */
+#define PW_MCP_MAX_SLOT_SIZE 64
+
+/**
  * `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
  */
 #define PW_TOOL_DEFAULT_TIMEOUT UINT32_MAX
@@ -185,7 +213,7 @@
  * later API slices can add codes without renumbering: 1-99 arguments and
  * memory and configuration, 100-199 JSON and frames, 200-299 the line
  * framer, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
- * encoders, 900 and up internal failures.
+ * encoders, 500-599 the MCP client, 900 and up internal failures.
  * Use `pw_result_text` for a message.
  */
 enum pw_result
@@ -365,6 +393,49 @@ enum pw_result
      */
     PW_ITEM_NO_OUTCOME = 404,
     /**
+     * `pw_mcp_handle_frame` was handed a valid frame that is neither a `TOOL_CALL` nor a
+     * `CANCEL`; nothing changed.
+     */
+    PW_MCP_NOT_ADAPTER_FRAME = 500,
+    /**
+     * `pw_mcp_handle_frame` was handed a `TOOL_CALL` without a string `content.name`;
+     * nothing changed.
+     */
+    PW_MCP_NO_NAME = 501,
+    /**
+     * A `TOOL_CALL`'s decoded name is longer than the MCP client's `name_cap`
+     * (`pw_mcp_config_fit` avoids it); nothing changed.
+     */
+    PW_MCP_NAME_TOO_LONG = 502,
+    /**
+     * A `TOOL_CALL` for a call (slot and index) already in flight at the MCP client;
+     * nothing changed.
+     */
+    PW_MCP_DUPLICATE_CALL = 503,
+    /**
+     * A `CANCEL` for a call not in flight at the MCP client; nothing changed.
+     */
+    PW_MCP_UNKNOWN_CALL = 504,
+    /**
+     * The MCP client's outbox lacks room for the line now: write what
+     * `pw_mcp_poll_transmit` gives, then hand the frame in again; nothing changed.
+     */
+    PW_MCP_OUTBOX_FULL = 505,
+    /**
+     * The `ERROR` of a call the MCP client failed at once is not polled yet: call
+     * `pw_mcp_poll_frame` first, then hand the frame in again; nothing changed.
+     */
+    PW_MCP_FRAME_PENDING = 506,
+    /**
+     * `pw_mcp_start` was called on a client already started; nothing changed.
+     */
+    PW_MCP_ALREADY_STARTED = 507,
+    /**
+     * The MCP client's name or version (`clientInfo`) is longer than
+     * `PW_MCP_CLIENT_TEXT_CAP` bytes.
+     */
+    PW_MCP_CLIENT_INFO_TOO_LONG = 508,
+    /**
      * A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
      */
     PW_PANIC = 900,
@@ -456,6 +527,245 @@ enum pw_kind
 typedef enum pw_kind pw_kind;
 #else
 typedef uint32_t pw_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Where an MCP client is in its life (`pw_mcp_state`).
+ */
+enum pw_mcp_client_state
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Not started: call `pw_mcp_start`.
+     */
+    PW_MCP_STATE_IDLE = 0,
+    /**
+     * Initializing and listing tools.
+     */
+    PW_MCP_STATE_STARTING = 1,
+    /**
+     * Serving calls.
+     */
+    PW_MCP_STATE_READY = 2,
+    /**
+     * The start-up failed; calls fail at once.
+     */
+    PW_MCP_STATE_FAILED = 3,
+    /**
+     * The transport closed; calls fail at once.
+     */
+    PW_MCP_STATE_CLOSED = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_client_state pw_mcp_client_state;
+#else
+typedef uint32_t pw_mcp_client_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What `pw_mcp_poll_event` handed out (`pw_mcp_event.kind`).
+ */
+enum pw_mcp_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The server answered `initialize` with a revision the client speaks (`version`, and
+     * its result in `raw`).
+     */
+    PW_MCP_EVENT_INITIALIZED = 0,
+    /**
+     * A listed tool (`name`, its entry in `raw`): register it as an adapter tool to serve it.
+     */
+    PW_MCP_EVENT_TOOL = 1,
+    /**
+     * A listed tool the client cannot serve (`skip`, its entry in `raw`).
+     */
+    PW_MCP_EVENT_TOOL_SKIPPED = 2,
+    /**
+     * Every page is listed (`tools` handed out): calls go to the server from now on.
+     */
+    PW_MCP_EVENT_READY = 3,
+    /**
+     * The start-up failed (`start_error`): calls waiting fail, later ones fail at once.
+     */
+    PW_MCP_EVENT_START_FAILED = 4,
+    /**
+     * A notification other than progress (`method`, `params`); it changes nothing else.
+     */
+    PW_MCP_EVENT_NOTIFICATION = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_event_kind pw_mcp_event_kind;
+#else
+typedef uint32_t pw_mcp_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why a listed tool was skipped (`pw_mcp_event.skip`).
+ */
+enum pw_mcp_skip
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Not a skipped tool.
+     */
+    PW_MCP_SKIP_NONE = 0,
+    /**
+     * Its decoded name (`len` bytes) is longer than `name_cap` (`cap`).
+     */
+    PW_MCP_SKIP_NAME_TOO_LONG = 1,
+    /**
+     * The entry is not an object with a string `name`.
+     */
+    PW_MCP_SKIP_NO_NAME = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_skip pw_mcp_skip;
+#else
+typedef uint32_t pw_mcp_skip;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why an MCP client's start-up failed (`pw_mcp_event.start_error`).
+ */
+enum pw_mcp_start_error
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Not a failed start-up.
+     */
+    PW_MCP_START_NONE = 0,
+    /**
+     * `initialize` chose a revision the client does not speak (its value in `raw`).
+     */
+    PW_MCP_START_UNSUPPORTED_VERSION = 1,
+    /**
+     * The `initialize` result has no string `protocolVersion`, or the `tools/list` result no
+     * `tools` array (the result in `raw`).
+     */
+    PW_MCP_START_BAD_RESULT = 2,
+    /**
+     * `initialize` or `tools/list` was answered with a JSON-RPC error (in `raw`).
+     */
+    PW_MCP_START_REFUSED = 3,
+    /**
+     * A `tools/list` cursor (`len` bytes) longer than `cursor_cap`.
+     */
+    PW_MCP_START_CURSOR_TOO_LONG = 4,
+    /**
+     * More `tools/list` pages than the client follows: a server that never stops paging.
+     */
+    PW_MCP_START_TOO_MANY_PAGES = 5,
+    /**
+     * The answer to `initialize` or `tools/list` was longer than `line_cap` or nested
+     * deeper than the depth limit.
+     */
+    PW_MCP_START_RESPONSE_TOO_LARGE = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_start_error pw_mcp_start_error;
+#else
+typedef uint32_t pw_mcp_start_error;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What `pw_mcp_handle_frame` did with a frame (`pw_mcp_handled.kind`).
+ */
+enum pw_mcp_handled_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * A `TOOL_CALL` became request `pw_mcp_handled.request`, queued for the server.
+     */
+    PW_MCP_HANDLED_SENT = 0,
+    /**
+     * A `TOOL_CALL` failed at once (`pw_mcp_handled.failure`): its `ERROR` waits in
+     * `pw_mcp_poll_frame`.
+     */
+    PW_MCP_HANDLED_FAILED = 1,
+    /**
+     * A `CANCEL` ended its call (`pw_mcp_handled.notified`: the server is told).
+     */
+    PW_MCP_HANDLED_CANCELLED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_handled_kind pw_mcp_handled_kind;
+#else
+typedef uint32_t pw_mcp_handled_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why the MCP client failed a call itself (`pw_mcp_handled.failure`).
+ */
+enum pw_mcp_failure
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * No failure (the call was not failed).
+     */
+    PW_MCP_FAILURE_NONE = 0,
+    /**
+     * The transport closed (SPEC §9.7).
+     */
+    PW_MCP_FAILURE_CLOSED = 1,
+    /**
+     * The server's start-up failed, so the call was never sent.
+     */
+    PW_MCP_FAILURE_NOT_STARTED = 2,
+    /**
+     * The call's args are not a JSON object (SPEC §9.2).
+     */
+    PW_MCP_FAILURE_ARGS_NOT_OBJECT = 3,
+    /**
+     * Every call slot is taken (`limit`: the slots).
+     */
+    PW_MCP_FAILURE_TOO_MANY = 4,
+    /**
+     * The `tools/call` line can never fit the outbox (`len`: the line, `limit`: what the
+     * outbox takes).
+     */
+    PW_MCP_FAILURE_REQUEST_TOO_LONG = 5,
+    /**
+     * The response was longer than `line_cap` (`limit`).
+     */
+    PW_MCP_FAILURE_RESPONSE_TOO_LONG = 6,
+    /**
+     * The response nested deeper than `max_depth` (`limit`).
+     */
+    PW_MCP_FAILURE_RESPONSE_TOO_DEEP = 7,
+    /**
+     * The response had neither `result` nor `error`.
+     */
+    PW_MCP_FAILURE_NO_OUTCOME = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_failure pw_mcp_failure;
+#else
+typedef uint32_t pw_mcp_failure;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -683,6 +993,11 @@ typedef struct pw_decoder pw_decoder;
  * are skipped. There is nothing to free: stop using it and reuse the memory.
  */
 typedef struct pw_framer pw_framer;
+
+/**
+ * An MCP client in host memory (opaque). There is nothing to free.
+ */
+typedef struct pw_mcp pw_mcp;
 
 /**
  * A wrapper in host memory (opaque).
@@ -935,6 +1250,219 @@ typedef struct pw_tool_call {
      */
     uint32_t flags;
 } pw_tool_call;
+
+/**
+ * An MCP client's capacities (`pw_mcp_config_default` fills in the defaults; all memory is
+ * the host's, in the block `pw_mcp_init` takes).
+ */
+typedef struct pw_mcp_config {
+    /**
+     * Bytes of the longest line the server may send, line ending excluded (default 8192).
+     * A longer response fails its call; a longer request or notification is counted and
+     * dropped.
+     */
+    size_t line_cap;
+    /**
+     * Bytes of lines waiting to go to the server (`tools/call`, `notifications/cancelled`;
+     * default 4096, at least `PW_MCP_MIN_OUTBOX`). A call whose request can never fit fails
+     * at once; one that does not fit now is refused with `PW_MCP_OUTBOX_FULL`.
+     */
+    size_t outbox_cap;
+    /**
+     * Bytes of a decoded tool name, a call's and a listed tool's (default 64; give it the
+     * wrapper's with `pw_mcp_config_fit`).
+     */
+    size_t name_cap;
+    /**
+     * Bytes of a `tools/list` page cursor as the server wrote it (default 256).
+     */
+    size_t cursor_cap;
+    /**
+     * JSON depth limit of the server's lines, the message object level 1 (default 32, at
+     * least 3).
+     */
+    uint8_t max_depth;
+} pw_mcp_config;
+
+/**
+ * Something the host learns from the server. Spans point into the client's block and are
+ * valid until the next call on the client; a span a kind does not use is empty.
+ */
+typedef struct pw_mcp_event {
+    /**
+     * What happened; it says which fields count.
+     */
+    pw_mcp_event_kind kind;
+    /**
+     * For `PW_MCP_EVENT_NOTIFICATION`: 1 when it has `params`.
+     */
+    uint8_t has_params;
+    /**
+     * For `PW_MCP_EVENT_NOTIFICATION`: 1 when `method` was cut to `PW_MCP_METHOD_CAP` bytes.
+     */
+    uint8_t method_cut;
+    /**
+     * For `PW_MCP_EVENT_READY`: the tools handed out as `PW_MCP_EVENT_TOOL`.
+     */
+    uint32_t tools;
+    /**
+     * For `PW_MCP_EVENT_TOOL_SKIPPED`: why (`PW_MCP_SKIP_NONE` otherwise).
+     */
+    pw_mcp_skip skip;
+    /**
+     * For `PW_MCP_EVENT_START_FAILED`: why (`PW_MCP_START_NONE` otherwise).
+     */
+    pw_mcp_start_error start_error;
+    /**
+     * `PW_MCP_SKIP_NAME_TOO_LONG`: the name's decoded length; `PW_MCP_START_CURSOR_TOO_LONG`:
+     * the cursor's length; 0 otherwise.
+     */
+    size_t len;
+    /**
+     * `PW_MCP_SKIP_NAME_TOO_LONG`: `name_cap`; 0 otherwise.
+     */
+    size_t cap;
+    /**
+     * For `PW_MCP_EVENT_INITIALIZED`: the protocol revision the server chose.
+     */
+    struct pw_str version;
+    /**
+     * For `PW_MCP_EVENT_TOOL`: the tool's decoded name (register it under this name).
+     */
+    struct pw_str name;
+    /**
+     * Raw JSON as the server sent it: the `initialize` result (`INITIALIZED`), the tool's
+     * entry with its `description` and `inputSchema` (`TOOL`, `TOOL_SKIPPED`), the value
+     * the start-up failed on (`START_FAILED` with `UNSUPPORTED_VERSION`, `BAD_RESULT`,
+     * `REFUSED`).
+     */
+    struct pw_str raw;
+    /**
+     * For `PW_MCP_EVENT_NOTIFICATION`: the decoded method.
+     */
+    struct pw_str method;
+    /**
+     * For `PW_MCP_EVENT_NOTIFICATION` with `has_params`: its params as sent.
+     */
+    struct pw_str params;
+} pw_mcp_event;
+
+/**
+ * Counters of an MCP client (`pw_mcp_stats`; each saturates).
+ */
+typedef struct pw_mcp_client_stats {
+    /**
+     * Lines read from the server (blank ones not counted).
+     */
+    uint64_t lines;
+    /**
+     * Lines that are not JSON.
+     */
+    uint32_t not_json;
+    /**
+     * JSON lines that are not JSON-RPC 2.0 messages.
+     */
+    uint32_t not_jsonrpc;
+    /**
+     * Lines longer than `line_cap`.
+     */
+    uint32_t too_long;
+    /**
+     * Lines nested deeper than the depth limit.
+     */
+    uint32_t too_deep;
+    /**
+     * Responses whose id is none the client issued.
+     */
+    uint32_t unknown_id;
+    /**
+     * Responses and progress for calls already ended (answered, cancelled, timed out).
+     */
+    uint32_t late;
+    /**
+     * Progress notifications whose token is none the client issued.
+     */
+    uint32_t unknown_progress;
+    /**
+     * `ping` requests answered.
+     */
+    uint32_t pings;
+    /**
+     * Other requests from the server, answered `-32601`.
+     */
+    uint32_t refused_requests;
+    /**
+     * Notifications handed to the host as events.
+     */
+    uint32_t notifications;
+    /**
+     * `tools/call` requests queued.
+     */
+    uint64_t calls;
+    /**
+     * Calls answered by the server (result or error).
+     */
+    uint64_t answered;
+    /**
+     * Calls the client failed itself.
+     */
+    uint64_t failed;
+} pw_mcp_client_stats;
+
+/**
+ * What `pw_mcp_handle_frame` did with a frame.
+ */
+typedef struct pw_mcp_handled {
+    /**
+     * Sent, failed at once, or cancelled.
+     */
+    pw_mcp_handled_kind kind;
+    /**
+     * For `PW_MCP_HANDLED_CANCELLED`: 1 when `notifications/cancelled` was queued (0 when
+     * the call's request had not gone out yet: it was withdrawn).
+     */
+    uint8_t notified;
+    /**
+     * For `PW_MCP_HANDLED_SENT`: the request's JSON-RPC id, also its progress token.
+     */
+    uint64_t request;
+    /**
+     * For `PW_MCP_HANDLED_FAILED`: why (`PW_MCP_FAILURE_NONE` otherwise).
+     */
+    pw_mcp_failure failure;
+    /**
+     * The failure's limit: the slots (`TOO_MANY`), the outbox's room for a line
+     * (`REQUEST_TOO_LONG`), `line_cap`, `max_depth`; 0 otherwise.
+     */
+    size_t limit;
+    /**
+     * For `PW_MCP_FAILURE_REQUEST_TOO_LONG`: the line's length; 0 otherwise.
+     */
+    size_t len;
+} pw_mcp_handled;
+
+/**
+ * A frame `pw_mcp_poll_frame` wrote, for the adapter call its wrapper handle names: hand
+ * it to `pw_wrapper_handle_adapter_frame` with the handle of that slot and index.
+ */
+typedef struct pw_mcp_frame {
+    /**
+     * The call's index (`pw_call_handle.index`).
+     */
+    uint32_t index;
+    /**
+     * Its slot (`pw_call_handle.slot`).
+     */
+    uint16_t slot;
+    /**
+     * Always 0.
+     */
+    uint16_t reserved;
+    /**
+     * The frame's length in the buffer (with `PW_BUFFER_TOO_SMALL`, the length needed).
+     */
+    size_t len;
+} pw_mcp_frame;
 
 /**
  * A call handle: names a pending deferred or adapter call of one wrapper. Pass it by value.
@@ -1621,6 +2149,186 @@ pw_result pw_encode_item(pw_provider provider,
                          uint8_t *out,
                          size_t cap,
                          size_t *out_len);
+
+/**
+ * Fills `*out` with the default capacities (results of a few KiB, names of 64 bytes).
+ *
+ * The caller must pass `out` valid for one write.
+ */
+pw_result pw_mcp_config_default(struct pw_mcp_config *out);
+
+/**
+ * Makes `*cfg` fit the wrapper configuration `wrapper` whose adapter tools the client
+ * serves: the wrapper's `name_cap` and `max_depth`, so every name the wrapper sends fits
+ * and every valid line of the server gives a frame the wrapper does not refuse as too
+ * deep. A wrapper configuration out of range gives `PW_BAD_CONFIG` and changes nothing.
+ *
+ * The caller must pass `cfg` valid for one read and write, and `wrapper` for one read.
+ */
+pw_result pw_mcp_config_fit(struct pw_mcp_config *cfg, const struct pw_wrapper_config *wrapper);
+
+/**
+ * The alignment in bytes a client's block needs (a power of two).
+ */
+size_t pw_mcp_align(void);
+
+/**
+ * The size of the block `pw_mcp_init` needs for `cfg` and `calls` call slots (the most
+ * calls in flight at once: give it the wrapper's slots). A configuration out of range
+ * gives `PW_BAD_CONFIG`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_size` for one write.
+ */
+pw_result pw_mcp_size(const struct pw_mcp_config *cfg, size_t calls, size_t *out_size);
+
+/**
+ * The longest frame `pw_mcp_poll_frame` can write for `cfg`, in `*out_len`: a buffer this
+ * long is never refused with `PW_BUFFER_TOO_SMALL`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_len` for one write.
+ */
+pw_result pw_mcp_max_frame_len(const struct pw_mcp_config *cfg, size_t *out_len);
+
+/**
+ * The longest line `pw_mcp_poll_transmit` can write for `cfg` (LF included), in
+ * `*out_len`: a buffer this long is never refused with `PW_BUFFER_TOO_SMALL`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_len` for one write.
+ */
+pw_result pw_mcp_max_line_len(const struct pw_mcp_config *cfg, size_t *out_len);
+
+/**
+ * Places a client in `mem` (at least `pw_mcp_size(cfg, calls)` bytes, aligned to
+ * `pw_mcp_align()`) and sets `*out` to it. `name` and `version` (`clientInfo` in
+ * `initialize`: UTF-8, at most `PW_MCP_CLIENT_TEXT_CAP` bytes each, else
+ * `PW_MCP_CLIENT_INFO_TOO_LONG` / `PW_INVALID_UTF8`) are copied into the block. The client
+ * is idle: call `pw_mcp_start`. Calling it again on the same memory starts afresh. On any
+ * error nothing is written to `*out`.
+ *
+ * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the client
+ * is used and touched by nothing else meanwhile; `cfg` valid for one read; `name` and
+ * `version` for `name_len` and `version_len` reads; `out` for one write; none of them
+ * inside `mem`.
+ */
+pw_result pw_mcp_init(void *mem,
+                      size_t mem_len,
+                      const struct pw_mcp_config *cfg,
+                      size_t calls,
+                      const uint8_t *name,
+                      size_t name_len,
+                      const uint8_t *version,
+                      size_t version_len,
+                      struct pw_mcp **out);
+
+/**
+ * Begins the start-up: `initialize` goes out at the next `pw_mcp_poll_transmit`.
+ * `PW_MCP_ALREADY_STARTED` the second time.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+pw_result pw_mcp_start(struct pw_mcp *c);
+
+/**
+ * Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
+ * and none while what the last line owes is not polled out (drain `pw_mcp_poll_event`,
+ * `pw_mcp_poll_frame` and `pw_mcp_poll_transmit`, then feed the rest). Once the
+ * transport is closed it takes everything and reads nothing.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
+ * reads of `len` bytes and `consumed` for one write, both outside the client's block.
+ */
+pw_result pw_mcp_feed(struct pw_mcp *c, const uint8_t *bytes, size_t len, size_t *consumed);
+
+/**
+ * The transport closed (the server's output ended, or it died): every call in flight
+ * fails with `Tool <name> failed: the MCP server closed the connection` (SPEC §9.7), later
+ * ones at once. Poll their frames out.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+pw_result pw_mcp_handle_closed(struct pw_mcp *c);
+
+/**
+ * Where the client is in its life, in `*out`.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
+ * one write outside the client's block.
+ */
+pw_result pw_mcp_state(const struct pw_mcp *c, pw_mcp_client_state *out);
+
+/**
+ * Calls in flight: waiting for the server, or with frames not yet polled (0 for a NULL or
+ * misaligned client).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+size_t pw_mcp_in_flight(const struct pw_mcp *c);
+
+/**
+ * Lines waiting in the outbox for `pw_mcp_poll_transmit` (0 for a NULL or misaligned
+ * client).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+size_t pw_mcp_queued(const struct pw_mcp *c);
+
+/**
+ * The next thing the host learns from the server, in `*out`: `PW_OK`, or `PW_NOTHING`.
+ * Listed tools come as `PW_MCP_EVENT_TOOL` before `PW_MCP_EVENT_READY`; a host registers
+ * the ones it wants as adapter tools of its wrapper (copying the names: the spans end at
+ * the next call on the client).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
+ * one write outside the client's block.
+ */
+pw_result pw_mcp_poll_event(struct pw_mcp *c, struct pw_mcp_event *out);
+
+/**
+ * Copies what the client counted into `*out`.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
+ * one write outside the client's block.
+ */
+pw_result pw_mcp_stats(const struct pw_mcp *c, struct pw_mcp_client_stats *out);
+
+/**
+ * A frame the wrapper routed to an adapter call (`PW_ROUTE_ADAPTER`: a `TOOL_CALL` or a
+ * `CANCEL`), the call named by its handle's `slot` and `index`; `*out` says what became
+ * of it. Refusals change nothing: a malformed frame gives its frame code,
+ * `PW_MCP_OUTBOX_FULL` and `PW_MCP_FRAME_PENDING` ask the host to poll first and hand the
+ * frame in again, and the other `PW_MCP_*` codes name a frame the wrapper never sends.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
+ * `len` reads and `out` for one write, both outside the client's block.
+ */
+pw_result pw_mcp_handle_frame(struct pw_mcp *c,
+                              uint16_t slot,
+                              uint32_t index,
+                              const uint8_t *bytes,
+                              size_t len,
+                              struct pw_mcp_handled *out);
+
+/**
+ * Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
+ * length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
+ * `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
+ * (`pw_mcp_max_line_len` gives a buffer that always fits).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `len` for one, apart from each other and from the client's block.
+ */
+pw_result pw_mcp_poll_transmit(struct pw_mcp *c, uint8_t *buf, size_t cap, size_t *len);
+
+/**
+ * Writes the next frame for a call's adapter into `buf` (`cap` bytes) and fills `*out`:
+ * `PW_OK`; `PW_NOTHING` (`out->len` 0) when none waits; `PW_BUFFER_TOO_SMALL` with the size
+ * needed in `out->len`, nothing written and the frame kept (`pw_mcp_max_frame_len` gives a
+ * buffer that always fits).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `out` for one, apart from each other and from the client's block.
+ */
+pw_result pw_mcp_poll_frame(struct pw_mcp *c, uint8_t *buf, size_t cap, struct pw_mcp_frame *out);
 
 /**
  * The next frame or hook event, in SPEC order, in `*out`: `PW_OK`, or `PW_NOTHING` when

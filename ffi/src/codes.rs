@@ -2,6 +2,7 @@
 
 use polyweave_tool_adapter::frame::FrameError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
+use polyweave_tool_adapter::mcp::{McpError, McpStorageError};
 use polyweave_tool_adapter::wrapper::StorageError;
 use polyweave_tool_adapter::{CallError, Error};
 
@@ -11,7 +12,7 @@ use polyweave_tool_adapter::{CallError, Error};
 /// later API slices can add codes without renumbering: 1-99 arguments and
 /// memory and configuration, 100-199 JSON and frames, 200-299 the line
 /// framer, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
-/// encoders, 900 and up internal failures.
+/// encoders, 500-599 the MCP client, 900 and up internal failures.
 /// Use `pw_result_text` for a message.
 #[allow(non_camel_case_types)]
 #[repr(u32)]
@@ -104,12 +105,37 @@ pub enum pw_result {
     PW_ITEM_NO_ID = 403,
     /// An item encoder was handed a `TOOL_RESULT` with neither `result` nor `error`.
     PW_ITEM_NO_OUTCOME = 404,
+    /// `pw_mcp_handle_frame` was handed a valid frame that is neither a `TOOL_CALL` nor a
+    /// `CANCEL`; nothing changed.
+    PW_MCP_NOT_ADAPTER_FRAME = 500,
+    /// `pw_mcp_handle_frame` was handed a `TOOL_CALL` without a string `content.name`;
+    /// nothing changed.
+    PW_MCP_NO_NAME = 501,
+    /// A `TOOL_CALL`'s decoded name is longer than the MCP client's `name_cap`
+    /// (`pw_mcp_config_fit` avoids it); nothing changed.
+    PW_MCP_NAME_TOO_LONG = 502,
+    /// A `TOOL_CALL` for a call (slot and index) already in flight at the MCP client;
+    /// nothing changed.
+    PW_MCP_DUPLICATE_CALL = 503,
+    /// A `CANCEL` for a call not in flight at the MCP client; nothing changed.
+    PW_MCP_UNKNOWN_CALL = 504,
+    /// The MCP client's outbox lacks room for the line now: write what
+    /// `pw_mcp_poll_transmit` gives, then hand the frame in again; nothing changed.
+    PW_MCP_OUTBOX_FULL = 505,
+    /// The `ERROR` of a call the MCP client failed at once is not polled yet: call
+    /// `pw_mcp_poll_frame` first, then hand the frame in again; nothing changed.
+    PW_MCP_FRAME_PENDING = 506,
+    /// `pw_mcp_start` was called on a client already started; nothing changed.
+    PW_MCP_ALREADY_STARTED = 507,
+    /// The MCP client's name or version (`clientInfo`) is longer than
+    /// `PW_MCP_CLIENT_TEXT_CAP` bytes.
+    PW_MCP_CLIENT_INFO_TOO_LONG = 508,
     /// A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
     PW_PANIC = 900,
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [pw_result; 43] = [
+const ALL_RESULTS: [pw_result; 52] = [
     pw_result::PW_OK,
     pw_result::PW_NULL_POINTER,
     pw_result::PW_BUFFER_TOO_SMALL,
@@ -152,6 +178,15 @@ const ALL_RESULTS: [pw_result; 43] = [
     pw_result::PW_ITEM_NO_NAME,
     pw_result::PW_ITEM_NO_ID,
     pw_result::PW_ITEM_NO_OUTCOME,
+    pw_result::PW_MCP_NOT_ADAPTER_FRAME,
+    pw_result::PW_MCP_NO_NAME,
+    pw_result::PW_MCP_NAME_TOO_LONG,
+    pw_result::PW_MCP_DUPLICATE_CALL,
+    pw_result::PW_MCP_UNKNOWN_CALL,
+    pw_result::PW_MCP_OUTBOX_FULL,
+    pw_result::PW_MCP_FRAME_PENDING,
+    pw_result::PW_MCP_ALREADY_STARTED,
+    pw_result::PW_MCP_CLIENT_INFO_TOO_LONG,
     pw_result::PW_PANIC,
 ];
 
@@ -208,6 +243,19 @@ impl pw_result {
             pw_result::PW_ITEM_NO_NAME => "frame has no string name",
             pw_result::PW_ITEM_NO_ID => "the provider needs the call's id, and the frame has none",
             pw_result::PW_ITEM_NO_OUTCOME => "TOOL_RESULT with neither result nor error",
+            pw_result::PW_MCP_NOT_ADAPTER_FRAME => {
+                "MCP client: frame is neither TOOL_CALL nor CANCEL"
+            }
+            pw_result::PW_MCP_NO_NAME => "MCP client: TOOL_CALL without a string content.name",
+            pw_result::PW_MCP_NAME_TOO_LONG => "MCP client: tool name longer than its name_cap",
+            pw_result::PW_MCP_DUPLICATE_CALL => "MCP client: a call with this handle is in flight",
+            pw_result::PW_MCP_UNKNOWN_CALL => "MCP client: no call with this handle is in flight",
+            pw_result::PW_MCP_OUTBOX_FULL => "MCP client: outbox full, transmit its lines first",
+            pw_result::PW_MCP_FRAME_PENDING => "MCP client: poll_frame first, a frame is waiting",
+            pw_result::PW_MCP_ALREADY_STARTED => "MCP client: already started",
+            pw_result::PW_MCP_CLIENT_INFO_TOO_LONG => {
+                "MCP client: clientInfo name or version too long"
+            }
             pw_result::PW_PANIC => "internal panic caught at the C boundary",
         }
     }
@@ -314,6 +362,33 @@ impl From<StorageError> for pw_result {
             StorageError::TooManySlots | StorageError::TooManyTools => pw_result::PW_TOO_MANY,
             StorageError::ToolNameTooLong { .. } => pw_result::PW_TOOL_NAME_TOO_LONG,
             _ => pw_result::PW_BAD_CONFIG,
+        }
+    }
+}
+
+impl From<McpError> for pw_result {
+    fn from(e: McpError) -> Self {
+        match e {
+            McpError::Malformed(f) => f.into(),
+            McpError::NotAdapterFrame => pw_result::PW_MCP_NOT_ADAPTER_FRAME,
+            McpError::NoName => pw_result::PW_MCP_NO_NAME,
+            McpError::NameTooLong { .. } => pw_result::PW_MCP_NAME_TOO_LONG,
+            McpError::DuplicateCall => pw_result::PW_MCP_DUPLICATE_CALL,
+            McpError::UnknownCall => pw_result::PW_MCP_UNKNOWN_CALL,
+            McpError::OutboxFull { .. } => pw_result::PW_MCP_OUTBOX_FULL,
+            McpError::FramePending => pw_result::PW_MCP_FRAME_PENDING,
+            McpError::AlreadyStarted => pw_result::PW_MCP_ALREADY_STARTED,
+        }
+    }
+}
+
+impl From<McpStorageError> for pw_result {
+    fn from(e: McpStorageError) -> Self {
+        match e {
+            McpStorageError::BadConfig => pw_result::PW_BAD_CONFIG,
+            McpStorageError::ArenaTooSmall { .. } => pw_result::PW_MEMORY_TOO_SMALL,
+            McpStorageError::TooManySlots => pw_result::PW_TOO_MANY,
+            McpStorageError::ClientInfoTooLong => pw_result::PW_MCP_CLIENT_INFO_TOO_LONG,
         }
     }
 }

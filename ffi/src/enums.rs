@@ -108,6 +108,113 @@ pub enum pw_provider {
     PW_PROVIDER_OLLAMA = 5,
 }
 
+/// Where an MCP client is in its life (`pw_mcp_state`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_mcp_client_state {
+    /// Not started: call `pw_mcp_start`.
+    PW_MCP_STATE_IDLE = 0,
+    /// Initializing and listing tools.
+    PW_MCP_STATE_STARTING = 1,
+    /// Serving calls.
+    PW_MCP_STATE_READY = 2,
+    /// The start-up failed; calls fail at once.
+    PW_MCP_STATE_FAILED = 3,
+    /// The transport closed; calls fail at once.
+    PW_MCP_STATE_CLOSED = 4,
+}
+
+/// What `pw_mcp_handle_frame` did with a frame (`pw_mcp_handled.kind`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_mcp_handled_kind {
+    /// A `TOOL_CALL` became request `pw_mcp_handled.request`, queued for the server.
+    PW_MCP_HANDLED_SENT = 0,
+    /// A `TOOL_CALL` failed at once (`pw_mcp_handled.failure`): its `ERROR` waits in
+    /// `pw_mcp_poll_frame`.
+    PW_MCP_HANDLED_FAILED = 1,
+    /// A `CANCEL` ended its call (`pw_mcp_handled.notified`: the server is told).
+    PW_MCP_HANDLED_CANCELLED = 2,
+}
+
+/// Why the MCP client failed a call itself (`pw_mcp_handled.failure`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_mcp_failure {
+    /// No failure (the call was not failed).
+    PW_MCP_FAILURE_NONE = 0,
+    /// The transport closed (SPEC §9.7).
+    PW_MCP_FAILURE_CLOSED = 1,
+    /// The server's start-up failed, so the call was never sent.
+    PW_MCP_FAILURE_NOT_STARTED = 2,
+    /// The call's args are not a JSON object (SPEC §9.2).
+    PW_MCP_FAILURE_ARGS_NOT_OBJECT = 3,
+    /// Every call slot is taken (`limit`: the slots).
+    PW_MCP_FAILURE_TOO_MANY = 4,
+    /// The `tools/call` line can never fit the outbox (`len`: the line, `limit`: what the
+    /// outbox takes).
+    PW_MCP_FAILURE_REQUEST_TOO_LONG = 5,
+    /// The response was longer than `line_cap` (`limit`).
+    PW_MCP_FAILURE_RESPONSE_TOO_LONG = 6,
+    /// The response nested deeper than `max_depth` (`limit`).
+    PW_MCP_FAILURE_RESPONSE_TOO_DEEP = 7,
+    /// The response had neither `result` nor `error`.
+    PW_MCP_FAILURE_NO_OUTCOME = 8,
+}
+
+/// What `pw_mcp_poll_event` handed out (`pw_mcp_event.kind`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_mcp_event_kind {
+    /// The server answered `initialize` with a revision the client speaks (`version`, and
+    /// its result in `raw`).
+    PW_MCP_EVENT_INITIALIZED = 0,
+    /// A listed tool (`name`, its entry in `raw`): register it as an adapter tool to serve it.
+    PW_MCP_EVENT_TOOL = 1,
+    /// A listed tool the client cannot serve (`skip`, its entry in `raw`).
+    PW_MCP_EVENT_TOOL_SKIPPED = 2,
+    /// Every page is listed (`tools` handed out): calls go to the server from now on.
+    PW_MCP_EVENT_READY = 3,
+    /// The start-up failed (`start_error`): calls waiting fail, later ones fail at once.
+    PW_MCP_EVENT_START_FAILED = 4,
+    /// A notification other than progress (`method`, `params`); it changes nothing else.
+    PW_MCP_EVENT_NOTIFICATION = 5,
+}
+
+/// Why a listed tool was skipped (`pw_mcp_event.skip`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_mcp_skip {
+    /// Not a skipped tool.
+    PW_MCP_SKIP_NONE = 0,
+    /// Its decoded name (`len` bytes) is longer than `name_cap` (`cap`).
+    PW_MCP_SKIP_NAME_TOO_LONG = 1,
+    /// The entry is not an object with a string `name`.
+    PW_MCP_SKIP_NO_NAME = 2,
+}
+
+/// Why an MCP client's start-up failed (`pw_mcp_event.start_error`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_mcp_start_error {
+    /// Not a failed start-up.
+    PW_MCP_START_NONE = 0,
+    /// `initialize` chose a revision the client does not speak (its value in `raw`).
+    PW_MCP_START_UNSUPPORTED_VERSION = 1,
+    /// The `initialize` result has no string `protocolVersion`, or the `tools/list` result no
+    /// `tools` array (the result in `raw`).
+    PW_MCP_START_BAD_RESULT = 2,
+    /// `initialize` or `tools/list` was answered with a JSON-RPC error (in `raw`).
+    PW_MCP_START_REFUSED = 3,
+    /// A `tools/list` cursor (`len` bytes) longer than `cursor_cap`.
+    PW_MCP_START_CURSOR_TOO_LONG = 4,
+    /// More `tools/list` pages than the client follows: a server that never stops paging.
+    PW_MCP_START_TOO_MANY_PAGES = 5,
+    /// The answer to `initialize` or `tools/list` was longer than `line_cap` or nested
+    /// deeper than the depth limit.
+    PW_MCP_START_RESPONSE_TOO_LARGE = 6,
+}
+
 /// The fields C fills in: plain integers under the enums' names, checked when read.
 pub mod raw {
     /// A [`pw_tool_kind`](super::pw_tool_kind) as C hands it in.

@@ -14,7 +14,8 @@
 //! - **Results.** Every fallible function returns a [`pw_result`]: `PW_OK`
 //!   (0) or a code saying why not. Codes are stable, numbered in groups
 //!   (1–99 arguments and memory, 100–199 JSON and frames, 200–299 the line
-//!   framer, 900+ internal) and never reused; [`pw_result_text`] writes a
+//!   framer, 300–399 the wrapper, 400–499 the stream decoders, 500–599 the MCP
+//!   client, 900+ internal) and never reused; [`pw_result_text`] writes a
 //!   message for any code. Other outputs go through out-pointers.
 //! - **Outputs.** Out-pointers are written only on `PW_OK`, except where a
 //!   function documents more (the needed size with `PW_BUFFER_TOO_SMALL`, a
@@ -94,6 +95,10 @@
 //! | [`pw_adapter_call_options_default`], [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
 //! | [`pw_adapter_call_handle_frame`], [`pw_adapter_call_handle_closed`], [`pw_adapter_call_handle_timeout`] | the adapter's frames, its closing, the clock |
 //! | [`pw_adapter_call_poll_transmit`], [`pw_adapter_call_poll_timeout`], [`pw_adapter_call_outcome`] | frames for the adapter, the deadline, how it ended |
+//! | [`pw_mcp_config_default`], [`pw_mcp_config_fit`], [`pw_mcp_size`], [`pw_mcp_align`], [`pw_mcp_init`] | an MCP client (SPEC §9) serving a wrapper's adapter tools, in host memory |
+//! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end |
+//! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
+//! | [`pw_mcp_state`], [`pw_mcp_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`], [`pw_mcp_max_frame_len`], [`pw_mcp_max_line_len`] | state, counters, buffer sizes |
 //!
 //! # Building
 //!
@@ -123,6 +128,9 @@ mod enums;
 mod frame;
 mod framer;
 mod items;
+mod mcp;
+mod mcp_event;
+mod mcp_frame;
 mod output;
 mod wrapper;
 
@@ -144,8 +152,9 @@ pub use decoder::{
     pw_provider_from_name, PW_DECODER_MAX_BASE_SIZE, PW_DECODER_MAX_SLOT_SIZE,
 };
 pub use enums::{
-    pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_provider, pw_route,
-    pw_tool_kind, pw_tool_status,
+    pw_completed, pw_disposition_kind, pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure,
+    pw_mcp_handled_kind, pw_mcp_skip, pw_mcp_start_error, pw_output_kind, pw_pending_kind,
+    pw_provider, pw_route, pw_tool_kind, pw_tool_status,
 };
 pub use frame::{
     pw_frame_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate, pw_kind,
@@ -157,6 +166,16 @@ pub use framer::{
     pw_framer_next_line, pw_framer_size, PW_FRAMER_MAX_ALIGN, PW_FRAMER_MAX_SIZE,
 };
 pub use items::pw_encode_item;
+pub use mcp::{
+    pw_mcp, pw_mcp_align, pw_mcp_config, pw_mcp_config_default, pw_mcp_config_fit, pw_mcp_feed,
+    pw_mcp_handle_closed, pw_mcp_in_flight, pw_mcp_init, pw_mcp_max_frame_len, pw_mcp_max_line_len,
+    pw_mcp_queued, pw_mcp_size, pw_mcp_start, pw_mcp_state, PW_MCP_CLIENT_TEXT_CAP,
+    PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP, PW_MCP_MIN_OUTBOX,
+};
+pub use mcp_event::{pw_mcp_client_stats, pw_mcp_event, pw_mcp_poll_event, pw_mcp_stats};
+pub use mcp_frame::{
+    pw_mcp_frame, pw_mcp_handle_frame, pw_mcp_handled, pw_mcp_poll_frame, pw_mcp_poll_transmit,
+};
 pub use output::{pw_output, pw_stats, pw_wrapper_poll_output, pw_wrapper_stats};
 pub use wrapper::{
     pw_call_handle, pw_call_info, pw_disposition, pw_event, pw_hooks, pw_outcome, pw_str,

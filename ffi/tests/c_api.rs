@@ -1,4 +1,4 @@
-//! Builds tests/c/test_api.c and tests/c/test_wrapper.c with the system C compiler
+//! Builds tests/c/test_api.c, tests/c/test_wrapper.c and tests/c/mcp.c with the system C compiler
 //! against the checked-in header and the host static library, runs each, and expects
 //! exit status 0.
 //! Also compiles the header alone as C++ when `g++` (or `$CXX`) exists.
@@ -74,6 +74,15 @@ fn c_api_program_passes() {
 #[test]
 fn c_wrapper_program_passes() {
     c_program_passes("test_wrapper");
+}
+
+/// The MCP client's C API from C (`tests/c/mcp.c`): the test plays a scripted MCP server for
+/// a client serving a wrapper's adapter tools; start-up over two pages, results, `isError`,
+/// progress and a timeout's cancel, ping, a refused request, a notification, a JSON-RPC
+/// error, the transport closing; every refusal with its code.
+#[test]
+fn c_mcp_program_passes() {
+    c_program_passes("mcp");
 }
 
 #[test]

@@ -34,7 +34,7 @@ enum Ty {
 }
 
 /// Names the header declares as `uint32_t`-sized enums.
-const ENUMS: [&str; 10] = [
+const ENUMS: [&str; 16] = [
     "pw_result",
     "pw_kind",
     "pw_tool_kind",
@@ -45,6 +45,12 @@ const ENUMS: [&str; 10] = [
     "pw_pending_kind",
     "pw_output_kind",
     "pw_provider",
+    "pw_mcp_client_state",
+    "pw_mcp_handled_kind",
+    "pw_mcp_failure",
+    "pw_mcp_event_kind",
+    "pw_mcp_skip",
+    "pw_mcp_start_error",
 ];
 
 /// A C type as written in the header or in a koffi declaration.
