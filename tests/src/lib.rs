@@ -10,9 +10,9 @@
 pub mod alloc_count;
 pub mod drive;
 pub mod host;
+pub mod library;
 pub mod mcp_hostile;
 pub mod mcp_loop;
-pub mod library;
 pub mod model;
 pub mod ndjson_compare;
 pub mod programs;

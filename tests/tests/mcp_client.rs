@@ -71,9 +71,8 @@ fn start_up_lines_pagination_and_the_listed_tools() {
             _ => None,
         })
         .collect();
-    assert_eq!(
+    assert!(
         events[0].starts_with("Initialized { protocol_version: \"2025-11-25\""),
-        true,
         "{events:?}"
     );
     assert_eq!(

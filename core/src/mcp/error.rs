@@ -12,7 +12,7 @@ pub enum Handled {
         request: u64,
     },
     /// A `TOOL_CALL` failed at once: its `ERROR` waits in `poll_frame`.
-    Failed(super::Failure),
+    Failed(super::frames::Failure),
     /// A `CANCEL` ended its call; `notified` when `notifications/cancelled` was queued (not
     /// when the call's request had not gone out yet: it was withdrawn).
     Cancelled {

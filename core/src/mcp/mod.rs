@@ -68,11 +68,13 @@
 //! assert_eq!(c.poll_frame(&mut frame), Ok(None));
 //! ```
 
+mod adapter;
 mod calls;
 mod config;
 mod error;
 mod event;
 mod frames;
+mod incoming;
 mod line;
 mod lines;
 mod message;
@@ -91,16 +93,14 @@ pub use frames::Failure;
 pub use stats::McpStats;
 
 use crate::frame::{Frame, FrameKind};
-use crate::json::valid::{get, get_str, is_true, string, Arr};
-use crate::json::{self, BufferTooSmall, JsonErrorKind};
+use crate::json::valid::{get_str, string, Arr};
+use crate::json::BufferTooSmall;
 use crate::route::CallHandle;
 use crate::sink::write_counted;
 
 use calls::{CallState, Calls};
 use line::{Fed, LineReader};
-use message::{Message, Outcome};
 use outbox::Outbox;
-use salvage::Salvage;
 use stats::{bump32, bump64};
 
 /// `tools/list` pages the client follows before it calls the start-up failed.
@@ -570,299 +570,5 @@ impl<'a> Client<'a> {
                 tool,
             }),
         }
-    }
-
-    // ----- what a line says ----------------------------------------------
-
-    fn on_line(&mut self, line: &[u8]) {
-        match json::validate(line, self.cfg.max_depth) {
-            Ok(()) => {}
-            Err(e) if e.kind == JsonErrorKind::TooDeep => {
-                bump32(&mut self.stats.too_deep);
-                let mut scan = Salvage::new();
-                scan.feed(line);
-                let why = Failure::ResponseTooDeep {
-                    max_depth: self.cfg.max_depth,
-                };
-                return self.unreadable(scan, why);
-            }
-            Err(_) => return bump32(&mut self.stats.not_json),
-        }
-        match message::read(line) {
-            None => bump32(&mut self.stats.not_jsonrpc),
-            Some(Message::Response { id, outcome }) => self.on_response(line, id, outcome),
-            Some(Message::Request { id, method }) => {
-                let ping = method.eq_text(b"ping");
-                bump32(match ping {
-                    true => &mut self.stats.pings,
-                    false => &mut self.stats.refused_requests,
-                });
-                self.owed = Owed::Reply {
-                    id: span(line, id),
-                    ping,
-                };
-            }
-            Some(Message::Notification { method, params }) => {
-                if method.eq_text(b"notifications/progress") {
-                    return self.on_progress(line, params);
-                }
-                bump32(&mut self.stats.notifications);
-                let (start, end) = span(line, method.raw());
-                self.owed = Owed::Notification {
-                    // With its quotes, to be read back as a string token.
-                    method: (start - 1, end + 1),
-                    params: params.map(|p| span(line, p)),
-                };
-            }
-        }
-    }
-
-    /// Whether `rpc` is a request id the client issued (so a response to it is late).
-    fn issued(&self, rpc: u64) -> bool {
-        rpc > 0 && rpc < self.next_rpc
-    }
-
-    fn on_response(&mut self, line: &[u8], id: Option<u64>, outcome: Outcome<'_>) {
-        match (self.phase, id) {
-            (Phase::AwaitInit(r), Some(id)) if id == r => return self.on_initialize(line, outcome),
-            (Phase::AwaitList(r), Some(id)) if id == r => return self.on_list(line, outcome),
-            _ => {}
-        }
-        let Some(slot) = id.and_then(|id| self.calls.waiting_for(id)) else {
-            return match id.is_some_and(|id| self.issued(id)) {
-                true => bump32(&mut self.stats.late),
-                false => bump32(&mut self.stats.unknown_id),
-            };
-        };
-        self.owed = match outcome {
-            Outcome::Error(e) => Owed::RpcError {
-                slot,
-                error: span(line, e),
-            },
-            Outcome::Result(r) if get(r, b"isError").is_some_and(is_true) => Owed::IsError {
-                slot,
-                result: span(line, r),
-            },
-            Outcome::Result(r) => {
-                let value = get(r, b"structuredContent")
-                    .or_else(|| get(r, b"content"))
-                    .unwrap_or(r);
-                Owed::Result {
-                    slot,
-                    value: span(line, value),
-                }
-            }
-            Outcome::Neither => {
-                return self
-                    .calls
-                    .set_state(slot, CallState::Failing(Failure::NoOutcome));
-            }
-        };
-        self.calls.set_state(slot, CallState::Answering);
-    }
-
-    fn on_initialize(&mut self, line: &[u8], outcome: Outcome<'_>) {
-        let r = match outcome {
-            Outcome::Result(r) => r,
-            Outcome::Error(e) => return self.start_failed(StartFault::Refused(span(line, e))),
-            Outcome::Neither => return self.start_failed(StartFault::BadResult(span(line, line))),
-        };
-        let Some(version) = get(r, b"protocolVersion") else {
-            return self.start_failed(StartFault::BadResult(span(line, r)));
-        };
-        let known = string(version).and_then(|v| {
-            SUPPORTED_VERSIONS
-                .into_iter()
-                .find(|s| v.eq_text(s.as_bytes()))
-        });
-        match known {
-            Some(version) => {
-                self.owed = Owed::Initialized {
-                    version,
-                    result: span(line, r),
-                };
-                self.phase = Phase::SendInitialized;
-            }
-            None => self.start_failed(StartFault::Version(span(line, version))),
-        }
-    }
-
-    fn on_list(&mut self, line: &[u8], outcome: Outcome<'_>) {
-        let r = match outcome {
-            Outcome::Result(r) => r,
-            Outcome::Error(e) => return self.start_failed(StartFault::Refused(span(line, e))),
-            Outcome::Neither => return self.start_failed(StartFault::BadResult(span(line, line))),
-        };
-        let Some((tools, start)) = get(r, b"tools").and_then(|t| Some((t, Arr::of(t)?.pos())))
-        else {
-            return self.start_failed(StartFault::BadResult(span(line, r)));
-        };
-        let cursor = get(r, b"nextCursor").and_then(string);
-        if let Some(c) = cursor {
-            let c = c.raw();
-            if c.len() > self.cursor.len() {
-                return self.start_failed(StartFault::CursorTooLong(c.len()));
-            }
-            if self.pages >= MAX_PAGES {
-                return self.start_failed(StartFault::TooManyPages);
-            }
-            self.cursor[..c.len()].copy_from_slice(c);
-        }
-        self.cursor_len = cursor.map(|c| c.raw().len());
-        self.owed = Owed::Tools {
-            list: span(line, tools),
-            pos: start,
-            more: cursor.is_some(),
-        };
-        self.phase = Phase::Listed;
-    }
-
-    fn start_failed(&mut self, fault: StartFault) {
-        self.owed = Owed::StartFailed(fault);
-        self.phase = Phase::Failed;
-        self.outbox.clear();
-        self.calls.fail_waiting(Failure::NotStarted);
-    }
-
-    fn on_progress(&mut self, line: &[u8], params: Option<&[u8]>) {
-        let token = params.and_then(message::progress_token);
-        let Some((slot, params)) = token.and_then(|t| self.calls.waiting_for(t)).zip(params) else {
-            return match token.is_some_and(|t| self.issued(t)) {
-                true => bump32(&mut self.stats.late),
-                false => bump32(&mut self.stats.unknown_progress),
-            };
-        };
-        self.owed = Owed::Progress {
-            slot,
-            params: span(line, params),
-        };
-    }
-
-    /// A line the client could not read whole: a response among them fails its call.
-    fn unreadable(&mut self, scan: Salvage, why: Failure) {
-        let Some(id) = scan.response_id() else {
-            return;
-        };
-        match self.phase {
-            Phase::AwaitInit(r) | Phase::AwaitList(r) if r == id => {
-                self.start_failed(StartFault::TooLarge)
-            }
-            _ => match self.calls.waiting_for(id) {
-                Some(slot) => self.calls.set_state(slot, CallState::Failing(why)),
-                None if self.issued(id) => bump32(&mut self.stats.late),
-                None => bump32(&mut self.stats.unknown_id),
-            },
-        }
-    }
-
-    // ----- frames from the wrapper -----------------------------------------
-
-    fn call(&mut self, handle: CallHandle, f: &Frame<'_>) -> Result<Handled, McpError> {
-        if self.immediate.is_some() {
-            return Err(McpError::FramePending);
-        }
-        let call = f.tool_call().map_err(McpError::Malformed)?;
-        let name = call.name.ok_or(McpError::NoName)?;
-        let cap = self.cfg.name_cap;
-        let name_len = name.decoded_len();
-        if name_len > cap {
-            return Err(McpError::NameTooLong { len: name_len, cap });
-        }
-        if self.calls.by_handle(handle).is_some() {
-            return Err(McpError::DuplicateCall);
-        }
-        let rpc = self.next_rpc;
-        let args = json::bytes::trim_ws(call.args);
-        let mut counted = crate::sink::Counter(0);
-        lines::tools_call(&mut counted, rpc, name, args);
-        let len = counted.0;
-        let slot = self.calls.free_slot();
-        let fail = match self.phase {
-            Phase::Closed => Some(Failure::Closed),
-            Phase::Failed => Some(Failure::NotStarted),
-            _ if args.first() != Some(&b'{') => Some(Failure::ArgsNotObject),
-            _ if slot.is_none() => Some(Failure::TooMany {
-                max: self.calls.len(),
-            }),
-            _ if !self.outbox.could_hold(len) => Some(Failure::RequestTooLong {
-                len,
-                cap: self.cfg.outbox_cap - OUTBOX_HEADER,
-            }),
-            _ => None,
-        };
-        let (Some(slot), None) = (slot, fail) else {
-            let why = fail.unwrap_or(Failure::NotStarted);
-            // The name fits: its length was checked against the cap.
-            let _ = name.decode_into(self.imm_name);
-            self.immediate = Some(Immediate {
-                handle,
-                why,
-                name_len,
-            });
-            return Ok(Handled::Failed(why));
-        };
-        self.outbox.reserve(len).map_err(|e| McpError::OutboxFull {
-            needed: e.needed,
-            free: e.free,
-        })?;
-        let _ = name.decode_into(self.calls.name_buf(slot));
-        self.calls.take(slot, handle, rpc, name_len);
-        self.outbox.push(rpc, len, |dst| {
-            let _ = write_counted(dst, |s| lines::tools_call(s, rpc, name, args));
-        });
-        self.next_rpc += 1;
-        bump64(&mut self.stats.calls);
-        Ok(Handled::Sent { request: rpc })
-    }
-
-    fn cancel(&mut self, handle: CallHandle, f: &Frame<'_>) -> Result<Handled, McpError> {
-        if let Some(imm) = self.immediate.filter(|i| i.handle == handle) {
-            let _ = imm;
-            self.immediate = None;
-            return Ok(Handled::Cancelled { notified: false });
-        }
-        let slot = self.calls.by_handle(handle).ok_or(McpError::UnknownCall)?;
-        let call = self.calls.get(slot);
-        let mut notified = false;
-        if call.state == CallState::Waiting && !self.outbox.withdraw(call.rpc) {
-            let content = f.content().map_err(McpError::Malformed)?;
-            let mut text = [0u8; REASON_CAP];
-            let reason = match content.and_then(|c| get_str(c, b"reason")) {
-                Some(r) => {
-                    let decoded = r.decode_prefix_into(&mut text).0.as_bytes();
-                    // Cut so that it fits once escaped, on a character boundary.
-                    &decoded[..json::escape::escaped_prefix(decoded, REASON_CAP)]
-                }
-                None => b"",
-            };
-            let mut counted = crate::sink::Counter(0);
-            lines::cancelled(&mut counted, call.rpc, reason);
-            if let Err(e) = self.outbox.reserve(counted.0) {
-                // Withdrawn above only when found, so nothing changed.
-                return Err(McpError::OutboxFull {
-                    needed: e.needed,
-                    free: e.free,
-                });
-            }
-            let rpc = call.rpc;
-            self.outbox.push(0, counted.0, |dst| {
-                let _ = write_counted(dst, |s| lines::cancelled(s, rpc, reason));
-            });
-            notified = true;
-        }
-        // What the line in the buffer owed this call goes with it.
-        let owes = match self.owed {
-            Owed::Result { slot: s, .. }
-            | Owed::End { slot: s }
-            | Owed::IsError { slot: s, .. }
-            | Owed::RpcError { slot: s, .. }
-            | Owed::Progress { slot: s, .. } => s == slot,
-            _ => false,
-        };
-        if owes {
-            self.owed = Owed::Nothing;
-        }
-        self.calls.set_state(slot, CallState::Free);
-        Ok(Handled::Cancelled { notified })
     }
 }

@@ -1,0 +1,131 @@
+//! Frames the wrapper routes to an adapter call: a `TOOL_CALL` becomes a `tools/call`
+//! request (or fails at once), a `CANCEL` ends the call and tells the server.
+
+use crate::frame::Frame;
+use crate::json;
+use crate::json::valid::get_str;
+use crate::route::CallHandle;
+use crate::sink::write_counted;
+
+use super::calls::CallState;
+use super::config::{OUTBOX_HEADER, REASON_CAP};
+use super::error::{Handled, McpError};
+use super::frames::Failure;
+use super::lines;
+use super::stats::bump64;
+use super::{Client, Immediate, Owed, Phase};
+
+impl Client<'_> {
+    pub(super) fn call(&mut self, handle: CallHandle, f: &Frame<'_>) -> Result<Handled, McpError> {
+        if self.immediate.is_some() {
+            return Err(McpError::FramePending);
+        }
+        let call = f.tool_call().map_err(McpError::Malformed)?;
+        let name = call.name.ok_or(McpError::NoName)?;
+        let cap = self.cfg.name_cap;
+        let name_len = name.decoded_len();
+        if name_len > cap {
+            return Err(McpError::NameTooLong { len: name_len, cap });
+        }
+        if self.calls.by_handle(handle).is_some() {
+            return Err(McpError::DuplicateCall);
+        }
+        let rpc = self.next_rpc;
+        let args = json::bytes::trim_ws(call.args);
+        let mut counted = crate::sink::Counter(0);
+        lines::tools_call(&mut counted, rpc, name, args);
+        let len = counted.0;
+        let slot = self.calls.free_slot();
+        let fail = match self.phase {
+            Phase::Closed => Some(Failure::Closed),
+            Phase::Failed => Some(Failure::NotStarted),
+            _ if args.first() != Some(&b'{') => Some(Failure::ArgsNotObject),
+            _ if slot.is_none() => Some(Failure::TooMany {
+                max: self.calls.len(),
+            }),
+            _ if !self.outbox.could_hold(len) => Some(Failure::RequestTooLong {
+                len,
+                cap: self.cfg.outbox_cap - OUTBOX_HEADER,
+            }),
+            _ => None,
+        };
+        let (Some(slot), None) = (slot, fail) else {
+            let why = fail.unwrap_or(Failure::NotStarted);
+            // The name fits: its length was checked against the cap.
+            let _ = name.decode_into(self.imm_name);
+            self.immediate = Some(Immediate {
+                handle,
+                why,
+                name_len,
+            });
+            return Ok(Handled::Failed(why));
+        };
+        self.outbox.reserve(len).map_err(|e| McpError::OutboxFull {
+            needed: e.needed,
+            free: e.free,
+        })?;
+        let _ = name.decode_into(self.calls.name_buf(slot));
+        self.calls.take(slot, handle, rpc, name_len);
+        self.outbox.push(rpc, len, |dst| {
+            let _ = write_counted(dst, |s| lines::tools_call(s, rpc, name, args));
+        });
+        self.next_rpc += 1;
+        bump64(&mut self.stats.calls);
+        Ok(Handled::Sent { request: rpc })
+    }
+
+    pub(super) fn cancel(
+        &mut self,
+        handle: CallHandle,
+        f: &Frame<'_>,
+    ) -> Result<Handled, McpError> {
+        if let Some(imm) = self.immediate.filter(|i| i.handle == handle) {
+            let _ = imm;
+            self.immediate = None;
+            return Ok(Handled::Cancelled { notified: false });
+        }
+        let slot = self.calls.by_handle(handle).ok_or(McpError::UnknownCall)?;
+        let call = self.calls.get(slot);
+        let mut notified = false;
+        if call.state == CallState::Waiting && !self.outbox.withdraw(call.rpc) {
+            let content = f.content().map_err(McpError::Malformed)?;
+            let mut text = [0u8; REASON_CAP];
+            let reason = match content.and_then(|c| get_str(c, b"reason")) {
+                Some(r) => {
+                    let decoded = r.decode_prefix_into(&mut text).0.as_bytes();
+                    // Cut so that it fits once escaped, on a character boundary.
+                    &decoded[..json::escape::escaped_prefix(decoded, REASON_CAP)]
+                }
+                None => b"",
+            };
+            let mut counted = crate::sink::Counter(0);
+            lines::cancelled(&mut counted, call.rpc, reason);
+            if let Err(e) = self.outbox.reserve(counted.0) {
+                // Withdrawn above only when found, so nothing changed.
+                return Err(McpError::OutboxFull {
+                    needed: e.needed,
+                    free: e.free,
+                });
+            }
+            let rpc = call.rpc;
+            self.outbox.push(0, counted.0, |dst| {
+                let _ = write_counted(dst, |s| lines::cancelled(s, rpc, reason));
+            });
+            notified = true;
+        }
+        // What the line in the buffer owed this call goes with it.
+        let owes = match self.owed {
+            Owed::Result { slot: s, .. }
+            | Owed::End { slot: s }
+            | Owed::IsError { slot: s, .. }
+            | Owed::RpcError { slot: s, .. }
+            | Owed::Progress { slot: s, .. } => s == slot,
+            _ => false,
+        };
+        if owes {
+            self.owed = Owed::Nothing;
+        }
+        self.calls.set_state(slot, CallState::Free);
+        Ok(Handled::Cancelled { notified })
+    }
+}

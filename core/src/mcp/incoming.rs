@@ -1,0 +1,196 @@
+//! What a line from the server says: the response, request or notification it is, and what
+//! the client then owes the host (frames, events, a reply) or fails.
+
+use crate::json::valid::{get, is_true, string, Arr};
+use crate::json::{self, JsonErrorKind};
+
+use super::calls::CallState;
+use super::config::SUPPORTED_VERSIONS;
+use super::frames::Failure;
+use super::message::{self, Message, Outcome};
+use super::salvage::Salvage;
+use super::stats::bump32;
+use super::{span, Client, Owed, Phase, StartFault, MAX_PAGES};
+
+impl Client<'_> {
+    pub(super) fn on_line(&mut self, line: &[u8]) {
+        match json::validate(line, self.cfg.max_depth) {
+            Ok(()) => {}
+            Err(e) if e.kind == JsonErrorKind::TooDeep => {
+                bump32(&mut self.stats.too_deep);
+                let mut scan = Salvage::new();
+                scan.feed(line);
+                let why = Failure::ResponseTooDeep {
+                    max_depth: self.cfg.max_depth,
+                };
+                return self.unreadable(scan, why);
+            }
+            Err(_) => return bump32(&mut self.stats.not_json),
+        }
+        match message::read(line) {
+            None => bump32(&mut self.stats.not_jsonrpc),
+            Some(Message::Response { id, outcome }) => self.on_response(line, id, outcome),
+            Some(Message::Request { id, method }) => {
+                let ping = method.eq_text(b"ping");
+                bump32(match ping {
+                    true => &mut self.stats.pings,
+                    false => &mut self.stats.refused_requests,
+                });
+                self.owed = Owed::Reply {
+                    id: span(line, id),
+                    ping,
+                };
+            }
+            Some(Message::Notification { method, params }) => {
+                if method.eq_text(b"notifications/progress") {
+                    return self.on_progress(line, params);
+                }
+                bump32(&mut self.stats.notifications);
+                let (start, end) = span(line, method.raw());
+                self.owed = Owed::Notification {
+                    // With its quotes, to be read back as a string token.
+                    method: (start - 1, end + 1),
+                    params: params.map(|p| span(line, p)),
+                };
+            }
+        }
+    }
+
+    /// Whether `rpc` is a request id the client issued (so a response to it is late).
+    fn issued(&self, rpc: u64) -> bool {
+        rpc > 0 && rpc < self.next_rpc
+    }
+
+    fn on_response(&mut self, line: &[u8], id: Option<u64>, outcome: Outcome<'_>) {
+        match (self.phase, id) {
+            (Phase::AwaitInit(r), Some(id)) if id == r => return self.on_initialize(line, outcome),
+            (Phase::AwaitList(r), Some(id)) if id == r => return self.on_list(line, outcome),
+            _ => {}
+        }
+        let Some(slot) = id.and_then(|id| self.calls.waiting_for(id)) else {
+            return match id.is_some_and(|id| self.issued(id)) {
+                true => bump32(&mut self.stats.late),
+                false => bump32(&mut self.stats.unknown_id),
+            };
+        };
+        self.owed = match outcome {
+            Outcome::Error(e) => Owed::RpcError {
+                slot,
+                error: span(line, e),
+            },
+            Outcome::Result(r) if get(r, b"isError").is_some_and(is_true) => Owed::IsError {
+                slot,
+                result: span(line, r),
+            },
+            Outcome::Result(r) => {
+                let value = get(r, b"structuredContent")
+                    .or_else(|| get(r, b"content"))
+                    .unwrap_or(r);
+                Owed::Result {
+                    slot,
+                    value: span(line, value),
+                }
+            }
+            Outcome::Neither => {
+                return self
+                    .calls
+                    .set_state(slot, CallState::Failing(Failure::NoOutcome));
+            }
+        };
+        self.calls.set_state(slot, CallState::Answering);
+    }
+
+    fn on_initialize(&mut self, line: &[u8], outcome: Outcome<'_>) {
+        let r = match outcome {
+            Outcome::Result(r) => r,
+            Outcome::Error(e) => return self.start_failed(StartFault::Refused(span(line, e))),
+            Outcome::Neither => return self.start_failed(StartFault::BadResult(span(line, line))),
+        };
+        let Some(version) = get(r, b"protocolVersion") else {
+            return self.start_failed(StartFault::BadResult(span(line, r)));
+        };
+        let known = string(version).and_then(|v| {
+            SUPPORTED_VERSIONS
+                .into_iter()
+                .find(|s| v.eq_text(s.as_bytes()))
+        });
+        match known {
+            Some(version) => {
+                self.owed = Owed::Initialized {
+                    version,
+                    result: span(line, r),
+                };
+                self.phase = Phase::SendInitialized;
+            }
+            None => self.start_failed(StartFault::Version(span(line, version))),
+        }
+    }
+
+    fn on_list(&mut self, line: &[u8], outcome: Outcome<'_>) {
+        let r = match outcome {
+            Outcome::Result(r) => r,
+            Outcome::Error(e) => return self.start_failed(StartFault::Refused(span(line, e))),
+            Outcome::Neither => return self.start_failed(StartFault::BadResult(span(line, line))),
+        };
+        let Some((tools, start)) = get(r, b"tools").and_then(|t| Some((t, Arr::of(t)?.pos())))
+        else {
+            return self.start_failed(StartFault::BadResult(span(line, r)));
+        };
+        let cursor = get(r, b"nextCursor").and_then(string);
+        if let Some(c) = cursor {
+            let c = c.raw();
+            if c.len() > self.cursor.len() {
+                return self.start_failed(StartFault::CursorTooLong(c.len()));
+            }
+            if self.pages >= MAX_PAGES {
+                return self.start_failed(StartFault::TooManyPages);
+            }
+            self.cursor[..c.len()].copy_from_slice(c);
+        }
+        self.cursor_len = cursor.map(|c| c.raw().len());
+        self.owed = Owed::Tools {
+            list: span(line, tools),
+            pos: start,
+            more: cursor.is_some(),
+        };
+        self.phase = Phase::Listed;
+    }
+
+    fn start_failed(&mut self, fault: StartFault) {
+        self.owed = Owed::StartFailed(fault);
+        self.phase = Phase::Failed;
+        self.outbox.clear();
+        self.calls.fail_waiting(Failure::NotStarted);
+    }
+
+    fn on_progress(&mut self, line: &[u8], params: Option<&[u8]>) {
+        let token = params.and_then(message::progress_token);
+        let Some((slot, params)) = token.and_then(|t| self.calls.waiting_for(t)).zip(params) else {
+            return match token.is_some_and(|t| self.issued(t)) {
+                true => bump32(&mut self.stats.late),
+                false => bump32(&mut self.stats.unknown_progress),
+            };
+        };
+        self.owed = Owed::Progress {
+            slot,
+            params: span(line, params),
+        };
+    }
+
+    /// A line the client could not read whole: a response among them fails its call.
+    pub(super) fn unreadable(&mut self, scan: Salvage, why: Failure) {
+        let Some(id) = scan.response_id() else {
+            return;
+        };
+        match self.phase {
+            Phase::AwaitInit(r) | Phase::AwaitList(r) if r == id => {
+                self.start_failed(StartFault::TooLarge)
+            }
+            _ => match self.calls.waiting_for(id) {
+                Some(slot) => self.calls.set_state(slot, CallState::Failing(why)),
+                None if self.issued(id) => bump32(&mut self.stats.late),
+                None => bump32(&mut self.stats.unknown_id),
+            },
+        }
+    }
+}
