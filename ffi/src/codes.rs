@@ -378,6 +378,8 @@ impl From<McpError> for pw_result {
             McpError::OutboxFull { .. } => pw_result::PW_MCP_OUTBOX_FULL,
             McpError::FramePending => pw_result::PW_MCP_FRAME_PENDING,
             McpError::AlreadyStarted => pw_result::PW_MCP_ALREADY_STARTED,
+            // A refusal newer than this table: nothing changed.
+            _ => pw_result::PW_BAD_ARGUMENT,
         }
     }
 }
@@ -389,6 +391,7 @@ impl From<McpStorageError> for pw_result {
             McpStorageError::ArenaTooSmall { .. } => pw_result::PW_MEMORY_TOO_SMALL,
             McpStorageError::TooManySlots => pw_result::PW_TOO_MANY,
             McpStorageError::ClientInfoTooLong => pw_result::PW_MCP_CLIENT_INFO_TOO_LONG,
+            _ => pw_result::PW_BAD_CONFIG,
         }
     }
 }

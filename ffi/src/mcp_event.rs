@@ -85,6 +85,8 @@ fn start_error(e: StartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
         StartError::ResponseTooLarge => {
             (pw_mcp_start_error::PW_MCP_START_RESPONSE_TOO_LARGE, &[], 0)
         }
+        // A start-up failure newer than this table: the result was not one to go on with.
+        _ => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, &[], 0),
     }
 }
 

@@ -157,6 +157,7 @@ impl ClientInfo<'static> {
 /// Why [`Client::new`](super::Client::new) refused its memory or configuration.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum McpStorageError {
     /// A capacity is zero, the depth limit is below 3, the outbox cannot hold a
     /// `notifications/cancelled` line, or the arena size overflows.

@@ -24,6 +24,7 @@ pub enum Handled {
 /// A frame from the wrapper the client refused; nothing changed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum McpError {
     /// Not a valid frame.
     Malformed(FrameError),

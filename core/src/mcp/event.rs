@@ -63,6 +63,7 @@ pub enum ToolSkip {
 /// Why the start-up failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum StartError<'c> {
     /// `initialize` chose a revision the client does not speak (its value as sent).
     UnsupportedVersion(&'c [u8]),

@@ -365,6 +365,7 @@ fn start_error(e: &StartError<'_>) -> String {
         StartError::CursorTooLong(n) => format!("a tools/list cursor of {n} bytes"),
         StartError::TooManyPages => "tools/list never stops paging".into(),
         StartError::ResponseTooLarge => "an answer longer than the client's line buffer".into(),
+        other => format!("{other:?}"),
     }
 }
 
