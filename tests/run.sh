@@ -109,6 +109,7 @@ command -v node >/dev/null && command -v npm >/dev/null || apt_install nodejs np
 bash tests/mcp/install.sh >/dev/null
 # The MCP tests run the C twin of polyweave-mcp too: it must be there, not skipped.
 export PW_REQUIRE_C_MCP=1
+export PW_REQUIRE_MCP_SERVERS=1
 
 step "firmware over MCP: the core's MCP client on the Cortex-M4F serves adapter tools from server-everything over UART0 (QEMU bridged to the server)"
 (

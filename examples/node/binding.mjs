@@ -52,6 +52,18 @@ export const PW = Object.freeze({
   ITEM_NO_NAME: 402,
   ITEM_NO_ID: 403,
   ITEM_NO_OUTCOME: 404,
+  MCP_NOT_ADAPTER_FRAME: 500,
+  MCP_NO_NAME: 501,
+  MCP_NAME_TOO_LONG: 502,
+  MCP_DUPLICATE_CALL: 503,
+  MCP_UNKNOWN_CALL: 504,
+  MCP_OUTBOX_FULL: 505,
+  MCP_FRAME_PENDING: 506,
+  MCP_ALREADY_STARTED: 507,
+  MCP_CLIENT_INFO_TOO_LONG: 508,
+  MCP_MIN_OUTBOX: 396,
+  MCP_CLIENT_TEXT_CAP: 64,
+  MCP_METHOD_CAP: 256,
   TOOL_KIND_SYNC: 0,
   TOOL_KIND_DEFERRED: 1,
   TOOL_KIND_ADAPTER: 2,
@@ -197,6 +209,56 @@ koffi.struct('pw_decode_stats', {
   calls_written: 'uint64_t',
 });
 
+// the MCP client (pw_mcp_*)
+koffi.opaque('pw_mcp');
+koffi.struct('pw_mcp_config', {
+  line_cap: 'size_t',
+  outbox_cap: 'size_t',
+  name_cap: 'size_t',
+  cursor_cap: 'size_t',
+  max_depth: 'uint8_t',
+});
+koffi.struct('pw_mcp_event', {
+  kind: 'uint32_t',
+  has_params: 'uint8_t',
+  method_cut: 'uint8_t',
+  tools: 'uint32_t',
+  skip: 'uint32_t',
+  start_error: 'uint32_t',
+  len: 'size_t',
+  cap: 'size_t',
+  version: pw_str,
+  name: pw_str,
+  raw: pw_str,
+  method: pw_str,
+  params: pw_str,
+});
+koffi.struct('pw_mcp_client_stats', {
+  lines: 'uint64_t',
+  not_json: 'uint32_t',
+  not_jsonrpc: 'uint32_t',
+  too_long: 'uint32_t',
+  too_deep: 'uint32_t',
+  unknown_id: 'uint32_t',
+  late: 'uint32_t',
+  unknown_progress: 'uint32_t',
+  pings: 'uint32_t',
+  refused_requests: 'uint32_t',
+  notifications: 'uint32_t',
+  calls: 'uint64_t',
+  answered: 'uint64_t',
+  failed: 'uint64_t',
+});
+koffi.struct('pw_mcp_handled', {
+  kind: 'uint32_t',
+  notified: 'uint8_t',
+  request: 'uint64_t',
+  failure: 'uint32_t',
+  limit: 'size_t',
+  len: 'size_t',
+});
+koffi.struct('pw_mcp_frame', { index: 'uint32_t', slot: 'uint16_t', reserved: 'uint16_t', len: 'size_t' });
+
 // ------------------------------------------------------------ functions
 
 const f = (sig) => lib.func(sig);
@@ -271,6 +333,29 @@ export const C = {
   encodeItem: f(
     'uint32_t pw_encode_item(uint32_t provider, const uint8_t *frame, size_t len, _Out_ uint8_t *out, size_t cap, _Out_ size_t *out_len)',
   ),
+  // the MCP client (mcp.mjs)
+  mcpConfigDefault: f('uint32_t pw_mcp_config_default(_Out_ pw_mcp_config *out)'),
+  mcpConfigFit: f('uint32_t pw_mcp_config_fit(_Inout_ pw_mcp_config *cfg, const pw_wrapper_config *wrapper)'),
+  mcpAlign: f('size_t pw_mcp_align(void)'),
+  mcpSize: f('uint32_t pw_mcp_size(const pw_mcp_config *cfg, size_t calls, _Out_ size_t *out_size)'),
+  mcpMaxFrameLen: f('uint32_t pw_mcp_max_frame_len(const pw_mcp_config *cfg, _Out_ size_t *out_len)'),
+  mcpMaxLineLen: f('uint32_t pw_mcp_max_line_len(const pw_mcp_config *cfg, _Out_ size_t *out_len)'),
+  mcpInit: f(
+    'uint32_t pw_mcp_init(void *mem, size_t mem_len, const pw_mcp_config *cfg, size_t calls, const uint8_t *name, size_t name_len, const uint8_t *version, size_t version_len, _Out_ pw_mcp **out)',
+  ),
+  mcpStart: f('uint32_t pw_mcp_start(pw_mcp *c)'),
+  mcpFeed: f('uint32_t pw_mcp_feed(pw_mcp *c, const uint8_t *bytes, size_t len, _Out_ size_t *consumed)'),
+  mcpHandleClosed: f('uint32_t pw_mcp_handle_closed(pw_mcp *c)'),
+  mcpState: f('uint32_t pw_mcp_state(const pw_mcp *c, _Out_ uint32_t *out)'),
+  mcpInFlight: f('size_t pw_mcp_in_flight(const pw_mcp *c)'),
+  mcpQueued: f('size_t pw_mcp_queued(const pw_mcp *c)'),
+  mcpPollEvent: f('uint32_t pw_mcp_poll_event(pw_mcp *c, _Out_ pw_mcp_event *out)'),
+  mcpStats: f('uint32_t pw_mcp_stats(const pw_mcp *c, _Out_ pw_mcp_client_stats *out)'),
+  mcpHandleFrame: f(
+    'uint32_t pw_mcp_handle_frame(pw_mcp *c, uint16_t slot, uint32_t index, const uint8_t *bytes, size_t len, _Out_ pw_mcp_handled *out)',
+  ),
+  mcpPollTransmit: f('uint32_t pw_mcp_poll_transmit(pw_mcp *c, _Out_ uint8_t *buf, size_t cap, _Out_ size_t *len)'),
+  mcpPollFrame: f('uint32_t pw_mcp_poll_frame(pw_mcp *c, _Out_ uint8_t *buf, size_t cap, _Out_ pw_mcp_frame *out)'),
   // sync tools write their output through the writer they are handed (during the call only)
   writerWrite: f('uint32_t pw_writer_write(pw_writer *out, const uint8_t *bytes, size_t len)'),
 };

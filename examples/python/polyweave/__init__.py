@@ -3,14 +3,17 @@
 Everything goes through the C functions of `libpolyweave_tool_adapter_ffi` (`$PW_LIB`, or
 `target/release/` under the repository root); see `Wrapper` and `AdapterCall`, and for a
 provider's streamed response body `Decoder` / `decode` (frames out) and `encode_item` (a frame
-as the provider's request item).
+as the provider's request item), and for MCP servers as tool adapters `polyweave.mcp`
+(`McpClient`, and `McpServer` / `serve_stdio` over a child's stdio).
 """
 
-from . import errors
+from . import errors, mcp
 from .decode import *  # noqa: F401,F403
 from .decode import __all__ as _decode_all
 from .errors import *  # noqa: F401,F403 (one class per pw_result code)
 from .wrapper import *  # noqa: F401,F403
 from .wrapper import __all__ as _wrapper_all
+from .mcp import McpClient, McpConfig, McpServer, McpStartupError, McpToolError, serve_stdio
 
-__all__ = list(_wrapper_all) + list(_decode_all) + list(errors.__all__)
+_mcp_all = ["mcp", "McpClient", "McpConfig", "McpServer", "McpStartupError", "McpToolError", "serve_stdio"]
+__all__ = list(_wrapper_all) + list(_decode_all) + list(errors.__all__) + _mcp_all

@@ -60,6 +60,51 @@ PW_VERSION_MINOR = 1
 PW_VERSION_PATCH = 0
 PW_DECODER_MAX_BASE_SIZE = 512
 PW_DECODER_MAX_SLOT_SIZE = 32
+PW_MCP_MIN_OUTBOX = 396
+PW_MCP_CLIENT_TEXT_CAP = 64
+PW_MCP_METHOD_CAP = 256
+PW_MCP_MAX_BASE_SIZE = 1536
+PW_MCP_MAX_SLOT_SIZE = 64
+
+# enum pw_mcp_client_state
+PW_MCP_STATE_IDLE = 0
+PW_MCP_STATE_STARTING = 1
+PW_MCP_STATE_READY = 2
+PW_MCP_STATE_FAILED = 3
+PW_MCP_STATE_CLOSED = 4
+# enum pw_mcp_event_kind
+PW_MCP_EVENT_INITIALIZED = 0
+PW_MCP_EVENT_TOOL = 1
+PW_MCP_EVENT_TOOL_SKIPPED = 2
+PW_MCP_EVENT_READY = 3
+PW_MCP_EVENT_START_FAILED = 4
+PW_MCP_EVENT_NOTIFICATION = 5
+# enum pw_mcp_skip
+PW_MCP_SKIP_NONE = 0
+PW_MCP_SKIP_NAME_TOO_LONG = 1
+PW_MCP_SKIP_NO_NAME = 2
+# enum pw_mcp_start_error
+PW_MCP_START_NONE = 0
+PW_MCP_START_UNSUPPORTED_VERSION = 1
+PW_MCP_START_BAD_RESULT = 2
+PW_MCP_START_REFUSED = 3
+PW_MCP_START_CURSOR_TOO_LONG = 4
+PW_MCP_START_TOO_MANY_PAGES = 5
+PW_MCP_START_RESPONSE_TOO_LARGE = 6
+# enum pw_mcp_handled_kind
+PW_MCP_HANDLED_SENT = 0
+PW_MCP_HANDLED_FAILED = 1
+PW_MCP_HANDLED_CANCELLED = 2
+# enum pw_mcp_failure
+PW_MCP_FAILURE_NONE = 0
+PW_MCP_FAILURE_CLOSED = 1
+PW_MCP_FAILURE_NOT_STARTED = 2
+PW_MCP_FAILURE_ARGS_NOT_OBJECT = 3
+PW_MCP_FAILURE_TOO_MANY = 4
+PW_MCP_FAILURE_REQUEST_TOO_LONG = 5
+PW_MCP_FAILURE_RESPONSE_TOO_LONG = 6
+PW_MCP_FAILURE_RESPONSE_TOO_DEEP = 7
+PW_MCP_FAILURE_NO_OUTCOME = 8
 
 # enum pw_result
 PW_OK = 0
@@ -104,6 +149,15 @@ PW_ITEM_NOT_CALL_OR_RESULT = 401
 PW_ITEM_NO_NAME = 402
 PW_ITEM_NO_ID = 403
 PW_ITEM_NO_OUTCOME = 404
+PW_MCP_NOT_ADAPTER_FRAME = 500
+PW_MCP_NO_NAME = 501
+PW_MCP_NAME_TOO_LONG = 502
+PW_MCP_DUPLICATE_CALL = 503
+PW_MCP_UNKNOWN_CALL = 504
+PW_MCP_OUTBOX_FULL = 505
+PW_MCP_FRAME_PENDING = 506
+PW_MCP_ALREADY_STARTED = 507
+PW_MCP_CLIENT_INFO_TOO_LONG = 508
 PW_PANIC = 900
 
 # enum pw_provider
@@ -316,6 +370,75 @@ class pw_decoder(Structure):
     """Opaque."""
 
 
+# the MCP client (pw_mcp_*)
+
+
+class pw_mcp(Structure):
+    """Opaque."""
+
+
+class pw_mcp_config(Structure):
+    _fields_ = [
+        ("line_cap", c_size_t),
+        ("outbox_cap", c_size_t),
+        ("name_cap", c_size_t),
+        ("cursor_cap", c_size_t),
+        ("max_depth", c_uint8),
+    ]
+
+
+class pw_mcp_event(Structure):
+    _fields_ = [
+        ("kind", c_uint32),
+        ("has_params", c_uint8),
+        ("method_cut", c_uint8),
+        ("tools", c_uint32),
+        ("skip", c_uint32),
+        ("start_error", c_uint32),
+        ("len", c_size_t),
+        ("cap", c_size_t),
+        ("version", pw_str),
+        ("name", pw_str),
+        ("raw", pw_str),
+        ("method", pw_str),
+        ("params", pw_str),
+    ]
+
+
+class pw_mcp_client_stats(Structure):
+    _fields_ = [
+        ("lines", c_uint64),
+        ("not_json", c_uint32),
+        ("not_jsonrpc", c_uint32),
+        ("too_long", c_uint32),
+        ("too_deep", c_uint32),
+        ("unknown_id", c_uint32),
+        ("late", c_uint32),
+        ("unknown_progress", c_uint32),
+        ("pings", c_uint32),
+        ("refused_requests", c_uint32),
+        ("notifications", c_uint32),
+        ("calls", c_uint64),
+        ("answered", c_uint64),
+        ("failed", c_uint64),
+    ]
+
+
+class pw_mcp_handled(Structure):
+    _fields_ = [
+        ("kind", c_uint32),
+        ("notified", c_uint8),
+        ("request", c_uint64),
+        ("failure", c_uint32),
+        ("limit", c_size_t),
+        ("len", c_size_t),
+    ]
+
+
+class pw_mcp_frame(Structure):
+    _fields_ = [("index", c_uint32), ("slot", c_uint16), ("reserved", c_uint16), ("len", c_size_t)]
+
+
 # ------------------------------------------------------------ the library
 
 
@@ -426,6 +549,28 @@ _SIGNATURES = {
     "pw_decoder_stats": (pw_result, [_P(pw_decoder), _P(pw_decode_stats)]),
     "pw_provider_from_name": (pw_result, [c_void_p, c_size_t, _P(pw_provider)]),
     "pw_encode_item": (pw_result, [pw_provider, c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)]),
+    # the MCP client
+    "pw_mcp_config_default": (pw_result, [_P(pw_mcp_config)]),
+    "pw_mcp_config_fit": (pw_result, [_P(pw_mcp_config), _P(pw_wrapper_config)]),
+    "pw_mcp_align": (c_size_t, []),
+    "pw_mcp_size": (pw_result, [_P(pw_mcp_config), c_size_t, _P(c_size_t)]),
+    "pw_mcp_max_frame_len": (pw_result, [_P(pw_mcp_config), _P(c_size_t)]),
+    "pw_mcp_max_line_len": (pw_result, [_P(pw_mcp_config), _P(c_size_t)]),
+    "pw_mcp_init": (
+        pw_result,
+        [c_void_p, c_size_t, _P(pw_mcp_config), c_size_t, c_void_p, c_size_t, c_void_p, c_size_t, _P(_P(pw_mcp))],
+    ),
+    "pw_mcp_start": (pw_result, [_P(pw_mcp)]),
+    "pw_mcp_feed": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_mcp_handle_closed": (pw_result, [_P(pw_mcp)]),
+    "pw_mcp_state": (pw_result, [_P(pw_mcp), _P(c_uint32)]),
+    "pw_mcp_in_flight": (c_size_t, [_P(pw_mcp)]),
+    "pw_mcp_queued": (c_size_t, [_P(pw_mcp)]),
+    "pw_mcp_poll_event": (pw_result, [_P(pw_mcp), _P(pw_mcp_event)]),
+    "pw_mcp_stats": (pw_result, [_P(pw_mcp), _P(pw_mcp_client_stats)]),
+    "pw_mcp_handle_frame": (pw_result, [_P(pw_mcp), c_uint16, c_uint32, c_void_p, c_size_t, _P(pw_mcp_handled)]),
+    "pw_mcp_poll_transmit": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_mcp_poll_frame": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(pw_mcp_frame)]),
 }
 
 for _name, (_res, _args) in _SIGNATURES.items():

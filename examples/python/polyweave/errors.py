@@ -55,6 +55,12 @@ class ItemRefused(PolyweaveError, ValueError):
     `TOOL_CALL` / `TOOL_RESULT`, no name, no id where the provider needs one, no outcome."""
 
 
+class McpRefused(PolyweaveError):
+    """What the MCP client refused (codes 500-508): a frame that is not for it, a call it
+    cannot take now (`McpOutboxFull`, `McpFramePending`: poll, then hand the frame in again),
+    a second start, a `clientInfo` text too long. Nothing changed in the client."""
+
+
 def _base(code):
     """The class a code's exception derives from, as the library classifies the code."""
     if _ffi.lib.pw_result_is_malformed(code):
@@ -63,6 +69,8 @@ def _base(code):
         return CallNotWaiting
     if _ffi.PW_ITEM_NOT_CALL_OR_RESULT <= code <= _ffi.PW_ITEM_NO_OUTCOME:
         return ItemRefused
+    if _ffi.PW_MCP_NOT_ADAPTER_FRAME <= code <= _ffi.PW_MCP_CLIENT_INFO_TOO_LONG:
+        return McpRefused
     return PolyweaveError
 
 
@@ -114,6 +122,15 @@ ItemNotCallOrResult = _make("ItemNotCallOrResult", _ffi.PW_ITEM_NOT_CALL_OR_RESU
 ItemNoName = _make("ItemNoName", _ffi.PW_ITEM_NO_NAME)
 ItemNoId = _make("ItemNoId", _ffi.PW_ITEM_NO_ID)
 ItemNoOutcome = _make("ItemNoOutcome", _ffi.PW_ITEM_NO_OUTCOME)
+McpNotAdapterFrame = _make("McpNotAdapterFrame", _ffi.PW_MCP_NOT_ADAPTER_FRAME)
+McpNoName = _make("McpNoName", _ffi.PW_MCP_NO_NAME)
+McpNameTooLong = _make("McpNameTooLong", _ffi.PW_MCP_NAME_TOO_LONG)
+McpDuplicateCall = _make("McpDuplicateCall", _ffi.PW_MCP_DUPLICATE_CALL)
+McpUnknownCall = _make("McpUnknownCall", _ffi.PW_MCP_UNKNOWN_CALL)
+McpOutboxFull = _make("McpOutboxFull", _ffi.PW_MCP_OUTBOX_FULL)
+McpFramePending = _make("McpFramePending", _ffi.PW_MCP_FRAME_PENDING)
+McpAlreadyStarted = _make("McpAlreadyStarted", _ffi.PW_MCP_ALREADY_STARTED)
+McpClientInfoTooLong = _make("McpClientInfoTooLong", _ffi.PW_MCP_CLIENT_INFO_TOO_LONG)
 Panic = _make("Panic", _ffi.PW_PANIC)
 
 #: Every class by its code.
@@ -147,6 +164,7 @@ __all__ = [
     "MalformedFrame",
     "CallNotWaiting",
     "ItemRefused",
+    "McpRefused",
     "result_text",
     "error_for",
     "check",

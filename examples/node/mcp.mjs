@@ -1,0 +1,774 @@
+// MCP servers as tool adapters (SPEC §9), over the C ABI's `pw_mcp_*`.
+//
+// Two levels:
+// - `createMcpClient(options)`: the sans-IO client itself. Bytes from the server go in with
+//   `feed`, the wrapper's adapter frames with `handleFrame`, the end of the transport with
+//   `handleClosed`; lines for the server come out of `pollTransmit`, frames for the adapter
+//   calls out of `pollFrame`, the start-up, the listed tools and notifications out of `pollEvent`.
+//   After every input, drain all three. It keeps no clock.
+// - `connectMcpServer(command, args, options)`: the server as a child process
+//   (`child_process.spawn`), driven by its stdout's `data` events (its exit is the transport's
+//   end), started and listed; its tools become adapter tools of `createToolAdapterWrapper`
+//   (`server.wrap(model)`, or `server.run(frames)` / `server.call(name, args)`), whose timers
+//   (`setTimeout` at the library's deadline, moved by the server's progress) time calls out.
+//   `createMcpSession(send, options)` is the same over any transport (`send(line)` writes one).
+import { spawn } from 'node:child_process';
+import { C, PW, Stable, alignOffset, strOf, resultText } from './binding.mjs';
+import { createDuplex } from './duplex.mjs';
+import { createToolAdapterWrapper, raw, rawText } from './index.mjs';
+
+// ------------------------------------------------------------ codes and errors
+
+/** The MCP client's result codes (`pw_result` 500-508). */
+export const McpCode = Object.freeze({
+  NOT_ADAPTER_FRAME: PW.MCP_NOT_ADAPTER_FRAME,
+  NO_NAME: PW.MCP_NO_NAME,
+  NAME_TOO_LONG: PW.MCP_NAME_TOO_LONG,
+  DUPLICATE_CALL: PW.MCP_DUPLICATE_CALL,
+  UNKNOWN_CALL: PW.MCP_UNKNOWN_CALL,
+  OUTBOX_FULL: PW.MCP_OUTBOX_FULL,
+  FRAME_PENDING: PW.MCP_FRAME_PENDING,
+  ALREADY_STARTED: PW.MCP_ALREADY_STARTED,
+  CLIENT_INFO_TOO_LONG: PW.MCP_CLIENT_INFO_TOO_LONG,
+});
+const CODE_NAMES = new Map(Object.entries(McpCode).map(([k, v]) => [v, `PW_MCP_${k}`]));
+
+/**
+ * A refusal of the MCP client (or another `pw_result` it returned): `code` is the number,
+ * `codeName` e.g. `'PW_MCP_OUTBOX_FULL'` (`'PW_RESULT_<n>'` for codes outside 500-508).
+ * Nothing changed in the client.
+ */
+export class McpError extends Error {
+  /** @param {string} what @param {number} code */
+  constructor(what, code) {
+    super(`${what}: ${resultText(code)}`);
+    this.name = 'McpError';
+    /** @type {number} */
+    this.code = code;
+    /** @type {string} */
+    this.codeName = CODE_NAMES.get(code) ?? `PW_RESULT_${code}`;
+  }
+}
+
+/** The start-up failed, or the server could not be started (`event`: the `startFailed` event). */
+export class McpStartupError extends Error {
+  constructor(message, event = null) {
+    super(message);
+    this.name = 'McpStartupError';
+    /** @type {McpEvent | null} */
+    this.event = event;
+  }
+}
+
+const check = (what, r) => {
+  if (r !== PW.OK) throw new McpError(what, r);
+};
+
+// ------------------------------------------------------------ the client
+
+const STATES = ['idle', 'starting', 'ready', 'failed', 'closed'];
+const SKIPS = [null, 'nameTooLong', 'noName'];
+const START_ERRORS = [null, 'unsupportedVersion', 'badResult', 'refused', 'cursorTooLong', 'tooManyPages', 'responseTooLarge'];
+const HANDLED = ['sent', 'failed', 'cancelled'];
+const FAILURES = [null, 'closed', 'notStarted', 'argsNotObject', 'tooMany', 'requestTooLong', 'responseTooLong', 'responseTooDeep', 'noOutcome'];
+
+/**
+ * @typedef {object} McpLimits capacities of the client (`pw_mcp_config`; defaults of
+ *   `pw_mcp_config_default`)
+ * @property {number} [lineCap] bytes of the longest line the server may send
+ * @property {number} [outboxCap] bytes of lines waiting to go to the server (at least 396)
+ * @property {number} [nameCap] bytes of a tool name
+ * @property {number} [cursorCap] bytes of a `tools/list` cursor
+ * @property {number} [maxDepth] JSON depth limit of the server's lines
+ *
+ * @typedef {{ slot: number, index: number }} McpHandle a call, as the host names it (unique
+ *   among the calls in flight; a wrapper's call handle does)
+ *
+ * @typedef {{ type: 'initialized', protocolVersion: string, result: string }
+ *   | { type: 'tool', name: string, tool: string }
+ *   | { type: 'toolSkipped', reason: 'nameTooLong' | 'noName', tool: string, len: number, cap: number }
+ *   | { type: 'ready', tools: number }
+ *   | { type: 'startFailed', error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge', raw: string, len: number }
+ *   | { type: 'notification', method: string, params: string | null, methodCut: boolean }} McpEvent
+ *   what the client tells the host (raw JSON as the server sent it, as text)
+ *
+ * @typedef {object} McpHandled what `handleFrame` did
+ * @property {'sent' | 'failed' | 'cancelled'} kind
+ * @property {number} request for `sent`: the JSON-RPC id, also the progress token
+ * @property {null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome'} failure
+ *   for `failed`: why (its `ERROR` waits in `pollFrame`)
+ * @property {number} limit the failure's limit (slots, outbox room, ...), else 0
+ * @property {number} len for `requestTooLong`: the line's length, else 0
+ * @property {boolean} notified for `cancelled`: `notifications/cancelled` was queued
+ *
+ * @typedef {{ slot: number, index: number, frame: string }} McpFrame a frame for a call's adapter
+ *
+ * @typedef {object} McpStats what the client counted (`pw_mcp_client_stats`)
+ * @property {number} lines @property {number} notJson @property {number} notJsonrpc
+ * @property {number} tooLong @property {number} tooDeep @property {number} unknownId
+ * @property {number} late @property {number} unknownProgress @property {number} pings
+ * @property {number} refusedRequests @property {number} notifications @property {number} calls
+ * @property {number} answered @property {number} failed
+ */
+
+const EMPTY = Buffer.alloc(1);
+const toBytes = (v) => (Buffer.isBuffer(v) ? v : typeof v === 'string' ? Buffer.from(v, 'utf8') : Buffer.from(rawText(v), 'utf8'));
+const nz = (b) => (b.length > 0 ? b : EMPTY);
+
+function configOf(limits = {}) {
+  const cfg = {};
+  C.mcpConfigDefault(cfg);
+  if (limits.lineCap !== undefined) cfg.line_cap = limits.lineCap;
+  if (limits.outboxCap !== undefined) cfg.outbox_cap = limits.outboxCap;
+  if (limits.nameCap !== undefined) cfg.name_cap = limits.nameCap;
+  if (limits.cursorCap !== undefined) cfg.cursor_cap = limits.cursorCap;
+  if (limits.maxDepth !== undefined) cfg.max_depth = limits.maxDepth;
+  return cfg;
+}
+
+/** The MCP client (`pw_mcp`) in one block of stable memory. See `createMcpClient`. */
+export class McpClient {
+  constructor({ calls = 8, limits, fit, name = 'polyweave-node', version = '0.1.0' } = {}) {
+    const cfg = configOf(limits);
+    if (fit) {
+      const w = {};
+      C.wrapperConfigDefault(w);
+      if (fit.nameCap !== undefined) w.name_cap = fit.nameCap;
+      if (fit.maxDepth !== undefined) w.max_depth = fit.maxDepth;
+      check('createMcpClient: fit', C.mcpConfigFit(cfg, w));
+    }
+    const size = [0];
+    check('createMcpClient: limits', C.mcpSize(cfg, calls, size));
+    const lens = [0];
+    check('createMcpClient: limits', C.mcpMaxFrameLen(cfg, lens));
+    /** The longest frame `pollFrame` can give. */
+    this.maxFrameLen = Number(lens[0]);
+    check('createMcpClient: limits', C.mcpMaxLineLen(cfg, lens));
+    /** The longest line `pollTransmit` can give (LF included). */
+    this.maxLineLen = Number(lens[0]);
+    /** The capacities in force (`McpLimits`). */
+    this.limits = Object.freeze({
+      lineCap: Number(cfg.line_cap),
+      outboxCap: Number(cfg.outbox_cap),
+      nameCap: Number(cfg.name_cap),
+      cursorCap: Number(cfg.cursor_cap),
+      maxDepth: cfg.max_depth,
+    });
+    const align = Number(C.mcpAlign());
+    this._mem = new Stable(Number(size[0]) + align);
+    const nameB = Buffer.from(String(name), 'utf8');
+    const versionB = Buffer.from(String(version), 'utf8');
+    const out = [null];
+    const r = C.mcpInit(this._mem.at(alignOffset(this._mem.ptr, align)), Number(size[0]), cfg, calls, nz(nameB), nameB.length, nz(versionB), versionB.length, out);
+    if (r !== PW.OK) {
+      this._mem.free();
+      throw new McpError('createMcpClient', r);
+    }
+    this._c = out[0];
+    this._line = Buffer.alloc(Math.min(this.maxLineLen, 65536));
+    this._frame = Buffer.alloc(Math.min(this.maxFrameLen, 65536));
+    this._len = [0];
+  }
+
+  _ptr() {
+    if (this._c === null) throw new Error('polyweave: this MCP client is closed');
+    return this._c;
+  }
+
+  /** Frees the client's memory; any later use throws. Idempotent. */
+  close() {
+    if (this._c === null) return;
+    this._c = null;
+    this._mem.free();
+  }
+
+  /** Begins the start-up: `initialize` goes out at the next `pollTransmit`. */
+  start() {
+    check('start', C.mcpStart(this._ptr()));
+  }
+
+  /**
+   * Bytes from the server (a Buffer or a string), from offset `start`: returns how many it took
+   * (up to the end of one line; none while what the last line owes is not polled out).
+   * @param {Buffer | string} bytes @param {number} [start] @returns {number}
+   */
+  feed(bytes, start = 0) {
+    const b = toBytes(bytes).subarray(start);
+    const n = [0];
+    check('feed', C.mcpFeed(this._ptr(), nz(b), b.length, n));
+    return Number(n[0]);
+  }
+
+  /**
+   * A frame the wrapper routed to a call's adapter (`TOOL_CALL` or `CANCEL`; an object, its
+   * JSON text or a Buffer). Throws `McpError` for a refusal (nothing changed).
+   * @param {McpHandle} handle @param {object | string | Buffer} frame @returns {McpHandled}
+   */
+  handleFrame(handle, frame) {
+    const b = toBytes(frame);
+    const h = {};
+    check('handleFrame', C.mcpHandleFrame(this._ptr(), handle.slot, handle.index, nz(b), b.length, h));
+    return {
+      kind: HANDLED[h.kind],
+      request: Number(h.request),
+      failure: FAILURES[h.failure],
+      limit: Number(h.limit),
+      len: Number(h.len),
+      notified: h.notified === 1,
+    };
+  }
+
+  /** The transport closed: every call in flight fails, later ones at once. Poll their frames. */
+  handleClosed() {
+    check('handleClosed', C.mcpHandleClosed(this._ptr()));
+  }
+
+  /** The next line for the server (LF included), or null. @returns {string | null} */
+  pollTransmit() {
+    for (;;) {
+      const r = C.mcpPollTransmit(this._ptr(), this._line, this._line.length, this._len);
+      if (r === PW.NOTHING) return null;
+      if (r === PW.BUFFER_TOO_SMALL) {
+        this._line = Buffer.alloc(Number(this._len[0]));
+        continue;
+      }
+      check('pollTransmit', r);
+      return this._line.toString('utf8', 0, Number(this._len[0]));
+    }
+  }
+
+  /** The next frame for a call's adapter, or null. @returns {McpFrame | null} */
+  pollFrame() {
+    const f = {};
+    for (;;) {
+      const r = C.mcpPollFrame(this._ptr(), this._frame, this._frame.length, f);
+      if (r === PW.NOTHING) return null;
+      if (r === PW.BUFFER_TOO_SMALL) {
+        this._frame = Buffer.alloc(Number(f.len));
+        continue;
+      }
+      check('pollFrame', r);
+      return { slot: f.slot, index: f.index, frame: this._frame.toString('utf8', 0, Number(f.len)) };
+    }
+  }
+
+  /** The next event, or null. @returns {McpEvent | null} */
+  pollEvent() {
+    const e = {};
+    const r = C.mcpPollEvent(this._ptr(), e);
+    if (r === PW.NOTHING) return null;
+    check('pollEvent', r);
+    switch (e.kind) {
+      case 0:
+        return { type: 'initialized', protocolVersion: strOf(e.version), result: strOf(e.raw) };
+      case 1:
+        return { type: 'tool', name: strOf(e.name), tool: strOf(e.raw) };
+      case 2:
+        return { type: 'toolSkipped', reason: SKIPS[e.skip], tool: strOf(e.raw), len: Number(e.len), cap: Number(e.cap) };
+      case 3:
+        return { type: 'ready', tools: e.tools };
+      case 4:
+        return { type: 'startFailed', error: START_ERRORS[e.start_error], raw: strOf(e.raw), len: Number(e.len) };
+      default:
+        return { type: 'notification', method: strOf(e.method), params: e.has_params ? strOf(e.params) : null, methodCut: e.method_cut === 1 };
+    }
+  }
+
+  /** Drains the lines. @returns {Generator<string>} */
+  *transmits() {
+    for (let l; (l = this.pollTransmit()) !== null; ) yield l;
+  }
+
+  /** Drains the frames. @returns {Generator<McpFrame>} */
+  *frames() {
+    for (let f; (f = this.pollFrame()) !== null; ) yield f;
+  }
+
+  /** Drains the events. @returns {Generator<McpEvent>} */
+  *events() {
+    for (let e; (e = this.pollEvent()) !== null; ) yield e;
+  }
+
+  /** @returns {'idle' | 'starting' | 'ready' | 'failed' | 'closed'} */
+  get state() {
+    const s = [0];
+    check('state', C.mcpState(this._ptr(), s));
+    return STATES[s[0]];
+  }
+
+  /** Calls waiting for the server, or with frames not yet polled. */
+  get inFlight() {
+    return Number(C.mcpInFlight(this._ptr()));
+  }
+
+  /** Lines waiting for `pollTransmit`. */
+  get queued() {
+    return Number(C.mcpQueued(this._ptr()));
+  }
+
+  /** @returns {McpStats} */
+  stats() {
+    const s = {};
+    check('stats', C.mcpStats(this._ptr(), s));
+    return {
+      lines: Number(s.lines),
+      notJson: s.not_json,
+      notJsonrpc: s.not_jsonrpc,
+      tooLong: s.too_long,
+      tooDeep: s.too_deep,
+      unknownId: s.unknown_id,
+      late: s.late,
+      unknownProgress: s.unknown_progress,
+      pings: s.pings,
+      refusedRequests: s.refused_requests,
+      notifications: s.notifications,
+      calls: Number(s.calls),
+      answered: Number(s.answered),
+      failed: Number(s.failed),
+    };
+  }
+}
+
+/**
+ * A raw MCP client (SPEC §9): no I/O, no clock. `calls`: the most calls in flight (8);
+ * `limits`: its capacities (`McpLimits`); `fit: { nameCap, maxDepth }`: a wrapper's, so every
+ * name and frame fits it (`pw_mcp_config_fit`); `name` / `version`: its `clientInfo` (at most
+ * 64 bytes each). `close()` frees it.
+ * @param {{ calls?: number, limits?: McpLimits, fit?: { nameCap?: number, maxDepth?: number }, name?: string, version?: string }} [options]
+ * @returns {McpClient}
+ */
+export function createMcpClient(options = {}) {
+  return new McpClient(options);
+}
+
+// ------------------------------------------------------------ a session: the client, a transport, wrappers
+
+// The wrapper's capacities here (index.mjs's defaults for name and args, whose outbox they size).
+const NAME_CAP = 256;
+const ARGS_CAP = 16384;
+const MAX_PENDING = 32;
+
+/**
+ * @typedef {object} McpSessionOptions
+ * @property {number} [timeoutMs] a call times out after this long without progress (30000)
+ * @property {number} [maxTotalTimeoutMs] and never later than this after it started (0: progress restarts nothing)
+ * @property {string[]} [extraTools] names registered too, unlisted, so calls to them reach the server
+ * @property {number} [maxPending] calls in flight at once, the wrappers' and the client's (32)
+ * @property {object} [limits] the wrappers' capacities (`createToolAdapterWrapper`'s `limits`)
+ * @property {McpLimits} [clientLimits] the client's (line 1 MiB, an outbox for every pending call)
+ * @property {{ name?: string, version?: string }} [clientInfo]
+ * @property {(direction: 'send' | 'recv', data: string | Buffer) => void} [onWire] sees every line sent and chunk received
+ *
+ * @typedef {{ to: 'model' | 'consumer', frame: object } | { rejected: string, frame: unknown, error: Error }} Sent
+ *   what a wrapper sent in `run` (frames as objects; `rawText(frame)` is their exact text)
+ */
+
+/** The client over a transport, its listed tools served to any number of wrappers. */
+export class McpSession {
+  /** @param {(line: string) => void} send @param {McpSessionOptions} [options] */
+  constructor(send, options = {}) {
+    this.options = options;
+    this.timeoutMs = options.timeoutMs ?? 30000;
+    this.maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? 0;
+    this.maxPending = options.maxPending ?? MAX_PENDING;
+    const nameCap = options.limits?.nameCap ?? NAME_CAP;
+    const argsCap = options.limits?.argsCap ?? ARGS_CAP;
+    const clientLimits = {
+      lineCap: 1 << 20,
+      // Room for every call's tools/call (args and name escaped) or its notifications/cancelled.
+      outboxCap: this.maxPending * (argsCap + 6 * nameCap + 256 + PW.MCP_MIN_OUTBOX + 12),
+      cursorCap: 4096,
+      ...(options.clientLimits ?? {}),
+    };
+    /** The raw client. */
+    this.client = createMcpClient({
+      calls: this.maxPending,
+      limits: clientLimits,
+      fit: { nameCap, maxDepth: options.maxDepth },
+      name: options.clientInfo?.name,
+      version: options.clientInfo?.version,
+    });
+    /** @type {Array<{ name: string, tool: object }>} the listed tools, parsed, in the server's order */
+    this.tools = [];
+    /** @type {object | null} the `initialize` result, parsed */
+    this.serverInfo = null;
+    /** @type {Array<Extract<McpEvent, { type: 'notification' }>>} every notification other than progress */
+    this.notifications = [];
+    this._send = send;
+    this._fifo = []; // frames for the client, in order: { handle, bytes }
+    this._calls = new Map(); // `${slot}:${index}` -> the call's duplex
+    this._next = 0; // handle index of the next call
+    this._callIds = 0;
+    this._rx = Buffer.alloc(0);
+    this._rxOff = 0;
+    this._pumping = false;
+    this._again = false;
+    this._closed = false;
+    this._disposed = false;
+    this._settle = null;
+    /** Resolves with this session when the tools are listed; rejects with `McpStartupError`. */
+    this.ready = new Promise((resolve, reject) => {
+      this._settle = { resolve, reject };
+    });
+    this.ready.catch(() => {}); // a rejection nobody awaits is not unhandled
+    this.client.start();
+    this._pump();
+  }
+
+  /** Whether the transport closed (`handleClosed`). */
+  get closed() {
+    return this._closed;
+  }
+
+  /** Bytes from the server. @param {Buffer | string} chunk */
+  receive(chunk) {
+    if (this._closed || this._disposed) return;
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, 'utf8');
+    this.options.onWire?.('recv', b);
+    this._rx = this._rxOff < this._rx.length ? Buffer.concat([this._rx.subarray(this._rxOff), b]) : b;
+    this._rxOff = 0;
+    this._pump();
+  }
+
+  /** The transport closed: calls in flight fail with `... the MCP server closed the connection`. */
+  handleClosed() {
+    if (this._closed || this._disposed) return;
+    this._closed = true;
+    this._rx = Buffer.alloc(0);
+    this._rxOff = 0;
+    this.client.handleClosed();
+    this._pump();
+    this._startFailed(new McpStartupError('the MCP server closed its output before listing its tools'));
+  }
+
+  _startFailed(err) {
+    if (this._settle === null) return;
+    const { reject } = this._settle;
+    this._settle = null;
+    reject(err);
+  }
+
+  /**
+   * The server's tools (and `extraTools`) as `createToolAdapterWrapper` tools:
+   * `{ [name]: { adapter: (ctx) => duplex } }`, one duplex per call.
+   */
+  adapterTools() {
+    const names = [...this.tools.map((t) => t.name), ...(this.options.extraTools ?? [])];
+    const tools = {};
+    for (const name of names) tools[name] = { adapter: () => this._adapter() };
+    return tools;
+  }
+
+  /**
+   * A wrapper (`createToolAdapterWrapper`) on `model` whose adapter tools this server serves,
+   * with the session's timeouts and `maxPending`; `options` are the wrapper's (its `tools` are
+   * added to the server's).
+   */
+  wrap(model, options = {}) {
+    return createToolAdapterWrapper(model, {
+      toolTimeoutMs: this.timeoutMs,
+      maxTotalTimeoutMs: this.maxTotalTimeoutMs,
+      maxPending: this.maxPending,
+      limits: this.options.limits,
+      ...(this.options.maxDepth === undefined ? {} : { maxDepth: this.options.maxDepth }),
+      ...options,
+      tools: { ...this.adapterTools(), ...(options.tools ?? {}) },
+    });
+  }
+
+  /**
+   * Runs model frames (objects, JSON texts or `raw(text)`) through a fresh wrapper, in order,
+   * and resolves when no call is pending with what it sent to the model and the consumer (and
+   * what it rejected), in order. `options` are the wrapper's.
+   * @param {Iterable<unknown>} frames @param {object} [options] @returns {Promise<Sent[]>}
+   */
+  run(frames, options = {}) {
+    return new Promise((resolve, reject) => {
+      /** @type {Sent[]} */
+      const sent = [];
+      let fed = false;
+      let done = false;
+      let w = null;
+      const check = () => {
+        if (!fed || done) return;
+        queueMicrotask(() => {
+          if (done || w.pending !== 0) return;
+          done = true;
+          w.close();
+          resolve(sent);
+        });
+      };
+      const model = createDuplex({
+        onWrite: (frame) => {
+          sent.push({ to: 'model', frame });
+          check();
+        },
+      });
+      try {
+        w = this.wrap(model, {
+          ...options,
+          onRejected: (path, frame, error, call) => {
+            sent.push({ rejected: path, frame, error });
+            options.onRejected?.(path, frame, error, call);
+          },
+        });
+        w.source.pipe({
+          write: (frame) => {
+            sent.push({ to: 'consumer', frame });
+            check();
+            return true;
+          },
+          end: () => true,
+        });
+        for (const frame of frames) model.source.push(frame);
+      } catch (e) {
+        done = true;
+        w?.close();
+        reject(e);
+        return;
+      }
+      fed = true;
+      check();
+    });
+  }
+
+  /**
+   * Calls one tool and resolves with its result (parsed); a failed call rejects with an Error
+   * whose message is the call's error.
+   * @param {string} name @param {unknown} [args] @param {{ id?: string }} [options]
+   */
+  async call(name, args = {}, { id } = {}) {
+    const callId = id ?? `node-${++this._callIds}`;
+    const sent = await this.run([{ type: 'TOOL_CALL', content: { id: callId, name, args } }]);
+    const r = sent.find((s) => s.to === 'model' && s.frame.type === 'TOOL_RESULT' && s.frame.content?.id === callId);
+    if (!r) throw new Error(`Tool ${name}: no TOOL_RESULT`);
+    if ('error' in r.frame.content) throw new Error(r.frame.content.error);
+    return r.frame.content.result;
+  }
+
+  // ---- one call's adapter: a duplex the wrapper writes TOOL_CALL / CANCEL to
+
+  _adapter() {
+    const handle = { slot: 0, index: this._next++ >>> 0 };
+    const duplex = createDuplex({
+      onWrite: (frame) => {
+        this._fifo.push({ handle, bytes: Buffer.from(rawText(frame), 'utf8') });
+        this._pump();
+        return true;
+      },
+    });
+    this._calls.set(`${handle.slot}:${handle.index}`, duplex);
+    return duplex;
+  }
+
+  // ---- the pump (SPEC polling order: after every input, drain each output)
+
+  _pump() {
+    if (this._disposed) return; // a wrapper still live after close(): its frames go nowhere
+    if (this._pumping) {
+      this._again = true; // a frame handed in while the pump runs: taken in its next round
+      return;
+    }
+    this._pumping = true;
+    try {
+      do {
+        this._again = false;
+        let moved = true;
+        while (moved) {
+          moved = this._framesToClient();
+          moved = this._events() || moved;
+          moved = this._framesToWrappers() || moved;
+          moved = this._transmit() || moved;
+          moved = this._feed() || moved;
+        }
+      } while (this._again);
+    } finally {
+      this._pumping = false;
+    }
+  }
+
+  _framesToClient() {
+    let moved = false;
+    while (this._fifo.length > 0) {
+      const { handle, bytes } = this._fifo[0];
+      try {
+        const h = this.client.handleFrame(handle, bytes);
+        if (h.kind === 'cancelled') this._calls.delete(`${handle.slot}:${handle.index}`);
+      } catch (e) {
+        // Taken once its lines are written, or its failure polled.
+        if (e.code === PW.MCP_OUTBOX_FULL || e.code === PW.MCP_FRAME_PENDING) break;
+        // A CANCEL for a call the client already ended: nothing to tell.
+        if (e.code !== PW.MCP_UNKNOWN_CALL) throw e;
+        this._calls.delete(`${handle.slot}:${handle.index}`);
+      }
+      this._fifo.shift();
+      moved = true;
+    }
+    return moved;
+  }
+
+  _events() {
+    let moved = false;
+    for (const e of this.client.events()) {
+      moved = true;
+      if (e.type === 'tool') {
+        if (!this.tools.some((t) => t.name === e.name)) this.tools.push({ name: e.name, tool: JSON.parse(e.tool) });
+      } else if (e.type === 'initialized') {
+        this.serverInfo = JSON.parse(e.result);
+      } else if (e.type === 'notification') {
+        this.notifications.push(e);
+      } else if (e.type === 'ready' && this._settle !== null) {
+        const { resolve } = this._settle;
+        this._settle = null;
+        resolve(this);
+      } else if (e.type === 'startFailed') {
+        this._startFailed(new McpStartupError(`MCP start-up failed: ${START_WHY[e.error] ?? ''}${e.raw}`, e));
+      }
+    }
+    return moved;
+  }
+
+  _framesToWrappers() {
+    let moved = false;
+    for (const f of this.client.frames()) {
+      moved = true;
+      const key = `${f.slot}:${f.index}`;
+      const duplex = this._calls.get(key);
+      if (f.frame.startsWith('{"type":"END"') || f.frame.startsWith('{"type":"ERROR"')) this._calls.delete(key);
+      // Refused (false) by a call that timed out meanwhile: nothing lost.
+      duplex?.source.push(raw(f.frame));
+    }
+    return moved;
+  }
+
+  _transmit() {
+    let moved = false;
+    for (const line of this.client.transmits()) {
+      moved = true;
+      if (this._closed) continue;
+      this.options.onWire?.('send', line);
+      this._send(line);
+    }
+    return moved;
+  }
+
+  _feed() {
+    if (this._rxOff >= this._rx.length) return false;
+    const n = this.client.feed(this._rx, this._rxOff);
+    this._rxOff += n;
+    return n > 0;
+  }
+
+  /** Frees the client; frames wrappers still send are dropped (their calls time out). */
+  dispose() {
+    this._disposed = true;
+    this.client.close();
+  }
+}
+
+const START_WHY = {
+  unsupportedVersion: 'the server chose a protocol revision this client does not speak: ',
+  badResult: "the server's answer lacks what the start-up needs: ",
+  refused: 'the server refused the start-up: ',
+  cursorTooLong: 'a tools/list cursor is longer than the client keeps',
+  tooManyPages: 'the server never stops paging tools/list',
+  responseTooLarge: "the server's answer is longer or deeper than the client reads",
+};
+
+/**
+ * The MCP client over any transport: `send(line)` writes one line to the server; give it the
+ * server's bytes with `session.receive(chunk)` and the transport's end with
+ * `session.handleClosed()`. Await `session.ready` for the listed tools.
+ * @param {(line: string) => void} send @param {McpSessionOptions} [options] @returns {McpSession}
+ */
+export function createMcpSession(send, options = {}) {
+  return new McpSession(send, options);
+}
+
+// ------------------------------------------------------------ a server over a child's stdio
+
+/** An MCP server run as a child process (see `connectMcpServer`). */
+export class McpServer extends McpSession {
+  /**
+   * Closes the server's stdin, waits `graceMs` (2000) for it to exit, kills it otherwise, and
+   * frees the client. Resolves with its exit `{ code, signal }`.
+   * @returns {Promise<{ code: number | null, signal: string | null }>}
+   */
+  close() {
+    if (!this._exited) {
+      this.child.stdin.end();
+      const grace = this.options.graceMs ?? 2000;
+      const killer = setTimeout(() => this.child.kill('SIGKILL'), grace);
+      this.exited.then(() => clearTimeout(killer));
+    }
+    return this.exited.then((r) => {
+      this.dispose();
+      return r;
+    });
+  }
+}
+
+/**
+ * Spawns `command args` (`child_process.spawn`, stdin and stdout piped) and resolves, once the
+ * server is started and its tools listed, with an `McpServer`: `tools` (`[{ name, tool }]`),
+ * `serverInfo`, `notifications`, `wrap(model)`, `run(frames)`, `call(name, args)`,
+ * `adapterTools()`, `client`, `child`, `close()`. The server's exit (its stdout's end) fails
+ * the calls in flight. Beyond `McpSessionOptions`: `startupTimeoutMs` (10000), `graceMs`
+ * (2000), `env`, `cwd`, `stderr` (`'inherit'`, or `'ignore'`, `'pipe'`).
+ * @param {string} command @param {string[]} [args]
+ * @param {McpSessionOptions & { startupTimeoutMs?: number, graceMs?: number, env?: object, cwd?: string, stderr?: 'inherit' | 'ignore' | 'pipe' }} [options]
+ * @returns {Promise<McpServer>}
+ */
+export function connectMcpServer(command, args = [], options = {}) {
+  const child = spawn(command, args, {
+    stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
+    env: options.env,
+    cwd: options.cwd,
+  });
+  const send = (line) => {
+    if (child.stdin.writable) child.stdin.write(line);
+  };
+  const server = new McpServer(send, options);
+  server.child = child;
+  server._exited = false;
+  let exited;
+  /** Resolves with the server's exit `{ code, signal }`. */
+  server.exited = new Promise((resolve) => {
+    exited = (r) => {
+      if (server._exited) return;
+      server._exited = true;
+      server.handleClosed();
+      resolve(r);
+    };
+  });
+  child.on('close', (code, signal) => exited({ code, signal }));
+  child.stdin.on('error', () => server.handleClosed()); // EPIPE: the server is gone
+  child.stdout.on('data', (chunk) => server.receive(chunk));
+  child.stdout.on('end', () => server.handleClosed());
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (err) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (!server._exited) child.kill('SIGKILL');
+      server.exited.then(() => server.dispose());
+      reject(err);
+    };
+    const startup = options.startupTimeoutMs ?? 10000;
+    const timer = setTimeout(() => fail(new McpStartupError(`the MCP server did not finish its start-up within ${startup} ms`)), startup);
+    child.on('error', (e) => {
+      fail(new McpStartupError(`cannot start the MCP server ${command}: ${e.message}`));
+      exited({ code: null, signal: null });
+    });
+    server.ready.then(
+      () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(server);
+      },
+      (e) => fail(e),
+    );
+  });
+}

@@ -1,0 +1,957 @@
+"""MCP servers as tool adapters (SPEC §9), over the C ABI's `pw_mcp_*`.
+
+Two levels:
+
+- `McpClient`: the sans-IO client itself. Bytes from the server go in with `feed`, the
+  wrapper's adapter frames (`Route.ADAPTER`) with `handle_frame`, the end of the transport with
+  `handle_closed`; lines for the server come out of `poll_transmit`, frames for the wrapper's
+  adapter calls out of `poll_frame` (hand them to `Wrapper.handle_adapter_frame`), the start-up,
+  the listed tools and the server's notifications out of `poll_event` (small dataclasses). After
+  every input, drain all three. It keeps no clock: the wrapper times calls out (restarted by the
+  server's progress) and sends the `CANCEL` that becomes `notifications/cancelled`.
+- `McpServer` (a context manager) and `serve_stdio`: a server run as a child process
+  (`subprocess.Popen`, its stdin and stdout on pipes, served with `selectors`), started, its
+  tools listed and registered as adapter tools of a `Wrapper`; `run(frames)` runs model frames
+  through that wrapper and returns what it sent to the model and to the consumer, with the
+  clock (`time.monotonic`), progress and timeouts handled.
+
+    with McpServer(["node", "server-everything/dist/index.js", "stdio"], timeout_ms=5000) as s:
+        print([t.name for t in s.tools])
+        print(s.call("echo", {"message": "hi"}))   # [{'type': 'text', 'text': 'Echo: hi'}]
+"""
+
+import ctypes
+import enum
+import json
+import os
+import selectors
+import subprocess
+import time
+from collections import deque
+from ctypes import byref, c_size_t, c_uint32
+from dataclasses import dataclass
+from typing import Optional
+
+from . import _ffi
+from .errors import (
+    CallNotWaiting,
+    McpFramePending,
+    McpOutboxFull,
+    McpUnknownCall,
+    QueueFull,
+    check,
+)
+from .wrapper import Config, DispositionKind, Route, Wrapper, _bytes, _Block, adapter
+
+__all__ = [
+    "Failure",
+    "Handled",
+    "HandledKind",
+    "Initialized",
+    "ListedTool",
+    "McpClient",
+    "McpConfig",
+    "McpFrame",
+    "McpServer",
+    "McpStartupError",
+    "McpState",
+    "McpStats",
+    "McpToolError",
+    "Notification",
+    "Ready",
+    "Sent",
+    "SkipReason",
+    "StartError",
+    "StartFailed",
+    "ToolListed",
+    "ToolSkipped",
+    "serve_stdio",
+]
+
+
+def _text(raw):
+    return raw.decode("utf-8", "replace")
+
+
+# ------------------------------------------------------------ typed values
+
+
+class McpState(enum.IntEnum):
+    """Where a client is in its life (`pw_mcp_state`)."""
+
+    IDLE = _ffi.PW_MCP_STATE_IDLE
+    STARTING = _ffi.PW_MCP_STATE_STARTING
+    READY = _ffi.PW_MCP_STATE_READY
+    FAILED = _ffi.PW_MCP_STATE_FAILED
+    CLOSED = _ffi.PW_MCP_STATE_CLOSED
+
+
+class SkipReason(enum.IntEnum):
+    """Why a listed tool was skipped."""
+
+    NAME_TOO_LONG = _ffi.PW_MCP_SKIP_NAME_TOO_LONG
+    NO_NAME = _ffi.PW_MCP_SKIP_NO_NAME
+
+
+class StartError(enum.IntEnum):
+    """Why the start-up failed."""
+
+    UNSUPPORTED_VERSION = _ffi.PW_MCP_START_UNSUPPORTED_VERSION
+    BAD_RESULT = _ffi.PW_MCP_START_BAD_RESULT
+    REFUSED = _ffi.PW_MCP_START_REFUSED
+    CURSOR_TOO_LONG = _ffi.PW_MCP_START_CURSOR_TOO_LONG
+    TOO_MANY_PAGES = _ffi.PW_MCP_START_TOO_MANY_PAGES
+    RESPONSE_TOO_LARGE = _ffi.PW_MCP_START_RESPONSE_TOO_LARGE
+
+
+class HandledKind(enum.IntEnum):
+    """What `McpClient.handle_frame` did with a frame."""
+
+    SENT = _ffi.PW_MCP_HANDLED_SENT
+    FAILED = _ffi.PW_MCP_HANDLED_FAILED
+    CANCELLED = _ffi.PW_MCP_HANDLED_CANCELLED
+
+
+class Failure(enum.IntEnum):
+    """Why the client failed a call itself (its `ERROR` waits in `poll_frame`)."""
+
+    NONE = _ffi.PW_MCP_FAILURE_NONE
+    CLOSED = _ffi.PW_MCP_FAILURE_CLOSED
+    NOT_STARTED = _ffi.PW_MCP_FAILURE_NOT_STARTED
+    ARGS_NOT_OBJECT = _ffi.PW_MCP_FAILURE_ARGS_NOT_OBJECT
+    TOO_MANY = _ffi.PW_MCP_FAILURE_TOO_MANY
+    REQUEST_TOO_LONG = _ffi.PW_MCP_FAILURE_REQUEST_TOO_LONG
+    RESPONSE_TOO_LONG = _ffi.PW_MCP_FAILURE_RESPONSE_TOO_LONG
+    RESPONSE_TOO_DEEP = _ffi.PW_MCP_FAILURE_RESPONSE_TOO_DEEP
+    NO_OUTCOME = _ffi.PW_MCP_FAILURE_NO_OUTCOME
+
+
+# Events (`McpClient.poll_event`): raw JSON stays bytes as the server sent it; `.json` parses.
+
+
+@dataclass(frozen=True)
+class Initialized:
+    """The server answered `initialize` with a revision the client speaks; `result` as sent."""
+
+    protocol_version: str
+    result: bytes
+
+    @property
+    def json(self):
+        return json.loads(self.result)
+
+
+@dataclass(frozen=True)
+class ToolListed:
+    """A listed tool (`name` decoded; its entry as sent): register it as an adapter tool."""
+
+    name: str
+    tool: bytes
+
+    @property
+    def json(self):
+        return json.loads(self.tool)
+
+
+@dataclass(frozen=True)
+class ToolSkipped:
+    """A listed tool the client cannot serve: `NAME_TOO_LONG` (`len` > `cap`) or `NO_NAME`."""
+
+    reason: SkipReason
+    tool: bytes
+    len: int = 0
+    cap: int = 0
+
+
+@dataclass(frozen=True)
+class Ready:
+    """Every page is listed (`tools` handed out as `ToolListed`): calls go to the server."""
+
+    tools: int
+
+
+@dataclass(frozen=True)
+class StartFailed:
+    """The start-up failed (`raw`: the value it failed on as sent, `len` for a cursor too long);
+    calls waiting fail, later ones fail at once."""
+
+    error: StartError
+    raw: bytes = b""
+    len: int = 0
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A notification other than progress; `params` as sent (None without), `method_cut` when
+    the method was cut to `PW_MCP_METHOD_CAP` bytes."""
+
+    method: str
+    params: Optional[bytes] = None
+    method_cut: bool = False
+
+
+@dataclass(frozen=True)
+class Handled:
+    """What `handle_frame` did: `SENT` as JSON-RPC `request` (also the progress token),
+    `FAILED` at once (`failure`, its `limit` and `len`; the `ERROR` waits in `poll_frame`), or
+    `CANCELLED` (`notified`: `notifications/cancelled` was queued)."""
+
+    kind: HandledKind
+    request: int = 0
+    failure: Failure = Failure.NONE
+    limit: int = 0
+    len: int = 0
+    notified: bool = False
+
+
+@dataclass(frozen=True)
+class McpFrame:
+    """A frame for the adapter call `(slot, index)` names: hand it to
+    `Wrapper.handle_adapter_frame` with that call's handle."""
+
+    slot: int
+    index: int
+    frame: bytes
+
+
+@dataclass(frozen=True)
+class McpStats:
+    """`pw_mcp_client_stats`: what the client counted (each saturates)."""
+
+    lines: int
+    not_json: int
+    not_jsonrpc: int
+    too_long: int
+    too_deep: int
+    unknown_id: int
+    late: int
+    unknown_progress: int
+    pings: int
+    refused_requests: int
+    notifications: int
+    calls: int
+    answered: int
+    failed: int
+
+
+# ------------------------------------------------------------ the client
+
+
+class McpConfig:
+    """`pw_mcp_config`: the defaults of `pw_mcp_config_default`, any field overridden by keyword
+    (`McpConfig(line_cap=1 << 20)`). `fit(wrapper_config)` gives the wrapper's `name_cap` and
+    `max_depth` (`pw_mcp_config_fit`)."""
+
+    FIELDS = [name for name, _ in _ffi.pw_mcp_config._fields_]
+
+    def __init__(self, **fields):
+        c = _ffi.pw_mcp_config()
+        check(_ffi.lib.pw_mcp_config_default(byref(c)))
+        for name in self.FIELDS:
+            setattr(self, name, getattr(c, name))
+        for name, value in fields.items():
+            if name not in self.FIELDS:
+                raise TypeError("unknown MCP configuration field %r" % name)
+            setattr(self, name, value)
+
+    def _c(self):
+        c = _ffi.pw_mcp_config()
+        for name in self.FIELDS:
+            setattr(c, name, int(getattr(self, name)))
+        return c
+
+    def fit(self, wrapper_config):
+        """A copy fitted to a wrapper's `Config`: its `name_cap` and `max_depth`."""
+        c = self._c()
+        w = wrapper_config._c()
+        check(_ffi.lib.pw_mcp_config_fit(byref(c), byref(w)))
+        return McpConfig(**{name: getattr(c, name) for name in self.FIELDS})
+
+    def size(self, calls):
+        """Bytes of the client's block for `calls` call slots (`pw_mcp_size`)."""
+        n = c_size_t(0)
+        check(_ffi.lib.pw_mcp_size(byref(self._c()), calls, byref(n)))
+        return n.value
+
+    @property
+    def max_frame_len(self):
+        """The longest frame `poll_frame` can write (`pw_mcp_max_frame_len`)."""
+        n = c_size_t(0)
+        check(_ffi.lib.pw_mcp_max_frame_len(byref(self._c()), byref(n)))
+        return n.value
+
+    @property
+    def max_line_len(self):
+        """The longest line `poll_transmit` can write, LF included (`pw_mcp_max_line_len`)."""
+        n = c_size_t(0)
+        check(_ffi.lib.pw_mcp_max_line_len(byref(self._c()), byref(n)))
+        return n.value
+
+    def __repr__(self):
+        return "McpConfig(%s)" % ", ".join("%s=%r" % (n, getattr(self, n)) for n in self.FIELDS)
+
+
+def _handle_parts(handle):
+    """`(slot, index)` of a wrapper `CallHandle`, an `McpFrame` or a `(slot, index)` pair."""
+    if isinstance(handle, tuple):
+        slot, index = handle
+        return slot, index
+    return handle.slot, handle.index
+
+
+class McpClient:
+    """`pw_mcp`: an MCP client in one `bytearray` of `pw_mcp_size` bytes (no I/O, no clock).
+
+    `calls` is the most calls in flight (give it the wrapper's slots); `config` an `McpConfig`
+    (fields may also be given by keyword); `wrapper_config`, when given, fits it to the wrapper
+    whose adapter tools it serves. `name` and `version` are its `clientInfo` (at most 64 bytes
+    each, else `McpClientInfoTooLong`). Call `start()`, then move bytes and frames; refusals
+    raise the `McpRefused` classes (`McpOutboxFull` / `McpFramePending`: poll, then hand the
+    frame in again) and change nothing."""
+
+    def __init__(self, *, calls=8, config=None, wrapper_config=None, name="polyweave-python", version=None,
+                 **fields):
+        cfg = config if config is not None else McpConfig()
+        if fields:
+            cfg = McpConfig(**{**{n: getattr(cfg, n) for n in McpConfig.FIELDS}, **fields})
+        if wrapper_config is not None:
+            cfg = cfg.fit(wrapper_config)
+        self.config = cfg
+        ccfg = cfg._c()
+        size = c_size_t(0)
+        check(_ffi.lib.pw_mcp_size(byref(ccfg), calls, byref(size)))
+        self._block = _Block(size.value, _ffi.lib.pw_mcp_align())
+        name_b = _bytes(name, "name")
+        version_b = _bytes(version if version is not None else _default_version(), "version")
+        c = ctypes.POINTER(_ffi.pw_mcp)()
+        check(
+            _ffi.lib.pw_mcp_init(
+                self._block.address, size.value, byref(ccfg), calls, name_b, len(name_b), version_b,
+                len(version_b), byref(c),
+            )
+        )
+        self._c = c
+        self._line = ctypes.create_string_buffer(min(cfg.max_line_len, 64 * 1024))
+        self._frame = ctypes.create_string_buffer(min(cfg.max_frame_len, 64 * 1024))
+        self._event = _ffi.pw_mcp_event()
+        self._handled = _ffi.pw_mcp_handled()
+        self._frame_out = _ffi.pw_mcp_frame()
+
+    # -------------------------------------------------- memory
+
+    def close(self):
+        """Lets the memory block go; any later call raises `ValueError`."""
+        self._c = None
+        if self._block is not None:
+            self._block.release()
+            self._block = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def _ptr(self):
+        if self._c is None:
+            raise ValueError("operation on a closed McpClient")
+        return self._c
+
+    # -------------------------------------------------- inputs
+
+    def start(self):
+        """Begins the start-up: `initialize` goes out at the next `poll_transmit`
+        (`McpAlreadyStarted` the second time)."""
+        check(_ffi.lib.pw_mcp_start(self._ptr()))
+
+    def feed(self, data, start=0):
+        """Bytes from the server, from offset `start`: returns how many it took (up to the end
+        of one line, and none while what the last line owes is not polled out: drain the
+        events, frames and lines, then feed the rest)."""
+        data = _bytes(data, "data")
+        if start < 0 or start > len(data):
+            raise ValueError("start out of range")
+        n = c_size_t(0)
+        base = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value or 0
+        check(_ffi.lib.pw_mcp_feed(self._ptr(), base + start, len(data) - start, byref(n)))
+        return n.value
+
+    def handle_frame(self, handle, frame):
+        """A frame the wrapper routed to an adapter call (a `TOOL_CALL` or a `CANCEL`), the call
+        named by its `CallHandle` (or `(slot, index)`): returns a `Handled`."""
+        slot, index = _handle_parts(handle)
+        frame = _bytes(frame)
+        h = self._handled
+        check(_ffi.lib.pw_mcp_handle_frame(self._ptr(), slot, index, frame, len(frame), byref(h)))
+        return Handled(
+            HandledKind(h.kind), h.request, Failure(h.failure), h.limit, h.len, bool(h.notified)
+        )
+
+    def handle_closed(self):
+        """The transport closed: every call in flight fails with `Tool <name> failed: the MCP
+        server closed the connection`, later ones at once. Poll their frames out."""
+        check(_ffi.lib.pw_mcp_handle_closed(self._ptr()))
+
+    # -------------------------------------------------- outputs
+
+    def poll_transmit(self):
+        """The next line for the server (bytes, LF included), or None."""
+        n = c_size_t(0)
+        while True:
+            r = _ffi.lib.pw_mcp_poll_transmit(self._ptr(), self._line, len(self._line), byref(n))
+            if r != _ffi.PW_BUFFER_TOO_SMALL:
+                break
+            self._line = ctypes.create_string_buffer(n.value)
+        if r == _ffi.PW_NOTHING:
+            return None
+        check(r)
+        return ctypes.string_at(self._line, n.value)
+
+    def poll_frame(self):
+        """The next frame for an adapter call (an `McpFrame`), or None."""
+        f = self._frame_out
+        while True:
+            r = _ffi.lib.pw_mcp_poll_frame(self._ptr(), self._frame, len(self._frame), byref(f))
+            if r != _ffi.PW_BUFFER_TOO_SMALL:
+                break
+            self._frame = ctypes.create_string_buffer(f.len)
+        if r == _ffi.PW_NOTHING:
+            return None
+        check(r)
+        return McpFrame(f.slot, f.index, ctypes.string_at(self._frame, f.len))
+
+    def poll_event(self):
+        """The next event (`Initialized`, `ToolListed`, `ToolSkipped`, `Ready`, `StartFailed`,
+        `Notification`), or None. Its texts are copies."""
+        e = self._event
+        r = _ffi.lib.pw_mcp_poll_event(self._ptr(), byref(e))
+        if r == _ffi.PW_NOTHING:
+            return None
+        check(r)
+        raw = _ffi.span_bytes(e.raw)
+        k = e.kind
+        if k == _ffi.PW_MCP_EVENT_INITIALIZED:
+            return Initialized(_text(_ffi.span_bytes(e.version)), raw)
+        if k == _ffi.PW_MCP_EVENT_TOOL:
+            return ToolListed(_text(_ffi.span_bytes(e.name)), raw)
+        if k == _ffi.PW_MCP_EVENT_TOOL_SKIPPED:
+            return ToolSkipped(SkipReason(e.skip), raw, e.len, e.cap)
+        if k == _ffi.PW_MCP_EVENT_READY:
+            return Ready(e.tools)
+        if k == _ffi.PW_MCP_EVENT_START_FAILED:
+            return StartFailed(StartError(e.start_error), raw, e.len)
+        return Notification(
+            _text(_ffi.span_bytes(e.method)),
+            _ffi.span_bytes(e.params) if e.has_params else None,
+            bool(e.method_cut),
+        )
+
+    def transmits(self):
+        """Drains the lines for the server."""
+        while True:
+            line = self.poll_transmit()
+            if line is None:
+                return
+            yield line
+
+    def frames(self):
+        """Drains the frames for the wrapper."""
+        while True:
+            f = self.poll_frame()
+            if f is None:
+                return
+            yield f
+
+    def events(self):
+        """Drains the events."""
+        while True:
+            e = self.poll_event()
+            if e is None:
+                return
+            yield e
+
+    # -------------------------------------------------- state
+
+    @property
+    def state(self):
+        """An `McpState`."""
+        s = c_uint32(0)
+        check(_ffi.lib.pw_mcp_state(self._ptr(), byref(s)))
+        return McpState(s.value)
+
+    @property
+    def in_flight(self):
+        """Calls waiting for the server, or with frames not yet polled."""
+        return _ffi.lib.pw_mcp_in_flight(self._ptr())
+
+    @property
+    def queued(self):
+        """Lines waiting for `poll_transmit`."""
+        return _ffi.lib.pw_mcp_queued(self._ptr())
+
+    def stats(self):
+        """The client's `McpStats`."""
+        s = _ffi.pw_mcp_client_stats()
+        check(_ffi.lib.pw_mcp_stats(self._ptr(), byref(s)))
+        return McpStats(*(getattr(s, name) for name, _ in _ffi.pw_mcp_client_stats._fields_))
+
+
+def _default_version():
+    return "%d.%d.%d" % (_ffi.PW_VERSION_MAJOR, _ffi.PW_VERSION_MINOR, _ffi.PW_VERSION_PATCH)
+
+
+# ------------------------------------------------------------ a server over a child's stdio
+
+
+class McpStartupError(RuntimeError):
+    """The server could not be started, or its start-up failed (`event`: the `StartFailed`,
+    None when it closed its output or took too long)."""
+
+    def __init__(self, message, event=None):
+        super().__init__(message)
+        self.event = event
+
+
+class McpToolError(RuntimeError):
+    """`McpServer.call`: the call failed; the message is the `TOOL_RESULT`'s error."""
+
+
+@dataclass(frozen=True)
+class ListedTool:
+    """A tool the server listed: its `name` and its entry parsed (`description`,
+    `inputSchema`, ...)."""
+
+    name: str
+    tool: dict
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A frame the wrapper sent: `to` is `"model"` or `"consumer"`; `frame` its bytes."""
+
+    to: str
+    frame: bytes
+
+    @property
+    def json(self):
+        return json.loads(self.frame)
+
+
+_START_WHY = {
+    StartError.UNSUPPORTED_VERSION: "the server chose a protocol revision this client does not speak: ",
+    StartError.BAD_RESULT: "the server's answer lacks what the start-up needs: ",
+    StartError.REFUSED: "the server refused the start-up: ",
+    StartError.CURSOR_TOO_LONG: "a tools/list cursor is longer than the client keeps",
+    StartError.TOO_MANY_PAGES: "the server never stops paging tools/list",
+    StartError.RESPONSE_TOO_LARGE: "the server's answer is longer or deeper than the client reads",
+}
+
+#: The wrapper's capacities for a server's tools (the C defaults are sized for microcontrollers).
+WRAPPER_LIMITS = dict(
+    name_cap=256,
+    id_cap=256,
+    args_cap=64 * 1024,
+    result_cap=1 << 20,
+    message_cap=64 * 1024,
+    trace_entries=16,
+    trace_bytes=64 * 1024,
+    held_bytes=64 * 1024,
+)
+
+
+def _frame_bytes(frame):
+    if isinstance(frame, (bytes, bytearray, memoryview, str)):
+        return _bytes(frame)
+    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+class McpServer:
+    """An MCP server run as a child process (`command`: a list, as for `subprocess.Popen`),
+    started and listed by an `McpClient`, its tools served as adapter tools of a `Wrapper`.
+
+    Calls time out after `timeout_ms` without progress, never later than `max_total_ms` after
+    they started (0: progress restarts nothing); `extra_tools` are registered too, unlisted,
+    so that calls to them reach the server. The start-up must finish within
+    `startup_timeout_ms`, else `McpStartupError`. `slots` calls may be in flight at once.
+    `env`, `cwd` and `stderr` go to `Popen` (stderr: inherited by default). `log(direction,
+    data)`, when given, sees the wire: `("send", line)` for every line the client writes and
+    `("recv", chunk)` for every chunk the server's stdout gives. Keyword `fields`
+    override the wrapper's `Config` (`WRAPPER_LIMITS` and the timeouts by default).
+
+    After the start-up: `tools` (`ListedTool`s, in the server's order), `wrapper`, `client`,
+    `server_info` (the `initialize` result, parsed), `notifications` (every `Notification`).
+    `run(frames)` and `call(name, args)` drive it; `close()` (or the end of a `with` block)
+    closes the server's stdin, waits `grace_ms` for it to exit and kills it otherwise."""
+
+    def __init__(self, command, *, timeout_ms=30000, max_total_ms=0, extra_tools=(), startup_timeout_ms=10000,
+                 slots=16, env=None, cwd=None, stderr=None, grace_ms=2000, client_config=None, name="polyweave-python",
+                 version=None, log=None, **fields):
+        self.command = list(command)
+        self._log = log
+        self.grace_ms = grace_ms
+        self.tools = []
+        self.notifications = []
+        self.server_info = None
+        self.wrapper = None
+        self.client = None
+        self.proc = None
+        self.returncode = None
+        self._t0 = time.monotonic()
+        self._sent = []
+        self._fifo = deque()  # (handle, frame) for the client, in order
+        self._handles = {}  # (slot, index) -> the wrapper's CallHandle
+        self._held = None  # a client frame the wrapper could not take yet
+        self._rx, self._rx_off = b"", 0
+        self._tx = bytearray()
+        self._closed = False  # the client was told the transport closed
+        self._ready = False
+        self._start_failed = None
+        self._sel = selectors.DefaultSelector()
+        self._calls = 0
+
+        limits = {**WRAPPER_LIMITS, "tool_timeout_ms": timeout_ms, "max_total_timeout_ms": max_total_ms, **fields}
+        self.wrapper_config = Config(**limits)
+        cfg = client_config
+        if cfg is None:
+            args_cap, name_cap = self.wrapper_config.args_cap, self.wrapper_config.name_cap
+            # Room for every slot's tools/call (args and name escaped) or its notifications/cancelled.
+            outbox = slots * (args_cap + 6 * name_cap + 256 + _ffi.PW_MCP_MIN_OUTBOX + 12)
+            cfg = McpConfig(line_cap=self.wrapper_config.result_cap, outbox_cap=outbox, cursor_cap=4096)
+        try:
+            self.client = McpClient(calls=slots, config=cfg, wrapper_config=self.wrapper_config, name=name,
+                                    version=version)
+            try:
+                self.proc = subprocess.Popen(
+                    self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd,
+                    bufsize=0,
+                )
+            except OSError as e:
+                raise McpStartupError("cannot start the MCP server %r: %s" % (self.command, e)) from e
+            self._in = self.proc.stdin.fileno()
+            self._out = self.proc.stdout.fileno()
+            os.set_blocking(self._in, False)
+            self._sel.register(self._out, selectors.EVENT_READ)
+            self.client.start()
+            self._start_up(startup_timeout_ms)
+            names = [t.name for t in self.tools]
+            names += [n for n in extra_tools if n not in names]
+            self.wrapper = Wrapper({n: adapter() for n in dict.fromkeys(names)}, slots=slots,
+                                   config=self.wrapper_config)
+        except BaseException:
+            self.close()
+            raise
+
+    # -------------------------------------------------- life
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        """Closes the server's stdin, waits up to `grace_ms` for it to exit (killing it after),
+        and frees the wrapper and the client. Idempotent."""
+        if self.proc is not None:
+            proc, self.proc = self.proc, None
+            for f in (proc.stdin, proc.stdout):
+                try:
+                    if f is not None:
+                        f.close()
+                except OSError:
+                    pass
+            try:
+                proc.wait(timeout=self.grace_ms / 1000)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            self.returncode = proc.returncode
+        try:
+            self._sel.close()
+        except (OSError, ValueError):
+            pass
+        if self.wrapper is not None:
+            self.wrapper.close()
+        if self.client is not None:
+            self.client.close()
+
+    @property
+    def transport_closed(self):
+        """Whether the server's output ended (or it died)."""
+        return self._closed
+
+    def now_ms(self):
+        """The clock given to the wrapper: ms of `time.monotonic()` since the server started."""
+        return int((time.monotonic() - self._t0) * 1000)
+
+    def _start_up(self, startup_timeout_ms):
+        deadline = self.now_ms() + startup_timeout_ms
+        while True:
+            self._pump(self.now_ms())
+            if self._start_failed is not None:
+                e = self._start_failed
+                why = _START_WHY.get(e.error, "the start-up failed: ")
+                raise McpStartupError("MCP start-up failed: " + why + _text(e.raw), e)
+            if self._ready:
+                return
+            if self._closed:
+                raise McpStartupError("the MCP server closed its output before listing its tools")
+            now = self.now_ms()
+            if now >= deadline:
+                raise McpStartupError("the MCP server did not finish its start-up within %d ms" % startup_timeout_ms)
+            self._wait(deadline - now)
+
+    # -------------------------------------------------- driving the wrapper
+
+    def run(self, frames, *, max_wait_ms=None):
+        """Runs model frames (bytes, str or JSON values) through the wrapper, in order, then
+        serves the server until no call is pending: returns what the wrapper sent (`Sent`s,
+        to the model and the consumer, in order). A malformed frame raises its `MalformedFrame`
+        class with `.sent` (what was sent before it). With `max_wait_ms`, a wait longer than
+        that raises `TimeoutError` (the wrapper's own timeouts end every call anyway)."""
+        out = self._sent = []
+        for frame in frames:
+            data = _frame_bytes(frame)
+            self._tick()
+            try:
+                d = self._with_room(lambda: self.wrapper.handle_response(self.now_ms(), data))
+            except Exception as e:
+                e.sent = list(out)
+                raise
+            if d.kind == DispositionKind.FORWARD:
+                out.append(Sent("consumer", data))
+            self._pump(self.now_ms())
+        limit = None if max_wait_ms is None else self.now_ms() + max_wait_ms
+        while True:
+            self._tick()
+            if self.wrapper.pending == 0 and self._held is None and not self._fifo:
+                break
+            now = self.now_ms()
+            if limit is not None and now >= limit:
+                raise TimeoutError("calls still pending after %d ms" % max_wait_ms)
+            wake = self.wrapper.poll_timeout()
+            wait = None if wake is None else max(0, wake - now)
+            if limit is not None:
+                wait = limit - now if wait is None else min(wait, limit - now)
+            self._wait(wait)
+        self._pump(self.now_ms())
+        return out
+
+    def call(self, name, args=None, *, id=None):
+        """Calls one tool through the wrapper and returns its result, parsed; a failed call
+        raises `McpToolError` with its message."""
+        self._calls += 1
+        id = id if id is not None else "py-%d" % self._calls
+        content = {"id": id, "name": name, "args": {} if args is None else args}
+        for s in self.run([{"type": "TOOL_CALL", "content": content}]):
+            if s.to != "model":
+                continue
+            v = s.json
+            if v.get("type") == "TOOL_RESULT" and v["content"].get("id") == id:
+                if "error" in v["content"]:
+                    raise McpToolError(v["content"]["error"])
+                return v["content"]["result"]
+        raise McpToolError("Tool %s: no TOOL_RESULT" % name)
+
+    def cancel(self, reason="cancelled"):
+        """Cancels every pending call (`Wrapper.cancel`; the server gets
+        `notifications/cancelled`): returns what the wrapper sent."""
+        out = self._sent = []
+        while self.wrapper.cancel(self.now_ms(), reason) > 0:
+            self._pump(self.now_ms())
+        self._pump(self.now_ms())
+        return out
+
+    def _with_room(self, fn):
+        try:
+            return fn()
+        except QueueFull:
+            self._pump(self.now_ms())
+            return fn()
+
+    def _tick(self):
+        """Fires the wrapper's due timeouts (their CANCELs go to the server)."""
+        while True:
+            now = self.now_ms()
+            t = self.wrapper.poll_timeout()
+            if t is None or t > now:
+                return
+            self.wrapper.handle_timeout(now)
+            self._pump(now)
+            if self.wrapper.poll_timeout() == t:
+                return  # nothing moved (cannot happen once the queue is drained)
+
+    # -------------------------------------------------- the pump (SPEC polling order)
+
+    def _pump(self, now):
+        moved = True
+        while moved:
+            moved = self._drain_wrapper()
+            moved |= self._frames_to_client()
+            moved |= self._client_events()
+            moved |= self._frames_to_wrapper(now)
+            moved |= self._client_transmit()
+            moved |= self._client_feed()
+
+    def _drain_wrapper(self):
+        w = self.wrapper
+        if w is None:
+            return False
+        moved = False
+        for t in w.transmits():
+            moved = True
+            if t.route == Route.ADAPTER:
+                self._handles[(t.handle.slot, t.handle.index)] = t.handle
+                self._fifo.append((t.handle, t.frame))
+            else:
+                self._sent.append(Sent("model" if t.route == Route.MODEL else "consumer", t.frame))
+        for _ in w.events():
+            moved = True
+        return moved
+
+    def _frames_to_client(self):
+        moved = False
+        while self._fifo:
+            handle, frame = self._fifo[0]
+            try:
+                h = self.client.handle_frame(handle, frame)
+                if h.kind == HandledKind.CANCELLED:
+                    self._handles.pop((handle.slot, handle.index), None)
+            except (McpOutboxFull, McpFramePending):
+                break  # taken once its lines are written, or its failure polled
+            except McpUnknownCall:
+                self._handles.pop((handle.slot, handle.index), None)  # a CANCEL for a call already ended
+            self._fifo.popleft()
+            moved = True
+        return moved
+
+    def _client_events(self):
+        moved = False
+        for e in self.client.events():
+            moved = True
+            if isinstance(e, ToolListed):
+                if all(t.name != e.name for t in self.tools):
+                    self.tools.append(ListedTool(e.name, e.json))
+            elif isinstance(e, Ready):
+                self._ready = True
+            elif isinstance(e, StartFailed):
+                self._start_failed = e
+            elif isinstance(e, Initialized):
+                self.server_info = e.json
+            elif isinstance(e, Notification):
+                self.notifications.append(e)
+        return moved
+
+    def _frames_to_wrapper(self, now):
+        w = self.wrapper
+        if w is None:
+            return False
+        moved = False
+        while True:
+            f = self._held
+            if f is None:
+                f = self.client.poll_frame()
+                if f is None:
+                    return moved
+                moved = True
+            key = (f.slot, f.index)
+            handle = self._handles.get(key)
+            self._held = None
+            if handle is None:
+                continue
+            try:
+                w.handle_adapter_frame(now, handle, f.frame)
+            except QueueFull:
+                self._held = f
+                return moved
+            except CallNotWaiting:
+                pass  # a call that timed out meanwhile refuses its frames
+            moved = True
+            if f.frame.startswith((b'{"type":"END"', b'{"type":"ERROR"')):
+                self._handles.pop(key, None)
+
+    def _client_transmit(self):
+        moved = False
+        for line in self.client.transmits():
+            if self._log is not None:
+                self._log("send", line)
+            self._tx += line
+            moved = True
+        if self._tx and not self._closed:
+            try:
+                n = os.write(self._in, self._tx)
+                del self._tx[:n]
+                moved = moved or n > 0
+            except BlockingIOError:
+                pass
+            except OSError:
+                self._transport_closed()
+                return True
+        self._want_write(bool(self._tx) and not self._closed)
+        return moved
+
+    def _want_write(self, on):
+        try:
+            key = self._sel.get_key(self._in)
+        except (KeyError, ValueError):
+            key = None
+        if on and key is None:
+            self._sel.register(self._in, selectors.EVENT_WRITE)
+        elif not on and key is not None:
+            self._sel.unregister(self._in)
+
+    def _client_feed(self):
+        if self._rx_off >= len(self._rx):
+            return False
+        n = self.client.feed(self._rx, self._rx_off)
+        self._rx_off += n
+        if self._rx_off >= len(self._rx):
+            self._rx, self._rx_off = b"", 0
+        return n > 0
+
+    def _transport_closed(self):
+        if not self._closed:
+            self.client.handle_closed()
+        self._closed = True
+        self._tx.clear()
+        self._rx, self._rx_off = b"", 0
+        for fd in (self._in, self._out):
+            try:
+                self._sel.unregister(fd)
+            except (KeyError, ValueError):
+                pass
+
+    def _wait(self, timeout_ms):
+        """Waits up to `timeout_ms` (None: no limit) for the server's pipes; moves their bytes."""
+        timeout = None if timeout_ms is None else timeout_ms / 1000
+        if not self._sel.get_map():
+            if timeout is None:
+                raise RuntimeError("stuck: calls pending with nothing to wait for")
+            time.sleep(timeout)
+            return
+        for key, _ in self._sel.select(timeout):
+            if key.fd == self._out:
+                try:
+                    chunk = os.read(self._out, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if chunk:
+                    if self._log is not None:
+                        self._log("recv", chunk)
+                    self._rx = self._rx[self._rx_off:] + chunk
+                    self._rx_off = 0
+                else:
+                    self._transport_closed()  # the server closed its output, or died
+            elif key.fd == self._in:
+                self._client_transmit()
+        self._pump(self.now_ms())
+
+
+def serve_stdio(command, timeout_ms=30000, max_total_ms=0, **options):
+    """Starts `command` as an MCP server over its stdio: the started `McpServer` (use it as a
+    context manager, or `close()` it). See `McpServer` for the options."""
+    return McpServer(command, timeout_ms=timeout_ms, max_total_ms=max_total_ms, **options)

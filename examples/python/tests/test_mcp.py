@@ -1,0 +1,680 @@
+"""The MCP client (SPEC §9) through the Python binding: `McpClient` against a scripted server
+(exact lines and frames), `McpServer` against small Python servers, and `McpServer` against the
+two real servers `tests/mcp/install.sh` installs (server-everything and mcp-server-time).
+
+The real-server cases read `target/mcp-servers/env.sh` (or `PW_MCP_EVERYTHING` / `PW_MCP_TIME`
+from the environment). Without them they are skipped with the reason printed, unless
+`PW_REQUIRE_MCP_SERVERS=1` (tests/run.sh sets it): then they fail, saying what to run.
+"""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import polyweave as pw  # noqa: E402
+from polyweave import mcp  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+RESULTS = b'{"type":"TEXT","content":"Tool results above."}'
+INIT = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{},"clientInfo":{"name":"polyweave-python","version":"0.1.0"}}}\n'
+)
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+
+
+def rpc(**members):
+    """A server line: a JSON-RPC 2.0 message, LF terminated."""
+    return (json.dumps({"jsonrpc": "2.0", **members}, separators=(",", ":")) + "\n").encode()
+
+
+def tool_call(name, id=None, args=None):
+    content = {} if id is None else {"id": id}
+    content["name"] = name
+    if args is not None:
+        content["args"] = args
+    return json.dumps({"type": "TOOL_CALL", "content": content}, separators=(",", ":")).encode()
+
+
+def prompts(error=None):
+    text = "Tool results above." + ("" if error is None else " Last tool error: " + error)
+    frame = json.dumps({"type": "TEXT", "content": text}, separators=(",", ":"), ensure_ascii=False).encode()
+    return [("model", frame), ("consumer", frame)]
+
+
+class Host:
+    """A wrapper whose adapter tools an `McpClient` serves, on a manual clock, the server
+    played by the test: `lines` the client wrote, `sent` what the wrapper sent to the model
+    and the consumer, `frames` the client's frames for the wrapper, `events` its events."""
+
+    def __init__(self, tools=("echo",), slots=2, timeout_ms=1000, max_total_ms=0, **client_fields):
+        self.now = 0
+        self.config = pw.Config(tool_timeout_ms=timeout_ms, max_total_timeout_ms=max_total_ms, result_cap=4096,
+                                message_cap=1024, args_cap=1024)
+        self.wrapper = pw.Wrapper({t: pw.adapter() for t in tools}, slots=slots, config=self.config)
+        self.client = pw.McpClient(calls=slots, wrapper_config=self.config, **client_fields)
+        self.lines, self.sent, self.frames, self.events = [], [], [], []
+        self.handles = {}
+        self.requests = []  # Handled of every adapter frame
+
+    def close(self):
+        self.wrapper.close()
+        self.client.close()
+
+    def pump(self):
+        moved = True
+        while moved:
+            moved = False
+            for t in self.wrapper.transmits():
+                moved = True
+                if t.route == pw.Route.ADAPTER:
+                    self.handles[(t.handle.slot, t.handle.index)] = t.handle
+                    self.requests.append(self.client.handle_frame(t.handle, t.frame))
+                else:
+                    self.sent.append(("model" if t.route == pw.Route.MODEL else "consumer", t.frame))
+            list(self.wrapper.events())
+            for e in self.client.events():
+                moved = True
+                self.events.append(e)
+            for f in self.client.frames():
+                moved = True
+                self.frames.append(f.frame)
+                try:
+                    self.wrapper.handle_adapter_frame(self.now, self.handles[(f.slot, f.index)], f.frame)
+                except pw.CallNotWaiting:
+                    pass
+            for line in self.client.transmits():
+                moved = True
+                self.lines.append(line)
+
+    def server(self, data):
+        """Bytes from the server, fed line by line with a pump after each."""
+        off = 0
+        while off < len(data):
+            n = self.client.feed(data, off)
+            self.pump()
+            if n == 0:
+                n = self.client.feed(data, off)
+                assert n > 0, "feed takes nothing after a full drain"
+            off += n
+        self.pump()
+
+    def model(self, frame):
+        d = self.wrapper.handle_response(self.now, frame)
+        if d.kind == pw.DispositionKind.FORWARD:
+            self.sent.append(("consumer", frame))
+        self.pump()
+        return d
+
+    def tick(self, now):
+        self.now = now
+        self.wrapper.handle_timeout(now)
+        self.pump()
+
+    def start(self, tools=("echo",)):
+        self.client.start()
+        self.pump()
+        self.server(rpc(id=1, result={"protocolVersion": "2025-11-25"}))
+        self.server(rpc(id=2, result={"tools": [{"name": t, "inputSchema": {"type": "object"}} for t in tools]}))
+        assert self.client.state == mcp.McpState.READY
+        self.lines.clear()
+        self.sent.clear()
+        self.frames.clear()
+        self.events.clear()
+        return self
+
+
+class StartUp(unittest.TestCase):
+    def test_start_up_lines_events_and_pagination_are_exact(self):
+        h = Host(name="polyweave-python", version="0.1.0")
+        try:
+            self.assertEqual(h.client.state, mcp.McpState.IDLE)
+            self.assertIsNone(h.client.poll_transmit())
+            h.client.start()
+            self.assertEqual(h.client.state, mcp.McpState.STARTING)
+            h.pump()
+            self.assertEqual(h.lines, [INIT])
+            h.server(rpc(id=1, result={"protocolVersion": "2025-06-18", "serverInfo": {"name": "s", "version": "1"}}))
+            self.assertEqual(
+                h.events,
+                [mcp.Initialized("2025-06-18", b'{"protocolVersion":"2025-06-18","serverInfo":{"name":"s","version":"1"}}')],
+            )
+            self.assertEqual(h.events[0].json["serverInfo"]["name"], "s")
+            self.assertEqual(h.lines[1:], [INITIALIZED, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'])
+            h.server(rpc(id=2, result={"tools": [{"name": "echo", "description": "Echoes"}], "nextCursor": "page 2"}))
+            self.assertEqual(h.lines[3:], [b'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"page 2"}}\n'])
+            h.server(b'{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t\\u0069me"},{"x":1},{"name":"' + b"n" * 65
+                     + b'"}]}}\r\n')
+            self.assertEqual(
+                h.events[1:],
+                [
+                    mcp.ToolListed("echo", b'{"name":"echo","description":"Echoes"}'),
+                    mcp.ToolListed("time", b'{"name":"t\\u0069me"}'),
+                    mcp.ToolSkipped(mcp.SkipReason.NO_NAME, b'{"x":1}'),
+                    mcp.ToolSkipped(mcp.SkipReason.NAME_TOO_LONG, b'{"name":"' + b"n" * 65 + b'"}', 65, 64),
+                    mcp.Ready(2),
+                ],
+            )
+            self.assertEqual(h.events[1].json, {"name": "echo", "description": "Echoes"})
+            self.assertEqual(h.client.state, mcp.McpState.READY)
+            self.assertEqual(len(h.lines), 4)
+            s = h.client.stats()
+            self.assertEqual((s.lines, s.calls, s.answered), (3, 0, 0))
+        finally:
+            h.close()
+
+    def test_an_unsupported_revision_fails_the_start_up_and_later_calls(self):
+        h = Host()
+        try:
+            h.client.start()
+            h.pump()
+            h.server(rpc(id=1, result={"protocolVersion": "1999-01-01"}))
+            self.assertEqual(h.events, [mcp.StartFailed(mcp.StartError.UNSUPPORTED_VERSION, b'"1999-01-01"')])
+            self.assertEqual(h.client.state, mcp.McpState.FAILED)
+            h.model(tool_call("echo", "e", {}))
+            self.assertEqual(h.requests[-1].failure, mcp.Failure.NOT_STARTED)
+            self.assertEqual(
+                h.sent[0],
+                ("model", b'{"type":"TOOL_RESULT","content":{"id":"e","name":"echo",'
+                          b'"error":"Tool echo failed: the MCP server did not start"}}'),
+            )
+        finally:
+            h.close()
+
+    def test_config_fits_the_wrapper_and_reports_sizes(self):
+        cfg = pw.McpConfig().fit(pw.Config(name_cap=200, max_depth=12))
+        self.assertEqual((cfg.name_cap, cfg.max_depth), (200, 12))
+        self.assertGreater(cfg.max_frame_len, cfg.line_cap)
+        self.assertGreater(cfg.max_line_len, 0)
+        self.assertGreater(cfg.size(4), cfg.size(1))
+        with self.assertRaises(pw.BadConfig):
+            pw.McpClient(outbox_cap=10)
+        with self.assertRaises(TypeError):
+            pw.McpConfig(nope=1)
+
+
+class Calls(unittest.TestCase):
+    def setUp(self):
+        self.h = Host(tools=("echo", "weather")).start(("echo", "weather"))
+
+    def tearDown(self):
+        self.h.close()
+
+    def test_a_call_becomes_tools_call_and_its_result_the_tool_result(self):
+        h = self.h
+        h.model(tool_call("echo", "c1", {"message": "hi"}))
+        self.assertEqual(h.requests, [mcp.Handled(mcp.HandledKind.SENT, request=3)])
+        self.assertEqual(
+            h.lines,
+            [b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},'
+             b'"_meta":{"progressToken":3}}}\n'],
+        )
+        self.assertEqual(h.client.in_flight, 1)
+        h.server(b'{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}\n')
+        self.assertEqual(
+            h.frames,
+            [b'{"type":"TOOL_RESULT","content":{"name":"echo","result":[{"type":"text","text":"Echo: hi"}]}}',
+             b'{"type":"END"}'],
+        )
+        self.assertEqual(
+            h.sent,
+            [("model", b'{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo",'
+                       b'"result":[{"type":"text","text":"Echo: hi"}]}}')] + prompts(),
+        )
+        self.assertEqual(h.client.in_flight, 0)
+        self.assertEqual(h.client.stats().answered, 1)
+
+    def test_structured_content_is_the_result(self):
+        h = self.h
+        h.model(tool_call("weather", "w", {"city": "Oslo"}))
+        h.server(rpc(id=3, result={"content": [{"type": "text", "text": "{}"}], "structuredContent": {"t": 3}}))
+        self.assertEqual(h.frames[0], b'{"type":"TOOL_RESULT","content":{"name":"weather","result":{"t":3}}}')
+        self.assertEqual(h.sent[0], ("model", b'{"type":"TOOL_RESULT","content":{"id":"w","name":"weather","result":{"t":3}}}'))
+
+    def test_is_error_joins_its_texts_and_a_json_rpc_error_gives_its_message(self):
+        h = self.h
+        h.model(tool_call("echo", "a", {}))
+        h.model(tool_call("weather", "b", {}))
+        h.server(rpc(id=4, error={"code": -32602, "message": "Unknown tool: weather"}))
+        h.server(rpc(id=3, result={"isError": True, "content": [{"type": "text", "text": "bad"},
+                                                                 {"type": "image", "data": ""},
+                                                                 {"type": "text", "text": "input \"x\""}]}))
+        self.assertEqual(
+            h.frames,
+            [b'{"type":"ERROR","content":{"message":"Unknown tool: weather"}}',
+             b'{"type":"ERROR","content":{"message":"bad\\ninput \\"x\\""}}'],
+        )
+        self.assertEqual(
+            h.sent,
+            [
+                ("model", b'{"type":"TOOL_RESULT","content":{"id":"b","name":"weather","error":"Unknown tool: weather"}}'),
+                ("model", b'{"type":"TOOL_RESULT","content":{"id":"a","name":"echo","error":"bad\\ninput \\"x\\""}}'),
+            ] + prompts('bad\ninput "x"'),
+        )
+
+    def test_is_error_without_texts_and_args_not_an_object(self):
+        h = self.h
+        h.model(tool_call("echo", "a", {}))
+        h.server(rpc(id=3, result={"isError": True, "content": []}))
+        h.model(tool_call("echo", "b", [1]))
+        self.assertEqual(h.requests[-1], mcp.Handled(mcp.HandledKind.FAILED, failure=mcp.Failure.ARGS_NOT_OBJECT))
+        self.assertEqual(
+            h.frames,
+            [b'{"type":"ERROR","content":{"message":"Tool echo failed"}}',
+             b'{"type":"ERROR","content":{"message":"Tool echo arguments must be an object"}}'],
+        )
+        self.assertEqual(len(h.lines), 1)  # the second call never reached the server
+
+    def test_progress_becomes_a_progress_frame_that_restarts_the_timeout(self):
+        h = Host(timeout_ms=1000, max_total_ms=5000).start()
+        try:
+            h.model(tool_call("echo", "p", {}))
+            self.assertEqual(h.wrapper.poll_timeout(), 1000)
+            h.now = 800
+            h.server(b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":1,'
+                     b'"total":4}}\n')
+            self.assertEqual(h.frames, [b'{"type":"PROGRESS","content":{"progressToken":3,"progress":1,"total":4}}'])
+            self.assertEqual(h.wrapper.poll_timeout(), 1800)
+            h.tick(1799)
+            self.assertEqual(h.wrapper.pending, 1)
+            h.server(rpc(id=3, result={"content": []}))
+            self.assertEqual(h.sent, [("model", b'{"type":"TOOL_RESULT","content":{"id":"p","name":"echo","result":[]}}')]
+                             + prompts())
+            # Progress for a token the client never issued is counted and ignored.
+            h.server(rpc(method="notifications/progress", params={"progressToken": 99, "progress": 1}))
+            self.assertEqual(h.client.stats().unknown_progress, 1)
+        finally:
+            h.close()
+
+    def test_cancel_sends_notifications_cancelled_and_a_late_answer_is_ignored(self):
+        h = self.h
+        h.model(tool_call("echo", "c", {}))
+        self.assertEqual(h.wrapper.cancel(h.now, "user stopped"), 0)
+        h.pump()
+        self.assertEqual(h.requests[-1], mcp.Handled(mcp.HandledKind.CANCELLED, notified=True))
+        self.assertEqual(
+            h.lines[-1], b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"user stopped"}}\n'
+        )
+        self.assertEqual(
+            h.sent,
+            [("model", b'{"type":"TOOL_RESULT","content":{"id":"c","name":"echo","error":"Tool echo cancelled: user stopped"}}')]
+            + prompts("Tool echo cancelled: user stopped"),
+        )
+        h.server(rpc(id=3, result={"content": []}))
+        self.assertEqual(h.frames, [])
+        self.assertEqual(h.client.stats().late, 1)
+
+    def test_a_timeout_cancels_with_reason_timeout(self):
+        h = self.h
+        h.model(tool_call("echo", "t", {}))
+        h.tick(1000)
+        self.assertEqual(
+            h.lines[-1], b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"timeout"}}\n'
+        )
+        self.assertEqual(h.sent[0], ("model", b'{"type":"TOOL_RESULT","content":{"id":"t","name":"echo",'
+                                              b'"error":"Tool echo timed out after 1000ms"}}'))
+
+    def test_ping_is_answered_other_requests_refused_notifications_handed_out(self):
+        h = self.h
+        h.server(b'{"jsonrpc":"2.0","id":"p-1","method":"ping"}\n')
+        h.server(b'{"jsonrpc":"2.0","id":7,"method":"roots/list"}\n')
+        h.server(b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hello"}}\n')
+        h.server(b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n')
+        h.server(b'not json\n{"jsonrpc":"2.0","id":42,"result":{}}\n')
+        self.assertEqual(
+            h.lines,
+            [b'{"jsonrpc":"2.0","id":"p-1","result":{}}\n',
+             b'{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}\n'],
+        )
+        self.assertEqual(
+            h.events,
+            [mcp.Notification("notifications/message", b'{"level":"info","data":"hello"}'),
+             mcp.Notification("notifications/tools/list_changed")],
+        )
+        s = h.client.stats()
+        self.assertEqual((s.pings, s.refused_requests, s.notifications, s.not_json, s.unknown_id), (1, 1, 2, 1, 1))
+
+    def test_closing_fails_calls_in_flight_and_later_ones(self):
+        h = self.h
+        h.model(tool_call("echo", "x", {"message": "hi"}))
+        h.client.handle_closed()
+        h.pump()
+        closed = "Tool echo failed: the MCP server closed the connection"
+        self.assertEqual(h.frames, [('{"type":"ERROR","content":{"message":"%s"}}' % closed).encode()])
+        self.assertEqual(
+            h.sent,
+            [("model", ('{"type":"TOOL_RESULT","content":{"id":"x","name":"echo","error":"%s"}}' % closed).encode())]
+            + prompts(closed),
+        )
+        self.assertEqual(h.client.state, mcp.McpState.CLOSED)
+        h.sent.clear()
+        h.model(tool_call("echo", "y", {}))
+        self.assertEqual(h.requests[-1], mcp.Handled(mcp.HandledKind.FAILED, failure=mcp.Failure.CLOSED))
+        self.assertEqual(h.sent[0][1], ('{"type":"TOOL_RESULT","content":{"id":"y","name":"echo","error":"%s"}}' % closed).encode())
+        late = b'{"jsonrpc":"2.0","id":3,"result":{}}\n'
+        self.assertEqual(h.client.feed(late), len(late))  # taken whole, read not at all
+        self.assertEqual(h.client.poll_frame(), None)
+
+
+class Refusals(unittest.TestCase):
+    """Each 500-508 code is its `McpRefused` class, raised for its case; nothing changes."""
+
+    def client(self, **kw):
+        c = pw.McpClient(calls=kw.pop("calls", 2), **kw)
+        c.start()
+        c.poll_transmit()
+        line = rpc(id=1, result={"protocolVersion": "2025-11-25"})
+        self.assertEqual(c.feed(line), len(line))
+        self.assertEqual(c.feed(line), 0)  # nothing while what the line owes is not polled out
+        list(c.events())
+        list(c.transmits())
+        line = rpc(id=2, result={"tools": [{"name": "echo"}]})
+        self.assertEqual(c.feed(line), len(line))
+        list(c.events())
+        self.assertEqual(c.state, mcp.McpState.READY)
+        return c
+
+    def assertRefused(self, cls, code, fn):
+        with self.assertRaises(cls) as caught:
+            fn()
+        e = caught.exception
+        self.assertIsInstance(e, pw.McpRefused)
+        self.assertIsInstance(e, pw.PolyweaveError)
+        self.assertEqual((e.code, cls.code), (code, code))
+        self.assertEqual(e.message, pw.result_text(code))
+        self.assertIs(pw.errors.BY_CODE[code], cls)
+
+    def test_each_code_for_its_case(self):
+        c = self.client()
+        self.assertRefused(pw.McpNotAdapterFrame, 500, lambda: c.handle_frame((0, 1), b'{"type":"TEXT","content":"x"}'))
+        self.assertRefused(pw.McpNoName, 501, lambda: c.handle_frame((0, 1), b'{"type":"TOOL_CALL","content":{"args":{}}}'))
+        self.assertRefused(pw.McpNameTooLong, 502, lambda: c.handle_frame((0, 1), tool_call("x" * 65, args={})))
+        c.handle_frame((0, 1), tool_call("echo", args={}))
+        self.assertRefused(pw.McpDuplicateCall, 503, lambda: c.handle_frame((0, 1), tool_call("echo", args={})))
+        self.assertRefused(
+            pw.McpUnknownCall, 504,
+            lambda: c.handle_frame((1, 9), b'{"type":"CANCEL","content":{"name":"echo","reason":"r"}}'),
+        )
+        self.assertEqual(c.in_flight, 1)
+        self.assertRefused(pw.McpAlreadyStarted, 507, c.start)
+        # A call failed at once whose ERROR is not polled yet holds the next frame back.
+        c.handle_frame((0, 2), tool_call("echo", args="[1]"))
+        self.assertRefused(pw.McpFramePending, 506, lambda: c.handle_frame((0, 3), tool_call("echo", args={})))
+        self.assertEqual(c.poll_frame().frame, b'{"type":"ERROR","content":{"message":"Tool echo arguments must be an object"}}')
+        self.assertEqual(c.handle_frame((0, 3), tool_call("echo", args={})).kind, mcp.HandledKind.SENT)
+        c.close()
+
+    def test_outbox_full_then_taken_once_written(self):
+        c = self.client(outbox_cap=pw._ffi.PW_MCP_MIN_OUTBOX)
+        args = {"text": "a" * 200}
+        self.assertEqual(c.handle_frame((0, 1), tool_call("echo", args=args)).kind, mcp.HandledKind.SENT)
+        self.assertEqual(c.queued, 1)
+        self.assertRefused(pw.McpOutboxFull, 505, lambda: c.handle_frame((0, 2), tool_call("echo", args=args)))
+        self.assertTrue(c.poll_transmit().startswith(b'{"jsonrpc":"2.0","id":3,"method":"tools/call"'))
+        self.assertEqual(c.handle_frame((0, 2), tool_call("echo", args=args)).request, 4)
+        # Every slot taken: a third call fails at once.
+        h = c.handle_frame((0, 3), tool_call("echo", args={}))
+        self.assertEqual((h.kind, h.failure, h.limit), (mcp.HandledKind.FAILED, mcp.Failure.TOO_MANY, 2))
+        self.assertEqual(c.poll_frame(), mcp.McpFrame(0, 3, b'{"type":"ERROR","content":{"message":"Tool echo failed: '
+                                                            b'too many MCP calls in flight (max 2)"}}'))
+        c.close()
+        # A request that can never fit fails at once.
+        c = self.client(outbox_cap=pw._ffi.PW_MCP_MIN_OUTBOX)
+        h = c.handle_frame((0, 1), tool_call("echo", args={"text": "a" * 1000}))
+        self.assertEqual((h.kind, h.failure), (mcp.HandledKind.FAILED, mcp.Failure.REQUEST_TOO_LONG))
+        self.assertGreater(h.len, h.limit)
+        self.assertEqual(
+            c.poll_frame().frame,
+            ('{"type":"ERROR","content":{"message":"Tool echo failed: its request of %d bytes exceeds the MCP '
+             "client's outbox of %d bytes\"}}" % (h.len, h.limit)).encode(),
+        )
+        c.close()
+
+    def test_client_info_too_long_and_not_utf8(self):
+        self.assertRefused(pw.McpClientInfoTooLong, 508, lambda: pw.McpClient(name="n" * 65))
+        self.assertRefused(pw.McpClientInfoTooLong, 508, lambda: pw.McpClient(version="v" * 65))
+        with self.assertRaises(pw.InvalidUtf8):
+            pw.McpClient(name=b"\xff")
+        c = pw.McpClient(name="n" * 64)
+        c.close()
+        with self.assertRaises(ValueError):
+            c.start()
+
+
+# ------------------------------------------------------------ McpServer against small Python servers
+
+FAKE = r'''
+import json, sys, time
+mode = sys.argv[1]
+def say(**m):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **m}) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    method, id = m.get("method"), m.get("id")
+    if method == "initialize":
+        if mode == "refuse":
+            say(id=id, error={"code": -32000, "message": "no"}); continue
+        say(id=id, result={"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake"}})
+    elif method == "tools/list":
+        say(method="notifications/message", params={"level": "info", "data": "listing"})
+        say(id=id, result={"tools": [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "die"}]})
+    elif method == "tools/call":
+        p = m["params"]
+        if p["name"] == "die":
+            sys.exit(3)
+        token = p["_meta"]["progressToken"]
+        for i in range(p["arguments"].get("steps", 0)):
+            time.sleep(0.1); say(method="notifications/progress", params={"progressToken": token, "progress": i})
+        say(id=id, result={"content": [{"type": "text", "text": json.dumps(p["arguments"])}]})
+    if mode == "exit-at-start":
+        sys.exit(0)
+'''
+
+
+def fake(mode="ok"):
+    return [sys.executable, "-c", FAKE, mode]
+
+
+QUIET = dict(stderr=subprocess.DEVNULL)
+
+
+class ServerLoop(unittest.TestCase):
+    def test_tools_calls_progress_notifications_and_a_server_that_dies(self):
+        with pw.McpServer(fake(), timeout_ms=250, max_total_ms=3000, extra_tools=["other"], **QUIET) as s:
+            self.assertEqual(s.tools, [mcp.ListedTool("echo", {"name": "echo", "inputSchema": {"type": "object"}}),
+                                       mcp.ListedTool("die", {"name": "die"})])
+            self.assertEqual(s.server_info["serverInfo"], {"name": "fake"})
+            self.assertEqual(s.wrapper.tool_names, ["echo", "die", "other"])
+            self.assertEqual(s.notifications, [mcp.Notification("notifications/message", b'{"level": "info", "data": "listing"}')])
+            self.assertEqual(s.call("echo", {"a": 1}), [{"type": "text", "text": '{"a": 1}'}])
+            # Six progress notifications 100 ms apart keep a 250 ms timeout alive for 600 ms.
+            t0 = time.monotonic()
+            sent = s.run([b'{"type":"TEXT","content":"go"}', tool_call("echo", "p", {"steps": 6}), b'{"type":"END"}'])
+            self.assertGreater(time.monotonic() - t0, 0.5)
+            self.assertEqual(
+                [(x.to, x.frame) for x in sent],
+                [("consumer", b'{"type":"TEXT","content":"go"}'),
+                 ("model", b'{"type":"TOOL_RESULT","content":{"id":"p","name":"echo",'
+                           b'"result":[{"type":"text","text":"{\\"steps\\": 6}"}]}}')]
+                + prompts() + [("consumer", b'{"type":"END"}')],
+            )
+            self.assertEqual(sent[1].json["content"]["id"], "p")
+            with self.assertRaises(pw.FrameNotObject) as caught:
+                s.run([b'{"type":"TEXT","content":"before"}', b"[1]"])
+            self.assertEqual(caught.exception.sent, [mcp.Sent("consumer", b'{"type":"TEXT","content":"before"}')])
+            closed = "Tool die failed: the MCP server closed the connection"
+            with self.assertRaises(pw.McpToolError) as caught:
+                s.call("die")
+            self.assertEqual(str(caught.exception), closed)
+            self.assertTrue(s.transport_closed)
+            with self.assertRaises(pw.McpToolError) as caught:
+                s.call("echo")
+            self.assertEqual(str(caught.exception), "Tool echo failed: the MCP server closed the connection")
+        self.assertEqual(s.returncode, 3)
+
+    def test_a_call_without_progress_times_out_and_the_server_is_told(self):
+        log = []
+        with pw.serve_stdio(fake(), timeout_ms=150, **QUIET, log=lambda d, b: log.append((d, b))) as s:
+            t0 = time.monotonic()
+            with self.assertRaises(pw.McpToolError) as caught:
+                s.call("echo", {"steps": 4}, id="slow")
+            took = time.monotonic() - t0
+            self.assertEqual(str(caught.exception), "Tool echo timed out after 150ms")
+            self.assertTrue(0.14 <= took < 1.0, took)
+            sent = [json.loads(b) for d, b in log if d == "send"]
+            self.assertEqual(sent[-1], {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                        "params": {"requestId": 3, "reason": "timeout"}})
+
+    def test_start_up_failures(self):
+        with self.assertRaises(pw.McpStartupError) as caught:
+            pw.McpServer(fake("refuse"), **QUIET)
+        self.assertEqual(str(caught.exception),
+                         'MCP start-up failed: the server refused the start-up: {"code": -32000, "message": "no"}')
+        self.assertEqual(caught.exception.event.error, mcp.StartError.REFUSED)
+        with self.assertRaises(pw.McpStartupError) as caught:
+            pw.McpServer(fake("exit-at-start"), **QUIET)
+        self.assertEqual(str(caught.exception), "the MCP server closed its output before listing its tools")
+        with self.assertRaises(pw.McpStartupError) as caught:
+            pw.McpServer([sys.executable, "-c", "import time; time.sleep(5)"], startup_timeout_ms=200, grace_ms=100)
+        self.assertEqual(str(caught.exception), "the MCP server did not finish its start-up within 200 ms")
+        with self.assertRaises(pw.McpStartupError) as caught:
+            pw.McpServer(["/nonexistent/mcp-server"])
+        self.assertIn("cannot start the MCP server", str(caught.exception))
+
+
+# ------------------------------------------------------------ the real servers
+
+INSTALL_HINT = "run `bash tests/mcp/install.sh` from the workspace root (it writes target/mcp-servers/env.sh)"
+
+
+def real_servers():
+    """`(everything_js, time_bin)` from the environment or target/mcp-servers/env.sh; without
+    them, a failure when PW_REQUIRE_MCP_SERVERS=1, else a skip with the reason printed."""
+    values = {k: os.environ.get(k) for k in ("PW_MCP_EVERYTHING", "PW_MCP_TIME")}
+    env_file = os.path.join(ROOT, "target", "mcp-servers", "env.sh")
+    why = None
+    if not all(values.values()):
+        if os.path.isfile(env_file):
+            with open(env_file) as f:
+                for line in f:
+                    parts = shlex.split(line)
+                    if len(parts) == 2 and parts[0] == "export" and "=" in parts[1]:
+                        k, v = parts[1].split("=", 1)
+                        values.setdefault(k, None)
+                        values[k] = values[k] or v
+        else:
+            why = "the MCP servers are not installed: %s is missing; %s" % (env_file, INSTALL_HINT)
+    if why is None:
+        for k, v in values.items():
+            if not v or not os.path.isfile(v):
+                why = "%s=%r (from %s) does not exist; %s" % (k, v, env_file, INSTALL_HINT)
+                break
+    if why is not None:
+        if os.environ.get("PW_REQUIRE_MCP_SERVERS") == "1":
+            raise AssertionError("PW_REQUIRE_MCP_SERVERS=1 but " + why)
+        print("skipping the real MCP server tests: " + why, file=sys.stderr)
+        raise unittest.SkipTest(why)
+    return values["PW_MCP_EVERYTHING"], values["PW_MCP_TIME"]
+
+
+EVERYTHING_TOOLS = [
+    "echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference",
+    "get-structured-content", "get-sum", "get-tiny-image", "gzip-file-as-resource", "toggle-simulated-logging",
+    "toggle-subscriber-updates", "trigger-long-running-operation", "simulate-research-query",
+]
+LONG = "trigger-long-running-operation"
+
+
+class Everything(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        everything, _ = real_servers()
+        cls.log = []
+        cls.server = pw.McpServer(["node", everything, "stdio"], timeout_ms=700, max_total_ms=5000, extra_tools=["nope"],
+                                  stderr=subprocess.DEVNULL, log=lambda d, b: cls.log.append((d, b)))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+
+    def test_every_listed_tool(self):
+        self.assertEqual([t.name for t in self.server.tools], EVERYTHING_TOOLS)
+        self.assertEqual(len(self.server.tools), 13)
+        echo = self.server.tools[0].tool
+        self.assertEqual(echo["inputSchema"]["properties"]["message"]["type"], "string")
+        self.assertEqual(self.server.wrapper.tool_names, EVERYTHING_TOOLS + ["nope"])
+        self.assertEqual(self.server.client.state, mcp.McpState.READY)
+
+    def test_echo(self):
+        sent = self.server.run([tool_call("echo", "c1", {"message": "hi"})])
+        self.assertEqual(
+            [(s.to, s.frame) for s in sent],
+            [("model", b'{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo","result":[{"type":"text","text":"Echo: hi"}]}}')]
+            + prompts(),
+        )
+
+    def test_unknown_tool(self):
+        e = "MCP error -32602: Tool nope not found"
+        sent = self.server.run([tool_call("nope", "n1", {})])
+        self.assertEqual(
+            [(s.to, s.frame) for s in sent],
+            [("model", ('{"type":"TOOL_RESULT","content":{"id":"n1","name":"nope","error":"%s"}}' % e).encode())]
+            + prompts(e),
+        )
+
+    def test_long_operation_kept_alive_by_progress(self):
+        n = len(self.log)
+        t0 = time.monotonic()
+        sent = self.server.run([tool_call(LONG, "L", {"duration": 2, "steps": 4})])
+        took = time.monotonic() - t0
+        self.assertEqual(
+            [(s.to, s.frame) for s in sent],
+            [("model", b'{"type":"TOOL_RESULT","content":{"id":"L","name":"trigger-long-running-operation","result":'
+                       b'[{"type":"text","text":"Long running operation completed. Duration: 2 seconds, Steps: 4."}]}}')]
+            + prompts(),
+        )
+        self.assertTrue(1.9 <= took < 4.5, took)
+        wire = self.log[n:]
+        sent_lines = [json.loads(b) for d, b in wire if d == "send"]
+        request = [m for m in sent_lines if m.get("method") == "tools/call"][0]
+        self.assertEqual(request["params"]["_meta"]["progressToken"], request["id"])
+        self.assertFalse([m for m in sent_lines if m.get("method") == "notifications/cancelled"])
+        received = b"".join(b for d, b in wire if d == "recv").split(b"\n")
+        progress = [json.loads(line) for line in received if b"notifications/progress" in line]
+        self.assertEqual([p["params"]["progressToken"] for p in progress], [request["id"]] * 4)
+
+
+class Time(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        _, time_bin = real_servers()
+        cls.server = pw.McpServer([time_bin], extra_tools=["nope"], stderr=subprocess.DEVNULL)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+
+    def test_tools_structured_content_and_unknown_tool(self):
+        s = self.server
+        self.assertEqual([t.name for t in s.tools], ["get_current_time", "convert_time"])
+        result = s.call("get_current_time", {"timezone": "UTC"})
+        self.assertEqual(sorted(result), ["datetime", "day_of_week", "is_dst", "timezone"])
+        self.assertEqual(result["timezone"], "UTC")
+        self.assertTrue(result["datetime"].endswith("+00:00"), result)
+        e = "Unknown tool: nope"
+        sent = s.run([tool_call("nope", "t3", {})])
+        self.assertEqual(
+            [(x.to, x.frame) for x in sent],
+            [("model", ('{"type":"TOOL_RESULT","content":{"id":"t3","name":"nope","error":"%s"}}' % e).encode())]
+            + prompts(e),
+        )
+
+
+if __name__ == "__main__":
+    unittest.main()
