@@ -867,3 +867,34 @@ fn the_longest_frames_fit_max_frame_len() {
         "\\u0001".repeat(8)
     )));
 }
+
+#[test]
+fn what_the_client_tells_of_itself() {
+    const CFG: McpConfig = McpConfig::SMALL;
+    let mut slots = [McpSlot::EMPTY; 1];
+    let mut arena = [0u8; CFG.arena_len(1)];
+    let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    assert_eq!(c.config(), CFG);
+    let frame = br#"{"type":"TOOL_CALL","content":{"name":"a","args":{}}}"#;
+    c.handle_frame(CallHandle::from_parts(0, 0), frame).unwrap();
+    // One call waiting, one failed at once and not yet polled.
+    c.handle_frame(CallHandle::from_parts(1, 1), frame).unwrap();
+    assert_eq!((c.in_flight(), c.queued()), (2, 1));
+    assert_eq!(
+        format!("{c:?}"),
+        "Client { phase: Idle, in_flight: 1, outbox: 1, owed: Nothing }"
+    );
+    // A frame of a type the client does not take, not even one it does not know.
+    assert_eq!(
+        c.handle_frame(
+            CallHandle::from_parts(0, 0),
+            br#"{"type":"PING","content":{}}"#
+        ),
+        Err(McpError::NotAdapterFrame)
+    );
+    assert_eq!(c.buffered(), 0);
+    assert_eq!(c.feed(br#"{"jsonrpc":"2.0","#), 17);
+    assert_eq!(c.buffered(), 17);
+    c.feed(b"\"method\":\"x\"}\n");
+    assert_eq!(c.buffered(), 0);
+}
