@@ -2293,8 +2293,9 @@ pw_result pw_mcp_stats(const struct pw_mcp *c, struct pw_mcp_client_stats *out);
 
 /**
  * A frame the wrapper routed to an adapter call (`PW_ROUTE_ADAPTER`: a `TOOL_CALL` or a
- * `CANCEL`), the call named by its handle's `slot` and `index`; `*out` says what became
- * of it. Refusals change nothing: a malformed frame gives its frame code,
+ * `CANCEL`), the call named by its handle's `slot` and `index` (the client keeps the pair
+ * only as the call's key: any pair unique among the calls in flight works); `*out` says
+ * what became of it. Refusals change nothing: a malformed frame gives its frame code,
  * `PW_MCP_OUTBOX_FULL` and `PW_MCP_FRAME_PENDING` ask the host to poll first and hand the
  * frame in again, and the other `PW_MCP_*` codes name a frame the wrapper never sends.
  *

@@ -361,6 +361,11 @@ impl<'a> Client<'a> {
     }
 
     /// A frame the wrapper routed to an adapter call (`TOOL_CALL` or `CANCEL`).
+    ///
+    /// The client keeps `handle` only as the call's key and hands it back with the call's
+    /// frames: any handle unique among the calls in flight works (a host driving
+    /// standalone [`AdapterCall`](crate::AdapterCall)s makes its own with
+    /// [`CallHandle::from_parts`]).
     pub fn handle_frame(&mut self, handle: CallHandle, frame: &[u8]) -> Result<Handled, McpError> {
         let f = Frame::parse_validated(frame, self.cfg.max_depth).map_err(McpError::Malformed)?;
         match f.kind() {
