@@ -898,3 +898,68 @@ fn what_the_client_tells_of_itself() {
     c.feed(b"\"method\":\"x\"}\n");
     assert_eq!(c.buffered(), 0);
 }
+
+#[test]
+fn a_cancel_ends_only_its_own_call_and_tells_the_server_only_of_one_waiting() {
+    const CFG: McpConfig = McpConfig::SMALL;
+    let mut slots = [McpSlot::EMPTY; 1];
+    let mut arena = [0u8; CFG.arena_len(1)];
+    let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    let mut line = vec![0u8; CFG.max_line_len()];
+    let mut frame = vec![0u8; CFG.max_frame_len()];
+    c.start().unwrap();
+    c.poll_transmit(&mut line).unwrap();
+    c.feed(format!("{INIT_OK}\n").as_bytes());
+    while c.poll_event().is_some() {}
+    c.poll_transmit(&mut line).unwrap();
+    c.poll_transmit(&mut line).unwrap();
+    c.feed(format!("{}\n", tools_page(2, &["a"], None)).as_bytes());
+    while c.poll_event().is_some() {}
+    let (h1, h2) = (CallHandle::from_parts(0, 0), CallHandle::from_parts(1, 1));
+    let call = br#"{"type":"TOOL_CALL","content":{"name":"a","args":{}}}"#;
+    let cancel = br#"{"type":"CANCEL","content":{"name":"a","reason":"r"}}"#;
+    assert_eq!(c.handle_frame(h1, call), Ok(Handled::Sent { request: 3 }));
+    c.poll_transmit(&mut line).unwrap().unwrap();
+    // h2 fails at once (one slot); cancelling h1 leaves h2's ERROR waiting.
+    assert!(matches!(c.handle_frame(h2, call), Ok(Handled::Failed(_))));
+    assert_eq!(
+        c.handle_frame(h1, cancel),
+        Ok(Handled::Cancelled { notified: true })
+    );
+    let n = c.poll_transmit(&mut line).unwrap().unwrap();
+    assert_eq!(
+        &line[..n],
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3,\"reason\":\"r\"}}\n"
+    );
+    assert_eq!(c.in_flight(), 1);
+    // Cancelling h2 drops its waiting ERROR: nothing is polled, nothing is sent.
+    assert_eq!(
+        c.handle_frame(h2, cancel),
+        Ok(Handled::Cancelled { notified: false })
+    );
+    assert_eq!(c.poll_frame(&mut frame), Ok(None));
+    assert_eq!(c.in_flight(), 0);
+    // A call being answered, cancelled between its TOOL_RESULT and its END: the server has
+    // answered, so it is not told, and the END is dropped.
+    assert_eq!(c.handle_frame(h1, call), Ok(Handled::Sent { request: 4 }));
+    c.poll_transmit(&mut line).unwrap().unwrap();
+    c.feed(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[]}}\n");
+    let f = c.poll_frame(&mut frame).unwrap().unwrap();
+    assert!(frame[..f.len].starts_with(br#"{"type":"TOOL_RESULT""#));
+    assert_eq!(
+        c.handle_frame(h1, cancel),
+        Ok(Handled::Cancelled { notified: false })
+    );
+    assert_eq!(c.poll_frame(&mut frame), Ok(None));
+    assert_eq!(c.poll_transmit(&mut line), Ok(None));
+    // A call the closed transport failed, cancelled before its ERROR is polled: not told.
+    assert_eq!(c.handle_frame(h2, call), Ok(Handled::Sent { request: 5 }));
+    c.handle_closed();
+    assert_eq!(
+        c.handle_frame(h2, cancel),
+        Ok(Handled::Cancelled { notified: false })
+    );
+    assert_eq!(c.poll_frame(&mut frame), Ok(None));
+    assert_eq!(c.poll_transmit(&mut line), Ok(None));
+    assert_eq!(c.handle_frame(h2, cancel), Err(McpError::UnknownCall));
+}

@@ -79,8 +79,7 @@ impl Client<'_> {
         handle: CallHandle,
         f: &Frame<'_>,
     ) -> Result<Handled, McpError> {
-        if let Some(imm) = self.immediate.filter(|i| i.handle == handle) {
-            let _ = imm;
+        if self.immediate.is_some_and(|i| i.handle == handle) {
             self.immediate = None;
             return Ok(Handled::Cancelled { notified: false });
         }
