@@ -585,7 +585,8 @@ fn more_calls_than_slots_or_a_request_too_long_fail_at_once() {
         outbox_cap: 2048,
         ..McpConfig::DEFAULT
     };
-    let mut l = McpLoop::ready(cfg(), mcp, &["echo"], 3, 1);
+    let mut l = McpLoop::ready(cfg(), mcp, &["echo"], 4, 2);
+    l.model(10, &call("c0", "echo", "{}"));
     l.model(10, &call("c1", "echo", "{}"));
     l.model(10, &call("c2", "echo", "{}"));
     let big = format!(r#"{{"s":"{}"}}"#, "y".repeat(2100));
@@ -603,7 +604,7 @@ fn more_calls_than_slots_or_a_request_too_long_fail_at_once() {
     assert_eq!(
         l.results(),
         [
-            r#"{"type":"TOOL_RESULT","content":{"id":"c2","name":"echo","error":"Tool echo failed: too many MCP calls in flight (max 1)"}}"#
+            r#"{"type":"TOOL_RESULT","content":{"id":"c2","name":"echo","error":"Tool echo failed: too many MCP calls in flight (max 2)"}}"#
         ]
     );
     assert_eq!(
