@@ -520,20 +520,28 @@ fn lines_that_are_not_json_rpc_are_counted_and_the_call_still_answered() {
 
 #[test]
 fn the_transport_closing_fails_every_call_in_flight_and_every_later_one() {
-    let mut l = ready(&["echo"]);
+    let mut l = ready(&["echo", "slow"]);
     l.model(10, &call("c1", "echo", "{}"));
-    l.model(10, &call("c2", "echo", "{}"));
+    l.model(10, &call("c2", "slow", "{}"));
     // Half a line of the answer to c1 came before the end.
     l.server_bytes(br#"{"jsonrpc":"2.0","id":3,"res"#);
     l.close();
     l.model(11, &call("c3", "echo", "{}"));
     assert_eq!(l.client.state(), State::Closed);
-    let closed = |id: &str| {
+    // Each message names its own call's tool (each slot keeps its name).
+    let closed = |id: &str, name: &str| {
         format!(
-            r#"{{"type":"TOOL_RESULT","content":{{"id":"{id}","name":"echo","error":"Tool echo failed: the MCP server closed the connection"}}}}"#
+            r#"{{"type":"TOOL_RESULT","content":{{"id":"{id}","name":"{name}","error":"Tool {name} failed: the MCP server closed the connection"}}}}"#
         )
     };
-    assert_eq!(l.results(), [closed("c1"), closed("c2"), closed("c3")]);
+    assert_eq!(
+        l.results(),
+        [
+            closed("c1", "echo"),
+            closed("c2", "slow"),
+            closed("c3", "echo")
+        ]
+    );
     assert_eq!(
         l.client.feed(b"{}\n"),
         3,
