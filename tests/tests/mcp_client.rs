@@ -972,3 +972,20 @@ fn a_cancel_ends_only_its_own_call_and_tells_the_server_only_of_one_waiting() {
     assert_eq!(c.poll_transmit(&mut line), Ok(None));
     assert_eq!(c.handle_frame(h2, cancel), Err(McpError::UnknownCall));
 }
+
+#[test]
+fn fitting_takes_the_wrappers_name_cap_and_depth_limit_only() {
+    let wrapper = Config {
+        name_cap: 17,
+        max_depth: 9,
+        ..Config::DEFAULT
+    };
+    assert_eq!(
+        McpConfig::DEFAULT.fitting(&wrapper),
+        McpConfig {
+            name_cap: 17,
+            max_depth: 9,
+            ..McpConfig::DEFAULT
+        }
+    );
+}
