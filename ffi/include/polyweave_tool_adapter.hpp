@@ -1,0 +1,1 @@
+../../include/polyweave_tool_adapter.hpp
