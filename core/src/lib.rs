@@ -1,9 +1,6 @@
-//! Allocation-free, sans-IO tool-call routing for LLM frame streams.
+#![doc = include_str!("../README.md")]
 //!
-//! This crate is the `no_std` core of a port of `@polyweave/tool-adapter`: it
-//! reads JSON *frames* (`TEXT`, `TOOL_CALL`, `TOOL_RESULT`, `ERROR`, `END`, …)
-//! from the caller's buffers, and writes the frames it owes into the caller's
-//! buffers. It never allocates, never blocks and never reads a clock.
+//! # How the modules fit
 //!
 //! Data flows one way: bytes in ([`framing`]) → frame view ([`frame`], over
 //! [`json`]) → state machine ([`wrapper`], [`call`]) → queued output (the
@@ -13,59 +10,7 @@
 //! imports one that imports it back: the shared vocabulary ([`route`]: which
 //! call, where a frame goes) and every room and cost constant (`room`) are
 //! leaves, and the output storage knows nothing of the state machines.
-//!
-//! # A wrapper in a host loop
-//!
-//! ```
-//! use polyweave_tool_adapter::{
-//!     CallOutcome, Config, Disposition, Event, Instant, NoHooks, ResultWriter, Route, Slot, Tool,
-//!     ToolFailed, Wrapper,
-//! };
-//!
-//! // A sync tool writes its JSON result (or, returning Err, its error message).
-//! let add = |args: &[u8], out: &mut ResultWriter<'_>| -> Result<(), ToolFailed> {
-//!     #[derive(serde::Deserialize)]
-//!     struct Args { a: i32, b: i32 }
-//!     let Ok(Args { a, b }) = polyweave_tool_adapter::typed::parse_args::<Args>(args) else {
-//!         out.write(b"args must be {a, b}");
-//!         return Err(ToolFailed);
-//!     };
-//!     out.write_typed(&(a + b));
-//!     Ok(())
-//! };
-//! let tools = [Tool::sync("add", &add), Tool::deferred("lookup")];
-//!
-//! // All memory comes from the host: slots for pending calls and one byte arena.
-//! const CFG: Config = Config::DEFAULT;
-//! let mut slots = [Slot::EMPTY; 2];
-//! let mut arena = [0u8; CFG.arena_len(2)];
-//! let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut slots, &mut arena).unwrap();
-//!
-//! let t = Instant::from_millis(10);
-//! let call = br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"add","args":{"a":2,"b":3}}}"#;
-//! assert!(matches!(w.handle_response(t, call), Ok(Disposition::Intercepted { index: 0, handle: None })));
-//! // Pass-through frames are not copied: forward your own bytes.
-//! assert_eq!(w.handle_response(t, br#"{"type":"TEXT","content":"hi"}"#), Ok(Disposition::Forward));
-//!
-//! // Drain the frames the wrapper owes, then its events, then re-arm the timer.
-//! let mut buf = [0u8; 256];
-//! let t1 = w.poll_transmit(&mut buf).unwrap().unwrap();
-//! assert_eq!(t1.route, Route::Model);
-//! assert_eq!(&buf[..t1.len], br#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"add","result":5}}"#);
-//! let t2 = w.poll_transmit(&mut buf).unwrap().unwrap();
-//! assert_eq!(&buf[..t2.len], br#"{"type":"TEXT","content":"Tool results above."}"#);
-//! assert_eq!(w.poll_transmit(&mut buf).unwrap().unwrap().route, Route::Consumer);
-//! assert_eq!(w.poll_transmit(&mut buf), Ok(None));
-//!
-//! // A deferred call: the host is told, and completes it later by its handle.
-//! let call = br#"{"type":"TOOL_CALL","content":{"name":"lookup","args":{"q":"rfc"}}}"#;
-//! w.handle_response(t, call).unwrap();
-//! let Some(Event::CallStarted { handle, args, .. }) = w.poll_event() else { panic!() };
-//! assert_eq!(args, br#"{"q":"rfc"}"#);
-//! assert_eq!(w.poll_timeout(), Some(Instant::from_millis(30_010)));
-//! w.complete(Instant::from_millis(50), handle, Ok(br#""8259""#)).unwrap();
-//! assert_eq!(w.trace().iter().last().unwrap().outcome, CallOutcome::Result(br#""8259""#));
-//! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
