@@ -15,7 +15,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import polyweave as pw  # noqa: E402
+import polyweave_tool_adapter as pw  # noqa: E402
 
 
 def main(argv):

@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import polyweave as pw  # noqa: E402
+import polyweave_tool_adapter as pw  # noqa: E402
 
 PROG = "replay.py"
 

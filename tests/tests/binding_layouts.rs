@@ -1,4 +1,4 @@
-//! The Python (`examples/python/polyweave/_ffi.py`) and Node (`examples/node/binding.mjs`)
+//! The Python (`examples/python/polyweave_tool_adapter/_ffi.py`) and Node (`examples/node/binding.mjs`)
 //! bindings copy the header's constants and struct layouts: checked here against
 //! `include/polyweave_tool_adapter.h`, so a header change that a binding misses fails.
 //!
@@ -183,7 +183,7 @@ struct Copy {
 }
 
 fn python() -> Copy {
-    let text = read("examples/python/polyweave/_ffi.py");
+    let text = read("examples/python/polyweave_tool_adapter/_ffi.py");
     let mut constants = BTreeMap::new();
     for line in text.lines() {
         if let Some((k, v)) = line.split_once(" = ") {

@@ -7,7 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import polyweave as pw  # noqa: E402
+import polyweave_tool_adapter as pw  # noqa: E402
 
 RESULTS = b'{"type":"TEXT","content":"Tool results above."}'
 

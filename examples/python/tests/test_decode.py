@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import polyweave as pw  # noqa: E402
-from polyweave import _ffi  # noqa: E402
+import polyweave_tool_adapter as pw  # noqa: E402
+from polyweave_tool_adapter import _ffi  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 STREAMS = ROOT / "tests" / "data" / "provider-streams"

@@ -17,8 +17,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import polyweave as pw  # noqa: E402
-from polyweave import mcp  # noqa: E402
+import polyweave_tool_adapter as pw  # noqa: E402
+from polyweave_tool_adapter import mcp  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 RESULTS = b'{"type":"TEXT","content":"Tool results above."}'

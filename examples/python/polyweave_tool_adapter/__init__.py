@@ -3,7 +3,7 @@
 Everything goes through the C functions of `libpolyweave_tool_adapter_ffi` (`$PW_LIB`, or
 `target/release/` under the repository root); see `Wrapper` and `AdapterCall`, and for a
 provider's streamed response body `Decoder` / `decode` (frames out) and `encode_item` (a frame
-as the provider's request item), and for MCP servers as tool adapters `polyweave.mcp`
+as the provider's request item), and for MCP servers as tool adapters `polyweave_tool_adapter.mcp`
 (`McpClient`, and `McpServer` / `serve_stdio` over a child's stdio).
 """
 
