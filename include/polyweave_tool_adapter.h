@@ -8,7 +8,7 @@
  * PW_WRAPPER_SIZE_BOUND for a static block); text is passed as pointer +
  * length, never NUL-terminated (except pw_version). A refused input changes
  * nothing. The full conventions are in the crate documentation of
- * ffi/src/lib.rs and in README.md ("C API").
+ * ffi/src/lib.rs and in ffi/README.md.
  *
  * The host loop. After every input (a model frame, a consumer frame, a
  * completion, an adapter frame, the clock), drain the frames the wrapper
@@ -82,6 +82,9 @@
      (tools) * PW_WRAPPER_MAX_TOOL_SIZE + (hook_log_bytes) +                                  \
      PW_WRAPPER_ARENA_LEN(name_cap, id_cap, args_cap, result_cap, message_cap, trace_bytes,    \
                           held_bytes, slots))
+
+/** The library's version, "MAJOR.MINOR.PATCH": what follows the '/' in pw_version()'s string. */
+#define PW_VERSION_STRING "0.1.0"
 
 
 /**

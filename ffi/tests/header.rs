@@ -12,8 +12,15 @@ const BLESS_COMMAND: &str = "PW_BLESS=1 cargo test -p polyweave-tool-adapter-ffi
 
 fn generate() -> Vec<u8> {
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
+    let mut config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
         .expect("read ffi/cbindgen.toml");
+    // PW_VERSION_STRING comes from Cargo.toml's version here: cbindgen writes no `&str`
+    // constant, and a literal in cbindgen.toml would be one more copy to keep in step.
+    let version_define = format!(
+        "\n/** The library's version, \"MAJOR.MINOR.PATCH\": what follows the '/' in pw_version()'s string. */\n#define PW_VERSION_STRING \"{}\"\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    config.after_includes = Some(config.after_includes.unwrap_or_default() + &version_define);
     let bindings = cbindgen::Builder::new()
         .with_config(config)
         .with_src(crate_dir.join("src").join("lib.rs"))
@@ -100,4 +107,44 @@ fn version_macros_match_cargo_toml() {
         polyweave_tool_adapter_ffi::PW_VERSION_PATCH
     );
     assert_eq!(version, env!("CARGO_PKG_VERSION"));
+    let line = format!(
+        "#define PW_VERSION_STRING \"{}\"\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(text.contains(&line), "header lacks {line:?}");
+}
+
+/// The value of the header's `#define PW_VERSION_STRING "..."`.
+fn header_version_string(text: &str) -> &str {
+    let rest = text
+        .split_once("#define PW_VERSION_STRING \"")
+        .expect("the header defines PW_VERSION_STRING")
+        .1;
+    rest.split_once('"').expect("a closing quote").0
+}
+
+#[test]
+fn version_string_is_what_pw_version_says() {
+    let text = String::from_utf8(generate()).expect("header is UTF-8");
+    // SAFETY: pw_version returns a static NUL-terminated string, never NULL.
+    let said = unsafe { std::ffi::CStr::from_ptr(polyweave_tool_adapter_ffi::pw_version()) };
+    let said = said.to_str().expect("pw_version is ASCII");
+    assert_eq!(
+        said,
+        format!(
+            "polyweave-tool-adapter-ffi/{}",
+            header_version_string(&text)
+        )
+    );
+    assert_eq!(
+        said,
+        concat!("polyweave-tool-adapter-ffi/", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn preamble_points_at_the_c_api_docs() {
+    let text = String::from_utf8(generate()).expect("header is UTF-8");
+    assert!(text.contains(" * ffi/src/lib.rs and in ffi/README.md.\n"));
+    assert!(!text.contains("README.md (\"C API\")"));
 }
