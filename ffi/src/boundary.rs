@@ -107,6 +107,22 @@ pub(crate) unsafe fn out_slot<'a, T>(ptr: *mut T) -> Result<&'a mut MaybeUninit<
     Ok(unsafe { &mut *ptr.cast::<MaybeUninit<T>>() })
 }
 
+/// One `T` copied in from the host: `ptr` non-NULL and aligned, else nothing is read.
+///
+/// # Safety
+///
+/// A non-NULL, aligned `ptr` must be valid for one read of `T`, and every bit pattern must be
+/// a valid `T` (the configuration structs: integers only).
+pub(crate) unsafe fn read_in<T: Copy>(ptr: *const T) -> Result<T, pw_result> {
+    require_non_null!(ptr);
+    if !ptr.is_aligned() {
+        return Err(pw_result::PW_MEMORY_MISALIGNED);
+    }
+    // SAFETY: non-NULL and aligned (checked), readable for one `T` whose every bit pattern is
+    // valid (caller).
+    Ok(unsafe { ptr.read() })
+}
+
 /// The input and the one output of a function that reads `len` bytes and writes one `T`:
 /// both non-NULL, the output aligned and outside the input.
 ///

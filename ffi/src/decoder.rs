@@ -7,7 +7,7 @@ use core::mem::{align_of, size_of};
 use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, require_non_null, span,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, read_in, require_non_null, span,
 };
 use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
@@ -129,12 +129,8 @@ impl Layout {
 ///
 /// A non-NULL `cfg` must be valid for one read.
 unsafe fn read_config(cfg: *const pw_decoder_config) -> Result<DecoderConfig, pw_result> {
-    require_non_null!(cfg);
-    if !cfg.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
-    }
-    // SAFETY: non-NULL, aligned (checked) and readable (caller); every bit pattern is valid.
-    Ok(unsafe { cfg.read() }.to_config())
+    // SAFETY: readable for one read when non-NULL (caller); integer fields only.
+    Ok(unsafe { read_in(cfg) }?.to_config())
 }
 
 /// Fills `*out` with the default capacities.
@@ -410,7 +406,6 @@ pub unsafe extern "C" fn pw_decoder_stats(
 ) -> pw_result {
     ffi(|| {
         require_non_null!(d, out);
-        require_non_null!(d);
         if !d.is_aligned() {
             return Err(pw_result::PW_MEMORY_MISALIGNED);
         }

@@ -18,7 +18,8 @@ use polyweave_tool_adapter::mcp::{
 };
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
+    Placed,
 };
 use crate::codes::pw_result;
 use crate::enums::pw_mcp_client_state;
@@ -152,12 +153,8 @@ impl Layout {
 ///
 /// A non-NULL `cfg` must be valid for one read.
 unsafe fn read_config(cfg: *const pw_mcp_config) -> Result<McpConfig, pw_result> {
-    require_non_null!(cfg);
-    if !cfg.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
-    }
-    // SAFETY: non-NULL, aligned (checked) and readable (caller); every bit pattern is valid.
-    let cfg = unsafe { cfg.read() }.to_config();
+    // SAFETY: readable for one read when non-NULL (caller); integer fields only.
+    let cfg = unsafe { read_in(cfg) }?.to_config();
     // The client's own check, run on no memory: a configuration that works gets as far as
     // the arena, which is too small.
     match Client::new(cfg, ClientInfo::THIS_CRATE, &mut [], &mut []) {

@@ -20,7 +20,8 @@ use polyweave_tool_adapter::wrapper::{
 use polyweave_tool_adapter::{CallOutcome, Instant, Route, Transmit};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
+    Placed,
 };
 use crate::codes::pw_result;
 use crate::enums::{
@@ -519,12 +520,8 @@ pub unsafe extern "C" fn pw_wrapper_max_frame_len(
 pub(crate) unsafe fn read_config(
     cfg: *const pw_wrapper_config,
 ) -> Result<(Config, usize), pw_result> {
-    require_non_null!(cfg);
-    if !cfg.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
-    }
-    // SAFETY: non-NULL, aligned (checked) and readable (caller); every bit pattern is valid.
-    let c = unsafe { cfg.read() };
+    // SAFETY: readable for one read when non-NULL (caller); integer fields only.
+    let c = unsafe { read_in(cfg) }?;
     Ok((c.to_config()?, c.hook_log_bytes))
 }
 
