@@ -626,6 +626,25 @@ fn more_calls_than_slots_or_a_request_too_long_fail_at_once() {
 }
 
 /// The client's observable state, to show a refusal changed nothing.
+/// The start-up exchange of a raw client that was started: its `initialize` (request
+/// `init_id`) answered, `notifications/initialized` and `tools/list` (`init_id + 1`) sent, the
+/// list answered with `tools`, every event drained.
+fn answer_start_up(c: &mut Client<'_>, line: &mut [u8], init_id: u64, tools: &[&str]) {
+    let mut sent = |c: &mut Client<'_>, method: &str| {
+        let n = c.poll_transmit(line).unwrap().unwrap();
+        let text = core::str::from_utf8(&line[..n]).unwrap();
+        assert!(text.contains(&format!(r#""method":"{method}""#)), "{text}");
+    };
+    sent(c, "initialize");
+    let init = INIT_OK.replace(r#""id":1"#, &format!(r#""id":{init_id}"#));
+    c.feed(format!("{init}\n").as_bytes());
+    while c.poll_event().is_some() {}
+    sent(c, "notifications/initialized");
+    sent(c, "tools/list");
+    c.feed(format!("{}\n", tools_page(init_id + 1, tools, None)).as_bytes());
+    while c.poll_event().is_some() {}
+}
+
 fn snapshot(c: &Client<'_>) -> String {
     format!(
         "{c:?} {:?} {} {} {:?}",
@@ -797,15 +816,8 @@ fn a_full_outbox_refuses_until_the_host_writes_what_waits() {
     // Calls wait in the outbox until the server is ready; once it is, they go and room frees.
     c.start().unwrap();
     let mut line = vec![0u8; CFG.max_line_len()];
-    c.poll_transmit(&mut line).unwrap().unwrap();
     // The calls took ids 1 and 2: `initialize` is 3, `tools/list` 4.
-    c.feed(INIT_OK.replace(r#""id":1"#, r#""id":3"#).as_bytes());
-    c.feed(b"\n");
-    while c.poll_event().is_some() {}
-    c.poll_transmit(&mut line).unwrap().unwrap();
-    c.poll_transmit(&mut line).unwrap().unwrap();
-    c.feed(format!("{}\n", tools_page(4, &["a"], None)).as_bytes());
-    while c.poll_event().is_some() {}
+    answer_start_up(&mut c, &mut line, 3, &["a"]);
     let mut short = [0u8; 16];
     assert_eq!(c.poll_transmit(&mut short).unwrap_err().needed, line_len(1));
     let n = c.poll_transmit(&mut line).unwrap().unwrap();
@@ -917,13 +929,7 @@ fn a_cancel_ends_only_its_own_call_and_tells_the_server_only_of_one_waiting() {
     let mut line = vec![0u8; CFG.max_line_len()];
     let mut frame = vec![0u8; CFG.max_frame_len()];
     c.start().unwrap();
-    c.poll_transmit(&mut line).unwrap();
-    c.feed(format!("{INIT_OK}\n").as_bytes());
-    while c.poll_event().is_some() {}
-    c.poll_transmit(&mut line).unwrap();
-    c.poll_transmit(&mut line).unwrap();
-    c.feed(format!("{}\n", tools_page(2, &["a"], None)).as_bytes());
-    while c.poll_event().is_some() {}
+    answer_start_up(&mut c, &mut line, 1, &["a"]);
     let (h1, h2) = (CallHandle::from_parts(0, 0), CallHandle::from_parts(1, 1));
     let call = br#"{"type":"TOOL_CALL","content":{"name":"a","args":{}}}"#;
     let cancel = br#"{"type":"CANCEL","content":{"name":"a","reason":"r"}}"#;
