@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step prints the seconds since the start: CI's budget is 40 minutes on 2 cores.
+step() { printf '\n==> [%ds] %s\n' "$SECONDS" "$*"; }
 
 step "toolchain: rustup targets and components"
 targets="thumbv7em-none-eabihf thumbv6m-none-eabi"
