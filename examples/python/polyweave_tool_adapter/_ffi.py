@@ -1,8 +1,9 @@
 """ctypes declarations mirroring include/polyweave_tool_adapter.h exactly.
 
-The shared library is `$PW_LIB` when set, else
-`target/release/libpolyweave_tool_adapter_ffi.so` under the repository root
-(built by `cargo build --release -p polyweave-tool-adapter-ffi`).
+The shared library is `$PW_LIB` when set (an explicit override: the tests of the source folder
+use it), else the copy inside this package's own directory, which the wheel carries
+(`setup.py` builds it with `cargo build --release -p polyweave-tool-adapter-ffi`). Neither
+there: `import` fails with an `ImportError` that says both.
 """
 
 import ctypes
@@ -442,15 +443,37 @@ class pw_mcp_frame(Structure):
 # ------------------------------------------------------------ the library
 
 
-def _library_path():
+#: The file name of the shared library on this platform, as `cargo build` names it and as the
+#: wheel carries it beside this module.
+LIB_NAME = {
+    "darwin": "libpolyweave_tool_adapter_ffi.dylib",
+    "win32": "polyweave_tool_adapter_ffi.dll",
+}.get(sys.platform, "libpolyweave_tool_adapter_ffi.so")
+
+#: Where an installed package keeps its library: beside this module.
+PACKAGE_LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), LIB_NAME)
+
+
+def _library_path() -> str:
     env = os.environ.get("PW_LIB")
     if env:
+        # An override that names nothing is a mistake to report, not a reason to fall back
+        # silently to another copy of the library.
+        if not os.path.isfile(env):
+            raise ImportError("PW_LIB=%r: no such file (unset PW_LIB to use %s)" % (env, PACKAGE_LIB))
         return env
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    name = {"darwin": "libpolyweave_tool_adapter_ffi.dylib", "win32": "polyweave_tool_adapter_ffi.dll"}
-    return os.path.join(root, "target", "release", name.get(sys.platform, "libpolyweave_tool_adapter_ffi.so"))
+    if os.path.isfile(PACKAGE_LIB):
+        return PACKAGE_LIB
+    raise ImportError(
+        "polyweave_tool_adapter: the shared library %s is not in the package directory %s, and "
+        "PW_LIB is not set. Install the package as a wheel (`pip install ./examples/python` "
+        "from a checkout builds one with cargo), or build the library with `cargo build "
+        "--release -p polyweave-tool-adapter-ffi` and set PW_LIB to "
+        "target/release/%s." % (LIB_NAME, os.path.dirname(PACKAGE_LIB), LIB_NAME)
+    )
 
 
+#: The library this process loaded: `$PW_LIB` or `PACKAGE_LIB`.
 LIB_PATH = _library_path()
 lib = ctypes.CDLL(LIB_PATH)
 
