@@ -1,0 +1,252 @@
+//! The documents a new user reads stay true: README.md is a front door (under 300 lines),
+//! every relative link in it and in the documents beside the code names a file that exists
+//! (and a heading there, for a `#anchor`), and the code they show is the code the tests run.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use polyweave_tests::library::workspace_root;
+
+/// The documents checked, from the workspace root.
+const DOCS: &[&str] = &[
+    "README.md",
+    "core/README.md",
+    "core/DESIGN.md",
+    "ffi/README.md",
+    "tests/README.md",
+];
+
+fn read(rel: &str) -> String {
+    let path = workspace_root().join(rel);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The lines of a Markdown text outside fenced code blocks, with their numbers (from 1).
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.push((i + 1, line));
+        }
+    }
+    out
+}
+
+/// A line with its inline code spans blanked out, so that `[x](y)` inside backticks is not
+/// taken for a link.
+fn without_code_spans(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_code = false;
+    for c in line.chars() {
+        if c == '`' {
+            in_code = !in_code;
+            out.push(' ');
+        } else {
+            out.push(if in_code { ' ' } else { c });
+        }
+    }
+    out
+}
+
+/// Every `[text](target)` link target of a document, with its line number.
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (n, line) in prose_lines(text) {
+        let line = without_code_spans(line);
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            let target = after[..end].trim();
+            // `[text](target "title")`: the target is the first word.
+            let target = target.split_whitespace().next().unwrap_or("");
+            out.push((n, target.to_string()));
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// GitHub's anchor for a heading: lower case, letters, digits, `-` and `_` kept, spaces
+/// become `-`, everything else dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown document's headings (a repeated heading also gets `-1`, `-2`, …).
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (_, line) in prose_lines(text) {
+        let trimmed = line.trim_start_matches('#');
+        if trimmed.len() == line.len() || !trimmed.starts_with(' ') {
+            continue;
+        }
+        let base = slug(trimmed);
+        let mut name = base.clone();
+        let mut k = 0;
+        while !out.insert(name.clone()) {
+            k += 1;
+            name = format!("{base}-{k}");
+        }
+    }
+    out
+}
+
+#[test]
+fn the_readme_is_a_front_door() {
+    let lines = read("README.md").lines().count();
+    assert!(
+        lines < 300,
+        "README.md has {lines} lines: figures and details belong in the documents beside the code"
+    );
+}
+
+#[test]
+fn relative_links_name_files_and_headings_that_exist() {
+    let root = workspace_root();
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for doc in DOCS {
+        let text = read(doc);
+        let dir = Path::new(doc).parent().unwrap_or(Path::new(""));
+        for (line, target) in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (file, anchor) = match target.split_once('#') {
+                Some((f, a)) => (f, Some(a)),
+                None => (target.as_str(), None),
+            };
+            let path: PathBuf = if file.is_empty() {
+                root.join(doc)
+            } else {
+                root.join(dir).join(file)
+            };
+            if !path.exists() {
+                broken.push(format!("{doc}:{line}: {target}: no such file"));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                let is_md = path.extension().is_some_and(|e| e == "md");
+                let heads = if is_md {
+                    anchors(&fs::read_to_string(&path).unwrap())
+                } else {
+                    BTreeSet::new()
+                };
+                if !is_md || !heads.contains(anchor) {
+                    broken.push(format!("{doc}:{line}: {target}: no heading #{anchor}"));
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 20,
+        "only {checked} links found: is the link reader broken?"
+    );
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_link_reader_finds_links_and_anchors() {
+    let text = "# A title (SPEC §9)\n\nSee [x](a.md#b) and `[not](c.md)`.\n```\n[no](d.md)\n```\n## A title (SPEC §9)\n";
+    assert_eq!(links(text), vec![(3, "a.md#b".to_string())]);
+    let heads = anchors(text);
+    assert!(heads.contains("a-title-spec-9") && heads.contains("a-title-spec-9-1"));
+    assert_eq!(
+        slug("Soak, miri, sanitizers, valgrind"),
+        "soak-miri-sanitizers-valgrind"
+    );
+    assert_eq!(slug("C++"), "c");
+}
+
+/// The text of the first fenced block of `lang` after `after` in `text`.
+fn block_after<'t>(text: &'t str, after: &str, lang: &str) -> &'t str {
+    let from = text
+        .find(after)
+        .unwrap_or_else(|| panic!("{after:?} not found"));
+    let open = format!("```{lang}\n");
+    let start = text[from..].find(&open).expect("no such block") + from + open.len();
+    let end = text[start..].find("```").expect("unclosed block") + start;
+    &text[start..end]
+}
+
+// README.md's Rust example, the same bytes as `docs/readme_example.rs` (checked below), run.
+mod readme_example {
+    include!("docs/readme_example.rs");
+
+    #[test]
+    fn the_readme_rust_example_runs() {
+        main();
+    }
+}
+
+#[test]
+fn the_readme_rust_example_is_the_one_that_runs() {
+    let readme = read("README.md");
+    assert_eq!(
+        block_after(&readme, "### Rust\n", "rust"),
+        read("tests/tests/docs/readme_example.rs"),
+        "README.md's Rust example and tests/tests/docs/readme_example.rs differ"
+    );
+}
+
+/// ffi/README.md's host loop is `ffi/tests/c/host_loop.c`, which `ffi/tests/c_api.rs` builds,
+/// runs and checks line by line.
+#[test]
+fn the_c_host_loop_shown_is_the_one_that_runs() {
+    let doc = read("ffi/README.md");
+    assert_eq!(
+        block_after(&doc, "## A host loop in C\n", "c"),
+        read("ffi/tests/c/host_loop.c"),
+        "ffi/README.md's host loop and ffi/tests/c/host_loop.c differ"
+    );
+}
+
+/// core/DESIGN.md's table of files names every source file of the core.
+#[test]
+fn the_design_names_every_core_file() {
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let core = workspace_root().join("core");
+    let design = read("core/DESIGN.md");
+    let mut files = Vec::new();
+    rust_files(&core.join("src"), &mut files);
+    let missing: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(&core)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|rel| !design.contains(&format!("`{rel}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "core/DESIGN.md's file table lacks {missing:?}"
+    );
+}
