@@ -1,29 +1,12 @@
-// The C ABI (include/polyweave_tool_adapter.h) as koffi sees it: types, functions and the
-// small helpers the API module needs (bytes at a pointer, stable memory, result texts).
+// The C ABI (include/polyweave_tool_adapter.h) compiled to WebAssembly
+// (`polyweave_tool_adapter.wasm`, built from examples/node/wasm by build.mjs), as the API modules
+// see it: the module's memory, a small allocator over it, the header's struct layouts for
+// wasm32 (pointers and size_t are 4 bytes), the functions with their out parameters and byte
+// arguments handled, the callback trampolines routed to JS, and result texts.
 // Nothing here decides behaviour: every rule lives in the C library.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import koffi from 'koffi';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const LIB_NAME = 'libpolyweave_tool_adapter_ffi.so';
-
-/** Where the shared library is: `PW_LIB` (a file), else `../../target/release/`. */
-export function libraryPath() {
-  const fromEnv = process.env.PW_LIB;
-  if (fromEnv) return fromEnv;
-  return path.resolve(here, '..', '..', 'target', 'release', LIB_NAME);
-}
-
-const libPath = libraryPath();
-if (!fs.existsSync(libPath)) {
-  throw new Error(
-    `polyweave: shared library not found at ${libPath}: build it with ` +
-      '`cargo build --release -p polyweave-tool-adapter-ffi` or set PW_LIB to its path',
-  );
-}
-const lib = koffi.load(libPath);
+//
+// Browser-safe: nothing from `node:` is imported at the top level. In Node the module reads the
+// .wasm next to this file (or `PW_WASM`, a path) with node:fs; elsewhere it fetches it.
 
 // ------------------------------------------------------------ constants (the header's)
 
@@ -86,14 +69,46 @@ export const PW = Object.freeze({
   PROVIDER_OLLAMA: 5,
 });
 
+/** What a `pw_sync_fn` returns: the result was written / the error message was written. */
+export const PW_TOOL_STATUS_OK = 0;
+export const PW_TOOL_STATUS_FAILED = 1;
 
-// ------------------------------------------------------------ types
+// ------------------------------------------------------------ struct layouts (wasm32)
 
-const pw_str = koffi.struct('pw_str', { ptr: 'const uint8_t *', len: 'size_t' });
-koffi.opaque('pw_wrapper');
-koffi.opaque('pw_adapter_call');
-koffi.opaque('pw_writer');
-koffi.struct('pw_adapter_call_options', {
+// Field types are the header's C types; `tests/tests/binding_layouts.rs` reads these
+// declarations and checks them against the header, and `test/layout.test.mjs` checks the sizes
+// computed here against the module's own (`pwjs_layout`).
+const PRIM = {
+  'uint8_t': 1,
+  'uint16_t': 2,
+  'uint32_t': 4,
+  'uint64_t': 8,
+  'size_t': 4,
+};
+/** Every struct declared below, by name: `{ name, size, align, fields: [{ name, type, offset }] }`. */
+export const STRUCTS = {};
+
+function struct(name, fields) {
+  let offset = 0;
+  let align = 1;
+  const out = [];
+  for (const [field, ctype] of Object.entries(fields)) {
+    const type = typeof ctype === 'string' ? (ctype.endsWith('*') ? 'ptr' : ctype) : ctype;
+    const size = typeof type === 'object' ? type.size : type === 'ptr' ? 4 : PRIM[type];
+    const a = typeof type === 'object' ? type.align : size;
+    if (size === undefined) throw new Error(`polyweave: unknown field type ${ctype}`);
+    offset = Math.ceil(offset / a) * a;
+    out.push({ name: field, type, offset });
+    offset += size;
+    align = Math.max(align, a);
+  }
+  const s = { name, size: Math.ceil(offset / align) * align, align, fields: out };
+  STRUCTS[name] = s;
+  return s;
+}
+
+const pw_str = struct('pw_str', { ptr: 'const uint8_t *', len: 'size_t' });
+struct('pw_adapter_call_options', {
   name: pw_str,
   id: pw_str,
   args: pw_str,
@@ -102,8 +117,8 @@ koffi.struct('pw_adapter_call_options', {
   has_id: 'uint8_t',
   max_depth: 'uint8_t',
 });
-const pwOutcome = koffi.struct('pw_outcome', { is_error: 'uint8_t', text: pw_str });
-koffi.struct('pw_wrapper_config', {
+const pwOutcome = struct('pw_outcome', { is_error: 'uint8_t', text: pw_str });
+struct('pw_wrapper_config', {
   tool_timeout_ms: 'uint32_t',
   max_total_timeout_ms: 'uint32_t',
   max_rounds: 'uint32_t',
@@ -120,15 +135,14 @@ koffi.struct('pw_wrapper_config', {
   held_bytes: 'size_t',
   hook_log_bytes: 'size_t',
 });
-const syncFnProto = koffi.proto('uint32_t pw_sync_fn(void *userdata, pw_str args, pw_writer *out)');
-koffi.struct('pw_tool', {
+const pwTool = struct('pw_tool', {
   name: pw_str,
   kind: 'uint32_t',
   timeout_ms: 'uint32_t',
   call: 'pw_sync_fn *',
   userdata: 'void *',
 });
-const pwCallInfo = koffi.struct('pw_call_info', {
+const pwCallInfo = struct('pw_call_info', {
   index: 'uint32_t',
   has_name: 'uint8_t',
   has_id: 'uint8_t',
@@ -137,44 +151,40 @@ const pwCallInfo = koffi.struct('pw_call_info', {
   id: pw_str,
   args: pw_str,
 });
-const onToolCallProto = koffi.proto('void pw_on_tool_call(void *userdata, const pw_call_info *call)');
-const onToolResultProto = koffi.proto(
-  'void pw_on_tool_result(void *userdata, const pw_call_info *call, const pw_outcome *outcome)',
-);
-koffi.struct('pw_hooks', {
+struct('pw_hooks', {
   userdata: 'void *',
   on_tool_call: 'pw_on_tool_call *',
   on_tool_result: 'pw_on_tool_result *',
 });
-const pwCallHandle = koffi.struct('pw_call_handle', {
+const pwCallHandle = struct('pw_call_handle', {
   index: 'uint32_t',
   slot: 'uint16_t',
   reserved: 'uint16_t',
   owner: 'size_t',
 });
-const pwDisposition = koffi.struct('pw_disposition', {
+const pwDisposition = struct('pw_disposition', {
   kind: 'uint32_t',
   index: 'uint32_t',
   has_handle: 'uint8_t',
-  handle: 'pw_call_handle',
+  handle: pwCallHandle,
 });
-const pwTransmit = koffi.struct('pw_transmit', { route: 'uint32_t', handle: 'pw_call_handle', len: 'size_t' });
-const pwOutput = koffi.struct('pw_output', {
+const pwTransmit = struct('pw_transmit', { route: 'uint32_t', handle: pwCallHandle, len: 'size_t' });
+const pwOutput = struct('pw_output', {
   kind: 'uint32_t',
   cut: 'uint8_t',
   frame: pwTransmit,
   call: pwCallInfo,
   outcome: pwOutcome,
 });
-koffi.struct('pw_stats', {
+struct('pw_stats', {
   rounds: 'uint32_t',
   messages_truncated: 'uint32_t',
   last_error_truncated: 'uint32_t',
   hook_events_cut: 'uint32_t',
   hook_events_dropped: 'uint32_t',
 });
-koffi.struct('pw_event', {
-  handle: 'pw_call_handle',
+struct('pw_event', {
+  handle: pwCallHandle,
   kind: 'uint32_t',
   has_id: 'uint8_t',
   tool: 'size_t',
@@ -182,23 +192,21 @@ koffi.struct('pw_event', {
   id: pw_str,
   args: pw_str,
 });
-koffi.struct('pw_trace_entry', {
+struct('pw_trace_entry', {
   has_name: 'uint8_t',
   truncated: 'uint8_t',
   name: pw_str,
   args: pw_str,
-  outcome: 'pw_outcome',
+  outcome: pwOutcome,
 });
-
-koffi.opaque('pw_decoder');
-koffi.struct('pw_decoder_config', {
+struct('pw_decoder_config', {
   event_cap: 'size_t',
   args_cap: 'size_t',
   name_cap: 'size_t',
   id_cap: 'size_t',
   max_depth: 'uint8_t',
 });
-koffi.struct('pw_decode_stats', {
+struct('pw_decode_stats', {
   not_json: 'uint32_t',
   unknown_event: 'uint32_t',
   bad_shape: 'uint32_t',
@@ -208,17 +216,14 @@ koffi.struct('pw_decode_stats', {
   calls_started: 'uint64_t',
   calls_written: 'uint64_t',
 });
-
-// the MCP client (pw_mcp_*)
-koffi.opaque('pw_mcp');
-koffi.struct('pw_mcp_config', {
+struct('pw_mcp_config', {
   line_cap: 'size_t',
   outbox_cap: 'size_t',
   name_cap: 'size_t',
   cursor_cap: 'size_t',
   max_depth: 'uint8_t',
 });
-koffi.struct('pw_mcp_event', {
+struct('pw_mcp_event', {
   kind: 'uint32_t',
   has_params: 'uint8_t',
   method_cut: 'uint8_t',
@@ -233,7 +238,7 @@ koffi.struct('pw_mcp_event', {
   method: pw_str,
   params: pw_str,
 });
-koffi.struct('pw_mcp_client_stats', {
+struct('pw_mcp_client_stats', {
   lines: 'uint64_t',
   not_json: 'uint32_t',
   not_jsonrpc: 'uint32_t',
@@ -249,7 +254,7 @@ koffi.struct('pw_mcp_client_stats', {
   answered: 'uint64_t',
   failed: 'uint64_t',
 });
-koffi.struct('pw_mcp_handled', {
+struct('pw_mcp_handled', {
   kind: 'uint32_t',
   notified: 'uint8_t',
   request: 'uint64_t',
@@ -257,108 +262,417 @@ koffi.struct('pw_mcp_handled', {
   limit: 'size_t',
   len: 'size_t',
 });
-koffi.struct('pw_mcp_frame', { index: 'uint32_t', slot: 'uint16_t', reserved: 'uint16_t', len: 'size_t' });
+struct('pw_mcp_frame', { index: 'uint32_t', slot: 'uint16_t', reserved: 'uint16_t', len: 'size_t' });
 
-// ------------------------------------------------------------ functions
+/** A field's offset in a struct, by dotted path (`'frame.len'`). */
+function offsetOf(s, path) {
+  let off = 0;
+  let t = s;
+  for (const part of path.split('.')) {
+    const f = t.fields.find((x) => x.name === part);
+    if (!f) throw new Error(`polyweave: ${t.name} has no field ${part}`);
+    off += f.offset;
+    t = f.type;
+  }
+  return off;
+}
 
-const f = (sig) => lib.func(sig);
-export const C = {
-  version: f('const char *pw_version(void)'),
-  resultText: f('uint32_t pw_result_text(uint32_t code, _Out_ uint8_t *buf, size_t len, _Out_ size_t *out_len)'),
-  resultIsMalformed: f('uint8_t pw_result_is_malformed(uint32_t code)'),
-  resultIsNotWaiting: f('uint8_t pw_result_is_not_waiting(uint32_t code)'),
-  // standalone calls (wrapToolAdapter)
-  callOptionsDefault: f('uint32_t pw_adapter_call_options_default(_Out_ pw_adapter_call_options *out)'),
-  callAlign: f('size_t pw_adapter_call_align(void)'),
-  callSize: f('uint32_t pw_adapter_call_size(size_t result_cap, _Out_ size_t *out_size)'),
-  callInit: f(
-    'uint32_t pw_adapter_call_init(void *mem, size_t mem_len, size_t result_cap, uint64_t now_ms, const pw_adapter_call_options *opts, _Out_ pw_adapter_call **out)',
-  ),
-  callHandleFrame: f('uint32_t pw_adapter_call_handle_frame(pw_adapter_call *c, uint64_t now_ms, const uint8_t *bytes, size_t len)'),
-  callHandleClosed: f('uint32_t pw_adapter_call_handle_closed(pw_adapter_call *c, uint64_t now_ms)'),
-  callHandleTimeout: f('uint32_t pw_adapter_call_handle_timeout(pw_adapter_call *c, uint64_t now_ms)'),
-  callPollTransmit: f('uint32_t pw_adapter_call_poll_transmit(pw_adapter_call *c, _Out_ uint8_t *buf, size_t cap, _Out_ size_t *out_len)'),
-  callPollTimeout: f('uint64_t pw_adapter_call_poll_timeout(const pw_adapter_call *c)'),
-  callOutcome: f('uint32_t pw_adapter_call_outcome(const pw_adapter_call *c, _Out_ pw_outcome *out)'),
-  // the wrapper (createToolAdapterWrapper)
-  wrapperAlign: f('size_t pw_wrapper_align(void)'),
-  wrapperConfigDefault: f('uint32_t pw_wrapper_config_default(_Out_ pw_wrapper_config *out)'),
-  wrapperSize: f(
-    'uint32_t pw_wrapper_size(const pw_wrapper_config *cfg, size_t slots, size_t n_tools, _Out_ size_t *out_size)',
-  ),
-  wrapperInit: f(
-    'uint32_t pw_wrapper_init(void *mem, size_t mem_len, const pw_wrapper_config *cfg, size_t slots, const pw_tool *tools, size_t n_tools, const pw_hooks *hooks, _Out_ pw_wrapper **out)',
-  ),
-  handleResponse: f(
-    'uint32_t pw_wrapper_handle_response(pw_wrapper *w, uint64_t now_ms, const uint8_t *bytes, size_t len, _Out_ pw_disposition *out)',
-  ),
-  handleRequest: f('uint32_t pw_wrapper_handle_request(pw_wrapper *w, uint64_t now_ms, const uint8_t *bytes, size_t len)'),
-  complete: f(
-    'uint32_t pw_wrapper_complete(pw_wrapper *w, uint64_t now_ms, pw_call_handle handle, const pw_outcome *outcome, _Out_ uint32_t *completed)',
-  ),
-  handleAdapterFrame: f(
-    'uint32_t pw_wrapper_handle_adapter_frame(pw_wrapper *w, uint64_t now_ms, pw_call_handle handle, const uint8_t *bytes, size_t len)',
-  ),
-  handleAdapterClosed: f('uint32_t pw_wrapper_handle_adapter_closed(pw_wrapper *w, uint64_t now_ms, pw_call_handle handle)'),
-  handleTimeout: f('uint32_t pw_wrapper_handle_timeout(pw_wrapper *w, uint64_t now_ms)'),
-  cancel: f('uint32_t pw_wrapper_cancel(pw_wrapper *w, uint64_t now_ms, const uint8_t *reason, size_t len, _Out_ size_t *left)'),
-  abort: f('uint32_t pw_wrapper_abort(pw_wrapper *w)'),
-  clearTrace: f('uint32_t pw_wrapper_clear_trace(pw_wrapper *w)'),
-  pollTransmit: f('uint32_t pw_wrapper_poll_transmit(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, _Out_ pw_transmit *out)'),
-  // the same two with the out struct as raw memory (see OutBlock): no JS object filled per call
-  pollTransmitTo: f('uint32_t pw_wrapper_poll_transmit(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, void *out)'),
-  // frames and the hook events the log kept, in SPEC order (the out struct as raw memory)
-  pollOutputTo: f('uint32_t pw_wrapper_poll_output(pw_wrapper *w, _Out_ uint8_t *buf, size_t cap, void *out)'),
-  stats: f('uint32_t pw_wrapper_stats(const pw_wrapper *w, _Out_ pw_stats *out)'),
-  handleResponseTo: f(
-    'uint32_t pw_wrapper_handle_response(pw_wrapper *w, uint64_t now_ms, const uint8_t *bytes, size_t len, void *out)',
-  ),
-  pollEvent: f('uint32_t pw_wrapper_poll_event(pw_wrapper *w, _Out_ pw_event *out)'),
-  pollTimeout: f('uint64_t pw_wrapper_poll_timeout(const pw_wrapper *w)'),
-  pending: f('size_t pw_wrapper_pending(const pw_wrapper *w)'),
-  traceEntry: f('uint32_t pw_wrapper_trace_entry(const pw_wrapper *w, size_t index, _Out_ pw_trace_entry *out)'),
-  // stream decoders and item encoders (decode.mjs)
-  decoderConfigDefault: f('uint32_t pw_decoder_config_default(_Out_ pw_decoder_config *out)'),
-  decoderAlign: f('size_t pw_decoder_align(void)'),
-  decoderSize: f('uint32_t pw_decoder_size(const pw_decoder_config *cfg, size_t calls, _Out_ size_t *out_size)'),
-  decoderMaxFrameLen: f('uint32_t pw_decoder_max_frame_len(const pw_decoder_config *cfg, _Out_ size_t *out_len)'),
-  decoderInit: f(
-    'uint32_t pw_decoder_init(void *mem, size_t mem_len, uint32_t provider, const pw_decoder_config *cfg, size_t calls, _Out_ pw_decoder **out)',
-  ),
-  decoderFeed: f('uint32_t pw_decoder_feed(pw_decoder *d, const uint8_t *bytes, size_t len, _Out_ size_t *consumed)'),
-  decoderFinish: f('uint32_t pw_decoder_finish(pw_decoder *d)'),
-  decoderPollFrame: f('uint32_t pw_decoder_poll_frame(pw_decoder *d, _Out_ uint8_t *out, size_t cap, _Out_ size_t *len)'),
-  decoderStats: f('uint32_t pw_decoder_stats(const pw_decoder *d, _Out_ pw_decode_stats *out)'),
-  providerFromName: f('uint32_t pw_provider_from_name(const uint8_t *name, size_t len, _Out_ uint32_t *out)'),
-  encodeItem: f(
-    'uint32_t pw_encode_item(uint32_t provider, const uint8_t *frame, size_t len, _Out_ uint8_t *out, size_t cap, _Out_ size_t *out_len)',
-  ),
-  // the MCP client (mcp.mjs)
-  mcpConfigDefault: f('uint32_t pw_mcp_config_default(_Out_ pw_mcp_config *out)'),
-  mcpConfigFit: f('uint32_t pw_mcp_config_fit(_Inout_ pw_mcp_config *cfg, const pw_wrapper_config *wrapper)'),
-  mcpAlign: f('size_t pw_mcp_align(void)'),
-  mcpSize: f('uint32_t pw_mcp_size(const pw_mcp_config *cfg, size_t calls, _Out_ size_t *out_size)'),
-  mcpMaxFrameLen: f('uint32_t pw_mcp_max_frame_len(const pw_mcp_config *cfg, _Out_ size_t *out_len)'),
-  mcpMaxLineLen: f('uint32_t pw_mcp_max_line_len(const pw_mcp_config *cfg, _Out_ size_t *out_len)'),
-  mcpInit: f(
-    'uint32_t pw_mcp_init(void *mem, size_t mem_len, const pw_mcp_config *cfg, size_t calls, const uint8_t *name, size_t name_len, const uint8_t *version, size_t version_len, _Out_ pw_mcp **out)',
-  ),
-  mcpStart: f('uint32_t pw_mcp_start(pw_mcp *c)'),
-  mcpFeed: f('uint32_t pw_mcp_feed(pw_mcp *c, const uint8_t *bytes, size_t len, _Out_ size_t *consumed)'),
-  mcpHandleClosed: f('uint32_t pw_mcp_handle_closed(pw_mcp *c)'),
-  mcpState: f('uint32_t pw_mcp_state(const pw_mcp *c, _Out_ uint32_t *out)'),
-  mcpInFlight: f('size_t pw_mcp_in_flight(const pw_mcp *c)'),
-  mcpQueued: f('size_t pw_mcp_queued(const pw_mcp *c)'),
-  mcpPollEvent: f('uint32_t pw_mcp_poll_event(pw_mcp *c, _Out_ pw_mcp_event *out)'),
-  mcpStats: f('uint32_t pw_mcp_stats(const pw_mcp *c, _Out_ pw_mcp_client_stats *out)'),
-  mcpHandleFrame: f(
-    'uint32_t pw_mcp_handle_frame(pw_mcp *c, uint16_t slot, uint32_t index, const uint8_t *bytes, size_t len, _Out_ pw_mcp_handled *out)',
-  ),
-  mcpPollTransmit: f('uint32_t pw_mcp_poll_transmit(pw_mcp *c, _Out_ uint8_t *buf, size_t cap, _Out_ size_t *len)'),
-  mcpPollFrame: f('uint32_t pw_mcp_poll_frame(pw_mcp *c, _Out_ uint8_t *buf, size_t cap, _Out_ pw_mcp_frame *out)'),
-  // sync tools write their output through the writer they are handed (during the call only)
-  writerWrite: f('uint32_t pw_writer_write(pw_writer *out, const uint8_t *bytes, size_t len)'),
+// ------------------------------------------------------------ the module
+
+// The trampolines' targets (see wasm/src/lib.rs): set below, called during C calls only.
+const imports = {
+  pw_js: {
+    sync_call: (userdata, args, len, out) => onSyncCall(userdata, args, len, out),
+    on_tool_call: (userdata, info) => onHook(userdata, info, 0),
+    on_tool_result: (userdata, info, outcome) => onHook(userdata, info, outcome),
+  },
 };
+
+const WASM_NAME = 'polyweave_tool_adapter.wasm';
+
+async function instantiate() {
+  const url = new URL(`./${WASM_NAME}`, import.meta.url);
+  const env = globalThis.process?.env?.PW_WASM;
+  if (url.protocol === 'file:' || env) {
+    // Node (or another runtime with node:fs): the file next to this module, or PW_WASM.
+    const fs = await import('node:fs');
+    const bytes = fs.readFileSync(env || url);
+    return (await WebAssembly.instantiate(bytes, imports)).instance;
+  }
+  const response = fetch(url);
+  if (typeof WebAssembly.instantiateStreaming === 'function') {
+    try {
+      return (await WebAssembly.instantiateStreaming(response, imports)).instance;
+    } catch (e) {
+      // A server that does not send `application/wasm`: compile from the bytes instead.
+      if (!(e instanceof TypeError)) throw e;
+    }
+  }
+  const bytes = await (await fetch(url)).arrayBuffer();
+  return (await WebAssembly.instantiate(bytes, imports)).instance;
+}
+
+const instance = await instantiate();
+/** The module's exports (every `pw_*` function of the C ABI, the `pwjs_*` shims, `memory`). */
+export const X = instance.exports;
+const memory = X.memory;
+
+/** The linear memory as bytes and as a DataView; replaced when the memory grows. */
+export let U8 = new Uint8Array(memory.buffer);
+export let DV = new DataView(memory.buffer);
+function refresh() {
+  if (U8.buffer !== memory.buffer) {
+    U8 = new Uint8Array(memory.buffer);
+    DV = new DataView(memory.buffer);
+  }
+}
+
+// ------------------------------------------------------------ memory (JS owns it)
+
+// The C library never allocates: every block it works in comes from here, a first-fit
+// allocator over the linear memory past the module's stack and data (`__heap_base`), growing
+// the memory when no free block fits. Blocks are 16-aligned (the C ABI's largest alignment
+// is 8), so no block needs an offset to align it.
+const ALIGN = 16;
+let top = Math.ceil(X.__heap_base.value / ALIGN) * ALIGN;
+const sizes = new Map(); // block -> its size
+const freeList = []; // [{ at, size }] sorted by address, neighbours merged
+
+/** A block of `size` bytes (16-aligned), not zeroed. */
+export function malloc(size) {
+  const n = Math.max(ALIGN, Math.ceil(size / ALIGN) * ALIGN);
+  for (let i = 0; i < freeList.length; i++) {
+    const b = freeList[i];
+    if (b.size < n) continue;
+    const at = b.at;
+    if (b.size === n) freeList.splice(i, 1);
+    else {
+      b.at += n;
+      b.size -= n;
+    }
+    sizes.set(at, n);
+    return at;
+  }
+  const at = top;
+  top += n;
+  if (top > memory.buffer.byteLength) {
+    memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
+    refresh();
+  }
+  sizes.set(at, n);
+  return at;
+}
+
+/** Gives a block of `malloc` back. */
+export function mfree(at) {
+  const n = sizes.get(at);
+  if (n === undefined) throw new Error(`polyweave: freeing ${at}, not a live block`);
+  sizes.delete(at);
+  let i = 0;
+  while (i < freeList.length && freeList[i].at < at) i++;
+  freeList.splice(i, 0, { at, size: n });
+  // merge with the next, then with the previous
+  if (i + 1 < freeList.length && at + n === freeList[i + 1].at) {
+    freeList[i].size += freeList[i + 1].size;
+    freeList.splice(i + 1, 1);
+  }
+  if (i > 0 && freeList[i - 1].at + freeList[i - 1].size === at) {
+    freeList[i - 1].size += freeList[i].size;
+    freeList.splice(i, 1);
+    i--;
+  }
+  // the last free block gives its room back to the top
+  const last = freeList[freeList.length - 1];
+  if (last && last.at + last.size === top) {
+    top = last.at;
+    freeList.pop();
+  }
+}
+
+/** Live blocks and their bytes (what tests check a close gave back). */
+export function heapStats() {
+  let bytes = 0;
+  for (const n of sizes.values()) bytes += n;
+  return { blocks: sizes.size, bytes };
+}
+
+// A stack of scratch room for one C call's inputs and out parameters. Calls nest (a sync tool
+// runs inside a C call, and may feed another wrapper), so each call takes room above the
+// caller's and gives it back when it returns. What does not fit goes to a malloc'd block.
+const SCRATCH = 256 * 1024;
+const scratchBase = malloc(SCRATCH);
+const scratchEnd = scratchBase + SCRATCH;
+let sp = scratchBase;
+const temps = [];
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8');
+let lastLen = 0;
+
+/** Room for `n` bytes on the scratch stack (or in a temporary block): its address. */
+function take(n) {
+  const need = Math.ceil(Math.max(n, 1) / 8) * 8;
+  if (sp + need <= scratchEnd) {
+    const at = sp;
+    sp += need;
+    return at;
+  }
+  const at = malloc(need);
+  temps.push(at);
+  return at;
+}
+
+/**
+ * Puts bytes (a string as UTF-8, or a Uint8Array) in scratch room: returns its address; the
+ * length is `lastLen`. Never NULL, also for no bytes.
+ */
+function putBytes(data) {
+  if (typeof data === 'string') {
+    const max = data.length * 3;
+    if (sp + max <= scratchEnd) {
+      const at = sp;
+      const { written } = encoder.encodeInto(data, U8.subarray(at, at + max));
+      sp += Math.ceil(Math.max(written, 1) / 8) * 8;
+      lastLen = written;
+      return at;
+    }
+    data = encoder.encode(data);
+  }
+  const at = take(data.length);
+  U8.set(data, at);
+  lastLen = data.length;
+  return at;
+}
+
+/** Gives back scratch room down to `mark` and the temporary blocks above `tempMark`. */
+function release(mark, tempMark) {
+  sp = mark;
+  while (temps.length > tempMark) mfree(temps.pop());
+}
+
+// ------------------------------------------------------------ reading and writing structs
+
+function readField(type, p) {
+  switch (type) {
+    case 'uint8_t':
+      return U8[p];
+    case 'uint16_t':
+      return DV.getUint16(p, true);
+    case 'uint32_t':
+    case 'size_t':
+    case 'ptr':
+      return DV.getUint32(p, true);
+    case 'uint64_t':
+      return Number(DV.getBigUint64(p, true));
+    default:
+      return readStruct(type, p);
+  }
+}
+
+function writeField(type, p, v) {
+  switch (type) {
+    case 'uint8_t':
+      U8[p] = v;
+      return;
+    case 'uint16_t':
+      DV.setUint16(p, v, true);
+      return;
+    case 'uint32_t':
+    case 'size_t':
+    case 'ptr':
+      DV.setUint32(p, v ?? 0, true);
+      return;
+    case 'uint64_t':
+      DV.setBigUint64(p, BigInt(v), true);
+      return;
+    default:
+      writeStruct(type, p, v);
+  }
+}
+
+/** The struct `s` at address `p` as a plain object (nested structs as objects, spans `{ ptr, len }`). */
+export function readStruct(s, p, into = {}) {
+  for (const f of s.fields) into[f.name] = readField(f.type, p + f.offset);
+  return into;
+}
+
+/** Writes object `o` as struct `s` at `p` (missing fields as 0). */
+export function writeStruct(s, p, o) {
+  U8.fill(0, p, p + s.size);
+  for (const f of s.fields) if (o[f.name] !== undefined && o[f.name] !== null) writeField(f.type, p + f.offset, o[f.name]);
+}
+
+// ------------------------------------------------------------ the functions
+
+// An argument's kind: 'i' a number as is (u32, size_t, a pointer), 'j' a uint64_t (a JS number),
+// 'b' bytes in (a string as UTF-8 or a Uint8Array; it becomes the pointer and the length),
+// 'n' a scalar out (an array: `[0]`, its element set), 'h' a `pw_call_handle` in (an object,
+// passed by pointer to the pwjs_ shims), `o:T` a struct out (the object given is filled),
+// `c:T` a struct in, `u:T` a struct in and out, `a:T` an array of structs in.
+function fn(name, sig, ret = 'i') {
+  const f = X[name];
+  if (typeof f !== 'function') throw new Error(`polyweave: the module lacks ${name}`);
+  const kinds = sig.map((k) => {
+    const [kind, t] = k.split(':');
+    return { kind, s: t ? STRUCTS[t] : null };
+  });
+  return (...args) => {
+    const mark = sp;
+    const tempMark = temps.length;
+    try {
+      const c = [];
+      const after = [];
+      for (let i = 0; i < kinds.length; i++) {
+        const { kind, s } = kinds[i];
+        const v = args[i];
+        switch (kind) {
+          case 'i':
+            c.push(v === null || v === undefined ? 0 : v);
+            break;
+          case 'j':
+            c.push(BigInt(v));
+            break;
+          case 'b':
+            c.push(putBytes(v), lastLen);
+            break;
+          case 'n': {
+            const p = take(4);
+            DV.setUint32(p, 0, true);
+            c.push(p);
+            after.push(() => (v[0] = DV.getUint32(p, true)));
+            break;
+          }
+          case 'h': {
+            const p = take(pwCallHandle.size);
+            writeStruct(pwCallHandle, p, v);
+            c.push(p);
+            break;
+          }
+          case 'o':
+          case 'c':
+          case 'u': {
+            const p = take(s.size);
+            if (kind === 'o') U8.fill(0, p, p + s.size);
+            else writeStruct(s, p, v);
+            c.push(p);
+            if (kind !== 'c') after.push(() => readStruct(s, p, v));
+            break;
+          }
+          case 'a': {
+            const p = take(s.size * v.length);
+            v.forEach((o, k) => writeStruct(s, p + k * s.size, o));
+            c.push(p);
+            break;
+          }
+          default:
+            throw new Error(`polyweave: argument kind ${kind}`);
+        }
+      }
+      const r = f(...c);
+      for (const a of after) a();
+      return ret === 'j' ? BigInt.asUintN(64, r) : r >>> 0;
+    } finally {
+      release(mark, tempMark);
+    }
+  };
+}
+
+export const C = {
+  resultText: fn('pw_result_text', ['i', 'i', 'i', 'n']),
+  resultIsMalformed: fn('pw_result_is_malformed', ['i']),
+  resultIsNotWaiting: fn('pw_result_is_not_waiting', ['i']),
+  // standalone calls (wrapToolAdapter)
+  callOptionsDefault: fn('pw_adapter_call_options_default', ['o:pw_adapter_call_options']),
+  callAlign: fn('pw_adapter_call_align', []),
+  callSize: fn('pw_adapter_call_size', ['i', 'n']),
+  callInit: fn('pw_adapter_call_init', ['i', 'i', 'i', 'j', 'c:pw_adapter_call_options', 'n']),
+  callHandleFrame: fn('pw_adapter_call_handle_frame', ['i', 'j', 'b']),
+  callHandleClosed: fn('pw_adapter_call_handle_closed', ['i', 'j']),
+  callHandleTimeout: fn('pw_adapter_call_handle_timeout', ['i', 'j']),
+  callPollTransmit: fn('pw_adapter_call_poll_transmit', ['i', 'i', 'i', 'n']),
+  callPollTimeout: fn('pw_adapter_call_poll_timeout', ['i'], 'j'),
+  callOutcome: fn('pw_adapter_call_outcome', ['i', 'o:pw_outcome']),
+  // the wrapper (createToolAdapterWrapper)
+  wrapperAlign: fn('pw_wrapper_align', []),
+  wrapperConfigDefault: fn('pw_wrapper_config_default', ['o:pw_wrapper_config']),
+  wrapperSize: fn('pw_wrapper_size', ['c:pw_wrapper_config', 'i', 'i', 'n']),
+  wrapperInit: fn('pw_wrapper_init', ['i', 'i', 'c:pw_wrapper_config', 'i', 'a:pw_tool', 'i', 'c:pw_hooks', 'n']),
+  handleRequest: fn('pw_wrapper_handle_request', ['i', 'j', 'b']),
+  complete: fn('pwjs_wrapper_complete', ['i', 'j', 'h', 'c:pw_outcome', 'n']),
+  handleAdapterFrame: fn('pwjs_wrapper_handle_adapter_frame', ['i', 'j', 'h', 'b']),
+  handleAdapterClosed: fn('pwjs_wrapper_handle_adapter_closed', ['i', 'j', 'h']),
+  handleTimeout: fn('pw_wrapper_handle_timeout', ['i', 'j']),
+  cancel: fn('pw_wrapper_cancel', ['i', 'j', 'b', 'n']),
+  abort: fn('pw_wrapper_abort', ['i']),
+  clearTrace: fn('pw_wrapper_clear_trace', ['i']),
+  stats: fn('pw_wrapper_stats', ['i', 'o:pw_stats']),
+  pollEvent: fn('pw_wrapper_poll_event', ['i', 'o:pw_event']),
+  traceEntry: fn('pw_wrapper_trace_entry', ['i', 'i', 'o:pw_trace_entry']),
+  // stream decoders and item encoders (decode.mjs)
+  decoderConfigDefault: fn('pw_decoder_config_default', ['o:pw_decoder_config']),
+  decoderAlign: fn('pw_decoder_align', []),
+  decoderSize: fn('pw_decoder_size', ['c:pw_decoder_config', 'i', 'n']),
+  decoderMaxFrameLen: fn('pw_decoder_max_frame_len', ['c:pw_decoder_config', 'n']),
+  decoderInit: fn('pw_decoder_init', ['i', 'i', 'i', 'c:pw_decoder_config', 'i', 'n']),
+  decoderFeed: fn('pw_decoder_feed', ['i', 'i', 'i', 'n']),
+  decoderFinish: fn('pw_decoder_finish', ['i']),
+  decoderPollFrame: fn('pw_decoder_poll_frame', ['i', 'i', 'i', 'n']),
+  decoderStats: fn('pw_decoder_stats', ['i', 'o:pw_decode_stats']),
+  providerFromName: fn('pw_provider_from_name', ['b', 'n']),
+  encodeItem: fn('pw_encode_item', ['i', 'b', 'i', 'i', 'n']),
+  // the MCP client (mcp.mjs)
+  mcpConfigDefault: fn('pw_mcp_config_default', ['o:pw_mcp_config']),
+  mcpConfigFit: fn('pw_mcp_config_fit', ['u:pw_mcp_config', 'c:pw_wrapper_config']),
+  mcpAlign: fn('pw_mcp_align', []),
+  mcpSize: fn('pw_mcp_size', ['c:pw_mcp_config', 'i', 'n']),
+  mcpMaxFrameLen: fn('pw_mcp_max_frame_len', ['c:pw_mcp_config', 'n']),
+  mcpMaxLineLen: fn('pw_mcp_max_line_len', ['c:pw_mcp_config', 'n']),
+  mcpInit: fn('pw_mcp_init', ['i', 'i', 'c:pw_mcp_config', 'i', 'b', 'b', 'n']),
+  mcpStart: fn('pw_mcp_start', ['i']),
+  mcpFeed: fn('pw_mcp_feed', ['i', 'b', 'n']),
+  mcpHandleClosed: fn('pw_mcp_handle_closed', ['i']),
+  mcpState: fn('pw_mcp_state', ['i', 'n']),
+  mcpInFlight: fn('pw_mcp_in_flight', ['i']),
+  mcpQueued: fn('pw_mcp_queued', ['i']),
+  mcpPollEvent: fn('pw_mcp_poll_event', ['i', 'o:pw_mcp_event']),
+  mcpStats: fn('pw_mcp_stats', ['i', 'o:pw_mcp_client_stats']),
+  mcpHandleFrame: fn('pw_mcp_handle_frame', ['i', 'i', 'i', 'b', 'o:pw_mcp_handled']),
+  mcpPollTransmit: fn('pw_mcp_poll_transmit', ['i', 'i', 'i', 'n']),
+  mcpPollFrame: fn('pw_mcp_poll_frame', ['i', 'i', 'i', 'o:pw_mcp_frame']),
+  // The hot path, called directly (no argument marshalling): the out structs and buffers are
+  // the caller's blocks (OutBlock, OutBuf), the frame goes through `withBytes`.
+  pollOutput: X.pw_wrapper_poll_output,
+  pollTimeout: (w) => BigInt.asUintN(64, X.pw_wrapper_poll_timeout(w)),
+  pending: (w) => X.pw_wrapper_pending(w) >>> 0,
+};
+
+/**
+ * `pw_wrapper_handle_response` on `data` (a frame's JSON text or bytes), the disposition
+ * written at `out` (an OutBlock's): the sync path's one call, with the frame put on the
+ * scratch stack directly (no copy but the UTF-8 encoding).
+ */
+export function handleResponse(w, now, data, out) {
+  const mark = sp;
+  const tempMark = temps.length;
+  try {
+    const p = putBytes(data);
+    return X.pw_wrapper_handle_response(w, BigInt(now), p, lastLen, out) >>> 0;
+  } finally {
+    release(mark, tempMark);
+  }
+}
+
+/** `pw_writer_write` of `data` (a string as UTF-8, or bytes): for sync tools, during their call. */
+export function writerWrite(out, data) {
+  const mark = sp;
+  const tempMark = temps.length;
+  try {
+    const p = putBytes(data);
+    return X.pw_writer_write(out, p, lastLen) >>> 0;
+  } finally {
+    release(mark, tempMark);
+  }
+}
 
 /** A malformed frame (SPEC §1): refused with a `rejected` event (the library's own classes). */
 export const isMalformed = (r) => C.resultIsMalformed(r) === 1;
@@ -367,12 +681,16 @@ export const isNotWaiting = (r) => C.resultIsNotWaiting(r) === 1;
 
 // ------------------------------------------------------------ helpers
 
-const textBuf = Buffer.alloc(256);
-const lenOut = [0];
 /** The library's message for a result code. */
 export function resultText(code) {
-  if (C.resultText(code, textBuf, textBuf.length, lenOut) !== PW.OK) return `code ${code}`;
-  return `${textBuf.toString('latin1', 0, Number(lenOut[0]))} (code ${code})`;
+  const buf = malloc(256);
+  try {
+    const n = [0];
+    if (C.resultText(code, buf, 256, n) !== PW.OK) return `code ${code}`;
+    return `${String.fromCharCode(...U8.subarray(buf, buf + n[0]))} (code ${code})`;
+  } finally {
+    mfree(buf);
+  }
 }
 
 /** An Error for a result code, with `.code` set to it. */
@@ -382,20 +700,25 @@ export function pwError(what, code) {
   return e;
 }
 
-/** A copy of `len` bytes at the C pointer `ptr`, as a Buffer. */
+/** A copy of `len` bytes at `ptr` (a Uint8Array of its own). */
 export function bytesAt(ptr, len) {
-  const n = Number(len);
-  if (n === 0 || ptr === null || ptr === undefined) return Buffer.alloc(0);
-  return Buffer.from(new Uint8Array(koffi.view(ptr, n)));
+  return U8.slice(ptr, ptr + len);
 }
 
-/** `len` bytes at `ptr` as a string (UTF-8, invalid bytes as U+FFFD, as Buffer does). */
+/** `len` bytes at `ptr` as a string (UTF-8, invalid bytes as U+FFFD). */
 export function textAt(ptr, len) {
-  const n = Number(len);
-  if (n === 0 || ptr === null || ptr === undefined) return '';
-  // koffi decodes UTF-8 as Buffer does but stops at a NUL byte: then its length falls short.
-  const s = koffi.decode(ptr, 'char', n);
-  return Buffer.byteLength(s, 'utf8') === n ? s : bytesAt(ptr, n).toString('utf8');
+  if (len === 0) return '';
+  // Short ASCII texts (names, ids, small args) are faster by hand than through TextDecoder.
+  if (len <= 32) {
+    let s = '';
+    for (let i = ptr, end = ptr + len; i < end; i++) {
+      const b = U8[i];
+      if (b >= 0x80) return decoder.decode(U8.subarray(ptr, ptr + len));
+      s += String.fromCharCode(b);
+    }
+    return s;
+  }
+  return decoder.decode(U8.subarray(ptr, ptr + len));
 }
 
 /** The span's bytes as a string (UTF-8). */
@@ -405,25 +728,48 @@ export const strOf = (span) => textAt(span.ptr, span.len);
 export class Stable {
   constructor(size) {
     this.size = Math.max(1, size);
-    this.ptr = koffi.alloc('uint8_t', this.size);
+    this.ptr = malloc(this.size);
   }
-  /** A pointer `offset` bytes in. */
+  /** An address `offset` bytes in. */
   at(offset) {
-    return this.ptr + BigInt(offset);
+    return this.ptr + offset;
   }
   write(offset, bytes) {
-    if (bytes.length > 0) Buffer.from(koffi.view(this.at(offset), bytes.length)).set(bytes);
+    U8.set(bytes, this.ptr + offset);
   }
   free() {
-    if (this.ptr !== null) koffi.free(this.ptr);
+    if (this.ptr !== null) mfree(this.ptr);
+    this.ptr = null;
+  }
+}
+
+/** An output buffer in linear memory that grows on demand: `ptr`, `cap`, `text(len)`. */
+export class OutBuf {
+  constructor(cap) {
+    this.cap = Math.max(1, cap);
+    this.ptr = malloc(this.cap);
+  }
+  /** Replaces the buffer by one of at least `cap` bytes (the old content is dropped). */
+  grow(cap) {
+    mfree(this.ptr);
+    this.cap = Math.max(1, cap);
+    this.ptr = malloc(this.cap);
+  }
+  text(len) {
+    return textAt(this.ptr, len);
+  }
+  bytes(len) {
+    return bytesAt(this.ptr, len);
+  }
+  free() {
+    if (this.ptr !== null) mfree(this.ptr);
     this.ptr = null;
   }
 }
 
 /** `ptr` rounded up to `align` (a power of two), as an offset from `ptr`. */
 export function alignOffset(ptr, align) {
-  const a = BigInt(align);
-  return Number((a - (ptr % a)) % a);
+  return (align - (ptr % align)) % align;
 }
 
 /** A 64-bit deadline as a number (`Infinity` for PW_NO_TIMEOUT). */
@@ -432,168 +778,193 @@ export function deadline(v) {
   return v >= 18446744073709552000 ? Infinity : v;
 }
 
-// The hooks: one registered pair for every wrapper (userdata is the wrapper's number).
+// ------------------------------------------------------------ callbacks
+
+// The hooks: the two trampolines serve every wrapper (userdata is the wrapper's number).
 const hookTargets = new Map();
 let nextHookId = 1;
-function target(userdata) {
-  const t = hookTargets.get(Number(userdata));
-  return t instanceof WeakRef ? t.deref() : t;
+const hookFns = { call: X.pwjs_on_tool_call() >>> 0, result: X.pwjs_on_tool_result() >>> 0 };
+
+function onHook(userdata, info, outcome) {
+  try {
+    const t = hookTargets.get(userdata >>> 0);
+    (t instanceof WeakRef ? t.deref() : t)?.onCCall(info >>> 0, outcome >>> 0 || null);
+  } catch {
+    // never let an exception cross the C frames
+  }
 }
-const onToolCall = koffi.register((userdata, info) => {
-  try {
-    target(userdata)?.onCCall(info, null);
-  } catch {
-    // never let an exception cross the C frames
-  }
-}, koffi.pointer(onToolCallProto));
-const onToolResult = koffi.register((userdata, info, outcome) => {
-  try {
-    target(userdata)?.onCCall(info, outcome);
-  } catch {
-    // never let an exception cross the C frames
-  }
-}, koffi.pointer(onToolResultProto));
 
-// Field by field: decoding a whole pw_call_info costs far more than the few fields a hook needs.
-const decode = koffi.decode;
-const PTR = koffi.sizeof('void *');
-const at = (type, field) => koffi.offsetof(type, field);
 const INFO = {
-  index: at(pwCallInfo, 'index'),
-  hasName: at(pwCallInfo, 'has_name'),
-  hasId: at(pwCallInfo, 'has_id'),
-  seq: at(pwCallInfo, 'seq'),
-  name: at(pwCallInfo, 'name'),
-  id: at(pwCallInfo, 'id'),
-  args: at(pwCallInfo, 'args'),
+  index: offsetOf(pwCallInfo, 'index'),
+  hasName: offsetOf(pwCallInfo, 'has_name'),
+  hasId: offsetOf(pwCallInfo, 'has_id'),
+  seq: offsetOf(pwCallInfo, 'seq'),
+  name: offsetOf(pwCallInfo, 'name'),
+  id: offsetOf(pwCallInfo, 'id'),
+  args: offsetOf(pwCallInfo, 'args'),
 };
-const OUTCOME = { isError: at(pwOutcome, 'is_error'), text: at(pwOutcome, 'text') };
-const spanAt = (p, off) => textAt(decode(p, off, 'const uint8_t *'), decode(p, off + PTR, 'size_t'));
+const OUTCOME = { isError: offsetOf(pwOutcome, 'is_error'), text: offsetOf(pwOutcome, 'text') };
+const spanAt = (p) => textAt(DV.getUint32(p, true), DV.getUint32(p + 4, true));
 
-/** A hook's `pw_call_info` (pointer, valid during the hook): index, seq and id. */
+/** A hook's `pw_call_info` (address, valid during the hook): index, seq and id. */
 export function callInfoHead(info) {
   return {
-    index: decode(info, INFO.index, 'uint32_t'),
-    seq: Number(decode(info, INFO.seq, 'uint64_t')),
-    id: decode(info, INFO.hasId, 'uint8_t') ? spanAt(info, INFO.id) : null,
+    index: DV.getUint32(info + INFO.index, true),
+    seq: Number(DV.getBigUint64(info + INFO.seq, true)),
+    id: U8[info + INFO.hasId] ? spanAt(info + INFO.id) : null,
   };
 }
 /** The name (null when the call had none) and args texts of a hook's `pw_call_info`. */
 export function callInfoTexts(info) {
   return {
-    name: decode(info, INFO.hasName, 'uint8_t') ? spanAt(info, INFO.name) : null,
-    args: spanAt(info, INFO.args),
+    name: U8[info + INFO.hasName] ? spanAt(info + INFO.name) : null,
+    args: spanAt(info + INFO.args),
   };
 }
-/** A hook's `pw_outcome` (pointer): `{ isError, text }`. */
+/** A hook's `pw_outcome` (address): `{ isError, text }`. */
 export function outcomeOf(outcome) {
-  return { isError: decode(outcome, OUTCOME.isError, 'uint8_t') === 1, text: spanAt(outcome, OUTCOME.text) };
+  return { isError: U8[outcome + OUTCOME.isError] === 1, text: spanAt(outcome + OUTCOME.text) };
 }
 
+const TRANSMIT = { route: offsetOf(pwTransmit, 'route'), handle: offsetOf(pwTransmit, 'handle'), len: offsetOf(pwTransmit, 'len') };
+const OUTPUT = {
+  kind: offsetOf(pwOutput, 'kind'),
+  cut: offsetOf(pwOutput, 'cut'),
+  frame: offsetOf(pwOutput, 'frame'),
+  call: offsetOf(pwOutput, 'call'),
+  outcome: offsetOf(pwOutput, 'outcome'),
+};
+const DISPOSITION = { kind: offsetOf(pwDisposition, 'kind'), hasHandle: offsetOf(pwDisposition, 'has_handle') };
+
 /**
- * A wrapper's out structs for `pollTransmitTo` / `handleResponseTo` in stable memory, read field
- * by field (one per wrapper: a sync tool of another wrapper may run inside the C call).
+ * A wrapper's out structs (`pw_disposition`, `pw_output`) in linear memory, read field by
+ * field (one per wrapper: a sync tool of another wrapper may run inside the C call).
  */
 export class OutBlock {
   constructor() {
-    this.tSize = koffi.sizeof(pwTransmit);
-    const dSize = koffi.sizeof(pwDisposition);
-    // pw_output is aligned for its u64 and pointers: placed at a multiple of 8.
-    const oAt = Math.ceil((this.tSize + dSize) / 8) * 8;
-    this.mem = new Stable(oAt + koffi.sizeof(pwOutput));
-    this.transmit = this.mem.at(0);
-    this.disposition = this.mem.at(this.tSize);
+    const oAt = Math.ceil(pwDisposition.size / 8) * 8;
+    this.mem = new Stable(oAt + pwOutput.size);
+    this.disposition = this.mem.at(0);
     this.output = this.mem.at(oAt);
     /** The hook event's `pw_call_info` and `pw_outcome` inside `output`. */
-    this.outputCall = this.mem.at(oAt + OUTPUT.call);
-    this.outputOutcome = this.mem.at(oAt + OUTPUT.outcome);
-    this.outputFrame = this.mem.at(oAt + OUTPUT.frame);
+    this.outputCall = this.output + OUTPUT.call;
+    this.outputOutcome = this.output + OUTPUT.outcome;
+    this.outputFrame = this.output + OUTPUT.frame;
   }
   get outputKind() {
-    return decode(this.output, OUTPUT.kind, 'uint32_t');
+    return DV.getUint32(this.output + OUTPUT.kind, true);
   }
   get outputCut() {
-    return decode(this.output, OUTPUT.cut, 'uint8_t') !== 0;
+    return U8[this.output + OUTPUT.cut] !== 0;
   }
   get outputRoute() {
-    return decode(this.outputFrame, TRANSMIT.route, 'uint32_t');
+    return DV.getUint32(this.outputFrame + TRANSMIT.route, true);
   }
   get outputLen() {
-    return Number(decode(this.outputFrame, TRANSMIT.len, 'size_t'));
+    return DV.getUint32(this.outputFrame + TRANSMIT.len, true);
   }
   get outputHandle() {
-    return decode(this.outputFrame, TRANSMIT.handle, pwCallHandle);
-  }
-  get route() {
-    return decode(this.transmit, TRANSMIT.route, 'uint32_t');
-  }
-  get len() {
-    return Number(decode(this.transmit, TRANSMIT.len, 'size_t'));
-  }
-  get handle() {
-    return decode(this.transmit, TRANSMIT.handle, pwCallHandle);
+    return readStruct(pwCallHandle, this.outputFrame + TRANSMIT.handle);
   }
   get kind() {
-    return decode(this.disposition, DISPOSITION.kind, 'uint32_t');
+    return DV.getUint32(this.disposition + DISPOSITION.kind, true);
   }
   get hasHandle() {
-    return decode(this.disposition, DISPOSITION.hasHandle, 'uint8_t') !== 0;
+    return U8[this.disposition + DISPOSITION.hasHandle] !== 0;
   }
   free() {
     this.mem.free();
   }
 }
-const TRANSMIT = { route: at(pwTransmit, 'route'), handle: at(pwTransmit, 'handle'), len: at(pwTransmit, 'len') };
-const OUTPUT = {
-  kind: at(pwOutput, 'kind'),
-  cut: at(pwOutput, 'cut'),
-  frame: at(pwOutput, 'frame'),
-  call: at(pwOutput, 'call'),
-  outcome: at(pwOutput, 'outcome'),
-};
-const DISPOSITION = { kind: at(pwDisposition, 'kind'), hasHandle: at(pwDisposition, 'has_handle') };
 
-/** Hooks for a wrapper: `target.onCCall(info, outcome|null)` (C pointers) is called during the C call. */
+/** Hooks for a wrapper: `target.onCCall(info, outcome|null)` (addresses) is called during the C call. */
 export function registerHooks(target) {
   const id = nextHookId++;
   hookTargets.set(id, target);
-  return { id, hooks: { userdata: BigInt(id), on_tool_call: onToolCall, on_tool_result: onToolResult } };
+  return { id, hooks: { userdata: id, on_tool_call: hookFns.call, on_tool_result: hookFns.result } };
 }
 export function unregisterHooks(id) {
   hookTargets.delete(id);
 }
 
-// Sync tools: one registered `pw_sync_fn` for every sync tool of every wrapper (userdata is the
-// tool's number). It runs inside the C call that intercepted the TOOL_CALL and must not call
-// back into that wrapper (the target's `syncCall` guards against it).
+// Sync tools: the one `pw_sync_fn` trampoline serves every sync tool of every wrapper
+// (userdata is the tool's number). It runs inside the C call that intercepted the TOOL_CALL and
+// must not call back into that wrapper (the target's `syncCall` guards against it).
 const syncTargets = new Map();
 let nextSyncId = 1;
-const onSyncCall = koffi.register((userdata, args, out) => {
+const syncFn = X.pwjs_sync_fn() >>> 0;
+
+function onSyncCall(userdata, args, len, out) {
   try {
-    const t = syncTargets.get(Number(userdata));
+    const t = syncTargets.get(userdata >>> 0);
     const w = t?.ref.deref();
     if (!w) return PW_TOOL_STATUS_FAILED;
-    return w.syncCall(t.tool, args, out);
+    return w.syncCall(t.tool, textAt(args >>> 0, len >>> 0), out >>> 0);
   } catch {
     return PW_TOOL_STATUS_FAILED; // never let an exception cross the C frames
   }
-}, koffi.pointer(syncFnProto));
-/** What a `pw_sync_fn` returns: the result was written / the error message was written. */
-export const PW_TOOL_STATUS_OK = 0;
-export const PW_TOOL_STATUS_FAILED = 1;
+}
 
 /**
  * A `pw_tool.call` / `userdata` pair for sync tool `tool` of a wrapper: during the C call,
- * `ref.deref().syncCall(tool, args, out)` runs it (`args` a `pw_str`, `out` the writer).
+ * `ref.deref().syncCall(tool, argsText, out)` runs it (`out` the writer's address).
  */
 export function registerSyncTool(ref, tool) {
   const id = nextSyncId++;
   syncTargets.set(id, { ref, tool });
-  return { id, call: onSyncCall, userdata: BigInt(id) };
+  return { id, call: syncFn, userdata: id };
 }
 export function unregisterSyncTool(id) {
   syncTargets.delete(id);
 }
 
-export const version = () => C.version();
-export { koffi };
+/** The library's version (`pw_version`, a NUL-terminated string). */
+export function version() {
+  const p = X.pw_version() >>> 0;
+  let end = p;
+  while (U8[end] !== 0) end++;
+  return textAt(p, end - p);
+}
+
+/** Sizes and alignments the module itself computed (`pwjs_layout`), for the layout test. */
+export function moduleLayouts() {
+  const out = {};
+  const n = X.pwjs_layout_count() >>> 0;
+  for (let i = 0; i < n; i++) {
+    const p = X.pwjs_layout(i) >>> 0;
+    const name = textAt(DV.getUint32(p, true), DV.getUint32(p + 4, true));
+    out[name] = { size: DV.getUint32(p + 8, true), align: DV.getUint32(p + 12, true) };
+  }
+  return out;
+}
+
+/**
+ * `pw_wrapper_complete` (through its by-pointer shim) with the outcome's text (a string) put
+ * on the scratch stack for the call: `completed[0]` is set to the `pw_completed` it wrote.
+ */
+export function complete(w, now, handle, isError, text, completed) {
+  const mark = sp;
+  const tempMark = temps.length;
+  try {
+    const t = putBytes(text);
+    const len = lastLen;
+    const h = take(pwCallHandle.size);
+    writeStruct(pwCallHandle, h, handle);
+    const o = take(pwOutcome.size);
+    writeStruct(pwOutcome, o, { is_error: isError ? 1 : 0, text: { ptr: t, len } });
+    const c = take(4);
+    const r = X.pwjs_wrapper_complete(w, BigInt(now), h, o, c) >>> 0;
+    completed[0] = DV.getUint32(c, true);
+    return r;
+  } finally {
+    release(mark, tempMark);
+  }
+}
+
+// Through `C` like the others, so a test can stand in for them.
+C.handleResponseTo = handleResponse;
+C.writerWrite = writerWrite;
+C.complete = complete;
+
+/** UTF-8 bytes of a string (a Uint8Array of its own). */
+export const utf8 = (s) => encoder.encode(s);

@@ -8,8 +8,11 @@
 //   nodeReadable.pipe(new DecoderTransform('gemini'))                // node:stream, object mode
 //   const d = createDecoder('ollama'); d.write(chunk); d.end()       // by hand
 //   encodeItem('openai-responses', toolResultFrame)                  // the next request's item
-import { Transform } from 'node:stream';
-import { C, PW, Stable, alignOffset, pwError } from './binding.mjs';
+import { C, PW, OutBuf, Stable, U8, alignOffset, pwError } from './binding.mjs';
+
+// node:stream only where there is one (Node): a browser loads this module without it, and
+// `DecoderTransform` then says what to use instead.
+const nodeStream = globalThis.process?.versions?.node ? await import('node:stream') : null;
 
 /** The symbol under which frames and items carry their exact JSON text (index.mjs's RAW_TEXT). */
 const RAW_TEXT = Symbol.for('polyweave.rawText');
@@ -23,16 +26,13 @@ export const Provider = Object.freeze({
   OLLAMA: PW.PROVIDER_OLLAMA,
 });
 
-const ONE = Buffer.alloc(1); // a non-NULL pointer for empty inputs
-
 /**
  * `pw_provider_from_name`: the number of `openai-chat`, `openai-responses`, `anthropic`,
  * `gemini` or `ollama`; an Error with `code === PW.UNKNOWN_PROVIDER` (400) for any other name.
  */
 export function providerFromName(name) {
-  const b = Buffer.from(String(name), 'utf8');
   const out = [0];
-  const r = C.providerFromName(b.length > 0 ? b : ONE, b.length, out);
+  const r = C.providerFromName(String(name), out);
   if (r !== PW.OK) throw pwError(`polyweave: provider ${JSON.stringify(String(name))}`, r);
   return Number(out[0]);
 }
@@ -44,12 +44,14 @@ function providerNumber(provider) {
   throw new TypeError('polyweave: provider must be a name (such as "openai-chat") or a Provider number');
 }
 
-/** Body bytes as a Buffer over the same memory (a string is UTF-8). */
+const encoder = new TextEncoder();
+
+/** Body bytes as a Uint8Array over the same memory (a string is UTF-8). */
 function bytesOf(chunk) {
-  if (Buffer.isBuffer(chunk)) return chunk;
-  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
-  if (ArrayBuffer.isView(chunk)) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  if (chunk instanceof ArrayBuffer) return Buffer.from(chunk);
+  if (chunk instanceof Uint8Array) return chunk;
+  if (typeof chunk === 'string') return encoder.encode(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
   throw new TypeError('polyweave: a body chunk must be a Uint8Array, Buffer, ArrayBuffer or string');
 }
 
@@ -69,7 +71,11 @@ const CONFIG = [
   ['maxDepth', 'max_depth'],
 ];
 
-const freeBlocks = new FinalizationRegistry((mem) => mem.free());
+const freeBlocks = new FinalizationRegistry((held) => {
+  held.mem.free();
+  held.out.free();
+  held.input.free();
+});
 
 function closedError() {
   const e = new Error('polyweave: this decoder is closed (close() was called); create a new one');
@@ -88,7 +94,7 @@ function closedError() {
  * the output buffer, by default `pw_decoder_max_frame_len`; a smaller one grows when the library
  * asks for more).
  *
- * The decoder lives in one block of C memory (`koffi.alloc`): `close()` frees it at once, or the
+ * The decoder lives in one block of the module's memory: `close()` frees it at once, or the
  * finalizer some time after the decoder becomes unreachable.
  */
 export class StreamDecoder {
@@ -127,13 +133,16 @@ export class StreamDecoder {
       this._mem.free();
       throw e;
     }
-    freeBlocks.register(this, this._mem, this);
-    this._out = Buffer.alloc(Math.max(1, options.frameBuffer ?? this.maxFrameLen));
+    this._out = new OutBuf(Math.max(1, options.frameBuffer ?? this.maxFrameLen));
+    // The body's bytes go here (the decoder takes a chunk in pieces: copied in once).
+    this._input = new OutBuf(4096);
+    this._held = { mem: this._mem, out: this._out, input: this._input };
+    freeBlocks.register(this, this._held, this);
     this._n = [0];
   }
 
   _init() {
-    const out = [null];
+    const out = [0];
     const r = C.decoderInit(this._block, this.memorySize, this.provider, this._cfg, this.calls, out);
     if (r !== PW.OK) throw pwError('polyweave: pw_decoder_init', r);
     this._d = out[0];
@@ -148,14 +157,14 @@ export class StreamDecoder {
   _drain(frames) {
     const d = this._ptr();
     for (;;) {
-      const r = C.decoderPollFrame(d, this._out, this._out.length, this._n);
+      const r = C.decoderPollFrame(d, this._out.ptr, this._out.cap, this._n);
       if (r === PW.BUFFER_TOO_SMALL) {
-        this._out = Buffer.alloc(Number(this._n[0]));
+        this._out.grow(this._n[0]);
         continue;
       }
       if (r === PW.NOTHING) return frames;
       if (r !== PW.OK) throw pwError('polyweave: pw_decoder_poll_frame', r);
-      const text = this._out.toString('utf8', 0, Number(this._n[0]));
+      const text = this._out.text(this._n[0]);
       frames.push(this.raw ? text : objectOf(text));
     }
   }
@@ -165,9 +174,12 @@ export class StreamDecoder {
     const bytes = bytesOf(chunk);
     const d = this._ptr();
     const frames = [];
+    if (bytes.length > this._input.cap) this._input.grow(bytes.length);
+    const input = this._input.ptr;
+    U8.set(bytes, input);
     let at = 0;
     while (at < bytes.length) {
-      const r = C.decoderFeed(d, at === 0 ? bytes : bytes.subarray(at), bytes.length - at, this._n);
+      const r = C.decoderFeed(d, input + at, bytes.length - at, this._n);
       if (r !== PW.OK) throw pwError('polyweave: pw_decoder_feed', r);
       const used = Number(this._n[0]);
       at += used;
@@ -221,6 +233,8 @@ export class StreamDecoder {
     this._d = null;
     freeBlocks.unregister(this);
     this._mem.free();
+    this._out.free();
+    this._input.free();
   }
 
   get isClosed() {
@@ -238,7 +252,8 @@ export function createDecoder(provider, options = {}) {
  * out (object mode on the readable side). The decoder is `this.decoder`; it is closed when the
  * stream ends or is destroyed.
  */
-export class DecoderTransform extends Transform {
+export const DecoderTransform = nodeStream
+  ? class DecoderTransform extends nodeStream.Transform {
   constructor(provider, options = {}) {
     super({ readableObjectMode: true });
     this.decoder = createDecoder(provider, options);
@@ -264,6 +279,11 @@ export class DecoderTransform extends Transform {
     callback(err);
   }
 }
+  : class DecoderTransform {
+      constructor() {
+        throw new TypeError('polyweave: DecoderTransform is a node:stream Transform (Node only); use DecoderStream (WHATWG streams) here');
+      }
+    };
 
 /**
  * A WHATWG TransformStream: body chunks (Uint8Array or string) in, frame objects out, e.g.
@@ -344,14 +364,14 @@ export async function* framesFromResponse(response, provider, options = {}) {
 
 /** A frame's bytes: its exact text when it carries one, a string or bytes as given, else JSON. */
 function frameBytes(frame) {
-  if (typeof frame === 'string') return Buffer.from(frame, 'utf8');
+  if (typeof frame === 'string') return frame;
   if (frame instanceof Uint8Array || frame instanceof ArrayBuffer) return bytesOf(frame);
   if (frame !== null && typeof frame === 'object') {
-    if (typeof frame.rawJSON === 'string') return Buffer.from(frame.rawJSON, 'utf8'); // raw(text)
-    if (typeof frame[RAW_TEXT] === 'string') return Buffer.from(frame[RAW_TEXT], 'utf8'); // a decoded frame
+    if (typeof frame.rawJSON === 'string') return frame.rawJSON; // raw(text)
+    if (typeof frame[RAW_TEXT] === 'string') return frame[RAW_TEXT]; // a decoded frame
   }
   const t = JSON.stringify(frame);
-  return Buffer.from(t === undefined ? '' : t, 'utf8');
+  return t === undefined ? '' : t;
 }
 
 /**
@@ -364,15 +384,19 @@ function frameBytes(frame) {
 export function encodeItem(provider, frame) {
   const p = providerNumber(provider);
   const bytes = frameBytes(frame);
-  let out = Buffer.alloc(Math.max(256, 2 * bytes.length + 128));
+  const out = new OutBuf(Math.max(256, 6 * bytes.length + 128));
   const n = [0];
-  for (;;) {
-    const r = C.encodeItem(p, bytes.length > 0 ? bytes : ONE, bytes.length, out, out.length, n);
-    if (r === PW.BUFFER_TOO_SMALL) {
-      out = Buffer.alloc(Number(n[0]));
-      continue;
+  try {
+    for (;;) {
+      const r = C.encodeItem(p, bytes, out.ptr, out.cap, n);
+      if (r === PW.BUFFER_TOO_SMALL) {
+        out.grow(n[0]);
+        continue;
+      }
+      if (r !== PW.OK) throw pwError('polyweave: encodeItem', r);
+      return objectOf(out.text(n[0]));
     }
-    if (r !== PW.OK) throw pwError('polyweave: encodeItem', r);
-    return objectOf(out.toString('utf8', 0, Number(n[0])));
+  } finally {
+    out.free();
   }
 }

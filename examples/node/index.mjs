@@ -1,4 +1,4 @@
-// @polyweave/tool-adapter's API (1.0.5) over the polyweave C library, through koffi.
+// @polyweave/tool-adapter's API (1.0.5) over the polyweave C library, compiled to WebAssembly.
 //
 // This module only moves frames and calls between JS and the C wrapper: interception, pending
 // counts, held ENDs, continue prompts, timeouts, cancel, round limits and the trace all happen in
@@ -16,6 +16,7 @@ import {
   isMalformed,
   isNotWaiting,
   OutBlock,
+  OutBuf,
   outcomeOf,
   PW_TOOL_STATUS_FAILED,
   PW_TOOL_STATUS_OK,
@@ -25,6 +26,7 @@ import {
   strOf,
   unregisterHooks,
   unregisterSyncTool,
+  utf8,
 } from './binding.mjs';
 import { createSource, isDuplex } from './duplex.mjs';
 
@@ -68,12 +70,12 @@ export function rawText(value) {
   return t === undefined ? 'null' : t;
 }
 
-/** Bytes of a frame to give the library (a RawJSON is used as is; an object is stringified). */
+/** Text of a frame to give the library (a RawJSON is used as is; an object is stringified). */
 function frameBytes(frame) {
-  if (frame instanceof RawJSON) return Buffer.from(frame.rawJSON, 'utf8');
-  if (typeof frame === 'string') return Buffer.from(frame, 'utf8'); // a frame's text
+  if (frame instanceof RawJSON) return frame.rawJSON;
+  if (typeof frame === 'string') return frame; // a frame's text
   const t = JSON.stringify(frame);
-  return Buffer.from(t === undefined ? '' : t, 'utf8');
+  return t === undefined ? '' : t;
 }
 
 /** A frame from the library's text: a parsed object carrying its text, or RawJSON. */
@@ -120,9 +122,6 @@ const clockOf = (options) => (options.clock && typeof options.clock.now === 'fun
 
 // ------------------------------------------------------------ wrapToolAdapter (pw_adapter_call_*)
 
-const EMPTY = Buffer.alloc(1);
-const nz = (b) => (b.length > 0 ? b : EMPTY);
-
 /**
  * Wraps a tool adapter duplex as an `(args, callback)` function (SPEC §2).
  *
@@ -146,10 +145,10 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
 
   function wrapped(args, callback, callOptions = {}) {
     if (typeof callback !== 'function') throw new TypeError('wrapToolAdapter: callback must be a function');
-    const nameB = Buffer.from(String(name), 'utf8');
+    const nameB = utf8(String(name));
     const hasId = typeof callOptions.id === 'string';
-    const idB = Buffer.from(hasId ? callOptions.id : '', 'utf8');
-    const argsB = Buffer.from(args === undefined ? '{}' : resultJSON(args), 'utf8');
+    const idB = utf8(hasId ? callOptions.id : '');
+    const argsB = utf8(args === undefined ? '{}' : resultJSON(args));
     // The options' spans are borrowed for the call's life: stable memory.
     const spans = new Stable(nameB.length + idB.length + argsB.length);
     spans.write(0, nameB);
@@ -169,7 +168,7 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
     if (r !== PW.OK) throw pwError('wrapToolAdapter: result capacity', r);
     const align = Number(C.callAlign());
     const mem = new Stable(Number(size[0]) + align);
-    const out = [null];
+    const out = [0];
     r = C.callInit(mem.at(alignOffset(mem.ptr, align)), Number(size[0]), resultCap, clock.now(), opts, out);
     if (r !== PW.OK) {
       mem.free();
@@ -180,7 +179,7 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
     const c = out[0];
     let done = false;
     let timer = null;
-    const buf = { b: Buffer.alloc(65536) };
+    const buf = new OutBuf(65536);
     const lenOut = [0];
 
     const call = {
@@ -200,7 +199,7 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
           reject(frame, e);
           return true;
         }
-        const res = C.callHandleFrame(c, clock.now(), nz(bytes), bytes.length);
+        const res = C.callHandleFrame(c, clock.now(), bytes);
         if (isMalformed(res)) reject(frame, pwError('malformed adapter frame', res));
         else if (res !== PW.OK) return false;
         flush();
@@ -238,13 +237,13 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
     function flush() {
       if (done) return;
       for (;;) {
-        const res = C.callPollTransmit(c, buf.b, buf.b.length, lenOut);
+        const res = C.callPollTransmit(c, buf.ptr, buf.cap, lenOut);
         if (res === PW.BUFFER_TOO_SMALL) {
-          buf.b = Buffer.alloc(Number(lenOut[0]));
+          buf.grow(lenOut[0]);
           continue;
         }
         if (res !== PW.OK) break;
-        toolAdapter.sink.write(frameOf(buf.b.toString('utf8', 0, Number(lenOut[0]))));
+        toolAdapter.sink.write(frameOf(buf.text(lenOut[0])));
         if (done) return;
       }
       const o = {};
@@ -257,6 +256,7 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
         toolAdapter.source.unpipe?.(dest);
         mem.free();
         spans.free();
+        buf.free();
         if (o.is_error) callback.call({ rawResult: null, error: text }, new Error(text), null);
         else callback.call({ rawResult: text, error: null }, null, valueOf(text));
         return;
@@ -394,7 +394,7 @@ class ToolAdapterWrapper {
     this.eventsWaiting = false; // a deferred or adapter call started: pw_wrapper_poll_event has work
     this.closed = false; // close() was called: every later use throws
     this.depth = 0; // wrapper methods on the stack: the C memory is freed only at 0
-    this.outBuf = Buffer.alloc(65536);
+    this.outBuf = new OutBuf(65536);
     this.out = new OutBlock();
     this._build(options);
     this.innerDest = { write: (frame) => this._response(frame), end: () => this._innerEnd() };
@@ -428,10 +428,11 @@ class ToolAdapterWrapper {
     let r = C.wrapperSize(cfg, slots, tools.length, size);
     if (r !== PW.OK) {
       this.out.free();
+      this.outBuf.free();
       throw pwError('createToolAdapterWrapper: options out of range', r);
     }
     const align = Number(C.wrapperAlign());
-    const names = this.tools.map((t) => Buffer.from(t.name, 'utf8'));
+    const names = this.tools.map((t) => utf8(t.name));
     const nameMem = new Stable(names.reduce((n, b) => n + b.length, 0));
     const mem = new Stable(Number(size[0]) + align);
     const ref = new WeakRef(this);
@@ -443,8 +444,8 @@ class ToolAdapterWrapper {
         name: { ptr: nameMem.at(off), len: names[i].length },
         kind: t.kind,
         timeout_ms: t.timeoutMs ?? PW.TOOL_DEFAULT_TIMEOUT,
-        call: null,
-        userdata: null,
+        call: 0,
+        userdata: 0,
       };
       if (t.kind === PW.TOOL_KIND_SYNC) {
         const s = registerSyncTool(ref, i);
@@ -456,14 +457,14 @@ class ToolAdapterWrapper {
       return entry;
     });
     const reg = registerHooks(ref);
-    const out = [null];
+    const out = [0];
     r = C.wrapperInit(mem.at(alignOffset(mem.ptr, align)), Number(size[0]), cfg, slots, cTools, cTools.length, reg.hooks, out);
     if (r !== PW.OK) {
-      release({ hookId: reg.id, syncIds, stable: [mem, nameMem, this.out] });
+      release({ hookId: reg.id, syncIds, stable: [mem, nameMem, this.out, this.outBuf] });
       throw pwError('createToolAdapterWrapper: cannot build the wrapper', r);
     }
     this.w = out[0];
-    this.held = { hookId: reg.id, syncIds, stable: [mem, nameMem, this.out], freed: false };
+    this.held = { hookId: reg.id, syncIds, stable: [mem, nameMem, this.out, this.outBuf], freed: false };
     freeBlocks.register(this, this.held, this);
   }
 
@@ -572,9 +573,8 @@ class ToolAdapterWrapper {
    * without one (the core's text for an adapter ERROR without a message), and `Tool <name>
    * returned a promise: declare it async`.
    */
-  syncCall(index, args, out) {
+  syncCall(index, rawArgs, out) {
     const tool = this.tools[index];
-    const rawArgs = strOf(args);
     // on_tool_call fired just before the tool runs: the newest call is this one.
     const call = this.lastCall;
     this.lastCall = null;
@@ -604,8 +604,7 @@ class ToolAdapterWrapper {
     } finally {
       this.inTool = false;
     }
-    const bytes = Buffer.from(text, 'utf8');
-    C.writerWrite(out, nz(bytes), bytes.length);
+    C.writerWrite(out, text);
     return failed ? PW_TOOL_STATUS_FAILED : PW_TOOL_STATUS_OK;
   }
 
@@ -636,10 +635,10 @@ class ToolAdapterWrapper {
     const o = this.out;
     for (;;) {
       if (this.closed) return;
-      const r = C.pollOutputTo(this.w, this.outBuf, this.outBuf.length, o.output);
+      const r = C.pollOutput(this.w, this.outBuf.ptr, this.outBuf.cap, o.output) >>> 0;
       if (r === PW.NOTHING) break;
       if (r === PW.BUFFER_TOO_SMALL) {
-        this.outBuf = Buffer.alloc(o.outputLen * 2);
+        this.outBuf.grow(o.outputLen * 2);
         continue;
       }
       if (r !== PW.OK) throw pwError('pw_wrapper_poll_output', r);
@@ -652,7 +651,7 @@ class ToolAdapterWrapper {
         continue;
       }
       const route = o.outputRoute;
-      const frame = frameOf(this.outBuf.toString('utf8', 0, o.outputLen));
+      const frame = frameOf(this.outBuf.text(o.outputLen));
       if (route === PW.ROUTE_MODEL) this.inner.sink.write(frame);
       else if (route === PW.ROUTE_CONSUMER) this.source.push(frame);
       else this._toAdapter(o.outputHandle.index, frame);
@@ -866,7 +865,7 @@ class ToolAdapterWrapper {
       let outcome;
       if (err !== null && err !== undefined) {
         // The core cuts a message over message_cap (and reports it): passed whole.
-        outcome = { is_error: 1, text: Buffer.from(messageOf(err), 'utf8') };
+        outcome = { is_error: 1, text: messageOf(err) };
       } else {
         let text;
         try {
@@ -876,18 +875,15 @@ class ToolAdapterWrapper {
         }
         outcome =
           text === null
-            ? { is_error: 1, text: Buffer.from(invalidJson(call.name), 'utf8') }
-            : { is_error: 0, text: Buffer.from(text, 'utf8') };
+            ? { is_error: 1, text: invalidJson(call.name) }
+            : { is_error: 0, text };
       }
       const completed = [0];
-      const complete = () => {
-        const o = { is_error: outcome.is_error, text: { ptr: nz(outcome.text), len: outcome.text.length } };
-        return C.complete(this.w, this.clock.now(), call.handle, o, completed);
-      };
-      let r = this._withRoom('pw_wrapper_complete', complete);
+      const once = () => C.complete(this.w, this.clock.now(), call.handle, outcome.is_error, outcome.text, completed);
+      let r = this._withRoom('pw_wrapper_complete', once);
       if (r === PW.INVALID_RESULT && outcome.is_error === 0) {
-        outcome = { is_error: 1, text: Buffer.from(invalidJson(call.name), 'utf8') };
-        r = this._withRoom('pw_wrapper_complete', complete);
+        outcome = { is_error: 1, text: invalidJson(call.name) };
+        r = this._withRoom('pw_wrapper_complete', once);
       }
       if (isNotWaiting(r)) return false;
       if (r !== PW.OK) throw pwError(`completing tool ${call.name}`, r);
@@ -912,7 +908,7 @@ class ToolAdapterWrapper {
         return true;
       }
       const r = this._withRoom('pw_wrapper_handle_adapter_frame', () =>
-        C.handleAdapterFrame(this.w, this.clock.now(), call.handle, nz(bytes), bytes.length),
+        C.handleAdapterFrame(this.w, this.clock.now(), call.handle, bytes),
       );
       if (isMalformed(r)) this._reject('adapter', frame, pwError('malformed adapter frame', r), call.index);
       else if (isNotWaiting(r)) return false;
@@ -963,7 +959,7 @@ class ToolAdapterWrapper {
       }
       const d = this.out;
       const r = this._withRoom('pw_wrapper_handle_response', () =>
-        C.handleResponseTo(this.w, this.clock.now(), nz(bytes), bytes.length, d.disposition),
+        C.handleResponseTo(this.w, this.clock.now(), bytes, d.disposition),
       );
       if (r !== PW.OK) {
         this._reject('response', frame, pwError('response frame refused', r));
@@ -988,7 +984,7 @@ class ToolAdapterWrapper {
         this._reject('request', frame, e);
         return true;
       }
-      const r = C.handleRequest(this.w, this.clock.now(), nz(bytes), bytes.length);
+      const r = C.handleRequest(this.w, this.clock.now(), bytes);
       if (r !== PW.OK) {
         this._reject('request', frame, pwError('request frame refused', r));
         return true;
@@ -1062,11 +1058,11 @@ class ToolAdapterWrapper {
     this._enter();
     try {
       // The core cuts a reason too long for message_cap: passed whole.
-      const text = Buffer.from(String(reason), 'utf8');
+      const text = String(reason);
       const left = [0];
       let before = Infinity;
       for (;;) {
-        const r = C.cancel(this.w, this.clock.now(), nz(text), text.length, left);
+        const r = C.cancel(this.w, this.clock.now(), text, left);
         if (r !== PW.OK) throw pwError('cancel', r);
         const n = Number(left[0]);
         if (n === 0) break;

@@ -12,10 +12,13 @@
 //   (`server.wrap(model)`, or `server.run(frames)` / `server.call(name, args)`), whose timers
 //   (`setTimeout` at the library's deadline, moved by the server's progress) time calls out.
 //   `createMcpSession(send, options)` is the same over any transport (`send(line)` writes one).
-import { spawn } from 'node:child_process';
-import { C, PW, Stable, alignOffset, strOf, resultText } from './binding.mjs';
+import { C, PW, OutBuf, Stable, alignOffset, strOf, resultText } from './binding.mjs';
 import { createDuplex } from './duplex.mjs';
 import { createToolAdapterWrapper, raw, rawText } from './index.mjs';
+
+// node:child_process only in Node: in a browser the client and `createMcpSession` (any
+// transport) work, and `connectMcpServer` (a child over stdio) says it needs Node.
+const childProcess = globalThis.process?.versions?.node ? await import('node:child_process') : null;
 
 // ------------------------------------------------------------ codes and errors
 
@@ -111,9 +114,15 @@ const FAILURES = [null, 'closed', 'notStarted', 'argsNotObject', 'tooMany', 'req
  * @property {number} answered @property {number} failed
  */
 
-const EMPTY = Buffer.alloc(1);
-const toBytes = (v) => (Buffer.isBuffer(v) ? v : typeof v === 'string' ? Buffer.from(v, 'utf8') : Buffer.from(rawText(v), 'utf8'));
-const nz = (b) => (b.length > 0 ? b : EMPTY);
+const encoder = new TextEncoder();
+const toBytes = (v) => (v instanceof Uint8Array ? v : encoder.encode(typeof v === 'string' ? v : rawText(v)));
+/** `a` then `b`, as one Uint8Array. */
+function concat(a, b) {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
 
 function configOf(limits = {}) {
   const cfg = {};
@@ -156,17 +165,15 @@ export class McpClient {
     });
     const align = Number(C.mcpAlign());
     this._mem = new Stable(Number(size[0]) + align);
-    const nameB = Buffer.from(String(name), 'utf8');
-    const versionB = Buffer.from(String(version), 'utf8');
-    const out = [null];
-    const r = C.mcpInit(this._mem.at(alignOffset(this._mem.ptr, align)), Number(size[0]), cfg, calls, nz(nameB), nameB.length, nz(versionB), versionB.length, out);
+    const out = [0];
+    const r = C.mcpInit(this._mem.at(alignOffset(this._mem.ptr, align)), Number(size[0]), cfg, calls, String(name), String(version), out);
     if (r !== PW.OK) {
       this._mem.free();
       throw new McpError('createMcpClient', r);
     }
     this._c = out[0];
-    this._line = Buffer.alloc(Math.min(this.maxLineLen, 65536));
-    this._frame = Buffer.alloc(Math.min(this.maxFrameLen, 65536));
+    this._line = new OutBuf(Math.min(this.maxLineLen, 65536));
+    this._frame = new OutBuf(Math.min(this.maxFrameLen, 65536));
     this._len = [0];
   }
 
@@ -180,6 +187,8 @@ export class McpClient {
     if (this._c === null) return;
     this._c = null;
     this._mem.free();
+    this._line.free();
+    this._frame.free();
   }
 
   /** Begins the start-up: `initialize` goes out at the next `pollTransmit`. */
@@ -195,7 +204,7 @@ export class McpClient {
   feed(bytes, start = 0) {
     const b = toBytes(bytes).subarray(start);
     const n = [0];
-    check('feed', C.mcpFeed(this._ptr(), nz(b), b.length, n));
+    check('feed', C.mcpFeed(this._ptr(), b, n));
     return Number(n[0]);
   }
 
@@ -207,7 +216,7 @@ export class McpClient {
   handleFrame(handle, frame) {
     const b = toBytes(frame);
     const h = {};
-    check('handleFrame', C.mcpHandleFrame(this._ptr(), handle.slot, handle.index, nz(b), b.length, h));
+    check('handleFrame', C.mcpHandleFrame(this._ptr(), handle.slot, handle.index, b, h));
     return {
       kind: HANDLED[h.kind],
       request: Number(h.request),
@@ -226,14 +235,14 @@ export class McpClient {
   /** The next line for the server (LF included), or null. @returns {string | null} */
   pollTransmit() {
     for (;;) {
-      const r = C.mcpPollTransmit(this._ptr(), this._line, this._line.length, this._len);
+      const r = C.mcpPollTransmit(this._ptr(), this._line.ptr, this._line.cap, this._len);
       if (r === PW.NOTHING) return null;
       if (r === PW.BUFFER_TOO_SMALL) {
-        this._line = Buffer.alloc(Number(this._len[0]));
+        this._line.grow(this._len[0]);
         continue;
       }
       check('pollTransmit', r);
-      return this._line.toString('utf8', 0, Number(this._len[0]));
+      return this._line.text(this._len[0]);
     }
   }
 
@@ -241,14 +250,14 @@ export class McpClient {
   pollFrame() {
     const f = {};
     for (;;) {
-      const r = C.mcpPollFrame(this._ptr(), this._frame, this._frame.length, f);
+      const r = C.mcpPollFrame(this._ptr(), this._frame.ptr, this._frame.cap, f);
       if (r === PW.NOTHING) return null;
       if (r === PW.BUFFER_TOO_SMALL) {
-        this._frame = Buffer.alloc(Number(f.len));
+        this._frame.grow(f.len);
         continue;
       }
       check('pollFrame', r);
-      return { slot: f.slot, index: f.index, frame: this._frame.toString('utf8', 0, Number(f.len)) };
+      return { slot: f.slot, index: f.index, frame: this._frame.text(f.len) };
     }
   }
 
@@ -399,7 +408,7 @@ export class McpSession {
     this._calls = new Map(); // `${slot}:${index}` -> the call's duplex
     this._next = 0; // handle index of the next call
     this._callIds = 0;
-    this._rx = Buffer.alloc(0);
+    this._rx = new Uint8Array(0);
     this._rxOff = 0;
     this._pumping = false;
     this._again = false;
@@ -423,9 +432,9 @@ export class McpSession {
   /** Bytes from the server. @param {Buffer | string} chunk */
   receive(chunk) {
     if (this._closed || this._disposed) return;
-    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, 'utf8');
+    const b = toBytes(chunk);
     this.options.onWire?.('recv', b);
-    this._rx = this._rxOff < this._rx.length ? Buffer.concat([this._rx.subarray(this._rxOff), b]) : b;
+    this._rx = this._rxOff < this._rx.length ? concat(this._rx.subarray(this._rxOff), b) : b;
     this._rxOff = 0;
     this._pump();
   }
@@ -434,7 +443,7 @@ export class McpSession {
   handleClosed() {
     if (this._closed || this._disposed) return;
     this._closed = true;
-    this._rx = Buffer.alloc(0);
+    this._rx = new Uint8Array(0);
     this._rxOff = 0;
     this.client.handleClosed();
     this._pump();
@@ -552,7 +561,7 @@ export class McpSession {
     const handle = { slot: 0, index: this._next++ >>> 0 };
     const duplex = createDuplex({
       onWrite: (frame) => {
-        this._fifo.push({ handle, bytes: Buffer.from(rawText(frame), 'utf8') });
+        this._fifo.push({ handle, bytes: toBytes(rawText(frame)) });
         this._pump();
         return true;
       },
@@ -720,7 +729,10 @@ export class McpServer extends McpSession {
  * @returns {Promise<McpServer>}
  */
 export function connectMcpServer(command, args = [], options = {}) {
-  const child = spawn(command, args, {
+  if (childProcess === null) {
+    return Promise.reject(new TypeError('polyweave: connectMcpServer spawns a child process (Node only); use createMcpSession over your own transport'));
+  }
+  const child = childProcess.spawn(command, args, {
     stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
     env: options.env,
     cwd: options.cwd,

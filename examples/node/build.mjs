@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// Builds the C ABI as WebAssembly for this package: `cargo build --release --target
+// wasm32-unknown-unknown -p polyweave-tool-adapter-wasm` (the crate in ./wasm), then copies the
+// module next to binding.mjs as polyweave_tool_adapter.wasm (what the package loads and ships).
+// Run by `npm run build` and by `prepack`, so `npm pack` in a checkout gives a complete tarball.
+//
+//   node build.mjs [--opt z|s|2|3] [--target-dir DIR] [--out FILE]
+//
+// Size first: opt-level z, fat LTO, one codegen unit, panic=abort (a panic is a trap: a JS
+// exception), symbols stripped. The profile is set through cargo's environment so the
+// workspace's own release profile (host builds) is untouched; `--opt 3` builds for speed into
+// a separate target directory so the two never overwrite each other.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const opt = option('--opt', 'z');
+if (!['z', 's', '0', '1', '2', '3'].includes(opt)) throw new Error(`build.mjs: --opt ${opt}: one of z, s, 0-3`);
+const baseTarget = path.resolve(root, option('--target-dir', process.env.CARGO_TARGET_DIR ?? 'target'));
+const targetDir = opt === 'z' ? baseTarget : path.join(baseTarget, `wasm-opt-${opt}`);
+const out = path.resolve(option('--out', path.join(here, 'polyweave_tool_adapter.wasm')));
+
+const cargo = process.env.CARGO ?? 'cargo';
+const env = {
+  ...process.env,
+  CARGO_PROFILE_RELEASE_OPT_LEVEL: opt,
+  CARGO_PROFILE_RELEASE_LTO: 'fat',
+  CARGO_PROFILE_RELEASE_CODEGEN_UNITS: '1',
+  CARGO_PROFILE_RELEASE_PANIC: 'abort',
+  CARGO_PROFILE_RELEASE_STRIP: 'symbols',
+  CARGO_PROFILE_RELEASE_DEBUG: 'false',
+};
+execFileSync(
+  cargo,
+  ['build', '-q', '--release', '--target', 'wasm32-unknown-unknown', '-p', 'polyweave-tool-adapter-wasm', '--target-dir', targetDir],
+  { cwd: root, env, stdio: 'inherit' },
+);
+const built = path.join(targetDir, 'wasm32-unknown-unknown', 'release', 'polyweave_tool_adapter_wasm.wasm');
+// Through a temporary file and a rename: a test reading the module meanwhile sees the old or the new one whole.
+const tmp = `${out}.${process.pid}.tmp`;
+fs.copyFileSync(built, tmp);
+fs.renameSync(tmp, out);
+console.error(`build.mjs: ${path.relative(process.cwd(), out) || out} (${fs.statSync(out).size} bytes, opt-level ${opt})`);
