@@ -44,7 +44,7 @@ fn c_program_passes(name: &str) {
     );
 }
 
-/// The README's host loop (`tests/c/host_loop.c`) prints exactly these frames.
+/// ffi/README.md's host loop (`tests/c/host_loop.c`) prints exactly these frames.
 #[test]
 fn readme_host_loop_runs() {
     assert_eq!(

@@ -392,8 +392,8 @@ fn every_item_is_accepted_by_the_providers_own_request_type() {
     }
 }
 
-/// README's demo command runs as written: the recorded OpenAI stream through the decoder,
-/// a wrapper with the demo's tools, and the next request's messages, exactly as
+/// README.md's demo command ("Two commands") runs as written: the recorded OpenAI stream
+/// through the decoder, a wrapper with the demo's tools, and the next request's messages, exactly as
 /// `tests/data/demo-stream.out.ndjson` holds them (its `--pretty` form prints the same).
 #[test]
 fn the_readme_demo_runs_as_written() {

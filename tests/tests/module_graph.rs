@@ -1,5 +1,5 @@
 //! The core's data flows one way: no module of `core/src` imports, directly or through
-//! others, a module that imports it back (README "Architecture").
+//! others, a module that imports it back (core/DESIGN.md "Architecture").
 //!
 //! The graph is read from the source: every `use` item and every inline `crate::…` /
 //! `super::…` path outside `#[cfg(test)]` modules is an edge to the module it names (the

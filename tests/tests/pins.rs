@@ -1007,7 +1007,7 @@ fn string_error_member_is_decoded_into_the_prompt() {
     assert!(sent[1].1.as_bytes().ends_with(b": \xc3\xa9\"}"));
 }
 
-// ----- second cargo-mutants pass (README "Mutation testing") -----------------
+// ----- second cargo-mutants pass (tests/README.md "Mutation testing") -------
 
 // kills: every `Display::fmt` replaced by `Ok(Default::default())` (call.rs `StartError`,
 // clock.rs `ClockWentBackwards`, and the other error types), and every `Error::source`

@@ -11,7 +11,8 @@
 //! out once and in order, and the wrapper behaves exactly like a fresh one on a follow-up.
 //!
 //! `soak_short` (500,000 operations) runs in the test command; the ten-million-operation run
-//! is `cargo test --release -p polyweave-tests --test soak -- --ignored` (README "Reliability").
+//! is `cargo test --release -p polyweave-tests --test soak -- --ignored`
+//! (tests/README.md "Reliability").
 
 use std::collections::VecDeque;
 
@@ -364,7 +365,7 @@ fn soak_short() {
 }
 
 #[test]
-#[ignore = "ten million operations: run with --release (README \"Reliability\")"]
+#[ignore = "ten million operations: run with --release (tests/README.md \"Reliability\")"]
 fn soak_ten_million() {
     soak(10_000_000, 2);
 }

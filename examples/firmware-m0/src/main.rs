@@ -20,7 +20,8 @@ use polyweave_tool_adapter::{
 
 /// Pending calls at once.
 const SLOTS: usize = 4;
-/// The small configuration of the README's RAM table, with a 50 ms timeout for deferred calls.
+/// The small configuration of core/DESIGN.md's RAM table ("Footprint on a Cortex-M4F"), with a
+/// 50 ms timeout for deferred calls.
 const SMALL: Config = Config {
     tool_timeout_ms: 50,
     ..Config::SMALL

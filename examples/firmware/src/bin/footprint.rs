@@ -27,7 +27,7 @@ use polyweave_tool_adapter::{Config, Slot, Wrapper};
 
 /// Pending calls the small configuration holds.
 const SLOTS: usize = 4;
-/// The small configuration of the README's RAM table.
+/// The small configuration of the RAM table in core/DESIGN.md ("Footprint on a Cortex-M4F").
 const SMALL: Config = Config::SMALL;
 const SMALL_ARENA: usize = SMALL.arena_len(SLOTS);
 const DEFAULT_ARENA: usize = Config::DEFAULT.arena_len(SLOTS);
