@@ -421,7 +421,11 @@ class ToolAdapterWrapper {
     cfg.trace_entries = limits.traceEntries;
     cfg.trace_bytes = limits.traceBytes;
     cfg.held_bytes = limits.heldBytes;
-    cfg.hook_log_bytes = limits.hookLogBytes;
+    // Without a JS hook nothing reads the hook log: the library then keeps no events, and
+    // the sync path does not copy every call's texts out for nobody (an explicit
+    // `limits.hookLogBytes` is kept as given).
+    const hooked = [options.onToolCall, options.onToolResult].some((h) => typeof h === 'function');
+    cfg.hook_log_bytes = hooked || options.limits?.hookLogBytes !== undefined ? limits.hookLogBytes : 0;
     this.messageCap = limits.messageCap;
     const slots = options.maxPending ?? 32;
     const size = [0];
