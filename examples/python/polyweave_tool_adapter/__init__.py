@@ -1,10 +1,10 @@
 """Python binding of the polyweave tool-call router, over its C ABI with `ctypes` only.
 
-Everything goes through the C functions of `libpolyweave_tool_adapter_ffi` (`$PW_LIB`, or
-`target/release/` under the repository root); see `Wrapper` and `AdapterCall`, and for a
-provider's streamed response body `Decoder` / `decode` (frames out) and `encode_item` (a frame
-as the provider's request item), and for MCP servers as tool adapters `polyweave_tool_adapter.mcp`
-(`McpClient`, and `McpServer` / `serve_stdio` over a child's stdio).
+Everything goes through the C functions of `libpolyweave_tool_adapter_ffi`: the copy inside
+this package's directory (which the wheel carries), or `$PW_LIB` when set. See `Wrapper` and
+`AdapterCall`; for a provider's streamed response body `Decoder` / `decode` (frames out) and
+`encode_item` (a frame as the provider's request item); for MCP servers as tool adapters
+`polyweave_tool_adapter.mcp` (`McpClient`, and `McpServer` / `serve_stdio` over a child's stdio).
 """
 
 from . import errors, mcp
@@ -16,4 +16,8 @@ from .wrapper import __all__ as _wrapper_all
 from .mcp import McpClient, McpConfig, McpServer, McpStartupError, McpToolError, serve_stdio
 
 _mcp_all = ["mcp", "McpClient", "McpConfig", "McpServer", "McpStartupError", "McpToolError", "serve_stdio"]
-__all__ = list(_wrapper_all) + list(_decode_all) + list(errors.__all__) + _mcp_all
+#: The package's version: its library's (`pw_version()`), which is the crates' and the
+#: distribution's (setup.py refuses to build a wheel where they differ).
+__version__: str = version().split("/", 1)[1]
+
+__all__ = ["__version__"] + list(_wrapper_all) + list(_decode_all) + list(errors.__all__) + _mcp_all

@@ -1,11 +1,9 @@
 """Unit tests of the Python binding (run: python3 -m unittest discover -s examples/python/tests)."""
 
 import gc
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402,F401 (first: it decides which package the imports below find)
 
 import polyweave_tool_adapter as pw  # noqa: E402
 

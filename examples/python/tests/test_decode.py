@@ -4,20 +4,18 @@ the provider's own SDK reconstructs (its `.expected.json`); items for every prov
 refusal its own exception with the library's code."""
 
 import json
-import os
 import random
-import sys
 import unittest
 from dataclasses import fields
 from decimal import Decimal
 from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402,F401 (first: it decides which package the imports below find)
 
 import polyweave_tool_adapter as pw  # noqa: E402
 from polyweave_tool_adapter import _ffi  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = support.ROOT
 STREAMS = ROOT / "tests" / "data" / "provider-streams"
 PROVIDERS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama"]
 

@@ -15,12 +15,12 @@ import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402,F401 (first: it decides which package the imports below find)
 
 import polyweave_tool_adapter as pw  # noqa: E402
 from polyweave_tool_adapter import mcp  # noqa: E402
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+ROOT = str(support.ROOT)
 RESULTS = b'{"type":"TEXT","content":"Tool results above."}'
 INIT = (
     b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
