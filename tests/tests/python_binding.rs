@@ -1,13 +1,17 @@
-//! The Python binding (`examples/python`, `ctypes` over the C ABI's shared library) conforms
-//! like the Rust and C replay programs: the release shared library, as new as the current
-//! sources (`polyweave_tests::library::ffi_shared_lib`: the main target directory's when it is
-//! current, else built into a private one), is handed to Python through `PW_LIB`; the binding's
-//! unit tests pass (among them `test_decode.py`: the stream decoders on every recorded provider
-//! body, whole and in random pieces, and the item encoders), and `replay.py` runs every shared
-//! scenario and prints what its `*.out.ndjson` expects, compared channel by channel as
-//! `conformance` does (`polyweave_tests::ndjson_compare`).
+//! The Python binding (`examples/python`, the package `polyweave_tool_adapter`: `ctypes` over
+//! the C ABI's shared library) conforms like the Rust and C replay programs: the release shared
+//! library, as new as the current sources (`polyweave_tests::library::ffi_shared_lib`: the main
+//! target directory's when it is current, else built into a private one), is handed to Python
+//! through `PW_LIB`; the binding's unit tests pass from the source folder (among them
+//! `test_decode.py`: the stream decoders on every recorded provider body, whole and in random
+//! pieces, and the item encoders; `test_package.py`: the source package imported, the `PW_LIB`
+//! library loaded, Python 3.9 sources), and `replay.py` runs every shared scenario and prints
+//! what its `*.out.ndjson` expects, compared channel by channel as `conformance` does
+//! (`polyweave_tests::ndjson_compare`). The same tests against the installed wheel, in a venv:
+//! `tests/python_wheel.sh`.
 //!
-//! Skipped, with a message, only when `python3` is missing.
+//! Skipped, with a message, only when `python3` is missing (the version check below needs no
+//! Python and always runs).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -73,11 +77,14 @@ fn the_unit_tests_pass() {
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
     );
-    // The decoder tests were found and ran (one line per test with `-v`).
+    // The decoder and package tests were found and ran (one line per test with `-v`).
     for class in [
         "test_decode.Recordings",
         "test_decode.DecoderObject",
         "test_decode.Items",
+        "test_package.WhichCopy",
+        "test_package.OneVersion",
+        "test_package.Python39",
     ] {
         assert!(
             stderr.contains(&format!("({class}.")),
@@ -149,4 +156,32 @@ fn raw_values_print_as_written_and_lone_surrogates_decode_to_u_fffd() {
             format!(r#"{{"trace":[{{"name":"{r}","args":{args},"result":{result},"error":null}}]}}"#),
         ]
     );
+}
+
+/// `version = "X"` in the first line of `section` in a TOML file that has one, as written.
+fn toml_version(rel: &str, section: &str) -> String {
+    let text = std::fs::read_to_string(root().join(rel)).expect(rel);
+    let body = text
+        .split_once(&format!("\n{section}\n"))
+        .unwrap_or_else(|| panic!("{rel} has no {section}"))
+        .1;
+    let body = body.split("\n[").next().unwrap_or(body);
+    let line = body
+        .lines()
+        .find(|l| l.starts_with("version = "))
+        .unwrap_or_else(|| panic!("{rel} {section} has no version"));
+    line["version = ".len()..].trim_matches('"').to_string()
+}
+
+/// The wheel carries the crate's library, whose `pw_version()` says the crate's version: the
+/// Python distribution has that version too (setup.py refuses to build otherwise; this says it
+/// without building).
+#[test]
+fn the_python_distribution_has_the_workspace_version() {
+    let cargo = toml_version("Cargo.toml", "[workspace.package]");
+    assert_eq!(
+        toml_version("examples/python/pyproject.toml", "[project]"),
+        cargo
+    );
+    assert_eq!(cargo, env!("CARGO_PKG_VERSION"));
 }
