@@ -49,3 +49,10 @@ const tmp = `${out}.${process.pid}.tmp`;
 fs.copyFileSync(built, tmp);
 fs.renameSync(tmp, out);
 console.error(`build.mjs: ${path.relative(process.cwd(), out) || out} (${fs.statSync(out).size} bytes, opt-level ${opt})`);
+
+// The licence texts ship in the tarball: the first copy found in the checkout (the root or a crate's).
+for (const name of ['LICENSE-MIT', 'LICENSE-APACHE']) {
+  const from = [root, path.join(root, 'core'), path.join(root, 'ffi')].map((d) => path.join(d, name)).find((f) => fs.existsSync(f));
+  if (from) fs.copyFileSync(from, path.join(here, name));
+  else console.error(`build.mjs: no ${name} in the checkout: the tarball goes without it`);
+}

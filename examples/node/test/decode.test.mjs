@@ -22,9 +22,9 @@ import {
   StreamDecoder,
 } from '../index.mjs';
 import { PW } from '../binding.mjs';
-import { packageDir } from './helpers.mjs';
+import { checkoutDir } from './helpers.mjs';
 
-const STREAMS = path.resolve(packageDir, '..', '..', 'tests', 'data', 'provider-streams');
+const STREAMS = path.join(checkoutDir, 'tests', 'data', 'provider-streams');
 const PROVIDERS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'];
 
 /** Every recorded body: `{ provider, name, body, expected }`, sorted by name. */

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { createDuplex } from '../duplex.mjs';
 
 export function llm() {
@@ -25,8 +25,13 @@ export const types = (frames) => frames.map((f) => (typeof f === 'string' ? f : 
 
 
 export const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** The package's index.mjs as a URL (for `import` in a child's source). */
-export const indexUrl = pathToFileURL(path.join(packageDir, 'index.mjs')).href;
+/**
+ * The checkout (its `tests/data`, `target/mcp-servers`): two folders up from the package, or
+ * `PW_CHECKOUT` when these tests run from a copy next to an installed package.
+ */
+export const checkoutDir = process.env.PW_CHECKOUT ? path.resolve(process.env.PW_CHECKOUT) : path.resolve(packageDir, '..', '..');
+/** The package's entry as a URL (for `import` in a child's source): what this folder imports. */
+export const indexUrl = import.meta.resolve('../index.mjs');
 
 /**
  * Runs `node` with `args` (killed after `killAfterMs`): `{ code, signal, out, err, ms }`.

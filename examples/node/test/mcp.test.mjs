@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { rawText } from '../index.mjs';
 import { connectMcpServer, createMcpClient, createMcpSession, McpCode, McpError, McpStartupError } from '../mcp.mjs';
-import { llm, consumer, packageDir } from './helpers.mjs';
+import { llm, consumer, checkoutDir } from './helpers.mjs';
 
 const rpc = (m) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`;
 const call = (name, args, id) => ({ type: 'TOOL_CALL', content: { ...(id ? { id } : {}), name, ...(args === undefined ? {} : { args }) } });
@@ -352,7 +352,7 @@ const INSTALL_HINT = 'run `bash tests/mcp/install.sh` from the workspace root (i
 /** `{ everything, time }` from the environment or env.sh; null (test skipped) or a failure without them. */
 function realServers(t) {
   const values = { PW_MCP_EVERYTHING: process.env.PW_MCP_EVERYTHING, PW_MCP_TIME: process.env.PW_MCP_TIME };
-  const envFile = path.resolve(packageDir, '..', '..', 'target', 'mcp-servers', 'env.sh');
+  const envFile = path.join(checkoutDir, 'target', 'mcp-servers', 'env.sh');
   let why = null;
   if (!values.PW_MCP_EVERYTHING || !values.PW_MCP_TIME) {
     if (fs.existsSync(envFile)) {

@@ -1,0 +1,149 @@
+// Types of the package's root: @polyweave/tool-adapter's API (wrapToolAdapter,
+// createToolAdapterWrapper) over the polyweave C library compiled to WebAssembly, the duplex
+// helpers, and the stream decoders / item encoders.
+import type { Duplex, Frame, PushSource, Sink } from './duplex.js';
+
+export { createSource, createSink, createDuplex, isDuplex } from './duplex.js';
+export type { Duplex, Frame, PushSource, Sink, Source } from './duplex.js';
+export {
+  createDecoder,
+  DecoderStream,
+  DecoderTransform,
+  encodeItem,
+  framesFromResponse,
+  Provider,
+  providerFromName,
+  StreamDecoder,
+} from './decode.js';
+export type { BodyChunk, DecodedFrame, DecodeStats, DecoderOptions, ProviderId, ProviderName } from './decode.js';
+
+/** A JSON value given or kept as its exact text. */
+export class RawJSON {
+  constructor(text: string);
+  readonly rawJSON: string;
+  toJSON(): string;
+}
+/** `raw(text)`: a frame, args or a tool result given as exact JSON text. */
+export function raw(text: string): RawJSON;
+/** The symbol under which frames handed out carry their exact JSON text. */
+export const RAW_TEXT: unique symbol;
+/** A frame's (or value's) JSON text: as received from the library when known. */
+export function rawText(value: unknown): string;
+/** A copy of `len` bytes of the module's memory at `ptr`. */
+export function bytesAt(ptr: number, len: number): Uint8Array;
+
+/** `this` of a tool, a hook and a callback. */
+export interface CallContext {
+  index: number;
+  name?: string;
+  id?: string | null;
+  rawArgs: string;
+  rawResult?: string | null;
+  error?: string | null;
+  cut?: boolean;
+}
+
+export type Callback = (err: Error | null, result?: unknown) => boolean | void;
+/** A sync tool (a plain function of at most one parameter: runs inside the C call). */
+export type SyncTool = (this: CallContext, args: any) => unknown;
+/** A deferred tool: `async (args) => result` or `(args, cb) => void`. */
+export type AsyncTool = (this: CallContext, args: any) => Promise<unknown>;
+export type CallbackTool = (this: CallContext, args: any, cb: Callback) => void;
+export type AdapterTool =
+  | Duplex
+  | { adapter: Duplex | ((this: CallContext, ctx: CallContext) => Duplex); timeoutMs?: number };
+export type Tool = SyncTool | AsyncTool | CallbackTool | AdapterTool;
+
+/** A manual clock (test-only): nothing fires by itself; `tick()` gives the clock. */
+export interface Clock {
+  now(): number;
+}
+
+export interface Limits {
+  nameCap?: number;
+  idCap?: number;
+  argsCap?: number;
+  resultCap?: number;
+  messageCap?: number;
+  traceEntries?: number;
+  traceBytes?: number;
+  heldBytes?: number;
+  hookLogBytes?: number;
+}
+
+export type RejectPath = 'response' | 'request' | 'adapter';
+
+export interface WrapperOptions {
+  name?: string;
+  tools?: Record<string, Tool> | Map<string, Tool>;
+  toolTimeoutMs?: number;
+  /** Alias of `toolTimeoutMs`. */
+  toolTimeout?: number;
+  maxTotalTimeoutMs?: number;
+  onToolCall?: (this: CallContext, name: string | null, args: unknown) => void;
+  onToolResult?: (this: CallContext, name: string | null, args: unknown, result: unknown, error: Error | null) => void;
+  mirrorContinue?: boolean;
+  maxPending?: number;
+  maxRounds?: number;
+  fullValidation?: boolean;
+  maxDepth?: number;
+  limits?: Limits;
+  onRejected?: (path: RejectPath, frame: unknown, err: Error & { code?: number }, call?: number) => void;
+  clock?: Clock;
+}
+
+export interface TraceEntry {
+  name: string | null;
+  args: unknown;
+  result: unknown;
+  error: string | null;
+  truncated?: true;
+}
+
+export interface WrapperStats {
+  rounds: number;
+  messagesTruncated: number;
+  lastErrorTruncated: number;
+  hookEventsCut: number;
+  hookEventsDropped: number;
+}
+
+export interface ToolAdapterWrapper extends Duplex {
+  /** Frames for the consumer. */
+  source: PushSource;
+  /** The consumer's frames, for the model. */
+  sink: Sink;
+  getToolTrace(options?: { raw?: false }): TraceEntry[];
+  getToolTrace(options: { raw: true }): Array<{ name: string | null; args: string; result: string | null; error: string | null; truncated?: true }>;
+  clearTrace(): void;
+  abort(): void;
+  cancel(reason?: string): void;
+  tick(): void;
+  stats(): WrapperStats;
+  close(): void;
+  readonly pending: number;
+  readonly isClosed: boolean;
+}
+
+/** Wraps an LLM adapter duplex: TOOL_CALL frames on its response path go to the registered tools. */
+export function createToolAdapterWrapper(innerDuplex: Duplex, options?: WrapperOptions): ToolAdapterWrapper;
+
+export interface WrapToolAdapterOptions {
+  name?: string;
+  timeoutMs?: number;
+  maxTotalTimeoutMs?: number;
+  resultCap?: number;
+  maxDepth?: number;
+  onRejected?: (path: 'adapter', frame: unknown, err: Error & { code?: number }, call: number) => void;
+  clock?: Clock;
+}
+
+export interface WrappedToolAdapter {
+  (args: unknown, callback: (this: { rawResult: string | null; error: string | null }, err: Error | null, result: unknown) => void, callOptions?: { id?: string }): void;
+  /** Test-only with a manual clock: gives the clock to every live call. */
+  tick(): void;
+}
+
+/** Wraps a tool adapter duplex as an `(args, callback)` function. */
+export function wrapToolAdapter(toolAdapter: Duplex, options?: WrapToolAdapterOptions): WrappedToolAdapter;
+

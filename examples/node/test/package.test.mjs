@@ -1,0 +1,79 @@
+// The package itself: the module it loaded, the struct layouts against the module's own, the
+// allocator, and what a browser can load (no static `node:` import in the modules it ships).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as pw from '../index.mjs';
+import { STRUCTS, heapStats, malloc, mfree, moduleLayouts, version } from '../binding.mjs';
+
+const entry = fileURLToPath(import.meta.resolve('../index.mjs'));
+const dir = path.dirname(entry);
+
+test('package: the entry is the copy this run means (installed when PW_EXPECT_INSTALLED=1), and it needs no koffi', () => {
+  if (process.env.PW_EXPECT_INSTALLED === '1') {
+    assert.match(entry, /[\\/]node_modules[\\/]polyweave-tool-adapter[\\/]index\.mjs$/);
+  } else {
+    assert.doesNotMatch(entry, /node_modules/);
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  assert.equal(manifest.name, 'polyweave-tool-adapter');
+  assert.equal(manifest.private, undefined);
+  assert.deepEqual(manifest.dependencies ?? {}, {});
+  for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(manifest.scripts?.[hook], undefined, hook);
+  assert.equal(version(), `polyweave-tool-adapter-ffi/${manifest.version}`);
+});
+
+test('package: every struct the binding lays out has the size and alignment the wasm module gives it', () => {
+  const mod = moduleLayouts();
+  assert.deepEqual(Object.keys(mod).sort(), Object.keys(STRUCTS).sort());
+  for (const [name, s] of Object.entries(STRUCTS)) {
+    assert.deepEqual({ size: s.size, align: s.align }, mod[name], name);
+  }
+  // Spot values (wasm32: 4-byte pointers and size_t, 8-aligned uint64_t).
+  assert.deepEqual(mod.pw_str, { size: 8, align: 4 });
+  assert.deepEqual(mod.pw_call_info, { size: 40, align: 8 });
+  assert.deepEqual(mod.pw_output, { size: 88, align: 8 });
+});
+
+test('package: the allocator reuses and merges freed blocks, 16-aligned, and grows the memory past its end', () => {
+  const before = heapStats();
+  const a = malloc(100);
+  const b = malloc(10);
+  const c = malloc(1);
+  assert.deepEqual([a % 16, b % 16, c % 16], [0, 0, 0]);
+  assert.equal(b, a + 112, 'sizes round up to 16');
+  assert.equal(c, b + 16);
+  assert.deepEqual(heapStats(), { blocks: before.blocks + 3, bytes: before.bytes + 112 + 16 + 16 });
+  mfree(a);
+  mfree(b); // merged with a: 128 bytes free before c
+  assert.equal(malloc(120), a, 'the merged block takes a request of its whole size');
+  assert.throws(() => mfree(a + 8), /not a live block/);
+  mfree(a);
+  mfree(c);
+  assert.deepEqual(heapStats(), before);
+  const big = malloc(8 << 20); // past the initial memory: it grows, and the views follow
+  pw.createToolAdapterWrapper(pw.createDuplex(), { tools: { t: () => 1 } }).close();
+  mfree(big);
+  assert.deepEqual(heapStats(), before);
+});
+
+test('package: the modules a browser loads import nothing from node: at the top level', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const shipped = manifest.files.filter((f) => f.endsWith('.mjs'));
+  assert.deepEqual(shipped.sort(), ['binding.mjs', 'decode.mjs', 'duplex.mjs', 'index.mjs', 'mcp.mjs']);
+  for (const f of shipped) {
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
+    assert.doesNotMatch(text, /^\s*import\s[^(]*from\s+['"]node:/m, f);
+    assert.doesNotMatch(text, /^\s*import\s+['"]node:/m, f);
+    assert.doesNotMatch(text, /\bBuffer\./, `${f} uses Buffer (not in browsers)`);
+  }
+});
+
+test('package: the root offers the JavaScript package API names and the decoders', () => {
+  for (const name of ['wrapToolAdapter', 'createToolAdapterWrapper', 'createDuplex', 'createSource', 'createSink', 'isDuplex', 'raw', 'rawText', 'createDecoder', 'framesFromResponse', 'encodeItem', 'DecoderStream', 'DecoderTransform', 'providerFromName', 'StreamDecoder']) {
+    assert.equal(typeof pw[name], 'function', name);
+  }
+  assert.equal(pw.Provider.OLLAMA, 5);
+});

@@ -1,0 +1,94 @@
+// Type-checked by tests/npm_package.sh (`tsc --noEmit`, strict) against the installed package:
+// every export used once with the types a user would write; the @ts-expect-error lines must fail.
+import {
+  createDecoder,
+  createDuplex,
+  createSink,
+  createSource,
+  createToolAdapterWrapper,
+  DecoderStream,
+  DecoderTransform,
+  encodeItem,
+  framesFromResponse,
+  isDuplex,
+  Provider,
+  providerFromName,
+  raw,
+  RAW_TEXT,
+  RawJSON,
+  rawText,
+  StreamDecoder,
+  wrapToolAdapter,
+  type DecodedFrame,
+  type ToolAdapterWrapper,
+  type WrapperStats,
+} from 'polyweave-tool-adapter';
+import { createDecoder as createDecoder2 } from 'polyweave-tool-adapter/decode';
+import { createDuplex as createDuplex2 } from 'polyweave-tool-adapter/duplex';
+import { connectMcpServer, createMcpClient, createMcpSession, McpCode, McpError, McpStartupError, type McpEvent } from 'polyweave-tool-adapter/mcp';
+import * as alias from '@polyweave/tool-adapter';
+
+const llm = createDuplex({ onWrite: (frame) => console.log('to model', rawText(frame)) });
+const wrapper: ToolAdapterWrapper = createToolAdapterWrapper(llm, {
+  tools: {
+    add: (args: { a: number; b: number }) => ({ sum: args.a + args.b }),
+    later: async (args: unknown) => args,
+    ask(args: unknown, cb) {
+      cb(null, 'yes');
+    },
+    remote: { adapter: createDuplex2(), timeoutMs: 100 },
+  },
+  toolTimeoutMs: 5000,
+  onToolCall(name, args) {
+    console.log(this.index, name, args);
+  },
+});
+wrapper.source.pipe(createSink((f) => console.log(f)));
+llm.source.push({ type: 'TOOL_CALL', content: { id: 'c1', name: 'add', args: { a: 1, b: 2 } } });
+const stats: WrapperStats = wrapper.stats();
+const trace: string | null = wrapper.getToolTrace({ raw: true })[0]?.args ?? null;
+const pending: number = wrapper.pending;
+wrapper.cancel('stop');
+wrapper.close();
+console.log(stats.rounds, trace, pending, wrapper.isClosed);
+
+const wrapped = wrapToolAdapter(createDuplex(), { name: 'x', timeoutMs: 10 });
+wrapped({ q: 1 }, function (err, result) {
+  console.log(err?.message, result, this.rawResult);
+});
+
+const d: StreamDecoder = createDecoder('openai-chat', { calls: 4 });
+const frames = d.write(new TextEncoder().encode('data: {}\n\n'));
+const last = d.end();
+console.log(frames.length + last.length, d.stats.callsStarted, createDecoder2(Provider.GEMINI).maxFrameLen, providerFromName('ollama'));
+const item: Record<string, unknown> = encodeItem('anthropic', raw('{"type":"TOOL_RESULT","content":{"id":"a","name":"n","result":1}}'));
+console.log(item, RAW_TEXT, new RawJSON('1').rawJSON, isDuplex(llm), createSource().ended);
+async function decodeFetch(url: string): Promise<void> {
+  for await (const f of framesFromResponse(await fetch(url), 'anthropic')) {
+    const frame = f as DecodedFrame;
+    console.log(frame.type);
+  }
+  const body = (await fetch(url)).body!;
+  body.pipeThrough(new DecoderStream('openai-responses'));
+  console.log(typeof DecoderTransform);
+}
+void decodeFetch;
+
+const client = createMcpClient({ calls: 2 });
+client.start();
+const line: string | null = client.pollTransmit();
+const ev: McpEvent | null = client.pollEvent();
+console.log(line, ev?.type, McpCode.OUTBOX_FULL, McpError, McpStartupError);
+client.close();
+const session = createMcpSession((l: string) => console.log(l), { timeoutMs: 100 });
+session.receive('{}\n');
+void connectMcpServer('node', ['server.js'], { stderr: 'ignore' }).then((s) => s.close());
+
+// The alias names the same API.
+const w2 = alias.createToolAdapterWrapper(alias.createDuplex(), { tools: {} });
+w2.close();
+
+// @ts-expect-error: tools must be functions, duplexes or { adapter }
+createToolAdapterWrapper(llm, { tools: { bad: 42 } });
+// @ts-expect-error: an unknown provider number type
+createDecoder({ provider: 1 });
