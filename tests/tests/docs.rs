@@ -250,3 +250,62 @@ fn the_design_names_every_core_file() {
         "core/DESIGN.md's file table lacks {missing:?}"
     );
 }
+
+/// `1234567` as the documents write it: `1,234,567`.
+fn with_commas(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The arena sizes the documents quote are the ones `Config::arena_len` gives.
+#[test]
+fn the_arena_figures_quoted_are_the_computed_ones() {
+    use polyweave_tool_adapter::Config;
+    let d = Config::DEFAULT;
+    let readme = read("core/README.md");
+    let design = read("core/DESIGN.md");
+    let default_4 = format!(
+        "arena for 4 pending calls\nis {} bytes",
+        with_commas(d.arena_len(4))
+    );
+    let small_4 = format!(
+        "at `Config::SMALL`, {}.",
+        with_commas(Config::SMALL.arena_len(4))
+    );
+    assert!(
+        readme.contains(&default_4),
+        "core/README.md lacks {default_4:?}"
+    );
+    assert!(
+        readme.contains(&small_4),
+        "core/README.md lacks {small_4:?}"
+    );
+    let row = format!(
+        "**{} / {} / {} / {}**",
+        with_commas(d.arena_len(0)),
+        with_commas(d.arena_len(2)),
+        with_commas(d.arena_len(4)),
+        with_commas(d.arena_len(8))
+    );
+    assert!(
+        design.contains(&row),
+        "core/DESIGN.md's memory table lacks {row:?}"
+    );
+    let small = format!(
+        "| **{}** (goal 4 KiB",
+        with_commas(Config::SMALL.arena_len(4))
+    );
+    assert!(
+        design.contains(&small),
+        "core/DESIGN.md's RAM table lacks {small:?}"
+    );
+    assert_eq!(with_commas(14469), "14,469");
+    assert_eq!(with_commas(396), "396");
+}
