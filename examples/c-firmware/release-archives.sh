@@ -9,11 +9,11 @@
 # for thumbv7em-none-eabihf (Cortex-M4F/M7F) and thumbv6m-none-eabi (Cortex-M0/M0+).
 #
 #     examples/c-firmware/release-archives.sh           # build the archives
-#     examples/c-firmware/release-archives.sh --check   # ... then unpack each, list it, link a
-#                                                       # C program against it with
-#                                                       # arm-none-eabi-gcc, and run this
-#                                                       # folder's firmware on QEMU against the
-#                                                       # Cortex-M4F one
+#     examples/c-firmware/release-archives.sh --check   # ... then unpack each, list it, and
+#                                                       # run C firmware linked against it by
+#                                                       # arm-none-eabi-gcc on QEMU: this
+#                                                       # folder's (mps2-an386, Cortex-M4F) and
+#                                                       # a small host (microbit, Cortex-M0)
 #
 # The archives are reproducible: same sources and toolchain, same bytes (sorted names, owner
 # 0, the last commit's time, gzip -n).
@@ -142,6 +142,61 @@ int main(void) {
 }
 EOF
 
+# The small host on QEMU's microbit (nRF51822: 256 KiB flash at 0, 16 KiB RAM at 0x2000_0000):
+# a vector table, a reset handler that prepares RAM, runs main and ends QEMU through
+# semihosting (exit status 0 when main returned 0, 1 otherwise or on a fault).
+cat >"$tmp/microbit.ld" <<'EOF'
+MEMORY
+{
+  FLASH : ORIGIN = 0x00000000, LENGTH = 256K
+  RAM   : ORIGIN = 0x20000000, LENGTH = 16K
+}
+ENTRY(reset_handler)
+__stack_top = ORIGIN(RAM) + LENGTH(RAM);
+SECTIONS
+{
+  .vectors ORIGIN(FLASH) : { KEEP(*(.vectors)) } > FLASH
+  .text : { *(.text .text.*) *(.rodata .rodata.*) . = ALIGN(4); } > FLASH
+  .ARM.exidx : { *(.ARM.exidx* .gnu.linkonce.armexidx.*) } > FLASH
+  .data : ALIGN(4) { __data_start__ = .; *(.data .data.*) . = ALIGN(4); __data_end__ = .; } > RAM AT > FLASH
+  __data_load__ = LOADADDR(.data);
+  .bss (NOLOAD) : ALIGN(8) { __bss_start__ = .; *(.bss .bss.*) *(COMMON) . = ALIGN(8); __bss_end__ = .; } > RAM
+  ASSERT(__stack_top - __bss_end__ >= 4096, "less than 4 KiB of RAM left for the stack")
+}
+EOF
+cat >"$tmp/microbit_start.c" <<'EOF'
+#include <stdint.h>
+#include <string.h>
+
+extern uint32_t __stack_top, __data_start__, __data_end__, __data_load__, __bss_start__, __bss_end__;
+int main(void);
+void reset_handler(void);
+void fault_handler(void);
+
+/* SYS_EXIT: ADP_Stopped_ApplicationExit ends QEMU with status 0, RunTimeErrorUnknown with 1. */
+static void semihosting_exit(int passed) {
+    register uint32_t op __asm__("r0") = 0x18u;
+    register uint32_t reason __asm__("r1") = passed ? 0x20026u : 0x20023u;
+    __asm__ volatile("bkpt 0xab" : : "r"(op), "r"(reason) : "memory");
+    for (;;) {
+    }
+}
+
+typedef void (*vector)(void);
+/* Initial SP, Reset, NMI, HardFault (the only fault an ARMv6-M core has). */
+__attribute__((section(".vectors"), used)) static const vector vectors[4] = {
+    (vector)(uintptr_t)&__stack_top, reset_handler, fault_handler, fault_handler,
+};
+
+void fault_handler(void) { semihosting_exit(0); }
+
+void reset_handler(void) {
+    memcpy(&__data_start__, &__data_load__, (size_t)((char *)&__data_end__ - (char *)&__data_start__));
+    memset(&__bss_start__, 0, (size_t)((char *)&__bss_end__ - (char *)&__bss_start__));
+    semihosting_exit(main() == 0);
+}
+EOF
+
 for t in $targets; do
   name="polyweave-tool-adapter-$version-$t"
   archive="$dist/$name.tar.gz"
@@ -182,6 +237,15 @@ EOF
   done
   arm-none-eabi-size "$tmp/check-$t.elf"
 
+  if [ "$t" = thumbv6m-none-eabi ]; then
+    arm-none-eabi-gcc "${flags[@]}" -std=c99 -Wall -Wextra -Werror -Os -ffunction-sections -fdata-sections \
+      -I"$root/include" --specs=nano.specs --specs=nosys.specs -nostartfiles -T "$tmp/microbit.ld" \
+      -Wl,--gc-sections -Wl,--no-warn-execstack "$tmp/microbit_start.c" "$tmp/check.c" \
+      "$root/lib/libpolyweave_tool_adapter.a" -o "$tmp/check-microbit.elf"
+    timeout 60 qemu-system-arm -machine microbit -nographic -semihosting-config enable=on,target=native \
+      -kernel "$tmp/check-microbit.elf" || fail "the small host failed on QEMU's microbit (Cortex-M0)"
+    echo "the small host ran on QEMU's microbit (Cortex-M0): the TOOL_RESULT as expected"
+  fi
   if [ "$t" = thumbv7em-none-eabihf ]; then
     # This folder's firmware (its Makefile's flags), against the unpacked archive instead of
     # target/: QEMU's exit status is its verdict.
