@@ -218,9 +218,9 @@ fn the_c_host_loop_shown_is_the_one_that_runs() {
     );
 }
 
-/// core/DESIGN.md's table of files names every source file of the core.
-#[test]
-fn the_design_names_every_core_file() {
+/// The source files of a crate (paths from the crate's folder) that `doc` does not name in
+/// backticks.
+fn unnamed_sources(krate: &str, doc: &str) -> Vec<String> {
     fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -231,24 +231,27 @@ fn the_design_names_every_core_file() {
             }
         }
     }
-    let core = workspace_root().join("core");
-    let design = read("core/DESIGN.md");
+    let dir = workspace_root().join(krate);
+    let text = read(doc);
     let mut files = Vec::new();
-    rust_files(&core.join("src"), &mut files);
-    let missing: Vec<String> = files
+    rust_files(&dir.join("src"), &mut files);
+    files
         .iter()
-        .map(|f| {
-            f.strip_prefix(&core)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .filter(|rel| !design.contains(&format!("`{rel}`")))
-        .collect();
+        .map(|f| f.strip_prefix(&dir).unwrap().to_string_lossy().into_owned())
+        .filter(|rel| !text.contains(&format!("`{rel}`")))
+        .collect()
+}
+
+/// core/DESIGN.md's and ffi/README.md's tables of files name every source file.
+#[test]
+fn the_file_tables_name_every_source_file() {
+    let core = unnamed_sources("core", "core/DESIGN.md");
     assert!(
-        missing.is_empty(),
-        "core/DESIGN.md's file table lacks {missing:?}"
+        core.is_empty(),
+        "core/DESIGN.md's file table lacks {core:?}"
     );
+    let ffi = unnamed_sources("ffi", "ffi/README.md");
+    assert!(ffi.is_empty(), "ffi/README.md's file table lacks {ffi:?}");
 }
 
 /// `1234567` as the documents write it: `1,234,567`.
