@@ -53,7 +53,7 @@ const ENUMS: [&str; 16] = [
     "pw_mcp_start_error",
 ];
 
-/// A C type as written in the header or in a koffi declaration.
+/// A C type as written in the header or in a Node `struct(…)` declaration.
 fn c_type(t: &str) -> Option<Ty> {
     let t = t.trim().trim_start_matches("const ").trim();
     if t.ends_with('*') || t == "pw_sync_fn" || t.starts_with("pw_on_") {
@@ -262,17 +262,20 @@ fn node() -> Copy {
             constants.insert(format!("PW_{k}"), number(v).expect("value"));
         }
     }
-    // `const v = koffi.struct('pw_x', …)`: the variables name structs too.
+    // `const v = struct('pw_x', { field: 'c type', … })`: binding.mjs lays these out for wasm32
+    // (its test/package.test.mjs checks the sizes against the module's); the variables name
+    // structs too.
     let mut vars = BTreeMap::new();
     let mut structs = BTreeMap::new();
     let mut rest = text.as_str();
-    while let Some(i) = rest.find("koffi.struct('") {
+    const DECL: &str = "struct('";
+    while let Some(i) = rest.find(DECL) {
         let before = &rest[..i];
         let var = before
             .trim_end()
             .strip_suffix('=')
             .and_then(|b| b.trim_end().rsplit(' ').next().map(str::to_string));
-        let body = &rest[i + 14..];
+        let body = &rest[i + DECL.len()..];
         let name = &body[..body.find('\'').unwrap()];
         let open = body.find('{').unwrap();
         let close = body.find('}').unwrap();

@@ -1,22 +1,26 @@
-//! The Node package (`examples/node`: @polyweave/tool-adapter's API over the C ABI through
-//! koffi) passes its own `npm test` (among it `test/decode.test.mjs`: the stream decoders on every
-//! recorded provider body through `createDecoder`, the Transforms and `framesFromResponse`, and
-//! `encodeItem`), and its replay program (`replay.mjs`, built on the package's exported API only)
-//! conforms on every shared scenario, compared channel by channel as `conformance` does
-//! (`polyweave_tests::ndjson_compare`).
+//! The npm package (`examples/node`: @polyweave/tool-adapter's API over the C ABI compiled to
+//! WebAssembly) passes its own test suite from the source folder (among it
+//! `test/decode.test.mjs`: the stream decoders on every recorded provider body through
+//! `createDecoder`, the Transforms and `framesFromResponse`, and `encodeItem`;
+//! `test/package.test.mjs`: the struct layouts against the module's own, the allocator, no
+//! top-level `node:` import), and its replay program (`replay.mjs`, built on the package's
+//! exported API only) conforms on every shared scenario, compared channel by channel as
+//! `conformance` does (`polyweave_tests::ndjson_compare`).
 //!
-//! The release shared library is the main target directory's when it is as new as the ffi and
-//! core sources, else it is built into a private one (the outer cargo holds the lock of the
-//! main one): `polyweave_tests::library::ffi_shared_lib`. It is handed to Node through
-//! `PW_LIB`. `npm install` runs once (idempotent: skipped when koffi is there).
+//! The module is built first from the current sources by the package's own build script
+//! (`node build.mjs`: `cargo build --release --target wasm32-unknown-unknown -p
+//! polyweave-tool-adapter-wasm` into this test's target directory, copied next to
+//! `binding.mjs`), so the suite never runs against a stale module. The installed package is
+//! tested by `tests/npm_package.sh`.
 //!
-//! Skipped, with a message, only when `node` or `npm` is missing.
+//! Without `node` the tests are skipped with a message, except under CI (`CI` set) or the test
+//! command (`PW_REQUIRE_MCP_SERVERS=1`): there a missing `node` fails them.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 
-use polyweave_tests::library::{ffi_shared_lib, workspace_root as root};
+use polyweave_tests::library::{target_dir, workspace_root as root};
 use polyweave_tests::programs::installed;
 use polyweave_tests::scenarios::{replay_failures, SCENARIOS};
 
@@ -24,75 +28,82 @@ fn node_dir() -> PathBuf {
     root().join("examples/node")
 }
 
-/// `PW_LIB` for Node, after `npm install` (once); `None` (with a message) without node or npm.
-fn setup() -> Option<&'static PathBuf> {
-    static READY: OnceLock<Option<PathBuf>> = OnceLock::new();
-    READY
-        .get_or_init(|| {
-            if !installed(&["node", "npm"], "the Node binding tests") {
-                return None;
-            }
-            let lib = ffi_shared_lib("release");
-            if !node_dir().join("node_modules/koffi/package.json").is_file() {
-                let out = npm(&["install", "--no-audit", "--no-fund"]);
-                assert!(
-                    out.status.success(),
-                    "npm install failed:\n{}\n{}",
-                    String::from_utf8_lossy(&out.stdout),
-                    String::from_utf8_lossy(&out.stderr)
-                );
-            }
-            Some(lib)
-        })
-        .as_ref()
+/// Whether a missing `node` must fail the tests rather than skip them.
+fn node_required() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
+        || std::env::var("PW_REQUIRE_MCP_SERVERS").is_ok_and(|v| v == "1")
 }
 
-fn npm(args: &[&str]) -> Output {
-    Command::new("npm")
-        .args(args)
-        .current_dir(node_dir())
-        .output()
-        .expect("running npm")
+/// Builds the wasm module (once per test process); `false` (with a message) without node.
+fn setup() -> bool {
+    static READY: OnceLock<bool> = OnceLock::new();
+    *READY.get_or_init(|| {
+        if !installed(&["node"], "the Node package tests") {
+            assert!(
+                !node_required(),
+                "`node` (>= 20) is required here (CI or PW_REQUIRE_MCP_SERVERS=1): install it"
+            );
+            return false;
+        }
+        let out = Command::new("node")
+            .arg("build.mjs")
+            .arg("--target-dir")
+            .arg(target_dir())
+            .current_dir(node_dir())
+            .output()
+            .expect("running node build.mjs");
+        assert!(
+            out.status.success(),
+            "node build.mjs failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        true
+    })
 }
 
 #[test]
-fn npm_test_passes() {
-    let Some(lib) = setup() else { return };
-    let out = Command::new("npm")
-        .arg("test")
+fn node_test_passes() {
+    if !setup() {
+        return;
+    }
+    let out = Command::new("node")
+        .args(["--test", "test/"])
         .current_dir(node_dir())
-        .env("PW_LIB", lib)
         .output()
-        .expect("running npm test");
+        .expect("running node --test");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "npm test failed:\n{stdout}\n{}",
+        "node --test failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The decoder tests were found and ran.
+    // The decoder and package tests were found and ran.
     for name in [
         "every recording whole gives what its SDK reconstructs",
         "framesFromResponse over a chunked fetch Response",
         "encodeItem: every refusal throws with its pw_result code",
+        "package: every struct the binding lays out has the size and alignment the wasm module gives it",
+        "package: the modules a browser loads import nothing from node: at the top level",
     ] {
         assert!(
             stdout
                 .lines()
-                .any(|l| l.starts_with("ok ") && l.contains(name)),
-            "the decoder test {name:?} did not pass in npm test:\n{stdout}"
+                .any(|l| l.starts_with("ok ") && l.contains(name) && !l.contains("# SKIP")),
+            "the test {name:?} did not pass in node --test:\n{stdout}"
         );
     }
 }
 
 #[test]
 fn replay_conforms_on_the_shared_scenarios() {
-    let Some(lib) = setup() else { return };
+    if !setup() {
+        return;
+    }
     let failures = replay_failures(1, |file| {
         Command::new("node")
             .arg(node_dir().join("replay.mjs"))
             .arg(file)
-            .env("PW_LIB", lib)
             .output()
             .expect("running node replay.mjs")
     });
