@@ -3,7 +3,7 @@
 # times and the difference is divided by the work done, so set-up and criterion cost
 # nothing. Counts do not depend on the machine's load, unlike criterion's times.
 #
-#   bash tests/bench/instructions.sh                 # every workload in README "Speed"
+#   bash tests/bench/instructions.sh                 # every workload in tests/README.md "Speed"
 #   bash tests/bench/instructions.sh sync_echo       # some of them (names below)
 #   bash tests/bench/instructions.sh decode          # every decode_* and validate_* workload
 #
