@@ -42,16 +42,20 @@ lists polyweave-tool-adapter "${common[@]}"
 lists polyweave-tool-adapter-ffi "${common[@]}" include/polyweave_tool_adapter.h \
   include/polyweave_tool_adapter.hpp cbindgen.toml
 
-# The .crate files, for the look inside below (publish --dry-run builds them after).
+# The .crate files, for the look inside below (publish --dry-run builds them after), land in
+# the target directory's package/ (target/ unless CARGO_TARGET_DIR or a config says otherwise).
 id=$(cargo pkgid -p polyweave-tool-adapter-ffi)
 version=${id##*[#@]}
-rm -f "target/package/polyweave-tool-adapter-$version.crate" "target/package/polyweave-tool-adapter-ffi-$version.crate"
+cargo metadata --locked --no-deps --format-version 1 >"$tmp/metadata.json"
+target_dir=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["target_directory"])' "$tmp/metadata.json")
+rm -f "$target_dir/package/polyweave-tool-adapter-$version.crate" \
+  "$target_dir/package/polyweave-tool-adapter-ffi-$version.crate"
 cargo package --locked "${dirty[@]}" --no-verify -p polyweave-tool-adapter -p polyweave-tool-adapter-ffi
 # crate_holds CRATE CHECKOUT_FILE PATH_IN_CRATE...: the .crate's file is the checkout's, byte for byte.
 crate_holds() {
   local crate=$1 dir=$2
   shift 2
-  local file="target/package/$crate-$version.crate"
+  local file="$target_dir/package/$crate-$version.crate"
   [ -f "$file" ] || fail "cargo package left no $file"
   mkdir -p "$tmp/$crate"
   tar -xzf "$file" -C "$tmp/$crate"
@@ -69,7 +73,6 @@ crate_holds polyweave-tool-adapter-ffi ffi README.md LICENSE-MIT LICENSE-APACHE 
 cargo publish --dry-run --locked "${dirty[@]}" -p polyweave-tool-adapter -p polyweave-tool-adapter-ffi
 
 # Every other workspace member stays off crates.io.
-cargo metadata --locked --no-deps --format-version 1 >"$tmp/metadata.json"
 python3 - "$tmp/metadata.json" <<'EOF'
 import json, sys
 meta = json.load(open(sys.argv[1]))

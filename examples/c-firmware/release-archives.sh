@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prebuilt static libraries for C firmware: one release archive per Cortex-M target,
 #
-#     target/dist/polyweave-tool-adapter-VERSION-TARGET.tar.gz
+#     target/dist/polyweave-tool-adapter-VERSION-TARGET.tar.gz   (in CARGO_TARGET_DIR if set)
 #         lib/libpolyweave_tool_adapter.a     (the no_std ffi crate, --no-default-features)
 #         include/polyweave_tool_adapter.h, include/polyweave_tool_adapter.hpp
 #         LICENSE-MIT, LICENSE-APACHE, README.md
@@ -56,7 +56,10 @@ cpus() {
 id=$(cargo pkgid -p polyweave-tool-adapter-ffi)
 version=${id##*[#@]}
 mtime=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
-dist=target/dist
+# target/ unless CARGO_TARGET_DIR or a cargo config says otherwise.
+target_dir=$(cargo metadata --locked --no-deps --format-version 1 |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+dist="$target_dir/dist"
 mkdir -p "$dist"
 
 installed=$(rustup target list --installed)
@@ -71,7 +74,7 @@ for t in $targets; do
   stage="$tmp/stage/$name"
   mkdir -p "$stage/lib" "$stage/include"
   # The C library's name, as cargo-c installs it on the host: -lpolyweave_tool_adapter.
-  cp "target/$t/release/libpolyweave_tool_adapter_ffi.a" "$stage/lib/libpolyweave_tool_adapter.a"
+  cp "$target_dir/$t/release/libpolyweave_tool_adapter_ffi.a" "$stage/lib/libpolyweave_tool_adapter.a"
   cp include/polyweave_tool_adapter.h include/polyweave_tool_adapter.hpp "$stage/include/"
   cp LICENSE-MIT LICENSE-APACHE "$stage/"
   flags=$(gcc_flags "$t")
