@@ -11,11 +11,12 @@
 #      runs: it must give the same files.
 #   3. auditwheel: the wheel must need no library but the manylinux set (nothing grafted), and is
 #      retagged manylinux_2_X into target/py-wheel/wheelhouse.
-#   4. target/py-wheel/venv, made anew: the repaired wheel and pytest
+#   4. target/py-wheel/venv, made anew: the repaired wheel, pytest and mypy
 #      (examples/python/requirements-test.txt, pinned). From a copy of examples/python/tests in a
 #      temporary folder, with PW_LIB unset: the package imported must be the venv's and the
-#      library loaded the one inside it; then pytest runs every test there
-#      (PW_EXPECT_INSTALLED=1 makes test_package.py check the installed copy).
+#      library loaded the one inside it; mypy --strict passes on the installed package and on
+#      example.py (py.typed); then pytest runs every test there (PW_EXPECT_INSTALLED=1 makes
+#      test_package.py check the installed copy).
 #
 # The MCP tests use the servers tests/mcp/install.sh installed (target/mcp-servers/env.sh, or
 # PW_MCP_EVERYTHING / PW_MCP_TIME); PW_REQUIRE_MCP_SERVERS=1 (as CI sets) makes their absence a
@@ -154,6 +155,17 @@ if problems:
     sys.exit("python wheel: error: " + "; ".join(problems))
 print("python wheel: imported %s %s from %s, library %s" % (pw.__name__, pw.__version__, pkg, lib), file=sys.stderr)
 EOF
+
+# PEP 561: a user's type checker takes the installed package's own hints (py.typed); the
+# package and the README's example pass --strict with them.
+cp "$src/example.py" "$tmp/run/example.py"
+for what in "-p polyweave_tool_adapter:6" "example.py:1"; do
+    # shellcheck disable=SC2086 # the arguments are two words on purpose
+    "$venv/bin/python" -m mypy --strict --cache-dir "$tmp/mypy-cache" ${what%:*} > "$out/mypy.txt" 2>&1 \
+        || { cat "$out/mypy.txt" >&2; die "mypy --strict ${what%:*} fails in the venv"; }
+    grep -qx "Success: no issues found in ${what#*:} source files\?" "$out/mypy.txt" \
+        || die "mypy ${what%:*} did not check ${what#*:} files: $(cat "$out/mypy.txt")"
+done
 
 log "pytest in the venv, from $tmp/run/tests"
 status=0

@@ -6,9 +6,12 @@ use it), else the copy inside this package's own directory, which the wheel carr
 there: `import` fails with an `ImportError` that says both.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import sys
+from typing import Any
 from ctypes import (
     CFUNCTYPE,
     POINTER,
@@ -602,14 +605,14 @@ for _name, (_res, _args) in _SIGNATURES.items():
     _fn.argtypes = _args
 
 
-def span_bytes(s):
+def span_bytes(s: pw_str) -> bytes:
     """The bytes of a `pw_str` (copied)."""
     if not s.len:
         return b""
     return ctypes.string_at(s.ptr, s.len)
 
 
-def ptr_bytes(ptr, length):
+def ptr_bytes(ptr: Any, length: int) -> bytes:
     """`length` bytes at a `const uint8_t *` (copied)."""
     if not length:
         return b""

@@ -20,7 +20,7 @@ import enum
 import json
 from ctypes import byref, c_size_t
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, List, Optional, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from . import _ffi
 from .errors import check, error_for
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 BytesLike = Union[bytes, bytearray, memoryview, str]
-Frame = Union[dict, str, bytes, bytearray, memoryview]
+Frame = Union[Dict[str, Any], str, bytes, bytearray, memoryview]
 
 
 class Provider(enum.IntEnum):
@@ -151,9 +151,9 @@ class Decoder:
         check(_ffi.lib.pw_decoder_max_frame_len(byref(cfg), byref(longest)))
         #: The longest frame this configuration can write (`pw_decoder_max_frame_len`).
         self.max_frame_len = longest.value
-        self._block = _Block(size.value, _ffi.lib.pw_decoder_align())
+        self._block: Optional[_Block] = _Block(size.value, _ffi.lib.pw_decoder_align())
         self._number = number
-        self._d = None
+        self._d: Any = None
         self._init()
         #: The `Provider` it reads.
         self.provider = Provider(number)
@@ -162,12 +162,11 @@ class Decoder:
         self._used = c_size_t(0)
 
     def _init(self) -> None:
+        block = self._block
+        if block is None:  # reset() checks first; this says so to the type checker
+            raise ValueError("operation on a closed Decoder")
         d = ctypes.POINTER(_ffi.pw_decoder)()
-        check(
-            _ffi.lib.pw_decoder_init(
-                self._block.address, self._block.size, self._number, byref(self._cfg), self.calls, byref(d)
-            )
-        )
+        check(_ffi.lib.pw_decoder_init(block.address, block.size, self._number, byref(self._cfg), self.calls, byref(d)))
         self._d = d
 
     # -------------------------------------------------- memory
@@ -182,15 +181,14 @@ class Decoder:
     def __enter__(self) -> "Decoder":
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
     @property
     def closed(self) -> bool:
         return self._d is None
 
-    def _ptr(self):
+    def _ptr(self) -> Any:
         if self._d is None:
             raise ValueError("operation on a closed Decoder")
         return self._d
@@ -229,7 +227,7 @@ class Decoder:
         d = self._ptr()
         if not data:
             return frames
-        base = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value
+        base = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value or 0
         total, at, used = len(data), 0, self._used
         while at < total:
             check(_ffi.lib.pw_decoder_feed(d, base + at, total - at, byref(used)))
@@ -249,11 +247,11 @@ class Decoder:
         self._drain(frames)
         return frames
 
-    def feed(self, data: BytesLike) -> List[dict]:
+    def feed(self, data: BytesLike) -> List[Dict[str, Any]]:
         """Body bytes in (any split): the frames they completed, parsed (`json.loads`)."""
         return [json.loads(f) for f in self.feed_raw(data)]
 
-    def finish(self) -> List[dict]:
+    def finish(self) -> List[Dict[str, Any]]:
         """Ends the body: its last frames, parsed. The decoder then takes the next body."""
         return [json.loads(f) for f in self.finish_raw()]
 
@@ -262,7 +260,7 @@ class Decoder:
         """`pw_decoder_stats`: what it skipped and the calls it saw since it was made."""
         s = _ffi.pw_decode_stats()
         check(_ffi.lib.pw_decoder_stats(self._ptr(), byref(s)))
-        return DecodeStats(*(getattr(s, name) for name, _ in _ffi.pw_decode_stats._fields_))
+        return DecodeStats(*(getattr(s, f[0]) for f in _ffi.pw_decode_stats._fields_))
 
     def __repr__(self) -> str:
         name = self.provider.name
@@ -278,7 +276,7 @@ def decode_raw(provider: Union[str, Provider], chunks: Iterable[BytesLike], **op
         yield from d.finish_raw()
 
 
-def decode(provider: Union[str, Provider], chunks: Iterable[BytesLike], **options: Any) -> Iterator[dict]:
+def decode(provider: Union[str, Provider], chunks: Iterable[BytesLike], **options: Any) -> Iterator[Dict[str, Any]]:
     """The frames of one response body given as an iterable of byte chunks (split anywhere),
     as they complete, e.g. ``for frame in decode("anthropic", response.iter_bytes())``. The
     options are `Decoder`'s."""
@@ -312,11 +310,12 @@ def encode_item_raw(provider: Union[str, Provider], frame: Frame) -> bytes:
     return out.raw[: n.value]
 
 
-def encode_item(provider: Union[str, Provider], frame: Frame) -> dict:
+def encode_item(provider: Union[str, Provider], frame: Frame) -> Dict[str, Any]:
     """`pw_encode_item`: a `TOOL_CALL` frame (for the assistant turn) or a `TOOL_RESULT` frame
     (a dict, or its JSON text as `str` / `bytes`) as `provider`'s request item, parsed.
 
     Refusals raise the code's `PolyweaveError`: `ItemNotCallOrResult`, `ItemNoName`,
     `ItemNoId` (OpenAI and Anthropic match results by id), `ItemNoOutcome` (all `ItemRefused`),
     a `MalformedFrame` for a frame that is not valid, `UnknownProvider`."""
-    return json.loads(encode_item_raw(provider, frame))
+    item: Dict[str, Any] = json.loads(encode_item_raw(provider, frame))
+    return item

@@ -1,11 +1,14 @@
 """One exception class per `pw_result` code, each with the library's own message."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import Dict, Optional, Type
 
 from . import _ffi
 
 
-def result_text(code):
+def result_text(code: int) -> str:
     """`pw_result_text(code)`: the library's message for any code."""
     buf = ctypes.create_string_buffer(256)
     n = ctypes.c_size_t(0)
@@ -19,13 +22,18 @@ def result_text(code):
 class PolyweaveError(Exception):
     """A `pw_result` other than `PW_OK`: `.code` is the number, `.message` the library's text."""
 
-    code = None
+    #: The class's code; None only on this base class, which takes the code as an argument.
+    code: Optional[int] = None
 
-    def __init__(self, code=None, message=None):
+    def __init__(self, code: Optional[int] = None, message: Optional[str] = None) -> None:
         if code is None:
             code = type(self).code
-        self.code = code
-        self.message = message if message is not None else result_text(code)
+        if code is None:
+            raise TypeError("PolyweaveError needs a code")
+        self.code: int = code
+        self.message: str = message if message is not None else result_text(code)
+        #: A JSON error's byte offset (`validate_json`, the decoders), else None.
+        self.offset: Optional[int] = None
         super().__init__("%s (code %d)" % (self.message, code))
 
 
@@ -43,8 +51,8 @@ class BufferTooSmall(PolyweaveError, ValueError):
 
     code = _ffi.PW_BUFFER_TOO_SMALL
 
-    def __init__(self, needed=None, code=None, message=None):
-        self.needed = needed
+    def __init__(self, needed: Optional[int] = None, code: Optional[int] = None, message: Optional[str] = None) -> None:
+        self.needed: Optional[int] = needed
         super().__init__(code, message)
         if needed is not None:
             self.args = ("%s (code %d): %d bytes needed" % (self.message, self.code, needed),)
@@ -61,7 +69,7 @@ class McpRefused(PolyweaveError):
     a second start, a `clientInfo` text too long. Nothing changed in the client."""
 
 
-def _base(code):
+def _base(code: int) -> Type[PolyweaveError]:
     """The class a code's exception derives from, as the library classifies the code."""
     if _ffi.lib.pw_result_is_malformed(code):
         return MalformedFrame
@@ -74,7 +82,7 @@ def _base(code):
     return PolyweaveError
 
 
-def _make(name, code, doc=None):
+def _make(name: str, code: int, doc: Optional[str] = None) -> Type[PolyweaveError]:
     return type(name, (_base(code),), {"code": code, "__doc__": doc or result_text(code)})
 
 
@@ -113,7 +121,7 @@ CallCancelled = _make("CallCancelled", _ffi.PW_CALL_CANCELLED)
 CallStale = _make("CallStale", _ffi.PW_CALL_STALE)
 CallWrongKind = _make("CallWrongKind", _ffi.PW_CALL_WRONG_KIND)
 CallForeign = _make("CallForeign", _ffi.PW_CALL_FOREIGN)
-UnknownProvider = type(
+UnknownProvider: Type[PolyweaveError] = type(
     "UnknownProvider",
     (PolyweaveError, ValueError),
     {"code": _ffi.PW_UNKNOWN_PROVIDER, "__doc__": result_text(_ffi.PW_UNKNOWN_PROVIDER)},
@@ -134,18 +142,17 @@ McpClientInfoTooLong = _make("McpClientInfoTooLong", _ffi.PW_MCP_CLIENT_INFO_TOO
 Panic = _make("Panic", _ffi.PW_PANIC)
 
 #: Every class by its code.
-BY_CODE = {
-    cls.code: cls
-    for cls in [BufferTooSmall] + [v for v in list(globals().values()) if isinstance(v, type)]
-    if issubclass(cls, PolyweaveError) and cls.code is not None
-}
+BY_CODE: Dict[int, Type[PolyweaveError]] = {}
+for _v in [BufferTooSmall] + list(globals().values()):
+    if isinstance(_v, type) and issubclass(_v, PolyweaveError) and _v.code is not None:
+        BY_CODE[_v.code] = _v
 
 # Each generated class shows as a member of this module.
 for _cls in BY_CODE.values():
     _cls.__module__ = __name__
 
 
-def error_for(code, needed=None):
+def error_for(code: int, needed: Optional[int] = None) -> PolyweaveError:
     """The exception for a code (`BufferTooSmall` with `needed`; unknown codes: `PolyweaveError`)."""
     if code == _ffi.PW_BUFFER_TOO_SMALL:
         return BufferTooSmall(needed)
@@ -153,7 +160,7 @@ def error_for(code, needed=None):
     return cls() if cls is not None else PolyweaveError(code)
 
 
-def check(code):
+def check(code: int) -> None:
     """Raises the exception of `code` unless it is `PW_OK`."""
     if code != _ffi.PW_OK:
         raise error_for(code)

@@ -20,6 +20,8 @@ Two levels:
         print(s.call("echo", {"message": "hi"}))   # [{'type': 'text', 'text': 'Echo: hi'}]
 """
 
+from __future__ import annotations
+
 import ctypes
 import enum
 import json
@@ -30,7 +32,7 @@ import time
 from collections import deque
 from ctypes import byref, c_size_t, c_uint32
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _ffi
 from .errors import (
@@ -41,7 +43,7 @@ from .errors import (
     QueueFull,
     check,
 )
-from .wrapper import Config, DispositionKind, Route, Wrapper, _bytes, _Block, adapter
+from .wrapper import CallHandle, Config, Data, DispositionKind, Route, Wrapper, _bytes, _Block, adapter
 
 __all__ = [
     "Failure",
@@ -69,7 +71,16 @@ __all__ = [
 ]
 
 
-def _text(raw):
+#: An event of `McpClient.poll_event`.
+McpEvent = Union["Initialized", "ToolListed", "ToolSkipped", "Ready", "StartFailed", "Notification"]
+#: What names an adapter call to the client: the wrapper's `CallHandle`, an `McpFrame`, or
+#: `(slot, index)`.
+CallRef = Union[CallHandle, "McpFrame", Tuple[int, int]]
+#: A model frame for `McpServer.run`: its bytes (or str), or a JSON value to serialise.
+FrameLike = Union[Data, Dict[str, Any]]
+
+
+def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
@@ -137,7 +148,7 @@ class Initialized:
     result: bytes
 
     @property
-    def json(self):
+    def json(self) -> Any:
         return json.loads(self.result)
 
 
@@ -149,7 +160,7 @@ class ToolListed:
     tool: bytes
 
     @property
-    def json(self):
+    def json(self) -> Any:
         return json.loads(self.tool)
 
 
@@ -242,9 +253,9 @@ class McpConfig:
     (`McpConfig(line_cap=1 << 20)`). `fit(wrapper_config)` gives the wrapper's `name_cap` and
     `max_depth` (`pw_mcp_config_fit`)."""
 
-    FIELDS = [name for name, _ in _ffi.pw_mcp_config._fields_]
+    FIELDS: List[str] = [f[0] for f in _ffi.pw_mcp_config._fields_]
 
-    def __init__(self, **fields):
+    def __init__(self, **fields: Any) -> None:
         c = _ffi.pw_mcp_config()
         check(_ffi.lib.pw_mcp_config_default(byref(c)))
         for name in self.FIELDS:
@@ -254,44 +265,49 @@ class McpConfig:
                 raise TypeError("unknown MCP configuration field %r" % name)
             setattr(self, name, value)
 
-    def _c(self):
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a name that is not set: every FIELDS name is, in __init__. Here so
+        # that type checkers take `McpConfig(...).line_cap` (the fields come from the header).
+        raise AttributeError(name)
+
+    def _c(self) -> _ffi.pw_mcp_config:
         c = _ffi.pw_mcp_config()
         for name in self.FIELDS:
             setattr(c, name, int(getattr(self, name)))
         return c
 
-    def fit(self, wrapper_config):
+    def fit(self, wrapper_config: Config) -> McpConfig:
         """A copy fitted to a wrapper's `Config`: its `name_cap` and `max_depth`."""
         c = self._c()
         w = wrapper_config._c()
         check(_ffi.lib.pw_mcp_config_fit(byref(c), byref(w)))
         return McpConfig(**{name: getattr(c, name) for name in self.FIELDS})
 
-    def size(self, calls):
+    def size(self, calls: int) -> int:
         """Bytes of the client's block for `calls` call slots (`pw_mcp_size`)."""
         n = c_size_t(0)
         check(_ffi.lib.pw_mcp_size(byref(self._c()), calls, byref(n)))
         return n.value
 
     @property
-    def max_frame_len(self):
+    def max_frame_len(self) -> int:
         """The longest frame `poll_frame` can write (`pw_mcp_max_frame_len`)."""
         n = c_size_t(0)
         check(_ffi.lib.pw_mcp_max_frame_len(byref(self._c()), byref(n)))
         return n.value
 
     @property
-    def max_line_len(self):
+    def max_line_len(self) -> int:
         """The longest line `poll_transmit` can write, LF included (`pw_mcp_max_line_len`)."""
         n = c_size_t(0)
         check(_ffi.lib.pw_mcp_max_line_len(byref(self._c()), byref(n)))
         return n.value
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "McpConfig(%s)" % ", ".join("%s=%r" % (n, getattr(self, n)) for n in self.FIELDS)
 
 
-def _handle_parts(handle):
+def _handle_parts(handle: CallRef) -> Tuple[int, int]:
     """`(slot, index)` of a wrapper `CallHandle`, an `McpFrame` or a `(slot, index)` pair."""
     if isinstance(handle, tuple):
         slot, index = handle
@@ -309,8 +325,8 @@ class McpClient:
     raise the `McpRefused` classes (`McpOutboxFull` / `McpFramePending`: poll, then hand the
     frame in again) and change nothing."""
 
-    def __init__(self, *, calls=8, config=None, wrapper_config=None, name="polyweave-python", version=None,
-                 **fields):
+    def __init__(self, *, calls: int = 8, config: Optional[McpConfig] = None, wrapper_config: Optional[Config] = None,
+                 name: Data = "polyweave-python", version: Optional[Data] = None, **fields: Any) -> None:
         cfg = config if config is not None else McpConfig()
         if fields:
             cfg = McpConfig(**{**{n: getattr(cfg, n) for n in McpConfig.FIELDS}, **fields})
@@ -320,7 +336,7 @@ class McpClient:
         ccfg = cfg._c()
         size = c_size_t(0)
         check(_ffi.lib.pw_mcp_size(byref(ccfg), calls, byref(size)))
-        self._block = _Block(size.value, _ffi.lib.pw_mcp_align())
+        self._block: Optional[_Block] = _Block(size.value, _ffi.lib.pw_mcp_align())
         name_b = _bytes(name, "name")
         version_b = _bytes(version if version is not None else _default_version(), "version")
         c = ctypes.POINTER(_ffi.pw_mcp)()
@@ -330,7 +346,7 @@ class McpClient:
                 len(version_b), byref(c),
             )
         )
-        self._c = c
+        self._c: Any = c
         self._line = ctypes.create_string_buffer(min(cfg.max_line_len, 64 * 1024))
         self._frame = ctypes.create_string_buffer(min(cfg.max_frame_len, 64 * 1024))
         self._event = _ffi.pw_mcp_event()
@@ -339,63 +355,62 @@ class McpClient:
 
     # -------------------------------------------------- memory
 
-    def close(self):
+    def close(self) -> None:
         """Lets the memory block go; any later call raises `ValueError`."""
         self._c = None
         if self._block is not None:
             self._block.release()
             self._block = None
 
-    def __enter__(self):
+    def __enter__(self) -> McpClient:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
-    def _ptr(self):
+    def _ptr(self) -> Any:
         if self._c is None:
             raise ValueError("operation on a closed McpClient")
         return self._c
 
     # -------------------------------------------------- inputs
 
-    def start(self):
+    def start(self) -> None:
         """Begins the start-up: `initialize` goes out at the next `poll_transmit`
         (`McpAlreadyStarted` the second time)."""
         check(_ffi.lib.pw_mcp_start(self._ptr()))
 
-    def feed(self, data, start=0):
+    def feed(self, data: Data, start: int = 0) -> int:
         """Bytes from the server, from offset `start`: returns how many it took (up to the end
         of one line, and none while what the last line owes is not polled out: drain the
         events, frames and lines, then feed the rest)."""
-        data = _bytes(data, "data")
-        if start < 0 or start > len(data):
+        raw = _bytes(data, "data")
+        if start < 0 or start > len(raw):
             raise ValueError("start out of range")
         n = c_size_t(0)
-        base = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value or 0
-        check(_ffi.lib.pw_mcp_feed(self._ptr(), base + start, len(data) - start, byref(n)))
+        base = ctypes.cast(ctypes.c_char_p(raw), ctypes.c_void_p).value or 0
+        check(_ffi.lib.pw_mcp_feed(self._ptr(), base + start, len(raw) - start, byref(n)))
         return n.value
 
-    def handle_frame(self, handle, frame):
+    def handle_frame(self, handle: CallRef, frame: Data) -> Handled:
         """A frame the wrapper routed to an adapter call (a `TOOL_CALL` or a `CANCEL`), the call
         named by its `CallHandle` (or `(slot, index)`): returns a `Handled`."""
         slot, index = _handle_parts(handle)
-        frame = _bytes(frame)
+        raw = _bytes(frame)
         h = self._handled
-        check(_ffi.lib.pw_mcp_handle_frame(self._ptr(), slot, index, frame, len(frame), byref(h)))
+        check(_ffi.lib.pw_mcp_handle_frame(self._ptr(), slot, index, raw, len(raw), byref(h)))
         return Handled(
             HandledKind(h.kind), h.request, Failure(h.failure), h.limit, h.len, bool(h.notified)
         )
 
-    def handle_closed(self):
+    def handle_closed(self) -> None:
         """The transport closed: every call in flight fails with `Tool <name> failed: the MCP
         server closed the connection`, later ones at once. Poll their frames out."""
         check(_ffi.lib.pw_mcp_handle_closed(self._ptr()))
 
     # -------------------------------------------------- outputs
 
-    def poll_transmit(self):
+    def poll_transmit(self) -> Optional[bytes]:
         """The next line for the server (bytes, LF included), or None."""
         n = c_size_t(0)
         while True:
@@ -408,7 +423,7 @@ class McpClient:
         check(r)
         return ctypes.string_at(self._line, n.value)
 
-    def poll_frame(self):
+    def poll_frame(self) -> Optional[McpFrame]:
         """The next frame for an adapter call (an `McpFrame`), or None."""
         f = self._frame_out
         while True:
@@ -421,7 +436,7 @@ class McpClient:
         check(r)
         return McpFrame(f.slot, f.index, ctypes.string_at(self._frame, f.len))
 
-    def poll_event(self):
+    def poll_event(self) -> Optional[McpEvent]:
         """The next event (`Initialized`, `ToolListed`, `ToolSkipped`, `Ready`, `StartFailed`,
         `Notification`), or None. Its texts are copies."""
         e = self._event
@@ -447,7 +462,7 @@ class McpClient:
             bool(e.method_cut),
         )
 
-    def transmits(self):
+    def transmits(self) -> Iterator[bytes]:
         """Drains the lines for the server."""
         while True:
             line = self.poll_transmit()
@@ -455,7 +470,7 @@ class McpClient:
                 return
             yield line
 
-    def frames(self):
+    def frames(self) -> Iterator[McpFrame]:
         """Drains the frames for the wrapper."""
         while True:
             f = self.poll_frame()
@@ -463,7 +478,7 @@ class McpClient:
                 return
             yield f
 
-    def events(self):
+    def events(self) -> Iterator[McpEvent]:
         """Drains the events."""
         while True:
             e = self.poll_event()
@@ -474,30 +489,32 @@ class McpClient:
     # -------------------------------------------------- state
 
     @property
-    def state(self):
+    def state(self) -> McpState:
         """An `McpState`."""
         s = c_uint32(0)
         check(_ffi.lib.pw_mcp_state(self._ptr(), byref(s)))
         return McpState(s.value)
 
     @property
-    def in_flight(self):
+    def in_flight(self) -> int:
         """Calls waiting for the server, or with frames not yet polled."""
-        return _ffi.lib.pw_mcp_in_flight(self._ptr())
+        n: int = _ffi.lib.pw_mcp_in_flight(self._ptr())
+        return n
 
     @property
-    def queued(self):
+    def queued(self) -> int:
         """Lines waiting for `poll_transmit`."""
-        return _ffi.lib.pw_mcp_queued(self._ptr())
+        n: int = _ffi.lib.pw_mcp_queued(self._ptr())
+        return n
 
-    def stats(self):
+    def stats(self) -> McpStats:
         """The client's `McpStats`."""
         s = _ffi.pw_mcp_client_stats()
         check(_ffi.lib.pw_mcp_stats(self._ptr(), byref(s)))
-        return McpStats(*(getattr(s, name) for name, _ in _ffi.pw_mcp_client_stats._fields_))
+        return McpStats(*(getattr(s, f[0]) for f in _ffi.pw_mcp_client_stats._fields_))
 
 
-def _default_version():
+def _default_version() -> str:
     return "%d.%d.%d" % (_ffi.PW_VERSION_MAJOR, _ffi.PW_VERSION_MINOR, _ffi.PW_VERSION_PATCH)
 
 
@@ -508,7 +525,7 @@ class McpStartupError(RuntimeError):
     """The server could not be started, or its start-up failed (`event`: the `StartFailed`,
     None when it closed its output or took too long)."""
 
-    def __init__(self, message, event=None):
+    def __init__(self, message: str, event: Optional[StartFailed] = None) -> None:
         super().__init__(message)
         self.event = event
 
@@ -523,7 +540,7 @@ class ListedTool:
     `inputSchema`, ...)."""
 
     name: str
-    tool: dict
+    tool: Dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -534,7 +551,7 @@ class Sent:
     frame: bytes
 
     @property
-    def json(self):
+    def json(self) -> Any:
         return json.loads(self.frame)
 
 
@@ -548,7 +565,7 @@ _START_WHY = {
 }
 
 #: The wrapper's capacities for a server's tools (the C defaults are sized for microcontrollers).
-WRAPPER_LIMITS = dict(
+WRAPPER_LIMITS: Dict[str, int] = dict(
     name_cap=256,
     id_cap=256,
     args_cap=64 * 1024,
@@ -560,7 +577,7 @@ WRAPPER_LIMITS = dict(
 )
 
 
-def _frame_bytes(frame):
+def _frame_bytes(frame: FrameLike) -> bytes:
     if isinstance(frame, (bytes, bytearray, memoryview, str)):
         return _bytes(frame)
     return json.dumps(frame, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -584,29 +601,48 @@ class McpServer:
     `run(frames)` and `call(name, args)` drive it; `close()` (or the end of a `with` block)
     closes the server's stdin, waits `grace_ms` for it to exit and kills it otherwise."""
 
-    def __init__(self, command, *, timeout_ms=30000, max_total_ms=0, extra_tools=(), startup_timeout_ms=10000,
-                 slots=16, env=None, cwd=None, stderr=None, grace_ms=2000, client_config=None, name="polyweave-python",
-                 version=None, log=None, **fields):
+    #: The wrapper serving the tools, and the client speaking to the server: set once the
+    #: constructor returns (it raises otherwise); `close()` frees both.
+    wrapper: Wrapper
+    client: McpClient
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        timeout_ms: int = 30000,
+        max_total_ms: int = 0,
+        extra_tools: Iterable[str] = (),
+        startup_timeout_ms: int = 10000,
+        slots: int = 16,
+        env: Optional[Dict[str, str]] = None,
+        cwd: Optional[str] = None,
+        stderr: Any = None,
+        grace_ms: int = 2000,
+        client_config: Optional[McpConfig] = None,
+        name: Data = "polyweave-python",
+        version: Optional[Data] = None,
+        log: Optional[Callable[[str, bytes], Any]] = None,
+        **fields: Any,
+    ) -> None:
         self.command = list(command)
         self._log = log
         self.grace_ms = grace_ms
-        self.tools = []
-        self.notifications = []
-        self.server_info = None
-        self.wrapper = None
-        self.client = None
-        self.proc = None
-        self.returncode = None
+        self.tools: List[ListedTool] = []
+        self.notifications: List[Notification] = []
+        self.server_info: Any = None
+        self.proc: Optional[subprocess.Popen[bytes]] = None
+        self.returncode: Optional[int] = None
         self._t0 = time.monotonic()
-        self._sent = []
-        self._fifo = deque()  # (handle, frame) for the client, in order
-        self._handles = {}  # (slot, index) -> the wrapper's CallHandle
-        self._held = None  # a client frame the wrapper could not take yet
+        self._sent: List[Sent] = []
+        self._fifo: Deque[Tuple[CallHandle, bytes]] = deque()  # for the client, in order
+        self._handles: Dict[Tuple[int, int], CallHandle] = {}  # (slot, index) -> the wrapper's handle
+        self._held: Optional[McpFrame] = None  # a client frame the wrapper could not take yet
         self._rx, self._rx_off = b"", 0
         self._tx = bytearray()
         self._closed = False  # the client was told the transport closed
         self._ready = False
-        self._start_failed = None
+        self._start_failed: Optional[StartFailed] = None
         self._sel = selectors.DefaultSelector()
         self._calls = 0
 
@@ -628,6 +664,7 @@ class McpServer:
                 )
             except OSError as e:
                 raise McpStartupError("cannot start the MCP server %r: %s" % (self.command, e)) from e
+            assert self.proc.stdin is not None and self.proc.stdout is not None  # both PIPE
             self._in = self.proc.stdin.fileno()
             self._out = self.proc.stdout.fileno()
             os.set_blocking(self._in, False)
@@ -644,14 +681,13 @@ class McpServer:
 
     # -------------------------------------------------- life
 
-    def __enter__(self):
+    def __enter__(self) -> McpServer:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
-    def close(self):
+    def close(self) -> None:
         """Closes the server's stdin, waits up to `grace_ms` for it to exit (killing it after),
         and frees the wrapper and the client. Idempotent."""
         if self.proc is not None:
@@ -672,21 +708,21 @@ class McpServer:
             self._sel.close()
         except (OSError, ValueError):
             pass
-        if self.wrapper is not None:
-            self.wrapper.close()
-        if self.client is not None:
-            self.client.close()
+        # Either may be missing when the constructor failed part way.
+        for part in (getattr(self, "wrapper", None), getattr(self, "client", None)):
+            if part is not None:
+                part.close()
 
     @property
-    def transport_closed(self):
+    def transport_closed(self) -> bool:
         """Whether the server's output ended (or it died)."""
         return self._closed
 
-    def now_ms(self):
+    def now_ms(self) -> int:
         """The clock given to the wrapper: ms of `time.monotonic()` since the server started."""
         return int((time.monotonic() - self._t0) * 1000)
 
-    def _start_up(self, startup_timeout_ms):
+    def _start_up(self, startup_timeout_ms: int) -> None:
         deadline = self.now_ms() + startup_timeout_ms
         while True:
             self._pump(self.now_ms())
@@ -705,46 +741,48 @@ class McpServer:
 
     # -------------------------------------------------- driving the wrapper
 
-    def run(self, frames, *, max_wait_ms=None):
+    def run(self, frames: Iterable[FrameLike], *, max_wait_ms: Optional[int] = None) -> List[Sent]:
         """Runs model frames (bytes, str or JSON values) through the wrapper, in order, then
         serves the server until no call is pending: returns what the wrapper sent (`Sent`s,
         to the model and the consumer, in order). A malformed frame raises its `MalformedFrame`
         class with `.sent` (what was sent before it). With `max_wait_ms`, a wait longer than
         that raises `TimeoutError` (the wrapper's own timeouts end every call anyway)."""
-        out = self._sent = []
+        out: List[Sent] = []
+        self._sent = out
         for frame in frames:
             data = _frame_bytes(frame)
             self._tick()
             try:
                 d = self._with_room(lambda: self.wrapper.handle_response(self.now_ms(), data))
             except Exception as e:
-                e.sent = list(out)
+                setattr(e, "sent", list(out))
                 raise
             if d.kind == DispositionKind.FORWARD:
                 out.append(Sent("consumer", data))
             self._pump(self.now_ms())
-        limit = None if max_wait_ms is None else self.now_ms() + max_wait_ms
+        start = self.now_ms()
+        limit: Optional[int] = None if max_wait_ms is None else start + max_wait_ms
         while True:
             self._tick()
             if self.wrapper.pending == 0 and self._held is None and not self._fifo:
                 break
             now = self.now_ms()
             if limit is not None and now >= limit:
-                raise TimeoutError("calls still pending after %d ms" % max_wait_ms)
+                raise TimeoutError("calls still pending after %d ms" % (limit - start))
             wake = self.wrapper.poll_timeout()
-            wait = None if wake is None else max(0, wake - now)
+            wait: Optional[int] = None if wake is None else max(0, wake - now)
             if limit is not None:
                 wait = limit - now if wait is None else min(wait, limit - now)
             self._wait(wait)
         self._pump(self.now_ms())
         return out
 
-    def call(self, name, args=None, *, id=None):
+    def call(self, name: str, args: Optional[Dict[str, Any]] = None, *, id: Optional[str] = None) -> Any:
         """Calls one tool through the wrapper and returns its result, parsed; a failed call
         raises `McpToolError` with its message."""
         self._calls += 1
         id = id if id is not None else "py-%d" % self._calls
-        content = {"id": id, "name": name, "args": {} if args is None else args}
+        content: Dict[str, Any] = {"id": id, "name": name, "args": {} if args is None else args}
         for s in self.run([{"type": "TOOL_CALL", "content": content}]):
             if s.to != "model":
                 continue
@@ -755,23 +793,24 @@ class McpServer:
                 return v["content"]["result"]
         raise McpToolError("Tool %s: no TOOL_RESULT" % name)
 
-    def cancel(self, reason="cancelled"):
+    def cancel(self, reason: Data = "cancelled") -> List[Sent]:
         """Cancels every pending call (`Wrapper.cancel`; the server gets
         `notifications/cancelled`): returns what the wrapper sent."""
-        out = self._sent = []
+        out: List[Sent] = []
+        self._sent = out
         while self.wrapper.cancel(self.now_ms(), reason) > 0:
             self._pump(self.now_ms())
         self._pump(self.now_ms())
         return out
 
-    def _with_room(self, fn):
+    def _with_room(self, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
         except QueueFull:
             self._pump(self.now_ms())
             return fn()
 
-    def _tick(self):
+    def _tick(self) -> None:
         """Fires the wrapper's due timeouts (their CANCELs go to the server)."""
         while True:
             now = self.now_ms()
@@ -785,7 +824,7 @@ class McpServer:
 
     # -------------------------------------------------- the pump (SPEC polling order)
 
-    def _pump(self, now):
+    def _pump(self, now: int) -> None:
         moved = True
         while moved:
             moved = self._drain_wrapper()
@@ -795,14 +834,16 @@ class McpServer:
             moved |= self._client_transmit()
             moved |= self._client_feed()
 
-    def _drain_wrapper(self):
-        w = self.wrapper
+    def _drain_wrapper(self) -> bool:
+        # None while the constructor runs the start-up, before the wrapper exists.
+        w: Optional[Wrapper] = getattr(self, "wrapper", None)
         if w is None:
             return False
         moved = False
         for t in w.transmits():
             moved = True
             if t.route == Route.ADAPTER:
+                assert t.handle is not None  # an adapter's frame always names its call
                 self._handles[(t.handle.slot, t.handle.index)] = t.handle
                 self._fifo.append((t.handle, t.frame))
             else:
@@ -811,7 +852,7 @@ class McpServer:
             moved = True
         return moved
 
-    def _frames_to_client(self):
+    def _frames_to_client(self) -> bool:
         moved = False
         while self._fifo:
             handle, frame = self._fifo[0]
@@ -827,7 +868,7 @@ class McpServer:
             moved = True
         return moved
 
-    def _client_events(self):
+    def _client_events(self) -> bool:
         moved = False
         for e in self.client.events():
             moved = True
@@ -844,8 +885,8 @@ class McpServer:
                 self.notifications.append(e)
         return moved
 
-    def _frames_to_wrapper(self, now):
-        w = self.wrapper
+    def _frames_to_wrapper(self, now: int) -> bool:
+        w: Optional[Wrapper] = getattr(self, "wrapper", None)
         if w is None:
             return False
         moved = False
@@ -872,7 +913,7 @@ class McpServer:
             if f.frame.startswith((b'{"type":"END"', b'{"type":"ERROR"')):
                 self._handles.pop(key, None)
 
-    def _client_transmit(self):
+    def _client_transmit(self) -> bool:
         moved = False
         for line in self.client.transmits():
             if self._log is not None:
@@ -892,7 +933,8 @@ class McpServer:
         self._want_write(bool(self._tx) and not self._closed)
         return moved
 
-    def _want_write(self, on):
+    def _want_write(self, on: bool) -> None:
+        key: Optional[selectors.SelectorKey]
         try:
             key = self._sel.get_key(self._in)
         except (KeyError, ValueError):
@@ -902,7 +944,7 @@ class McpServer:
         elif not on and key is not None:
             self._sel.unregister(self._in)
 
-    def _client_feed(self):
+    def _client_feed(self) -> bool:
         if self._rx_off >= len(self._rx):
             return False
         n = self.client.feed(self._rx, self._rx_off)
@@ -911,7 +953,7 @@ class McpServer:
             self._rx, self._rx_off = b"", 0
         return n > 0
 
-    def _transport_closed(self):
+    def _transport_closed(self) -> None:
         if not self._closed:
             self.client.handle_closed()
         self._closed = True
@@ -923,7 +965,7 @@ class McpServer:
             except (KeyError, ValueError):
                 pass
 
-    def _wait(self, timeout_ms):
+    def _wait(self, timeout_ms: Optional[int]) -> None:
         """Waits up to `timeout_ms` (None: no limit) for the server's pipes; moves their bytes."""
         timeout = None if timeout_ms is None else timeout_ms / 1000
         if not self._sel.get_map():
@@ -951,7 +993,7 @@ class McpServer:
         self._pump(self.now_ms())
 
 
-def serve_stdio(command, timeout_ms=30000, max_total_ms=0, **options):
+def serve_stdio(command: Sequence[str], timeout_ms: int = 30000, max_total_ms: int = 0, **options: Any) -> McpServer:
     """Starts `command` as an MCP server over its stdio: the started `McpServer` (use it as a
     context manager, or `close()` it). See `McpServer` for the options."""
     return McpServer(command, timeout_ms=timeout_ms, max_total_ms=max_total_ms, **options)

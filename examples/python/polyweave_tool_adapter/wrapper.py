@@ -1,8 +1,11 @@
 """`Wrapper` and `AdapterCall`: the C API's objects, each in one block of Python-owned memory."""
 
+from __future__ import annotations
+
 import ctypes
 import enum
 from ctypes import byref, c_size_t, c_uint32
+from typing import Any, Callable, Iterator, List, Mapping, Optional, Union
 
 from . import _ffi
 from .errors import BufferTooSmall, check, error_for
@@ -33,12 +36,23 @@ __all__ = [
 ]
 
 
-def version():
+#: What the inputs take as bytes: `bytes`, `bytearray`, `memoryview`, or `str` (as UTF-8).
+Data = Union[bytes, bytearray, memoryview, str]
+#: A sync tool: the call's raw JSON arguments in, its raw JSON result out.
+SyncFn = Callable[[bytes], Data]
+#: `on_tool_call(name, args)`: the call's name (None without one) and raw JSON arguments.
+ToolCallHook = Callable[[Optional[str], bytes], Any]
+#: `on_tool_result(name, args, result, error)`: raw JSON `result` or `error` text, the other None.
+ToolResultHook = Callable[[Optional[str], bytes, Optional[bytes], Optional[str]], Any]
+
+
+def version() -> str:
     """`pw_version()`: e.g. `polyweave-tool-adapter-ffi/0.1.0`."""
-    return _ffi.lib.pw_version().decode("ascii")
+    raw: bytes = _ffi.lib.pw_version()
+    return raw.decode("ascii")
 
 
-def _bytes(data, what="frame"):
+def _bytes(data: Any, what: str = "frame") -> bytes:
     """Input bytes: `bytes`, `bytearray`, `memoryview` or `str` (UTF-8)."""
     if isinstance(data, bytes):
         return data
@@ -49,11 +63,11 @@ def _bytes(data, what="frame"):
     raise TypeError("%s must be bytes or str, not %s" % (what, type(data).__name__))
 
 
-def _text(raw):
+def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def validate_json(data, max_depth=_ffi.PW_DEFAULT_MAX_DEPTH):
+def validate_json(data: Data, max_depth: int = _ffi.PW_DEFAULT_MAX_DEPTH) -> None:
     """`pw_json_validate`: None when `data` is one JSON value, else raises `InvalidJson`,
     `JsonTooDeep` or `InvalidUtf8` (`.offset` is the byte offset of the error)."""
     data = _bytes(data, "data")
@@ -69,14 +83,14 @@ class _Block:
     """One `bytearray` pinned for the object's life (ctypes exports its buffer, so it can neither
     be resized nor freed while the view lives), with an address aligned to `align`."""
 
-    def __init__(self, size, align):
-        self.data = bytearray(size + align)
-        self.view = (ctypes.c_char * len(self.data)).from_buffer(self.data)
+    def __init__(self, size: int, align: int) -> None:
+        self.data: Optional[bytearray] = bytearray(size + align)
+        self.view: Optional[ctypes.Array[ctypes.c_char]] = (ctypes.c_char * len(self.data)).from_buffer(self.data)
         base = ctypes.addressof(self.view)
         self.address = base + (-base) % align
         self.size = size
 
-    def release(self):
+    def release(self) -> None:
         self.view = None
         self.data = None
 
@@ -112,40 +126,43 @@ class CallHandle:
     """Names a pending deferred or adapter call of one wrapper (a copy of `pw_call_handle`)."""
 
     __slots__ = ("index", "slot", "owner")
+    index: int
+    slot: int
+    owner: int
 
-    def __init__(self, c):
+    def __init__(self, c: Any) -> None:
         self.index, self.slot, self.owner = c.index, c.slot, c.owner
 
-    def _c(self):
+    def _c(self) -> _ffi.pw_call_handle:
         return _ffi.pw_call_handle(self.index, self.slot, 0, self.owner)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, CallHandle) and (self.index, self.slot, self.owner) == (
             other.index,
             other.slot,
             other.owner,
         )
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.index, self.slot, self.owner))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "CallHandle(index=%d, slot=%d)" % (self.index, self.slot)
 
 
 class _Record:
-    __slots__ = ()
+    __slots__: Any = ()
 
-    def __init__(self, *values, **named):
+    def __init__(self, *values: Any, **named: Any) -> None:
         for k, v in zip(self.__slots__, values):
             setattr(self, k, v)
         for k, v in named.items():
             setattr(self, k, v)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         inner = ", ".join("%s=%r" % (k, getattr(self, k)) for k in self.__slots__)
         return "%s(%s)" % (type(self).__name__, inner)
 
@@ -155,12 +172,18 @@ class Disposition(_Record):
     is pending (deferred or adapter), its `handle` (else None)."""
 
     __slots__ = ("kind", "index", "handle")
+    kind: DispositionKind
+    index: Optional[int]
+    handle: Optional[CallHandle]
 
 
 class Transmit(_Record):
     """A frame to write (`frame`, bytes) and where (`route`; `handle` for `Route.ADAPTER`)."""
 
     __slots__ = ("route", "frame", "handle")
+    route: Route
+    frame: bytes
+    handle: Optional[CallHandle]
 
 
 class HookEvent(_Record):
@@ -169,6 +192,10 @@ class HookEvent(_Record):
     `"toolResult"`) and `cut` (the hook log lacked room: args and outcome read `null`)."""
 
     __slots__ = ("kind", "call", "outcome", "cut")
+    kind: str
+    call: CallInfo
+    outcome: Optional[Outcome]
+    cut: bool
 
 
 class Stats(_Record):
@@ -176,6 +203,11 @@ class Stats(_Record):
 
     __slots__ = ("rounds", "messages_truncated", "last_error_truncated", "hook_events_cut",
                  "hook_events_dropped")
+    rounds: int
+    messages_truncated: int
+    last_error_truncated: int
+    hook_events_cut: int
+    hook_events_dropped: int
 
 
 class Event(_Record):
@@ -183,6 +215,12 @@ class Event(_Record):
     `id` (None without one) and raw `args` (bytes)."""
 
     __slots__ = ("handle", "kind", "tool", "name", "id", "args")
+    handle: CallHandle
+    kind: EventKind
+    tool: int
+    name: str
+    id: Optional[str]
+    args: bytes
 
 
 class CallInfo(_Record):
@@ -190,19 +228,34 @@ class CallInfo(_Record):
     frames queued when the hook fired."""
 
     __slots__ = ("index", "name", "id", "args", "seq")
+    index: int
+    name: Optional[str]
+    id: Optional[str]
+    args: bytes
+    seq: int
 
 
 class Outcome(_Record):
     """How a call ended: raw JSON `result` (bytes) or `error` (str); the other is None."""
 
     __slots__ = ("result", "error")
+    result: Optional[bytes]
+    error: Optional[str]
 
 
 class TraceEntry(_Record):
+    """One finished call, as the trace keeps it: raw JSON `result` or `error` text (the other
+    None); `truncated` when the trace cut it to fit."""
+
     __slots__ = ("name", "args", "result", "error", "truncated")
+    name: Optional[str]
+    args: bytes
+    result: Optional[bytes]
+    error: Optional[str]
+    truncated: bool
 
 
-def _outcome(o):
+def _outcome(o: Any) -> Outcome:
     text = _ffi.span_bytes(o.text)
     return Outcome(None, _text(text)) if o.is_error else Outcome(text, None)
 
@@ -214,9 +267,9 @@ class Config:
     """`pw_wrapper_config`: the defaults from `pw_wrapper_config_default`, any field overridden
     by keyword (`Config(result_cap=4096, mirror_continue=False)`)."""
 
-    FIELDS = [name for name, _ in _ffi.pw_wrapper_config._fields_]
+    FIELDS: List[str] = [f[0] for f in _ffi.pw_wrapper_config._fields_]
 
-    def __init__(self, **fields):
+    def __init__(self, **fields: Any) -> None:
         c = _ffi.pw_wrapper_config()
         check(_ffi.lib.pw_wrapper_config_default(byref(c)))
         for name in self.FIELDS:
@@ -226,38 +279,43 @@ class Config:
                 raise TypeError("unknown configuration field %r" % name)
             setattr(self, name, value)
 
-    def _c(self):
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a name that is not set: every FIELDS name is, in __init__. Here so
+        # that type checkers take `Config(...).result_cap` (the fields come from the header).
+        raise AttributeError(name)
+
+    def _c(self) -> _ffi.pw_wrapper_config:
         c = _ffi.pw_wrapper_config()
         for name in self.FIELDS:
             v = getattr(self, name)
             setattr(c, name, int(v))
         return c
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Config(%s)" % ", ".join("%s=%r" % (n, getattr(self, n)) for n in self.FIELDS)
 
 
 class Tool:
     """A tool registration: `sync(fn)`, `deferred()` or `adapter()`, with an optional timeout."""
 
-    def __init__(self, kind, fn=None, timeout_ms=None):
+    def __init__(self, kind: int, fn: Optional[SyncFn] = None, timeout_ms: Optional[int] = None) -> None:
         if kind == _ffi.PW_TOOL_KIND_SYNC and not callable(fn):
             raise TypeError("a sync tool needs a callable")
         self.kind, self.fn, self.timeout_ms = kind, fn, timeout_ms
 
 
-def sync(fn, timeout_ms=None):
+def sync(fn: SyncFn, timeout_ms: Optional[int] = None) -> Tool:
     """A sync tool: `fn(args: bytes)` returns the raw JSON result (bytes or str); an exception
     fails the call with its message."""
     return Tool(_ffi.PW_TOOL_KIND_SYNC, fn, timeout_ms)
 
 
-def deferred(timeout_ms=None):
+def deferred(timeout_ms: Optional[int] = None) -> Tool:
     """A deferred tool: `poll_event` tells, `complete` finishes it."""
     return Tool(_ffi.PW_TOOL_KIND_DEFERRED, None, timeout_ms)
 
 
-def adapter(timeout_ms=None):
+def adapter(timeout_ms: Optional[int] = None) -> Tool:
     """An adapter tool: its frames go to `poll_transmit(Route.ADAPTER)` and come back through
     `handle_adapter_frame` / `handle_adapter_closed`."""
     return Tool(_ffi.PW_TOOL_KIND_ADAPTER, None, timeout_ms)
@@ -275,21 +333,30 @@ class Wrapper:
     caught and kept in `hook_errors`; a sync tool's exception fails its call with `str(exc)`.
     """
 
-    def __init__(self, tools=None, *, slots=8, config=None, on_tool_call=None, on_tool_result=None, **fields):
+    def __init__(
+        self,
+        tools: Optional[Mapping[Union[str, bytes], Union[Tool, SyncFn]]] = None,
+        *,
+        slots: int = 8,
+        config: Optional[Config] = None,
+        on_tool_call: Optional[ToolCallHook] = None,
+        on_tool_result: Optional[ToolResultHook] = None,
+        **fields: Any,
+    ) -> None:
         cfg = config if config is not None else Config()
         if fields:
             cfg = Config(**{**{n: getattr(cfg, n) for n in Config.FIELDS}, **fields})
         self.config = cfg
         ccfg = cfg._c()
         specs = list((tools or {}).items())
-        self.tool_names = [name for name, _ in specs]
+        self.tool_names: List[Union[str, bytes]] = [name for name, _ in specs]
         n = len(specs)
         size = c_size_t(0)
         check(_ffi.lib.pw_wrapper_size(byref(ccfg), slots, n, byref(size)))
-        self._block = _Block(size.value, _ffi.lib.pw_wrapper_align())
+        self._block: Optional[_Block] = _Block(size.value, _ffi.lib.pw_wrapper_align())
 
-        self._fns = []
-        self._names = []  # borrowed by the library: kept alive and unmoved here
+        self._fns: List[Optional[SyncFn]] = []
+        self._names: List[Any] = []  # borrowed by the library: kept alive and unmoved here
         self._tools = (_ffi.pw_tool * max(n, 1))()
         self._sync_cb = _ffi.pw_sync_fn(self._run_sync)
         for i, (name, spec) in enumerate(specs):
@@ -309,58 +376,59 @@ class Wrapper:
 
         self.on_tool_call = on_tool_call
         self.on_tool_result = on_tool_result
-        self.hook_errors = []
-        self.current_call = None
+        self.hook_errors: List[BaseException] = []
+        self.current_call: Optional[CallInfo] = None
         self._hook_call = _ffi.on_tool_call_fn(self._hook_tool_call)
         self._hook_result = _ffi.on_tool_result_fn(self._hook_tool_result)
         hooks = _ffi.pw_hooks(None, self._hook_call, self._hook_result)
-        self._pending_exc = None
+        self._pending_exc: Optional[BaseException] = None
         w = ctypes.POINTER(_ffi.pw_wrapper)()
         check(
             _ffi.lib.pw_wrapper_init(
                 self._block.address, size.value, byref(ccfg), slots, self._tools, n, byref(hooks), byref(w)
             )
         )
-        self._w = w
+        self._w: Any = w
         self._out = ctypes.create_string_buffer(max(cfg.result_cap, cfg.message_cap) + 1024)
         self._transmit = _ffi.pw_transmit()
         self._disp = _ffi.pw_disposition()
 
     # -------------------------------------------------- memory
 
-    def close(self):
+    def close(self) -> None:
         """Lets the memory block go; any later call raises `ValueError`."""
         self._w = None
         if self._block is not None:
             self._block.release()
             self._block = None
 
-    def __enter__(self):
+    def __enter__(self) -> Wrapper:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return self._w is None
 
-    def _ptr(self):
+    def _ptr(self) -> Any:
         if self._w is None:
             raise ValueError("operation on a closed Wrapper")
         return self._w
 
     @property
-    def memory_size(self):
+    def memory_size(self) -> int:
         """Bytes of the block (`pw_wrapper_size`)."""
         return self._block.size if self._block else 0
 
     # -------------------------------------------------- callbacks (never raise into C)
 
-    def _run_sync(self, userdata, args, out):
+    def _run_sync(self, userdata: Optional[int], args: Any, out: Any) -> int:
         try:
-            result = self._fns[userdata or 0](_ffi.span_bytes(args))
+            fn = self._fns[userdata or 0]
+            assert fn is not None  # the library calls back only the sync tools
+            result = fn(_ffi.span_bytes(args))
             data = _bytes(result, "a sync tool's result")
             status = _ffi.PW_TOOL_STATUS_OK
         except Exception as e:  # the tool failed: its message is the call's error
@@ -375,7 +443,7 @@ class Wrapper:
             status = _ffi.PW_TOOL_STATUS_FAILED
         return status
 
-    def _info(self, c):
+    def _info(self, c: Any) -> CallInfo:
         c = c.contents
         return CallInfo(
             c.index,
@@ -385,7 +453,7 @@ class Wrapper:
             c.seq,
         )
 
-    def _hook(self, fn, *args):
+    def _hook(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
             fn(*args)
         except Exception as e:
@@ -393,7 +461,7 @@ class Wrapper:
         except BaseException as e:
             self._pending_exc = e
 
-    def _hook_tool_call(self, _userdata, c):
+    def _hook_tool_call(self, _userdata: Any, c: Any) -> None:
         if self.on_tool_call is None:
             return
         try:
@@ -404,7 +472,7 @@ class Wrapper:
         finally:
             self.current_call = None
 
-    def _hook_tool_result(self, _userdata, c, o):
+    def _hook_tool_result(self, _userdata: Any, c: Any, o: Any) -> None:
         if self.on_tool_result is None:
             return
         try:
@@ -416,7 +484,7 @@ class Wrapper:
         finally:
             self.current_call = None
 
-    def _done(self, r):
+    def _done(self, r: int) -> None:
         if self._pending_exc is not None:
             e, self._pending_exc = self._pending_exc, None
             raise e
@@ -424,7 +492,7 @@ class Wrapper:
 
     # -------------------------------------------------- inputs
 
-    def handle_response(self, now_ms, frame):
+    def handle_response(self, now_ms: int, frame: Data) -> Disposition:
         """A model frame: returns a `Disposition` (forward it, intercepted, or held)."""
         frame = _bytes(frame)
         d = self._disp
@@ -434,12 +502,14 @@ class Wrapper:
             return Disposition(kind, d.index, CallHandle(d.handle) if d.has_handle else None)
         return Disposition(kind, None, None)
 
-    def handle_request(self, now_ms, frame):
+    def handle_request(self, now_ms: int, frame: Data) -> None:
         """A consumer frame: returns normally when it is to be forwarded to the model."""
         frame = _bytes(frame)
         self._done(_ffi.lib.pw_wrapper_handle_request(self._ptr(), now_ms, frame, len(frame)))
 
-    def complete(self, now_ms, handle, result=None, *, error=None):
+    def complete(
+        self, now_ms: int, handle: CallHandle, result: Optional[Data] = None, *, error: Optional[Data] = None
+    ) -> Completed:
         """Completes a deferred call with a raw JSON `result` (bytes or str; None means `null`)
         or an `error` message. Returns a `Completed`."""
         if error is not None:
@@ -452,36 +522,37 @@ class Wrapper:
         self._done(_ffi.lib.pw_wrapper_complete(self._ptr(), now_ms, handle._c(), byref(o), byref(how)))
         return Completed(how.value)
 
-    def handle_adapter_frame(self, now_ms, handle, frame):
+    def handle_adapter_frame(self, now_ms: int, handle: CallHandle, frame: Data) -> None:
         """A frame from a pending adapter call's tool adapter."""
         frame = _bytes(frame)
         self._done(_ffi.lib.pw_wrapper_handle_adapter_frame(self._ptr(), now_ms, handle._c(), frame, len(frame)))
 
-    def handle_adapter_closed(self, now_ms, handle):
+    def handle_adapter_closed(self, now_ms: int, handle: CallHandle) -> None:
         """The adapter of a pending call closed its source (ends like `END`)."""
         self._done(_ffi.lib.pw_wrapper_handle_adapter_closed(self._ptr(), now_ms, handle._c()))
 
-    def handle_timeout(self, now_ms):
+    def handle_timeout(self, now_ms: int) -> None:
         """Gives the clock: due calls fail with a timeout."""
         self._done(_ffi.lib.pw_wrapper_handle_timeout(self._ptr(), now_ms))
 
-    def cancel(self, now_ms, reason):
+    def cancel(self, now_ms: int, reason: Data) -> int:
         """Cancels every pending call; returns how many are left (drain and call again)."""
         reason = _bytes(reason, "reason")
         left = c_size_t(0)
         self._done(_ffi.lib.pw_wrapper_cancel(self._ptr(), now_ms, reason, len(reason), byref(left)))
         return left.value
 
-    def abort(self):
+    def abort(self) -> None:
         """Stops every later continue prompt."""
         self._done(_ffi.lib.pw_wrapper_abort(self._ptr()))
 
-    def clear_trace(self):
+    def clear_trace(self) -> None:
+        """Empties the trace."""
         self._done(_ffi.lib.pw_wrapper_clear_trace(self._ptr()))
 
     # -------------------------------------------------- outputs
 
-    def poll_transmit(self, buffer=None):
+    def poll_transmit(self, buffer: Optional[bytearray] = None) -> Optional[Transmit]:
         """The oldest queued frame as a `Transmit`, or None. Without `buffer` the wrapper's own
         buffer is used (grown as needed); with a writable `buffer` too small for the frame,
         `BufferTooSmall` is raised with `.needed` and the frame stays queued."""
@@ -508,7 +579,7 @@ class Wrapper:
         route = Route(t.route)
         return Transmit(route, frame, CallHandle(t.handle) if route == Route.ADAPTER else None)
 
-    def poll_output(self):
+    def poll_output(self) -> Optional[Union[Transmit, HookEvent]]:
         """The next `Transmit` or `HookEvent`, in SPEC order (`pw_wrapper_poll_output`), or
         None. Hook events are kept when the configuration has `hook_log_bytes`; the hook
         functions are called either way. The wrapper's own buffer is grown as needed."""
@@ -531,7 +602,7 @@ class Wrapper:
             return HookEvent("toolCall", info, None, bool(o.cut))
         return HookEvent("toolResult", info, _outcome(o.outcome), bool(o.cut))
 
-    def outputs(self):
+    def outputs(self) -> Iterator[Union[Transmit, HookEvent]]:
         """Drains the queue and the hook log: every `Transmit` and `HookEvent`, in SPEC order."""
         while True:
             o = self.poll_output()
@@ -539,14 +610,14 @@ class Wrapper:
                 return
             yield o
 
-    def stats(self):
+    def stats(self) -> Stats:
         """The wrapper's `Stats`."""
         s = _ffi.pw_stats()
         check(_ffi.lib.pw_wrapper_stats(self._ptr(), byref(s)))
         return Stats(s.rounds, s.messages_truncated, s.last_error_truncated, s.hook_events_cut,
                      s.hook_events_dropped)
 
-    def transmits(self):
+    def transmits(self) -> Iterator[Transmit]:
         """Drains the queue: every queued `Transmit`, oldest first."""
         while True:
             t = self.poll_transmit()
@@ -554,7 +625,7 @@ class Wrapper:
                 return
             yield t
 
-    def poll_event(self):
+    def poll_event(self) -> Optional[Event]:
         """The next call to start (an `Event`), or None."""
         e = _ffi.pw_event()
         r = _ffi.lib.pw_wrapper_poll_event(self._ptr(), byref(e))
@@ -570,26 +641,28 @@ class Wrapper:
             _ffi.span_bytes(e.args),
         )
 
-    def events(self):
+    def events(self) -> Iterator[Event]:
+        """Drains the calls to start: every `Event`, oldest first."""
         while True:
             e = self.poll_event()
             if e is None:
                 return
             yield e
 
-    def poll_timeout(self):
+    def poll_timeout(self) -> Optional[int]:
         """The earliest deadline (ms) of a pending call, or None."""
-        t = _ffi.lib.pw_wrapper_poll_timeout(self._ptr())
+        t: int = _ffi.lib.pw_wrapper_poll_timeout(self._ptr())
         return None if t == _ffi.PW_NO_TIMEOUT else t
 
     @property
-    def pending(self):
+    def pending(self) -> int:
         """Calls intercepted and not yet completed."""
-        return _ffi.lib.pw_wrapper_pending(self._ptr())
+        n: int = _ffi.lib.pw_wrapper_pending(self._ptr())
+        return n
 
-    def trace(self):
+    def trace(self) -> List[TraceEntry]:
         """The trace, oldest first: `TraceEntry(name, args, result, error, truncated)`."""
-        entries = []
+        entries: List[TraceEntry] = []
         e = _ffi.pw_trace_entry()
         i = 0
         while True:
@@ -617,13 +690,14 @@ class AdapterCall:
     """`pw_adapter_call`: one call through a tool adapter, started at `now_ms`; its `TOOL_CALL` waits in
     `poll_transmit`. Lives in one `bytearray` of `pw_adapter_call_size(result_cap)` bytes."""
 
-    def __init__(self, now_ms=0, *, name="unknown", id=None, args=b"{}", timeout_ms=30000,
-                 max_total_timeout_ms=0, max_depth=_ffi.PW_DEFAULT_MAX_DEPTH, result_cap=4096):
+    def __init__(self, now_ms: int = 0, *, name: Data = "unknown", id: Optional[Data] = None, args: Data = b"{}",
+                 timeout_ms: int = 30000, max_total_timeout_ms: int = 0, max_depth: int = _ffi.PW_DEFAULT_MAX_DEPTH,
+                 result_cap: int = 4096) -> None:
         opts = _ffi.pw_adapter_call_options()
         check(_ffi.lib.pw_adapter_call_options_default(byref(opts)))
-        self._keep = []
+        self._keep: List[Any] = []
 
-        def span(data, what):
+        def span(data: Data, what: str) -> _ffi.pw_str:
             raw = _bytes(data, what)
             buf = ctypes.create_string_buffer(raw, len(raw) + 1)
             self._keep.append(buf)
@@ -640,42 +714,45 @@ class AdapterCall:
         self._opts = opts
         size = c_size_t(0)
         check(_ffi.lib.pw_adapter_call_size(result_cap, byref(size)))
-        self._block = _Block(size.value, _ffi.lib.pw_adapter_call_align())
+        self._block: Optional[_Block] = _Block(size.value, _ffi.lib.pw_adapter_call_align())
         c = ctypes.POINTER(_ffi.pw_adapter_call)()
         check(_ffi.lib.pw_adapter_call_init(self._block.address, size.value, result_cap, now_ms, byref(opts), byref(c)))
-        self._c = c
+        self._c: Any = c
         self._out = ctypes.create_string_buffer(result_cap + 4096)
 
-    def close(self):
+    def close(self) -> None:
+        """Lets the memory block go; any later call raises `ValueError`."""
         self._c = None
         if self._block is not None:
             self._block.release()
             self._block = None
 
-    def __enter__(self):
+    def __enter__(self) -> AdapterCall:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
-    def _ptr(self):
+    def _ptr(self) -> Any:
         if self._c is None:
             raise ValueError("operation on a closed AdapterCall")
         return self._c
 
-    def handle_frame(self, now_ms, frame):
+    def handle_frame(self, now_ms: int, frame: Data) -> None:
         """One frame from the adapter (`CallCompleted` / `CallTimedOut` after it ended)."""
         frame = _bytes(frame)
         check(_ffi.lib.pw_adapter_call_handle_frame(self._ptr(), now_ms, frame, len(frame)))
 
-    def handle_closed(self, now_ms):
+    def handle_closed(self, now_ms: int) -> None:
+        """The adapter closed its source: ends the call like `END`."""
         check(_ffi.lib.pw_adapter_call_handle_closed(self._ptr(), now_ms))
 
-    def handle_timeout(self, now_ms):
+    def handle_timeout(self, now_ms: int) -> None:
+        """Gives the clock: at or past its deadline a waiting call queues `CANCEL` and fails
+        with a timeout."""
         check(_ffi.lib.pw_adapter_call_handle_timeout(self._ptr(), now_ms))
 
-    def poll_transmit(self):
+    def poll_transmit(self) -> Optional[bytes]:
         """The next frame for the adapter (bytes), or None."""
         n = c_size_t(0)
         while True:
@@ -688,19 +765,22 @@ class AdapterCall:
         check(r)
         return self._out.raw[: n.value]
 
-    def transmits(self):
+    def transmits(self) -> Iterator[bytes]:
+        """Drains the frames for the adapter, oldest first."""
         while True:
             f = self.poll_transmit()
             if f is None:
                 return
             yield f
 
-    def poll_timeout(self):
-        t = _ffi.lib.pw_adapter_call_poll_timeout(self._ptr())
+    def poll_timeout(self) -> Optional[int]:
+        """When `handle_timeout` must next be called (ms) while the call waits; None after its
+        end."""
+        t: int = _ffi.lib.pw_adapter_call_poll_timeout(self._ptr())
         return None if t == _ffi.PW_NO_TIMEOUT else t
 
     @property
-    def outcome(self):
+    def outcome(self) -> Optional[Outcome]:
         """How the call ended (`Outcome`), or None while it waits."""
         o = _ffi.pw_outcome()
         r = _ffi.lib.pw_adapter_call_outcome(self._ptr(), byref(o))

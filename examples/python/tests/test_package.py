@@ -13,8 +13,11 @@ import ast
 import importlib.metadata
 import os
 import re
+import shutil
+import subprocess
 import sys
 import sysconfig
+import tempfile
 import typing
 import unittest
 from pathlib import Path
@@ -103,6 +106,33 @@ class OneVersion(unittest.TestCase):
         )
         if INSTALLED:
             self.assertEqual(importlib.metadata.version("polyweave-tool-adapter"), pw.__version__)
+
+
+class Example(unittest.TestCase):
+    """examples/python/example.py, the example README shows, prints what README says."""
+
+    def test_the_example_prints_the_frames_and_their_routes(self):
+        script = PYTHON_DIR / "example.py"
+        env = dict(os.environ)
+        with tempfile.TemporaryDirectory() as tmp:
+            # Run from a copy: beside the original lies the source package, which a script's own
+            # folder on sys.path would import instead of the installed one.
+            copy = Path(tmp) / "example.py"
+            shutil.copyfile(str(script), str(copy))
+            if not INSTALLED:
+                env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(support.SOURCE), env.get("PYTHONPATH")]))
+            out = subprocess.run([sys.executable, str(copy)], env=env, cwd=tmp, capture_output=True, check=False)
+        self.assertEqual((out.returncode, out.stderr), (0, b""))
+        self.assertEqual(
+            out.stdout.decode().splitlines(),
+            [
+                'MODEL {"type":"TOOL_RESULT","content":{"id":"c1","name":"get_weather",'
+                '"result":{"city":"Oslo","temp_c":21}}}',
+                'MODEL {"type":"TEXT","content":"Tool results above."}',
+                'CONSUMER {"type":"TEXT","content":"Tool results above."}',
+                'CONSUMER {"type":"END"}',
+            ],
+        )
 
 
 # ------------------------------------------------------------ Python 3.9
@@ -202,10 +232,10 @@ def newer_than_3_9(source, filename="<source>"):
 
 def sources():
     """Every Python file a user runs: the package's modules as imported, and beside them in the
-    checkout setup.py, replay.py, bench.py and the tests."""
+    checkout setup.py, replay.py, bench.py, example.py and the tests."""
     files = [PACKAGE_DIR / m for m in MODULES]
     if PYTHON_DIR.is_dir():
-        files += [PYTHON_DIR / f for f in ("setup.py", "replay.py", "bench.py")]
+        files += [PYTHON_DIR / f for f in ("setup.py", "replay.py", "bench.py", "example.py")]
     files += sorted(support.HERE.glob("*.py"))
     return files
 
