@@ -22,8 +22,8 @@
 # PW_MCP_EVERYTHING / PW_MCP_TIME); PW_REQUIRE_MCP_SERVERS=1 (as CI sets) makes their absence a
 # failure instead of a skip, and then no test may be skipped at all.
 #
-# Idempotent; writes only under target/py-wheel and a temporary folder removed on exit. The
-# source folder's build byproducts (examples/python/build, *.egg-info) are removed again.
+# Idempotent; writes only under target/ (py-wheel, and python-build: setuptools' tree) and a
+# temporary folder removed on exit; the source folder's files are checked unchanged.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,17 +39,11 @@ log() { echo "python wheel: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 tmp=$(mktemp -d)
-# What this run adds to the source folder (setuptools writes its egg-info and build tree beside
-# setup.py); anything that was there before is left alone.
-byproducts=()
-for p in "$src/build" "$src/polyweave_tool_adapter.egg-info"; do
-    [[ -e $p ]] || byproducts+=("$p")
-done
-cleanup() {
-    rm -rf "$tmp"
-    for p in "${byproducts[@]}"; do rm -rf "$p"; done
-}
-trap cleanup EXIT
+trap 'rm -rf "$tmp"' EXIT
+# The source folder is left as it was: setup.py puts setuptools' build tree and egg-info under
+# target/python-build in a checkout. Checked at the end against this listing.
+src_files() { (cd "$src" && find . -path '*/__pycache__' -prune -o -print | LC_ALL=C sort); }
+src_files > "$tmp/src-before"
 # build's own temporary folders (the unpacked sdist) go into ours.
 export TMPDIR="$tmp"
 
@@ -185,4 +179,6 @@ read -r passed failed skipped <<<"$counts"
 if [[ ${PW_REQUIRE_MCP_SERVERS:-} == 1 && $skipped -ne 0 ]]; then
     die "PW_REQUIRE_MCP_SERVERS=1 but $skipped tests were skipped"
 fi
+src_files > "$tmp/src-after"
+diff "$tmp/src-before" "$tmp/src-after" >&2 || die "the run changed the files of $src"
 log "$(basename "$repaired") ($(stat -c %s "$repaired") bytes): $passed passed, $failed failed, $skipped skipped"

@@ -14,6 +14,9 @@ Python modules is that library, built by cargo and put inside the package direct
   licences), so that a wheel built from the sdist, as plain `python -m build` does, builds the
   same library with no checkout around it.
 
+In a checkout, setuptools' own build tree and egg-info go to `target/python-build/`, so that
+building leaves the source folder as it was.
+
 The workspace is `$PW_CARGO_ROOT` when set, else `rust/` beside this file (an unpacked sdist),
 else the checkout this file is in (`../..`). cargo is `$CARGO` when set, else `cargo` on PATH;
 `CARGO_TARGET_DIR` is cargo's own and is honoured.
@@ -28,7 +31,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, NoReturn
+from typing import Dict, List, NoReturn
 
 from setuptools import Distribution, setup
 from setuptools.command.bdist_wheel import bdist_wheel
@@ -224,4 +227,19 @@ class Sdist(sdist):
         prune_lock(rust)
 
 
-setup(distclass=PlatformDistribution, cmdclass={"build_py": BuildPy, "bdist_wheel": BdistWheel, "sdist": Sdist})
+def build_dirs() -> Dict[str, Dict[str, str]]:
+    """In a checkout, setuptools' build tree and egg-info go to the checkout's target/ (as
+    cargo's output does) rather than into this source folder; elsewhere (an unpacked sdist, a
+    temporary folder) setuptools' defaults are fine."""
+    if (HERE / SDIST_RUST).is_dir() or not is_workspace(HERE.parent.parent):
+        return {}
+    base = HERE.parent.parent / "target" / "python-build"
+    (base / "egg-info").mkdir(parents=True, exist_ok=True)
+    return {"build": {"build_base": str(base / "build")}, "egg_info": {"egg_base": str(base / "egg-info")}}
+
+
+setup(
+    distclass=PlatformDistribution,
+    cmdclass={"build_py": BuildPy, "bdist_wheel": BdistWheel, "sdist": Sdist},
+    options=build_dirs(),
+)
