@@ -13,8 +13,8 @@
 //!   value, taking a pointer to it instead, so JS never depends on how the wasm C ABI passes
 //!   a struct by value.
 //!
-//! On any other target the crate is empty, so `cargo test --workspace` builds it on the host.
-#![cfg_attr(not(target_arch = "wasm32"), no_std)]
+//! On any other target the crate is empty (a cdylib exporting nothing), so `cargo test
+//! --workspace` and clippy build it on the host.
 
 #[cfg(target_arch = "wasm32")]
 mod wasm {
@@ -22,10 +22,10 @@ mod wasm {
     use core::mem::{align_of, size_of};
     use polyweave_tool_adapter_ffi::{
         pw_adapter_call_options, pw_call_handle, pw_call_info, pw_completed, pw_decode_stats,
-        pw_decoder_config, pw_disposition, pw_event, pw_hooks, pw_mcp_client_stats,
-        pw_mcp_config, pw_mcp_event, pw_mcp_frame, pw_mcp_handled, pw_outcome, pw_output,
-        pw_result, pw_stats, pw_str, pw_tool, pw_tool_status, pw_trace_entry, pw_transmit,
-        pw_wrapper, pw_wrapper_complete, pw_wrapper_config, pw_wrapper_handle_adapter_closed,
+        pw_decoder_config, pw_disposition, pw_event, pw_hooks, pw_mcp_client_stats, pw_mcp_config,
+        pw_mcp_event, pw_mcp_frame, pw_mcp_handled, pw_outcome, pw_output, pw_result, pw_stats,
+        pw_str, pw_tool, pw_tool_status, pw_trace_entry, pw_transmit, pw_wrapper,
+        pw_wrapper_complete, pw_wrapper_config, pw_wrapper_handle_adapter_closed,
         pw_wrapper_handle_adapter_frame, pw_writer,
     };
 
@@ -87,7 +87,10 @@ mod wasm {
     /// Entry `i` of the layout table (every struct the JS binding declares), NULL past the end.
     #[no_mangle]
     pub extern "C" fn pwjs_layout(i: usize) -> *const Layout {
-        LAYOUTS.0.get(i).map_or(core::ptr::null(), |l| l as *const Layout)
+        LAYOUTS
+            .0
+            .get(i)
+            .map_or(core::ptr::null(), |l| l as *const Layout)
     }
 
     #[link(wasm_import_module = "pw_js")]
@@ -102,7 +105,11 @@ mod wasm {
         /// A wrapper's `on_tool_call` hook (`userdata`: the wrapper's number).
         fn on_tool_call(userdata: *mut c_void, call: *const pw_call_info);
         /// A wrapper's `on_tool_result` hook.
-        fn on_tool_result(userdata: *mut c_void, call: *const pw_call_info, outcome: *const pw_outcome);
+        fn on_tool_result(
+            userdata: *mut c_void,
+            call: *const pw_call_info,
+            outcome: *const pw_outcome,
+        );
     }
 
     unsafe extern "C" fn sync_trampoline(
