@@ -38,9 +38,11 @@ export PATH="$tools/cargo-c/bin:$PATH"
 if ! cargo cinstall --version >/dev/null 2>&1; then
   # 0.10.24 is the newest cargo-c that builds with rustc 1.95; it links the system OpenSSL.
   [ -e /usr/include/openssl/ssl.h ] || apt_install libssl-dev
-  # --debug: a debug build of cargo-c is fast enough here and builds in half the time.
+  # --debug: a debug build of cargo-c is fast enough here and builds in half the time. Its
+  # build folder is the temporary one (a CARGO_TARGET_DIR of the caller's would get it).
   start=$SECONDS
-  cargo install cargo-c --version 0.10.24 --locked --debug --root "$tools/cargo-c"
+  CARGO_TARGET_DIR="$tmp/cargo-c-build" \
+    cargo install cargo-c --version 0.10.24 --locked --debug --root "$tools/cargo-c"
   echo "cargo-c built in $((SECONDS - start)) s"
 fi
 cargo cinstall --version
