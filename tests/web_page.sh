@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The npm package in a browser: examples/web's page, served with the package as `npm pack`
+# makes it (prepack builds the wasm) from a static localhost server, loaded in headless
+# Chromium (Debian's `chromium`, installed when missing). The page decodes a recorded
+# Anthropic stream, runs it through the wrapper with a JS tool, shows the frames and writes
+# its own verdict into #verdict; this script reads it back from the DOM and wants it exact.
+# Everything goes to a temporary folder (removed on exit, the server stopped by its pid).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tmp=$(mktemp -d)
+server=""
+cleanup() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+export npm_config_cache="$root/target/npm-cache" npm_config_update_notifier=false
+log() { echo "web page: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+if ! command -v chromium >/dev/null; then
+  log "installing Debian's chromium"
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
+# The served folder: the page, the recording, and the package as its tarball holds it.
+site="$tmp/site"
+mkdir -p "$site/node_modules/polyweave-tool-adapter"
+(cd "$root/examples/node" && npm pack --silent --pack-destination "$tmp" >/dev/null)
+tar xzf "$tmp/polyweave-tool-adapter-0.1.0.tgz" -C "$site/node_modules/polyweave-tool-adapter" --strip-components=1
+cp "$root/examples/web/index.html" "$root/examples/web/page.mjs" "$root/examples/web/demo.mjs" "$site/"
+cp "$root/tests/data/provider-streams/anthropic/anthropic-sdk-tool-use-response.body" "$site/recording.body"
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$site" >"$tmp/server.log" 2>&1 &
+server=$!
+for _ in $(seq 1 100); do
+  if python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/index.html')" 2>/dev/null; then break; fi
+  sleep 0.1
+done
+
+log "chromium --headless on http://127.0.0.1:$port/index.html"
+timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  --disable-background-networking --disable-component-update --disable-sync \
+  --user-data-dir="$tmp/profile" --virtual-time-budget=20000 --dump-dom \
+  "http://127.0.0.1:$port/index.html" >"$tmp/dom.html" 2>"$tmp/chromium.log" || {
+  tail -20 "$tmp/chromium.log" >&2
+  die "chromium failed"
+}
+
+python3 - "$tmp/dom.html" <<'PY'
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+def pre(i):
+    m = re.search(r'<pre id="%s">(.*?)</pre>' % i, dom, re.S)
+    if not m:
+        sys.exit(f"web page: error: no #{i} in the DOM:\n{dom[:2000]}")
+    return html.unescape(m.group(1))
+verdict = pre("verdict")
+want = "PASS 10 frames: 4 decoded from the recording, 2 to the model, 4 to the consumer"
+frames = [l for l in pre("frames").split("\n") if l]
+print(f"web page: verdict: {verdict}", file=sys.stderr)
+if verdict != want:
+    sys.exit(f"web page: error: the verdict is {verdict!r}, not {want!r}")
+if len(frames) != 10:
+    sys.exit(f"web page: error: {len(frames)} frames shown, not 10")
+PY
+grep -q '"GET /node_modules/polyweave-tool-adapter/polyweave_tool_adapter.wasm HTTP/1.[01]" 200' "$tmp/server.log" ||
+  die "the page did not load the package's wasm from the server:\n$(cat "$tmp/server.log")"
+log "ok"
