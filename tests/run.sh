@@ -77,6 +77,9 @@ command -v make >/dev/null || apt_install make
 make -C examples/c-firmware run
 arm-none-eabi-size examples/c-firmware/build/c-firmware.elf
 
+step "Cortex-M release archives: built, unpacked, listed, linked with arm-none-eabi-gcc and run on QEMU (mps2-an386, microbit)"
+examples/c-firmware/release-archives.sh --check
+
 step "Cortex-M0 firmware: the small configuration on QEMU's microbit (nRF51822, 16 KiB RAM), time from TIMER0"
 (
   cd examples/firmware-m0
@@ -134,6 +137,12 @@ cargo test --workspace --locked
 # The conversions behind the core's `embassy-time` feature (not on in the workspace build:
 # it would pull embassy-time's driver symbols into the C ABI's staticlib).
 cargo test --locked -p polyweave-tool-adapter --features embassy-time --lib
+
+step "C and C++ install: cargo cinstall into a temporary prefix; C and C++ built against it with pkg-config (shared, static) and CMake"
+bash tests/install_c.sh
+
+step "crates: cargo package --list of both crates, their contents, cargo publish --dry-run"
+bash tests/cargo_package.sh
 
 step "miri: the C ABI's unsafe code, exercised as C would call it, and the core"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
