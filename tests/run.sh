@@ -138,6 +138,9 @@ cargo test --workspace --locked
 # it would pull embassy-time's driver symbols into the C ABI's staticlib).
 cargo test --locked -p polyweave-tool-adapter --features embassy-time --lib
 
+step "Python wheel: sdist, then the wheel from it (py3-none, auditwheel manylinux), installed in a fresh venv (target/py-wheel/venv); mypy --strict through py.typed; every Python test there with pytest, outside the source folder"
+bash tests/python_wheel.sh
+
 step "C and C++ install: cargo cinstall into a temporary prefix; C and C++ built against it with pkg-config (shared, static) and CMake"
 bash tests/install_c.sh
 
