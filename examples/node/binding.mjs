@@ -798,7 +798,6 @@ const INFO = {
   index: offsetOf(pwCallInfo, 'index'),
   hasName: offsetOf(pwCallInfo, 'has_name'),
   hasId: offsetOf(pwCallInfo, 'has_id'),
-  seq: offsetOf(pwCallInfo, 'seq'),
   name: offsetOf(pwCallInfo, 'name'),
   id: offsetOf(pwCallInfo, 'id'),
   args: offsetOf(pwCallInfo, 'args'),
@@ -806,14 +805,15 @@ const INFO = {
 const OUTCOME = { isError: offsetOf(pwOutcome, 'is_error'), text: offsetOf(pwOutcome, 'text') };
 const spanAt = (p) => textAt(DV.getUint32(p, true), DV.getUint32(p + 4, true));
 
-/** A hook's `pw_call_info` (address, valid during the hook): index, seq and id. */
+/** A hook's `pw_call_info` (address, valid during the hook): index and id. */
 export function callInfoHead(info) {
   return {
     index: DV.getUint32(info + INFO.index, true),
-    seq: Number(DV.getBigUint64(info + INFO.seq, true)),
     id: U8[info + INFO.hasId] ? spanAt(info + INFO.id) : null,
   };
 }
+/** A hook's `pw_call_info`'s call index alone. */
+export const callIndex = (info) => DV.getUint32(info + INFO.index, true);
 /** The name (null when the call had none) and args texts of a hook's `pw_call_info`. */
 export function callInfoTexts(info) {
   return {

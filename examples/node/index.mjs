@@ -10,6 +10,7 @@ import {
   Stable,
   alignOffset,
   bytesAt,
+  callIndex,
   callInfoHead,
   callInfoTexts,
   deadline,
@@ -383,7 +384,7 @@ class ToolAdapterWrapper {
       },
     };
     this.calls = new Map(); // call index -> pending call
-    this.lastCall = null; // { index, seq, id } of the newest intercepted call
+    this.lastCall = null; // { index, id } of the newest intercepted call
     this.draining = false;
     this.again = false;
     this.toStart = [];
@@ -535,12 +536,13 @@ class ToolAdapterWrapper {
   // only. The JS hooks are not called from here: the library keeps the events in its hook log
   // and `_pump` hands them out in their place among the frames (pw_wrapper_poll_output).
   onCCall(info, outcome) {
-    const head = callInfoHead(info);
     if (outcome) {
-      const call = this.calls.get(head.index);
+      // Only deferred and adapter calls are kept here (a sync call's end changes nothing).
+      if (this.calls.size === 0) return;
+      const call = this.calls.get(callIndex(info));
       if (call) call.done = true;
     } else {
-      this.lastCall = head; // the call a sync tool about to run is for
+      this.lastCall = callInfoHead(info); // the call a sync tool about to run is for
     }
   }
 
