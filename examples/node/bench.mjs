@@ -8,11 +8,12 @@
 //
 //   json     JSON.stringify of the frame in, JSON.parse of the args the tool gets,
 //            JSON.stringify of its result, JSON.parse of every frame out (model and consumer)
-//   library  the C library in wasm alone: pw_wrapper_handle_response on the frame's bytes
-//            already in linear memory (the sync tool writing its args back as its result
-//            through the trampoline), pw_wrapper_poll_output until empty, no text decoded
-//   copy     the UTF-8 copies across the boundary: the frame's text in (encodeInto), the args
-//            out and the result in (the tool's), every output frame's text out (decode)
+//   library  the C library in wasm: pw_wrapper_handle_response on the frame's bytes already in
+//            linear memory, pw_wrapper_poll_output until empty (no text decoded), with the
+//            least JS a sync tool needs: the trampoline into JS, its args decoded and written
+//            back as its result (so the args' two copies are counted here)
+//   copy     the other UTF-8 copies across the boundary: the frame's text in (encodeInto),
+//            every output frame's text out (decode)
 //   glue     the rest: the wrapper's JS (dispatch, out structs, hooks' state, duplexes)
 //
 //   node bench.mjs [CORPUS.ndjson] [--reference PATH/tool-adapter.mjs] [--passes N]
@@ -146,12 +147,6 @@ function copyPart() {
   const p = copyBuf.ptr;
   for (let r = 0; r < REPEAT; r++) {
     for (const t of texts.in) n += encoder.encodeInto(t, U8.subarray(p, p + t.length * 3)).written;
-    for (const a of texts.args) {
-      const len = encoder.encodeInto(a, U8.subarray(p, p + a.length * 3)).written; // stands for the library writing them
-      n += textAt(p, len).length; // the args out
-      n += encoder.encodeInto(a, U8.subarray(p, p + a.length * 3)).written; // the result in
-      n -= len;
-    }
     for (let i = 0; i < outTexts.length; i++) n += textAt(outMem + outAt[i], outTexts[i].length).length;
   }
   if (n === 0) throw new Error('nothing measured');
