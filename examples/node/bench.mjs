@@ -181,6 +181,7 @@ function libraryBench() {
     return t;
   });
   const hooks = registerHooks(target);
+  hooks.hooks.on_tool_result = 0; // as index.mjs sets it when every tool is sync
   const size = [0];
   if (C.wrapperSize(cfg, 32, cTools.length, size) !== PW.OK) throw new Error('pw_wrapper_size');
   const mem = malloc(size[0]);

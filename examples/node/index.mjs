@@ -462,6 +462,9 @@ class ToolAdapterWrapper {
       return entry;
     });
     const reg = registerHooks(ref);
+    // A call's end matters here only for deferred and adapter calls (see onCCall): with sync
+    // tools alone the library is not asked to call back into JS for it.
+    if (this.tools.every((t) => t.kind === PW.TOOL_KIND_SYNC)) reg.hooks.on_tool_result = 0;
     const out = [0];
     r = C.wrapperInit(mem.at(alignOffset(mem.ptr, align)), Number(size[0]), cfg, slots, cTools, cTools.length, reg.hooks, out);
     if (r !== PW.OK) {
@@ -618,11 +621,11 @@ class ToolAdapterWrapper {
 
   /**
    * Calls `fn` (a C call that may answer `PW_QUEUE_FULL`, changing nothing); on
-   * `PW_QUEUE_FULL` drains the output queue completely and calls it once more. A second
+   * `PW_QUEUE_FULL` drains the output queue completely and calls it once more (`r`: the
+   * first call's result when the caller made it). A second
    * `PW_QUEUE_FULL` throws (the core guarantees a drained queue takes any input).
    */
-  _withRoom(what, fn) {
-    const r = fn();
+  _withRoom(what, fn, r = fn()) {
     if (r !== PW.QUEUE_FULL) return r;
     this._pump();
     if (this.closed) throw closedError(); // closed by a hook or a consumer while draining
@@ -698,14 +701,16 @@ class ToolAdapterWrapper {
         if (this.closed) return;
         this._pump();
         if (this.closed) return;
-        this._cleanup();
-        const start = this.toStart;
-        this.toStart = [];
-        for (const call of start) {
-          this._run(call);
-          if (this.closed) return;
+        if (this.calls.size > 0) this._cleanup();
+        if (this.toStart.length > 0) {
+          const start = this.toStart;
+          this.toStart = [];
+          for (const call of start) {
+            this._run(call);
+            if (this.closed) return;
+          }
+          this.again = true;
         }
-        if (start.length > 0) this.again = true;
       } while (this.again);
     } finally {
       this.draining = false;
@@ -964,9 +969,11 @@ class ToolAdapterWrapper {
         return true;
       }
       const d = this.out;
-      const r = this._withRoom('pw_wrapper_handle_response', () =>
-        C.handleResponseTo(this.w, this.clock.now(), bytes, d.disposition),
-      );
+      // The common case without a closure: the queue had room.
+      let r = C.handleResponseTo(this.w, this.clock.now(), bytes, d.disposition);
+      if (r === PW.QUEUE_FULL) {
+        r = this._withRoom('pw_wrapper_handle_response', () => C.handleResponseTo(this.w, this.clock.now(), bytes, d.disposition), r);
+      }
       if (r !== PW.OK) {
         this._reject('response', frame, pwError('response frame refused', r));
         return true;
