@@ -38,11 +38,16 @@ const env = {
   CARGO_PROFILE_RELEASE_STRIP: 'symbols',
   CARGO_PROFILE_RELEASE_DEBUG: 'false',
 };
-execFileSync(
-  cargo,
-  ['build', '-q', '--release', '--target', 'wasm32-unknown-unknown', '-p', 'polyweave-tool-adapter-wasm', '--target-dir', targetDir],
-  { cwd: root, env, stdio: 'inherit' },
-);
+try {
+  execFileSync(
+    cargo,
+    ['build', '-q', '--release', '--target', 'wasm32-unknown-unknown', '-p', 'polyweave-tool-adapter-wasm', '--target-dir', targetDir],
+    { cwd: root, env, stdio: 'inherit' },
+  );
+} catch (e) {
+  console.error('build.mjs: the wasm build failed (is the target installed? `rustup target add wasm32-unknown-unknown`)');
+  process.exit(typeof e.status === 'number' && e.status !== 0 ? e.status : 1);
+}
 const built = path.join(targetDir, 'wasm32-unknown-unknown', 'release', 'polyweave_tool_adapter_wasm.wasm');
 // Through a temporary file and a rename: a test reading the module meanwhile sees the old or the new one whole.
 const tmp = `${out}.${process.pid}.tmp`;

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runScript } from './helpers.mjs';
 
-// Generous: a child starts Node and koffi in well under a second; a lingering 60 s timer or a
+// Generous: a child starts Node and the wasm module in well under a second; a lingering 60 s timer or a
 // process that waits for nothing shows up far beyond it.
 const PROMPT_MS = 10000;
 
