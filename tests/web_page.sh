@@ -21,7 +21,8 @@ die() { log "error: $*"; exit 1; }
 
 if ! command -v chromium >/dev/null; then
   log "installing Debian's chromium"
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 
 # The served folder: the page, the recording, and the package as its tarball holds it.
