@@ -6,10 +6,12 @@
 //
 //   node build.mjs [--opt z|s|2|3] [--target-dir DIR] [--out FILE]
 //
-// Size first: opt-level z, fat LTO, one codegen unit, panic=abort (a panic is a trap: a JS
-// exception), symbols stripped. The profile is set through cargo's environment so the
-// workspace's own release profile (host builds) is untouched; `--opt 3` builds for speed into
-// a separate target directory so the two never overwrite each other.
+// Small first: opt-level s (by default), fat LTO, one codegen unit, panic=abort (a panic is a
+// trap: a JS exception), symbols stripped. `s` rather than `z`: measured with bench.mjs, the
+// library's part of a sync round trip is about 40% shorter for 34 KB more (200 KB, 77 KB
+// gzipped, against 166 KB and 67 KB). The profile is set through cargo's environment so the
+// workspace's own release profile (host builds) is untouched; any other `--opt` builds into a
+// separate target directory so the builds never overwrite each other.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,10 +24,10 @@ const option = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const opt = option('--opt', 'z');
+const opt = option('--opt', 's');
 if (!['z', 's', '0', '1', '2', '3'].includes(opt)) throw new Error(`build.mjs: --opt ${opt}: one of z, s, 0-3`);
 const baseTarget = path.resolve(root, option('--target-dir', process.env.CARGO_TARGET_DIR ?? 'target'));
-const targetDir = opt === 'z' ? baseTarget : path.join(baseTarget, `wasm-opt-${opt}`);
+const targetDir = opt === 's' ? baseTarget : path.join(baseTarget, `wasm-opt-${opt}`);
 const out = path.resolve(option('--out', path.join(here, 'polyweave_tool_adapter.wasm')));
 
 const cargo = process.env.CARGO ?? 'cargo';
