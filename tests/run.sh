@@ -11,7 +11,8 @@ step() { printf '\n==> [%ds] %s\n' "$SECONDS" "$*"; }
 step "toolchain: rustup targets and components"
 targets="thumbv7em-none-eabihf thumbv6m-none-eabi"
 installed=$(rustup target list --installed)
-for t in $targets; do
+# wasm32: the npm package's module (examples/node/wasm), built by the Node tests.
+for t in $targets wasm32-unknown-unknown; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
 for c in rustfmt clippy; do
@@ -114,6 +115,12 @@ bash tests/mcp/install.sh >/dev/null
 # The MCP tests run the C twin of polyweave-mcp too: it must be there, not skipped.
 export PW_REQUIRE_C_MCP=1
 export PW_REQUIRE_MCP_SERVERS=1
+
+step "npm package: npm pack (prepack builds the wasm), installed in empty temp folders (no install script, nothing native), the package's tests against the installed copy, tsc --noEmit, the @polyweave/tool-adapter alias"
+bash tests/npm_package.sh
+
+step "browser: examples/web in headless Chromium, served with the packed package; the page's verdict read back"
+bash tests/web_page.sh
 
 step "firmware over MCP: the core's MCP client on the Cortex-M4F serves adapter tools from server-everything over UART0 (QEMU bridged to the server)"
 (
