@@ -96,6 +96,21 @@ log "installed copy: $pass tests passed, $skip skipped"
 [ "$pass" -gt 0 ] || die "no test ran"
 if [ "${PW_REQUIRE_MCP_SERVERS:-}" = 1 ] && [ "$skip" != 0 ]; then die "$skip tests skipped with PW_REQUIRE_MCP_SERVERS=1"; fi
 
+# README's JavaScript example (examples/node/example.mjs, the same bytes: tests/tests/docs.rs),
+# run against the installed copy; a sync tool, a callback tool, the held END.
+cp "$pkg/example.mjs" "$app/example.mjs"
+got=$(cd "$app" && node example.mjs)
+want='model    {"type":"TOOL_RESULT","content":{"id":"c1","name":"add","result":{"sum":3}}}
+model    {"type":"TEXT","content":"Tool results above."}
+consumer {"type":"TEXT","content":"Tool results above."}
+model    {"type":"TOOL_RESULT","content":{"id":"c2","name":"ask","result":"yes, rain?"}}
+model    {"type":"TEXT","content":"Tool results above."}
+consumer {"type":"TEXT","content":"Tool results above."}
+consumer {"type":"END"}'
+[ "$got" = "$want" ] || die "example.mjs printed:
+$got"
+log "README's example ran against the installed copy"
+
 log "tsc --noEmit on types-test/usage.ts"
 (cd "$app" && ./node_modules/.bin/tsc -p tsconfig.json) || die "tsc found type errors"
 log "ok"

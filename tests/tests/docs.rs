@@ -206,6 +206,26 @@ fn the_readme_rust_example_is_the_one_that_runs() {
     );
 }
 
+/// README's Python, JavaScript and C examples are files that run with exact output checked:
+/// `examples/python/example.py` (its package test), `examples/node/example.mjs`
+/// (tests/npm_package.sh, against the installed package) and `examples/c-install/readme.c`
+/// (tests/install_c.sh, against the installed library).
+#[test]
+fn the_readme_examples_are_the_files_that_run() {
+    let readme = read("README.md");
+    for (heading, lang, file) in [
+        ("### Python\n", "python", "examples/python/example.py"),
+        ("### JavaScript (Node)\n", "js", "examples/node/example.mjs"),
+        ("### C\n", "c", "examples/c-install/readme.c"),
+    ] {
+        assert_eq!(
+            block_after(&readme, heading, lang),
+            read(file),
+            "README.md's example under {heading:?} and {file} differ"
+        );
+    }
+}
+
 /// ffi/README.md's host loop is `ffi/tests/c/host_loop.c`, which `ffi/tests/c_api.rs` builds,
 /// runs and checks line by line.
 #[test]
