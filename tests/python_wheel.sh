@@ -40,6 +40,8 @@ die() { log "error: $*"; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# pip's downloads (the pinned tools, build isolation's setuptools) are cached in the checkout.
+export PIP_CACHE_DIR="$root/target/pip-cache" PIP_DISABLE_PIP_VERSION_CHECK=1
 # The source folder is left as it was: setup.py puts setuptools' build tree and egg-info under
 # target/python-build in a checkout. Checked at the end against this listing.
 src_files() { (cd "$src" && find . -path '*/__pycache__' -prune -o -print | LC_ALL=C sort); }
