@@ -11,6 +11,8 @@
 set -euo pipefail
 checkout=$(cd "$(dirname "$0")/.." && pwd)
 cd "$checkout"
+# crate_version, target_dir
+. tests/lib.sh
 
 fail() { printf 'cargo_package.sh: %s\n' "$*" >&2; exit 1; }
 
@@ -44,10 +46,9 @@ lists polyweave-tool-adapter-ffi "${common[@]}" include/polyweave_tool_adapter.h
 
 # The .crate files, for the look inside below (publish --dry-run builds them after), land in
 # the target directory's package/ (target/ unless CARGO_TARGET_DIR or a config says otherwise).
-id=$(cargo pkgid -p polyweave-tool-adapter-ffi)
-version=${id##*[#@]}
+version=$(crate_version)
 cargo metadata --locked --no-deps --format-version 1 >"$tmp/metadata.json"
-target_dir=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["target_directory"])' "$tmp/metadata.json")
+target_dir=$(target_dir)
 rm -f "$target_dir/package/polyweave-tool-adapter-$version.crate" \
   "$target_dir/package/polyweave-tool-adapter-ffi-$version.crate"
 cargo package --locked "${dirty[@]}" --no-verify -p polyweave-tool-adapter -p polyweave-tool-adapter-ffi

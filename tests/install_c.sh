@@ -14,11 +14,8 @@ cd "$checkout"
 
 step() { printf '\n--> %s\n' "$*"; }
 fail() { printf 'install_c.sh: %s\n' "$*" >&2; exit 1; }
-apt_install() {
-  # Debian packages, installed only when missing (CI runs as root; elsewhere sudo).
-  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
-}
+# apt_install, crate_version, target_dir
+. tests/lib.sh
 
 # grep -q would stop reading at the first match and fail the pipeline (pipefail) with
 # SIGPIPE in the writer: this reads everything.
@@ -47,8 +44,7 @@ if ! cargo cinstall --version >/dev/null 2>&1; then
 fi
 cargo cinstall --version
 
-id=$(cargo pkgid -p polyweave-tool-adapter-ffi)
-version=${id##*[#@]}
+version=$(crate_version)
 IFS=. read -r major minor patch <<<"$version"
 # cargo-c's SONAME keeps the components a compatible release keeps: 0.MINOR before 1.0.
 if [ "$major" = 0 ]; then soversion="0.$minor"; else soversion="$major"; fi

@@ -18,13 +18,14 @@ done
 for c in rustfmt clippy; do
   rustup component list --installed | grep -q "^$c" || rustup component add "$c"
 done
-apt_install() {
-  # Debian packages, installed only when missing (CI runs as root; elsewhere sudo).
-  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
-}
+# apt_install, crate_version, target_dir
+. tests/lib.sh
 command -v cc >/dev/null || apt_install gcc libc6-dev
 command -v qemu-system-arm >/dev/null || apt_install qemu-system-arm
+
+# npm's and pip's downloads are cached in the checkout, not in the home folder.
+export npm_config_cache="$PWD/target/npm-cache" npm_config_update_notifier=false
+export PIP_CACHE_DIR="$PWD/target/pip-cache" PIP_DISABLE_PIP_VERSION_CHECK=1
 
 step "format"
 cargo fmt --all -- --check
@@ -161,6 +162,10 @@ cargo +nightly miri test --quiet -p polyweave-tool-adapter-ffi --lib --test abi 
   --test decoder_api --test mcp_api
 echo "   miri: the core's unit tests"
 cargo +nightly miri test --quiet -p polyweave-tool-adapter --lib
+
+step "docs.rs: both crates as docs.rs builds them (nightly, every feature, --cfg docsrs), warnings are errors"
+RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo +nightly doc --quiet --no-deps --locked --all-features \
+  -p polyweave-tool-adapter -p polyweave-tool-adapter-ffi
 
 step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5, mcp) for 60 s under libFuzzer; any finding fails"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked

@@ -20,6 +20,8 @@
 set -euo pipefail
 checkout=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$checkout"
+# apt_install, crate_version, target_dir
+. tests/lib.sh
 
 check=0
 case "${1:-}" in
@@ -28,11 +30,6 @@ case "${1:-}" in
   *) echo "usage: $0 [--check]" >&2; exit 2 ;;
 esac
 
-apt_install() {
-  # Debian packages, installed only when missing (CI runs as root; elsewhere sudo).
-  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
-}
 fail() { printf 'release-archives.sh: %s\n' "$*" >&2; exit 1; }
 
 tmp=$(mktemp -d)
@@ -53,12 +50,9 @@ cpus() {
   esac
 }
 
-id=$(cargo pkgid -p polyweave-tool-adapter-ffi)
-version=${id##*[#@]}
+version=$(crate_version)
 mtime=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
-# target/ unless CARGO_TARGET_DIR or a cargo config says otherwise.
-target_dir=$(cargo metadata --locked --no-deps --format-version 1 |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+target_dir=$(target_dir)
 dist="$target_dir/dist"
 mkdir -p "$dist"
 
