@@ -159,7 +159,7 @@ c++ "${cxx_flags[@]}" -o "$tmp/cpp-dynamic" "$src/main.cpp" $cflags $(pkg-config
 linked_dynamically cpp-dynamic "$tmp/cpp-dynamic" LD_LIBRARY_PATH="$libdir"
 run cpp-dynamic "$tmp/cpp-dynamic" LD_LIBRARY_PATH="$libdir"
 
-# README's C example (examples/c-install/readme.c, the same bytes: tests/tests/docs.rs), built
+# README's C and C++ examples (examples/c-install/readme.c, .cpp, the same bytes: tests/tests/docs.rs), built
 # with README's command line.
 # shellcheck disable=SC2046
 cc "${c_flags[@]}" "$src/readme.c" $(pkg-config --cflags --libs $pc) -Wl,-rpath,"$libdir" -o "$tmp/readme"
@@ -171,6 +171,11 @@ consumer {"type":"TEXT","content":"Tool results above."}
 EOF
 diff -u "$tmp/readme.want" "$tmp/readme.out" || fail "README's C example printed other than expected"
 echo "README's C example: output as expected"
+# shellcheck disable=SC2046
+c++ "${cxx_flags[@]}" "$src/readme.cpp" $(pkg-config --cflags --libs $pc) -Wl,-rpath,"$libdir" -o "$tmp/readme-cpp"
+"$tmp/readme-cpp" >"$tmp/readme-cpp.out" || fail "README's C++ example exited with status $?"
+diff -u "$tmp/readme.want" "$tmp/readme-cpp.out" || fail "README's C++ example printed other than expected"
+echo "README's C++ example: output as expected"
 
 step "static: pkg-config --static --libs, the archive named explicitly"
 # With the .so beside the .a, -lpolyweave_tool_adapter would pick the .so: -l:NAME.a takes

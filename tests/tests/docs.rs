@@ -208,8 +208,8 @@ fn the_readme_rust_example_is_the_one_that_runs() {
 
 /// README's Python, JavaScript and C examples are files that run with exact output checked:
 /// `examples/python/example.py` (its package test), `examples/node/example.mjs`
-/// (tests/npm_package.sh, against the installed package) and `examples/c-install/readme.c`
-/// (tests/install_c.sh, against the installed library).
+/// (tests/npm_package.sh, against the installed package), `examples/c-install/readme.c` and
+/// `readme.cpp` (tests/install_c.sh, against the installed library).
 #[test]
 fn the_readme_examples_are_the_files_that_run() {
     let readme = read("README.md");
@@ -217,6 +217,7 @@ fn the_readme_examples_are_the_files_that_run() {
         ("### Python\n", "python", "examples/python/example.py"),
         ("### JavaScript (Node)\n", "js", "examples/node/example.mjs"),
         ("### C\n", "c", "examples/c-install/readme.c"),
+        ("### C++\n", "cpp", "examples/c-install/readme.cpp"),
     ] {
         assert_eq!(
             block_after(&readme, heading, lang),
