@@ -76,7 +76,7 @@ export const PW_TOOL_STATUS_FAILED = 1;
 // ------------------------------------------------------------ struct layouts (wasm32)
 
 // Field types are the header's C types; `tests/tests/binding_layouts.rs` reads these
-// declarations and checks them against the header, and `test/layout.test.mjs` checks the sizes
+// declarations and checks them against the header, and `test/package.test.mjs` checks the sizes
 // computed here against the module's own (`pwjs_layout`).
 const PRIM = {
   'uint8_t': 1,
@@ -354,11 +354,14 @@ export function malloc(size) {
     return at;
   }
   const at = top;
-  top += n;
-  if (top > memory.buffer.byteLength) {
-    memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
+  const end = top + n;
+  // Grow first: when the memory cannot grow (past 4 GiB, or the engine's limit) `grow` throws
+  // a RangeError, and `top` must still be the real end of the blocks handed out.
+  if (end > memory.buffer.byteLength) {
+    memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
     refresh();
   }
+  top = end;
   sizes.set(at, n);
   return at;
 }

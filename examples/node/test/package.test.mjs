@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as pw from '../index.mjs';
-import { STRUCTS, heapStats, malloc, mfree, moduleLayouts, version } from '../binding.mjs';
+import { STRUCTS, U8, heapStats, malloc, mfree, moduleLayouts, version } from '../binding.mjs';
 
 const entry = fileURLToPath(import.meta.resolve('../index.mjs'));
 const dir = path.dirname(entry);
@@ -56,6 +56,24 @@ test('package: the allocator reuses and merges freed blocks, 16-aligned, and gro
   const big = malloc(8 << 20); // past the initial memory: it grows, and the views follow
   pw.createToolAdapterWrapper(pw.createDuplex(), { tools: { t: () => 1 } }).close();
   mfree(big);
+  assert.deepEqual(heapStats(), before);
+});
+
+test('package: a request the memory cannot grow to throws RangeError and changes nothing', () => {
+  const before = heapStats();
+  const bytes = U8.buffer.byteLength;
+  const a = malloc(16);
+  mfree(a); // `a` was the top block: the top is back at `a`
+  // 4 GiB is more than a wasm32 memory can ever hold beside what it has: `memory.grow` refuses.
+  assert.throws(() => malloc(2 ** 32), RangeError);
+  assert.equal(U8.buffer.byteLength, bytes, 'the memory did not grow');
+  assert.deepEqual(heapStats(), before, 'no block was handed out');
+  // Had the top moved before the grow, this block would lie past the memory's end.
+  const b = malloc(16);
+  assert.equal(b, a, 'the next block starts where the failed one would have');
+  U8.set([1, 2, 3], b);
+  assert.deepEqual([...U8.subarray(b, b + 3)], [1, 2, 3]);
+  mfree(b);
   assert.deepEqual(heapStats(), before);
 });
 
