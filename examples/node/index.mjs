@@ -378,9 +378,15 @@ class ToolAdapterWrapper {
     this.source = createSource();
     this.sink = {
       write: (frame) => this._request(frame),
+      // Guarded as every use: a sync tool ending its own wrapper's request path would run the
+      // model's end while the C call that runs the tool is on the stack.
       end: () => {
-        if (this.closed) throw closedError();
-        return inner.sink.end?.();
+        this._enter();
+        try {
+          return inner.sink.end?.();
+        } finally {
+          this._leave();
+        }
       },
     };
     this.calls = new Map(); // call index -> pending call
@@ -674,17 +680,23 @@ class ToolAdapterWrapper {
    * either is not 0.
    */
   stats() {
-    if (this.closed) throw closedError();
-    const s = {};
-    const r = C.stats(this.w, s);
-    if (r !== PW.OK) throw pwError('pw_wrapper_stats', r);
-    return {
-      rounds: s.rounds,
-      messagesTruncated: s.messages_truncated,
-      lastErrorTruncated: s.last_error_truncated,
-      hookEventsCut: s.hook_events_cut,
-      hookEventsDropped: s.hook_events_dropped,
-    };
+    // Guarded: a sync tool reading its own wrapper's stats would read the C wrapper while the
+    // call running the tool holds it (the header forbids it; in Rust it is aliasing).
+    this._enter();
+    try {
+      const s = {};
+      const r = C.stats(this.w, s);
+      if (r !== PW.OK) throw pwError('pw_wrapper_stats', r);
+      return {
+        rounds: s.rounds,
+        messagesTruncated: s.messages_truncated,
+        lastErrorTruncated: s.last_error_truncated,
+        hookEventsCut: s.hook_events_cut,
+        hookEventsDropped: s.hook_events_dropped,
+      };
+    } finally {
+      this._leave();
+    }
   }
 
   _drain() {

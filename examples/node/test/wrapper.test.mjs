@@ -296,6 +296,50 @@ test('sync tools run inside the C call: this = { index, name, id, rawArgs }, hoo
   w.close();
 });
 
+test('a sync tool is refused every public method of its own wrapper (the C call running it holds the wrapper)', () => {
+  const m = llm();
+  let w;
+  const refused = [];
+  // Each use a sync tool could make of its wrapper; none may reach the C wrapper mid-call.
+  const uses = {
+    stats: () => w.stats(),
+    'sink.write': () => w.sink.write({ type: 'TEXT', content: 'more' }),
+    'sink.end': () => w.sink.end(),
+    getToolTrace: () => w.getToolTrace(),
+    clearTrace: () => w.clearTrace(),
+    abort: () => w.abort(),
+    cancel: () => w.cancel('why'),
+    tick: () => w.tick(),
+    pending: () => w.pending,
+    close: () => w.close(),
+  };
+  w = createToolAdapterWrapper(m.duplex, {
+    tools: {
+      meddles: () => {
+        for (const [name, use] of Object.entries(uses)) {
+          try {
+            use();
+            refused.push([name, 'allowed']);
+          } catch (e) {
+            refused.push([name, e.message]);
+          }
+        }
+        return 'done';
+      },
+    },
+  });
+  consumer(w);
+  m.say(call('meddles', {}, 'q'));
+  const USE = 'a sync tool cannot use its own wrapper while it runs (make it async or (args, cb))';
+  const CLOSE = 'a sync tool cannot close its own wrapper while it runs (make it async or (args, cb))';
+  assert.deepEqual(refused, Object.keys(uses).map((name) => [name, name === 'close' ? CLOSE : USE]));
+  assert.deepEqual(m.toModel, [{ type: 'TOOL_RESULT', content: { id: 'q', name: 'meddles', result: 'done' } }, PROMPT]);
+  // Outside the tool the same uses work.
+  assert.deepEqual(w.stats(), { rounds: 1, messagesTruncated: 0, lastErrorTruncated: 0, hookEventsCut: 0, hookEventsDropped: 0 });
+  assert.equal(w.pending, 0);
+  w.close();
+});
+
 test('a plain function returning a promise fails (declare it async); a sync tool cannot use its own wrapper', async () => {
   const m = llm();
   let w;
