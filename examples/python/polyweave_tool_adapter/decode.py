@@ -24,7 +24,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from . import _ffi
 from .errors import check, error_for
-from .wrapper import _Block, _bytes
+from ._owned import _Block, _Owned
+from .wrapper import _bytes
 
 __all__ = [
     "DecodeStats",
@@ -95,7 +96,7 @@ class DecodeStats:
     """`TOOL_CALL` frames written."""
 
 
-class Decoder:
+class Decoder(_Owned):
     """`pw_decoder`: one provider's response bodies in, frames out.
 
     `provider` is a name (`"openai-chat"`, `"openai-responses"`, `"anthropic"`, `"gemini"`,
@@ -151,9 +152,8 @@ class Decoder:
         check(_ffi.lib.pw_decoder_max_frame_len(byref(cfg), byref(longest)))
         #: The longest frame this configuration can write (`pw_decoder_max_frame_len`).
         self.max_frame_len = longest.value
-        self._block: Optional[_Block] = _Block(size.value, _ffi.lib.pw_decoder_align())
+        self._block = _Block(size.value, _ffi.lib.pw_decoder_align())
         self._number = number
-        self._d: Any = None
         self._init()
         #: The `Provider` it reads.
         self.provider = Provider(number)
@@ -167,36 +167,10 @@ class Decoder:
             raise ValueError("operation on a closed Decoder")
         d = ctypes.POINTER(_ffi.pw_decoder)()
         check(_ffi.lib.pw_decoder_init(block.address, block.size, self._number, byref(self._cfg), self.calls, byref(d)))
-        self._d = d
+        self._c = d
 
-    # -------------------------------------------------- memory
-
-    def close(self) -> None:
-        """Lets the memory block go; any later call raises `ValueError`."""
-        self._d = None
-        if self._block is not None:
-            self._block.release()
-            self._block = None
-
-    def __enter__(self) -> "Decoder":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._d is None
-
-    def _ptr(self) -> Any:
-        if self._d is None:
-            raise ValueError("operation on a closed Decoder")
-        return self._d
-
-    @property
-    def memory_size(self) -> int:
-        """Bytes of the block (`pw_decoder_size`)."""
-        return self._block.size if self._block else 0
+    # -------------------------------------------------- memory (close, with, closed,
+    # memory_size: `_Owned`)
 
     def reset(self) -> None:
         """Starts afresh (`pw_decoder_init` on the same memory): a body half read is dropped

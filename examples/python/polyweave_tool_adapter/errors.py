@@ -69,6 +69,12 @@ class McpRefused(PolyweaveError):
     a second start, a `clientInfo` text too long. Nothing changed in the client."""
 
 
+class ReentrantCall(RuntimeError):
+    """Not a `pw_result`: a call into the library refused by the binding itself, made from
+    inside one of the same object's sync tools or hooks while the C function that runs them is
+    still working in its memory (which the header forbids: see `_owned.py`). Nothing changed."""
+
+
 def _base(code: int) -> Type[PolyweaveError]:
     """The class a code's exception derives from, as the library classifies the code."""
     if _ffi.lib.pw_result_is_malformed(code):
@@ -172,6 +178,7 @@ __all__ = [
     "CallNotWaiting",
     "ItemRefused",
     "McpRefused",
+    "ReentrantCall",
     "result_text",
     "error_for",
     "check",

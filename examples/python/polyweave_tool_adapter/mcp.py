@@ -43,7 +43,8 @@ from .errors import (
     QueueFull,
     check,
 )
-from .wrapper import CallHandle, Config, Data, DispositionKind, Route, Wrapper, _bytes, _Block, adapter
+from ._owned import _Block, _Owned
+from .wrapper import CallHandle, Config, Data, DispositionKind, Route, Wrapper, _bytes, adapter
 
 __all__ = [
     "Failure",
@@ -315,7 +316,7 @@ def _handle_parts(handle: CallRef) -> Tuple[int, int]:
     return handle.slot, handle.index
 
 
-class McpClient:
+class McpClient(_Owned):
     """`pw_mcp`: an MCP client in one `bytearray` of `pw_mcp_size` bytes (no I/O, no clock).
 
     `calls` is the most calls in flight (give it the wrapper's slots); `config` an `McpConfig`
@@ -336,7 +337,7 @@ class McpClient:
         ccfg = cfg._c()
         size = c_size_t(0)
         check(_ffi.lib.pw_mcp_size(byref(ccfg), calls, byref(size)))
-        self._block: Optional[_Block] = _Block(size.value, _ffi.lib.pw_mcp_align())
+        self._block = _Block(size.value, _ffi.lib.pw_mcp_align())
         name_b = _bytes(name, "name")
         version_b = _bytes(version if version is not None else _default_version(), "version")
         c = ctypes.POINTER(_ffi.pw_mcp)()
@@ -346,32 +347,14 @@ class McpClient:
                 len(version_b), byref(c),
             )
         )
-        self._c: Any = c
+        self._c = c
         self._line = ctypes.create_string_buffer(min(cfg.max_line_len, 64 * 1024))
         self._frame = ctypes.create_string_buffer(min(cfg.max_frame_len, 64 * 1024))
         self._event = _ffi.pw_mcp_event()
         self._handled = _ffi.pw_mcp_handled()
         self._frame_out = _ffi.pw_mcp_frame()
 
-    # -------------------------------------------------- memory
-
-    def close(self) -> None:
-        """Lets the memory block go; any later call raises `ValueError`."""
-        self._c = None
-        if self._block is not None:
-            self._block.release()
-            self._block = None
-
-    def __enter__(self) -> McpClient:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def _ptr(self) -> Any:
-        if self._c is None:
-            raise ValueError("operation on a closed McpClient")
-        return self._c
+    # (memory: close, with, closed, memory_size: `_Owned`)
 
     # -------------------------------------------------- inputs
 

@@ -8,6 +8,7 @@ from ctypes import byref, c_size_t, c_uint32
 from typing import Any, Callable, Iterator, List, Mapping, Optional, Union
 
 from . import _ffi
+from ._owned import _Block, _Owned
 from .errors import BufferTooSmall, check, error_for
 
 __all__ = [
@@ -77,22 +78,6 @@ def validate_json(data: Data, max_depth: int = _ffi.PW_DEFAULT_MAX_DEPTH) -> Non
         e = error_for(r)
         e.offset = off.value
         raise e
-
-
-class _Block:
-    """One `bytearray` pinned for the object's life (ctypes exports its buffer, so it can neither
-    be resized nor freed while the view lives), with an address aligned to `align`."""
-
-    def __init__(self, size: int, align: int) -> None:
-        self.data: Optional[bytearray] = bytearray(size + align)
-        self.view: Optional[ctypes.Array[ctypes.c_char]] = (ctypes.c_char * len(self.data)).from_buffer(self.data)
-        base = ctypes.addressof(self.view)
-        self.address = base + (-base) % align
-        self.size = size
-
-    def release(self) -> None:
-        self.view = None
-        self.data = None
 
 
 # ------------------------------------------------------------ typed values
@@ -324,13 +309,16 @@ def adapter(timeout_ms: Optional[int] = None) -> Tool:
 # ------------------------------------------------------------ the wrapper
 
 
-class Wrapper:
+class Wrapper(_Owned):
     """`pw_wrapper`: routes a model's frames and a consumer's, runs tools, holds `END`s.
 
     `tools` maps each name to a callable (a sync tool), `sync(fn)`, `deferred()` or
     `adapter()`. The wrapper lives in one `bytearray` of `pw_wrapper_size` bytes, aligned to
     `pw_wrapper_align`; `close()` (or leaving a `with` block) lets it go. Hook exceptions are
     caught and kept in `hook_errors`; a sync tool's exception fails its call with `str(exc)`.
+    A sync tool or hook must not use its own wrapper: every method that enters the library, and
+    `close()`, raises `ReentrantCall` there (and changes nothing); `current_call` and the
+    attributes are plain Python and may be read.
     """
 
     def __init__(
@@ -353,7 +341,7 @@ class Wrapper:
         n = len(specs)
         size = c_size_t(0)
         check(_ffi.lib.pw_wrapper_size(byref(ccfg), slots, n, byref(size)))
-        self._block: Optional[_Block] = _Block(size.value, _ffi.lib.pw_wrapper_align())
+        self._block = _Block(size.value, _ffi.lib.pw_wrapper_align())
 
         self._fns: List[Optional[SyncFn]] = []
         self._names: List[Any] = []  # borrowed by the library: kept alive and unmoved here
@@ -388,43 +376,17 @@ class Wrapper:
                 self._block.address, size.value, byref(ccfg), slots, self._tools, n, byref(hooks), byref(w)
             )
         )
-        self._w: Any = w
+        self._c = w
         self._out = ctypes.create_string_buffer(max(cfg.result_cap, cfg.message_cap) + 1024)
         self._transmit = _ffi.pw_transmit()
         self._disp = _ffi.pw_disposition()
 
-    # -------------------------------------------------- memory
-
-    def close(self) -> None:
-        """Lets the memory block go; any later call raises `ValueError`."""
-        self._w = None
-        if self._block is not None:
-            self._block.release()
-            self._block = None
-
-    def __enter__(self) -> Wrapper:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._w is None
-
-    def _ptr(self) -> Any:
-        if self._w is None:
-            raise ValueError("operation on a closed Wrapper")
-        return self._w
-
-    @property
-    def memory_size(self) -> int:
-        """Bytes of the block (`pw_wrapper_size`)."""
-        return self._block.size if self._block else 0
-
     # -------------------------------------------------- callbacks (never raise into C)
+    # Each counts itself in `_inside` while it runs Python code: the C call that called it is
+    # still in the wrapper, so `_ptr()` and `close()` refuse meanwhile (`_owned.py`).
 
     def _run_sync(self, userdata: Optional[int], args: Any, out: Any) -> int:
+        self._inside += 1
         try:
             fn = self._fns[userdata or 0]
             assert fn is not None  # the library calls back only the sync tools
@@ -437,7 +399,10 @@ class Wrapper:
         except BaseException as e:  # KeyboardInterrupt and the like: re-raised after the C call
             self._pending_exc = e
             data, status = b"interrupted", _ffi.PW_TOOL_STATUS_FAILED
+        finally:
+            self._inside -= 1
         try:
+            # The writer is the one function a sync tool may call (the header says so).
             _ffi.lib.pw_writer_write(out, data, len(data))
         except BaseException:
             status = _ffi.PW_TOOL_STATUS_FAILED
@@ -464,6 +429,7 @@ class Wrapper:
     def _hook_tool_call(self, _userdata: Any, c: Any) -> None:
         if self.on_tool_call is None:
             return
+        self._inside += 1
         try:
             self.current_call = info = self._info(c)
             self._hook(self.on_tool_call, info.name, info.args)
@@ -471,10 +437,12 @@ class Wrapper:
             self.hook_errors.append(e)
         finally:
             self.current_call = None
+            self._inside -= 1
 
     def _hook_tool_result(self, _userdata: Any, c: Any, o: Any) -> None:
         if self.on_tool_result is None:
             return
+        self._inside += 1
         try:
             self.current_call = info = self._info(c)
             out = _outcome(o.contents)
@@ -483,6 +451,7 @@ class Wrapper:
             self.hook_errors.append(e)
         finally:
             self.current_call = None
+            self._inside -= 1
 
     def _done(self, r: int) -> None:
         if self._pending_exc is not None:
@@ -686,7 +655,7 @@ class Wrapper:
 # ------------------------------------------------------------ a standalone call
 
 
-class AdapterCall:
+class AdapterCall(_Owned):
     """`pw_adapter_call`: one call through a tool adapter, started at `now_ms`; its `TOOL_CALL` waits in
     `poll_transmit`. Lives in one `bytearray` of `pw_adapter_call_size(result_cap)` bytes."""
 
@@ -714,29 +683,11 @@ class AdapterCall:
         self._opts = opts
         size = c_size_t(0)
         check(_ffi.lib.pw_adapter_call_size(result_cap, byref(size)))
-        self._block: Optional[_Block] = _Block(size.value, _ffi.lib.pw_adapter_call_align())
+        self._block = _Block(size.value, _ffi.lib.pw_adapter_call_align())
         c = ctypes.POINTER(_ffi.pw_adapter_call)()
         check(_ffi.lib.pw_adapter_call_init(self._block.address, size.value, result_cap, now_ms, byref(opts), byref(c)))
-        self._c: Any = c
+        self._c = c
         self._out = ctypes.create_string_buffer(result_cap + 4096)
-
-    def close(self) -> None:
-        """Lets the memory block go; any later call raises `ValueError`."""
-        self._c = None
-        if self._block is not None:
-            self._block.release()
-            self._block = None
-
-    def __enter__(self) -> AdapterCall:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def _ptr(self) -> Any:
-        if self._c is None:
-            raise ValueError("operation on a closed AdapterCall")
-        return self._c
 
     def handle_frame(self, now_ms: int, frame: Data) -> None:
         """One frame from the adapter (`CallCompleted` / `CallTimedOut` after it ended)."""

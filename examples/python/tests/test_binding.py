@@ -361,5 +361,209 @@ class AdapterCalls(unittest.TestCase):
             c.poll_transmit()
 
 
+# ------------------------------------------------------------ calls from inside a callback
+
+# What `ReentrantCall` says: the C call that runs a sync tool or hook is still in the wrapper.
+INSIDE = "from inside one of the Wrapper's own sync tools or hooks: the library is still running in it " \
+         "(call it after the outer call returns)"
+METHOD_INSIDE = "a Wrapper method called " + INSIDE
+CLOSE_INSIDE = "Wrapper.close() called " + INSIDE
+TEXT = b'{"type":"TEXT","content":"hi"}'
+
+
+def every_call(w, handle):
+    """Each way into the library a wrapper has, by name (with arguments valid outside a tool)."""
+    return [
+        ("handle_response", lambda: w.handle_response(0, TEXT)),
+        ("handle_request", lambda: w.handle_request(0, TEXT)),
+        ("complete", lambda: w.complete(0, handle, "1")),
+        ("handle_adapter_frame", lambda: w.handle_adapter_frame(0, handle, b'{"type":"END"}')),
+        ("handle_adapter_closed", lambda: w.handle_adapter_closed(0, handle)),
+        ("handle_timeout", lambda: w.handle_timeout(10 ** 9)),
+        ("cancel", lambda: w.cancel(0, "r")),
+        ("abort", w.abort),
+        ("clear_trace", w.clear_trace),
+        ("poll_transmit", w.poll_transmit),
+        ("poll_transmit(buffer)", lambda: w.poll_transmit(bytearray(4096))),
+        ("transmits", lambda: list(w.transmits())),
+        ("poll_output", w.poll_output),
+        ("outputs", lambda: list(w.outputs())),
+        ("stats", w.stats),
+        ("poll_event", w.poll_event),
+        ("events", lambda: list(w.events())),
+        ("poll_timeout", w.poll_timeout),
+        ("pending", lambda: w.pending),
+        ("trace", w.trace),
+    ]
+
+
+def attempts(calls):
+    """(name, exception type, message) of each call; ("name", None, None) for one that ran."""
+    seen = []
+    for name, fn in calls:
+        try:
+            fn()
+            seen.append((name, None, None))
+        except Exception as e:
+            seen.append((name, type(e), str(e)))
+    return seen
+
+
+def state(w):
+    """Everything observable of a wrapper, each read outside any tool."""
+    return (frames(w), w.trace(), w.pending, w.poll_timeout(), w.stats(), w.closed)
+
+
+class CallsFromInside(unittest.TestCase):
+    """A sync tool or hook runs inside a C call on its wrapper (the header forbids it to call the
+    wrapper; freeing the block then is a use after free): the binding refuses, changing nothing."""
+
+    def run_twice(self, meddle):
+        """Runs a deferred call, then a sync tool, on two wrappers; in the first the tool also
+        calls `meddle(w, handle)` (what it raises is kept). Returns (kept, state of the first,
+        state of the second)."""
+        kept = []
+        ws = []
+        for i in range(2):
+            def tool(args, i=i):
+                if i == 0:
+                    kept.append(meddle(ws[0], pending))
+                return args
+            w = pw.Wrapper({"later": pw.deferred(), "tool": tool})
+            ws.append(w)
+            pending = w.handle_response(5, call("later", "d")).handle
+            w.handle_response(6, call("tool", "t", "[7]"))
+        try:
+            return kept, state(ws[0]), state(ws[1])
+        finally:
+            for w in ws:
+                w.close()
+
+    def test_every_method_that_enters_the_library_refuses_from_a_sync_tool_and_changes_nothing(self):
+        kept, first, second = self.run_twice(lambda w, h: attempts(every_call(w, h)))
+        with pw.Wrapper() as spare:
+            names = [name for name, _ in every_call(spare, None)]
+        self.assertEqual(kept, [[(name, pw.ReentrantCall, METHOD_INSIDE) for name in names]])
+        # Nothing the refused calls would have done happened: the same as a tool that left it alone.
+        self.assertEqual(first, second)
+        self.assertEqual(first[2], 1)  # the deferred call is still pending
+
+    def test_close_from_a_sync_tool_is_refused_and_fails_the_call_with_its_message(self):
+        def closer(args):
+            box[0].close()  # not caught: the call fails with ReentrantCall's message
+            return "1"
+
+        box = []
+        with pw.Wrapper({"closer": closer}) as w:
+            box.append(w)
+            d = w.handle_response(0, call("closer", "c"))
+            self.assertEqual((d.kind, d.index, d.handle), (pw.DispositionKind.INTERCEPTED, 0, None))
+            self.assertFalse(w.closed)
+            prompt = ('{"type":"TEXT","content":"Tool results above. Last tool error: %s"}' % CLOSE_INSIDE).encode()
+            self.assertEqual(
+                frames(w),
+                [
+                    (pw.Route.MODEL, ('{"type":"TOOL_RESULT","content":{"id":"c","name":"closer","error":"%s"}}'
+                                      % CLOSE_INSIDE).encode()),
+                    (pw.Route.MODEL, prompt),
+                    (pw.Route.CONSUMER, prompt),
+                ],
+            )
+            # Still whole: it takes the next frame, and closes outside the tool.
+            self.assertEqual(w.handle_response(1, TEXT).kind, pw.DispositionKind.FORWARD)
+        self.assertTrue(w.closed)
+        self.assertEqual(w.memory_size, 0)
+
+    def test_hooks_are_refused_too(self):
+        def hook(*args):
+            for fn in (w.poll_transmit, w.stats, w.close):
+                try:
+                    fn()
+                except pw.ReentrantCall as e:
+                    refused.append(str(e))
+            raise RuntimeError("after")  # kept in hook_errors, as before
+
+        refused = []
+        with pw.Wrapper({"echo": lambda a: a}, on_tool_call=hook, on_tool_result=hook) as w:
+            w.handle_response(0, call("echo", "e", "[1]"))
+            self.assertEqual(refused, [METHOD_INSIDE, METHOD_INSIDE, CLOSE_INSIDE] * 2)
+            self.assertEqual([str(e) for e in w.hook_errors], ["after", "after"])
+            self.assertEqual(
+                frames(w)[0],
+                (pw.Route.MODEL, b'{"type":"TOOL_RESULT","content":{"id":"e","name":"echo","result":[1]}}'),
+            )
+            # Outside the hooks the wrapper is usable again.
+            self.assertEqual(w.stats().rounds, 1)
+
+    def test_the_guard_is_per_object_other_objects_work_inside_a_tool(self):
+        """Only the wrapper whose C call runs the tool is refused: a second wrapper, a decoder,
+        an adapter call and an MCP client are not in a C call and work from inside the tool;
+        a tool of that second wrapper, run from inside the first's, is refused both."""
+        inner_refused = []
+
+        def inner_tool(args):
+            for who in (outer, inner):
+                try:
+                    who.poll_timeout()
+                except pw.ReentrantCall as e:
+                    inner_refused.append(str(e))
+            return args
+
+        def outer_tool(args):
+            inner.handle_response(0, call("inner", "i", "[2]"))
+            with pw.Decoder("ollama") as d:
+                decoded = d.feed_raw(b'{"message":{"content":"x"},"done":true}\n')
+            with pw.AdapterCall(name="a") as a:
+                sent = a.poll_transmit()
+            with pw.McpClient() as m:
+                m.start()
+                line = m.poll_transmit()
+            got.append((decoded, sent, line[:40]))
+            return b"[1]"
+
+        got = []
+        with pw.Wrapper({"inner": inner_tool}) as inner, pw.Wrapper({"outer": outer_tool}) as outer:
+            outer.handle_response(0, call("outer", "o"))
+            self.assertEqual(inner_refused, [METHOD_INSIDE, METHOD_INSIDE])
+            self.assertEqual(
+                got,
+                [(
+                    [b'{"type":"TEXT","content":"x"}', b'{"type":"END","content":{"reason":null}}'],
+                    b'{"type":"TOOL_CALL","content":{"name":"a","args":{}}}',
+                    b'{"jsonrpc":"2.0","id":1,"method":"initia',
+                )],
+            )
+            self.assertEqual(frames(outer)[0][1], b'{"type":"TOOL_RESULT","content":{"id":"o","name":"outer","result":[1]}}')
+            self.assertEqual(frames(inner)[0][1], b'{"type":"TOOL_RESULT","content":{"id":"i","name":"inner","result":[2]}}')
+
+
+class OneBase(unittest.TestCase):
+    def test_every_object_in_a_block_takes_its_lifetime_and_guard_from_one_base(self):
+        from polyweave_tool_adapter._owned import _Owned
+
+        for cls in (pw.Wrapper, pw.AdapterCall, pw.Decoder, pw.McpClient):
+            self.assertTrue(issubclass(cls, _Owned), cls)
+            # Not written again: the base's close, with, closed, memory_size and guard serve it.
+            self.assertEqual(
+                [n for n in ("close", "__enter__", "__exit__", "closed", "memory_size", "_ptr") if n in vars(cls)],
+                [],
+                cls,
+            )
+        for make_one, name in (
+            (lambda: pw.AdapterCall(), "AdapterCall"),
+            (lambda: pw.Decoder("gemini"), "Decoder"),
+            (lambda: pw.McpClient(), "McpClient"),
+            (lambda: pw.Wrapper(), "Wrapper"),
+        ):
+            with make_one() as o:
+                self.assertGreater(o.memory_size, 0)
+                self.assertFalse(o.closed)
+            self.assertEqual((o.closed, o.memory_size), (True, 0))
+            o.close()  # idempotent
+            with self.assertRaises(ValueError) as caught:
+                o._ptr()
+            self.assertEqual(str(caught.exception), "operation on a closed %s" % name)
+
+
 if __name__ == "__main__":
     unittest.main()
