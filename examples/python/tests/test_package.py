@@ -135,6 +135,23 @@ class Example(unittest.TestCase):
         )
 
 
+class Install(unittest.TestCase):
+    """README's install commands, as a user types them from the checkout's root."""
+
+    def test_the_commands_install_build_first_and_name_where_the_files_go(self):
+        text = (PYTHON_DIR / "README.md").read_text(encoding="utf-8")
+        section = text.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+        blocks = re.findall(r"^```sh\n(.*?)^```$", section, re.M | re.S)
+        commands = [line.split("#", 1)[0].strip() for block in blocks for line in block.splitlines()]
+        # `build` is not in the standard library: installed before it is run. Without --outdir,
+        # `python -m build DIR` writes to DIR/dist (here examples/python/dist), not to ./dist.
+        self.assertEqual(
+            commands,
+            ["pip install ./examples/python", "pip install build", "python -m build --outdir dist examples/python"],
+        )
+        self.assertIn("go to `examples/python/dist/`", " ".join(section.split()))
+
+
 # ------------------------------------------------------------ Python 3.9
 
 # `typing` names newer than 3.9 (What's New in 3.10 to 3.13): the 3.11 this runs on has them,
