@@ -11,8 +11,11 @@
 //! `tests/python_wheel.sh`.
 //!
 //! Skipped, with a message, only when `python3` is missing (the version check below needs no
-//! Python and always runs).
+//! Python and always runs), and then not under CI (`CI` set) or the test command
+//! (`PW_REQUIRE_MCP_SERVERS=1`): there a missing `python3` fails them, as a missing `node` fails
+//! `node_binding.rs`, so that a CI image without Python cannot pass by skipping them all.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -28,15 +31,69 @@ fn python_dir() -> PathBuf {
     root().join("examples/python")
 }
 
+/// Whether a missing `python3` fails the tests instead of skipping them: under CI (`CI` set and
+/// not empty) or the test command (`PW_REQUIRE_MCP_SERVERS=1`); node_binding.rs's
+/// `node_required()` reads the same two.
+fn python_required_by(ci: Option<&OsStr>, require: Option<&str>) -> bool {
+    ci.is_some_and(|v| !v.is_empty()) || require == Some("1")
+}
+
+fn python_required() -> bool {
+    let require = std::env::var("PW_REQUIRE_MCP_SERVERS").ok();
+    python_required_by(std::env::var_os("CI").as_deref(), require.as_deref())
+}
+
+/// Whether to run the tests: `found` (python3 is on PATH); missing, a skip, or a panic when
+/// `required`.
+fn run_or_skip(found: bool, required: bool) -> bool {
+    assert!(
+        found || !required,
+        "`python3` is required here (CI or PW_REQUIRE_MCP_SERVERS=1): install it"
+    );
+    found
+}
+
 /// The release shared library as new as the current sources, once per test process; `None`
-/// (with a message) without `python3`.
+/// (with a message) without `python3`, a panic instead where it is required.
 fn shared_lib() -> Option<&'static PathBuf> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            installed(&["python3"], "the Python binding tests").then(|| ffi_shared_lib("release"))
+            let found = installed(&["python3"], "the Python binding tests");
+            run_or_skip(found, python_required()).then(|| ffi_shared_lib("release"))
         })
         .as_ref()
+}
+
+#[test]
+fn a_missing_python3_fails_under_ci_or_the_test_command_and_skips_elsewhere() {
+    for (ci, require, want) in [
+        (Some("true"), None, true),
+        (Some("1"), Some("0"), true),
+        (None, Some("1"), true),
+        (Some(""), None, false),
+        (None, Some("0"), false),
+        (None, None, false),
+    ] {
+        assert_eq!(
+            python_required_by(ci.map(OsStr::new), require),
+            want,
+            "CI={ci:?} PW_REQUIRE_MCP_SERVERS={require:?}"
+        );
+    }
+    assert!(run_or_skip(true, true));
+    assert!(run_or_skip(true, false));
+    assert!(!run_or_skip(false, false));
+    let panic = std::panic::catch_unwind(|| run_or_skip(false, true)).unwrap_err();
+    // A message without arguments panics with a `&str`; one with them, with a `String`.
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    assert_eq!(
+        message,
+        Some("`python3` is required here (CI or PW_REQUIRE_MCP_SERVERS=1): install it")
+    );
 }
 
 /// `python3 ARGS` in the repository's root with `PW_LIB` set.
