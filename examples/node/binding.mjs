@@ -313,8 +313,50 @@ async function instantiate() {
 }
 
 const instance = await instantiate();
-/** The module's exports (every `pw_*` function of the C ABI, the `pwjs_*` shims, `memory`). */
-export const X = instance.exports;
+
+// ------------------------------------------------------------ traps: one poisons the module
+
+// A trap (`WebAssembly.RuntimeError`: a Rust panic is one, the module being built with
+// panic=abort; an out-of-bounds access is another) or a stack overflow inside the module
+// unwinds the C frames mid-way: whatever that call was changing is left half changed, and every
+// object of the module lives in the one linear memory. So the first exception out of the module
+// poisons it: that call and every later call into it, on any object, throw `trapError()`.
+// Nothing of the binding's own throws through the module (the trampolines rethrow only once it
+// is poisoned), so any exception that leaves an export cut a C call short.
+let trapCause = null;
+
+/** The error a poisoned module's calls throw (`code === 'PW_WASM_TRAPPED'`, `cause`: the trap). */
+function trapError() {
+  const why = trapCause instanceof Error ? `${trapCause.name}: ${trapCause.message}` : String(trapCause);
+  const e = new Error(
+    `polyweave: the WebAssembly module trapped (${why}); its memory is in an unknown state, so no ` +
+      'polyweave object can be used any more: load the package anew (a new process or page)',
+    { cause: trapCause },
+  );
+  e.code = 'PW_WASM_TRAPPED';
+  return e;
+}
+
+/** An export, refused once the module is poisoned, and poisoning it when an exception leaves it. */
+function guard(f) {
+  return (...args) => {
+    if (trapCause !== null) throw trapError();
+    try {
+      return f(...args);
+    } catch (e) {
+      if (trapCause === null) trapCause = e;
+      throw trapError();
+    }
+  };
+}
+
+/**
+ * The module's exports (every `pw_*` function of the C ABI, the `pwjs_*` shims, `memory`), the
+ * functions guarded (see `guard`): the raw exports are never handed out.
+ */
+export const X = Object.freeze(
+  Object.fromEntries(Object.entries(instance.exports).map(([k, v]) => [k, typeof v === 'function' ? guard(v) : v])),
+);
 const memory = X.memory;
 
 /** The linear memory as bytes and as a DataView; replaced when the memory grows. */
@@ -793,8 +835,11 @@ function onHook(userdata, info, outcome) {
     const t = hookTargets.get(userdata >>> 0);
     (t instanceof WeakRef ? t.deref() : t)?.onCCall(info >>> 0, outcome >>> 0 || null);
   } catch {
-    // never let an exception cross the C frames
+    // An exception of JS code would unwind the C frames: kept out of them.
   }
+  // A call into the module trapped meanwhile: the C call that called this hook must not go on
+  // over memory in an unknown state, so this throw unwinds it (see `guard`).
+  if (trapCause !== null) throw trapError();
 }
 
 const INFO = {
@@ -898,14 +943,20 @@ let nextSyncId = 1;
 const syncFn = X.pwjs_sync_fn() >>> 0;
 
 function onSyncCall(userdata, args, len, out) {
+  let status = PW_TOOL_STATUS_FAILED;
   try {
     const t = syncTargets.get(userdata >>> 0);
     const w = t?.ref.deref();
-    if (!w) return PW_TOOL_STATUS_FAILED;
-    return w.syncCall(t.tool, textAt(args >>> 0, len >>> 0), out >>> 0);
+    if (w) status = w.syncCall(t.tool, textAt(args >>> 0, len >>> 0), out >>> 0);
   } catch {
-    return PW_TOOL_STATUS_FAILED; // never let an exception cross the C frames
+    // A JS exception (the tool's, whatever its class): the tool failed. It must not unwind the
+    // C frames, which would leave the wrapper half changed.
   }
+  // But when a call into the module trapped during the tool (a nested wrapper's, or the
+  // writer's), even if the tool caught it, the C call that runs the tool must not go on: the
+  // memory is in an unknown state. This throw unwinds it (see `guard`).
+  if (trapCause !== null) throw trapError();
+  return status;
 }
 
 /**
