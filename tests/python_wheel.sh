@@ -11,7 +11,10 @@
 #      runs: it must give the same files.
 #   3. auditwheel: the wheel must need no library but the manylinux set (nothing grafted), and is
 #      retagged manylinux_2_X into target/py-wheel/wheelhouse.
-#   4. target/py-wheel/venv, made anew: the repaired wheel, pytest and mypy
+#   4. What a plain `pip install ./examples/python` does, with build isolation (setuptools from
+#      PyPI, as pyproject's build-system.requires says, not the pinned one): into a throwaway venv
+#      in the temporary folder; it must import and load the library from its own package dir.
+#   5. target/py-wheel/venv, made anew: the repaired wheel, pytest and mypy
 #      (examples/python/requirements-test.txt, pinned). From a copy of examples/python/tests in a
 #      temporary folder, with PW_LIB unset: the package imported must be the venv's and the
 #      library loaded the one inside it; mypy --strict passes on the installed package and on
@@ -54,6 +57,36 @@ command -v cargo >/dev/null 2>&1 || die "cargo is not on PATH (the wheel's libra
 mkdir -p "$out"
 
 pip_in() { "$1/bin/python" -m pip --disable-pip-version-check --no-input -q "${@:2}"; }
+
+# The package a venv imports must be the one in its site-packages, and the library it loads
+# the one inside that package (checked in /proc/self/maps: what the loader really mapped).
+# Run from an empty folder with PW_LIB unset, so that neither the source folder nor an
+# override can stand in.
+check_installed() {
+    local venv=$1 site
+    mkdir -p "$tmp/empty"
+    site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+    (cd "$tmp/empty" && env -u PW_LIB "$venv/bin/python" - "$site" <<'EOF'
+import os, sys
+site = os.path.realpath(sys.argv[1])
+import polyweave_tool_adapter as pw
+from polyweave_tool_adapter import _ffi
+pkg = os.path.dirname(os.path.realpath(pw.__file__))
+lib = os.path.join(pkg, _ffi.LIB_NAME)
+with open("/proc/self/maps") as f:
+    mapped = sorted({l.split(None, 5)[5].strip() for l in f
+                     if len(l.split(None, 5)) == 6 and l.rstrip().endswith("/" + _ffi.LIB_NAME)})
+problems = []
+if pkg != os.path.join(site, "polyweave_tool_adapter"):
+    problems.append("imported %s, not the venv's %s" % (pkg, site))
+if _ffi.LIB_PATH != lib or mapped != [lib]:
+    problems.append("loaded %s (mapped: %s), not %s" % (_ffi.LIB_PATH, mapped, lib))
+if problems:
+    sys.exit("python wheel: error: " + "; ".join(problems))
+print("python wheel: imported %s %s from %s, library %s" % (pw.__name__, pw.__version__, pkg, lib), file=sys.stderr)
+EOF
+    )
+}
 
 # ---- 1. the build tools
 req_build="$src/requirements-build.txt"
@@ -118,7 +151,32 @@ if "$tools/bin/python" -m zipfile -l "$repaired" | grep -q '\.libs/'; then
     die "auditwheel grafted libraries into the wheel: $("$tools/bin/python" -m zipfile -l "$repaired")"
 fi
 
-# ---- 4. a fresh venv, the wheel, the tests from a copy
+# ---- 4. pip install ./examples/python as a user runs it: build isolation
+# Step 2 builds with the pinned setuptools (--no-isolation); a user's plain `pip install` gets
+# setuptools from PyPI per pyproject's build-system.requires, in an isolated build environment.
+# That is tested here once, into a throwaway venv (removed with the temporary folder). Not
+# pip_in: its -q would hide the lines that show the isolation.
+log "pip install ./examples/python with build isolation, into a throwaway venv"
+iso="$tmp/isolated-venv"
+python3 -m venv "$iso" || die "python3 -m venv fails (Debian: apt-get install python3-venv)"
+"$iso/bin/python" -m pip --disable-pip-version-check --no-input install --no-deps "$src" \
+    > "$out/pip-isolated.log" 2>&1 \
+    || { tail -40 "$out/pip-isolated.log" >&2; die "pip install ./examples/python (isolated) failed (log: $out/pip-isolated.log)"; }
+# Isolation happened: pip set up a build environment with build-system.requires in it.
+grep -q "Installing build dependencies" "$out/pip-isolated.log" \
+    || die "pip did not build ./examples/python in an isolated environment (log: $out/pip-isolated.log)"
+# The library is a file pip installed (in the distribution's RECORD), not one lying about.
+"$iso/bin/python" -m pip --disable-pip-version-check show -f polyweave-tool-adapter > "$tmp/iso-files" \
+    || die "pip install ./examples/python left no polyweave-tool-adapter in the venv"
+grep -qx "  polyweave_tool_adapter/libpolyweave_tool_adapter_ffi.so" "$tmp/iso-files" \
+    || die "pip install ./examples/python installed no shared library in the package: $(cat "$tmp/iso-files")"
+check_installed "$iso"
+# Which setuptools built it (the wheel's own record of its generator), beside the pinned one.
+gen=$("$iso/bin/python" -c 'import importlib.metadata as m; print(m.distribution("polyweave-tool-adapter").read_text("WHEEL"))' \
+    | sed -n 's/^Generator: //p')
+log "the isolated build used ${gen:-an unnamed generator}; the pinned one is setuptools ($("$tools/bin/python" -c 'import importlib.metadata as m; print(m.version("setuptools"))'))"
+
+# ---- 5. a fresh venv, the wheel, the tests from a copy
 log "a fresh venv in $venv"
 rm -rf "$venv"
 python3 -m venv "$venv" || die "python3 -m venv fails (Debian: apt-get install python3-venv)"
@@ -131,31 +189,12 @@ cp -r "$src/tests" "$tmp/run/tests"
 rm -rf "$tmp/run/tests/__pycache__"
 unset PW_LIB
 cd "$tmp/run"
-site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
-"$venv/bin/python" - "$site" <<'EOF'
-import os, sys
-site = os.path.realpath(sys.argv[1])
-import polyweave_tool_adapter as pw
-from polyweave_tool_adapter import _ffi
-pkg = os.path.dirname(os.path.realpath(pw.__file__))
-lib = os.path.join(pkg, _ffi.LIB_NAME)
-with open("/proc/self/maps") as f:
-    mapped = sorted({l.split(None, 5)[5].strip() for l in f
-                     if len(l.split(None, 5)) == 6 and l.rstrip().endswith("/" + _ffi.LIB_NAME)})
-problems = []
-if pkg != os.path.join(site, "polyweave_tool_adapter"):
-    problems.append("imported %s, not the venv's %s" % (pkg, site))
-if _ffi.LIB_PATH != lib or mapped != [lib]:
-    problems.append("loaded %s (mapped: %s), not %s" % (_ffi.LIB_PATH, mapped, lib))
-if problems:
-    sys.exit("python wheel: error: " + "; ".join(problems))
-print("python wheel: imported %s %s from %s, library %s" % (pw.__name__, pw.__version__, pkg, lib), file=sys.stderr)
-EOF
+check_installed "$venv"
 
 # PEP 561: a user's type checker takes the installed package's own hints (py.typed); the
 # package and the README's example pass --strict with them.
 cp "$src/example.py" "$tmp/run/example.py"
-for what in "-p polyweave_tool_adapter:6" "example.py:1"; do
+for what in "-p polyweave_tool_adapter:7" "example.py:1"; do
     # shellcheck disable=SC2086 # the arguments are two words on purpose
     "$venv/bin/python" -m mypy --strict --cache-dir "$tmp/mypy-cache" ${what%:*} > "$out/mypy.txt" 2>&1 \
         || { cat "$out/mypy.txt" >&2; die "mypy --strict ${what%:*} fails in the venv"; }
