@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # The npm package as a user gets it: `npm pack` in the checkout (prepack builds the C ABI as
-# WebAssembly), `npm install ./polyweave-tool-adapter-0.1.0.tgz` in an empty folder, then
+# WebAssembly), `npm install ./polyweave-tool-adapter-<version>.tgz` in an empty folder, then
 #   - nothing native: no install scripts, no dependencies, no koffi, no .node file;
 #   - the package's whole test suite (examples/node/test) run against the installed copy;
 #   - `tsc --noEmit` (strict) on examples/node/types-test/usage.ts against the installed types;
 #   - the alias install `@polyweave/tool-adapter` (from the same tarball: the package is not on
 #     the registry yet; once published, `npm install @polyweave/tool-adapter@npm:polyweave-tool-adapter`)
 #     and a script importing `@polyweave/tool-adapter`.
-# Everything goes to a temporary folder (removed on exit); npm's cache is target/npm-cache.
+# Everything goes to a temporary folder (removed on exit); npm's cache is target/npm-cache. The
+# tarball, once its contents check out, is left at target/npm-pack/polyweave-tool-adapter-<version>.tgz
+# (the only one there) for tests/web_page.sh (`PW_NPM_TGZ`), so the wasm is built and packed once.
 # The MCP tests find the servers of tests/mcp/install.sh through PW_CHECKOUT; with
 # PW_REQUIRE_MCP_SERVERS=1 they fail, not skip, without them.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/tests/lib.sh"
 pkg="$root/examples/node"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,8 +26,9 @@ die() { log "error: $*"; exit 1; }
 
 # ---- pack
 log "npm pack (prepack builds the wasm)"
+version=$(node -p 'require(process.argv[1]).version' "$pkg/package.json")
 (cd "$pkg" && npm pack --silent --pack-destination "$tmp" >/dev/null)
-tgz="$tmp/polyweave-tool-adapter-0.1.0.tgz"
+tgz="$tmp/polyweave-tool-adapter-$version.tgz"
 [ -f "$tgz" ] || die "npm pack left no $tgz"
 want="LICENSE-APACHE LICENSE-MIT README.md binding.mjs decode.d.ts decode.mjs duplex.d.ts duplex.mjs index.d.ts index.mjs mcp.d.ts mcp.mjs package.json polyweave_tool_adapter.wasm"
 got=$(tar tzf "$tgz" | sed 's#^package/##' | sort | tr '\n' ' ' | sed 's/ $//')
@@ -32,6 +36,14 @@ got=$(tar tzf "$tgz" | sed 's#^package/##' | sort | tr '\n' ' ' | sed 's/ $//')
 wasm_bytes=$(tar xzOf "$tgz" package/polyweave_tool_adapter.wasm | wc -c)
 wasm_gzip=$(tar xzOf "$tgz" package/polyweave_tool_adapter.wasm | gzip -9 | wc -c)
 log "tarball $(wc -c <"$tgz") bytes; polyweave_tool_adapter.wasm $wasm_bytes bytes, $wasm_gzip gzipped"
+# Kept for tests/web_page.sh (through a temporary name and a rename: a reader sees it whole);
+# an older version's tarball is removed, so the folder holds what this checkout packs.
+packed="$(cd "$root" && target_dir)/npm-pack"
+mkdir -p "$packed"
+rm -f "$packed"/polyweave-tool-adapter-*.tgz
+cp "$tgz" "$packed/.polyweave-tool-adapter-$version.tgz.$$"
+mv "$packed/.polyweave-tool-adapter-$version.tgz.$$" "$packed/polyweave-tool-adapter-$version.tgz"
+log "tarball kept at $packed/polyweave-tool-adapter-$version.tgz"
 
 # ---- an empty folder installs it: nothing native
 alias_app="$tmp/alias-app"
@@ -86,7 +98,9 @@ if grep -nE "'\.\.?/(index|decode|duplex|mcp|binding)\.mjs'" "$app"/test/*.mjs "
 fi
 log "package tests against the installed copy"
 out="$tmp/test.out"
-if ! (cd "$app" && PW_CHECKOUT="$root" PW_EXPECT_INSTALLED=1 node --test test/ >"$out" 2>&1); then
+# TAP explicitly: the counts below are read from its `# pass` / `# skipped` lines, and Node >= 23
+# reports in the `spec` format by default.
+if ! (cd "$app" && PW_CHECKOUT="$root" PW_EXPECT_INSTALLED=1 node --test --test-reporter=tap test/ >"$out" 2>&1); then
   grep -B2 -A25 '^not ok' "$out" >&2 || tail -50 "$out" >&2
   die "the package tests failed against the installed copy"
 fi

@@ -4,10 +4,16 @@
 # Chromium (Debian's `chromium`, installed when missing). The page decodes a recorded
 # Anthropic stream, runs it through the wrapper with a JS tool, shows the frames and writes
 # its own verdict into #verdict; this script reads it back from the DOM and wants it exact.
-# Everything goes to a temporary folder (removed on exit, the server stopped by its pid).
+# `PW_NPM_TGZ` (a path): the tarball to serve, e.g. the one tests/npm_package.sh leaves in
+# target/npm-pack/, so the wasm is not built and packed twice; unset, this script packs.
+# Everything goes to a temporary folder (removed on exit, the server stopped by its pid),
+# Chromium's own files too: its HOME and XDG folders are there, and the script checks that it
+# wrote nothing into the real ones (it writes `Crash Reports` and dconf's cache there whatever
+# `--user-data-dir` says).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/tests/lib.sh"
 tmp=$(mktemp -d)
 server=""
 cleanup() {
@@ -21,15 +27,26 @@ die() { log "error: $*"; exit 1; }
 
 if ! command -v chromium >/dev/null; then
   log "installing Debian's chromium"
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  apt_install chromium >/dev/null
+fi
+
+# The tarball: PW_NPM_TGZ, or packed here.
+if [ -n "${PW_NPM_TGZ:-}" ]; then
+  tgz=$PW_NPM_TGZ
+  [ -f "$tgz" ] || die "PW_NPM_TGZ=$tgz: no such file"
+  log "serving $tgz (PW_NPM_TGZ)"
+else
+  log "npm pack (prepack builds the wasm)"
+  version=$(node -p 'require(process.argv[1]).version' "$root/examples/node/package.json")
+  (cd "$root/examples/node" && npm pack --silent --pack-destination "$tmp" >/dev/null)
+  tgz="$tmp/polyweave-tool-adapter-$version.tgz"
+  [ -f "$tgz" ] || die "npm pack left no $tgz"
 fi
 
 # The served folder: the page, the recording, and the package as its tarball holds it.
 site="$tmp/site"
 mkdir -p "$site/node_modules/polyweave-tool-adapter"
-(cd "$root/examples/node" && npm pack --silent --pack-destination "$tmp" >/dev/null)
-tar xzf "$tmp/polyweave-tool-adapter-0.1.0.tgz" -C "$site/node_modules/polyweave-tool-adapter" --strip-components=1
+tar xzf "$tgz" -C "$site/node_modules/polyweave-tool-adapter" --strip-components=1
 cp "$root/examples/web/index.html" "$root/examples/web/page.mjs" "$root/examples/web/demo.mjs" "$site/"
 cp "$root/tests/data/provider-streams/anthropic/anthropic-sdk-tool-use-response.body" "$site/recording.body"
 
@@ -41,14 +58,36 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
+# Chromium's home: the real folders it would write to, and a mark of the time before it ran.
+real_config="${XDG_CONFIG_HOME:-$HOME/.config}/chromium"
+real_cache="${XDG_CACHE_HOME:-$HOME/.cache}/dconf"
+home="$tmp/home"
+mkdir -p "$home/.config" "$home/.cache"
+touch "$tmp/before-chromium"
+
 log "chromium --headless on http://127.0.0.1:$port/index.html"
-timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_CACHE_HOME="$home/.cache" \
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
   --user-data-dir="$tmp/profile" --virtual-time-budget=20000 --dump-dom \
   "http://127.0.0.1:$port/index.html" >"$tmp/dom.html" 2>"$tmp/chromium.log" || {
   tail -20 "$tmp/chromium.log" >&2
   die "chromium failed"
 }
+# What it writes there went to the temporary home, and nothing new is in the real folders (a
+# folder made by this run is newer than the mark too; another Chromium running meanwhile as
+# this user would show up here as well).
+for d in "$home/.config/chromium/Crash Reports" "$home/.cache/dconf"; do
+  [ -d "$d" ] || die "chromium wrote no $d: where did its files go? (its HOME is $home)"
+done
+for d in "$real_config" "$real_cache"; do
+  if [ -e "$d" ]; then
+    new=$(find "$d" -newer "$tmp/before-chromium" | head -5)
+    [ -z "$new" ] || die "chromium wrote outside its temporary home, in $d:
+$new"
+  fi
+done
+log "chromium's files stayed in its temporary home: $(cd "$home" && find . -mindepth 2 -maxdepth 3 -type d | sort | tr '\n' ' ')"
 
 python3 - "$tmp/dom.html" <<'PY'
 import html, re, sys
