@@ -837,8 +837,9 @@ function onHook(userdata, info, outcome) {
   } catch {
     // An exception of JS code would unwind the C frames: kept out of them.
   }
-  // A call into the module trapped meanwhile: the C call that called this hook must not go on
-  // over memory in an unknown state, so this throw unwinds it (see `guard`).
+  // onCCall makes no call into the module today; should the module be poisoned all the same,
+  // the C call that called this hook must not go on over memory in an unknown state, so this
+  // throw unwinds it (see `guard`), as onSyncCall's does.
   if (trapCause !== null) throw trapError();
 }
 
