@@ -120,8 +120,8 @@ export PW_REQUIRE_MCP_SERVERS=1
 step "npm package: npm pack (prepack builds the wasm), installed in empty temp folders (no install script, nothing native), the package's tests against the installed copy, tsc --noEmit, the @polyweave/tool-adapter alias"
 bash tests/npm_package.sh
 
-step "browser: examples/web in headless Chromium, served with the packed package; the page's verdict read back"
-bash tests/web_page.sh
+step "browser: examples/web in headless Chromium, served with the tarball npm_package.sh left; the page's verdict read back"
+PW_NPM_TGZ="$(target_dir)/npm-pack/polyweave-tool-adapter-$(crate_version).tgz" bash tests/web_page.sh
 
 step "firmware over MCP: the core's MCP client on the Cortex-M4F serves adapter tools from server-everything over UART0 (QEMU bridged to the server)"
 (
