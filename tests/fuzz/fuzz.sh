@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (cargo-fuzz, libFuzzer, nightly). Seeds each target's corpus from
-# the project's test data, then runs each target for SECONDS seconds (default 60) and fails on
-# any finding; crashes are kept under tests/fuzz/artifacts/<target>/.
+# the project's test data, then runs each target for SECONDS_EACH seconds (default 60), as many
+# at once as there are cores (FUZZ_JOBS), and fails on any finding; crashes are kept under
+# tests/fuzz/artifacts/<target>/.
 #   tests/fuzz/fuzz.sh                 # every target, 60 s each (what the test command runs)
 #   SECONDS_EACH=3600 tests/fuzz/fuzz.sh wrapper   # one target for an hour
 set -euo pipefail
@@ -63,15 +64,40 @@ for p in openai-chat openai-responses anthropic gemini ollama; do
 done
 
 mkdir -p logs
+# Each target is one libFuzzer process on one core: FUZZ_JOBS of them run at once (default: one
+# per core), so every target still gets its full SECONDS_EACH of fuzzing. Built first, one at a
+# time, so the runs only check their build.
+jobs_max="${FUZZ_JOBS:-$(nproc)}"
 for t in "${targets[@]}"; do
-  echo "== fuzz $t for ${each}s"
+  cargo +nightly fuzz build --fuzz-dir . "$t" >/dev/null 2>"logs/$t.build.log" ||
+    { cat "logs/$t.build.log" >&2; echo "fuzz $t: build failed" >&2; exit 1; }
+done
+fuzz_one() {
+  local t=$1 max_len=4096
   # The decode targets' bodies go up to 60 KB (a header before them).
-  case "$t" in decode_*) max_len=65536 ;; *) max_len=4096 ;; esac
-  if ! cargo +nightly fuzz run --fuzz-dir . "$t" "corpus/$t" -- \
-    -max_total_time="$each" -max_len="$max_len" -timeout=10 -print_final_stats=1 >"logs/$t.log" 2>&1; then
+  case "$t" in decode_*) max_len=65536 ;; esac
+  rm -f "logs/$t.rc"
+  local rc=0
+  cargo +nightly fuzz run --fuzz-dir . "$t" "corpus/$t" -- \
+    -max_total_time="$each" -max_len="$max_len" -timeout=10 -print_final_stats=1 >"logs/$t.log" 2>&1 || rc=$?
+  echo "$rc" >"logs/$t.rc"
+}
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  echo "== fuzz $t for ${each}s"
+  fuzz_one "$t" &
+done
+wait
+failed=0
+for t in "${targets[@]}"; do
+  rc=$(cat "logs/$t.rc" 2>/dev/null || echo missing)
+  if [ "$rc" != 0 ]; then
     tail -n 60 "logs/$t.log" >&2
-    echo "fuzz $t failed: findings (if any) in tests/fuzz/artifacts/$t, log in tests/fuzz/logs/$t.log" >&2
-    exit 1
+    echo "fuzz $t failed (status $rc): findings (if any) in tests/fuzz/artifacts/$t, log in tests/fuzz/logs/$t.log" >&2
+    failed=1
+    continue
   fi
+  echo "== $t"
   grep -E '^#[0-9]+ +DONE|^stat::(number_of_executed_units|peak_rss_mb|new_units_added)|^Done' "logs/$t.log" || true
 done
+exit "$failed"
