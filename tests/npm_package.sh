@@ -26,10 +26,8 @@ die() { log "error: $*"; exit 1; }
 
 # ---- pack
 log "npm pack (prepack builds the wasm)"
-version=$(node -p 'require(process.argv[1]).version' "$pkg/package.json")
-(cd "$pkg" && npm pack --silent --pack-destination "$tmp" >/dev/null)
-tgz="$tmp/polyweave-tool-adapter-$version.tgz"
-[ -f "$tgz" ] || die "npm pack left no $tgz"
+version=$(npm_version)
+tgz=$(npm_pack "$tmp") || die "npm pack failed"
 want="LICENSE-APACHE LICENSE-MIT README.md binding.mjs decode.d.ts decode.mjs duplex.d.ts duplex.mjs index.d.ts index.mjs mcp.d.ts mcp.mjs package.json polyweave_tool_adapter.wasm"
 got=$(tar tzf "$tgz" | sed 's#^package/##' | sort | tr '\n' ' ' | sed 's/ $//')
 [ "$got" = "$want" ] || die "the tarball holds [$got], not [$want]"

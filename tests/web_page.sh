@@ -37,10 +37,7 @@ if [ -n "${PW_NPM_TGZ:-}" ]; then
   log "serving $tgz (PW_NPM_TGZ)"
 else
   log "npm pack (prepack builds the wasm)"
-  version=$(node -p 'require(process.argv[1]).version' "$root/examples/node/package.json")
-  (cd "$root/examples/node" && npm pack --silent --pack-destination "$tmp" >/dev/null)
-  tgz="$tmp/polyweave-tool-adapter-$version.tgz"
-  [ -f "$tgz" ] || die "npm pack left no $tgz"
+  tgz=$(npm_pack "$tmp") || die "npm pack failed"
 fi
 
 # The served folder: the page, the recording, and the package as its tarball holds it.
