@@ -831,3 +831,138 @@ fn refusals_have_their_own_texts() {
         "decoder capacities out of range"
     );
 }
+
+/// The same frames whole and byte by byte.
+fn whole_and_bytewise(provider: Provider, body: &str) -> Vec<String> {
+    let frames = whole(provider, body);
+    let bytewise = decode(provider, body.as_bytes(), || 1).frames;
+    assert_eq!(frames, bytewise, "byte by byte");
+    frames
+}
+
+/// SPEC §8 rule 3: a Gemini part with `partialArgs` and no `willContinue` (Vertex sends
+/// these) is a whole call whose args are those values, never `{}`.
+#[test]
+fn gemini_partial_args_without_will_continue_are_the_whole_args() {
+    let body = gemini(&[
+        r#"{"functionCall":{"name":"get_weather","id":"v1","partialArgs":[{"jsonPath":"$.city","stringValue":"Paris"},{"jsonPath":"$.days","numberValue":3},{"jsonPath":"$.units.temp","stringValue":"C"}]}}"#,
+        r#"{"functionCall":{"name":"noop","partialArgs":[]}}"#,
+        r#"{"functionCall":{"name":"g","args":{"z":1}}}"#,
+    ]);
+    assert_eq!(
+        whole_and_bytewise(Provider::Gemini, &body),
+        [
+            r#"{"type":"TOOL_CALL","content":{"id":"v1","name":"get_weather","args":{"city":"Paris","days":3,"units":{"temp":"C"}}}}"#,
+            r#"{"type":"TOOL_CALL","content":{"name":"noop","args":{}}}"#,
+            r#"{"type":"TOOL_CALL","content":{"name":"g","args":{"z":1}}}"#,
+            r#"{"type":"END","content":{"reason":null}}"#,
+        ]
+    );
+    // In one chunk with the finish reason, and a second whole call in the same chunk.
+    let chunk = r#"data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"a","partialArgs":[{"jsonPath":"$.n","numberValue":1}]}},{"functionCall":{"name":"b","partialArgs":[{"jsonPath":"$.s","stringValue":"x"}]}}]},"finishReason":"STOP"}]}"#;
+    assert_eq!(
+        whole_and_bytewise(Provider::Gemini, &format!("{chunk}\n\n")),
+        [
+            r#"{"type":"TOOL_CALL","content":{"name":"a","args":{"n":1}}}"#,
+            r#"{"type":"TOOL_CALL","content":{"name":"b","args":{"s":"x"}}}"#,
+            r#"{"type":"END","content":{"reason":"STOP"}}"#,
+        ]
+    );
+}
+
+/// SPEC §8 rule 2: a Gemini `finishReason` does not end the body; everything up to its end
+/// is read and `END` carries the last reason.
+#[test]
+fn gemini_reads_past_a_finish_reason_and_end_carries_the_last() {
+    let chunk = |parts: &str, finish: &str| {
+        format!("data: {{\"candidates\":[{{\"content\":{{\"parts\":[{parts}]}}{finish}}}]}}\n\n")
+    };
+    let body = [
+        chunk(r#"{"text":"Searching."}"#, r#","finishReason":"STOP""#),
+        chunk(r#"{"text":"Found it: "}"#, ""),
+        chunk(
+            r#"{"functionCall":{"name":"book","args":{"id":7}}}"#,
+            r#","finishReason":"MAX_TOKENS""#,
+        ),
+        chunk(r#"{"text":"done","thought":true}"#, ""),
+    ]
+    .concat();
+    let frames = whole_and_bytewise(Provider::Gemini, &body);
+    assert_eq!(
+        frames,
+        [
+            r#"{"type":"TEXT","content":"Searching."}"#,
+            r#"{"type":"TEXT","content":"Found it: "}"#,
+            r#"{"type":"TOOL_CALL","content":{"name":"book","args":{"id":7}}}"#,
+            r#"{"type":"REASONING","content":"done"}"#,
+            r#"{"type":"END","content":{"reason":"MAX_TOKENS"}}"#,
+        ]
+    );
+    let d = decode(Provider::Gemini, body.as_bytes(), || usize::MAX);
+    assert_eq!(
+        d.skipped,
+        Skipped::default(),
+        "nothing counted after the end"
+    );
+    // A streamed call still open at the body's end is complete with the values that came,
+    // even after a finish reason.
+    let body = [
+        chunk(r#"{"functionCall":{"name":"f","willContinue":true}}"#, ""),
+        chunk(
+            r#"{"functionCall":{"partialArgs":[{"jsonPath":"$.a","numberValue":1}],"willContinue":true}}"#,
+            r#","finishReason":"STOP""#,
+        ),
+    ]
+    .concat();
+    assert_eq!(
+        whole_and_bytewise(Provider::Gemini, &body),
+        [
+            r#"{"type":"TOOL_CALL","content":{"name":"f","args":{"a":1}}}"#,
+            r#"{"type":"END","content":{"reason":"STOP"}}"#,
+        ]
+    );
+}
+
+/// SPEC §8 rule 2: an in-stream error after a finish reason ends the response, and `END`
+/// carries the reason given before the error, as the providers' SDKs keep it.
+#[test]
+fn an_error_after_a_finish_reason_keeps_the_reason() {
+    let err = r#"{"error":{"message":"overloaded"}}"#;
+    let length = r#"{"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"length"}]}"#;
+    assert_eq!(
+        whole_and_bytewise(Provider::OpenAiChat, &chat(&[length, err, CHAT_CALL])),
+        [
+            r#"{"type":"TEXT","content":"Hi"}"#,
+            r#"{"type":"ERROR","content":{"message":"overloaded"}}"#,
+            r#"{"type":"END","content":{"reason":"length"}}"#,
+        ]
+    );
+    // Gemini: a finish reason, then an error chunk.
+    let body = "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}]},\"finishReason\":\"STOP\"}]}\n\n\
+                data: {\"error\":{\"code\":500,\"message\":\"internal\"}}\n\n\
+                data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"late\"}]}}]}\n\n";
+    assert_eq!(
+        whole_and_bytewise(Provider::Gemini, body),
+        [
+            r#"{"type":"TEXT","content":"Hi"}"#,
+            r#"{"type":"ERROR","content":{"message":"internal"}}"#,
+            r#"{"type":"END","content":{"reason":"STOP"}}"#,
+        ]
+    );
+    // Anthropic: `message_delta`'s stop reason, then an `error` event.
+    let body = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"content\":[]}}\n\n\
+                event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"}}\n\n\
+                event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
+    assert_eq!(
+        whole_and_bytewise(Provider::Anthropic, body),
+        [
+            r#"{"type":"ERROR","content":{"message":"Overloaded"}}"#,
+            r#"{"type":"END","content":{"reason":"max_tokens"}}"#,
+        ]
+    );
+    // With no reason before the error, `END` is null as before.
+    assert_eq!(
+        whole(Provider::OpenAiChat, &chat(&[err]))[1],
+        r#"{"type":"END","content":{"reason":null}}"#
+    );
+}

@@ -1,7 +1,7 @@
 //! Gemini `GenerateContentResponse` chunks: text and thought parts of candidate 0,
 //! `functionCall` parts as whole calls, and Gemini 3's streamed arguments (`partialArgs`
 //! by `jsonPath`, continued while `willContinue`) assembled into one args object;
-//! `finishReason` ends the response.
+//! the last `finishReason` before the body ends is the finish reason.
 
 use super::calls::Close;
 use super::config::PATH_CAP;
@@ -50,13 +50,14 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             Step::Next(cur)
         }
         1 => element_step(ev, cur, 1, 2, st, read_part),
-        _ => match ev.member(cur.spans[0]).and_then(valid::string) {
-            Some(reason) => {
+        // A finish reason does not end the body: server-side tools may be answered in the
+        // same response, then more text and another reason. `END` carries the last one.
+        _ => {
+            if let Some(reason) = ev.member(cur.spans[0]).and_then(valid::string) {
                 st.reason.set(reason, &mut st.skipped);
-                Step::End(Close::Complete)
             }
-            None => Step::Done,
-        },
+            Step::Done
+        }
     }
 }
 
@@ -98,12 +99,17 @@ fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
                 return Some(e);
             }
         };
-        match (more, args) {
+        match (more || pieces.is_some(), args) {
+            // Streamed arguments; a part with `partialArgs` and no `willContinue` is a whole
+            // call whose args are those values (Vertex sends these).
             (true, None) => {
                 st.gemini.reset();
                 st.gemini.slot = Some(i);
                 st.calls.write_args(i, |s| s.put(b"{"));
                 streamed_pieces(pieces, st);
+                if !more {
+                    close_streamed(st);
+                }
             }
             (_, args) => {
                 st.calls.set_raw(i, args.unwrap_or(b"{}"));

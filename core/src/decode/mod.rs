@@ -286,11 +286,9 @@ impl<'a> Decoder<'a> {
                 }
                 match then {
                     Some(next) => self.cursor = Some(next),
-                    // An error ends the response: calls still open are cut off, `END` is null.
-                    None => {
-                        self.st.reason.len = None;
-                        self.end_response(Close::Incomplete);
-                    }
+                    // An error ends the response: calls still open are cut off, and `END`
+                    // keeps the finish reason given before the error (the SDKs keep it too).
+                    None => self.end_response(Close::Incomplete),
                 }
                 return Ok(Some(n));
             }
