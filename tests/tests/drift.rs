@@ -14,7 +14,7 @@ mkdir -p tests/data/json-test-suite tests/data/scenarios tests/data/bfcl && \
 cp -rf ../shared/data/provider-streams tests/data/ && \
 cp -f ../shared/data/json-test-suite/* tests/data/json-test-suite/ && \
 cp -f ../shared/scenarios/* tests/data/scenarios/ && \
-cp -f ../shared/data/bfcl/tool-calls.ndjson tests/data/bfcl/ && \
+cp -f ../shared/data/bfcl/tool-calls.ndjson ../shared/data/bfcl/functions.ndjson tests/data/bfcl/ && \
 cp -f ../shared/SPEC.md tests/data/SPEC.md";
 
 /// Files under `dir`, recursively, as paths relative to `dir`, sorted.
@@ -149,7 +149,7 @@ fn copies_match_shared_originals() {
             );
             // 318 cases and the LICENSE; the one corpus file; 71 bodies, their expected
             // files, the README and 4 licences.
-            assert_eq!((json_files, bfcl_files, stream_files), (319, 1, 147));
+            assert_eq!((json_files, bfcl_files, stream_files), (319, 2, 147));
             assert!(scenario_files > 0);
         }
     }
