@@ -15,7 +15,13 @@ const DOCS: &[&str] = &[
     "core/DESIGN.md",
     "ffi/README.md",
     "tests/README.md",
+    "tests/bench/RESULTS.md",
+    "tests/SPEC-INDEX.md",
 ];
+
+/// The documents crates.io and docs.rs show (each crate's README): no repository URL is
+/// published, so a relative link there leads nowhere.
+const PUBLISHED: &[&str] = &["core/README.md", "ffi/README.md"];
 
 fn read(rel: &str) -> String {
     let path = workspace_root().join(rel);
@@ -162,9 +168,57 @@ fn relative_links_name_files_and_headings_that_exist() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// Every link target of a document that is not absolute: `[text](target)` links and
+/// reference definitions (`[name]: target`), with their line numbers.
+fn relative_links(text: &str) -> Vec<(usize, String)> {
+    let mut out = links(text);
+    for (n, line) in prose_lines(text) {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix('[') {
+            if let Some((_, target)) = rest.split_once("]:") {
+                let target = target.split_whitespace().next().unwrap_or("");
+                out.push((n, target.to_string()));
+            }
+        }
+    }
+    out.retain(|(_, t)| !t.contains("://") && !t.starts_with("mailto:"));
+    out.sort();
+    out
+}
+
+#[test]
+fn the_published_readmes_have_no_relative_links() {
+    let mut found = Vec::new();
+    for doc in PUBLISHED {
+        for (line, target) in relative_links(&read(doc)) {
+            found.push(format!("{doc}:{line}: {target}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "relative links in a README crates.io and docs.rs show (write the file's name as \
+         text, or link to docs.rs):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_relative_link_reader_finds_inline_and_reference_links() {
+    let text = "[a](DESIGN.md) [b](https://docs.rs/x) [c](#here) `[d](e.md)`\n[ref]: ../x.md\n[abs]: https://crates.io/x\n";
+    assert_eq!(
+        relative_links(text),
+        vec![
+            (1, "#here".to_string()),
+            (1, "DESIGN.md".to_string()),
+            (2, "../x.md".to_string())
+        ]
+    );
+}
+
 #[test]
 fn the_link_reader_finds_links_and_anchors() {
-    let text = "# A title (SPEC §9)\n\nSee [x](a.md#b) and `[not](c.md)`.\n```\n[no](d.md)\n```\n## A title (SPEC §9)\n";
+    // `\u{a7}` is `§`, written so that this text is not taken for a SPEC tag (spec_index.rs).
+    let text = "# A title (SPEC \u{a7}9)\n\nSee [x](a.md#b) and `[not](c.md)`.\n```\n[no](d.md)\n```\n## A title (SPEC \u{a7}9)\n";
     assert_eq!(links(text), vec![(3, "a.md#b".to_string())]);
     let heads = anchors(text);
     assert!(heads.contains("a-title-spec-9") && heads.contains("a-title-spec-9-1"));
