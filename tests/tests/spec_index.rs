@@ -37,11 +37,17 @@ fn show(s: &[u32]) -> String {
 
 /// The numbered sections of the specification with a short title: `## N.` and `### N.M`
 /// headings, and the numbered rules inside them (a rule at the left margin of `## 7.` is
-/// §7.M; one nested under rule 2 of `## 3.` is §3.2.K; one under `### 9.1` is §9.1.K).
+/// §7.M; one nested under rule 2 of `## 3.` is §3.2.K; one under `### 10.2` is §10.2.K).
+/// A `###` section whose rules go on with its parent's numbering (`### 9.1` holds rules 9 to
+/// 12 of `## 9.`) gives them the parent's number (§9.9), and a heading's number wins over a
+/// rule's (§9.1 is `### 9.1`, not rule 1 of `## 9.`).
 fn spec_sections(spec: &str) -> BTreeMap<Section, String> {
     let mut out = BTreeMap::new();
+    let mut headings = BTreeMap::new();
     // The heading's number, and the rule numbers of the open list levels.
     let mut head: Section = Vec::new();
+    // Where the current `###` section's first rule showed whose numbering its rules follow.
+    let mut sub_checked = false;
     let mut rules: Vec<(usize, u32)> = Vec::new();
     let mut fenced = false;
     for line in spec.lines() {
@@ -63,9 +69,10 @@ fn spec_sections(spec: &str) -> BTreeMap<Section, String> {
                 .map(|p| p.parse().ok())
                 .collect();
             rules.clear();
+            sub_checked = false;
             match num {
                 Some(n) => {
-                    out.entry(n.clone()).or_insert_with(|| short(title));
+                    headings.insert(n.clone(), short(title));
                     head = n;
                 }
                 None => head.clear(),
@@ -82,6 +89,12 @@ fn spec_sections(spec: &str) -> BTreeMap<Section, String> {
             continue;
         }
         let n: u32 = text[..digits].parse().unwrap();
+        if !sub_checked && indent == 0 {
+            sub_checked = true;
+            if head.len() > 1 && n > 1 {
+                head.truncate(1);
+            }
+        }
         while rules.last().is_some_and(|&(i, _)| i >= indent) {
             rules.pop();
         }
@@ -91,6 +104,7 @@ fn spec_sections(spec: &str) -> BTreeMap<Section, String> {
         out.entry(section)
             .or_insert_with(|| short(&text[digits + 2..]));
     }
+    out.extend(headings);
     out
 }
 
@@ -922,6 +936,14 @@ fn spec_sections_are_headings_and_numbered_rules() {
     assert_eq!(s[&vec![1]], "Frames");
     assert_eq!(s[&vec![1, 1, 2]], "nested two");
     assert_eq!(s[&vec![2]], "`Other`");
+    // A sub-section whose rules go on with its parent's numbering, and whose number is also
+    // a rule's: the rules are the parent's, the number is the heading's.
+    let spec = "## 9. MCP\n\n1. Start\n2. Call\n\n### 9.1 Newer\n\n3. Which revision\n4. Results\n";
+    let s = spec_sections(spec);
+    let keys: Vec<String> = s.keys().map(|k| show(k)).collect();
+    assert_eq!(keys, ["9", "9.1", "9.2", "9.3", "9.4"]);
+    assert_eq!(s[&vec![9, 1]], "Newer");
+    assert_eq!(s[&vec![9, 3]], "Which revision");
 }
 
 #[test]
