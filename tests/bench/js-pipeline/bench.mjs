@@ -323,7 +323,7 @@ async function check(rec) {
 // ------------------------------------------------------------ the package's parts, alone
 
 const enc = new TextEncoder();
-const { C, X, PW, STRUCTS, U8, DV, OutBlock, OutBuf, malloc, mfree, registerHooks, registerSyncTool, unregisterHooks, unregisterSyncTool, writerWrite, textAt, writeStruct } = B;
+const { C, X, PW, STRUCTS, OutBlock, OutBuf, malloc, mfree, registerHooks, registerSyncTool, unregisterHooks, unregisterSyncTool, writerWrite, textAt, writeStruct } = B;
 const dv = () => B.DV; // the DataView is replaced when the memory grows
 const u8 = () => B.U8;
 
