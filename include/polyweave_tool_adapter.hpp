@@ -12,7 +12,7 @@
  *   lambdas themselves, stored in the object; the C trampolines reach them
  *   through `userdata`). Its size is checked at run time against
  *   pw_wrapper_size: a block too small leaves the wrapper unusable with
- *   `status()` == PW_MEMORY_TOO_SMALL and `required_bytes()` saying how much.
+ *   `status()` == PW_STORAGE_TOO_SMALL and `required_bytes()` saying how much.
  * - The C wrapper keeps pointers into the object (its block, the lambdas), so
  *   a Wrapper is neither copyable nor movable: make it where it will live
  *   (`auto w = make_wrapper<N>(...)` is fine: C++17 elides the copy).
@@ -527,7 +527,7 @@ private:
         }
         required_ = need;
         if (need > BlockBytes) {
-            return PW_MEMORY_TOO_SMALL;
+            return PW_STORAGE_TOO_SMALL;
         }
         std::array<pw_tool, table_len> table{};
         fill_tools(table, std::index_sequence_for<Tools...>{});

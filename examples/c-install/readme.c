@@ -2,7 +2,7 @@
 #include <string.h>
 #include <polyweave_tool_adapter.h>
 
-static uint64_t mem[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, 1, 1) / 8 + 1];
+static uint64_t mem[PW_WRAPPER_DEFAULT_SIZE_BOUND(1, 1) / 8 + 1];
 static uint8_t out[2048];
 
 static pw_tool_status add(void *ud, pw_str args, pw_writer *w) {

@@ -244,9 +244,9 @@ int main()
     CHECK(!w.poll_transmit(buf));
 
     auto tiny = pw::make_wrapper<64>(cfg, 1, pw::no_hooks());
-    CHECK(tiny.status().code() == PW_MEMORY_TOO_SMALL);
+    CHECK(tiny.status().code() == PW_STORAGE_TOO_SMALL);
     CHECK(tiny.required_bytes() > 64);
-    CHECK(tiny.handle_request(0, R"({"type":"END"})").code() == PW_MEMORY_TOO_SMALL);
+    CHECK(tiny.handle_request(0, R"({"type":"END"})").code() == PW_STORAGE_TOO_SMALL);
     CHECK(!tiny.poll_transmit(buf) && tiny.pending() == 0);
 
     CHECK(frames_seen == kExpectedCount);

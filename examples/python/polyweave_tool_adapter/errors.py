@@ -93,9 +93,9 @@ def _make(name: str, code: int, doc: Optional[str] = None) -> Type[PolyweaveErro
 
 
 NullPointer = _make("NullPointer", _ffi.PW_NULL_POINTER)
-MemoryTooSmall = _make("MemoryTooSmall", _ffi.PW_MEMORY_TOO_SMALL)
-MemoryMisaligned = _make("MemoryMisaligned", _ffi.PW_MEMORY_MISALIGNED)
-MemoryOverlap = _make("MemoryOverlap", _ffi.PW_MEMORY_OVERLAP)
+MemoryTooSmall = _make("MemoryTooSmall", _ffi.PW_STORAGE_TOO_SMALL)
+MemoryMisaligned = _make("MemoryMisaligned", _ffi.PW_STORAGE_MISALIGNED)
+MemoryOverlap = _make("MemoryOverlap", _ffi.PW_STORAGE_OVERLAP)
 BadConfig = _make("BadConfig", _ffi.PW_BAD_CONFIG)
 BadTool = _make("BadTool", _ffi.PW_BAD_TOOL)
 TooMany = _make("TooMany", _ffi.PW_TOO_MANY)

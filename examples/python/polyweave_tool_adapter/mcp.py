@@ -228,7 +228,7 @@ class McpFrame:
 
 @dataclass(frozen=True)
 class McpStats:
-    """`pw_mcp_client_stats`: what the client counted (each saturates)."""
+    """`pw_mcp_stats`: what the client counted (each saturates)."""
 
     lines: int
     not_json: int
@@ -492,9 +492,9 @@ class McpClient(_Owned):
 
     def stats(self) -> McpStats:
         """The client's `McpStats`."""
-        s = _ffi.pw_mcp_client_stats()
-        check(_ffi.lib.pw_mcp_stats(self._ptr(), byref(s)))
-        return McpStats(*(getattr(s, f[0]) for f in _ffi.pw_mcp_client_stats._fields_))
+        s = _ffi.pw_mcp_stats()
+        check(_ffi.lib.pw_mcp_get_stats(self._ptr(), byref(s)))
+        return McpStats(*(getattr(s, f[0]) for f in _ffi.pw_mcp_stats._fields_))
 
 
 def _default_version() -> str:

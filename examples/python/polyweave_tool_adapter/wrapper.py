@@ -184,7 +184,7 @@ class HookEvent(_Record):
 
 
 class Stats(_Record):
-    """`pw_stats`: what the wrapper cut or could not keep, rather than lose silently."""
+    """`pw_wrapper_stats`: what the wrapper cut or could not keep, rather than lose silently."""
 
     __slots__ = ("rounds", "messages_truncated", "last_error_truncated", "hook_events_cut",
                  "hook_events_dropped")
@@ -581,8 +581,8 @@ class Wrapper(_Owned):
 
     def stats(self) -> Stats:
         """The wrapper's `Stats`."""
-        s = _ffi.pw_stats()
-        check(_ffi.lib.pw_wrapper_stats(self._ptr(), byref(s)))
+        s = _ffi.pw_wrapper_stats()
+        check(_ffi.lib.pw_wrapper_get_stats(self._ptr(), byref(s)))
         return Stats(s.rounds, s.messages_truncated, s.last_error_truncated, s.hook_events_cut,
                      s.hook_events_dropped)
 
