@@ -11,7 +11,7 @@ use crate::boundary::{
 };
 use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
-use crate::shared::{Block, PW_MAX_ALIGN};
+use crate::shared::{config_fit, config_query, write_out, Block, PW_MAX_ALIGN};
 
 /// The capacities of a stream decoder (`pw_decoder_config_default` fills in the defaults).
 #[repr(C)]
@@ -31,6 +31,16 @@ pub struct pw_decoder_config {
 }
 
 impl pw_decoder_config {
+    fn of(c: &DecoderConfig) -> Self {
+        Self {
+            event_cap: c.event_cap,
+            args_cap: c.args_cap,
+            name_cap: c.name_cap,
+            id_cap: c.id_cap,
+            max_depth: c.max_depth,
+        }
+    }
+
     fn to_config(self) -> DecoderConfig {
         DecoderConfig {
             event_cap: self.event_cap,
@@ -159,16 +169,14 @@ pub unsafe extern "C" fn pw_decoder_size(
     calls: usize,
     out_size: *mut usize,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_size);
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_size` for one write.
-        let out = unsafe { out_slot(out_size) }?;
-        let layout = Layout::of(&cfg, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
-        out.write(layout.total);
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and `out_size` for one write.
+    unsafe {
+        config_query(cfg, out_size, read_config, |c| {
+            Layout::of(&c, calls)
+                .map(|l| l.total)
+                .ok_or(pw_result::PW_BAD_CONFIG)
+        })
+    }
 }
 
 /// The alignment in bytes a decoder's block needs (a power of two).
@@ -186,15 +194,8 @@ pub unsafe extern "C" fn pw_decoder_max_frame_len(
     cfg: *const pw_decoder_config,
     out_len: *mut usize,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_len);
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_len` for one write.
-        let out = unsafe { out_slot(out_len) }?;
-        out.write(cfg.max_frame_len());
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and `out_len` for one write.
+    unsafe { config_query(cfg, out_len, read_config, |c| Ok(c.max_frame_len())) }
 }
 
 /// Fills `*out` with the default capacities.
@@ -202,19 +203,8 @@ pub unsafe extern "C" fn pw_decoder_max_frame_len(
 /// The caller must pass `out` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_decoder_config_default(out: *mut pw_decoder_config) -> pw_result {
-    ffi(|| {
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
-        let d = DecoderConfig::DEFAULT;
-        out.write(pw_decoder_config {
-            event_cap: d.event_cap,
-            args_cap: d.args_cap,
-            name_cap: d.name_cap,
-            id_cap: d.id_cap,
-            max_depth: d.max_depth,
-        });
-        Ok(())
-    })
+    // SAFETY: the caller hands `out` for one write.
+    unsafe { write_out(out, pw_decoder_config::of(&DecoderConfig::DEFAULT)) }
 }
 
 /// Makes `*cfg` fit the wrapper configuration `wrapper`: its name and id capacities, and a
@@ -228,24 +218,12 @@ pub unsafe extern "C" fn pw_decoder_config_fit(
     cfg: *mut pw_decoder_config,
     wrapper: *const crate::wrapper::pw_wrapper_config,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, wrapper);
-        disjoint(&[span(cfg.cast_const(), 1)], &[span(wrapper, 1)])?;
-        // SAFETY: the caller hands `wrapper` for one read; a misaligned one is refused first.
-        let (w, _) = unsafe { crate::wrapper::read_config(wrapper) }?;
-        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
-        let fitted = unsafe { read_config(cfg) }?.fitting(&w);
-        // SAFETY: the caller hands `cfg` for one write (aligned: checked by the read above).
-        let out = unsafe { out_slot(cfg) }?;
-        out.write(pw_decoder_config {
-            event_cap: fitted.event_cap,
-            args_cap: fitted.args_cap,
-            name_cap: fitted.name_cap,
-            id_cap: fitted.id_cap,
-            max_depth: fitted.max_depth,
-        });
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and write and `wrapper` for one read.
+    unsafe {
+        config_fit(cfg, wrapper, |c, w| {
+            pw_decoder_config::of(&c.to_config().fitting(w))
+        })
+    }
 }
 
 /// Places a decoder for `provider` in `mem` (at least `pw_decoder_size(cfg, calls)` bytes,

@@ -27,7 +27,7 @@ use crate::enums::{
     pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure, pw_mcp_handled_kind, pw_mcp_skip,
     pw_mcp_start_error,
 };
-use crate::shared::{pw_str, Block, PW_MAX_ALIGN};
+use crate::shared::{config_fit, config_query, pw_str, write_out, Block, PW_MAX_ALIGN};
 
 /// An MCP client's capacities (`pw_mcp_config_default` fills in the defaults; all memory is
 /// the host's, in the block `pw_mcp_init` takes).
@@ -189,20 +189,17 @@ pub unsafe extern "C" fn pw_mcp_size(
     calls: usize,
     out_size: *mut usize,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_size);
-        disjoint(&[span(out_size, 1)], &[span(cfg, 1)])?;
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_size` for one write.
-        let out = unsafe { out_slot(out_size) }?;
-        if calls > usize::from(u16::MAX) {
-            return Err(pw_result::PW_TOO_MANY);
-        }
-        let layout = Layout::of(&cfg, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
-        out.write(layout.total);
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and `out_size` for one write.
+    unsafe {
+        config_query(cfg, out_size, read_config, |c| {
+            if calls > usize::from(u16::MAX) {
+                return Err(pw_result::PW_TOO_MANY);
+            }
+            Layout::of(&c, calls)
+                .map(|l| l.total)
+                .ok_or(pw_result::PW_BAD_CONFIG)
+        })
+    }
 }
 
 /// The alignment in bytes a client's block needs (a power of two).
@@ -220,15 +217,8 @@ pub unsafe extern "C" fn pw_mcp_max_frame_len(
     cfg: *const pw_mcp_config,
     out_len: *mut usize,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_len);
-        disjoint(&[span(out_len, 1)], &[span(cfg, 1)])?;
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_len` for one write.
-        unsafe { out_slot(out_len) }?.write(cfg.max_frame_len());
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and `out_len` for one write.
+    unsafe { config_query(cfg, out_len, read_config, |c| Ok(c.max_frame_len())) }
 }
 
 /// The longest line `pw_mcp_poll_transmit` can write for `cfg` (LF included), in
@@ -240,15 +230,8 @@ pub unsafe extern "C" fn pw_mcp_max_line_len(
     cfg: *const pw_mcp_config,
     out_len: *mut usize,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_len);
-        disjoint(&[span(out_len, 1)], &[span(cfg, 1)])?;
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_len` for one write.
-        unsafe { out_slot(out_len) }?.write(cfg.max_line_len());
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and `out_len` for one write.
+    unsafe { config_query(cfg, out_len, read_config, |c| Ok(c.max_line_len())) }
 }
 
 /// Fills `*out` with the default capacities (results of a few KiB, names of 64 bytes).
@@ -256,12 +239,8 @@ pub unsafe extern "C" fn pw_mcp_max_line_len(
 /// The caller must pass `out` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_config_default(out: *mut pw_mcp_config) -> pw_result {
-    ffi(|| {
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
-        out.write(pw_mcp_config::of(&McpConfig::DEFAULT));
-        Ok(())
-    })
+    // SAFETY: the caller hands `out` for one write.
+    unsafe { write_out(out, pw_mcp_config::of(&McpConfig::DEFAULT)) }
 }
 
 /// Makes `*cfg` fit the wrapper configuration `wrapper` whose adapter tools the client
@@ -275,21 +254,13 @@ pub unsafe extern "C" fn pw_mcp_config_fit(
     cfg: *mut pw_mcp_config,
     wrapper: *const crate::wrapper::pw_wrapper_config,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, wrapper);
-        disjoint(&[span(cfg.cast_const(), 1)], &[span(wrapper, 1)])?;
-        // SAFETY: the caller hands `wrapper` for one read; a misaligned one is refused first.
-        let (w, _) = unsafe { crate::wrapper::read_config(wrapper) }?;
-        if !cfg.is_aligned() {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
-        // SAFETY: non-NULL, aligned (checked) and readable (caller); any bits are valid. Only
-        // the two fields the wrapper sets change, so a configuration out of range stays so.
-        let fitted = unsafe { cfg.read() }.to_config().fitting(&w);
-        // SAFETY: the caller hands `cfg` for one write.
-        unsafe { out_slot(cfg) }?.write(pw_mcp_config::of(&fitted));
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and write and `wrapper` for one read. Only
+    // the two fields the wrapper sets change, so a configuration out of range stays so.
+    unsafe {
+        config_fit(cfg, wrapper, |c, w| {
+            pw_mcp_config::of(&c.to_config().fitting(w))
+        })
+    }
 }
 
 /// UTF-8 text of at most `PW_MCP_CLIENT_TEXT_CAP` bytes.

@@ -5,7 +5,11 @@
 
 use core::mem::{align_of, size_of};
 
+use polyweave_tool_adapter::wrapper::Config as WrapperCoreConfig;
 use polyweave_tool_adapter::CallOutcome;
+
+use crate::boundary::{disjoint, ffi, out_slot, read_in, require_non_null, span};
+use crate::codes::pw_result;
 
 /// A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
 #[repr(C)]
@@ -97,4 +101,69 @@ impl Block {
     pub(crate) const fn len(&self) -> usize {
         self.end
     }
+}
+
+/// The body of every configuration query (`pw_<object>_size`, `_max_frame_len`,
+/// `_max_line_len`): both pointers checked, `out` apart from `cfg`, the configuration read
+/// and checked by `read`, and what `answer` makes of it written to `*out`.
+///
+/// # Safety
+///
+/// A non-NULL `cfg` must be valid as `read` needs, a non-NULL `out` for one write.
+pub(crate) unsafe fn config_query<P, C>(
+    cfg: *const P,
+    out: *mut usize,
+    read: unsafe fn(*const P) -> Result<C, pw_result>,
+    answer: impl FnOnce(C) -> Result<usize, pw_result>,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(cfg, out);
+        disjoint(&[span(out, 1)], &[span(cfg, 1)])?;
+        // SAFETY: the caller hands `cfg` as `read` needs.
+        let c = unsafe { read(cfg) }?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        out.write(answer(c)?);
+        Ok(())
+    })
+}
+
+/// The body of `pw_decoder_config_fit` and `pw_mcp_config_fit`: `*cfg` made to fit the
+/// wrapper configuration `*wrapper` by `fit`, or, for a wrapper configuration out of range,
+/// `PW_BAD_CONFIG` and nothing changed.
+///
+/// # Safety
+///
+/// A non-NULL `cfg` must be valid for one read and write, a non-NULL `wrapper` for one read;
+/// every bit pattern must be a valid `P` (the configuration structs: integers only).
+pub(crate) unsafe fn config_fit<P: Copy>(
+    cfg: *mut P,
+    wrapper: *const crate::wrapper::pw_wrapper_config,
+    fit: impl FnOnce(P, &WrapperCoreConfig) -> P,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(cfg, wrapper);
+        disjoint(&[span(cfg.cast_const(), 1)], &[span(wrapper, 1)])?;
+        // SAFETY: the caller hands `wrapper` for one read; a misaligned one is refused first.
+        let (w, _) = unsafe { crate::wrapper::read_config(wrapper) }?;
+        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
+        let c = unsafe { read_in(cfg.cast_const()) }?;
+        // SAFETY: the caller hands `cfg` for one write (aligned: checked by the read above).
+        unsafe { out_slot(cfg) }?.write(fit(c, &w));
+        Ok(())
+    })
+}
+
+/// The body of a function that fills one struct (`pw_<object>_config_default`): `value`
+/// written to `*out`.
+///
+/// # Safety
+///
+/// A non-NULL `out` must be valid for one write.
+pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> pw_result {
+    ffi(|| {
+        // SAFETY: the caller hands `out` for one write.
+        unsafe { out_slot(out) }?.write(value);
+        Ok(())
+    })
 }

@@ -28,7 +28,9 @@ use crate::codes::pw_result;
 use crate::enums::{
     pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_route, pw_tool_kind,
 };
-use crate::shared::{pw_outcome, pw_str, Block, PW_MAX_ALIGN, PW_NO_TIMEOUT};
+use crate::shared::{
+    config_query, pw_outcome, pw_str, write_out, Block, PW_MAX_ALIGN, PW_NO_TIMEOUT,
+};
 use crate::tool::{pw_tool, CSync, PW_TOOL_DEFAULT_TIMEOUT};
 
 /// A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
@@ -339,19 +341,15 @@ pub unsafe extern "C" fn pw_wrapper_size(
     n_tools: usize,
     out_size: *mut usize,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_size);
-        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
-        let (cfg, log_len) = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_size` for one write.
-        let out_size = unsafe { out_slot(out_size) }?;
-        let layout = Layout::of(&cfg, log_len, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
-        if layout.arena_len == usize::MAX {
-            return Err(pw_result::PW_BAD_CONFIG);
-        }
-        out_size.write(layout.total);
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and `out_size` for one write.
+    unsafe {
+        config_query(cfg, out_size, read_config, |(c, log_len)| match Layout::of(
+            &c, log_len, slots, n_tools,
+        ) {
+            Some(l) if l.arena_len != usize::MAX => Ok(l.total),
+            _ => Err(pw_result::PW_BAD_CONFIG),
+        })
+    }
 }
 
 /// The alignment the memory block for `pw_wrapper_init` needs (a power of two).
@@ -375,20 +373,15 @@ pub unsafe extern "C" fn pw_wrapper_max_frame_len(
     cfg: *const pw_wrapper_config,
     out_len: *mut usize,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_len);
-        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
-        let (cfg, _) = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_len` for one write.
-        let out = unsafe { out_slot(out_len) }?;
-        match cfg.max_frame_len() {
-            usize::MAX => Err(pw_result::PW_BAD_CONFIG),
-            n => {
-                out.write(n);
-                Ok(())
+    // SAFETY: the caller hands `cfg` for one read and `out_len` for one write.
+    unsafe {
+        config_query(cfg, out_len, read_config, |(c, _)| {
+            match c.max_frame_len() {
+                usize::MAX => Err(pw_result::PW_BAD_CONFIG),
+                n => Ok(n),
             }
-        }
-    })
+        })
+    }
 }
 
 /// Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
@@ -396,12 +389,8 @@ pub unsafe extern "C" fn pw_wrapper_max_frame_len(
 /// The caller must pass `out` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_config_default(out: *mut pw_wrapper_config) -> pw_result {
-    ffi(|| {
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
-        out.write(pw_wrapper_config::from_config(&Config::DEFAULT));
-        Ok(())
-    })
+    // SAFETY: the caller hands `out` for one write.
+    unsafe { write_out(out, pw_wrapper_config::from_config(&Config::DEFAULT)) }
 }
 
 /// Reads and checks a configuration.

@@ -382,6 +382,18 @@ static uint64_t mcp_block[PW_MCP_DEFAULT_SIZE_BOUND(2) / sizeof(uint64_t) + 1];
 static uint64_t call_block[PW_ADAPTER_CALL_SIZE_BOUND(100) / sizeof(uint64_t) + 1];
 static uint64_t splitter_block[PW_LINE_SPLITTER_SIZE_BOUND / sizeof(uint64_t) + 1];
 
+/* A bound over an exact size: at least it, over it by at most `most`, and (the arena part
+ * exact) by the same amount `*first` for every configuration of one slot count. */
+static void check_bound(size_t bound, size_t exact, size_t most, size_t k, size_t *first)
+{
+    CHECK(bound >= exact);
+    CHECK(bound - exact <= most);
+    if (k == 0) {
+        *first = bound - exact;
+    }
+    CHECK(bound - exact == *first);
+}
+
 static void test_size_bounds(void)
 {
     static const size_t decoder_caps[][4] = {
@@ -410,51 +422,34 @@ static void test_size_bounds(void)
     for (calls = 0; calls < 5; calls++) {
         size_t first = 0;
         for (k = 0; k < sizeof decoder_caps / sizeof decoder_caps[0]; k++) {
-            size_t bound, over;
             CHECK_RC(pw_decoder_config_default(&dc), PW_OK);
             dc.event_cap = decoder_caps[k][0];
             dc.args_cap = decoder_caps[k][1];
             dc.name_cap = decoder_caps[k][2];
             dc.id_cap = decoder_caps[k][3];
             CHECK_RC(pw_decoder_size(&dc, calls, &n), PW_OK);
-            bound = PW_DECODER_SIZE_BOUND_(dc.event_cap, dc.args_cap, dc.name_cap, dc.id_cap,
-                                           calls);
-            CHECK(bound >= n);
-            over = bound - n;
-            CHECK(over <= PW_DECODER_MAX_BASE_SIZE + calls * PW_DECODER_MAX_SLOT_SIZE);
-            if (k == 0) {
-                first = over;
-            }
-            CHECK(over == first);
+            check_bound(PW_DECODER_SIZE_BOUND_(dc.event_cap, dc.args_cap, dc.name_cap, dc.id_cap,
+                                               calls),
+                        n, PW_DECODER_MAX_BASE_SIZE + calls * PW_DECODER_MAX_SLOT_SIZE, k, &first);
         }
         for (k = 0; k < sizeof mcp_caps / sizeof mcp_caps[0]; k++) {
-            size_t bound, over;
             CHECK_RC(pw_mcp_config_default(&mc), PW_OK);
             mc.line_cap = mcp_caps[k][0];
             mc.outbox_cap = mcp_caps[k][1];
             mc.name_cap = mcp_caps[k][2];
             mc.cursor_cap = mcp_caps[k][3];
             CHECK_RC(pw_mcp_size(&mc, calls, &n), PW_OK);
-            bound = PW_MCP_SIZE_BOUND_(mc.line_cap, mc.outbox_cap, mc.name_cap, mc.cursor_cap,
-                                       calls);
-            CHECK(bound >= n);
-            over = bound - n;
-            CHECK(over <= PW_MCP_MAX_BASE_SIZE + calls * PW_MCP_MAX_SLOT_SIZE);
-            if (k == 0) {
-                first = over;
-            }
-            CHECK(over == first);
+            check_bound(PW_MCP_SIZE_BOUND_(mc.line_cap, mc.outbox_cap, mc.name_cap, mc.cursor_cap,
+                                           calls),
+                        n, PW_MCP_MAX_BASE_SIZE + calls * PW_MCP_MAX_SLOT_SIZE, k, &first);
         }
     }
     {
         size_t first = 0, cap;
         for (cap = 0; cap < 100000; cap = cap * 3 + 7) {
             CHECK_RC(pw_adapter_call_size(cap, &n), PW_OK);
-            CHECK(PW_ADAPTER_CALL_SIZE_BOUND(cap) >= n);
-            if (cap == 0) {
-                first = PW_ADAPTER_CALL_SIZE_BOUND(cap) - n;
-            }
-            CHECK(PW_ADAPTER_CALL_SIZE_BOUND(cap) - n == first);
+            check_bound(PW_ADAPTER_CALL_SIZE_BOUND(cap), n, PW_ADAPTER_CALL_MAX_BASE_SIZE, cap,
+                        &first);
         }
     }
     CHECK(pw_line_splitter_size() <= PW_LINE_SPLITTER_SIZE_BOUND);
