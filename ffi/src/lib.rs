@@ -30,9 +30,9 @@
 //!   `pw_<object>_size()` and `pw_<object>_align()`, pass a block at least
 //!   that big and that aligned to `pw_<object>_init` (a smaller block gives
 //!   `PW_STORAGE_TOO_SMALL`, a misaligned one `PW_STORAGE_MISALIGNED`), and get
-//!   back an opaque `pw_<object> *` (the same address). `PW_<OBJECT>_MAX_SIZE`
-//!   and `PW_<OBJECT>_MAX_ALIGN` are upper bounds valid on every target, for
-//!   static storage. There is nothing to free: to drop an object, stop using
+//!   back an opaque `pw_<object> *` (the same address). `PW_<OBJECT>_SIZE_BOUND`
+//!   (and `PW_<OBJECT>_DEFAULT_SIZE_BOUND`) and `PW_MAX_ALIGN` are upper bounds valid on
+//!   every target, for static storage. There is nothing to free: to drop an object, stop using
 //!   it; `_init` on the same memory starts afresh. Scratch buffers (a line
 //!   buffer, an output buffer) are handed in the same way, with their length.
 //! - **Ownership and spans.** The host owns all memory. Results that point
@@ -65,40 +65,42 @@
 //!
 //! # API
 //!
+//! In the header's order: what every object shares, then each object with its types and
+//! functions (sizes, configuration, placing, inputs, outputs, accessors).
+//!
 //! | function | what it does |
 //! |---|---|
 //! | [`pw_version`] | static C string `"polyweave-tool-adapter-ffi/<version>"` |
-//! | [`pw_result_text`] | message for a result code |
+//! | [`pw_result_text`], [`pw_result_is_malformed`], [`pw_result_is_not_waiting`] | a code's message and class |
 //! | [`pw_json_validate`] | one JSON value? (with depth limit, error offset) |
-//! | [`pw_frame_peek_kind`] | a frame's kind, reading only up to `type` |
+//! | [`pw_frame_peek_kind`] | a frame's kind (`pw_frame_kind`), reading only up to `type` |
 //! | [`pw_frame_validate`] | validates a whole frame, gives its kind |
 //! | [`pw_tool_call_fields`] | id / name / args spans of a validated `TOOL_CALL` |
 //! | [`pw_json_string_decode`] | decodes a JSON string token into a buffer |
-//! | [`pw_line_splitter_size`], [`pw_line_splitter_align`] | memory the line splitter needs |
-//! | [`pw_line_splitter_init`] | places a line splitter in host memory |
+//! | [`pw_line_splitter_size`], [`pw_line_splitter_align`], [`pw_line_splitter_init`] | an NDJSON line splitter in host memory |
 //! | [`pw_line_splitter_feed`], [`pw_line_splitter_next_line`], [`pw_line_splitter_finish`] | NDJSON lines from a byte stream |
-//! | [`pw_wrapper_config_default`], [`pw_wrapper_size`], [`pw_wrapper_align`], [`pw_wrapper_init`] | a wrapper, its tools and hooks, in one block of host memory |
+//! | [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_max_frame_len`], [`pw_decoder_config_default`], [`pw_decoder_config_fit`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
+//! | [`pw_decoder_feed`], [`pw_decoder_finish`], [`pw_decoder_poll_frame`] | a response body in, frames out |
+//! | [`pw_decoder_get_stats`], [`pw_provider_from_name`] | counters, a provider by name |
+//! | [`pw_wrapper_size`], [`pw_wrapper_align`], [`pw_wrapper_max_frame_len`], [`pw_wrapper_config_default`], [`pw_wrapper_init`] | a wrapper, its tools and hooks, in one block of host memory |
 //! | [`pw_wrapper_handle_response`], [`pw_wrapper_handle_request`] | the model's and the consumer's frames |
 //! | [`pw_wrapper_complete`], [`pw_wrapper_handle_adapter_frame`], [`pw_wrapper_handle_adapter_closed`] | pending calls completed by the host or a tool adapter |
 //! | [`pw_wrapper_handle_timeout`], [`pw_wrapper_cancel`], [`pw_wrapper_abort`], [`pw_wrapper_clear_trace`] | the clock and the host's controls |
-//! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, the next deadline |
-//! | [`pw_wrapper_poll_output`] | frames and kept hook events, in SPEC order (`hook_log_bytes`) |
-//! | [`pw_wrapper_max_frame_len`] | the longest frame, to size the output buffer |
-//! | [`pw_wrapper_get_stats`] | counters of what was cut or not kept |
-//! | [`pw_result_is_malformed`], [`pw_result_is_not_waiting`] | a code's class |
-//! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`] | state |
+//! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_output`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, frames with kept hook events in SPEC order, the next deadline |
+//! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`], [`pw_wrapper_get_stats`] | state and counters |
 //! | [`pw_writer_write`] | a sync tool writes its result or message |
-//! | [`pw_decoder_config_default`], [`pw_decoder_config_fit`], [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
-//! | [`pw_decoder_feed`], [`pw_decoder_finish`], [`pw_decoder_poll_frame`] | a response body in, frames out |
-//! | [`pw_decoder_max_frame_len`], [`pw_decoder_get_stats`], [`pw_provider_from_name`] | sizes, counters, a provider by name |
-//! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
-//! | [`pw_adapter_call_options_default`], [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
+//! | [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_options_default`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
 //! | [`pw_adapter_call_handle_frame`], [`pw_adapter_call_handle_closed`], [`pw_adapter_call_handle_timeout`] | the adapter's frames, its closing, the clock |
 //! | [`pw_adapter_call_poll_transmit`], [`pw_adapter_call_poll_timeout`], [`pw_adapter_call_outcome`] | frames for the adapter, the deadline, how it ended |
-//! | [`pw_mcp_config_default`], [`pw_mcp_config_fit`], [`pw_mcp_size`], [`pw_mcp_align`], [`pw_mcp_init`] | an MCP client (SPEC §9) serving a wrapper's adapter tools, in host memory |
+//! | [`pw_mcp_size`], [`pw_mcp_align`], [`pw_mcp_max_frame_len`], [`pw_mcp_max_line_len`], [`pw_mcp_config_default`], [`pw_mcp_config_fit`], [`pw_mcp_init`] | an MCP client (SPEC §9) serving a wrapper's adapter tools, in host memory |
 //! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end |
 //! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
-//! | [`pw_mcp_state`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`], [`pw_mcp_max_frame_len`], [`pw_mcp_max_line_len`] | state, counters, buffer sizes |
+//! | [`pw_mcp_state`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state and counters |
+//! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
+//!
+//! Sizes for static storage, as C constant expressions: `PW_<OBJECT>_DEFAULT_SIZE_BOUND`
+//! (the default capacities, by slots) and `PW_<OBJECT>_SIZE_BOUND(P, …)` (capacities named
+//! `P_NAME_CAP` and so on), described at the top of the header.
 //!
 //! # Building
 //!

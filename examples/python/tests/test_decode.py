@@ -221,7 +221,7 @@ class DecoderObject(unittest.TestCase):
             self.assertIn("args_error", last[0]["content"])
             self.assertEqual(d.stats.calls_written, 1)
 
-    def test_stats_are_pw_decode_stats(self):
+    def test_stats_are_pw_decoder_stats(self):
         self.assertEqual([f.name for f in fields(pw.DecoderStats)], [n for n, _ in _ffi.pw_decoder_stats._fields_])
         with pw.Decoder("openai-chat", event_cap=16) as d:
             d.feed(self.BODY)
