@@ -5,7 +5,7 @@
  * every pointer argument must be non-NULL (else PW_NULL_POINTER, nothing
  * done); the library never allocates and keeps no global state: objects live
  * in memory the host hands in (see pw_wrapper_size / pw_wrapper_align, or
- * PW_WRAPPER_SIZE_BOUND for a static block); text is passed as pointer +
+ * PW_<OBJECT>_SIZE_BOUND for a static block); text is passed as pointer +
  * length, never NUL-terminated (except pw_version). A refused input changes
  * nothing. The full conventions are in the crate documentation of
  * ffi/src/lib.rs and in ffi/README.md.
@@ -43,22 +43,39 @@
 #include <stddef.h>
 #include <stdint.h>
 /*
- * Sizes in C constant expressions, for static storage: the bytes of the arena a
- * configuration needs (what Rust's Config::arena_len computes; the constants are the
- * core's, core/src/room.rs), and a bound of pw_wrapper_size on every target:
+ * Sizes in C constant expressions, for static storage. Each object has a size bound: at
+ * least what pw_<object>_size reports, on every target, and at most the PW_<OBJECT>_MAX_*
+ * sizes over it (the arena part is the core's formula exactly). Every block needs at most
+ * PW_MAX_ALIGN, which a uint64_t array has.
  *
- *     static uint64_t block[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, 4, 3)
- *                           / sizeof(uint64_t) + 1];
+ * The default configuration, by slots (pending calls) and tools only:
  *
- * The arguments are the pw_wrapper_config capacities (name_cap, id_cap, args_cap,
- * result_cap, message_cap, trace_bytes, held_bytes, hook_log_bytes), then the slots and
- * the tools.
- * pw_wrapper_size is exact; this is at most PW_WRAPPER_MAX_BASE_SIZE +
- * slots * PW_WRAPPER_MAX_SLOT_SIZE + tools * PW_WRAPPER_MAX_TOOL_SIZE over it.
+ *     static uint64_t block[PW_WRAPPER_DEFAULT_SIZE_BOUND(1, 1) / sizeof(uint64_t) + 1];
+ *     static uint8_t frame[PW_WRAPPER_DEFAULT_MAX_FRAME_LEN];
+ *
+ * Any other configuration, by name: the macros take a prefix P and read the capacities as
+ * P_NAME_CAP, P_ID_CAP, ... (the config's field names in capitals), so each number is
+ * written once, next to its name; PW_WRAPPER_DEFAULT_* are the default's:
+ *
+ *     #define SMALL_NAME_CAP 32
+ *     #define SMALL_ID_CAP 32
+ *     #define SMALL_ARGS_CAP 256
+ *     #define SMALL_RESULT_CAP 256
+ *     #define SMALL_MESSAGE_CAP 96
+ *     #define SMALL_TRACE_BYTES 1024
+ *     #define SMALL_HELD_BYTES PW_WRAPPER_DEFAULT_HELD_BYTES
+ *     #define SMALL_HOOK_LOG_BYTES 0
+ *     static uint64_t block[PW_WRAPPER_SIZE_BOUND(SMALL, 2, 3) / sizeof(uint64_t) + 1];
+ *
+ * The same for a decoder (P_EVENT_CAP, P_ARGS_CAP, P_NAME_CAP, P_ID_CAP; by its call
+ * slots) and an MCP client (P_LINE_CAP, P_OUTBOX_CAP, P_NAME_CAP, P_CURSOR_CAP; by its call
+ * slots); an adapter call by its result_cap; a line splitter is PW_LINE_SPLITTER_SIZE_BOUND.
+ * The macros ending in '_' take the capacities in order, for code that has them in
+ * variables.
  */
 #define PW_MAX_(a, b) ((a) > (b) ? (a) : (b))
-#define PW_WRAPPER_ARENA_LEN(name_cap, id_cap, args_cap, result_cap, message_cap,              \
-                             trace_bytes, held_bytes, slots)                                  \
+#define PW_WRAPPER_ARENA_LEN_(name_cap, id_cap, args_cap, result_cap, message_cap,             \
+                              trace_bytes, held_bytes, slots)                                 \
     ((slots) * ((name_cap) + (id_cap) + (args_cap) + PW_MAX_((result_cap), (message_cap))) + \
      (name_cap) + (id_cap) + (message_cap) + PW_MAX_((result_cap), (message_cap)) +          \
      (message_cap) + (trace_bytes) + (held_bytes) + (slots) * 3 * 12 +                        \
@@ -66,22 +83,52 @@
       PW_MAX_(PW_MAX_((result_cap), (message_cap) + 2),                                      \
               6 * PW_MAX_((name_cap), (id_cap)) + 64)) +                                      \
      PW_MAX_(12 + 65 + (message_cap), 12 + 80) + 12)
+#define PW_WRAPPER_SIZE_BOUND_(name_cap, id_cap, args_cap, result_cap, message_cap,            \
+                               trace_bytes, held_bytes, hook_log_bytes, slots, tools)         \
+    (PW_WRAPPER_MAX_BASE_SIZE + (slots) * PW_WRAPPER_MAX_SLOT_SIZE +                          \
+     (tools) * PW_WRAPPER_MAX_TOOL_SIZE + (hook_log_bytes) +                                  \
+     PW_WRAPPER_ARENA_LEN_(name_cap, id_cap, args_cap, result_cap, message_cap, trace_bytes,   \
+                           held_bytes, slots))
 /* The longest frame pw_wrapper_poll_transmit hands out (pw_wrapper_max_frame_len, exactly),
  * for an output buffer that is never refused as too small. */
-#define PW_WRAPPER_MAX_FRAME_LEN(name_cap, id_cap, args_cap, result_cap, message_cap,          \
-                                 held_bytes)                                                  \
+#define PW_WRAPPER_MAX_FRAME_LEN_(name_cap, id_cap, args_cap, result_cap, message_cap,         \
+                                  held_bytes)                                                 \
     PW_MAX_(PW_MAX_(64 + 6 * ((name_cap) + (id_cap)) +                                        \
                         PW_MAX_(PW_MAX_(PW_MAX_((result_cap), (message_cap) + 2),             \
                                         6 * PW_MAX_((name_cap), (id_cap)) + 64),              \
                                 PW_MAX_((args_cap), (message_cap))),                          \
                     65 + (message_cap)),                                                      \
             PW_MAX_(80, (held_bytes) >= 4 ? (held_bytes) - 4 : 0))
-#define PW_WRAPPER_SIZE_BOUND(name_cap, id_cap, args_cap, result_cap, message_cap,             \
-                              trace_bytes, held_bytes, hook_log_bytes, slots, tools)          \
-    (PW_WRAPPER_MAX_BASE_SIZE + (slots) * PW_WRAPPER_MAX_SLOT_SIZE +                          \
-     (tools) * PW_WRAPPER_MAX_TOOL_SIZE + (hook_log_bytes) +                                  \
-     PW_WRAPPER_ARENA_LEN(name_cap, id_cap, args_cap, result_cap, message_cap, trace_bytes,    \
-                          held_bytes, slots))
+/* A wrapper's block for the configuration P (P_NAME_CAP, ... P_HOOK_LOG_BYTES). */
+#define PW_WRAPPER_SIZE_BOUND(P, slots, tools)                                                \
+    PW_WRAPPER_SIZE_BOUND_(P##_NAME_CAP, P##_ID_CAP, P##_ARGS_CAP, P##_RESULT_CAP,            \
+                           P##_MESSAGE_CAP, P##_TRACE_BYTES, P##_HELD_BYTES,                  \
+                           P##_HOOK_LOG_BYTES, slots, tools)
+/* The longest frame of a wrapper with the configuration P. */
+#define PW_WRAPPER_MAX_FRAME_LEN(P)                                                           \
+    PW_WRAPPER_MAX_FRAME_LEN_(P##_NAME_CAP, P##_ID_CAP, P##_ARGS_CAP, P##_RESULT_CAP,         \
+                              P##_MESSAGE_CAP, P##_HELD_BYTES)
+/* A wrapper's block with pw_wrapper_config_default's capacities. */
+#define PW_WRAPPER_DEFAULT_SIZE_BOUND(slots, tools)                                          \
+    PW_WRAPPER_SIZE_BOUND(PW_WRAPPER_DEFAULT, slots, tools)
+/* The longest frame of a wrapper with pw_wrapper_config_default's capacities. */
+#define PW_WRAPPER_DEFAULT_MAX_FRAME_LEN PW_WRAPPER_MAX_FRAME_LEN(PW_WRAPPER_DEFAULT)
+/* A decoder's block: its fixed arena part is a finish reason (64) and a JSON path (256). */
+#define PW_DECODER_SIZE_BOUND_(event_cap, args_cap, name_cap, id_cap, calls)                   \
+    (PW_DECODER_MAX_BASE_SIZE + (calls) * PW_DECODER_MAX_SLOT_SIZE + (event_cap) + 64 + 256 + \
+     (calls) * ((id_cap) + (name_cap) + (args_cap)))
+#define PW_DECODER_SIZE_BOUND(P, calls)                                                       \
+    PW_DECODER_SIZE_BOUND_(P##_EVENT_CAP, P##_ARGS_CAP, P##_NAME_CAP, P##_ID_CAP, calls)
+#define PW_DECODER_DEFAULT_SIZE_BOUND(calls) PW_DECODER_SIZE_BOUND(PW_DECODER_DEFAULT, calls)
+/* An MCP client's block: a name per call slot and two more. */
+#define PW_MCP_SIZE_BOUND_(line_cap, outbox_cap, name_cap, cursor_cap, calls)                  \
+    (PW_MCP_MAX_BASE_SIZE + (calls) * PW_MCP_MAX_SLOT_SIZE + (line_cap) + (outbox_cap) +      \
+     (cursor_cap) + (name_cap) * ((calls) + 2))
+#define PW_MCP_SIZE_BOUND(P, calls)                                                           \
+    PW_MCP_SIZE_BOUND_(P##_LINE_CAP, P##_OUTBOX_CAP, P##_NAME_CAP, P##_CURSOR_CAP, calls)
+#define PW_MCP_DEFAULT_SIZE_BOUND(calls) PW_MCP_SIZE_BOUND(PW_MCP_DEFAULT, calls)
+/* An adapter call's block for a result capacity. */
+#define PW_ADAPTER_CALL_SIZE_BOUND(result_cap) (PW_ADAPTER_CALL_MAX_BASE_SIZE + (result_cap))
 
 /** The library's version, "MAJOR.MINOR.PATCH": what follows the '/' in pw_version()'s string. */
 #define PW_VERSION_STRING "0.1.0"
@@ -103,14 +150,16 @@
 #define PW_VERSION_PATCH 0
 
 /**
- * An upper bound of what a decoder's block holds besides its arena and call slots.
+ * What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
+ * misaligned wrapper).
  */
-#define PW_DECODER_MAX_BASE_SIZE 512
+#define PW_NO_TIMEOUT UINT64_MAX
 
 /**
- * An upper bound of the block's bytes per call slot, besides its share of the arena.
+ * An upper bound, on every target, of the alignment any object's memory block needs
+ * (`pw_<object>_align()`): a `uint64_t` array is aligned enough for every one.
  */
-#define PW_DECODER_MAX_SLOT_SIZE 32
+#define PW_MAX_ALIGN 8
 
 /**
  * The depth limit the Rust API uses by default (the frame object is level 1).
@@ -140,50 +189,84 @@
 #define PW_TOOL_CALL_CONTENT_IS_OBJECT 8
 
 /**
- * An upper bound of `pw_framer_size()` on every target, for static storage.
+ * An upper bound of `pw_line_splitter_size()` on every target, for static storage.
  *
  * Checked when the library is compiled for each target; the exact value for
- * the running target is `pw_framer_size()`.
+ * the running target is `pw_line_splitter_size()`.
  */
-#define PW_FRAMER_MAX_SIZE 128
+#define PW_LINE_SPLITTER_SIZE_BOUND 128
 
 /**
- * An upper bound of `pw_framer_align()` on every target, for static storage.
+ * `pw_decoder_config_default`'s `event_cap`: with the other `PW_DECODER_DEFAULT_*`
+ * capacities, the configuration `PW_DECODER_DEFAULT_SIZE_BOUND` sizes.
  */
-#define PW_FRAMER_MAX_ALIGN 8
+#define PW_DECODER_DEFAULT_EVENT_CAP 16384
 
 /**
- * The least `outbox_cap`: room for the longest `notifications/cancelled` line.
+ * `pw_decoder_config_default`'s `args_cap`.
  */
-#define PW_MCP_MIN_OUTBOX 396
+#define PW_DECODER_DEFAULT_ARGS_CAP 4096
 
 /**
- * Bytes of the client's name and of its version (`pw_mcp_init`), each at most.
+ * `pw_decoder_config_default`'s `name_cap`.
  */
-#define PW_MCP_CLIENT_TEXT_CAP 64
+#define PW_DECODER_DEFAULT_NAME_CAP 64
 
 /**
- * Bytes of a notification's decoded method `pw_mcp_poll_event` hands out; a longer one is
- * cut on a character boundary and flagged (`method_cut`).
+ * `pw_decoder_config_default`'s `id_cap`.
  */
-#define PW_MCP_METHOD_CAP 256
+#define PW_DECODER_DEFAULT_ID_CAP 64
 
 /**
- * An upper bound, on every target, of what a client's block holds besides its call slots
- * and arena (the client itself, its `clientInfo` texts, the method buffer, alignment).
+ * An upper bound of what a decoder's block holds besides its arena and call slots.
  */
-#define PW_MCP_MAX_BASE_SIZE 1536
+#define PW_DECODER_MAX_BASE_SIZE 512
 
 /**
- * An upper bound, on every target, of the block's bytes per call slot, besides the slot's
- * `name_cap` bytes of arena.
+ * An upper bound of the block's bytes per call slot, besides its share of the arena.
  */
-#define PW_MCP_MAX_SLOT_SIZE 64
+#define PW_DECODER_MAX_SLOT_SIZE 32
 
 /**
- * `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
+ * `pw_wrapper_config_default`'s `name_cap`: with the other `PW_WRAPPER_DEFAULT_*`
+ * capacities, the configuration `PW_WRAPPER_DEFAULT_SIZE_BOUND` sizes.
  */
-#define PW_TOOL_DEFAULT_TIMEOUT UINT32_MAX
+#define PW_WRAPPER_DEFAULT_NAME_CAP 64
+
+/**
+ * `pw_wrapper_config_default`'s `id_cap`.
+ */
+#define PW_WRAPPER_DEFAULT_ID_CAP 64
+
+/**
+ * `pw_wrapper_config_default`'s `args_cap`.
+ */
+#define PW_WRAPPER_DEFAULT_ARGS_CAP 512
+
+/**
+ * `pw_wrapper_config_default`'s `result_cap`.
+ */
+#define PW_WRAPPER_DEFAULT_RESULT_CAP 512
+
+/**
+ * `pw_wrapper_config_default`'s `message_cap`.
+ */
+#define PW_WRAPPER_DEFAULT_MESSAGE_CAP 192
+
+/**
+ * `pw_wrapper_config_default`'s `trace_bytes`.
+ */
+#define PW_WRAPPER_DEFAULT_TRACE_BYTES 2048
+
+/**
+ * `pw_wrapper_config_default`'s `held_bytes`.
+ */
+#define PW_WRAPPER_DEFAULT_HELD_BYTES 256
+
+/**
+ * `pw_wrapper_config_default`'s `hook_log_bytes`.
+ */
+#define PW_WRAPPER_DEFAULT_HOOK_LOG_BYTES 0
 
 /**
  * An upper bound, on every target, of what a wrapper's block holds besides its slots, tools
@@ -204,10 +287,64 @@
 #define PW_WRAPPER_MAX_TOOL_SIZE 64
 
 /**
- * What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
- * misaligned wrapper).
+ * `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
  */
-#define PW_NO_TIMEOUT UINT64_MAX
+#define PW_TOOL_DEFAULT_TIMEOUT UINT32_MAX
+
+/**
+ * An upper bound, on every target, of what a call's block holds besides its `result_cap`
+ * bytes: for static storage, with `PW_ADAPTER_CALL_SIZE_BOUND`.
+ */
+#define PW_ADAPTER_CALL_MAX_BASE_SIZE 512
+
+/**
+ * The least `outbox_cap`: room for the longest `notifications/cancelled` line.
+ */
+#define PW_MCP_MIN_OUTBOX 396
+
+/**
+ * Bytes of the client's name and of its version (`pw_mcp_init`), each at most.
+ */
+#define PW_MCP_CLIENT_TEXT_CAP 64
+
+/**
+ * Bytes of a notification's decoded method `pw_mcp_poll_event` hands out; a longer one is
+ * cut on a character boundary and flagged (`method_cut`).
+ */
+#define PW_MCP_METHOD_CAP 256
+
+/**
+ * `pw_mcp_config_default`'s `line_cap`: with the other `PW_MCP_DEFAULT_*` capacities,
+ * the configuration `PW_MCP_DEFAULT_SIZE_BOUND` sizes.
+ */
+#define PW_MCP_DEFAULT_LINE_CAP 8192
+
+/**
+ * `pw_mcp_config_default`'s `outbox_cap`.
+ */
+#define PW_MCP_DEFAULT_OUTBOX_CAP 4096
+
+/**
+ * `pw_mcp_config_default`'s `name_cap`.
+ */
+#define PW_MCP_DEFAULT_NAME_CAP 64
+
+/**
+ * `pw_mcp_config_default`'s `cursor_cap`.
+ */
+#define PW_MCP_DEFAULT_CURSOR_CAP 256
+
+/**
+ * An upper bound, on every target, of what a client's block holds besides its call slots
+ * and arena (the client itself, its `clientInfo` texts, the method buffer, alignment).
+ */
+#define PW_MCP_MAX_BASE_SIZE 1536
+
+/**
+ * An upper bound, on every target, of the block's bytes per call slot, besides the slot's
+ * `name_cap` bytes of arena.
+ */
+#define PW_MCP_MAX_SLOT_SIZE 64
 
 /**
  * The status of a call: `PW_OK` (0) or why it did not succeed.
@@ -215,9 +352,13 @@
  * The numbers are stable ABI and never reused. They come in groups so that
  * later API slices can add codes without renumbering: 1-99 arguments and
  * memory and configuration, 100-199 JSON and frames, 200-299 the line
- * framer, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
+ * splitter, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
  * encoders, 500-599 the MCP client, 900 and up internal failures.
  * Use `pw_result_text` for a message.
+ *
+ * Retired numbers (never returned, never reused; `pw_result_text` calls them unknown):
+ * 9 and 502 (a name too long: `PW_NAME_TOO_LONG`), 200 (no line yet: `PW_NOTHING`),
+ * 304 and 308 (never returned).
  */
 enum pw_result
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -239,15 +380,15 @@ enum pw_result
     /**
      * A memory block handed in for an object is smaller than its `_size()` query says.
      */
-    PW_MEMORY_TOO_SMALL = 3,
+    PW_STORAGE_TOO_SMALL = 3,
     /**
      * A memory block or output pointer is not aligned as its type (or `_align()` query) needs.
      */
-    PW_MEMORY_MISALIGNED = 4,
+    PW_STORAGE_MISALIGNED = 4,
     /**
      * Two memory regions handed in overlap where they must not (for example input and output).
      */
-    PW_MEMORY_OVERLAP = 5,
+    PW_STORAGE_OVERLAP = 5,
     /**
      * A configuration value is out of range (see `pw_wrapper_config`).
      */
@@ -260,10 +401,6 @@ enum pw_result
      * More slots or tools than the library can number (65535 each).
      */
     PW_TOO_MANY = 8,
-    /**
-     * A registered tool's name is longer than the configuration's `name_cap`.
-     */
-    PW_TOOL_NAME_TOO_LONG = 9,
     /**
      * An argument is out of range: a flag that is neither 0 nor 1, an unknown kind.
      */
@@ -301,15 +438,13 @@ enum pw_result
      */
     PW_FRAME_DUPLICATE_TYPE = 107,
     /**
-     * The line framer has no complete line yet: feed more bytes (or call `pw_framer_finish` at the end).
-     */
-    PW_NO_LINE = 200,
-    /**
-     * A line longer than the framer's line buffer was dropped whole; its length was reported.
+     * A line longer than the line splitter's line buffer was dropped whole; its length was
+     * reported.
      */
     PW_LINE_TOO_LONG = 201,
     /**
-     * Nothing to hand out: no frame queued, no event, no such trace entry.
+     * Nothing to hand out now: no complete line yet, no frame queued, no event, no such
+     * trace entry.
      */
     PW_NOTHING = 300,
     /**
@@ -317,18 +452,15 @@ enum pw_result
      */
     PW_CLOCK_WENT_BACKWARDS = 301,
     /**
-     * A `TOOL_CALL`'s decoded name is longer than `name_cap`; the host must answer that call itself.
+     * A name is longer than its capacity (`name_cap`): a registered tool's (nothing
+     * placed), a `TOOL_CALL`'s at the wrapper (the host must answer that call itself) or at
+     * the MCP client (`pw_mcp_config_fit` avoids it; nothing changed).
      */
     PW_NAME_TOO_LONG = 302,
     /**
      * A `TOOL_CALL`'s decoded id is longer than `id_cap`; the host must answer that call itself.
      */
     PW_ID_TOO_LONG = 303,
-    /**
-     * Reserved: no function returns it today (an error message or cancel reason longer than
-     * `message_cap` is cut, and the cut is reported). Kept so the numbers never move.
-     */
-    PW_MESSAGE_TOO_LONG = 304,
     /**
      * A result given to `pw_wrapper_complete` is not one JSON value; nothing changed.
      */
@@ -341,12 +473,6 @@ enum pw_result
      * The output queue lacks room: drain `pw_wrapper_poll_transmit` and try again; nothing changed.
      */
     PW_QUEUE_FULL = 307,
-    /**
-     * Reserved: no function returns it today (a drained queue takes any input, by its
-     * size). Kept so the numbers never move; a refusal newer than this table would be
-     * reported under it, nothing changed.
-     */
-    PW_OUTPUT_TOO_LARGE = 308,
     /**
      * No call with this handle was ever started by this wrapper.
      */
@@ -406,11 +532,6 @@ enum pw_result
      */
     PW_MCP_NO_NAME = 501,
     /**
-     * A `TOOL_CALL`'s decoded name is longer than the MCP client's `name_cap`
-     * (`pw_mcp_config_fit` avoids it); nothing changed.
-     */
-    PW_MCP_NAME_TOO_LONG = 502,
-    /**
      * A `TOOL_CALL` for a call (slot and index) already in flight at the MCP client;
      * nothing changed.
      */
@@ -452,6 +573,51 @@ typedef uint32_t pw_result;
 #endif // __cplusplus
 
 /**
+ * A frame's `type`.
+ *
+ * Only ever written by the library; `PW_FRAME_KIND_OTHER` covers every `type`
+ * string that is not one of the five known ones (such frames pass through
+ * untouched).
+ */
+enum pw_frame_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * `"TEXT"`
+     */
+    PW_FRAME_KIND_TEXT = 0,
+    /**
+     * `"TOOL_CALL"`
+     */
+    PW_FRAME_KIND_TOOL_CALL = 1,
+    /**
+     * `"TOOL_RESULT"`
+     */
+    PW_FRAME_KIND_TOOL_RESULT = 2,
+    /**
+     * `"ERROR"`
+     */
+    PW_FRAME_KIND_ERROR = 3,
+    /**
+     * `"END"`
+     */
+    PW_FRAME_KIND_END = 4,
+    /**
+     * Any other `type` string.
+     */
+    PW_FRAME_KIND_OTHER = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_frame_kind pw_frame_kind;
+#else
+typedef uint32_t pw_frame_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * The response formats a stream decoder reads and the item encoders write (SPEC §8).
  */
 enum pw_provider
@@ -485,348 +651,6 @@ enum pw_provider
 typedef enum pw_provider pw_provider;
 #else
 typedef uint32_t pw_provider;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * A frame's `type`.
- *
- * Only ever written by the library; `PW_KIND_OTHER` covers every `type`
- * string that is not one of the five known ones (such frames pass through
- * untouched).
- */
-enum pw_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * `"TEXT"`
-     */
-    PW_KIND_TEXT = 0,
-    /**
-     * `"TOOL_CALL"`
-     */
-    PW_KIND_TOOL_CALL = 1,
-    /**
-     * `"TOOL_RESULT"`
-     */
-    PW_KIND_TOOL_RESULT = 2,
-    /**
-     * `"ERROR"`
-     */
-    PW_KIND_ERROR = 3,
-    /**
-     * `"END"`
-     */
-    PW_KIND_END = 4,
-    /**
-     * Any other `type` string.
-     */
-    PW_KIND_OTHER = 5,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_kind pw_kind;
-#else
-typedef uint32_t pw_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Where an MCP client is in its life (`pw_mcp_state`).
- */
-enum pw_mcp_client_state
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * Not started: call `pw_mcp_start`.
-     */
-    PW_MCP_STATE_IDLE = 0,
-    /**
-     * Initializing and listing tools.
-     */
-    PW_MCP_STATE_STARTING = 1,
-    /**
-     * Serving calls.
-     */
-    PW_MCP_STATE_READY = 2,
-    /**
-     * The start-up failed; calls fail at once.
-     */
-    PW_MCP_STATE_FAILED = 3,
-    /**
-     * The transport closed; calls fail at once.
-     */
-    PW_MCP_STATE_CLOSED = 4,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_mcp_client_state pw_mcp_client_state;
-#else
-typedef uint32_t pw_mcp_client_state;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * What `pw_mcp_poll_event` handed out (`pw_mcp_event.kind`).
- */
-enum pw_mcp_event_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * The server answered `initialize` with a revision the client speaks (`version`, and
-     * its result in `raw`).
-     */
-    PW_MCP_EVENT_INITIALIZED = 0,
-    /**
-     * A listed tool (`name`, its entry in `raw`): register it as an adapter tool to serve it.
-     */
-    PW_MCP_EVENT_TOOL = 1,
-    /**
-     * A listed tool the client cannot serve (`skip`, its entry in `raw`).
-     */
-    PW_MCP_EVENT_TOOL_SKIPPED = 2,
-    /**
-     * Every page is listed (`tools` handed out): calls go to the server from now on.
-     */
-    PW_MCP_EVENT_READY = 3,
-    /**
-     * The start-up failed (`start_error`): calls waiting fail, later ones fail at once.
-     */
-    PW_MCP_EVENT_START_FAILED = 4,
-    /**
-     * A notification other than progress (`method`, `params`); it changes nothing else.
-     */
-    PW_MCP_EVENT_NOTIFICATION = 5,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_mcp_event_kind pw_mcp_event_kind;
-#else
-typedef uint32_t pw_mcp_event_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Why a listed tool was skipped (`pw_mcp_event.skip`).
- */
-enum pw_mcp_skip
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * Not a skipped tool.
-     */
-    PW_MCP_SKIP_NONE = 0,
-    /**
-     * Its decoded name (`len` bytes) is longer than `name_cap` (`cap`).
-     */
-    PW_MCP_SKIP_NAME_TOO_LONG = 1,
-    /**
-     * The entry is not an object with a string `name`.
-     */
-    PW_MCP_SKIP_NO_NAME = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_mcp_skip pw_mcp_skip;
-#else
-typedef uint32_t pw_mcp_skip;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Why an MCP client's start-up failed (`pw_mcp_event.start_error`).
- */
-enum pw_mcp_start_error
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * Not a failed start-up.
-     */
-    PW_MCP_START_NONE = 0,
-    /**
-     * `initialize` chose a revision the client does not speak (its value in `raw`).
-     */
-    PW_MCP_START_UNSUPPORTED_VERSION = 1,
-    /**
-     * The `initialize` result has no string `protocolVersion`, or the `tools/list` result no
-     * `tools` array (the result in `raw`).
-     */
-    PW_MCP_START_BAD_RESULT = 2,
-    /**
-     * `initialize` or `tools/list` was answered with a JSON-RPC error (in `raw`).
-     */
-    PW_MCP_START_REFUSED = 3,
-    /**
-     * A `tools/list` cursor (`len` bytes) longer than `cursor_cap`.
-     */
-    PW_MCP_START_CURSOR_TOO_LONG = 4,
-    /**
-     * More `tools/list` pages than the client follows: a server that never stops paging.
-     */
-    PW_MCP_START_TOO_MANY_PAGES = 5,
-    /**
-     * The answer to `initialize` or `tools/list` was longer than `line_cap` or nested
-     * deeper than the depth limit.
-     */
-    PW_MCP_START_RESPONSE_TOO_LARGE = 6,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_mcp_start_error pw_mcp_start_error;
-#else
-typedef uint32_t pw_mcp_start_error;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * What `pw_mcp_handle_frame` did with a frame (`pw_mcp_handled.kind`).
- */
-enum pw_mcp_handled_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * A `TOOL_CALL` became request `pw_mcp_handled.request`, queued for the server.
-     */
-    PW_MCP_HANDLED_SENT = 0,
-    /**
-     * A `TOOL_CALL` failed at once (`pw_mcp_handled.failure`): its `ERROR` waits in
-     * `pw_mcp_poll_frame`.
-     */
-    PW_MCP_HANDLED_FAILED = 1,
-    /**
-     * A `CANCEL` ended its call (`pw_mcp_handled.notified`: the server is told).
-     */
-    PW_MCP_HANDLED_CANCELLED = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_mcp_handled_kind pw_mcp_handled_kind;
-#else
-typedef uint32_t pw_mcp_handled_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Why the MCP client failed a call itself (`pw_mcp_handled.failure`).
- */
-enum pw_mcp_failure
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * No failure (the call was not failed).
-     */
-    PW_MCP_FAILURE_NONE = 0,
-    /**
-     * The transport closed (SPEC §9.7).
-     */
-    PW_MCP_FAILURE_CLOSED = 1,
-    /**
-     * The server's start-up failed, so the call was never sent.
-     */
-    PW_MCP_FAILURE_NOT_STARTED = 2,
-    /**
-     * The call's args are not a JSON object (SPEC §9.2).
-     */
-    PW_MCP_FAILURE_ARGS_NOT_OBJECT = 3,
-    /**
-     * Every call slot is taken (`limit`: the slots).
-     */
-    PW_MCP_FAILURE_TOO_MANY = 4,
-    /**
-     * The `tools/call` line can never fit the outbox (`len`: the line, `limit`: what the
-     * outbox takes).
-     */
-    PW_MCP_FAILURE_REQUEST_TOO_LONG = 5,
-    /**
-     * The response was longer than `line_cap` (`limit`).
-     */
-    PW_MCP_FAILURE_RESPONSE_TOO_LONG = 6,
-    /**
-     * The response nested deeper than `max_depth` (`limit`).
-     */
-    PW_MCP_FAILURE_RESPONSE_TOO_DEEP = 7,
-    /**
-     * The response had neither `result` nor `error`.
-     */
-    PW_MCP_FAILURE_NO_OUTCOME = 8,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_mcp_failure pw_mcp_failure;
-#else
-typedef uint32_t pw_mcp_failure;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * What `pw_wrapper_poll_output` handed out (`pw_output.kind`).
- */
-enum pw_output_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * A frame, in the buffer given (`pw_output.frame`).
-     */
-    PW_OUTPUT_FRAME = 0,
-    /**
-     * An `on_tool_call` event (`pw_output.call`).
-     */
-    PW_OUTPUT_TOOL_CALL = 1,
-    /**
-     * An `on_tool_result` event (`pw_output.call`, `pw_output.outcome`).
-     */
-    PW_OUTPUT_TOOL_RESULT = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_output_kind pw_output_kind;
-#else
-typedef uint32_t pw_output_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Where a frame from `pw_wrapper_poll_transmit` goes (`pw_transmit.route`).
- */
-enum pw_route
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * The model's sink.
-     */
-    PW_ROUTE_MODEL = 0,
-    /**
-     * The consumer.
-     */
-    PW_ROUTE_CONSUMER = 1,
-    /**
-     * A pending call's tool adapter (`pw_transmit.handle` names the call).
-     */
-    PW_ROUTE_ADAPTER = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum pw_route pw_route;
-#else
-typedef uint32_t pw_route;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -950,6 +774,35 @@ typedef uint32_t pw_completed;
 #endif // __cplusplus
 
 /**
+ * Where a frame from `pw_wrapper_poll_transmit` goes (`pw_transmit.route`).
+ */
+enum pw_route
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The model's sink.
+     */
+    PW_ROUTE_MODEL = 0,
+    /**
+     * The consumer.
+     */
+    PW_ROUTE_CONSUMER = 1,
+    /**
+     * A pending call's tool adapter (`pw_transmit.handle` names the call).
+     */
+    PW_ROUTE_ADAPTER = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_route pw_route;
+#else
+typedef uint32_t pw_route;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * How a started call runs (`pw_event.kind`).
  */
 enum pw_pending_kind
@@ -975,6 +828,274 @@ typedef uint32_t pw_pending_kind;
 #endif // __cplusplus
 
 /**
+ * What `pw_wrapper_poll_output` handed out (`pw_output.kind`).
+ */
+enum pw_output_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * A frame, in the buffer given (`pw_output.frame`).
+     */
+    PW_OUTPUT_FRAME = 0,
+    /**
+     * An `on_tool_call` event (`pw_output.call`).
+     */
+    PW_OUTPUT_TOOL_CALL = 1,
+    /**
+     * An `on_tool_result` event (`pw_output.call`, `pw_output.outcome`).
+     */
+    PW_OUTPUT_TOOL_RESULT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_output_kind pw_output_kind;
+#else
+typedef uint32_t pw_output_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What `pw_mcp_handle_frame` did with a frame (`pw_mcp_handled.kind`).
+ */
+enum pw_mcp_handled_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * A `TOOL_CALL` became request `pw_mcp_handled.request`, queued for the server.
+     */
+    PW_MCP_HANDLED_SENT = 0,
+    /**
+     * A `TOOL_CALL` failed at once (`pw_mcp_handled.failure`): its `ERROR` waits in
+     * `pw_mcp_poll_frame`.
+     */
+    PW_MCP_HANDLED_FAILED = 1,
+    /**
+     * A `CANCEL` ended its call (`pw_mcp_handled.notified`: the server is told).
+     */
+    PW_MCP_HANDLED_CANCELLED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_handled_kind pw_mcp_handled_kind;
+#else
+typedef uint32_t pw_mcp_handled_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why the MCP client failed a call itself (`pw_mcp_handled.failure`).
+ */
+enum pw_mcp_failure
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * No failure (the call was not failed).
+     */
+    PW_MCP_FAILURE_NONE = 0,
+    /**
+     * The transport closed (SPEC §9.7).
+     */
+    PW_MCP_FAILURE_CLOSED = 1,
+    /**
+     * The server's start-up failed, so the call was never sent.
+     */
+    PW_MCP_FAILURE_NOT_STARTED = 2,
+    /**
+     * The call's args are not a JSON object (SPEC §9.2).
+     */
+    PW_MCP_FAILURE_ARGS_NOT_OBJECT = 3,
+    /**
+     * Every call slot is taken (`limit`: the slots).
+     */
+    PW_MCP_FAILURE_TOO_MANY = 4,
+    /**
+     * The `tools/call` line can never fit the outbox (`len`: the line, `limit`: what the
+     * outbox takes).
+     */
+    PW_MCP_FAILURE_REQUEST_TOO_LONG = 5,
+    /**
+     * The response was longer than `line_cap` (`limit`).
+     */
+    PW_MCP_FAILURE_RESPONSE_TOO_LONG = 6,
+    /**
+     * The response nested deeper than `max_depth` (`limit`).
+     */
+    PW_MCP_FAILURE_RESPONSE_TOO_DEEP = 7,
+    /**
+     * The response had neither `result` nor `error`.
+     */
+    PW_MCP_FAILURE_NO_OUTCOME = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_failure pw_mcp_failure;
+#else
+typedef uint32_t pw_mcp_failure;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What `pw_mcp_poll_event` handed out (`pw_mcp_event.kind`).
+ */
+enum pw_mcp_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The server answered `initialize` with a revision the client speaks (`version`, and
+     * its result in `raw`).
+     */
+    PW_MCP_EVENT_INITIALIZED = 0,
+    /**
+     * A listed tool (`name`, its entry in `raw`): register it as an adapter tool to serve it.
+     */
+    PW_MCP_EVENT_TOOL = 1,
+    /**
+     * A listed tool the client cannot serve (`skip`, its entry in `raw`).
+     */
+    PW_MCP_EVENT_TOOL_SKIPPED = 2,
+    /**
+     * Every page is listed (`tools` handed out): calls go to the server from now on.
+     */
+    PW_MCP_EVENT_READY = 3,
+    /**
+     * The start-up failed (`start_error`): calls waiting fail, later ones fail at once.
+     */
+    PW_MCP_EVENT_START_FAILED = 4,
+    /**
+     * A notification other than progress (`method`, `params`); it changes nothing else.
+     */
+    PW_MCP_EVENT_NOTIFICATION = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_event_kind pw_mcp_event_kind;
+#else
+typedef uint32_t pw_mcp_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why a listed tool was skipped (`pw_mcp_event.skip`).
+ */
+enum pw_mcp_skip
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Not a skipped tool.
+     */
+    PW_MCP_SKIP_NONE = 0,
+    /**
+     * Its decoded name (`len` bytes) is longer than `name_cap` (`cap`).
+     */
+    PW_MCP_SKIP_NAME_TOO_LONG = 1,
+    /**
+     * The entry is not an object with a string `name`.
+     */
+    PW_MCP_SKIP_NO_NAME = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_skip pw_mcp_skip;
+#else
+typedef uint32_t pw_mcp_skip;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why an MCP client's start-up failed (`pw_mcp_event.start_error`).
+ */
+enum pw_mcp_start_error
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Not a failed start-up.
+     */
+    PW_MCP_START_NONE = 0,
+    /**
+     * `initialize` chose a revision the client does not speak (its value in `raw`).
+     */
+    PW_MCP_START_UNSUPPORTED_VERSION = 1,
+    /**
+     * The `initialize` result has no string `protocolVersion`, or the `tools/list` result no
+     * `tools` array (the result in `raw`).
+     */
+    PW_MCP_START_BAD_RESULT = 2,
+    /**
+     * `initialize` or `tools/list` was answered with a JSON-RPC error (in `raw`).
+     */
+    PW_MCP_START_REFUSED = 3,
+    /**
+     * A `tools/list` cursor (`len` bytes) longer than `cursor_cap`.
+     */
+    PW_MCP_START_CURSOR_TOO_LONG = 4,
+    /**
+     * More `tools/list` pages than the client follows: a server that never stops paging.
+     */
+    PW_MCP_START_TOO_MANY_PAGES = 5,
+    /**
+     * The answer to `initialize` or `tools/list` was longer than `line_cap` or nested
+     * deeper than the depth limit.
+     */
+    PW_MCP_START_RESPONSE_TOO_LARGE = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_start_error pw_mcp_start_error;
+#else
+typedef uint32_t pw_mcp_start_error;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Where an MCP client is in its life (`pw_mcp_state`).
+ */
+enum pw_mcp_client_state
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Not started: call `pw_mcp_start`.
+     */
+    PW_MCP_STATE_IDLE = 0,
+    /**
+     * Initializing and listing tools.
+     */
+    PW_MCP_STATE_STARTING = 1,
+    /**
+     * Serving calls.
+     */
+    PW_MCP_STATE_READY = 2,
+    /**
+     * The start-up failed; calls fail at once.
+     */
+    PW_MCP_STATE_FAILED = 3,
+    /**
+     * The transport closed; calls fail at once.
+     */
+    PW_MCP_STATE_CLOSED = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_client_state pw_mcp_client_state;
+#else
+typedef uint32_t pw_mcp_client_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A call in host memory (opaque).
  */
 typedef struct pw_adapter_call pw_adapter_call;
@@ -988,14 +1109,14 @@ typedef struct pw_adapter_call pw_adapter_call;
 typedef struct pw_decoder pw_decoder;
 
 /**
- * Line framer state: splits a byte stream into NDJSON lines (opaque).
+ * Line splitter state: splits a byte stream into NDJSON lines (opaque).
  *
- * It lives in a memory block the host provides (`pw_framer_size()` bytes,
- * aligned to `pw_framer_align()`) and stores at most one partial line in the
- * line buffer handed to `pw_framer_init`. `\r\n` is accepted and blank lines
+ * It lives in a memory block the host provides (`pw_line_splitter_size()` bytes,
+ * aligned to `pw_line_splitter_align()`) and stores at most one partial line in the
+ * line buffer handed to `pw_line_splitter_init`. `\r\n` is accepted and blank lines
  * are skipped. There is nothing to free: stop using it and reuse the memory.
  */
-typedef struct pw_framer pw_framer;
+typedef struct pw_line_splitter pw_line_splitter;
 
 /**
  * An MCP client in host memory (opaque). There is nothing to free.
@@ -1013,69 +1134,46 @@ typedef struct pw_wrapper pw_wrapper;
 typedef struct pw_writer pw_writer;
 
 /**
- * A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
+ * The fields of a `TOOL_CALL` frame, as spans of the caller's bytes (nothing is copied).
+ *
+ * `id` and `name` are whole JSON string tokens, quotes included and escapes
+ * undecoded: pass them to `pw_json_string_decode` for the text. They are
+ * NULL with length 0 when the member is absent or not a string (its flag is
+ * then clear). `args` is the raw JSON value exactly as written, whatever its
+ * type; when absent (or when `content` is not an object) it is the 2-byte
+ * static text `{}`, which is not in the frame. The spans live as long as the
+ * frame's bytes.
  */
-typedef struct pw_str {
+typedef struct pw_tool_call {
     /**
-     * The first byte.
+     * `content.id` as a JSON string token, or NULL.
      */
-    const uint8_t *ptr;
+    const uint8_t *id;
     /**
-     * How many bytes.
+     * Length of `id` in bytes (0 when NULL).
      */
-    size_t len;
-} pw_str;
-
-/**
- * How a standalone call starts. Its name, id and args are borrowed: they must stay valid
- * and unchanged while the call is used.
- */
-typedef struct pw_adapter_call_options {
+    size_t id_len;
     /**
-     * The tool name sent to the adapter and used in messages (UTF-8; default `unknown`).
+     * `content.name` as a JSON string token, or NULL.
      */
-    struct pw_str name;
+    const uint8_t *name;
     /**
-     * The call id, when `has_id` is 1 (UTF-8).
+     * Length of `name` in bytes (0 when NULL).
      */
-    struct pw_str id;
+    size_t name_len;
     /**
-     * Raw JSON args (default `{}`).
+     * `content.args` as written, or the static `{}`.
      */
-    struct pw_str args;
+    const uint8_t *args;
     /**
-     * Settle with a timeout error this long after the start, or after the latest `PROGRESS`
-     * when `max_total_timeout_ms` is set (default 30000).
+     * Length of `args` in bytes.
      */
-    uint32_t timeout_ms;
+    size_t args_len;
     /**
-     * The cap on the call's life when `PROGRESS` frames restart its timeout: the deadline
-     * never passes start + this; 0, the default, turns progress restarts off.
+     * `PW_TOOL_CALL_*` bits.
      */
-    uint32_t max_total_timeout_ms;
-    /**
-     * 1 when the call has an id.
-     */
-    uint8_t has_id;
-    /**
-     * JSON depth limit of the adapter's frames (default 32).
-     */
-    uint8_t max_depth;
-} pw_adapter_call_options;
-
-/**
- * How a call ended: `text` is the raw JSON result, or the error message when `is_error` is 1.
- */
-typedef struct pw_outcome {
-    /**
-     * 1 for an error message, 0 for a result.
-     */
-    uint8_t is_error;
-    /**
-     * The result or the message.
-     */
-    struct pw_str text;
-} pw_outcome;
+    uint32_t flags;
+} pw_tool_call;
 
 /**
  * The capacities of a stream decoder (`pw_decoder_config_default` fills in the defaults).
@@ -1177,7 +1275,7 @@ typedef struct pw_wrapper_config {
 /**
  * What a decoder skipped, by kind, and the calls it saw (since `pw_decoder_init`).
  */
-typedef struct pw_decode_stats {
+typedef struct pw_decoder_stats {
     /**
      * Events whose data is not JSON.
      */
@@ -1210,49 +1308,341 @@ typedef struct pw_decode_stats {
      * `TOOL_CALL` frames written (equal to `calls_started` once a body is done).
      */
     uint64_t calls_written;
-} pw_decode_stats;
+} pw_decoder_stats;
 
 /**
- * The fields of a `TOOL_CALL` frame, as spans of the caller's bytes (nothing is copied).
- *
- * `id` and `name` are whole JSON string tokens, quotes included and escapes
- * undecoded: pass them to `pw_json_string_decode` for the text. They are
- * NULL with length 0 when the member is absent or not a string (its flag is
- * then clear). `args` is the raw JSON value exactly as written, whatever its
- * type; when absent (or when `content` is not an object) it is the 2-byte
- * static text `{}`, which is not in the frame. The spans live as long as the
- * frame's bytes.
+ * A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
  */
-typedef struct pw_tool_call {
+typedef struct pw_str {
     /**
-     * `content.id` as a JSON string token, or NULL.
+     * The first byte.
      */
-    const uint8_t *id;
+    const uint8_t *ptr;
     /**
-     * Length of `id` in bytes (0 when NULL).
+     * How many bytes.
      */
-    size_t id_len;
+    size_t len;
+} pw_str;
+
+/**
+ * A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
+ * but `PW_TOOL_STATUS_OK`, its error message) with `pw_writer_write`. It must not call any other
+ * function on its wrapper.
+ */
+typedef pw_tool_status (*pw_sync_fn)(void *userdata, struct pw_str args, struct pw_writer *out);
+
+/**
+ * One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
+ * while the wrapper is used.
+ */
+typedef struct pw_tool {
     /**
-     * `content.name` as a JSON string token, or NULL.
+     * The name a `TOOL_CALL` uses (UTF-8, compared exactly).
      */
-    const uint8_t *name;
+    struct pw_str name;
     /**
-     * Length of `name` in bytes (0 when NULL).
+     * `PW_TOOL_KIND_SYNC`, `PW_TOOL_KIND_DEFERRED` or `PW_TOOL_KIND_ADAPTER`.
      */
-    size_t name_len;
+    pw_tool_kind kind;
     /**
-     * `content.args` as written, or the static `{}`.
+     * Its own timeout in ms, or `PW_TOOL_DEFAULT_TIMEOUT`.
      */
-    const uint8_t *args;
+    uint32_t timeout_ms;
     /**
-     * Length of `args` in bytes.
+     * For a sync tool, the function; ignored otherwise.
      */
-    size_t args_len;
+    pw_sync_fn call;
     /**
-     * `PW_TOOL_CALL_*` bits.
+     * Passed to `call` as is.
      */
-    uint32_t flags;
-} pw_tool_call;
+    void *userdata;
+} pw_tool;
+
+/**
+ * A call as the hooks see it. Spans are valid during the hook only.
+ */
+typedef struct pw_call_info {
+    /**
+     * The call's index (0-based, every intercepted `TOOL_CALL` counts).
+     */
+    uint32_t index;
+    /**
+     * 1 when the call has a name (a malformed call has none).
+     */
+    uint8_t has_name;
+    /**
+     * 1 when the call has an id.
+     */
+    uint8_t has_id;
+    /**
+     * Frames queued (since the wrapper was made) when the hook fired: the hook comes after
+     * the `seq`-th frame `pw_wrapper_poll_transmit` hands out.
+     */
+    uint64_t seq;
+    /**
+     * The decoded tool name.
+     */
+    struct pw_str name;
+    /**
+     * The decoded id.
+     */
+    struct pw_str id;
+    /**
+     * The raw JSON args.
+     */
+    struct pw_str args;
+} pw_call_info;
+
+/**
+ * How a call ended: `text` is the raw JSON result, or the error message when `is_error` is 1.
+ */
+typedef struct pw_outcome {
+    /**
+     * 1 for an error message, 0 for a result.
+     */
+    uint8_t is_error;
+    /**
+     * The result or the message.
+     */
+    struct pw_str text;
+} pw_outcome;
+
+/**
+ * Hooks: each function may be NULL (no hook). They must not call any function on the wrapper.
+ */
+typedef struct pw_hooks {
+    /**
+     * Passed to both functions as is.
+     */
+    void *userdata;
+    /**
+     * A `TOOL_CALL` was intercepted (before it runs).
+     */
+    void (*on_tool_call)(void *userdata, const struct pw_call_info *call);
+    /**
+     * A call completed (after its `TOOL_RESULT` was queued).
+     */
+    void (*on_tool_result)(void *userdata,
+                           const struct pw_call_info *call,
+                           const struct pw_outcome *outcome);
+} pw_hooks;
+
+/**
+ * A call handle: names a pending deferred or adapter call of one wrapper. Pass it by value.
+ */
+typedef struct pw_call_handle {
+    /**
+     * The call's index.
+     */
+    uint32_t index;
+    /**
+     * Its slot.
+     */
+    uint16_t slot;
+    /**
+     * Always 0.
+     */
+    uint16_t reserved;
+    /**
+     * The wrapper that issued it (its address, as a number).
+     */
+    size_t owner;
+} pw_call_handle;
+
+/**
+ * What the host must do with a model frame it passed in.
+ */
+typedef struct pw_disposition {
+    /**
+     * What to do with the frame.
+     */
+    pw_disposition_kind kind;
+    /**
+     * For `PW_DISPOSITION_INTERCEPTED`: the call's index.
+     */
+    uint32_t index;
+    /**
+     * For `PW_DISPOSITION_INTERCEPTED`: 1 when the call is pending (deferred or adapter) and `handle` names it.
+     */
+    uint8_t has_handle;
+    /**
+     * The pending call's handle.
+     */
+    struct pw_call_handle handle;
+} pw_disposition;
+
+/**
+ * A frame to write, and where.
+ */
+typedef struct pw_transmit {
+    /**
+     * `PW_ROUTE_MODEL`, `PW_ROUTE_CONSUMER` or `PW_ROUTE_ADAPTER`.
+     */
+    pw_route route;
+    /**
+     * For `PW_ROUTE_ADAPTER`: the call whose adapter gets the frame.
+     */
+    struct pw_call_handle handle;
+    /**
+     * The frame's length in the buffer (or, with `PW_BUFFER_TOO_SMALL`, the length needed).
+     */
+    size_t len;
+} pw_transmit;
+
+/**
+ * A call the host must start. Spans point into the wrapper's block and are valid until the
+ * next call that changes the wrapper.
+ */
+typedef struct pw_event {
+    /**
+     * Its handle.
+     */
+    struct pw_call_handle handle;
+    /**
+     * How the call runs.
+     */
+    pw_pending_kind kind;
+    /**
+     * 1 when the call has an id.
+     */
+    uint8_t has_id;
+    /**
+     * Index of its tool in the registration array.
+     */
+    size_t tool;
+    /**
+     * The tool name.
+     */
+    struct pw_str name;
+    /**
+     * The call id.
+     */
+    struct pw_str id;
+    /**
+     * Raw JSON args, without white space between tokens.
+     */
+    struct pw_str args;
+} pw_event;
+
+/**
+ * One thing `pw_wrapper_poll_output` hands out: a frame, or a hook event at its place.
+ * Spans point into the wrapper's block (the frame: into the buffer given) and are valid
+ * until the next call on the wrapper.
+ */
+typedef struct pw_output {
+    /**
+     * What it is.
+     */
+    pw_output_kind kind;
+    /**
+     * 1 when the hook log lacked room for the event's args and outcome: they read `null`.
+     */
+    uint8_t cut;
+    /**
+     * For `PW_OUTPUT_FRAME` (and with `PW_BUFFER_TOO_SMALL`, the length needed).
+     */
+    struct pw_transmit frame;
+    /**
+     * For a hook event: the call.
+     */
+    struct pw_call_info call;
+    /**
+     * For `PW_OUTPUT_TOOL_RESULT`: how it ended.
+     */
+    struct pw_outcome outcome;
+} pw_output;
+
+/**
+ * One trace entry. Spans point into the wrapper's block and are valid until the next call
+ * that changes the wrapper.
+ */
+typedef struct pw_trace_entry {
+    /**
+     * 1 when the call had a name.
+     */
+    uint8_t has_name;
+    /**
+     * 1 when some part was cut to fit the trace (args or result are then not whole JSON).
+     */
+    uint8_t truncated;
+    /**
+     * The tool name.
+     */
+    struct pw_str name;
+    /**
+     * Raw JSON args.
+     */
+    struct pw_str args;
+    /**
+     * The result or error.
+     */
+    struct pw_outcome outcome;
+} pw_trace_entry;
+
+/**
+ * Counters of what a wrapper cut or could not keep, rather than lose silently.
+ */
+typedef struct pw_wrapper_stats {
+    /**
+     * Continue prompts written.
+     */
+    uint32_t rounds;
+    /**
+     * Error messages (a sync tool's, an adapter's, the host's, a model's `args_error`, a
+     * cancel reason) cut to fit `message_cap` once escaped.
+     */
+    uint32_t messages_truncated;
+    /**
+     * Last tool errors cut to `message_cap` in the prompt.
+     */
+    uint32_t last_error_truncated;
+    /**
+     * Hook events the log kept without their args and outcome, for want of room.
+     */
+    uint32_t hook_events_cut;
+    /**
+     * Hook events the log could not keep at all: `pw_wrapper_poll_output` never hands
+     * them out (the hook functions were still called).
+     */
+    uint32_t hook_events_dropped;
+} pw_wrapper_stats;
+
+/**
+ * How a standalone call starts. Its name, id and args are borrowed: they must stay valid
+ * and unchanged while the call is used.
+ */
+typedef struct pw_adapter_call_options {
+    /**
+     * The tool name sent to the adapter and used in messages (UTF-8; default `unknown`).
+     */
+    struct pw_str name;
+    /**
+     * The call id, when `has_id` is 1 (UTF-8).
+     */
+    struct pw_str id;
+    /**
+     * Raw JSON args (default `{}`).
+     */
+    struct pw_str args;
+    /**
+     * Settle with a timeout error this long after the start, or after the latest `PROGRESS`
+     * when `max_total_timeout_ms` is set (default 30000).
+     */
+    uint32_t timeout_ms;
+    /**
+     * The cap on the call's life when `PROGRESS` frames restart its timeout: the deadline
+     * never passes start + this; 0, the default, turns progress restarts off.
+     */
+    uint32_t max_total_timeout_ms;
+    /**
+     * 1 when the call has an id.
+     */
+    uint8_t has_id;
+    /**
+     * JSON depth limit of the adapter's frames (default 32).
+     */
+    uint8_t max_depth;
+} pw_adapter_call_options;
 
 /**
  * An MCP client's capacities (`pw_mcp_config_default` fills in the defaults; all memory is
@@ -1286,6 +1676,61 @@ typedef struct pw_mcp_config {
      */
     uint8_t max_depth;
 } pw_mcp_config;
+
+/**
+ * What `pw_mcp_handle_frame` did with a frame.
+ */
+typedef struct pw_mcp_handled {
+    /**
+     * Sent, failed at once, or cancelled.
+     */
+    pw_mcp_handled_kind kind;
+    /**
+     * For `PW_MCP_HANDLED_CANCELLED`: 1 when `notifications/cancelled` was queued (0 when
+     * the call's request had not gone out yet: it was withdrawn).
+     */
+    uint8_t notified;
+    /**
+     * For `PW_MCP_HANDLED_SENT`: the request's JSON-RPC id, also its progress token.
+     */
+    uint64_t request;
+    /**
+     * For `PW_MCP_HANDLED_FAILED`: why (`PW_MCP_FAILURE_NONE` otherwise).
+     */
+    pw_mcp_failure failure;
+    /**
+     * The failure's limit: the slots (`TOO_MANY`), the outbox's room for a line
+     * (`REQUEST_TOO_LONG`), `line_cap`, `max_depth`; 0 otherwise.
+     */
+    size_t limit;
+    /**
+     * For `PW_MCP_FAILURE_REQUEST_TOO_LONG`: the line's length; 0 otherwise.
+     */
+    size_t len;
+} pw_mcp_handled;
+
+/**
+ * A frame `pw_mcp_poll_frame` wrote, for the adapter call its wrapper handle names: hand
+ * it to `pw_wrapper_handle_adapter_frame` with the handle of that slot and index.
+ */
+typedef struct pw_mcp_frame {
+    /**
+     * The call's index (`pw_call_handle.index`).
+     */
+    uint32_t index;
+    /**
+     * Its slot (`pw_call_handle.slot`).
+     */
+    uint16_t slot;
+    /**
+     * Always 0.
+     */
+    uint16_t reserved;
+    /**
+     * The frame's length in the buffer (with `PW_BUFFER_TOO_SMALL`, the length needed).
+     */
+    size_t len;
+} pw_mcp_frame;
 
 /**
  * Something the host learns from the server. Spans point into the client's block and are
@@ -1351,9 +1796,9 @@ typedef struct pw_mcp_event {
 } pw_mcp_event;
 
 /**
- * Counters of an MCP client (`pw_mcp_stats`; each saturates).
+ * Counters of an MCP client (`pw_mcp_get_stats`; each saturates).
  */
-typedef struct pw_mcp_client_stats {
+typedef struct pw_mcp_stats {
     /**
      * Lines read from the server (blank ones not counted).
      */
@@ -1410,331 +1855,7 @@ typedef struct pw_mcp_client_stats {
      * Calls the client failed itself.
      */
     uint64_t failed;
-} pw_mcp_client_stats;
-
-/**
- * What `pw_mcp_handle_frame` did with a frame.
- */
-typedef struct pw_mcp_handled {
-    /**
-     * Sent, failed at once, or cancelled.
-     */
-    pw_mcp_handled_kind kind;
-    /**
-     * For `PW_MCP_HANDLED_CANCELLED`: 1 when `notifications/cancelled` was queued (0 when
-     * the call's request had not gone out yet: it was withdrawn).
-     */
-    uint8_t notified;
-    /**
-     * For `PW_MCP_HANDLED_SENT`: the request's JSON-RPC id, also its progress token.
-     */
-    uint64_t request;
-    /**
-     * For `PW_MCP_HANDLED_FAILED`: why (`PW_MCP_FAILURE_NONE` otherwise).
-     */
-    pw_mcp_failure failure;
-    /**
-     * The failure's limit: the slots (`TOO_MANY`), the outbox's room for a line
-     * (`REQUEST_TOO_LONG`), `line_cap`, `max_depth`; 0 otherwise.
-     */
-    size_t limit;
-    /**
-     * For `PW_MCP_FAILURE_REQUEST_TOO_LONG`: the line's length; 0 otherwise.
-     */
-    size_t len;
-} pw_mcp_handled;
-
-/**
- * A frame `pw_mcp_poll_frame` wrote, for the adapter call its wrapper handle names: hand
- * it to `pw_wrapper_handle_adapter_frame` with the handle of that slot and index.
- */
-typedef struct pw_mcp_frame {
-    /**
-     * The call's index (`pw_call_handle.index`).
-     */
-    uint32_t index;
-    /**
-     * Its slot (`pw_call_handle.slot`).
-     */
-    uint16_t slot;
-    /**
-     * Always 0.
-     */
-    uint16_t reserved;
-    /**
-     * The frame's length in the buffer (with `PW_BUFFER_TOO_SMALL`, the length needed).
-     */
-    size_t len;
-} pw_mcp_frame;
-
-/**
- * A call handle: names a pending deferred or adapter call of one wrapper. Pass it by value.
- */
-typedef struct pw_call_handle {
-    /**
-     * The call's index.
-     */
-    uint32_t index;
-    /**
-     * Its slot.
-     */
-    uint16_t slot;
-    /**
-     * Always 0.
-     */
-    uint16_t reserved;
-    /**
-     * The wrapper that issued it (its address, as a number).
-     */
-    size_t owner;
-} pw_call_handle;
-
-/**
- * A frame to write, and where.
- */
-typedef struct pw_transmit {
-    /**
-     * `PW_ROUTE_MODEL`, `PW_ROUTE_CONSUMER` or `PW_ROUTE_ADAPTER`.
-     */
-    pw_route route;
-    /**
-     * For `PW_ROUTE_ADAPTER`: the call whose adapter gets the frame.
-     */
-    struct pw_call_handle handle;
-    /**
-     * The frame's length in the buffer (or, with `PW_BUFFER_TOO_SMALL`, the length needed).
-     */
-    size_t len;
-} pw_transmit;
-
-/**
- * A call as the hooks see it. Spans are valid during the hook only.
- */
-typedef struct pw_call_info {
-    /**
-     * The call's index (0-based, every intercepted `TOOL_CALL` counts).
-     */
-    uint32_t index;
-    /**
-     * 1 when the call has a name (a malformed call has none).
-     */
-    uint8_t has_name;
-    /**
-     * 1 when the call has an id.
-     */
-    uint8_t has_id;
-    /**
-     * Frames queued (since the wrapper was made) when the hook fired: the hook comes after
-     * the `seq`-th frame `pw_wrapper_poll_transmit` hands out.
-     */
-    uint64_t seq;
-    /**
-     * The decoded tool name.
-     */
-    struct pw_str name;
-    /**
-     * The decoded id.
-     */
-    struct pw_str id;
-    /**
-     * The raw JSON args.
-     */
-    struct pw_str args;
-} pw_call_info;
-
-/**
- * One thing `pw_wrapper_poll_output` hands out: a frame, or a hook event at its place.
- * Spans point into the wrapper's block (the frame: into the buffer given) and are valid
- * until the next call on the wrapper.
- */
-typedef struct pw_output {
-    /**
-     * What it is.
-     */
-    pw_output_kind kind;
-    /**
-     * 1 when the hook log lacked room for the event's args and outcome: they read `null`.
-     */
-    uint8_t cut;
-    /**
-     * For `PW_OUTPUT_FRAME` (and with `PW_BUFFER_TOO_SMALL`, the length needed).
-     */
-    struct pw_transmit frame;
-    /**
-     * For a hook event: the call.
-     */
-    struct pw_call_info call;
-    /**
-     * For `PW_OUTPUT_TOOL_RESULT`: how it ended.
-     */
-    struct pw_outcome outcome;
-} pw_output;
-
-/**
- * Counters of what a wrapper cut or could not keep, rather than lose silently.
- */
-typedef struct pw_stats {
-    /**
-     * Continue prompts written.
-     */
-    uint32_t rounds;
-    /**
-     * Error messages (a sync tool's, an adapter's, the host's, a model's `args_error`, a
-     * cancel reason) cut to fit `message_cap` once escaped.
-     */
-    uint32_t messages_truncated;
-    /**
-     * Last tool errors cut to `message_cap` in the prompt.
-     */
-    uint32_t last_error_truncated;
-    /**
-     * Hook events the log kept without their args and outcome, for want of room.
-     */
-    uint32_t hook_events_cut;
-    /**
-     * Hook events the log could not keep at all: `pw_wrapper_poll_output` never hands
-     * them out (the hook functions were still called).
-     */
-    uint32_t hook_events_dropped;
-} pw_stats;
-
-/**
- * A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
- * but `PW_TOOL_STATUS_OK`, its error message) with `pw_writer_write`. It must not call any other
- * function on its wrapper.
- */
-typedef pw_tool_status (*pw_sync_fn)(void *userdata, struct pw_str args, struct pw_writer *out);
-
-/**
- * One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
- * while the wrapper is used.
- */
-typedef struct pw_tool {
-    /**
-     * The name a `TOOL_CALL` uses (UTF-8, compared exactly).
-     */
-    struct pw_str name;
-    /**
-     * `PW_TOOL_KIND_SYNC`, `PW_TOOL_KIND_DEFERRED` or `PW_TOOL_KIND_ADAPTER`.
-     */
-    pw_tool_kind kind;
-    /**
-     * Its own timeout in ms, or `PW_TOOL_DEFAULT_TIMEOUT`.
-     */
-    uint32_t timeout_ms;
-    /**
-     * For a sync tool, the function; ignored otherwise.
-     */
-    pw_sync_fn call;
-    /**
-     * Passed to `call` as is.
-     */
-    void *userdata;
-} pw_tool;
-
-/**
- * Hooks: each function may be NULL (no hook). They must not call any function on the wrapper.
- */
-typedef struct pw_hooks {
-    /**
-     * Passed to both functions as is.
-     */
-    void *userdata;
-    /**
-     * A `TOOL_CALL` was intercepted (before it runs).
-     */
-    void (*on_tool_call)(void *userdata, const struct pw_call_info *call);
-    /**
-     * A call completed (after its `TOOL_RESULT` was queued).
-     */
-    void (*on_tool_result)(void *userdata,
-                           const struct pw_call_info *call,
-                           const struct pw_outcome *outcome);
-} pw_hooks;
-
-/**
- * What the host must do with a model frame it passed in.
- */
-typedef struct pw_disposition {
-    /**
-     * What to do with the frame.
-     */
-    pw_disposition_kind kind;
-    /**
-     * For `PW_DISPOSITION_INTERCEPTED`: the call's index.
-     */
-    uint32_t index;
-    /**
-     * For `PW_DISPOSITION_INTERCEPTED`: 1 when the call is pending (deferred or adapter) and `handle` names it.
-     */
-    uint8_t has_handle;
-    /**
-     * The pending call's handle.
-     */
-    struct pw_call_handle handle;
-} pw_disposition;
-
-/**
- * A call the host must start. Spans point into the wrapper's block and are valid until the
- * next call that changes the wrapper.
- */
-typedef struct pw_event {
-    /**
-     * Its handle.
-     */
-    struct pw_call_handle handle;
-    /**
-     * How the call runs.
-     */
-    pw_pending_kind kind;
-    /**
-     * 1 when the call has an id.
-     */
-    uint8_t has_id;
-    /**
-     * Index of its tool in the registration array.
-     */
-    size_t tool;
-    /**
-     * The tool name.
-     */
-    struct pw_str name;
-    /**
-     * The call id.
-     */
-    struct pw_str id;
-    /**
-     * Raw JSON args, without white space between tokens.
-     */
-    struct pw_str args;
-} pw_event;
-
-/**
- * One trace entry. Spans point into the wrapper's block and are valid until the next call
- * that changes the wrapper.
- */
-typedef struct pw_trace_entry {
-    /**
-     * 1 when the call had a name.
-     */
-    uint8_t has_name;
-    /**
-     * 1 when some part was cut to fit the trace (args or result are then not whole JSON).
-     */
-    uint8_t truncated;
-    /**
-     * The tool name.
-     */
-    struct pw_str name;
-    /**
-     * Raw JSON args.
-     */
-    struct pw_str args;
-    /**
-     * The result or error.
-     */
-    struct pw_outcome outcome;
-} pw_trace_entry;
+} pw_mcp_stats;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1774,98 +1895,196 @@ uint8_t pw_result_is_not_waiting(uint32_t code);
 pw_result pw_result_text(uint32_t code, uint8_t *buf, size_t len, size_t *out_len);
 
 /**
- * Fills `*out` with the defaults: name `unknown`, no id, args `{}`, 30000 ms, depth 32.
+ * Checks that `bytes` is exactly one JSON value (any type), white space around it allowed.
  *
- * The caller must pass `out` valid for one write.
+ * `max_depth` bounds nesting (the outermost value is level 1; 0 refuses every
+ * array and object); `PW_DEFAULT_MAX_DEPTH` is the usual choice. Returns
+ * `PW_OK`, `PW_INVALID_JSON`, `PW_JSON_TOO_DEEP` or `PW_INVALID_UTF8`.
+ * `*error_offset` is written on each of these: the byte offset of the error,
+ * or 0 on success.
+ *
+ * The caller must pass `bytes` valid for reads of `len` bytes and `error_offset` for a write
+ * of one `size_t`, outside `bytes`.
  */
-pw_result pw_adapter_call_options_default(struct pw_adapter_call_options *out);
+pw_result pw_json_validate(const uint8_t *bytes,
+                           size_t len,
+                           uint8_t max_depth,
+                           size_t *error_offset);
 
 /**
- * The alignment the memory block for `pw_adapter_call_init` needs (a power of two).
+ * Reads a frame's kind, checking the bytes only as far as its `type` member (lazy).
+ *
+ * Cost is O(1) in the frame's size when `type` comes first; members before
+ * it are checked as they are skipped, members after it are not looked at, so
+ * `PW_OK` does not mean the whole frame is valid (use `pw_frame_validate`).
+ * On `PW_OK`, `*out_kind` is set; for `PW_FRAME_KIND_OTHER`, `*other_type` /
+ * `*other_type_len` span the `type` string token in `bytes` (quotes
+ * included, escapes undecoded), otherwise they are NULL / 0.
+ *
+ * Errors (nothing written): `PW_FRAME_NOT_OBJECT`, `PW_FRAME_MISSING_TYPE`,
+ * `PW_FRAME_TYPE_NOT_STRING`, `PW_INVALID_JSON`, `PW_INVALID_UTF8`,
+ * `PW_JSON_TOO_DEEP` (past 255 levels before `type`).
+ *
+ * The caller must pass `bytes` valid for reads of `len` bytes; `out_kind`, `other_type` and
+ * `other_type_len` for one write each, outside `bytes` and each other.
  */
-size_t pw_adapter_call_align(void);
+pw_result pw_frame_peek_kind(const uint8_t *bytes,
+                             size_t len,
+                             pw_frame_kind *out_kind,
+                             const uint8_t **other_type,
+                             size_t *other_type_len);
 
 /**
- * The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
- * bytes (the adapter's result, without white space, or the message it ended with).
+ * Validates a whole frame (JSON, UTF-8, depth <= `max_depth` with the frame object at level 1), then reads its kind.
  *
- * The caller must pass `out_size` valid for one write.
+ * This is the check for frames the adapter acts on. On `PW_OK`,
+ * `*out_kind` is set. Errors (nothing written): `PW_FRAME_NOT_OBJECT`,
+ * `PW_FRAME_MISSING_TYPE`, `PW_FRAME_TYPE_NOT_STRING`, `PW_INVALID_JSON`,
+ * `PW_JSON_TOO_DEEP`, `PW_INVALID_UTF8`. For the byte offset of a JSON
+ * error, call `pw_json_validate`; for an other type's name, `pw_frame_peek_kind`.
+ *
+ * The caller must pass `bytes` valid for reads of `len` bytes and `out_kind` for one write,
+ * outside `bytes`.
  */
-pw_result pw_adapter_call_size(size_t result_cap, size_t *out_size);
+pw_result pw_frame_validate(const uint8_t *bytes,
+                            size_t len,
+                            uint8_t max_depth,
+                            pw_frame_kind *out_kind);
 
 /**
- * Starts a call at `now_ms` in `mem` (at least `pw_adapter_call_size(result_cap)` bytes, aligned to
- * `pw_adapter_call_align()`) and sets `*out` to it; its `TOOL_CALL` waits in `pw_adapter_call_poll_transmit`.
- * Args that are not JSON give their JSON code; a `result_cap` too small for the call's own
- * failure texts gives `PW_BAD_CONFIG`. On any error nothing is written to `*out`.
+ * Validates a `TOOL_CALL` frame (as `pw_frame_validate`) and reports its id, name and args.
  *
- * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the call is
- * used and touched by nothing else meanwhile; `opts` valid for one read and its spans for
- * their lengths for as long as the call is used; `out` for one write.
+ * A frame of another kind gives `PW_WRONG_FRAME_KIND`. A `TOOL_CALL`
+ * whose `content` is not an object or whose `content.name` is not a string
+ * still gives `PW_OK`: such a call is malformed, which a clear
+ * `PW_TOOL_CALL_HAS_NAME` tells. On any error nothing is
+ * written.
+ *
+ * The caller must pass `bytes` valid for reads of `len` bytes, outliving every use of the
+ * spans written to `*out`; `out` valid for one write of a `pw_tool_call`, outside `bytes`.
  */
-pw_result pw_adapter_call_init(void *mem,
-                               size_t mem_len,
-                               size_t result_cap,
-                               uint64_t now_ms,
-                               const struct pw_adapter_call_options *opts,
-                               struct pw_adapter_call **out);
+pw_result pw_tool_call_fields(const uint8_t *bytes,
+                              size_t len,
+                              uint8_t max_depth,
+                              struct pw_tool_call *out);
 
 /**
- * One frame from the adapter (validated whole). After it ended, `PW_CALL_COMPLETED`
- * or `PW_CALL_TIMED_OUT`.
+ * Decodes one JSON string token (quotes included, as `pw_frame_peek_kind` and `pw_tool_call_fields` give) into UTF-8.
  *
- * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `bytes` valid
- * for `len` reads, outside the call's block.
+ * On `PW_OK`, `out[0..*out_len]` holds the text (not NUL-terminated; it may
+ * contain NUL bytes from `\u0000`). When `cap` is too small, returns
+ * `PW_BUFFER_TOO_SMALL`, sets `*out_len` to the bytes needed and writes
+ * nothing into `out` (so `cap` 0, with any non-NULL `out`, asks for the
+ * size). A `token` that is not exactly one valid string token gives
+ * `PW_INVALID_JSON` or `PW_INVALID_UTF8` and writes nothing.
+ *
+ * The caller must pass `token` valid for reads of `len` bytes, `out` for writes of `cap` bytes
+ * and `out_len` for one write of a `size_t`; `out` and `out_len` must not overlap each other
+ * or `token`.
  */
-pw_result pw_adapter_call_handle_frame(struct pw_adapter_call *c,
-                                       uint64_t now_ms,
-                                       const uint8_t *bytes,
-                                       size_t len);
+pw_result pw_json_string_decode(const uint8_t *token,
+                                size_t len,
+                                uint8_t *out,
+                                size_t cap,
+                                size_t *out_len);
 
 /**
- * The adapter closed its source: ends like `END`.
- *
- * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
+ * The size in bytes of the memory block `pw_line_splitter_init` needs.
  */
-pw_result pw_adapter_call_handle_closed(struct pw_adapter_call *c, uint64_t now_ms);
+size_t pw_line_splitter_size(void);
 
 /**
- * Gives the clock: at or past the deadline a waiting call queues `CANCEL` and ends with
- * `Tool <name> timed out after <ms>ms`.
- *
- * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
+ * The alignment in bytes the memory block for `pw_line_splitter_init` needs (a power of two).
  */
-pw_result pw_adapter_call_handle_timeout(struct pw_adapter_call *c, uint64_t now_ms);
+size_t pw_line_splitter_align(void);
 
 /**
- * The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout) into `buf`, its
- * length in `*out_len`: `PW_OK`, `PW_NOTHING`, or `PW_BUFFER_TOO_SMALL` with the length
- * needed (the frame stays).
+ * Places a new, empty splitter in `mem` and sets `*out` to it.
  *
- * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `buf` valid for
- * `cap` writes and `out_len` for one, apart from each other and from the call's block.
+ * `mem` must hold at least `pw_line_splitter_size()` bytes (else
+ * `PW_STORAGE_TOO_SMALL`) and be aligned to `pw_line_splitter_align()` (else
+ * `PW_STORAGE_MISALIGNED`); the size is checked first. The longest line the
+ * splitter can hold is `line_cap` bytes (line ending excluded); longer lines
+ * are dropped and reported with `PW_LINE_TOO_LONG`. The state and
+ * `line_buf` must not overlap (`PW_STORAGE_OVERLAP`). Calling it again on the
+ * same memory starts afresh. On any error nothing is written.
+ *
+ * The caller must pass `mem` valid for writes of `mem_len` bytes and `line_buf` for reads and
+ * writes of `line_cap` bytes, both for as long as the splitter is used, and accessed by nothing
+ * else meanwhile except to read a line the splitter handed out; `out` valid for one write of a
+ * pointer.
  */
-pw_result pw_adapter_call_poll_transmit(struct pw_adapter_call *c,
-                                        uint8_t *buf,
-                                        size_t cap,
-                                        size_t *out_len);
+pw_result pw_line_splitter_init(void *mem,
+                                size_t mem_len,
+                                uint8_t *line_buf,
+                                size_t line_cap,
+                                struct pw_line_splitter **out);
 
 /**
- * When `pw_adapter_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
- * its end (and for a NULL or misaligned call).
+ * Feeds stream bytes; `*consumed` tells how many were taken.
  *
- * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
+ * The splitter takes bytes up to and including the first line end and stops
+ * early once a line (or a dropped line's report) is ready: call
+ * `pw_line_splitter_next_line` until it returns `PW_NOTHING`, then feed the rest
+ * (`*consumed` is 0 while a line waits). Returns `PW_OK`. Feeding ends the
+ * validity of the last line handed out.
+ *
+ * The caller must pass `f` from `pw_line_splitter_init`, not used concurrently; `bytes` valid for
+ * reads of `len` bytes (outside the splitter's memory and line buffer) and `consumed` for one
+ * write of a `size_t`.
  */
-uint64_t pw_adapter_call_poll_timeout(const struct pw_adapter_call *c);
+pw_result pw_line_splitter_feed(struct pw_line_splitter *f,
+                                const uint8_t *bytes,
+                                size_t len,
+                                size_t *consumed);
 
 /**
- * How the call ended: `PW_OK` with `*out` (its text points into the call's block), or
- * `PW_NOTHING` while it waits.
+ * Takes the next complete line, without its line ending.
  *
- * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for
- * one write, outside the call's block.
+ * Returns `PW_OK` with `*line` / `*len` spanning the line in the line
+ * buffer (valid until the next `pw_line_splitter_feed`, `pw_line_splitter_finish` or
+ * `pw_line_splitter_init` on this splitter; never empty, never NUL-terminated);
+ * `PW_LINE_TOO_LONG` with `*line` NULL and `*len` the dropped line's full
+ * length (reported once; the line after it is intact); or `PW_NOTHING` with
+ * `*line` NULL and `*len` 0.
+ *
+ * The caller must pass `f` from `pw_line_splitter_init`, not used concurrently; `line` and `len`
+ * valid for one write each, outside the splitter's memory and line buffer.
  */
-pw_result pw_adapter_call_outcome(const struct pw_adapter_call *c, struct pw_outcome *out);
+pw_result pw_line_splitter_next_line(struct pw_line_splitter *f, const uint8_t **line, size_t *len);
+
+/**
+ * Ends the stream: takes a last line that had no line ending.
+ *
+ * Results and outputs as `pw_line_splitter_next_line`: a waiting line or report
+ * first, then the unterminated last line (or its `PW_LINE_TOO_LONG`
+ * report), then `PW_NOTHING`. The splitter can take a new stream afterwards.
+ *
+ * The caller must pass what `pw_line_splitter_next_line` needs.
+ */
+pw_result pw_line_splitter_finish(struct pw_line_splitter *f, const uint8_t **line, size_t *len);
+
+/**
+ * The size of the block `pw_decoder_init` needs for `cfg` and `calls` call slots (the most
+ * calls one response may have open at once). A configuration out of range gives
+ * `PW_BAD_CONFIG`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_size` for one write.
+ */
+pw_result pw_decoder_size(const struct pw_decoder_config *cfg, size_t calls, size_t *out_size);
+
+/**
+ * The alignment in bytes a decoder's block needs (a power of two).
+ */
+size_t pw_decoder_align(void);
+
+/**
+ * The longest frame `pw_decoder_poll_frame` can write for `cfg`: an output buffer this
+ * long is never refused with `PW_BUFFER_TOO_SMALL`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_len` for one write.
+ */
+pw_result pw_decoder_max_frame_len(const struct pw_decoder_config *cfg, size_t *out_len);
 
 /**
  * Fills `*out` with the default capacities.
@@ -1884,28 +2103,6 @@ pw_result pw_decoder_config_default(struct pw_decoder_config *out);
  */
 pw_result pw_decoder_config_fit(struct pw_decoder_config *cfg,
                                 const struct pw_wrapper_config *wrapper);
-
-/**
- * The alignment in bytes a decoder's block needs (a power of two).
- */
-size_t pw_decoder_align(void);
-
-/**
- * The size of the block `pw_decoder_init` needs for `cfg` and `calls` call slots (the most
- * calls one response may have open at once). A configuration out of range gives
- * `PW_BAD_CONFIG`.
- *
- * The caller must pass `cfg` valid for one read and `out_size` for one write.
- */
-pw_result pw_decoder_size(const struct pw_decoder_config *cfg, size_t calls, size_t *out_size);
-
-/**
- * The longest frame `pw_decoder_poll_frame` can write for `cfg`: an output buffer this
- * long is never refused with `PW_BUFFER_TOO_SMALL`.
- *
- * The caller must pass `cfg` valid for one read and `out_len` for one write.
- */
-pw_result pw_decoder_max_frame_len(const struct pw_decoder_config *cfg, size_t *out_len);
 
 /**
  * Places a decoder for `provider` in `mem` (at least `pw_decoder_size(cfg, calls)` bytes,
@@ -1958,7 +2155,7 @@ pw_result pw_decoder_poll_frame(struct pw_decoder *d, uint8_t *out, size_t cap, 
  * The caller must pass `d` from `pw_decoder_init`, not used concurrently, and `out` valid
  * for one write outside the decoder's block.
  */
-pw_result pw_decoder_stats(const struct pw_decoder *d, struct pw_decode_stats *out);
+pw_result pw_decoder_get_stats(const struct pw_decoder *d, struct pw_decoder_stats *out);
 
 /**
  * The provider named `name` (`openai-chat`, `openai-responses`, `anthropic`, `gemini`,
@@ -1967,417 +2164,6 @@ pw_result pw_decoder_stats(const struct pw_decoder *d, struct pw_decode_stats *o
  * The caller must pass `name` valid for reads of `len` bytes and `out` for one write.
  */
 pw_result pw_provider_from_name(const uint8_t *name, size_t len, pw_provider *out);
-
-/**
- * Checks that `bytes` is exactly one JSON value (any type), white space around it allowed.
- *
- * `max_depth` bounds nesting (the outermost value is level 1; 0 refuses every
- * array and object); `PW_DEFAULT_MAX_DEPTH` is the usual choice. Returns
- * `PW_OK`, `PW_INVALID_JSON`, `PW_JSON_TOO_DEEP` or `PW_INVALID_UTF8`.
- * `*error_offset` is written on each of these: the byte offset of the error,
- * or 0 on success.
- *
- * The caller must pass `bytes` valid for reads of `len` bytes and `error_offset` for a write
- * of one `size_t`, outside `bytes`.
- */
-pw_result pw_json_validate(const uint8_t *bytes,
-                           size_t len,
-                           uint8_t max_depth,
-                           size_t *error_offset);
-
-/**
- * Reads a frame's kind, checking the bytes only as far as its `type` member (lazy).
- *
- * Cost is O(1) in the frame's size when `type` comes first; members before
- * it are checked as they are skipped, members after it are not looked at, so
- * `PW_OK` does not mean the whole frame is valid (use `pw_frame_validate`).
- * On `PW_OK`, `*out_kind` is set; for `PW_KIND_OTHER`, `*other_type` /
- * `*other_type_len` span the `type` string token in `bytes` (quotes
- * included, escapes undecoded), otherwise they are NULL / 0.
- *
- * Errors (nothing written): `PW_FRAME_NOT_OBJECT`, `PW_FRAME_MISSING_TYPE`,
- * `PW_FRAME_TYPE_NOT_STRING`, `PW_INVALID_JSON`, `PW_INVALID_UTF8`,
- * `PW_JSON_TOO_DEEP` (past 255 levels before `type`).
- *
- * The caller must pass `bytes` valid for reads of `len` bytes; `out_kind`, `other_type` and
- * `other_type_len` for one write each, outside `bytes` and each other.
- */
-pw_result pw_frame_kind(const uint8_t *bytes,
-                        size_t len,
-                        pw_kind *out_kind,
-                        const uint8_t **other_type,
-                        size_t *other_type_len);
-
-/**
- * Validates a whole frame (JSON, UTF-8, depth <= `max_depth` with the frame object at level 1), then reads its kind.
- *
- * This is the check for frames the adapter acts on. On `PW_OK`,
- * `*out_kind` is set. Errors (nothing written): `PW_FRAME_NOT_OBJECT`,
- * `PW_FRAME_MISSING_TYPE`, `PW_FRAME_TYPE_NOT_STRING`, `PW_INVALID_JSON`,
- * `PW_JSON_TOO_DEEP`, `PW_INVALID_UTF8`. For the byte offset of a JSON
- * error, call `pw_json_validate`; for an other type's name, `pw_frame_kind`.
- *
- * The caller must pass `bytes` valid for reads of `len` bytes and `out_kind` for one write,
- * outside `bytes`.
- */
-pw_result pw_frame_validate(const uint8_t *bytes,
-                            size_t len,
-                            uint8_t max_depth,
-                            pw_kind *out_kind);
-
-/**
- * Validates a `TOOL_CALL` frame (as `pw_frame_validate`) and reports its id, name and args.
- *
- * A frame of another kind gives `PW_WRONG_FRAME_KIND`. A `TOOL_CALL`
- * whose `content` is not an object or whose `content.name` is not a string
- * still gives `PW_OK`: such a call is malformed, which a clear
- * `PW_TOOL_CALL_HAS_NAME` tells. On any error nothing is
- * written.
- *
- * The caller must pass `bytes` valid for reads of `len` bytes, outliving every use of the
- * spans written to `*out`; `out` valid for one write of a `pw_tool_call`, outside `bytes`.
- */
-pw_result pw_tool_call_fields(const uint8_t *bytes,
-                              size_t len,
-                              uint8_t max_depth,
-                              struct pw_tool_call *out);
-
-/**
- * Decodes one JSON string token (quotes included, as `pw_frame_kind` and `pw_tool_call_fields` give) into UTF-8.
- *
- * On `PW_OK`, `out[0..*out_len]` holds the text (not NUL-terminated; it may
- * contain NUL bytes from `\u0000`). When `cap` is too small, returns
- * `PW_BUFFER_TOO_SMALL`, sets `*out_len` to the bytes needed and writes
- * nothing into `out` (so `cap` 0, with any non-NULL `out`, asks for the
- * size). A `token` that is not exactly one valid string token gives
- * `PW_INVALID_JSON` or `PW_INVALID_UTF8` and writes nothing.
- *
- * The caller must pass `token` valid for reads of `len` bytes, `out` for writes of `cap` bytes
- * and `out_len` for one write of a `size_t`; `out` and `out_len` must not overlap each other
- * or `token`.
- */
-pw_result pw_json_string_decode(const uint8_t *token,
-                                size_t len,
-                                uint8_t *out,
-                                size_t cap,
-                                size_t *out_len);
-
-/**
- * The size in bytes of the memory block `pw_framer_init` needs.
- */
-size_t pw_framer_size(void);
-
-/**
- * The alignment in bytes the memory block for `pw_framer_init` needs (a power of two).
- */
-size_t pw_framer_align(void);
-
-/**
- * Places a new, empty framer in `mem` and sets `*out` to it.
- *
- * `mem` must hold at least `pw_framer_size()` bytes (else
- * `PW_MEMORY_TOO_SMALL`) and be aligned to `pw_framer_align()` (else
- * `PW_MEMORY_MISALIGNED`); the size is checked first. The longest line the
- * framer can hold is `line_cap` bytes (line ending excluded); longer lines
- * are dropped and reported with `PW_LINE_TOO_LONG`. The state and
- * `line_buf` must not overlap (`PW_MEMORY_OVERLAP`). Calling it again on the
- * same memory starts afresh. On any error nothing is written.
- *
- * The caller must pass `mem` valid for writes of `mem_len` bytes and `line_buf` for reads and
- * writes of `line_cap` bytes, both for as long as the framer is used, and accessed by nothing
- * else meanwhile except to read a line the framer handed out; `out` valid for one write of a
- * pointer.
- */
-pw_result pw_framer_init(void *mem,
-                         size_t mem_len,
-                         uint8_t *line_buf,
-                         size_t line_cap,
-                         struct pw_framer **out);
-
-/**
- * Feeds stream bytes; `*consumed` tells how many were taken.
- *
- * The framer takes bytes up to and including the first line end and stops
- * early once a line (or a dropped line's report) is ready: call
- * `pw_framer_next_line` until it returns `PW_NO_LINE`, then feed the rest
- * (`*consumed` is 0 while a line waits). Returns `PW_OK`. Feeding ends the
- * validity of the last line handed out.
- *
- * The caller must pass `f` from `pw_framer_init`, not used concurrently; `bytes` valid for
- * reads of `len` bytes (outside the framer's memory and line buffer) and `consumed` for one
- * write of a `size_t`.
- */
-pw_result pw_framer_feed(struct pw_framer *f, const uint8_t *bytes, size_t len, size_t *consumed);
-
-/**
- * Takes the next complete line, without its line ending.
- *
- * Returns `PW_OK` with `*line` / `*len` spanning the line in the line
- * buffer (valid until the next `pw_framer_feed`, `pw_framer_finish` or
- * `pw_framer_init` on this framer; never empty, never NUL-terminated);
- * `PW_LINE_TOO_LONG` with `*line` NULL and `*len` the dropped line's full
- * length (reported once; the line after it is intact); or `PW_NO_LINE` with
- * `*line` NULL and `*len` 0.
- *
- * The caller must pass `f` from `pw_framer_init`, not used concurrently; `line` and `len`
- * valid for one write each, outside the framer's memory and line buffer.
- */
-pw_result pw_framer_next_line(struct pw_framer *f, const uint8_t **line, size_t *len);
-
-/**
- * Ends the stream: takes a last line that had no line ending.
- *
- * Results and outputs as `pw_framer_next_line`: a waiting line or report
- * first, then the unterminated last line (or its `PW_LINE_TOO_LONG`
- * report), then `PW_NO_LINE`. The framer can take a new stream afterwards.
- *
- * The caller must pass what `pw_framer_next_line` needs.
- */
-pw_result pw_framer_finish(struct pw_framer *f, const uint8_t **line, size_t *len);
-
-/**
- * Encodes the `TOOL_CALL` (for the assistant turn) or `TOOL_RESULT` frame `frame` (`len`
- * bytes) as `provider`'s item into `out` (`cap` bytes), its length in `*out_len`.
- * `PW_BUFFER_TOO_SMALL` puts the size needed in `*out_len` and writes nothing; a frame
- * that is not valid gives its `PW_FRAME_*` / `PW_INVALID_JSON` code; other refusals are
- * `PW_ITEM_NOT_CALL_OR_RESULT`, `PW_ITEM_NO_NAME`, `PW_ITEM_NO_ID` (OpenAI and Anthropic
- * match results by id) and `PW_ITEM_NO_OUTCOME`.
- *
- * The caller must pass `frame` valid for reads of `len` bytes, `out` for writes of `cap`
- * bytes and `out_len` for one write, the outputs disjoint from each other and the frame.
- */
-pw_result pw_encode_item(pw_provider provider,
-                         const uint8_t *frame,
-                         size_t len,
-                         uint8_t *out,
-                         size_t cap,
-                         size_t *out_len);
-
-/**
- * Fills `*out` with the default capacities (results of a few KiB, names of 64 bytes).
- *
- * The caller must pass `out` valid for one write.
- */
-pw_result pw_mcp_config_default(struct pw_mcp_config *out);
-
-/**
- * Makes `*cfg` fit the wrapper configuration `wrapper` whose adapter tools the client
- * serves: the wrapper's `name_cap` and `max_depth`, so every name the wrapper sends fits
- * and every valid line of the server gives a frame the wrapper does not refuse as too
- * deep. A wrapper configuration out of range gives `PW_BAD_CONFIG` and changes nothing.
- *
- * The caller must pass `cfg` valid for one read and write, and `wrapper` for one read.
- */
-pw_result pw_mcp_config_fit(struct pw_mcp_config *cfg, const struct pw_wrapper_config *wrapper);
-
-/**
- * The alignment in bytes a client's block needs (a power of two).
- */
-size_t pw_mcp_align(void);
-
-/**
- * The size of the block `pw_mcp_init` needs for `cfg` and `calls` call slots (the most
- * calls in flight at once: give it the wrapper's slots). A configuration out of range
- * gives `PW_BAD_CONFIG`.
- *
- * The caller must pass `cfg` valid for one read and `out_size` for one write.
- */
-pw_result pw_mcp_size(const struct pw_mcp_config *cfg, size_t calls, size_t *out_size);
-
-/**
- * The longest frame `pw_mcp_poll_frame` can write for `cfg`, in `*out_len`: a buffer this
- * long is never refused with `PW_BUFFER_TOO_SMALL`.
- *
- * The caller must pass `cfg` valid for one read and `out_len` for one write.
- */
-pw_result pw_mcp_max_frame_len(const struct pw_mcp_config *cfg, size_t *out_len);
-
-/**
- * The longest line `pw_mcp_poll_transmit` can write for `cfg` (LF included), in
- * `*out_len`: a buffer this long is never refused with `PW_BUFFER_TOO_SMALL`.
- *
- * The caller must pass `cfg` valid for one read and `out_len` for one write.
- */
-pw_result pw_mcp_max_line_len(const struct pw_mcp_config *cfg, size_t *out_len);
-
-/**
- * Places a client in `mem` (at least `pw_mcp_size(cfg, calls)` bytes, aligned to
- * `pw_mcp_align()`) and sets `*out` to it. `name` and `version` (`clientInfo` in
- * `initialize`: UTF-8, at most `PW_MCP_CLIENT_TEXT_CAP` bytes each, else
- * `PW_MCP_CLIENT_INFO_TOO_LONG` / `PW_INVALID_UTF8`) are copied into the block. The client
- * is idle: call `pw_mcp_start`. Calling it again on the same memory starts afresh. On any
- * error nothing is written to `*out`.
- *
- * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the client
- * is used and touched by nothing else meanwhile; `cfg` valid for one read; `name` and
- * `version` for `name_len` and `version_len` reads; `out` for one write; none of them
- * inside `mem`.
- */
-pw_result pw_mcp_init(void *mem,
-                      size_t mem_len,
-                      const struct pw_mcp_config *cfg,
-                      size_t calls,
-                      const uint8_t *name,
-                      size_t name_len,
-                      const uint8_t *version,
-                      size_t version_len,
-                      struct pw_mcp **out);
-
-/**
- * Begins the start-up: `initialize` goes out at the next `pw_mcp_poll_transmit`.
- * `PW_MCP_ALREADY_STARTED` the second time.
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
- */
-pw_result pw_mcp_start(struct pw_mcp *c);
-
-/**
- * Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
- * and none while what the last line owes is not polled out (drain `pw_mcp_poll_event`,
- * `pw_mcp_poll_frame` and `pw_mcp_poll_transmit`, then feed the rest). Once the
- * transport is closed it takes everything and reads nothing.
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
- * reads of `len` bytes and `consumed` for one write, both outside the client's block.
- */
-pw_result pw_mcp_feed(struct pw_mcp *c, const uint8_t *bytes, size_t len, size_t *consumed);
-
-/**
- * The transport closed (the server's output ended, or it died): every call in flight
- * fails with `Tool <name> failed: the MCP server closed the connection` (SPEC §9.7), later
- * ones at once. Poll their frames out.
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
- */
-pw_result pw_mcp_handle_closed(struct pw_mcp *c);
-
-/**
- * Where the client is in its life, in `*out`.
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
- * one write outside the client's block.
- */
-pw_result pw_mcp_state(const struct pw_mcp *c, pw_mcp_client_state *out);
-
-/**
- * Calls in flight: waiting for the server, or with frames not yet polled (0 for a NULL or
- * misaligned client).
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
- */
-size_t pw_mcp_in_flight(const struct pw_mcp *c);
-
-/**
- * Lines waiting in the outbox for `pw_mcp_poll_transmit` (0 for a NULL or misaligned
- * client).
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
- */
-size_t pw_mcp_queued(const struct pw_mcp *c);
-
-/**
- * The next thing the host learns from the server, in `*out`: `PW_OK`, or `PW_NOTHING`.
- * Listed tools come as `PW_MCP_EVENT_TOOL` before `PW_MCP_EVENT_READY`; a host registers
- * the ones it wants as adapter tools of its wrapper (copying the names: the spans end at
- * the next call on the client).
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
- * one write outside the client's block.
- */
-pw_result pw_mcp_poll_event(struct pw_mcp *c, struct pw_mcp_event *out);
-
-/**
- * Copies what the client counted into `*out`.
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
- * one write outside the client's block.
- */
-pw_result pw_mcp_stats(const struct pw_mcp *c, struct pw_mcp_client_stats *out);
-
-/**
- * A frame the wrapper routed to an adapter call (`PW_ROUTE_ADAPTER`: a `TOOL_CALL` or a
- * `CANCEL`), the call named by its handle's `slot` and `index` (the client keeps the pair
- * only as the call's key: any pair unique among the calls in flight works); `*out` says
- * what became of it. Refusals change nothing: a malformed frame gives its frame code,
- * `PW_MCP_OUTBOX_FULL` and `PW_MCP_FRAME_PENDING` ask the host to poll first and hand the
- * frame in again, and the other `PW_MCP_*` codes name a frame the wrapper never sends.
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
- * `len` reads and `out` for one write, both outside the client's block.
- */
-pw_result pw_mcp_handle_frame(struct pw_mcp *c,
-                              uint16_t slot,
-                              uint32_t index,
-                              const uint8_t *bytes,
-                              size_t len,
-                              struct pw_mcp_handled *out);
-
-/**
- * Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
- * length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
- * `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
- * (`pw_mcp_max_line_len` gives a buffer that always fits).
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
- * `cap` writes and `len` for one, apart from each other and from the client's block.
- */
-pw_result pw_mcp_poll_transmit(struct pw_mcp *c, uint8_t *buf, size_t cap, size_t *len);
-
-/**
- * Writes the next frame for a call's adapter into `buf` (`cap` bytes) and fills `*out`:
- * `PW_OK`; `PW_NOTHING` (`out->len` 0) when none waits; `PW_BUFFER_TOO_SMALL` with the size
- * needed in `out->len`, nothing written and the frame kept (`pw_mcp_max_frame_len` gives a
- * buffer that always fits).
- *
- * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
- * `cap` writes and `out` for one, apart from each other and from the client's block.
- */
-pw_result pw_mcp_poll_frame(struct pw_mcp *c, uint8_t *buf, size_t cap, struct pw_mcp_frame *out);
-
-/**
- * The next frame or hook event, in SPEC order, in `*out`: `PW_OK`, or `PW_NOTHING` when
- * there is none. A hook event comes right after the frame that was queued last when it
- * fired; events are kept when `hook_log_bytes` is set (the hook functions are called
- * either way). A frame is written into `buf`; a buffer too small gives
- * `PW_BUFFER_TOO_SMALL` with the length needed in `out->frame.len`, and the frame stays.
- * Drain it as `pw_wrapper_poll_transmit`, until `PW_NOTHING`.
- *
- * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for
- * `cap` writes and `out` for one, apart from each other and from the wrapper's block.
- */
-pw_result pw_wrapper_poll_output(struct pw_wrapper *w,
-                                 uint8_t *buf,
-                                 size_t cap,
-                                 struct pw_output *out);
-
-/**
- * The wrapper's counters, in `*out`.
- *
- * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one
- * write, outside the wrapper's block.
- */
-pw_result pw_wrapper_stats(const struct pw_wrapper *w, struct pw_stats *out);
-
-/**
- * Appends bytes to a sync tool's output; what does not fit is dropped and fails the call as
- * too large (a result) or is cut (a message). Returns `PW_OK`.
- *
- * The caller must pass `out` as the writer passed to the running sync tool; `bytes` valid for
- * `len` reads.
- */
-pw_result pw_writer_write(struct pw_writer *out, const uint8_t *bytes, size_t len);
-
-/**
- * The alignment the memory block for `pw_wrapper_init` needs (a power of two).
- */
-size_t pw_wrapper_align(void);
-
-/**
- * Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
- *
- * The caller must pass `out` valid for one write.
- */
-pw_result pw_wrapper_config_default(struct pw_wrapper_config *out);
 
 /**
  * The size of the memory block `pw_wrapper_init` needs for `cfg`, `slots` pending calls and
@@ -2392,6 +2178,11 @@ pw_result pw_wrapper_size(const struct pw_wrapper_config *cfg,
                           size_t *out_size);
 
 /**
+ * The alignment the memory block for `pw_wrapper_init` needs (a power of two).
+ */
+size_t pw_wrapper_align(void);
+
+/**
  * The longest frame `pw_wrapper_poll_transmit` can hand out for `cfg`, in `*out_len`: an
  * output buffer this long is never refused with `PW_BUFFER_TOO_SMALL`. A configuration out
  * of range gives `PW_BAD_CONFIG`.
@@ -2399,6 +2190,13 @@ pw_result pw_wrapper_size(const struct pw_wrapper_config *cfg,
  * The caller must hand `cfg` for one read and `out_len` for one write.
  */
 pw_result pw_wrapper_max_frame_len(const struct pw_wrapper_config *cfg, size_t *out_len);
+
+/**
+ * Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
+ *
+ * The caller must pass `out` valid for one write.
+ */
+pw_result pw_wrapper_config_default(struct pw_wrapper_config *out);
 
 /**
  * Places a wrapper in `mem` (at least `pw_wrapper_size(cfg, slots, n_tools)` bytes, aligned to
@@ -2535,6 +2333,22 @@ pw_result pw_wrapper_poll_transmit(struct pw_wrapper *w,
 pw_result pw_wrapper_poll_event(struct pw_wrapper *w, struct pw_event *out);
 
 /**
+ * The next frame or hook event, in SPEC order, in `*out`: `PW_OK`, or `PW_NOTHING` when
+ * there is none. A hook event comes right after the frame that was queued last when it
+ * fired; events are kept when `hook_log_bytes` is set (the hook functions are called
+ * either way). A frame is written into `buf`; a buffer too small gives
+ * `PW_BUFFER_TOO_SMALL` with the length needed in `out->frame.len`, and the frame stays.
+ * Drain it as `pw_wrapper_poll_transmit`, until `PW_NOTHING`.
+ *
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `out` for one, apart from each other and from the wrapper's block.
+ */
+pw_result pw_wrapper_poll_output(struct pw_wrapper *w,
+                                 uint8_t *buf,
+                                 size_t cap,
+                                 struct pw_output *out);
+
+/**
  * The earliest deadline (ms) of a pending call: call `pw_wrapper_handle_timeout` then.
  * `PW_NO_TIMEOUT` when nothing is pending.
  *
@@ -2558,6 +2372,316 @@ size_t pw_wrapper_pending(const struct pw_wrapper *w);
 pw_result pw_wrapper_trace_entry(const struct pw_wrapper *w,
                                  size_t index,
                                  struct pw_trace_entry *out);
+
+/**
+ * The wrapper's counters, in `*out`.
+ *
+ * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one
+ * write, outside the wrapper's block.
+ */
+pw_result pw_wrapper_get_stats(const struct pw_wrapper *w, struct pw_wrapper_stats *out);
+
+/**
+ * Appends bytes to a sync tool's output; what does not fit is dropped and fails the call as
+ * too large (a result) or is cut (a message). Returns `PW_OK`.
+ *
+ * The caller must pass `out` as the writer passed to the running sync tool; `bytes` valid for
+ * `len` reads.
+ */
+pw_result pw_writer_write(struct pw_writer *out, const uint8_t *bytes, size_t len);
+
+/**
+ * The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
+ * bytes (the adapter's result, without white space, or the message it ended with).
+ *
+ * The caller must pass `out_size` valid for one write.
+ */
+pw_result pw_adapter_call_size(size_t result_cap, size_t *out_size);
+
+/**
+ * The alignment the memory block for `pw_adapter_call_init` needs (a power of two).
+ */
+size_t pw_adapter_call_align(void);
+
+/**
+ * Fills `*out` with the defaults: name `unknown`, no id, args `{}`, 30000 ms, depth 32.
+ *
+ * The caller must pass `out` valid for one write.
+ */
+pw_result pw_adapter_call_options_default(struct pw_adapter_call_options *out);
+
+/**
+ * Starts a call at `now_ms` in `mem` (at least `pw_adapter_call_size(result_cap)` bytes, aligned to
+ * `pw_adapter_call_align()`) and sets `*out` to it; its `TOOL_CALL` waits in `pw_adapter_call_poll_transmit`.
+ * Args that are not JSON give their JSON code; a `result_cap` too small for the call's own
+ * failure texts gives `PW_BAD_CONFIG`. On any error nothing is written to `*out`.
+ *
+ * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the call is
+ * used and touched by nothing else meanwhile; `opts` valid for one read and its spans for
+ * their lengths for as long as the call is used; `out` for one write.
+ */
+pw_result pw_adapter_call_init(void *mem,
+                               size_t mem_len,
+                               size_t result_cap,
+                               uint64_t now_ms,
+                               const struct pw_adapter_call_options *opts,
+                               struct pw_adapter_call **out);
+
+/**
+ * One frame from the adapter (validated whole). After it ended, `PW_CALL_COMPLETED`
+ * or `PW_CALL_TIMED_OUT`.
+ *
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `bytes` valid
+ * for `len` reads, outside the call's block.
+ */
+pw_result pw_adapter_call_handle_frame(struct pw_adapter_call *c,
+                                       uint64_t now_ms,
+                                       const uint8_t *bytes,
+                                       size_t len);
+
+/**
+ * The adapter closed its source: ends like `END`.
+ *
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
+ */
+pw_result pw_adapter_call_handle_closed(struct pw_adapter_call *c, uint64_t now_ms);
+
+/**
+ * Gives the clock: at or past the deadline a waiting call queues `CANCEL` and ends with
+ * `Tool <name> timed out after <ms>ms`.
+ *
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
+ */
+pw_result pw_adapter_call_handle_timeout(struct pw_adapter_call *c, uint64_t now_ms);
+
+/**
+ * The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout) into `buf`, its
+ * length in `*out_len`: `PW_OK`, `PW_NOTHING`, or `PW_BUFFER_TOO_SMALL` with the length
+ * needed (the frame stays).
+ *
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `out_len` for one, apart from each other and from the call's block.
+ */
+pw_result pw_adapter_call_poll_transmit(struct pw_adapter_call *c,
+                                        uint8_t *buf,
+                                        size_t cap,
+                                        size_t *out_len);
+
+/**
+ * When `pw_adapter_call_handle_timeout` must next be called, while waiting; `PW_NO_TIMEOUT` after
+ * its end (and for a NULL or misaligned call).
+ *
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
+ */
+uint64_t pw_adapter_call_poll_timeout(const struct pw_adapter_call *c);
+
+/**
+ * How the call ended: `PW_OK` with `*out` (its text points into the call's block), or
+ * `PW_NOTHING` while it waits.
+ *
+ * The caller must pass `c` from `pw_adapter_call_init`, not used concurrently; `out` valid for
+ * one write, outside the call's block.
+ */
+pw_result pw_adapter_call_outcome(const struct pw_adapter_call *c, struct pw_outcome *out);
+
+/**
+ * The size of the block `pw_mcp_init` needs for `cfg` and `calls` call slots (the most
+ * calls in flight at once: give it the wrapper's slots). A configuration out of range
+ * gives `PW_BAD_CONFIG`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_size` for one write.
+ */
+pw_result pw_mcp_size(const struct pw_mcp_config *cfg, size_t calls, size_t *out_size);
+
+/**
+ * The alignment in bytes a client's block needs (a power of two).
+ */
+size_t pw_mcp_align(void);
+
+/**
+ * The longest frame `pw_mcp_poll_frame` can write for `cfg`, in `*out_len`: a buffer this
+ * long is never refused with `PW_BUFFER_TOO_SMALL`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_len` for one write.
+ */
+pw_result pw_mcp_max_frame_len(const struct pw_mcp_config *cfg, size_t *out_len);
+
+/**
+ * The longest line `pw_mcp_poll_transmit` can write for `cfg` (LF included), in
+ * `*out_len`: a buffer this long is never refused with `PW_BUFFER_TOO_SMALL`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_len` for one write.
+ */
+pw_result pw_mcp_max_line_len(const struct pw_mcp_config *cfg, size_t *out_len);
+
+/**
+ * Fills `*out` with the default capacities (results of a few KiB, names of 64 bytes).
+ *
+ * The caller must pass `out` valid for one write.
+ */
+pw_result pw_mcp_config_default(struct pw_mcp_config *out);
+
+/**
+ * Makes `*cfg` fit the wrapper configuration `wrapper` whose adapter tools the client
+ * serves: the wrapper's `name_cap` and `max_depth`, so every name the wrapper sends fits
+ * and every valid line of the server gives a frame the wrapper does not refuse as too
+ * deep. A wrapper configuration out of range gives `PW_BAD_CONFIG` and changes nothing.
+ *
+ * The caller must pass `cfg` valid for one read and write, and `wrapper` for one read.
+ */
+pw_result pw_mcp_config_fit(struct pw_mcp_config *cfg, const struct pw_wrapper_config *wrapper);
+
+/**
+ * Places a client in `mem` (at least `pw_mcp_size(cfg, calls)` bytes, aligned to
+ * `pw_mcp_align()`) and sets `*out` to it. `name` and `version` (`clientInfo` in
+ * `initialize`: UTF-8, at most `PW_MCP_CLIENT_TEXT_CAP` bytes each, else
+ * `PW_MCP_CLIENT_INFO_TOO_LONG` / `PW_INVALID_UTF8`) are copied into the block. The client
+ * is idle: call `pw_mcp_start`. Calling it again on the same memory starts afresh. On any
+ * error nothing is written to `*out`.
+ *
+ * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the client
+ * is used and touched by nothing else meanwhile; `cfg` valid for one read; `name` and
+ * `version` for `name_len` and `version_len` reads; `out` for one write; none of them
+ * inside `mem`.
+ */
+pw_result pw_mcp_init(void *mem,
+                      size_t mem_len,
+                      const struct pw_mcp_config *cfg,
+                      size_t calls,
+                      const uint8_t *name,
+                      size_t name_len,
+                      const uint8_t *version,
+                      size_t version_len,
+                      struct pw_mcp **out);
+
+/**
+ * Begins the start-up: `initialize` goes out at the next `pw_mcp_poll_transmit`.
+ * `PW_MCP_ALREADY_STARTED` the second time.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+pw_result pw_mcp_start(struct pw_mcp *c);
+
+/**
+ * Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
+ * and none while what the last line owes is not polled out (drain `pw_mcp_poll_event`,
+ * `pw_mcp_poll_frame` and `pw_mcp_poll_transmit`, then feed the rest). Once the
+ * transport is closed it takes everything and reads nothing.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
+ * reads of `len` bytes and `consumed` for one write, both outside the client's block.
+ */
+pw_result pw_mcp_feed(struct pw_mcp *c, const uint8_t *bytes, size_t len, size_t *consumed);
+
+/**
+ * A frame the wrapper routed to an adapter call (`PW_ROUTE_ADAPTER`: a `TOOL_CALL` or a
+ * `CANCEL`), the call named by its handle's `slot` and `index` (the client keeps the pair
+ * only as the call's key: any pair unique among the calls in flight works); `*out` says
+ * what became of it. Refusals change nothing: a malformed frame gives its frame code,
+ * `PW_MCP_OUTBOX_FULL` and `PW_MCP_FRAME_PENDING` ask the host to poll first and hand the
+ * frame in again, and the other `PW_MCP_*` codes name a frame the wrapper never sends.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
+ * `len` reads and `out` for one write, both outside the client's block.
+ */
+pw_result pw_mcp_handle_frame(struct pw_mcp *c,
+                              uint16_t slot,
+                              uint32_t index,
+                              const uint8_t *bytes,
+                              size_t len,
+                              struct pw_mcp_handled *out);
+
+/**
+ * The transport closed (the server's output ended, or it died): every call in flight
+ * fails with `Tool <name> failed: the MCP server closed the connection` (SPEC §9.7), later
+ * ones at once. Poll their frames out.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+pw_result pw_mcp_handle_closed(struct pw_mcp *c);
+
+/**
+ * Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
+ * length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
+ * `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
+ * (`pw_mcp_max_line_len` gives a buffer that always fits).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `len` for one, apart from each other and from the client's block.
+ */
+pw_result pw_mcp_poll_transmit(struct pw_mcp *c, uint8_t *buf, size_t cap, size_t *len);
+
+/**
+ * Writes the next frame for a call's adapter into `buf` (`cap` bytes) and fills `*out`:
+ * `PW_OK`; `PW_NOTHING` (`out->len` 0) when none waits; `PW_BUFFER_TOO_SMALL` with the size
+ * needed in `out->len`, nothing written and the frame kept (`pw_mcp_max_frame_len` gives a
+ * buffer that always fits).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
+ * `cap` writes and `out` for one, apart from each other and from the client's block.
+ */
+pw_result pw_mcp_poll_frame(struct pw_mcp *c, uint8_t *buf, size_t cap, struct pw_mcp_frame *out);
+
+/**
+ * The next thing the host learns from the server, in `*out`: `PW_OK`, or `PW_NOTHING`.
+ * Listed tools come as `PW_MCP_EVENT_TOOL` before `PW_MCP_EVENT_READY`; a host registers
+ * the ones it wants as adapter tools of its wrapper (copying the names: the spans end at
+ * the next call on the client).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
+ * one write outside the client's block.
+ */
+pw_result pw_mcp_poll_event(struct pw_mcp *c, struct pw_mcp_event *out);
+
+/**
+ * Where the client is in its life, in `*out`.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
+ * one write outside the client's block.
+ */
+pw_result pw_mcp_state(const struct pw_mcp *c, pw_mcp_client_state *out);
+
+/**
+ * Copies what the client counted into `*out`.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
+ * one write outside the client's block.
+ */
+pw_result pw_mcp_get_stats(const struct pw_mcp *c, struct pw_mcp_stats *out);
+
+/**
+ * Calls in flight: waiting for the server, or with frames not yet polled (0 for a NULL or
+ * misaligned client).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+size_t pw_mcp_in_flight(const struct pw_mcp *c);
+
+/**
+ * Lines waiting in the outbox for `pw_mcp_poll_transmit` (0 for a NULL or misaligned
+ * client).
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+size_t pw_mcp_queued(const struct pw_mcp *c);
+
+/**
+ * Encodes the `TOOL_CALL` (for the assistant turn) or `TOOL_RESULT` frame `frame` (`len`
+ * bytes) as `provider`'s item into `out` (`cap` bytes), its length in `*out_len`.
+ * `PW_BUFFER_TOO_SMALL` puts the size needed in `*out_len` and writes nothing; a frame
+ * that is not valid gives its `PW_FRAME_*` / `PW_INVALID_JSON` code; other refusals are
+ * `PW_ITEM_NOT_CALL_OR_RESULT`, `PW_ITEM_NO_NAME`, `PW_ITEM_NO_ID` (OpenAI and Anthropic
+ * match results by id) and `PW_ITEM_NO_OUTCOME`.
+ *
+ * The caller must pass `frame` valid for reads of `len` bytes, `out` for writes of `cap`
+ * bytes and `out_len` for one write, the outputs disjoint from each other and the frame.
+ */
+pw_result pw_encode_item(pw_provider provider,
+                         const uint8_t *frame,
+                         size_t len,
+                         uint8_t *out,
+                         size_t cap,
+                         size_t *out_len);
 
 #ifdef __cplusplus
 }  // extern "C"

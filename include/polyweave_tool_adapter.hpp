@@ -12,7 +12,7 @@
  *   lambdas themselves, stored in the object; the C trampolines reach them
  *   through `userdata`). Its size is checked at run time against
  *   pw_wrapper_size: a block too small leaves the wrapper unusable with
- *   `status()` == PW_MEMORY_TOO_SMALL and `required_bytes()` saying how much.
+ *   `status()` == PW_STORAGE_TOO_SMALL and `required_bytes()` saying how much.
  * - The C wrapper keeps pointers into the object (its block, the lambdas), so
  *   a Wrapper is neither copyable nor movable: make it where it will live
  *   (`auto w = make_wrapper<N>(...)` is fine: C++17 elides the copy).
@@ -165,15 +165,16 @@ struct CallInfo {
     std::string_view args;                  ///< raw JSON
 };
 
-/// What the host does with a model frame.
-enum class Action : std::uint32_t {
+/// What the host does with a model frame (the C pw_disposition_kind).
+enum class Disposition : std::uint32_t {
     forward = PW_DISPOSITION_FORWARD,         ///< forward the very bytes passed in
     intercepted = PW_DISPOSITION_INTERCEPTED, ///< a TOOL_CALL, taken
     held = PW_DISPOSITION_HELD,               ///< an END, released later through poll_transmit
 };
 
-struct Disposition {
-    Action action = Action::forward;
+/// How the wrapper handled a model frame: its disposition, and for a call its index and handle.
+struct Handled {
+    Disposition disposition = Disposition::forward;
     std::uint32_t index = 0;           ///< the call's index (intercepted)
     std::optional<CallHandle> handle;  ///< a pending (deferred or adapter) call
 };
@@ -342,20 +343,20 @@ public:
     pw_wrapper* native() noexcept { return w_; }
 
     /// A frame from the model.
-    Result<Disposition> handle_response(std::uint64_t now_ms, std::string_view frame) noexcept
+    Result<Handled> handle_response(std::uint64_t now_ms, std::string_view frame) noexcept
     {
         pw_disposition d{};
         Status s = ready() ? pw_wrapper_handle_response(w_, now_ms, str(frame).ptr, frame.size(), &d) : status_;
         if (!s) {
-            return Result<Disposition>::failure(s);
+            return Result<Handled>::failure(s);
         }
-        Disposition out;
-        out.action = static_cast<Action>(d.kind);
+        Handled out;
+        out.disposition = static_cast<Disposition>(d.kind);
         out.index = d.index;
         if (d.has_handle != 0) {
             out.handle = CallHandle(d.handle);
         }
-        return Result<Disposition>::success(out);
+        return Result<Handled>::success(out);
     }
 
     /// A frame from the consumer: PW_OK means forward it.
@@ -527,7 +528,7 @@ private:
         }
         required_ = need;
         if (need > BlockBytes) {
-            return PW_MEMORY_TOO_SMALL;
+            return PW_STORAGE_TOO_SMALL;
         }
         std::array<pw_tool, table_len> table{};
         fill_tools(table, std::index_sequence_for<Tools...>{});

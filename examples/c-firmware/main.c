@@ -17,18 +17,18 @@
 #define SLOTS 2
 #define N_TOOLS 3
 
-/* The wrapper's block, sized at compile time from the default capacities (those of
- * pw_wrapper_config_default; no hook log): PW_WRAPPER_SIZE_BOUND is at least what
- * pw_wrapper_size says (checked at run time too); uint64_t elements give it 8-byte
- * alignment (pw_wrapper_align, checked too). */
-static uint64_t wrapper_mem[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, SLOTS,
-                                                  N_TOOLS) / sizeof(uint64_t) + 1];
-static uint64_t framer_mem[(PW_FRAMER_MAX_SIZE + sizeof(uint64_t) - 1) / sizeof(uint64_t)];
-/* The longest model line the framer holds. */
+/* The wrapper's block, sized at compile time for the default capacities (those of
+ * pw_wrapper_config_default; no hook log): PW_WRAPPER_DEFAULT_SIZE_BOUND is at least what
+ * pw_wrapper_size says (checked at run time too); uint64_t elements give it PW_MAX_ALIGN
+ * (pw_wrapper_align, checked too). */
+static uint64_t wrapper_mem[PW_WRAPPER_DEFAULT_SIZE_BOUND(SLOTS, N_TOOLS) / sizeof(uint64_t) + 1];
+static uint64_t splitter_mem[(PW_LINE_SPLITTER_SIZE_BOUND + sizeof(uint64_t) - 1) /
+                             sizeof(uint64_t)];
+/* The longest model line the line splitter holds. */
 static uint8_t line_buf[256];
 /* Where pw_wrapper_poll_transmit writes each frame: as long as the longest frame
  * (name, id, args, result and message caps; held_bytes), so never refused as too small. */
-static uint8_t tx[PW_WRAPPER_MAX_FRAME_LEN(64, 64, 512, 512, 192, 256)];
+static uint8_t tx[PW_WRAPPER_DEFAULT_MAX_FRAME_LEN];
 
 /* What the model says, as NDJSON; it arrives in chunks of CHUNK bytes. */
 static const char model[] =
@@ -253,7 +253,7 @@ int main(void) {
     const pw_hooks hooks = {NULL, NULL, NULL};
     pw_wrapper_config cfg;
     pw_wrapper *w;
-    pw_framer *framer;
+    pw_line_splitter *splitter;
     const uint8_t *line;
     size_t need, len, off, consumed;
     pw_result r;
@@ -280,29 +280,29 @@ int main(void) {
     if ((r = pw_wrapper_init(wrapper_mem, sizeof wrapper_mem, &cfg, SLOTS, tools, N_TOOLS,
                              &hooks, &w)) != PW_OK)
         return FAIL("wrapper_init: %s", why(r));
-    if (pw_framer_size() > sizeof framer_mem)
-        return FAIL("framer needs %u bytes", (unsigned)pw_framer_size());
-    if ((r = pw_framer_init(framer_mem, sizeof framer_mem, line_buf, sizeof line_buf,
-                            &framer)) != PW_OK)
-        return FAIL("framer_init: %s", why(r));
+    if (pw_line_splitter_size() > sizeof splitter_mem)
+        return FAIL("line splitter needs %u bytes", (unsigned)pw_line_splitter_size());
+    if ((r = pw_line_splitter_init(splitter_mem, sizeof splitter_mem, line_buf, sizeof line_buf,
+                            &splitter)) != PW_OK)
+        return FAIL("line_splitter_init: %s", why(r));
 
     /* The model's bytes, CHUNK at a time, as if from a UART. */
     for (off = 0; off < sizeof model - 1; off += CHUNK) {
         const uint8_t *rest = (const uint8_t *)model + off;
         size_t left = sizeof model - 1 - off < CHUNK ? sizeof model - 1 - off : CHUNK;
         while (left > 0) {
-            if ((r = pw_framer_feed(framer, rest, left, &consumed)) != PW_OK)
-                return FAIL("framer_feed: %s", why(r));
+            if ((r = pw_line_splitter_feed(splitter, rest, left, &consumed)) != PW_OK)
+                return FAIL("line_splitter_feed: %s", why(r));
             rest += consumed;
             left -= consumed;
-            while ((r = pw_framer_next_line(framer, &line, &len)) == PW_OK)
+            while ((r = pw_line_splitter_next_line(splitter, &line, &len)) == PW_OK)
                 if (handle_line(w, line, len) != 0)
                     return 1;
-            if (r != PW_NO_LINE)
+            if (r != PW_NOTHING)
                 return FAIL("framing: %s", why(r));
         }
     }
-    if ((r = pw_framer_finish(framer, &line, &len)) != PW_NO_LINE)
+    if ((r = pw_line_splitter_finish(splitter, &line, &len)) != PW_NOTHING)
         return FAIL("bytes after the last line (%s)", why(r));
 
     /* Sleep until the lookup's answer or the earliest deadline, whichever comes first. */

@@ -111,9 +111,9 @@ cat >"$tmp/check.c" <<'EOF'
 #include <string.h>
 #include "polyweave_tool_adapter.h"
 
-static uint64_t block[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, 1, 1) /
+static uint64_t block[PW_WRAPPER_DEFAULT_SIZE_BOUND(1, 1) /
                           sizeof(uint64_t) + 1];
-static uint8_t frame[PW_WRAPPER_MAX_FRAME_LEN(64, 64, 512, 512, 192, 256)];
+static uint8_t frame[PW_WRAPPER_DEFAULT_MAX_FRAME_LEN];
 
 static pw_tool_status answer(void *userdata, pw_str args, pw_writer *out) {
     (void)userdata;

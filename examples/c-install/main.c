@@ -13,9 +13,9 @@
 #define SLOTS 1
 #define TOOLS 1
 /* The capacities of pw_wrapper_config_default, as constants (checked in main). */
-static uint64_t block[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, SLOTS, TOOLS) /
+static uint64_t block[PW_WRAPPER_DEFAULT_SIZE_BOUND(SLOTS, TOOLS) /
                           sizeof(uint64_t) + 1];
-static uint8_t frame[PW_WRAPPER_MAX_FRAME_LEN(64, 64, 512, 512, 192, 256)];
+static uint8_t frame[PW_WRAPPER_DEFAULT_MAX_FRAME_LEN];
 
 /* The tool: its result is {"echo": ARGS}. */
 static pw_tool_status echo(void *userdata, pw_str args, pw_writer *out) {

@@ -59,7 +59,7 @@ int main()
         std::fprintf(stderr, "handle_response: %.*s\n", static_cast<int>(why.size()), why.data());
         return 1;
     }
-    std::printf("intercepted %d, call %u\n", d->action == pw::Action::intercepted ? 1 : 0,
+    std::printf("intercepted %d, call %u\n", d->disposition == pw::Disposition::intercepted ? 1 : 0,
                 static_cast<unsigned>(d->index));
 
     std::array<char, 2048> buf{};

@@ -2,8 +2,9 @@
 #include <string.h>
 #include <polyweave_tool_adapter.h>
 
-static uint64_t mem[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, 1, 1) / 8 + 1];
-static uint8_t out[2048];
+/* A wrapper with the default capacities, 1 pending call, 1 tool; its longest frame. */
+static uint64_t mem[PW_WRAPPER_DEFAULT_SIZE_BOUND(1, 1) / sizeof(uint64_t) + 1];
+static uint8_t out[PW_WRAPPER_DEFAULT_MAX_FRAME_LEN];
 
 static pw_tool_status add(void *ud, pw_str args, pw_writer *w) {
     (void)ud; (void)args;

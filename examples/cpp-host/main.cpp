@@ -147,13 +147,13 @@ int main()
 
     // 1. A sync call runs at once.
     auto d = w.handle_response(0, R"({"type":"TOOL_CALL","content":{"id":"1","name":"echo","args":[1, 2]}})");
-    CHECK(d.ok() && d->action == pw::Action::intercepted && d->index == 0 && !d->handle);
+    CHECK(d.ok() && d->disposition == pw::Disposition::intercepted && d->index == 0 && !d->handle);
     CHECK(echo_calls == 1);
     drain();
 
     // 2. Frames the wrapper does not act on are forwarded by the host, both ways.
     d = w.handle_response(1, R"({"type":"TEXT","content":"Let me look."})");
-    CHECK(d.ok() && d->action == pw::Action::forward);
+    CHECK(d.ok() && d->disposition == pw::Disposition::forward);
     CHECK(w.handle_request(1, R"({"type":"TEXT","content":"thanks"})").ok());
 
     // 3. A deferred call, an END (held while calls are pending), an adapter call.
@@ -161,7 +161,7 @@ int main()
     CHECK(d.ok() && d->handle.has_value());
     const pw::CallHandle lookup = d.value().handle.value_or(pw::CallHandle());
     d = w.handle_response(11, R"({"type":"END"})");
-    CHECK(d.ok() && d->action == pw::Action::held);
+    CHECK(d.ok() && d->disposition == pw::Disposition::held);
     d = w.handle_response(12, R"({"type":"TOOL_CALL","content":{"id":"3","name":"files","args":{"dir":"/tmp"}}})");
     CHECK(d.ok() && d->handle.has_value());
     const pw::CallHandle files = d.value().handle.value_or(pw::CallHandle());
@@ -244,9 +244,9 @@ int main()
     CHECK(!w.poll_transmit(buf));
 
     auto tiny = pw::make_wrapper<64>(cfg, 1, pw::no_hooks());
-    CHECK(tiny.status().code() == PW_MEMORY_TOO_SMALL);
+    CHECK(tiny.status().code() == PW_STORAGE_TOO_SMALL);
     CHECK(tiny.required_bytes() > 64);
-    CHECK(tiny.handle_request(0, R"({"type":"END"})").code() == PW_MEMORY_TOO_SMALL);
+    CHECK(tiny.handle_request(0, R"({"type":"END"})").code() == PW_STORAGE_TOO_SMALL);
     CHECK(!tiny.poll_transmit(buf) && tiny.pending() == 0);
 
     CHECK(frames_seen == kExpectedCount);

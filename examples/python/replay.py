@@ -436,7 +436,7 @@ class WrapperRun:
                 tools[name] = pw.adapter()
             else:
                 tools[name] = pw.sync(sync_tool(spec))
-        cfg = pw.Config(
+        cfg = pw.WrapperConfig(
             tool_timeout_ms=sc["tool_timeout_ms"],
             max_total_timeout_ms=sc["max_total_timeout_ms"],
             mirror_continue=sc["mirror_continue"],
@@ -502,9 +502,9 @@ class WrapperRun:
                 return
             except pw.PolyweaveError as e:
                 raise Bad("response refused: %s" % e) from None
-            if d.kind == pw.DispositionKind.FORWARD:
+            if d.disposition == pw.Disposition.FORWARD:
                 self.out.line('{"to":"consumer","frame":%s}' % json_value(kind[1]))
-            elif d.kind == pw.DispositionKind.INTERCEPTED:
+            elif d.disposition == pw.Disposition.INTERCEPTED:
                 self.known[d.index] = d.handle
         elif what == "request":
             try:

@@ -53,7 +53,7 @@ fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
     a.1 != 0 && b.1 != 0 && a.0 < b.0.saturating_add(b.1) && b.0 < a.0.saturating_add(a.1)
 }
 
-/// `Err(PW_MEMORY_OVERLAP)` when a written region overlaps another written or a read region.
+/// `Err(PW_STORAGE_OVERLAP)` when a written region overlaps another written or a read region.
 pub(crate) fn disjoint(
     writes: &[(usize, usize)],
     reads: &[(usize, usize)],
@@ -61,7 +61,7 @@ pub(crate) fn disjoint(
     for (i, w) in writes.iter().enumerate() {
         let clash = writes[i + 1..].iter().chain(reads).any(|o| overlap(*w, *o));
         if clash {
-            return Err(pw_result::PW_MEMORY_OVERLAP);
+            return Err(pw_result::PW_STORAGE_OVERLAP);
         }
     }
     Ok(())
@@ -100,7 +100,7 @@ pub(crate) unsafe fn out_bytes<'a>(ptr: *mut u8, len: usize) -> Result<&'a mut [
 pub(crate) unsafe fn out_slot<'a, T>(ptr: *mut T) -> Result<&'a mut MaybeUninit<T>, pw_result> {
     require_non_null!(ptr);
     if !ptr.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
+        return Err(pw_result::PW_STORAGE_MISALIGNED);
     }
     // SAFETY: non-NULL and aligned (checked), valid and exclusive for one `T` during 'a (caller);
     // `MaybeUninit<T>` has the layout of `T` and accepts any contents.
@@ -116,7 +116,7 @@ pub(crate) unsafe fn out_slot<'a, T>(ptr: *mut T) -> Result<&'a mut MaybeUninit<
 pub(crate) unsafe fn read_in<T: Copy>(ptr: *const T) -> Result<T, pw_result> {
     require_non_null!(ptr);
     if !ptr.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
+        return Err(pw_result::PW_STORAGE_MISALIGNED);
     }
     // SAFETY: non-NULL and aligned (checked), readable for one `T` whose every bit pattern is
     // valid (caller).
@@ -165,7 +165,7 @@ pub(crate) unsafe fn placed<'a, T: Placed>(
 ) -> Result<&'a mut T, pw_result> {
     require_non_null!(p);
     if !p.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
+        return Err(pw_result::PW_STORAGE_MISALIGNED);
     }
     // SAFETY: non-NULL and aligned (checked), placed by `_init` (caller).
     let block = unsafe { T::block(p) };
@@ -183,11 +183,11 @@ mod tests {
         assert!(disjoint(&[(10, 5)], &[(15, 5), (0, 10)]).is_ok());
         assert_eq!(
             disjoint(&[(10, 5)], &[(14, 1)]),
-            Err(pw_result::PW_MEMORY_OVERLAP)
+            Err(pw_result::PW_STORAGE_OVERLAP)
         );
         assert_eq!(
             disjoint(&[(10, 5), (12, 8)], &[]),
-            Err(pw_result::PW_MEMORY_OVERLAP)
+            Err(pw_result::PW_STORAGE_OVERLAP)
         );
         // Empty regions never overlap; reads may overlap reads.
         assert!(disjoint(&[(10, 0)], &[(10, 5)]).is_ok());
@@ -200,7 +200,7 @@ mod tests {
         let code = ffi(|| panic!("boom"));
         assert_eq!(code, pw_result::PW_PANIC);
         assert_eq!(guard(7u8, || panic!("boom")), 7);
-        assert_eq!(ffi(|| Err(pw_result::PW_NO_LINE)), pw_result::PW_NO_LINE);
+        assert_eq!(ffi(|| Err(pw_result::PW_NOTHING)), pw_result::PW_NOTHING);
         assert_eq!(ffi(|| Ok(())), pw_result::PW_OK);
     }
 }

@@ -14,7 +14,7 @@ use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
 };
 use crate::codes::pw_result;
-use crate::wrapper::{pw_outcome, pw_str, PW_NO_TIMEOUT};
+use crate::shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
 
 /// How a standalone call starts. Its name, id and args are borrowed: they must stay valid
 /// and unchanged while the call is used.
@@ -46,6 +46,40 @@ pub struct pw_adapter_call {
     block: (usize, usize),
 }
 
+/// An upper bound, on every target, of what a call's block holds besides its `result_cap`
+/// bytes: for static storage, with `PW_ADAPTER_CALL_SIZE_BOUND`.
+pub const PW_ADAPTER_CALL_MAX_BASE_SIZE: usize = 512;
+
+const _: () = assert!(size_of::<pw_adapter_call>() <= PW_ADAPTER_CALL_MAX_BASE_SIZE);
+const _: () = assert!(align_of::<pw_adapter_call>() <= PW_MAX_ALIGN);
+
+/// The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
+/// bytes (the adapter's result, without white space, or the message it ended with).
+///
+/// The caller must pass `out_size` valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_adapter_call_size(
+    result_cap: usize,
+    out_size: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: the caller hands `out_size` for one write.
+        let out = unsafe { out_slot(out_size) }?;
+        out.write(
+            size_of::<pw_adapter_call>()
+                .checked_add(result_cap)
+                .ok_or(pw_result::PW_BAD_CONFIG)?,
+        );
+        Ok(())
+    })
+}
+
+/// The alignment the memory block for `pw_adapter_call_init` needs (a power of two).
+#[unsafe(no_mangle)]
+pub extern "C" fn pw_adapter_call_align() -> usize {
+    guard(0, align_of::<pw_adapter_call>)
+}
+
 /// Fills `*out` with the defaults: name `unknown`, no id, args `{}`, 30000 ms, depth 32.
 ///
 /// The caller must pass `out` valid for one write.
@@ -66,33 +100,6 @@ pub unsafe extern "C" fn pw_adapter_call_options_default(
             has_id: 0,
             max_depth: DEFAULT_MAX_DEPTH,
         });
-        Ok(())
-    })
-}
-
-/// The alignment the memory block for `pw_adapter_call_init` needs (a power of two).
-#[unsafe(no_mangle)]
-pub extern "C" fn pw_adapter_call_align() -> usize {
-    guard(0, align_of::<pw_adapter_call>)
-}
-
-/// The size of the memory block `pw_adapter_call_init` needs for a result capacity of `result_cap`
-/// bytes (the adapter's result, without white space, or the message it ended with).
-///
-/// The caller must pass `out_size` valid for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_adapter_call_size(
-    result_cap: usize,
-    out_size: *mut usize,
-) -> pw_result {
-    ffi(|| {
-        // SAFETY: the caller hands `out_size` for one write.
-        let out = unsafe { out_slot(out_size) }?;
-        out.write(
-            size_of::<pw_adapter_call>()
-                .checked_add(result_cap)
-                .ok_or(pw_result::PW_BAD_CONFIG)?,
-        );
         Ok(())
     })
 }
@@ -120,11 +127,11 @@ pub unsafe extern "C" fn pw_adapter_call_init(
             .checked_add(result_cap)
             .ok_or(pw_result::PW_BAD_CONFIG)?;
         if mem_len < need {
-            return Err(pw_result::PW_MEMORY_TOO_SMALL);
+            return Err(pw_result::PW_STORAGE_TOO_SMALL);
         }
         let state = mem.cast::<pw_adapter_call>();
         if !state.is_aligned() || !opts.is_aligned() {
-            return Err(pw_result::PW_MEMORY_MISALIGNED);
+            return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
         let block = span(mem.cast::<u8>().cast_const(), mem_len);
         // SAFETY: non-NULL, aligned (checked), readable (caller); any bits are valid.

@@ -11,9 +11,13 @@ use polyweave_tool_adapter::{CallError, Error};
 /// The numbers are stable ABI and never reused. They come in groups so that
 /// later API slices can add codes without renumbering: 1-99 arguments and
 /// memory and configuration, 100-199 JSON and frames, 200-299 the line
-/// framer, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
+/// splitter, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
 /// encoders, 500-599 the MCP client, 900 and up internal failures.
 /// Use `pw_result_text` for a message.
+///
+/// Retired numbers (never returned, never reused; `pw_result_text` calls them unknown):
+/// 9 and 502 (a name too long: `PW_NAME_TOO_LONG`), 200 (no line yet: `PW_NOTHING`),
+/// 304 and 308 (never returned).
 #[allow(non_camel_case_types)]
 #[repr(u32)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,19 +29,19 @@ pub enum pw_result {
     /// An output buffer is too small; the needed size was reported and nothing else written.
     PW_BUFFER_TOO_SMALL = 2,
     /// A memory block handed in for an object is smaller than its `_size()` query says.
-    PW_MEMORY_TOO_SMALL = 3,
+    PW_STORAGE_TOO_SMALL = 3,
     /// A memory block or output pointer is not aligned as its type (or `_align()` query) needs.
-    PW_MEMORY_MISALIGNED = 4,
+    PW_STORAGE_MISALIGNED = 4,
     /// Two memory regions handed in overlap where they must not (for example input and output).
-    PW_MEMORY_OVERLAP = 5,
+    PW_STORAGE_OVERLAP = 5,
     /// A configuration value is out of range (see `pw_wrapper_config`).
     PW_BAD_CONFIG = 6,
     /// A tool registration is invalid: unknown kind, a sync tool without a function, or a name that is not UTF-8.
     PW_BAD_TOOL = 7,
     /// More slots or tools than the library can number (65535 each).
     PW_TOO_MANY = 8,
-    /// A registered tool's name is longer than the configuration's `name_cap`.
-    PW_TOOL_NAME_TOO_LONG = 9,
+    // 9: retired (was PW_TOOL_NAME_TOO_LONG; a registered tool's name too long now gives
+    // PW_NAME_TOO_LONG).
     /// An argument is out of range: a flag that is neither 0 nor 1, an unknown kind.
     PW_BAD_ARGUMENT = 10,
     /// Malformed frame: the bytes are not a JSON object (white space around it is allowed).
@@ -56,31 +60,32 @@ pub enum pw_result {
     PW_WRONG_FRAME_KIND = 106,
     /// Malformed frame: a validated frame has more than one `type` member.
     PW_FRAME_DUPLICATE_TYPE = 107,
-    /// The line framer has no complete line yet: feed more bytes (or call `pw_framer_finish` at the end).
-    PW_NO_LINE = 200,
-    /// A line longer than the framer's line buffer was dropped whole; its length was reported.
+    // 200: retired (was PW_NO_LINE; a line splitter with no complete line now gives
+    // PW_NOTHING).
+    /// A line longer than the line splitter's line buffer was dropped whole; its length was
+    /// reported.
     PW_LINE_TOO_LONG = 201,
-    /// Nothing to hand out: no frame queued, no event, no such trace entry.
+    /// Nothing to hand out now: no complete line yet, no frame queued, no event, no such
+    /// trace entry.
     PW_NOTHING = 300,
     /// The time given is earlier than one the wrapper already saw; nothing changed.
     PW_CLOCK_WENT_BACKWARDS = 301,
-    /// A `TOOL_CALL`'s decoded name is longer than `name_cap`; the host must answer that call itself.
+    /// A name is longer than its capacity (`name_cap`): a registered tool's (nothing
+    /// placed), a `TOOL_CALL`'s at the wrapper (the host must answer that call itself) or at
+    /// the MCP client (`pw_mcp_config_fit` avoids it; nothing changed).
     PW_NAME_TOO_LONG = 302,
     /// A `TOOL_CALL`'s decoded id is longer than `id_cap`; the host must answer that call itself.
     PW_ID_TOO_LONG = 303,
-    /// Reserved: no function returns it today (an error message or cancel reason longer than
-    /// `message_cap` is cut, and the cut is reported). Kept so the numbers never move.
-    PW_MESSAGE_TOO_LONG = 304,
+    // 304: retired (was PW_MESSAGE_TOO_LONG, never returned: a message longer than
+    // `message_cap` is cut, and the cut is counted).
     /// A result given to `pw_wrapper_complete` is not one JSON value; nothing changed.
     PW_INVALID_RESULT = 305,
     /// An `END` to hold does not fit the held-`END` buffer; nothing changed.
     PW_HELD_FULL = 306,
     /// The output queue lacks room: drain `pw_wrapper_poll_transmit` and try again; nothing changed.
     PW_QUEUE_FULL = 307,
-    /// Reserved: no function returns it today (a drained queue takes any input, by its
-    /// size). Kept so the numbers never move; a refusal newer than this table would be
-    /// reported under it, nothing changed.
-    PW_OUTPUT_TOO_LARGE = 308,
+    // 308: retired (was PW_OUTPUT_TOO_LARGE, never returned: a drained queue takes any
+    // input).
     /// No call with this handle was ever started by this wrapper.
     PW_CALL_UNKNOWN = 309,
     /// The call already completed.
@@ -111,9 +116,7 @@ pub enum pw_result {
     /// `pw_mcp_handle_frame` was handed a `TOOL_CALL` without a string `content.name`;
     /// nothing changed.
     PW_MCP_NO_NAME = 501,
-    /// A `TOOL_CALL`'s decoded name is longer than the MCP client's `name_cap`
-    /// (`pw_mcp_config_fit` avoids it); nothing changed.
-    PW_MCP_NAME_TOO_LONG = 502,
+    // 502: retired (was PW_MCP_NAME_TOO_LONG; now PW_NAME_TOO_LONG).
     /// A `TOOL_CALL` for a call (slot and index) already in flight at the MCP client;
     /// nothing changed.
     PW_MCP_DUPLICATE_CALL = 503,
@@ -135,17 +138,16 @@ pub enum pw_result {
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [pw_result; 52] = [
+const ALL_RESULTS: [pw_result; 47] = [
     pw_result::PW_OK,
     pw_result::PW_NULL_POINTER,
     pw_result::PW_BUFFER_TOO_SMALL,
-    pw_result::PW_MEMORY_TOO_SMALL,
-    pw_result::PW_MEMORY_MISALIGNED,
-    pw_result::PW_MEMORY_OVERLAP,
+    pw_result::PW_STORAGE_TOO_SMALL,
+    pw_result::PW_STORAGE_MISALIGNED,
+    pw_result::PW_STORAGE_OVERLAP,
     pw_result::PW_BAD_CONFIG,
     pw_result::PW_BAD_TOOL,
     pw_result::PW_TOO_MANY,
-    pw_result::PW_TOOL_NAME_TOO_LONG,
     pw_result::PW_BAD_ARGUMENT,
     pw_result::PW_FRAME_NOT_OBJECT,
     pw_result::PW_FRAME_MISSING_TYPE,
@@ -155,17 +157,14 @@ const ALL_RESULTS: [pw_result; 52] = [
     pw_result::PW_INVALID_UTF8,
     pw_result::PW_WRONG_FRAME_KIND,
     pw_result::PW_FRAME_DUPLICATE_TYPE,
-    pw_result::PW_NO_LINE,
     pw_result::PW_LINE_TOO_LONG,
     pw_result::PW_NOTHING,
     pw_result::PW_CLOCK_WENT_BACKWARDS,
     pw_result::PW_NAME_TOO_LONG,
     pw_result::PW_ID_TOO_LONG,
-    pw_result::PW_MESSAGE_TOO_LONG,
     pw_result::PW_INVALID_RESULT,
     pw_result::PW_HELD_FULL,
     pw_result::PW_QUEUE_FULL,
-    pw_result::PW_OUTPUT_TOO_LARGE,
     pw_result::PW_CALL_UNKNOWN,
     pw_result::PW_CALL_COMPLETED,
     pw_result::PW_CALL_TIMED_OUT,
@@ -180,7 +179,6 @@ const ALL_RESULTS: [pw_result; 52] = [
     pw_result::PW_ITEM_NO_OUTCOME,
     pw_result::PW_MCP_NOT_ADAPTER_FRAME,
     pw_result::PW_MCP_NO_NAME,
-    pw_result::PW_MCP_NAME_TOO_LONG,
     pw_result::PW_MCP_DUPLICATE_CALL,
     pw_result::PW_MCP_UNKNOWN_CALL,
     pw_result::PW_MCP_OUTBOX_FULL,
@@ -202,13 +200,12 @@ impl pw_result {
             pw_result::PW_OK => "ok",
             pw_result::PW_NULL_POINTER => "a pointer argument was NULL",
             pw_result::PW_BUFFER_TOO_SMALL => "output buffer too small",
-            pw_result::PW_MEMORY_TOO_SMALL => "memory block too small",
-            pw_result::PW_MEMORY_MISALIGNED => "memory block or pointer misaligned",
-            pw_result::PW_MEMORY_OVERLAP => "memory regions overlap",
+            pw_result::PW_STORAGE_TOO_SMALL => "memory block too small",
+            pw_result::PW_STORAGE_MISALIGNED => "memory block or pointer misaligned",
+            pw_result::PW_STORAGE_OVERLAP => "memory regions overlap",
             pw_result::PW_BAD_CONFIG => "configuration out of range",
             pw_result::PW_BAD_TOOL => "invalid tool registration",
             pw_result::PW_TOO_MANY => "too many slots or tools",
-            pw_result::PW_TOOL_NAME_TOO_LONG => "a registered tool name is longer than name_cap",
             pw_result::PW_BAD_ARGUMENT => "argument out of range",
             pw_result::PW_FRAME_NOT_OBJECT => "malformed frame: not a JSON object",
             pw_result::PW_FRAME_MISSING_TYPE => "malformed frame: no type member",
@@ -218,17 +215,14 @@ impl pw_result {
             pw_result::PW_INVALID_UTF8 => "invalid UTF-8 in a JSON string",
             pw_result::PW_WRONG_FRAME_KIND => "frame is not of the kind required",
             pw_result::PW_FRAME_DUPLICATE_TYPE => "malformed frame: more than one type member",
-            pw_result::PW_NO_LINE => "no complete line yet",
             pw_result::PW_LINE_TOO_LONG => "line longer than the line buffer (dropped)",
             pw_result::PW_NOTHING => "nothing to hand out",
             pw_result::PW_CLOCK_WENT_BACKWARDS => "clock went backwards",
-            pw_result::PW_NAME_TOO_LONG => "a call's tool name is longer than name_cap",
+            pw_result::PW_NAME_TOO_LONG => "a name is longer than name_cap",
             pw_result::PW_ID_TOO_LONG => "call id longer than id_cap",
-            pw_result::PW_MESSAGE_TOO_LONG => "message longer than message_cap",
             pw_result::PW_INVALID_RESULT => "result is not JSON",
             pw_result::PW_HELD_FULL => "held END buffer full",
             pw_result::PW_QUEUE_FULL => "output queue full: drain it first",
-            pw_result::PW_OUTPUT_TOO_LARGE => "output larger than the whole queue",
             pw_result::PW_CALL_UNKNOWN => "unknown call",
             pw_result::PW_CALL_COMPLETED => "call already completed",
             pw_result::PW_CALL_TIMED_OUT => "call timed out",
@@ -247,7 +241,6 @@ impl pw_result {
                 "MCP client: frame is neither TOOL_CALL nor CANCEL"
             }
             pw_result::PW_MCP_NO_NAME => "MCP client: TOOL_CALL without a string content.name",
-            pw_result::PW_MCP_NAME_TOO_LONG => "MCP client: tool name longer than its name_cap",
             pw_result::PW_MCP_DUPLICATE_CALL => "MCP client: a call with this handle is in flight",
             pw_result::PW_MCP_UNKNOWN_CALL => "MCP client: no call with this handle is in flight",
             pw_result::PW_MCP_OUTBOX_FULL => "MCP client: outbox full, transmit its lines first",
@@ -350,7 +343,7 @@ impl From<Error> for pw_result {
             Error::QueueFull { .. } => pw_result::PW_QUEUE_FULL,
             Error::Call(c) => c.into(),
             // A refusal newer than this table: nothing changed, which PANIC would not say.
-            _ => pw_result::PW_OUTPUT_TOO_LARGE,
+            _ => pw_result::PW_BAD_ARGUMENT,
         }
     }
 }
@@ -358,9 +351,9 @@ impl From<Error> for pw_result {
 impl From<StorageError> for pw_result {
     fn from(e: StorageError) -> Self {
         match e {
-            StorageError::ArenaTooSmall { .. } => pw_result::PW_MEMORY_TOO_SMALL,
+            StorageError::ArenaTooSmall { .. } => pw_result::PW_STORAGE_TOO_SMALL,
             StorageError::TooManySlots | StorageError::TooManyTools => pw_result::PW_TOO_MANY,
-            StorageError::ToolNameTooLong { .. } => pw_result::PW_TOOL_NAME_TOO_LONG,
+            StorageError::ToolNameTooLong { .. } => pw_result::PW_NAME_TOO_LONG,
             _ => pw_result::PW_BAD_CONFIG,
         }
     }
@@ -372,7 +365,7 @@ impl From<McpError> for pw_result {
             McpError::Malformed(f) => f.into(),
             McpError::NotAdapterFrame => pw_result::PW_MCP_NOT_ADAPTER_FRAME,
             McpError::NoName => pw_result::PW_MCP_NO_NAME,
-            McpError::NameTooLong { .. } => pw_result::PW_MCP_NAME_TOO_LONG,
+            McpError::NameTooLong { .. } => pw_result::PW_NAME_TOO_LONG,
             McpError::DuplicateCall => pw_result::PW_MCP_DUPLICATE_CALL,
             McpError::UnknownCall => pw_result::PW_MCP_UNKNOWN_CALL,
             McpError::OutboxFull { .. } => pw_result::PW_MCP_OUTBOX_FULL,
@@ -388,7 +381,7 @@ impl From<McpStorageError> for pw_result {
     fn from(e: McpStorageError) -> Self {
         match e {
             McpStorageError::BadConfig => pw_result::PW_BAD_CONFIG,
-            McpStorageError::ArenaTooSmall { .. } => pw_result::PW_MEMORY_TOO_SMALL,
+            McpStorageError::ArenaTooSmall { .. } => pw_result::PW_STORAGE_TOO_SMALL,
             McpStorageError::TooManySlots => pw_result::PW_TOO_MANY,
             McpStorageError::ClientInfoTooLong => pw_result::PW_MCP_CLIENT_INFO_TOO_LONG,
             _ => pw_result::PW_BAD_CONFIG,
@@ -410,5 +403,8 @@ mod tests {
             }
         }
         assert_eq!(pw_result::from_code(99), None);
+        for retired in [9, 200, 304, 308, 502] {
+            assert_eq!(pw_result::from_code(retired), None);
+        }
     }
 }

@@ -11,6 +11,7 @@ use crate::boundary::{
 };
 use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
+use crate::shared::{config_fit, config_query, write_out, Block, PW_MAX_ALIGN};
 
 /// The capacities of a stream decoder (`pw_decoder_config_default` fills in the defaults).
 #[repr(C)]
@@ -30,6 +31,16 @@ pub struct pw_decoder_config {
 }
 
 impl pw_decoder_config {
+    fn of(c: &DecoderConfig) -> Self {
+        Self {
+            event_cap: c.event_cap,
+            args_cap: c.args_cap,
+            name_cap: c.name_cap,
+            id_cap: c.id_cap,
+            max_depth: c.max_depth,
+        }
+    }
+
     fn to_config(self) -> DecoderConfig {
         DecoderConfig {
             event_cap: self.event_cap,
@@ -44,7 +55,7 @@ impl pw_decoder_config {
 /// What a decoder skipped, by kind, and the calls it saw (since `pw_decoder_init`).
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default)]
-pub struct pw_decode_stats {
+pub struct pw_decoder_stats {
     /// Events whose data is not JSON.
     pub not_json: u32,
     /// Events of a name the provider does not send.
@@ -74,6 +85,24 @@ pub struct pw_decoder {
     block: (usize, usize),
 }
 
+/// `pw_decoder_config_default`'s `event_cap`: with the other `PW_DECODER_DEFAULT_*`
+/// capacities, the configuration `PW_DECODER_DEFAULT_SIZE_BOUND` sizes.
+pub const PW_DECODER_DEFAULT_EVENT_CAP: usize = 16384;
+/// `pw_decoder_config_default`'s `args_cap`.
+pub const PW_DECODER_DEFAULT_ARGS_CAP: usize = 4096;
+/// `pw_decoder_config_default`'s `name_cap`.
+pub const PW_DECODER_DEFAULT_NAME_CAP: usize = 64;
+/// `pw_decoder_config_default`'s `id_cap`.
+pub const PW_DECODER_DEFAULT_ID_CAP: usize = 64;
+
+const _: () = {
+    let d = DecoderConfig::DEFAULT;
+    assert!(
+        d.event_cap == PW_DECODER_DEFAULT_EVENT_CAP && d.args_cap == PW_DECODER_DEFAULT_ARGS_CAP
+    );
+    assert!(d.name_cap == PW_DECODER_DEFAULT_NAME_CAP && d.id_cap == PW_DECODER_DEFAULT_ID_CAP);
+};
+
 /// An upper bound of what a decoder's block holds besides its arena and call slots.
 pub const PW_DECODER_MAX_BASE_SIZE: usize = 512;
 /// An upper bound of the block's bytes per call slot, besides its share of the arena.
@@ -81,7 +110,8 @@ pub const PW_DECODER_MAX_SLOT_SIZE: usize = 32;
 
 const _: () = assert!(size_of::<pw_decoder>() + 2 * 7 <= PW_DECODER_MAX_BASE_SIZE);
 const _: () = assert!(size_of::<CallSlot>() <= PW_DECODER_MAX_SLOT_SIZE);
-const _: () = assert!(align_of::<pw_decoder>() <= 8 && align_of::<CallSlot>() <= 8);
+const _: () =
+    assert!(align_of::<pw_decoder>() <= PW_MAX_ALIGN && align_of::<CallSlot>() <= PW_MAX_ALIGN);
 
 /// The provider a number names, in this build.
 pub(crate) fn provider(p: raw::pw_provider) -> Result<Provider, pw_result> {
@@ -104,21 +134,16 @@ struct Layout {
     total: usize,
 }
 
-fn align_up(n: usize, a: usize) -> Option<usize> {
-    n.checked_add(a - 1).map(|n| n & !(a - 1))
-}
-
 impl Layout {
     fn of(cfg: &DecoderConfig, calls: usize) -> Option<Self> {
-        let slots = align_up(size_of::<pw_decoder>(), align_of::<CallSlot>())?;
-        let arena = slots.checked_add(calls.checked_mul(size_of::<CallSlot>())?)?;
         let arena_len = cfg.arena_len(calls);
         (arena_len != usize::MAX).then_some(())?;
+        let mut block = Block::starting_with::<pw_decoder>();
         Some(Self {
-            slots,
-            arena,
+            slots: block.array::<CallSlot>(calls)?,
+            arena: block.bytes(arena_len)?,
             arena_len,
-            total: arena.checked_add(arena_len)?,
+            total: block.len(),
         })
     }
 }
@@ -133,24 +158,53 @@ unsafe fn read_config(cfg: *const pw_decoder_config) -> Result<DecoderConfig, pw
     Ok(unsafe { read_in(cfg) }?.to_config())
 }
 
+/// The size of the block `pw_decoder_init` needs for `cfg` and `calls` call slots (the most
+/// calls one response may have open at once). A configuration out of range gives
+/// `PW_BAD_CONFIG`.
+///
+/// The caller must pass `cfg` valid for one read and `out_size` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_size(
+    cfg: *const pw_decoder_config,
+    calls: usize,
+    out_size: *mut usize,
+) -> pw_result {
+    // SAFETY: the caller hands `cfg` for one read and `out_size` for one write.
+    unsafe {
+        config_query(cfg, out_size, read_config, |c| {
+            Layout::of(&c, calls)
+                .map(|l| l.total)
+                .ok_or(pw_result::PW_BAD_CONFIG)
+        })
+    }
+}
+
+/// The alignment in bytes a decoder's block needs (a power of two).
+#[unsafe(no_mangle)]
+pub extern "C" fn pw_decoder_align() -> usize {
+    guard(0, || align_of::<pw_decoder>().max(align_of::<CallSlot>()))
+}
+
+/// The longest frame `pw_decoder_poll_frame` can write for `cfg`: an output buffer this
+/// long is never refused with `PW_BUFFER_TOO_SMALL`.
+///
+/// The caller must pass `cfg` valid for one read and `out_len` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_decoder_max_frame_len(
+    cfg: *const pw_decoder_config,
+    out_len: *mut usize,
+) -> pw_result {
+    // SAFETY: the caller hands `cfg` for one read and `out_len` for one write.
+    unsafe { config_query(cfg, out_len, read_config, |c| Ok(c.max_frame_len())) }
+}
+
 /// Fills `*out` with the default capacities.
 ///
 /// The caller must pass `out` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_decoder_config_default(out: *mut pw_decoder_config) -> pw_result {
-    ffi(|| {
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
-        let d = DecoderConfig::DEFAULT;
-        out.write(pw_decoder_config {
-            event_cap: d.event_cap,
-            args_cap: d.args_cap,
-            name_cap: d.name_cap,
-            id_cap: d.id_cap,
-            max_depth: d.max_depth,
-        });
-        Ok(())
-    })
+    // SAFETY: the caller hands `out` for one write.
+    unsafe { write_out(out, pw_decoder_config::of(&DecoderConfig::DEFAULT)) }
 }
 
 /// Makes `*cfg` fit the wrapper configuration `wrapper`: its name and id capacities, and a
@@ -164,73 +218,12 @@ pub unsafe extern "C" fn pw_decoder_config_fit(
     cfg: *mut pw_decoder_config,
     wrapper: *const crate::wrapper::pw_wrapper_config,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, wrapper);
-        disjoint(&[span(cfg.cast_const(), 1)], &[span(wrapper, 1)])?;
-        // SAFETY: the caller hands `wrapper` for one read; a misaligned one is refused first.
-        let (w, _) = unsafe { crate::wrapper::read_config(wrapper) }?;
-        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
-        let fitted = unsafe { read_config(cfg) }?.fitting(&w);
-        // SAFETY: the caller hands `cfg` for one write (aligned: checked by the read above).
-        let out = unsafe { out_slot(cfg) }?;
-        out.write(pw_decoder_config {
-            event_cap: fitted.event_cap,
-            args_cap: fitted.args_cap,
-            name_cap: fitted.name_cap,
-            id_cap: fitted.id_cap,
-            max_depth: fitted.max_depth,
-        });
-        Ok(())
-    })
-}
-
-/// The alignment in bytes a decoder's block needs (a power of two).
-#[unsafe(no_mangle)]
-pub extern "C" fn pw_decoder_align() -> usize {
-    guard(0, || align_of::<pw_decoder>().max(align_of::<CallSlot>()))
-}
-
-/// The size of the block `pw_decoder_init` needs for `cfg` and `calls` call slots (the most
-/// calls one response may have open at once). A configuration out of range gives
-/// `PW_BAD_CONFIG`.
-///
-/// The caller must pass `cfg` valid for one read and `out_size` for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_decoder_size(
-    cfg: *const pw_decoder_config,
-    calls: usize,
-    out_size: *mut usize,
-) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_size);
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_size` for one write.
-        let out = unsafe { out_slot(out_size) }?;
-        let layout = Layout::of(&cfg, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
-        out.write(layout.total);
-        Ok(())
-    })
-}
-
-/// The longest frame `pw_decoder_poll_frame` can write for `cfg`: an output buffer this
-/// long is never refused with `PW_BUFFER_TOO_SMALL`.
-///
-/// The caller must pass `cfg` valid for one read and `out_len` for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_decoder_max_frame_len(
-    cfg: *const pw_decoder_config,
-    out_len: *mut usize,
-) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_len);
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_len` for one write.
-        let out = unsafe { out_slot(out_len) }?;
-        out.write(cfg.max_frame_len());
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and write and `wrapper` for one read.
+    unsafe {
+        config_fit(cfg, wrapper, |c, w| {
+            pw_decoder_config::of(&c.to_config().fitting(w))
+        })
+    }
 }
 
 /// Places a decoder for `provider` in `mem` (at least `pw_decoder_size(cfg, calls)` bytes,
@@ -256,10 +249,10 @@ pub unsafe extern "C" fn pw_decoder_init(
         let config = unsafe { read_config(cfg) }?;
         let layout = Layout::of(&config, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
         if mem_len < layout.total {
-            return Err(pw_result::PW_MEMORY_TOO_SMALL);
+            return Err(pw_result::PW_STORAGE_TOO_SMALL);
         }
         if !mem.addr().is_multiple_of(pw_decoder_align()) {
-            return Err(pw_result::PW_MEMORY_MISALIGNED);
+            return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
         let block = span(mem.cast::<u8>().cast_const(), mem_len);
         disjoint(&[block, span(out, 1)], &[span(cfg, 1)])?;
@@ -301,7 +294,7 @@ unsafe fn decoder<'a>(
 ) -> Result<&'a mut pw_decoder, pw_result> {
     require_non_null!(d);
     if !d.is_aligned() {
-        return Err(pw_result::PW_MEMORY_MISALIGNED);
+        return Err(pw_result::PW_STORAGE_MISALIGNED);
     }
     // SAFETY: `d` is non-NULL and aligned (checked) and was placed by `pw_decoder_init`
     // (caller); this copies one field without making a reference.
@@ -400,14 +393,14 @@ pub unsafe extern "C" fn pw_decoder_poll_frame(
 /// The caller must pass `d` from `pw_decoder_init`, not used concurrently, and `out` valid
 /// for one write outside the decoder's block.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_decoder_stats(
+pub unsafe extern "C" fn pw_decoder_get_stats(
     d: *const pw_decoder,
-    out: *mut pw_decode_stats,
+    out: *mut pw_decoder_stats,
 ) -> pw_result {
     ffi(|| {
         require_non_null!(d, out);
         if !d.is_aligned() {
-            return Err(pw_result::PW_MEMORY_MISALIGNED);
+            return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
         // SAFETY: `d` is non-NULL and aligned (checked) and was placed by `pw_decoder_init`
         // (caller); this copies one field without making a reference.
@@ -418,7 +411,7 @@ pub unsafe extern "C" fn pw_decoder_stats(
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         let (s, c) = (d.decoder.skipped(), d.decoder.calls());
-        out.write(pw_decode_stats {
+        out.write(pw_decoder_stats {
             not_json: s.not_json,
             unknown_event: s.unknown_event,
             bad_shape: s.bad_shape,

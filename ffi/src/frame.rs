@@ -15,36 +15,36 @@ const _: () = assert!(PW_DEFAULT_MAX_DEPTH == json::DEFAULT_MAX_DEPTH);
 
 /// A frame's `type`.
 ///
-/// Only ever written by the library; `PW_KIND_OTHER` covers every `type`
+/// Only ever written by the library; `PW_FRAME_KIND_OTHER` covers every `type`
 /// string that is not one of the five known ones (such frames pass through
 /// untouched).
 #[allow(non_camel_case_types)]
 #[repr(u32)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum pw_kind {
+pub enum pw_frame_kind {
     /// `"TEXT"`
-    PW_KIND_TEXT = 0,
+    PW_FRAME_KIND_TEXT = 0,
     /// `"TOOL_CALL"`
-    PW_KIND_TOOL_CALL = 1,
+    PW_FRAME_KIND_TOOL_CALL = 1,
     /// `"TOOL_RESULT"`
-    PW_KIND_TOOL_RESULT = 2,
+    PW_FRAME_KIND_TOOL_RESULT = 2,
     /// `"ERROR"`
-    PW_KIND_ERROR = 3,
+    PW_FRAME_KIND_ERROR = 3,
     /// `"END"`
-    PW_KIND_END = 4,
+    PW_FRAME_KIND_END = 4,
     /// Any other `type` string.
-    PW_KIND_OTHER = 5,
+    PW_FRAME_KIND_OTHER = 5,
 }
 
-impl From<FrameKind<'_>> for pw_kind {
+impl From<FrameKind<'_>> for pw_frame_kind {
     fn from(kind: FrameKind<'_>) -> Self {
         match kind {
-            FrameKind::Text => pw_kind::PW_KIND_TEXT,
-            FrameKind::ToolCall => pw_kind::PW_KIND_TOOL_CALL,
-            FrameKind::ToolResult => pw_kind::PW_KIND_TOOL_RESULT,
-            FrameKind::Error => pw_kind::PW_KIND_ERROR,
-            FrameKind::End => pw_kind::PW_KIND_END,
-            FrameKind::Other(_) => pw_kind::PW_KIND_OTHER,
+            FrameKind::Text => pw_frame_kind::PW_FRAME_KIND_TEXT,
+            FrameKind::ToolCall => pw_frame_kind::PW_FRAME_KIND_TOOL_CALL,
+            FrameKind::ToolResult => pw_frame_kind::PW_FRAME_KIND_TOOL_RESULT,
+            FrameKind::Error => pw_frame_kind::PW_FRAME_KIND_ERROR,
+            FrameKind::End => pw_frame_kind::PW_FRAME_KIND_END,
+            FrameKind::Other(_) => pw_frame_kind::PW_FRAME_KIND_OTHER,
         }
     }
 }
@@ -142,7 +142,7 @@ pub unsafe extern "C" fn pw_json_validate(
 /// Cost is O(1) in the frame's size when `type` comes first; members before
 /// it are checked as they are skipped, members after it are not looked at, so
 /// `PW_OK` does not mean the whole frame is valid (use `pw_frame_validate`).
-/// On `PW_OK`, `*out_kind` is set; for `PW_KIND_OTHER`, `*other_type` /
+/// On `PW_OK`, `*out_kind` is set; for `PW_FRAME_KIND_OTHER`, `*other_type` /
 /// `*other_type_len` span the `type` string token in `bytes` (quotes
 /// included, escapes undecoded), otherwise they are NULL / 0.
 ///
@@ -153,10 +153,10 @@ pub unsafe extern "C" fn pw_json_validate(
 /// The caller must pass `bytes` valid for reads of `len` bytes; `out_kind`, `other_type` and
 /// `other_type_len` for one write each, outside `bytes` and each other.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_frame_kind(
+pub unsafe extern "C" fn pw_frame_peek_kind(
     bytes: *const u8,
     len: usize,
-    out_kind: *mut pw_kind,
+    out_kind: *mut pw_frame_kind,
     other_type: *mut *const u8,
     other_type_len: *mut usize,
 ) -> pw_result {
@@ -172,7 +172,7 @@ pub unsafe extern "C" fn pw_frame_kind(
         )?;
         // SAFETY: the caller hands `bytes` for `len` readable bytes.
         let input = unsafe { in_bytes(bytes, len) }?;
-        // SAFETY: the caller hands `out_kind` for one writable `pw_kind`.
+        // SAFETY: the caller hands `out_kind` for one writable `pw_frame_kind`.
         let out_kind = unsafe { out_slot(out_kind) }?;
         // SAFETY: the caller hands `other_type` for one writable pointer.
         let other_type = unsafe { out_slot(other_type) }?;
@@ -196,7 +196,7 @@ pub unsafe extern "C" fn pw_frame_kind(
 /// `*out_kind` is set. Errors (nothing written): `PW_FRAME_NOT_OBJECT`,
 /// `PW_FRAME_MISSING_TYPE`, `PW_FRAME_TYPE_NOT_STRING`, `PW_INVALID_JSON`,
 /// `PW_JSON_TOO_DEEP`, `PW_INVALID_UTF8`. For the byte offset of a JSON
-/// error, call `pw_json_validate`; for an other type's name, `pw_frame_kind`.
+/// error, call `pw_json_validate`; for an other type's name, `pw_frame_peek_kind`.
 ///
 /// The caller must pass `bytes` valid for reads of `len` bytes and `out_kind` for one write,
 /// outside `bytes`.
@@ -205,7 +205,7 @@ pub unsafe extern "C" fn pw_frame_validate(
     bytes: *const u8,
     len: usize,
     max_depth: u8,
-    out_kind: *mut pw_kind,
+    out_kind: *mut pw_frame_kind,
 ) -> pw_result {
     ffi(|| {
         // SAFETY: the caller hands `bytes` for `len` reads and `out_kind` for one write.
@@ -271,7 +271,7 @@ pub unsafe extern "C" fn pw_tool_call_fields(
     })
 }
 
-/// Decodes one JSON string token (quotes included, as `pw_frame_kind` and `pw_tool_call_fields` give) into UTF-8.
+/// Decodes one JSON string token (quotes included, as `pw_frame_peek_kind` and `pw_tool_call_fields` give) into UTF-8.
 ///
 /// On `PW_OK`, `out[0..*out_len]` holds the text (not NUL-terminated; it may
 /// contain NUL bytes from `\u0000`). When `cap` is too small, returns

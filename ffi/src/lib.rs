@@ -3,18 +3,18 @@
 //! This crate builds a static library (`libpolyweave_tool_adapter_ffi.a`)
 //! and the header `include/polyweave_tool_adapter.h` describes it: JSON
 //! validation, frame kinds, `TOOL_CALL` fields, JSON string decoding, the
-//! NDJSON line framer, and the wrapper (`pw_wrapper_*`) with tools and hooks
+//! NDJSON line splitter, and the wrapper (`pw_wrapper_*`) with tools and hooks
 //! as C function pointers.
 //!
 //! # Conventions
 //!
 //! - **Names.** Everything C sees starts with `pw_` (functions, types) or
 //!   `PW_` (constants). A function named `pw_<object>_<verb>` works on the
-//!   object passed as its first argument (`pw_framer_feed(f, …)`).
+//!   object passed as its first argument (`pw_line_splitter_feed(f, …)`).
 //! - **Results.** Every fallible function returns a [`pw_result`]: `PW_OK`
 //!   (0) or a code saying why not. Codes are stable, numbered in groups
 //!   (1–99 arguments and memory, 100–199 JSON and frames, 200–299 the line
-//!   framer, 300–399 the wrapper, 400–499 the stream decoders, 500–599 the MCP
+//!   splitter, 300–399 the wrapper, 400–499 the stream decoders, 500–599 the MCP
 //!   client, 900+ internal) and never reused; [`pw_result_text`] writes a
 //!   message for any code. Other outputs go through out-pointers.
 //! - **Outputs.** Out-pointers are written only on `PW_OK`, except where a
@@ -29,24 +29,24 @@
 //!   nothing between calls. Objects live in memory the host hands in: ask
 //!   `pw_<object>_size()` and `pw_<object>_align()`, pass a block at least
 //!   that big and that aligned to `pw_<object>_init` (a smaller block gives
-//!   `PW_MEMORY_TOO_SMALL`, a misaligned one `PW_MEMORY_MISALIGNED`), and get
-//!   back an opaque `pw_<object> *` (the same address). `PW_<OBJECT>_MAX_SIZE`
-//!   and `PW_<OBJECT>_MAX_ALIGN` are upper bounds valid on every target, for
-//!   static storage. There is nothing to free: to drop an object, stop using
+//!   `PW_STORAGE_TOO_SMALL`, a misaligned one `PW_STORAGE_MISALIGNED`), and get
+//!   back an opaque `pw_<object> *` (the same address). `PW_<OBJECT>_SIZE_BOUND`
+//!   (and `PW_<OBJECT>_DEFAULT_SIZE_BOUND`) and `PW_MAX_ALIGN` are upper bounds valid on
+//!   every target, for static storage. There is nothing to free: to drop an object, stop using
 //!   it; `_init` on the same memory starts afresh. Scratch buffers (a line
 //!   buffer, an output buffer) are handed in the same way, with their length.
 //! - **Ownership and spans.** The host owns all memory. Results that point
 //!   at text (a line, an id, a `type`) are spans — pointer plus length — into
 //!   memory the host handed in, valid as long as that memory is and, for a
-//!   framer's line, until the next call that changes the framer. Nothing is
+//!   line splitter's line, until the next call that changes the splitter. Nothing is
 //!   copied unless the host asks (`pw_json_string_decode`).
 //! - **Buffers too small.** A too-small output buffer gives
 //!   `PW_BUFFER_TOO_SMALL` with the needed size in the length out-pointer and
 //!   nothing written to the buffer; call again with a big enough one.
 //! - **Alignment and overlap.** Typed out-pointers must be aligned for their
-//!   type and objects for their `_align()` (else `PW_MEMORY_MISALIGNED`). A
+//!   type and objects for their `_align()` (else `PW_STORAGE_MISALIGNED`). A
 //!   region the library writes must not overlap any other argument's region
-//!   (else `PW_MEMORY_OVERLAP`, checked before anything is touched).
+//!   (else `PW_STORAGE_OVERLAP`, checked before anything is touched).
 //! - **Threads.** No locks and no global state: distinct objects may be used
 //!   from distinct threads at once; one object must not be used by two calls
 //!   at once (the host serialises them). Stateless functions are reentrant.
@@ -65,40 +65,42 @@
 //!
 //! # API
 //!
+//! In the header's order: what every object shares, then each object with its types and
+//! functions (sizes, configuration, placing, inputs, outputs, accessors).
+//!
 //! | function | what it does |
 //! |---|---|
 //! | [`pw_version`] | static C string `"polyweave-tool-adapter-ffi/<version>"` |
-//! | [`pw_result_text`] | message for a result code |
+//! | [`pw_result_text`], [`pw_result_is_malformed`], [`pw_result_is_not_waiting`] | a code's message and class |
 //! | [`pw_json_validate`] | one JSON value? (with depth limit, error offset) |
-//! | [`pw_frame_kind`] | a frame's kind, reading only up to `type` |
+//! | [`pw_frame_peek_kind`] | a frame's kind (`pw_frame_kind`), reading only up to `type` |
 //! | [`pw_frame_validate`] | validates a whole frame, gives its kind |
 //! | [`pw_tool_call_fields`] | id / name / args spans of a validated `TOOL_CALL` |
 //! | [`pw_json_string_decode`] | decodes a JSON string token into a buffer |
-//! | [`pw_framer_size`], [`pw_framer_align`] | memory the line framer needs |
-//! | [`pw_framer_init`] | places a line framer in host memory |
-//! | [`pw_framer_feed`], [`pw_framer_next_line`], [`pw_framer_finish`] | NDJSON lines from a byte stream |
-//! | [`pw_wrapper_config_default`], [`pw_wrapper_size`], [`pw_wrapper_align`], [`pw_wrapper_init`] | a wrapper, its tools and hooks, in one block of host memory |
+//! | [`pw_line_splitter_size`], [`pw_line_splitter_align`], [`pw_line_splitter_init`] | an NDJSON line splitter in host memory |
+//! | [`pw_line_splitter_feed`], [`pw_line_splitter_next_line`], [`pw_line_splitter_finish`] | NDJSON lines from a byte stream |
+//! | [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_max_frame_len`], [`pw_decoder_config_default`], [`pw_decoder_config_fit`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
+//! | [`pw_decoder_feed`], [`pw_decoder_finish`], [`pw_decoder_poll_frame`] | a response body in, frames out |
+//! | [`pw_decoder_get_stats`], [`pw_provider_from_name`] | counters, a provider by name |
+//! | [`pw_wrapper_size`], [`pw_wrapper_align`], [`pw_wrapper_max_frame_len`], [`pw_wrapper_config_default`], [`pw_wrapper_init`] | a wrapper, its tools and hooks, in one block of host memory |
 //! | [`pw_wrapper_handle_response`], [`pw_wrapper_handle_request`] | the model's and the consumer's frames |
 //! | [`pw_wrapper_complete`], [`pw_wrapper_handle_adapter_frame`], [`pw_wrapper_handle_adapter_closed`] | pending calls completed by the host or a tool adapter |
 //! | [`pw_wrapper_handle_timeout`], [`pw_wrapper_cancel`], [`pw_wrapper_abort`], [`pw_wrapper_clear_trace`] | the clock and the host's controls |
-//! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, the next deadline |
-//! | [`pw_wrapper_poll_output`] | frames and kept hook events, in SPEC order (`hook_log_bytes`) |
-//! | [`pw_wrapper_max_frame_len`] | the longest frame, to size the output buffer |
-//! | [`pw_wrapper_stats`] | counters of what was cut or not kept |
-//! | [`pw_result_is_malformed`], [`pw_result_is_not_waiting`] | a code's class |
-//! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`] | state |
+//! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_output`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, frames with kept hook events in SPEC order, the next deadline |
+//! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`], [`pw_wrapper_get_stats`] | state and counters |
 //! | [`pw_writer_write`] | a sync tool writes its result or message |
-//! | [`pw_decoder_config_default`], [`pw_decoder_config_fit`], [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
-//! | [`pw_decoder_feed`], [`pw_decoder_finish`], [`pw_decoder_poll_frame`] | a response body in, frames out |
-//! | [`pw_decoder_max_frame_len`], [`pw_decoder_stats`], [`pw_provider_from_name`] | sizes, counters, a provider by name |
-//! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
-//! | [`pw_adapter_call_options_default`], [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
+//! | [`pw_adapter_call_size`], [`pw_adapter_call_align`], [`pw_adapter_call_options_default`], [`pw_adapter_call_init`] | one standalone call through a tool adapter, in host memory |
 //! | [`pw_adapter_call_handle_frame`], [`pw_adapter_call_handle_closed`], [`pw_adapter_call_handle_timeout`] | the adapter's frames, its closing, the clock |
 //! | [`pw_adapter_call_poll_transmit`], [`pw_adapter_call_poll_timeout`], [`pw_adapter_call_outcome`] | frames for the adapter, the deadline, how it ended |
-//! | [`pw_mcp_config_default`], [`pw_mcp_config_fit`], [`pw_mcp_size`], [`pw_mcp_align`], [`pw_mcp_init`] | an MCP client (SPEC §9) serving a wrapper's adapter tools, in host memory |
+//! | [`pw_mcp_size`], [`pw_mcp_align`], [`pw_mcp_max_frame_len`], [`pw_mcp_max_line_len`], [`pw_mcp_config_default`], [`pw_mcp_config_fit`], [`pw_mcp_init`] | an MCP client (SPEC §9) serving a wrapper's adapter tools, in host memory |
 //! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end |
 //! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
-//! | [`pw_mcp_state`], [`pw_mcp_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`], [`pw_mcp_max_frame_len`], [`pw_mcp_max_line_len`] | state, counters, buffer sizes |
+//! | [`pw_mcp_state`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state and counters |
+//! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
+//!
+//! Sizes for static storage, as C constant expressions: `PW_<OBJECT>_DEFAULT_SIZE_BOUND`
+//! (the default capacities, by slots) and `PW_<OBJECT>_SIZE_BOUND(P, …)` (capacities named
+//! `P_NAME_CAP` and so on), described at the top of the header.
 //!
 //! # Building
 //!
@@ -122,20 +124,33 @@
 // is what the header shows, rather than under Rust's `# Safety` heading.
 #![allow(clippy::missing_safety_doc)]
 
-mod about;
-mod boundary;
-mod call;
+// The order of these modules is the header's: cbindgen writes constants and functions in
+// source order. Shared things first, then each object with its types and functions.
 mod codes;
-mod decoder;
+// Version and codes' texts.
+mod about;
+// pw_str, pw_outcome, PW_NO_TIMEOUT, PW_MAX_ALIGN, the block layout.
+mod shared;
+// Argument checks at the boundary (nothing exported).
+mod boundary;
+// The enums that cross the boundary.
 mod enums;
+// JSON and frames, stateless.
 mod frame;
-mod framer;
-mod items;
-mod mcp;
-mod mcp_event;
-mod mcp_frame;
-mod output;
+// pw_line_splitter.
+mod line_splitter;
+// pw_decoder.
+mod decoder;
+// pw_wrapper.
 mod wrapper;
+// A wrapper's tools: pw_tool, pw_writer.
+mod tool;
+// pw_adapter_call.
+mod call;
+// pw_mcp.
+mod mcp;
+// pw_encode_item.
+mod items;
 
 pub use about::{
     pw_result_is_malformed, pw_result_is_not_waiting, pw_result_text, pw_version, PW_VERSION_MAJOR,
@@ -146,13 +161,16 @@ pub use call::{
     pw_adapter_call_handle_frame, pw_adapter_call_handle_timeout, pw_adapter_call_init,
     pw_adapter_call_options, pw_adapter_call_options_default, pw_adapter_call_outcome,
     pw_adapter_call_poll_timeout, pw_adapter_call_poll_transmit, pw_adapter_call_size,
+    PW_ADAPTER_CALL_MAX_BASE_SIZE,
 };
 pub use codes::pw_result;
 pub use decoder::{
-    pw_decode_stats, pw_decoder, pw_decoder_align, pw_decoder_config, pw_decoder_config_default,
-    pw_decoder_config_fit, pw_decoder_feed, pw_decoder_finish, pw_decoder_init,
-    pw_decoder_max_frame_len, pw_decoder_poll_frame, pw_decoder_size, pw_decoder_stats,
-    pw_provider_from_name, PW_DECODER_MAX_BASE_SIZE, PW_DECODER_MAX_SLOT_SIZE,
+    pw_decoder, pw_decoder_align, pw_decoder_config, pw_decoder_config_default,
+    pw_decoder_config_fit, pw_decoder_feed, pw_decoder_finish, pw_decoder_get_stats,
+    pw_decoder_init, pw_decoder_max_frame_len, pw_decoder_poll_frame, pw_decoder_size,
+    pw_decoder_stats, pw_provider_from_name, PW_DECODER_DEFAULT_ARGS_CAP,
+    PW_DECODER_DEFAULT_EVENT_CAP, PW_DECODER_DEFAULT_ID_CAP, PW_DECODER_DEFAULT_NAME_CAP,
+    PW_DECODER_MAX_BASE_SIZE, PW_DECODER_MAX_SLOT_SIZE,
 };
 pub use enums::{
     pw_completed, pw_disposition_kind, pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure,
@@ -160,36 +178,40 @@ pub use enums::{
     pw_provider, pw_route, pw_tool_kind, pw_tool_status,
 };
 pub use frame::{
-    pw_frame_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate, pw_kind,
+    pw_frame_kind, pw_frame_peek_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate,
     pw_tool_call, pw_tool_call_fields, PW_DEFAULT_MAX_DEPTH, PW_TOOL_CALL_CONTENT_IS_OBJECT,
     PW_TOOL_CALL_HAS_ARGS, PW_TOOL_CALL_HAS_ID, PW_TOOL_CALL_HAS_NAME,
 };
-pub use framer::{
-    pw_framer, pw_framer_align, pw_framer_feed, pw_framer_finish, pw_framer_init,
-    pw_framer_next_line, pw_framer_size, PW_FRAMER_MAX_ALIGN, PW_FRAMER_MAX_SIZE,
-};
 pub use items::pw_encode_item;
+pub use line_splitter::{
+    pw_line_splitter, pw_line_splitter_align, pw_line_splitter_feed, pw_line_splitter_finish,
+    pw_line_splitter_init, pw_line_splitter_next_line, pw_line_splitter_size,
+    PW_LINE_SPLITTER_SIZE_BOUND,
+};
 pub use mcp::{
-    pw_mcp, pw_mcp_align, pw_mcp_config, pw_mcp_config_default, pw_mcp_config_fit, pw_mcp_feed,
-    pw_mcp_handle_closed, pw_mcp_in_flight, pw_mcp_init, pw_mcp_max_frame_len, pw_mcp_max_line_len,
-    pw_mcp_queued, pw_mcp_size, pw_mcp_start, pw_mcp_state, PW_MCP_CLIENT_TEXT_CAP,
+    pw_mcp, pw_mcp_align, pw_mcp_config, pw_mcp_config_default, pw_mcp_config_fit, pw_mcp_event,
+    pw_mcp_feed, pw_mcp_frame, pw_mcp_get_stats, pw_mcp_handle_closed, pw_mcp_handle_frame,
+    pw_mcp_handled, pw_mcp_in_flight, pw_mcp_init, pw_mcp_max_frame_len, pw_mcp_max_line_len,
+    pw_mcp_poll_event, pw_mcp_poll_frame, pw_mcp_poll_transmit, pw_mcp_queued, pw_mcp_size,
+    pw_mcp_start, pw_mcp_state, pw_mcp_stats, PW_MCP_CLIENT_TEXT_CAP, PW_MCP_DEFAULT_CURSOR_CAP,
+    PW_MCP_DEFAULT_LINE_CAP, PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP,
     PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP, PW_MCP_MIN_OUTBOX,
 };
-pub use mcp_event::{pw_mcp_client_stats, pw_mcp_event, pw_mcp_poll_event, pw_mcp_stats};
-pub use mcp_frame::{
-    pw_mcp_frame, pw_mcp_handle_frame, pw_mcp_handled, pw_mcp_poll_frame, pw_mcp_poll_transmit,
-};
-pub use output::{pw_output, pw_stats, pw_wrapper_poll_output, pw_wrapper_stats};
+pub use shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
+pub use tool::{pw_sync_fn, pw_tool, pw_writer, pw_writer_write, PW_TOOL_DEFAULT_TIMEOUT};
 pub use wrapper::{
-    pw_call_handle, pw_call_info, pw_disposition, pw_event, pw_hooks, pw_outcome, pw_str,
-    pw_sync_fn, pw_tool, pw_trace_entry, pw_transmit, pw_wrapper, pw_wrapper_abort,
-    pw_wrapper_align, pw_wrapper_cancel, pw_wrapper_clear_trace, pw_wrapper_complete,
-    pw_wrapper_config, pw_wrapper_config_default, pw_wrapper_handle_adapter_closed,
-    pw_wrapper_handle_adapter_frame, pw_wrapper_handle_request, pw_wrapper_handle_response,
-    pw_wrapper_handle_timeout, pw_wrapper_init, pw_wrapper_max_frame_len, pw_wrapper_pending,
-    pw_wrapper_poll_event, pw_wrapper_poll_timeout, pw_wrapper_poll_transmit, pw_wrapper_size,
-    pw_wrapper_trace_entry, pw_writer, pw_writer_write, PW_NO_TIMEOUT, PW_TOOL_DEFAULT_TIMEOUT,
-    PW_WRAPPER_MAX_BASE_SIZE, PW_WRAPPER_MAX_SLOT_SIZE, PW_WRAPPER_MAX_TOOL_SIZE,
+    pw_call_handle, pw_call_info, pw_disposition, pw_event, pw_hooks, pw_output, pw_trace_entry,
+    pw_transmit, pw_wrapper, pw_wrapper_abort, pw_wrapper_align, pw_wrapper_cancel,
+    pw_wrapper_clear_trace, pw_wrapper_complete, pw_wrapper_config, pw_wrapper_config_default,
+    pw_wrapper_get_stats, pw_wrapper_handle_adapter_closed, pw_wrapper_handle_adapter_frame,
+    pw_wrapper_handle_request, pw_wrapper_handle_response, pw_wrapper_handle_timeout,
+    pw_wrapper_init, pw_wrapper_max_frame_len, pw_wrapper_pending, pw_wrapper_poll_event,
+    pw_wrapper_poll_output, pw_wrapper_poll_timeout, pw_wrapper_poll_transmit, pw_wrapper_size,
+    pw_wrapper_stats, pw_wrapper_trace_entry, PW_WRAPPER_DEFAULT_ARGS_CAP,
+    PW_WRAPPER_DEFAULT_HELD_BYTES, PW_WRAPPER_DEFAULT_HOOK_LOG_BYTES, PW_WRAPPER_DEFAULT_ID_CAP,
+    PW_WRAPPER_DEFAULT_MESSAGE_CAP, PW_WRAPPER_DEFAULT_NAME_CAP, PW_WRAPPER_DEFAULT_RESULT_CAP,
+    PW_WRAPPER_DEFAULT_TRACE_BYTES, PW_WRAPPER_MAX_BASE_SIZE, PW_WRAPPER_MAX_SLOT_SIZE,
+    PW_WRAPPER_MAX_TOOL_SIZE,
 };
 
 /// Bare-metal panic handler (no `std`): spins forever so a watchdog can reset the device.

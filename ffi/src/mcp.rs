@@ -5,8 +5,7 @@
 //! `pw_mcp_poll_transmit`) and frames between the client and a wrapper
 //! (`pw_mcp_handle_frame` with each `PW_ROUTE_ADAPTER` frame, `pw_mcp_poll_frame` into
 //! `pw_wrapper_handle_adapter_frame`). A call crosses as its wrapper handle's slot and
-//! index. That traffic is in [`crate::mcp_frame`]; events (start-up, listed tools,
-//! notifications) and counters in [`crate::mcp_event`].
+//! index.
 
 #![allow(non_camel_case_types)]
 
@@ -14,15 +13,21 @@ use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
 use polyweave_tool_adapter::mcp::{
-    Client, ClientInfo, McpConfig, McpSlot, McpStorageError, State, CLIENT_TEXT_CAP,
+    Client, ClientInfo, Failure, Handled, McpConfig, McpEvent, McpSlot, McpStats, McpStorageError,
+    StartError, State, ToolSkip, CLIENT_TEXT_CAP,
 };
+use polyweave_tool_adapter::CallHandle;
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
     Placed,
 };
 use crate::codes::pw_result;
-use crate::enums::pw_mcp_client_state;
+use crate::enums::{
+    pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure, pw_mcp_handled_kind, pw_mcp_skip,
+    pw_mcp_start_error,
+};
+use crate::shared::{config_fit, config_query, pw_str, write_out, Block, PW_MAX_ALIGN};
 
 /// An MCP client's capacities (`pw_mcp_config_default` fills in the defaults; all memory is
 /// the host's, in the block `pw_mcp_init` takes).
@@ -101,6 +106,22 @@ impl Placed for pw_mcp {
     }
 }
 
+/// `pw_mcp_config_default`'s `line_cap`: with the other `PW_MCP_DEFAULT_*` capacities,
+/// the configuration `PW_MCP_DEFAULT_SIZE_BOUND` sizes.
+pub const PW_MCP_DEFAULT_LINE_CAP: usize = 8192;
+/// `pw_mcp_config_default`'s `outbox_cap`.
+pub const PW_MCP_DEFAULT_OUTBOX_CAP: usize = 4096;
+/// `pw_mcp_config_default`'s `name_cap`.
+pub const PW_MCP_DEFAULT_NAME_CAP: usize = 64;
+/// `pw_mcp_config_default`'s `cursor_cap`.
+pub const PW_MCP_DEFAULT_CURSOR_CAP: usize = 256;
+
+const _: () = {
+    let d = McpConfig::DEFAULT;
+    assert!(d.line_cap == PW_MCP_DEFAULT_LINE_CAP && d.outbox_cap == PW_MCP_DEFAULT_OUTBOX_CAP);
+    assert!(d.name_cap == PW_MCP_DEFAULT_NAME_CAP && d.cursor_cap == PW_MCP_DEFAULT_CURSOR_CAP);
+};
+
 /// An upper bound, on every target, of what a client's block holds besides its call slots
 /// and arena (the client itself, its `clientInfo` texts, the method buffer, alignment).
 pub const PW_MCP_MAX_BASE_SIZE: usize = 1536;
@@ -112,7 +133,8 @@ const INFO_LEN: usize = 2 * CLIENT_TEXT_CAP;
 const _: () =
     assert!(size_of::<pw_mcp>() + 7 + INFO_LEN + PW_MCP_METHOD_CAP <= PW_MCP_MAX_BASE_SIZE);
 const _: () = assert!(size_of::<McpSlot>() <= PW_MCP_MAX_SLOT_SIZE);
-const _: () = assert!(align_of::<pw_mcp>() <= 8 && align_of::<McpSlot>() <= 8);
+const _: () =
+    assert!(align_of::<pw_mcp>() <= PW_MAX_ALIGN && align_of::<McpSlot>() <= PW_MAX_ALIGN);
 
 /// Where each part of a client's block is.
 struct Layout {
@@ -124,25 +146,18 @@ struct Layout {
     total: usize,
 }
 
-fn align_up(n: usize, a: usize) -> Option<usize> {
-    n.checked_add(a - 1).map(|n| n & !(a - 1))
-}
-
 impl Layout {
     fn of(cfg: &McpConfig, calls: usize) -> Option<Self> {
-        let slots = align_up(size_of::<pw_mcp>(), align_of::<McpSlot>())?;
-        let info = slots.checked_add(calls.checked_mul(size_of::<McpSlot>())?)?;
-        let method = info.checked_add(INFO_LEN)?;
-        let arena = method.checked_add(PW_MCP_METHOD_CAP)?;
         let arena_len = cfg.arena_len(calls);
         (arena_len != usize::MAX).then_some(())?;
+        let mut block = Block::starting_with::<pw_mcp>();
         Some(Self {
-            slots,
-            info,
-            method,
-            arena,
+            slots: block.array::<McpSlot>(calls)?,
+            info: block.bytes(INFO_LEN)?,
+            method: block.bytes(PW_MCP_METHOD_CAP)?,
+            arena: block.bytes(arena_len)?,
             arena_len,
-            total: arena.checked_add(arena_len)?,
+            total: block.len(),
         })
     }
 }
@@ -163,17 +178,69 @@ unsafe fn read_config(cfg: *const pw_mcp_config) -> Result<McpConfig, pw_result>
     }
 }
 
+/// The size of the block `pw_mcp_init` needs for `cfg` and `calls` call slots (the most
+/// calls in flight at once: give it the wrapper's slots). A configuration out of range
+/// gives `PW_BAD_CONFIG`.
+///
+/// The caller must pass `cfg` valid for one read and `out_size` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_size(
+    cfg: *const pw_mcp_config,
+    calls: usize,
+    out_size: *mut usize,
+) -> pw_result {
+    // SAFETY: the caller hands `cfg` for one read and `out_size` for one write.
+    unsafe {
+        config_query(cfg, out_size, read_config, |c| {
+            if calls > usize::from(u16::MAX) {
+                return Err(pw_result::PW_TOO_MANY);
+            }
+            Layout::of(&c, calls)
+                .map(|l| l.total)
+                .ok_or(pw_result::PW_BAD_CONFIG)
+        })
+    }
+}
+
+/// The alignment in bytes a client's block needs (a power of two).
+#[unsafe(no_mangle)]
+pub extern "C" fn pw_mcp_align() -> usize {
+    guard(0, || align_of::<pw_mcp>().max(align_of::<McpSlot>()))
+}
+
+/// The longest frame `pw_mcp_poll_frame` can write for `cfg`, in `*out_len`: a buffer this
+/// long is never refused with `PW_BUFFER_TOO_SMALL`.
+///
+/// The caller must pass `cfg` valid for one read and `out_len` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_max_frame_len(
+    cfg: *const pw_mcp_config,
+    out_len: *mut usize,
+) -> pw_result {
+    // SAFETY: the caller hands `cfg` for one read and `out_len` for one write.
+    unsafe { config_query(cfg, out_len, read_config, |c| Ok(c.max_frame_len())) }
+}
+
+/// The longest line `pw_mcp_poll_transmit` can write for `cfg` (LF included), in
+/// `*out_len`: a buffer this long is never refused with `PW_BUFFER_TOO_SMALL`.
+///
+/// The caller must pass `cfg` valid for one read and `out_len` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_max_line_len(
+    cfg: *const pw_mcp_config,
+    out_len: *mut usize,
+) -> pw_result {
+    // SAFETY: the caller hands `cfg` for one read and `out_len` for one write.
+    unsafe { config_query(cfg, out_len, read_config, |c| Ok(c.max_line_len())) }
+}
+
 /// Fills `*out` with the default capacities (results of a few KiB, names of 64 bytes).
 ///
 /// The caller must pass `out` valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_config_default(out: *mut pw_mcp_config) -> pw_result {
-    ffi(|| {
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
-        out.write(pw_mcp_config::of(&McpConfig::DEFAULT));
-        Ok(())
-    })
+    // SAFETY: the caller hands `out` for one write.
+    unsafe { write_out(out, pw_mcp_config::of(&McpConfig::DEFAULT)) }
 }
 
 /// Makes `*cfg` fit the wrapper configuration `wrapper` whose adapter tools the client
@@ -187,94 +254,13 @@ pub unsafe extern "C" fn pw_mcp_config_fit(
     cfg: *mut pw_mcp_config,
     wrapper: *const crate::wrapper::pw_wrapper_config,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, wrapper);
-        disjoint(&[span(cfg.cast_const(), 1)], &[span(wrapper, 1)])?;
-        // SAFETY: the caller hands `wrapper` for one read; a misaligned one is refused first.
-        let (w, _) = unsafe { crate::wrapper::read_config(wrapper) }?;
-        if !cfg.is_aligned() {
-            return Err(pw_result::PW_MEMORY_MISALIGNED);
-        }
-        // SAFETY: non-NULL, aligned (checked) and readable (caller); any bits are valid. Only
-        // the two fields the wrapper sets change, so a configuration out of range stays so.
-        let fitted = unsafe { cfg.read() }.to_config().fitting(&w);
-        // SAFETY: the caller hands `cfg` for one write.
-        unsafe { out_slot(cfg) }?.write(pw_mcp_config::of(&fitted));
-        Ok(())
-    })
-}
-
-/// The alignment in bytes a client's block needs (a power of two).
-#[unsafe(no_mangle)]
-pub extern "C" fn pw_mcp_align() -> usize {
-    guard(0, || align_of::<pw_mcp>().max(align_of::<McpSlot>()))
-}
-
-/// The size of the block `pw_mcp_init` needs for `cfg` and `calls` call slots (the most
-/// calls in flight at once: give it the wrapper's slots). A configuration out of range
-/// gives `PW_BAD_CONFIG`.
-///
-/// The caller must pass `cfg` valid for one read and `out_size` for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_mcp_size(
-    cfg: *const pw_mcp_config,
-    calls: usize,
-    out_size: *mut usize,
-) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_size);
-        disjoint(&[span(out_size, 1)], &[span(cfg, 1)])?;
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_size` for one write.
-        let out = unsafe { out_slot(out_size) }?;
-        if calls > usize::from(u16::MAX) {
-            return Err(pw_result::PW_TOO_MANY);
-        }
-        let layout = Layout::of(&cfg, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
-        out.write(layout.total);
-        Ok(())
-    })
-}
-
-/// The longest frame `pw_mcp_poll_frame` can write for `cfg`, in `*out_len`: a buffer this
-/// long is never refused with `PW_BUFFER_TOO_SMALL`.
-///
-/// The caller must pass `cfg` valid for one read and `out_len` for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_mcp_max_frame_len(
-    cfg: *const pw_mcp_config,
-    out_len: *mut usize,
-) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_len);
-        disjoint(&[span(out_len, 1)], &[span(cfg, 1)])?;
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_len` for one write.
-        unsafe { out_slot(out_len) }?.write(cfg.max_frame_len());
-        Ok(())
-    })
-}
-
-/// The longest line `pw_mcp_poll_transmit` can write for `cfg` (LF included), in
-/// `*out_len`: a buffer this long is never refused with `PW_BUFFER_TOO_SMALL`.
-///
-/// The caller must pass `cfg` valid for one read and `out_len` for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_mcp_max_line_len(
-    cfg: *const pw_mcp_config,
-    out_len: *mut usize,
-) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_len);
-        disjoint(&[span(out_len, 1)], &[span(cfg, 1)])?;
-        // SAFETY: the caller hands `cfg` for one read.
-        let cfg = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_len` for one write.
-        unsafe { out_slot(out_len) }?.write(cfg.max_line_len());
-        Ok(())
-    })
+    // SAFETY: the caller hands `cfg` for one read and write and `wrapper` for one read. Only
+    // the two fields the wrapper sets change, so a configuration out of range stays so.
+    unsafe {
+        config_fit(cfg, wrapper, |c, w| {
+            pw_mcp_config::of(&c.to_config().fitting(w))
+        })
+    }
 }
 
 /// UTF-8 text of at most `PW_MCP_CLIENT_TEXT_CAP` bytes.
@@ -317,10 +303,10 @@ pub unsafe extern "C" fn pw_mcp_init(
         }
         let layout = Layout::of(&config, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
         if mem_len < layout.total {
-            return Err(pw_result::PW_MEMORY_TOO_SMALL);
+            return Err(pw_result::PW_STORAGE_TOO_SMALL);
         }
         if !mem.addr().is_multiple_of(pw_mcp_align()) {
-            return Err(pw_result::PW_MEMORY_MISALIGNED);
+            return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
         let block = span(mem.cast::<u8>().cast_const(), mem_len);
         let reads = [
@@ -418,6 +404,113 @@ pub unsafe extern "C" fn pw_mcp_feed(
     })
 }
 
+/// What `pw_mcp_handle_frame` did with a frame.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_mcp_handled {
+    /// Sent, failed at once, or cancelled.
+    pub kind: pw_mcp_handled_kind,
+    /// For `PW_MCP_HANDLED_CANCELLED`: 1 when `notifications/cancelled` was queued (0 when
+    /// the call's request had not gone out yet: it was withdrawn).
+    pub notified: u8,
+    /// For `PW_MCP_HANDLED_SENT`: the request's JSON-RPC id, also its progress token.
+    pub request: u64,
+    /// For `PW_MCP_HANDLED_FAILED`: why (`PW_MCP_FAILURE_NONE` otherwise).
+    pub failure: pw_mcp_failure,
+    /// The failure's limit: the slots (`TOO_MANY`), the outbox's room for a line
+    /// (`REQUEST_TOO_LONG`), `line_cap`, `max_depth`; 0 otherwise.
+    pub limit: usize,
+    /// For `PW_MCP_FAILURE_REQUEST_TOO_LONG`: the line's length; 0 otherwise.
+    pub len: usize,
+}
+
+/// The C form of a failure: its kind, limit and length.
+pub(crate) fn failure(f: Failure) -> (pw_mcp_failure, usize, usize) {
+    match f {
+        Failure::Closed => (pw_mcp_failure::PW_MCP_FAILURE_CLOSED, 0, 0),
+        Failure::NotStarted => (pw_mcp_failure::PW_MCP_FAILURE_NOT_STARTED, 0, 0),
+        Failure::ArgsNotObject => (pw_mcp_failure::PW_MCP_FAILURE_ARGS_NOT_OBJECT, 0, 0),
+        Failure::TooMany { max } => (pw_mcp_failure::PW_MCP_FAILURE_TOO_MANY, max, 0),
+        Failure::RequestTooLong { len, cap } => {
+            (pw_mcp_failure::PW_MCP_FAILURE_REQUEST_TOO_LONG, cap, len)
+        }
+        Failure::ResponseTooLong { cap } => {
+            (pw_mcp_failure::PW_MCP_FAILURE_RESPONSE_TOO_LONG, cap, 0)
+        }
+        Failure::ResponseTooDeep { max_depth } => (
+            pw_mcp_failure::PW_MCP_FAILURE_RESPONSE_TOO_DEEP,
+            usize::from(max_depth),
+            0,
+        ),
+        Failure::NoOutcome => (pw_mcp_failure::PW_MCP_FAILURE_NO_OUTCOME, 0, 0),
+    }
+}
+
+impl pw_mcp_handled {
+    fn of(h: Handled) -> Self {
+        let none = Self {
+            kind: pw_mcp_handled_kind::PW_MCP_HANDLED_SENT,
+            notified: 0,
+            request: 0,
+            failure: pw_mcp_failure::PW_MCP_FAILURE_NONE,
+            limit: 0,
+            len: 0,
+        };
+        match h {
+            Handled::Sent { request } => Self { request, ..none },
+            Handled::Failed(f) => {
+                let (failure, limit, len) = failure(f);
+                Self {
+                    kind: pw_mcp_handled_kind::PW_MCP_HANDLED_FAILED,
+                    failure,
+                    limit,
+                    len,
+                    ..none
+                }
+            }
+            Handled::Cancelled { notified } => Self {
+                kind: pw_mcp_handled_kind::PW_MCP_HANDLED_CANCELLED,
+                notified: notified.into(),
+                ..none
+            },
+        }
+    }
+}
+
+/// A frame the wrapper routed to an adapter call (`PW_ROUTE_ADAPTER`: a `TOOL_CALL` or a
+/// `CANCEL`), the call named by its handle's `slot` and `index` (the client keeps the pair
+/// only as the call's key: any pair unique among the calls in flight works); `*out` says
+/// what became of it. Refusals change nothing: a malformed frame gives its frame code,
+/// `PW_MCP_OUTBOX_FULL` and `PW_MCP_FRAME_PENDING` ask the host to poll first and hand the
+/// frame in again, and the other `PW_MCP_*` codes name a frame the wrapper never sends.
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
+/// `len` reads and `out` for one write, both outside the client's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_handle_frame(
+    c: *mut pw_mcp,
+    slot: u16,
+    index: u32,
+    bytes: *const u8,
+    len: usize,
+    out: *mut pw_mcp_handled,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(c, bytes, out);
+        let (out_span, bytes_span) = (span(out, 1), span(bytes, len));
+        disjoint(&[out_span], &[bytes_span])?;
+        // SAFETY: as the function's contract.
+        let c = unsafe { placed(c, &[out_span, bytes_span]) }?;
+        // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
+        let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
+        let handled = c
+            .client
+            .handle_frame(CallHandle::from_parts(slot, index), input)?;
+        out.write(pw_mcp_handled::of(handled));
+        Ok(())
+    })
+}
+
 /// The transport closed (the server's output ended, or it died): every call in flight
 /// fails with `Tool <name> failed: the MCP server closed the connection` (SPEC §9.7), later
 /// ones at once. Poll their frames out.
@@ -428,6 +521,280 @@ pub unsafe extern "C" fn pw_mcp_handle_closed(c: *mut pw_mcp) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
         unsafe { placed(c, &[]) }?.client.handle_closed();
+        Ok(())
+    })
+}
+
+/// The checked client, output buffer and out slot of a poll.
+///
+/// # Safety
+///
+/// As `pw_mcp_poll_transmit`'s contract.
+unsafe fn poll_args<'a, T>(
+    c: *mut pw_mcp,
+    buf: *mut u8,
+    cap: usize,
+    out: *mut T,
+) -> Result<
+    (
+        &'a mut pw_mcp,
+        &'a mut [u8],
+        &'a mut core::mem::MaybeUninit<T>,
+    ),
+    pw_result,
+> {
+    require_non_null!(c, buf, out);
+    let writes = [span(buf.cast_const(), cap), span(out.cast_const(), 1)];
+    disjoint(&writes, &[])?;
+    // SAFETY: as the function's contract.
+    let c = unsafe { placed(c, &writes) }?;
+    // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
+    let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
+    Ok((c, buf, out))
+}
+
+/// Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
+/// length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
+/// `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
+/// (`pw_mcp_max_line_len` gives a buffer that always fits).
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
+/// `cap` writes and `len` for one, apart from each other and from the client's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_poll_transmit(
+    c: *mut pw_mcp,
+    buf: *mut u8,
+    cap: usize,
+    len: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        let (c, buf, len) = unsafe { poll_args(c, buf, cap, len) }?;
+        match c.client.poll_transmit(buf) {
+            Ok(Some(n)) => {
+                len.write(n);
+                Ok(())
+            }
+            Ok(None) => {
+                len.write(0);
+                Err(pw_result::PW_NOTHING)
+            }
+            Err(e) => {
+                len.write(e.needed);
+                Err(pw_result::PW_BUFFER_TOO_SMALL)
+            }
+        }
+    })
+}
+
+/// A frame `pw_mcp_poll_frame` wrote, for the adapter call its wrapper handle names: hand
+/// it to `pw_wrapper_handle_adapter_frame` with the handle of that slot and index.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_mcp_frame {
+    /// The call's index (`pw_call_handle.index`).
+    pub index: u32,
+    /// Its slot (`pw_call_handle.slot`).
+    pub slot: u16,
+    /// Always 0.
+    pub reserved: u16,
+    /// The frame's length in the buffer (with `PW_BUFFER_TOO_SMALL`, the length needed).
+    pub len: usize,
+}
+
+/// Writes the next frame for a call's adapter into `buf` (`cap` bytes) and fills `*out`:
+/// `PW_OK`; `PW_NOTHING` (`out->len` 0) when none waits; `PW_BUFFER_TOO_SMALL` with the size
+/// needed in `out->len`, nothing written and the frame kept (`pw_mcp_max_frame_len` gives a
+/// buffer that always fits).
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
+/// `cap` writes and `out` for one, apart from each other and from the client's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_poll_frame(
+    c: *mut pw_mcp,
+    buf: *mut u8,
+    cap: usize,
+    out: *mut pw_mcp_frame,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        let (c, buf, out) = unsafe { poll_args(c, buf, cap, out) }?;
+        let frame = |index: u32, slot: u16, len: usize| pw_mcp_frame {
+            index,
+            slot,
+            reserved: 0,
+            len,
+        };
+        match c.client.poll_frame(buf) {
+            Ok(Some(f)) => {
+                out.write(frame(f.handle.index(), f.handle.slot(), f.len));
+                Ok(())
+            }
+            Ok(None) => {
+                out.write(frame(0, 0, 0));
+                Err(pw_result::PW_NOTHING)
+            }
+            Err(e) => {
+                out.write(frame(0, 0, e.needed));
+                Err(pw_result::PW_BUFFER_TOO_SMALL)
+            }
+        }
+    })
+}
+
+/// Something the host learns from the server. Spans point into the client's block and are
+/// valid until the next call on the client; a span a kind does not use is empty.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_mcp_event {
+    /// What happened; it says which fields count.
+    pub kind: pw_mcp_event_kind,
+    /// For `PW_MCP_EVENT_NOTIFICATION`: 1 when it has `params`.
+    pub has_params: u8,
+    /// For `PW_MCP_EVENT_NOTIFICATION`: 1 when `method` was cut to `PW_MCP_METHOD_CAP` bytes.
+    pub method_cut: u8,
+    /// For `PW_MCP_EVENT_READY`: the tools handed out as `PW_MCP_EVENT_TOOL`.
+    pub tools: u32,
+    /// For `PW_MCP_EVENT_TOOL_SKIPPED`: why (`PW_MCP_SKIP_NONE` otherwise).
+    pub skip: pw_mcp_skip,
+    /// For `PW_MCP_EVENT_START_FAILED`: why (`PW_MCP_START_NONE` otherwise).
+    pub start_error: pw_mcp_start_error,
+    /// `PW_MCP_SKIP_NAME_TOO_LONG`: the name's decoded length; `PW_MCP_START_CURSOR_TOO_LONG`:
+    /// the cursor's length; 0 otherwise.
+    pub len: usize,
+    /// `PW_MCP_SKIP_NAME_TOO_LONG`: `name_cap`; 0 otherwise.
+    pub cap: usize,
+    /// For `PW_MCP_EVENT_INITIALIZED`: the protocol revision the server chose.
+    pub version: pw_str,
+    /// For `PW_MCP_EVENT_TOOL`: the tool's decoded name (register it under this name).
+    pub name: pw_str,
+    /// Raw JSON as the server sent it: the `initialize` result (`INITIALIZED`), the tool's
+    /// entry with its `description` and `inputSchema` (`TOOL`, `TOOL_SKIPPED`), the value
+    /// the start-up failed on (`START_FAILED` with `UNSUPPORTED_VERSION`, `BAD_RESULT`,
+    /// `REFUSED`).
+    pub raw: pw_str,
+    /// For `PW_MCP_EVENT_NOTIFICATION`: the decoded method.
+    pub method: pw_str,
+    /// For `PW_MCP_EVENT_NOTIFICATION` with `has_params`: its params as sent.
+    pub params: pw_str,
+}
+
+impl pw_mcp_event {
+    const fn of_kind(kind: pw_mcp_event_kind) -> Self {
+        let empty = pw_str {
+            ptr: core::ptr::null(),
+            len: 0,
+        };
+        Self {
+            kind,
+            has_params: 0,
+            method_cut: 0,
+            tools: 0,
+            skip: pw_mcp_skip::PW_MCP_SKIP_NONE,
+            start_error: pw_mcp_start_error::PW_MCP_START_NONE,
+            len: 0,
+            cap: 0,
+            version: empty,
+            name: empty,
+            raw: empty,
+            method: empty,
+            params: empty,
+        }
+    }
+}
+
+/// The C form of a failed start-up: its kind, the value as sent, a length.
+fn start_error(e: StartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
+    match e {
+        StartError::UnsupportedVersion(v) => {
+            (pw_mcp_start_error::PW_MCP_START_UNSUPPORTED_VERSION, v, 0)
+        }
+        StartError::BadResult(r) => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, r, 0),
+        StartError::Refused(e) => (pw_mcp_start_error::PW_MCP_START_REFUSED, e, 0),
+        StartError::CursorTooLong(n) => (pw_mcp_start_error::PW_MCP_START_CURSOR_TOO_LONG, &[], n),
+        StartError::TooManyPages => (pw_mcp_start_error::PW_MCP_START_TOO_MANY_PAGES, &[], 0),
+        StartError::ResponseTooLarge => {
+            (pw_mcp_start_error::PW_MCP_START_RESPONSE_TOO_LARGE, &[], 0)
+        }
+        // A start-up failure newer than this table: the result was not one to go on with.
+        _ => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, &[], 0),
+    }
+}
+
+/// The next thing the host learns from the server, in `*out`: `PW_OK`, or `PW_NOTHING`.
+/// Listed tools come as `PW_MCP_EVENT_TOOL` before `PW_MCP_EVENT_READY`; a host registers
+/// the ones it wants as adapter tools of its wrapper (copying the names: the spans end at
+/// the next call on the client).
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
+/// one write outside the client's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_poll_event(c: *mut pw_mcp, out: *mut pw_mcp_event) -> pw_result {
+    ffi(|| {
+        require_non_null!(c, out);
+        // SAFETY: as the function's contract.
+        let c = unsafe { placed(c, &[span(out.cast_const(), 1)]) }?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        let method_buf = &mut *c.method;
+        let ev = c.client.poll_event().ok_or(pw_result::PW_NOTHING)?;
+        out.write(match ev {
+            McpEvent::Initialized {
+                protocol_version,
+                result,
+            } => pw_mcp_event {
+                version: pw_str::of(protocol_version.as_bytes()),
+                raw: pw_str::of(result),
+                ..pw_mcp_event::of_kind(pw_mcp_event_kind::PW_MCP_EVENT_INITIALIZED)
+            },
+            McpEvent::Tool { name, tool } => pw_mcp_event {
+                name: pw_str::of(name.as_bytes()),
+                raw: pw_str::of(tool),
+                ..pw_mcp_event::of_kind(pw_mcp_event_kind::PW_MCP_EVENT_TOOL)
+            },
+            McpEvent::ToolSkipped { reason, tool } => {
+                let (skip, len, cap) = match reason {
+                    ToolSkip::NameTooLong { len, cap } => {
+                        (pw_mcp_skip::PW_MCP_SKIP_NAME_TOO_LONG, len, cap)
+                    }
+                    ToolSkip::NoName => (pw_mcp_skip::PW_MCP_SKIP_NO_NAME, 0, 0),
+                };
+                pw_mcp_event {
+                    skip,
+                    len,
+                    cap,
+                    raw: pw_str::of(tool),
+                    ..pw_mcp_event::of_kind(pw_mcp_event_kind::PW_MCP_EVENT_TOOL_SKIPPED)
+                }
+            }
+            McpEvent::Ready { tools } => pw_mcp_event {
+                tools,
+                ..pw_mcp_event::of_kind(pw_mcp_event_kind::PW_MCP_EVENT_READY)
+            },
+            McpEvent::StartFailed(e) => {
+                let (start_error, raw, len) = start_error(e);
+                pw_mcp_event {
+                    start_error,
+                    len,
+                    raw: pw_str::of(raw),
+                    ..pw_mcp_event::of_kind(pw_mcp_event_kind::PW_MCP_EVENT_START_FAILED)
+                }
+            }
+            McpEvent::Notification { method, params } => {
+                // Zero-copy when the method has no escapes; decoded into the block otherwise.
+                let (text, cut) = match method.as_plain_str() {
+                    Some(m) if m.len() <= method_buf.len() => (m, false),
+                    _ => method.decode_prefix_into(method_buf),
+                };
+                pw_mcp_event {
+                    has_params: params.is_some().into(),
+                    method_cut: cut.into(),
+                    method: pw_str::of(text.as_bytes()),
+                    params: pw_str::of(params.unwrap_or(&[])),
+                    ..pw_mcp_event::of_kind(pw_mcp_event_kind::PW_MCP_EVENT_NOTIFICATION)
+                }
+            }
+        });
         Ok(())
     })
 }
@@ -454,6 +821,78 @@ pub unsafe extern "C" fn pw_mcp_state(
             State::Failed => pw_mcp_client_state::PW_MCP_STATE_FAILED,
             State::Closed => pw_mcp_client_state::PW_MCP_STATE_CLOSED,
         });
+        Ok(())
+    })
+}
+
+/// Counters of an MCP client (`pw_mcp_get_stats`; each saturates).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default)]
+pub struct pw_mcp_stats {
+    /// Lines read from the server (blank ones not counted).
+    pub lines: u64,
+    /// Lines that are not JSON.
+    pub not_json: u32,
+    /// JSON lines that are not JSON-RPC 2.0 messages.
+    pub not_jsonrpc: u32,
+    /// Lines longer than `line_cap`.
+    pub too_long: u32,
+    /// Lines nested deeper than the depth limit.
+    pub too_deep: u32,
+    /// Responses whose id is none the client issued.
+    pub unknown_id: u32,
+    /// Responses and progress for calls already ended (answered, cancelled, timed out).
+    pub late: u32,
+    /// Progress notifications whose token is none the client issued.
+    pub unknown_progress: u32,
+    /// `ping` requests answered.
+    pub pings: u32,
+    /// Other requests from the server, answered `-32601`.
+    pub refused_requests: u32,
+    /// Notifications handed to the host as events.
+    pub notifications: u32,
+    /// `tools/call` requests queued.
+    pub calls: u64,
+    /// Calls answered by the server (result or error).
+    pub answered: u64,
+    /// Calls the client failed itself.
+    pub failed: u64,
+}
+
+impl pw_mcp_stats {
+    fn of(s: McpStats) -> Self {
+        Self {
+            lines: s.lines,
+            not_json: s.not_json,
+            not_jsonrpc: s.not_jsonrpc,
+            too_long: s.too_long,
+            too_deep: s.too_deep,
+            unknown_id: s.unknown_id,
+            late: s.late,
+            unknown_progress: s.unknown_progress,
+            pings: s.pings,
+            refused_requests: s.refused_requests,
+            notifications: s.notifications,
+            calls: s.calls,
+            answered: s.answered,
+            failed: s.failed,
+        }
+    }
+}
+
+/// Copies what the client counted into `*out`.
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently, and `out` valid for
+/// one write outside the client's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_get_stats(c: *const pw_mcp, out: *mut pw_mcp_stats) -> pw_result {
+    ffi(|| {
+        require_non_null!(c, out);
+        // SAFETY: as the function's contract; only read.
+        let c = unsafe { placed(c.cast_mut(), &[span(out.cast_const(), 1)]) }?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        out.write(pw_mcp_stats::of(c.client.stats()));
         Ok(())
     })
 }

@@ -11,13 +11,14 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of, MaybeUninit};
 
+use polyweave_tool_adapter::hook_log::HookEvent;
 use polyweave_tool_adapter::hook_log::{HookLog, Log, Logged};
 use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
-use polyweave_tool_adapter::tool::{ResultWriter, SyncTool, Tool, ToolFailed};
+use polyweave_tool_adapter::tool::Tool;
 use polyweave_tool_adapter::wrapper::{
     CallHandle, Completed, Config, Disposition, Event, PendingKind, Slot, Wrapper,
 };
-use polyweave_tool_adapter::{CallOutcome, Instant, Route, Transmit};
+use polyweave_tool_adapter::{CallOutcome, Instant, Output, Route, Transmit};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
@@ -25,32 +26,12 @@ use crate::boundary::{
 };
 use crate::codes::pw_result;
 use crate::enums::{
-    pw_completed, pw_disposition_kind, pw_pending_kind, pw_route, pw_tool_kind, pw_tool_status, raw,
+    pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_route, pw_tool_kind,
 };
-
-/// A span of bytes: `len` bytes at `ptr` (`ptr` may be anything when `len` is 0).
-#[repr(C)]
-#[derive(Copy, Clone, Debug)]
-pub struct pw_str {
-    /// The first byte.
-    pub ptr: *const u8,
-    /// How many bytes.
-    pub len: usize,
-}
-
-impl pw_str {
-    pub(crate) fn of(bytes: &[u8]) -> Self {
-        Self {
-            ptr: bytes.as_ptr(),
-            len: bytes.len(),
-        }
-    }
-
-    const EMPTY: pw_str = pw_str {
-        ptr: core::ptr::null(),
-        len: 0,
-    };
-}
+use crate::shared::{
+    config_query, pw_outcome, pw_str, write_out, Block, PW_MAX_ALIGN, PW_NO_TIMEOUT,
+};
+use crate::tool::{pw_tool, CSync, PW_TOOL_DEFAULT_TIMEOUT};
 
 /// A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
 /// in the defaults). Flags are 0 or 1; any other value gives `PW_BAD_CONFIG`.
@@ -109,7 +90,7 @@ impl pw_wrapper_config {
             trace_entries: c.trace_entries,
             trace_bytes: c.trace_bytes,
             held_bytes: c.held_bytes,
-            hook_log_bytes: 0,
+            hook_log_bytes: PW_WRAPPER_DEFAULT_HOOK_LOG_BYTES,
         }
     }
 
@@ -138,42 +119,6 @@ impl pw_wrapper_config {
     }
 }
 
-/// `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.
-pub const PW_TOOL_DEFAULT_TIMEOUT: u32 = u32::MAX;
-
-/// Where a sync tool writes its result or message (opaque; only for `pw_writer_write`).
-pub struct pw_writer {
-    _opaque: [u8; 0],
-}
-
-/// A sync tool: gets the call's raw JSON args, writes its JSON result (or, returning anything
-/// but `PW_TOOL_STATUS_OK`, its error message) with `pw_writer_write`. It must not call any other
-/// function on its wrapper.
-pub type pw_sync_fn = Option<
-    unsafe extern "C" fn(
-        userdata: *mut c_void,
-        args: pw_str,
-        out: *mut pw_writer,
-    ) -> raw::pw_tool_status,
->;
-
-/// One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
-/// while the wrapper is used.
-#[repr(C)]
-#[derive(Copy, Clone, Debug)]
-pub struct pw_tool {
-    /// The name a `TOOL_CALL` uses (UTF-8, compared exactly).
-    pub name: pw_str,
-    /// `PW_TOOL_KIND_SYNC`, `PW_TOOL_KIND_DEFERRED` or `PW_TOOL_KIND_ADAPTER`.
-    pub kind: raw::pw_tool_kind,
-    /// Its own timeout in ms, or `PW_TOOL_DEFAULT_TIMEOUT`.
-    pub timeout_ms: u32,
-    /// For a sync tool, the function; ignored otherwise.
-    pub call: pw_sync_fn,
-    /// Passed to `call` as is.
-    pub userdata: *mut c_void,
-}
-
 /// A call as the hooks see it. Spans are valid during the hook only.
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
@@ -193,31 +138,6 @@ pub struct pw_call_info {
     pub id: pw_str,
     /// The raw JSON args.
     pub args: pw_str,
-}
-
-/// How a call ended: `text` is the raw JSON result, or the error message when `is_error` is 1.
-#[repr(C)]
-#[derive(Copy, Clone, Debug)]
-pub struct pw_outcome {
-    /// 1 for an error message, 0 for a result.
-    pub is_error: u8,
-    /// The result or the message.
-    pub text: pw_str,
-}
-
-impl pw_outcome {
-    pub(crate) fn of(o: CallOutcome<'_>) -> Self {
-        match o {
-            CallOutcome::Result(r) => Self {
-                is_error: 0,
-                text: pw_str::of(r),
-            },
-            CallOutcome::Error(e) => Self {
-                is_error: 1,
-                text: pw_str::of(e.as_bytes()),
-            },
-        }
-    }
 }
 
 /// Hooks: each function may be NULL (no hook). They must not call any function on the wrapper.
@@ -304,47 +224,6 @@ impl Hooks for pw_hooks {
     }
 }
 
-/// A sync tool registered from C.
-struct CSync {
-    call: unsafe extern "C" fn(*mut c_void, pw_str, *mut pw_writer) -> raw::pw_tool_status,
-    userdata: *mut c_void,
-}
-
-impl SyncTool for CSync {
-    fn call(&self, args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
-        let writer = core::ptr::from_mut(out).cast::<pw_writer>();
-        // SAFETY: the host registered this function and userdata (pw_wrapper_init); `writer`
-        // points at a live `ResultWriter` for the call, which `pw_writer_write` casts back.
-        match unsafe { (self.call)(self.userdata, pw_str::of(args), writer) } {
-            s if s == pw_tool_status::PW_TOOL_STATUS_OK as u32 => Ok(()),
-            _ => Err(ToolFailed),
-        }
-    }
-}
-
-/// Appends bytes to a sync tool's output; what does not fit is dropped and fails the call as
-/// too large (a result) or is cut (a message). Returns `PW_OK`.
-///
-/// The caller must pass `out` as the writer passed to the running sync tool; `bytes` valid for
-/// `len` reads.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_writer_write(
-    out: *mut pw_writer,
-    bytes: *const u8,
-    len: usize,
-) -> pw_result {
-    ffi(|| {
-        require_non_null!(out, bytes);
-        // SAFETY: the caller hands `bytes` for `len` readable bytes.
-        let input = unsafe { in_bytes(bytes, len) }?;
-        // SAFETY: `out` is the `ResultWriter` `CSync::call` handed the tool, alive and ours
-        // for the duration of the tool's run (caller).
-        let w = unsafe { &mut *out.cast::<ResultWriter<'static>>() };
-        w.write(input);
-        Ok(())
-    })
-}
-
 /// A wrapper in host memory (opaque).
 pub struct pw_wrapper {
     pub(crate) wrapper: Wrapper<'static, CHooks>,
@@ -389,6 +268,34 @@ struct Layout {
     total: usize,
 }
 
+/// `pw_wrapper_config_default`'s `name_cap`: with the other `PW_WRAPPER_DEFAULT_*`
+/// capacities, the configuration `PW_WRAPPER_DEFAULT_SIZE_BOUND` sizes.
+pub const PW_WRAPPER_DEFAULT_NAME_CAP: usize = 64;
+/// `pw_wrapper_config_default`'s `id_cap`.
+pub const PW_WRAPPER_DEFAULT_ID_CAP: usize = 64;
+/// `pw_wrapper_config_default`'s `args_cap`.
+pub const PW_WRAPPER_DEFAULT_ARGS_CAP: usize = 512;
+/// `pw_wrapper_config_default`'s `result_cap`.
+pub const PW_WRAPPER_DEFAULT_RESULT_CAP: usize = 512;
+/// `pw_wrapper_config_default`'s `message_cap`.
+pub const PW_WRAPPER_DEFAULT_MESSAGE_CAP: usize = 192;
+/// `pw_wrapper_config_default`'s `trace_bytes`.
+pub const PW_WRAPPER_DEFAULT_TRACE_BYTES: usize = 2048;
+/// `pw_wrapper_config_default`'s `held_bytes`.
+pub const PW_WRAPPER_DEFAULT_HELD_BYTES: usize = 256;
+/// `pw_wrapper_config_default`'s `hook_log_bytes`.
+pub const PW_WRAPPER_DEFAULT_HOOK_LOG_BYTES: usize = 0;
+
+const _: () = {
+    let d = Config::DEFAULT;
+    assert!(d.name_cap == PW_WRAPPER_DEFAULT_NAME_CAP && d.id_cap == PW_WRAPPER_DEFAULT_ID_CAP);
+    assert!(d.args_cap == PW_WRAPPER_DEFAULT_ARGS_CAP);
+    assert!(d.result_cap == PW_WRAPPER_DEFAULT_RESULT_CAP);
+    assert!(d.message_cap == PW_WRAPPER_DEFAULT_MESSAGE_CAP);
+    assert!(d.trace_bytes == PW_WRAPPER_DEFAULT_TRACE_BYTES);
+    assert!(d.held_bytes == PW_WRAPPER_DEFAULT_HELD_BYTES);
+};
+
 /// An upper bound, on every target, of what a wrapper's block holds besides its slots, tools
 /// and arena (the wrapper itself and the alignment between the parts): for static storage,
 /// with `PW_WRAPPER_SIZE_BOUND` (checked when the library is compiled for each target).
@@ -402,35 +309,45 @@ pub const PW_WRAPPER_MAX_TOOL_SIZE: usize = 64;
 const _: () = assert!(size_of::<pw_wrapper>() + 3 * 7 <= PW_WRAPPER_MAX_BASE_SIZE);
 const _: () = assert!(size_of::<Slot>() <= PW_WRAPPER_MAX_SLOT_SIZE);
 const _: () = assert!(size_of::<Tool<'static>>() + size_of::<CSync>() <= PW_WRAPPER_MAX_TOOL_SIZE);
-const _: () = assert!(align_of::<pw_wrapper>() <= 8 && align_of::<Slot>() <= 8);
-
-fn align_up(n: usize, a: usize) -> Option<usize> {
-    n.checked_add(a - 1).map(|n| n & !(a - 1))
-}
+const _: () =
+    assert!(align_of::<pw_wrapper>() <= PW_MAX_ALIGN && align_of::<Slot>() <= PW_MAX_ALIGN);
 
 impl Layout {
     fn of(cfg: &Config, log_len: usize, slots: usize, tools: usize) -> Option<Self> {
-        let at_slots = align_up(size_of::<pw_wrapper>(), align_of::<Slot>())?;
-        let at_tools = align_up(
-            at_slots.checked_add(slots.checked_mul(size_of::<Slot>())?)?,
-            align_of::<Tool<'static>>(),
-        )?;
-        let at_syncs = align_up(
-            at_tools.checked_add(tools.checked_mul(size_of::<Tool<'static>>())?)?,
-            align_of::<CSync>(),
-        )?;
-        let at_arena = at_syncs.checked_add(tools.checked_mul(size_of::<CSync>())?)?;
         let arena_len = cfg.arena_len(slots);
-        let at_log = at_arena.checked_add(arena_len)?;
+        let mut block = Block::starting_with::<pw_wrapper>();
         Some(Self {
-            slots: at_slots,
-            tools: at_tools,
-            syncs: at_syncs,
-            arena: at_arena,
+            slots: block.array::<Slot>(slots)?,
+            tools: block.array::<Tool<'static>>(tools)?,
+            syncs: block.array::<CSync>(tools)?,
+            arena: block.bytes(arena_len)?,
             arena_len,
-            log: at_log,
+            log: block.bytes(log_len)?,
             log_len,
-            total: at_log.checked_add(log_len)?,
+            total: block.len(),
+        })
+    }
+}
+
+/// The size of the memory block `pw_wrapper_init` needs for `cfg`, `slots` pending calls and
+/// `n_tools` tools (everything the wrapper uses lives in it). A configuration out of range
+/// gives `PW_BAD_CONFIG`.
+///
+/// The caller must pass `cfg` valid for one read and `out_size` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_size(
+    cfg: *const pw_wrapper_config,
+    slots: usize,
+    n_tools: usize,
+    out_size: *mut usize,
+) -> pw_result {
+    // SAFETY: the caller hands `cfg` for one read and `out_size` for one write.
+    unsafe {
+        config_query(cfg, out_size, read_config, |(c, log_len)| match Layout::of(
+            &c, log_len, slots, n_tools,
+        ) {
+            Some(l) if l.arena_len != usize::MAX => Ok(l.total),
+            _ => Err(pw_result::PW_BAD_CONFIG),
         })
     }
 }
@@ -446,46 +363,6 @@ pub extern "C" fn pw_wrapper_align() -> usize {
     })
 }
 
-/// Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
-///
-/// The caller must pass `out` valid for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_wrapper_config_default(out: *mut pw_wrapper_config) -> pw_result {
-    ffi(|| {
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
-        out.write(pw_wrapper_config::from_config(&Config::DEFAULT));
-        Ok(())
-    })
-}
-
-/// The size of the memory block `pw_wrapper_init` needs for `cfg`, `slots` pending calls and
-/// `n_tools` tools (everything the wrapper uses lives in it). A configuration out of range
-/// gives `PW_BAD_CONFIG`.
-///
-/// The caller must pass `cfg` valid for one read and `out_size` for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_wrapper_size(
-    cfg: *const pw_wrapper_config,
-    slots: usize,
-    n_tools: usize,
-    out_size: *mut usize,
-) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_size);
-        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
-        let (cfg, log_len) = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_size` for one write.
-        let out_size = unsafe { out_slot(out_size) }?;
-        let layout = Layout::of(&cfg, log_len, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
-        if layout.arena_len == usize::MAX {
-            return Err(pw_result::PW_BAD_CONFIG);
-        }
-        out_size.write(layout.total);
-        Ok(())
-    })
-}
-
 /// The longest frame `pw_wrapper_poll_transmit` can hand out for `cfg`, in `*out_len`: an
 /// output buffer this long is never refused with `PW_BUFFER_TOO_SMALL`. A configuration out
 /// of range gives `PW_BAD_CONFIG`.
@@ -496,20 +373,24 @@ pub unsafe extern "C" fn pw_wrapper_max_frame_len(
     cfg: *const pw_wrapper_config,
     out_len: *mut usize,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(cfg, out_len);
-        // SAFETY: the caller hands `cfg` for one read; a misaligned one is refused first.
-        let (cfg, _) = unsafe { read_config(cfg) }?;
-        // SAFETY: the caller hands `out_len` for one write.
-        let out = unsafe { out_slot(out_len) }?;
-        match cfg.max_frame_len() {
-            usize::MAX => Err(pw_result::PW_BAD_CONFIG),
-            n => {
-                out.write(n);
-                Ok(())
+    // SAFETY: the caller hands `cfg` for one read and `out_len` for one write.
+    unsafe {
+        config_query(cfg, out_len, read_config, |(c, _)| {
+            match c.max_frame_len() {
+                usize::MAX => Err(pw_result::PW_BAD_CONFIG),
+                n => Ok(n),
             }
-        }
-    })
+        })
+    }
+}
+
+/// Fills `*out` with the defaults (SPEC §3, §5; capacities for a small microcontroller).
+///
+/// The caller must pass `out` valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_config_default(out: *mut pw_wrapper_config) -> pw_result {
+    // SAFETY: the caller hands `out` for one write.
+    unsafe { write_out(out, pw_wrapper_config::from_config(&Config::DEFAULT)) }
 }
 
 /// Reads and checks a configuration.
@@ -551,13 +432,13 @@ pub unsafe extern "C" fn pw_wrapper_init(
         let layout =
             Layout::of(&config, log_len, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
         if mem_len < layout.total {
-            return Err(pw_result::PW_MEMORY_TOO_SMALL);
+            return Err(pw_result::PW_STORAGE_TOO_SMALL);
         }
         if !mem.addr().is_multiple_of(pw_wrapper_align())
             || !tools.is_aligned()
             || !hooks.is_aligned()
         {
-            return Err(pw_result::PW_MEMORY_MISALIGNED);
+            return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
         let block = span(mem.cast::<u8>().cast_const(), mem_len);
         disjoint(
@@ -759,7 +640,7 @@ pub unsafe extern "C" fn pw_wrapper_complete(
     ffi(|| {
         require_non_null!(w, outcome, completed);
         if !outcome.is_aligned() {
-            return Err(pw_result::PW_MEMORY_MISALIGNED);
+            return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
         // SAFETY: non-NULL, aligned (checked), readable (caller); any bits are valid.
         let o = unsafe { outcome.read() };
@@ -1050,9 +931,98 @@ pub unsafe extern "C" fn pw_wrapper_poll_event(
     })
 }
 
-/// What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
-/// misaligned wrapper).
-pub const PW_NO_TIMEOUT: u64 = u64::MAX;
+/// One thing `pw_wrapper_poll_output` hands out: a frame, or a hook event at its place.
+/// Spans point into the wrapper's block (the frame: into the buffer given) and are valid
+/// until the next call on the wrapper.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_output {
+    /// What it is.
+    pub kind: pw_output_kind,
+    /// 1 when the hook log lacked room for the event's args and outcome: they read `null`.
+    pub cut: u8,
+    /// For `PW_OUTPUT_FRAME` (and with `PW_BUFFER_TOO_SMALL`, the length needed).
+    pub frame: pw_transmit,
+    /// For a hook event: the call.
+    pub call: pw_call_info,
+    /// For `PW_OUTPUT_TOOL_RESULT`: how it ended.
+    pub outcome: pw_outcome,
+}
+
+/// The next frame or hook event, in SPEC order, in `*out`: `PW_OK`, or `PW_NOTHING` when
+/// there is none. A hook event comes right after the frame that was queued last when it
+/// fired; events are kept when `hook_log_bytes` is set (the hook functions are called
+/// either way). A frame is written into `buf`; a buffer too small gives
+/// `PW_BUFFER_TOO_SMALL` with the length needed in `out->frame.len`, and the frame stays.
+/// Drain it as `pw_wrapper_poll_transmit`, until `PW_NOTHING`.
+///
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `buf` valid for
+/// `cap` writes and `out` for one, apart from each other and from the wrapper's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_poll_output(
+    w: *mut pw_wrapper,
+    buf: *mut u8,
+    cap: usize,
+    out: *mut pw_output,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        let (w, buf, out) = unsafe { poll_args(w, buf, cap, out) }?;
+        let me = core::ptr::from_ref(w);
+        let empty = pw_output {
+            kind: pw_output_kind::PW_OUTPUT_FRAME,
+            cut: 0,
+            frame: pw_transmit::too_small(me, 0),
+            call: pw_call_info::of(&polyweave_tool_adapter::CallInfo {
+                index: 0,
+                name: None,
+                id: None,
+                args: b"",
+                seq: 0,
+            }),
+            outcome: pw_outcome {
+                is_error: 0,
+                text: pw_str::of(b""),
+            },
+        };
+        match w.wrapper.poll_output(buf) {
+            Ok(Some(Output::Frame(t))) => {
+                out.write(pw_output {
+                    frame: pw_transmit::of(me, t),
+                    ..empty
+                });
+                Ok(())
+            }
+            Ok(Some(Output::Hook(l))) => {
+                let cut = l.cut.into();
+                out.write(match l.event {
+                    HookEvent::ToolCall(c) => pw_output {
+                        kind: pw_output_kind::PW_OUTPUT_TOOL_CALL,
+                        cut,
+                        call: pw_call_info::of(&c),
+                        ..empty
+                    },
+                    HookEvent::ToolResult(c, o) => pw_output {
+                        kind: pw_output_kind::PW_OUTPUT_TOOL_RESULT,
+                        cut,
+                        call: pw_call_info::of(&c),
+                        outcome: pw_outcome::of(o),
+                        ..empty
+                    },
+                });
+                Ok(())
+            }
+            Ok(None) => Err(pw_result::PW_NOTHING),
+            Err(e) => {
+                out.write(pw_output {
+                    frame: pw_transmit::too_small(me, e.needed),
+                    ..empty
+                });
+                Err(pw_result::PW_BUFFER_TOO_SMALL)
+            }
+        }
+    })
+}
 
 /// The earliest deadline (ms) of a pending call: call `pw_wrapper_handle_timeout` then.
 /// `PW_NO_TIMEOUT` when nothing is pending.
@@ -1128,6 +1098,52 @@ pub unsafe extern "C" fn pw_wrapper_trace_entry(
             name: e.name.map_or(pw_str::EMPTY, |n| pw_str::of(n.as_bytes())),
             args: pw_str::of(e.args),
             outcome: pw_outcome::of(e.outcome),
+        });
+        Ok(())
+    })
+}
+
+/// Counters of what a wrapper cut or could not keep, rather than lose silently.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default)]
+pub struct pw_wrapper_stats {
+    /// Continue prompts written.
+    pub rounds: u32,
+    /// Error messages (a sync tool's, an adapter's, the host's, a model's `args_error`, a
+    /// cancel reason) cut to fit `message_cap` once escaped.
+    pub messages_truncated: u32,
+    /// Last tool errors cut to `message_cap` in the prompt.
+    pub last_error_truncated: u32,
+    /// Hook events the log kept without their args and outcome, for want of room.
+    pub hook_events_cut: u32,
+    /// Hook events the log could not keep at all: `pw_wrapper_poll_output` never hands
+    /// them out (the hook functions were still called).
+    pub hook_events_dropped: u32,
+}
+
+/// The wrapper's counters, in `*out`.
+///
+/// The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `out` valid for one
+/// write, outside the wrapper's block.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_get_stats(
+    w: *const pw_wrapper,
+    out: *mut pw_wrapper_stats,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w, out);
+        // SAFETY: as the function's contract; only read.
+        let w = unsafe { placed(w.cast_mut(), &[span(out, 1)]) }?;
+        // SAFETY: the caller hands `out` for one write.
+        let out = unsafe { out_slot(out) }?;
+        let s = w.wrapper.stats();
+        let (cut, dropped) = w.hook_log_counts();
+        out.write(pw_wrapper_stats {
+            rounds: s.rounds,
+            messages_truncated: s.messages_truncated,
+            last_error_truncated: s.last_error_truncated,
+            hook_events_cut: cut,
+            hook_events_dropped: dropped,
         });
         Ok(())
     })

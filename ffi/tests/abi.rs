@@ -18,7 +18,7 @@ fn misaligned_out_pointer_is_refused() {
     // SAFETY: the pointer is inside `words` with room for one usize; the library checks alignment
     // before writing.
     let rc = unsafe { pw_json_validate(json.as_ptr(), json.len(), 32, misaligned) };
-    assert_eq!(rc, pw_result::PW_MEMORY_MISALIGNED);
+    assert_eq!(rc, pw_result::PW_STORAGE_MISALIGNED);
     assert_eq!(words, [0; 3]);
 }
 
@@ -31,60 +31,69 @@ fn out_pointer_inside_input_is_refused() {
     let inside = base.wrapping_add(8).cast::<usize>();
     // SAFETY: both regions lie in `buf`; the library refuses the overlap before touching either.
     let rc = unsafe { pw_json_validate(base, buf.len(), 32, inside) };
-    assert_eq!(rc, pw_result::PW_MEMORY_OVERLAP);
+    assert_eq!(rc, pw_result::PW_STORAGE_OVERLAP);
     assert_eq!(&buf[8..16], &[b' '; 8]);
 }
 
 #[repr(C, align(16))]
-struct Mem([u8; PW_FRAMER_MAX_SIZE]);
+struct Mem([u8; PW_LINE_SPLITTER_SIZE_BOUND]);
 
 #[test]
 fn framer_state_and_outputs_must_not_alias() {
-    assert!(pw_framer_size() <= PW_FRAMER_MAX_SIZE);
-    assert!(pw_framer_align() <= PW_FRAMER_MAX_ALIGN);
-    let mut mem = Mem([0; PW_FRAMER_MAX_SIZE]);
+    assert!(pw_line_splitter_size() <= PW_LINE_SPLITTER_SIZE_BOUND);
+    assert!(pw_line_splitter_align() <= PW_MAX_ALIGN);
+    let mut mem = Mem([0; PW_LINE_SPLITTER_SIZE_BOUND]);
     let mut line_buf = [0u8; 16];
     // Raw pointers taken once: the framer borrows both blocks from here on.
     let (mem_ptr, buf_ptr) = (mem.0.as_mut_ptr(), line_buf.as_mut_ptr());
-    let mut f: *mut pw_framer = ptr::null_mut();
+    let mut f: *mut pw_line_splitter = ptr::null_mut();
     // SAFETY: `mem` and `line_buf` outlive every use of the framer below.
-    let rc = unsafe { pw_framer_init(mem_ptr.cast(), PW_FRAMER_MAX_SIZE, buf_ptr, 16, &mut f) };
+    let rc = unsafe {
+        pw_line_splitter_init(
+            mem_ptr.cast(),
+            PW_LINE_SPLITTER_SIZE_BOUND,
+            buf_ptr,
+            16,
+            &mut f,
+        )
+    };
     assert_eq!(rc, pw_result::PW_OK);
     assert_eq!(f.cast::<u8>(), mem_ptr);
 
     let mut consumed = 0usize;
     // SAFETY: `f` is live; the input is a local slice.
-    let rc = unsafe { pw_framer_feed(f, b"{}\n".as_ptr(), 3, &mut consumed) };
+    let rc = unsafe { pw_line_splitter_feed(f, b"{}\n".as_ptr(), 3, &mut consumed) };
     assert_eq!((rc, consumed), (pw_result::PW_OK, 3));
 
     // An out-pointer inside the line buffer would let the library overwrite the line.
     let mut line: *const u8 = ptr::null();
     let len_in_buf = buf_ptr.wrapping_add(8).cast::<usize>();
     // SAFETY: refused before anything is written.
-    let rc = unsafe { pw_framer_next_line(f, &mut line, len_in_buf) };
-    assert_eq!(rc, pw_result::PW_MEMORY_OVERLAP);
+    let rc = unsafe { pw_line_splitter_next_line(f, &mut line, len_in_buf) };
+    assert_eq!(rc, pw_result::PW_STORAGE_OVERLAP);
     // An out-pointer inside the framer state.
     let len_in_state = mem_ptr.wrapping_add(8).cast::<usize>();
     // SAFETY: refused before anything is written.
-    let rc = unsafe { pw_framer_next_line(f, &mut line, len_in_state) };
-    assert_eq!(rc, pw_result::PW_MEMORY_OVERLAP);
+    let rc = unsafe { pw_line_splitter_next_line(f, &mut line, len_in_state) };
+    assert_eq!(rc, pw_result::PW_STORAGE_OVERLAP);
 
     let mut len = 0usize;
     // SAFETY: `f` is live, outputs are locals.
-    let rc = unsafe { pw_framer_next_line(f, &mut line, &mut len) };
+    let rc = unsafe { pw_line_splitter_next_line(f, &mut line, &mut len) };
     assert_eq!((rc, len), (pw_result::PW_OK, 2));
     assert_eq!(line, buf_ptr.cast_const());
 
     // A misaligned framer pointer.
-    let bad = f.cast::<u8>().wrapping_add(1).cast::<pw_framer>();
+    let bad = f.cast::<u8>().wrapping_add(1).cast::<pw_line_splitter>();
     // SAFETY: refused before it is dereferenced.
-    let rc = unsafe { pw_framer_next_line(bad, &mut line, &mut len) };
-    assert_eq!(rc, pw_result::PW_MEMORY_MISALIGNED);
+    let rc = unsafe { pw_line_splitter_next_line(bad, &mut line, &mut len) };
+    assert_eq!(rc, pw_result::PW_STORAGE_MISALIGNED);
 }
 
 #[test]
 fn every_code_has_a_short_message() {
     let mut seen = Vec::new();
+    let mut unknown = Vec::new();
     for code in 0..1000u32 {
         let mut buf = [0u8; 64];
         let mut n = 0usize;
@@ -96,9 +105,15 @@ fn every_code_has_a_short_message() {
         if text != "unknown pw_result code" {
             assert!(!seen.contains(&text), "{code}: {text}");
             seen.push(text);
+        } else {
+            unknown.push(code);
         }
     }
-    assert_eq!(seen.len(), 52);
+    assert_eq!(seen.len(), 47);
+    // The retired numbers stay unknown: never reused.
+    for retired in [9, 200, 304, 308, 502] {
+        assert!(unknown.contains(&retired), "{retired} is live again");
+    }
 }
 
 #[test]

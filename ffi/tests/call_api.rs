@@ -164,12 +164,12 @@ fn bad_arguments_get_their_codes() {
         );
         assert_eq!(
             pw_adapter_call_init(block.as_mut_ptr().cast(), 16, 64, 0, &o, &mut c),
-            pw_result::PW_MEMORY_TOO_SMALL
+            pw_result::PW_STORAGE_TOO_SMALL
         );
         let odd = block.as_mut_ptr().cast::<u8>().add(1).cast();
         assert_eq!(
             pw_adapter_call_init(odd, 500, 64, 0, &o, &mut c),
-            pw_result::PW_MEMORY_MISALIGNED
+            pw_result::PW_STORAGE_MISALIGNED
         );
         let bad_args = pw_adapter_call_options {
             args: span("{\"a\":"),
@@ -209,7 +209,7 @@ fn bad_arguments_get_their_codes() {
         let inside = block.as_ptr().cast::<u8>().add(8);
         assert_eq!(
             pw_adapter_call_handle_frame(c, 0, inside, 4),
-            pw_result::PW_MEMORY_OVERLAP
+            pw_result::PW_STORAGE_OVERLAP
         );
         assert_eq!(pw_adapter_call_poll_timeout(ptr::null()), PW_NO_TIMEOUT);
         // Still usable.

@@ -117,7 +117,7 @@ fn a_body_decodes_through_the_c_abi_at_any_split_and_again_after_finish() {
     let mut stats = MaybeUninit::uninit();
     // SAFETY: valid pointers.
     assert_eq!(
-        unsafe { pw_decoder_stats(d, stats.as_mut_ptr()) },
+        unsafe { pw_decoder_get_stats(d, stats.as_mut_ptr()) },
         pw_result::PW_OK
     );
     // SAFETY: written on PW_OK.
@@ -145,7 +145,10 @@ fn refusals_have_their_own_codes_and_write_nothing() {
     let mut d = ptr::null_mut();
     // SAFETY: valid pointers; the lengths say less than the block has.
     let small = unsafe { pw_decoder_init(block.as_mut_ptr().cast(), need - 1, 1, &cfg, 1, &mut d) };
-    assert_eq!((small, d.is_null()), (pw_result::PW_MEMORY_TOO_SMALL, true));
+    assert_eq!(
+        (small, d.is_null()),
+        (pw_result::PW_STORAGE_TOO_SMALL, true)
+    );
     // SAFETY: one byte into the block, still inside it.
     let odd = unsafe {
         pw_decoder_init(
@@ -157,7 +160,7 @@ fn refusals_have_their_own_codes_and_write_nothing() {
             &mut d,
         )
     };
-    assert_eq!((odd, d.is_null()), (pw_result::PW_MEMORY_MISALIGNED, true));
+    assert_eq!((odd, d.is_null()), (pw_result::PW_STORAGE_MISALIGNED, true));
     let bad = pw_decoder_config {
         event_cap: 3,
         ..cfg
@@ -198,7 +201,7 @@ fn refusals_have_their_own_codes_and_write_nothing() {
     let inside = unsafe { block.as_mut_ptr().cast::<u8>().add(need - 16) };
     // SAFETY: as above.
     let r = unsafe { pw_decoder_poll_frame(d, inside, 8, &mut n) };
-    assert_eq!(r, pw_result::PW_MEMORY_OVERLAP);
+    assert_eq!(r, pw_result::PW_STORAGE_OVERLAP);
     let mut out = [0u8; 64];
     // SAFETY: valid pointers.
     assert_eq!(

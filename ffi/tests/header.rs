@@ -72,21 +72,21 @@ fn header_has_guards_and_extern_c() {
         "pw_version",
         "pw_result_text",
         "pw_json_validate",
-        "pw_frame_kind",
+        "pw_frame_peek_kind",
         "pw_frame_validate",
         "pw_tool_call_fields",
         "pw_json_string_decode",
-        "pw_framer_size",
-        "pw_framer_align",
-        "pw_framer_init",
-        "pw_framer_feed",
-        "pw_framer_next_line",
-        "pw_framer_finish",
+        "pw_line_splitter_size",
+        "pw_line_splitter_align",
+        "pw_line_splitter_init",
+        "pw_line_splitter_feed",
+        "pw_line_splitter_next_line",
+        "pw_line_splitter_finish",
     ] {
         assert!(text.contains(&format!("{name}(")), "{name} missing");
     }
     assert!(text.contains("PW_OK = 0"));
-    assert!(text.contains("typedef struct pw_framer pw_framer;"));
+    assert!(text.contains("typedef struct pw_line_splitter pw_line_splitter;"));
 }
 
 #[test]

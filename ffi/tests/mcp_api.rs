@@ -152,10 +152,13 @@ fn state(c: *mut pw_mcp) -> pw_mcp_client_state {
     unsafe { s.assume_init() }
 }
 
-fn stats(c: *mut pw_mcp) -> pw_mcp_client_stats {
+fn stats(c: *mut pw_mcp) -> pw_mcp_stats {
     let mut s = MaybeUninit::uninit();
     // SAFETY: valid pointers.
-    assert_eq!(unsafe { pw_mcp_stats(c, s.as_mut_ptr()) }, pw_result::PW_OK);
+    assert_eq!(
+        unsafe { pw_mcp_get_stats(c, s.as_mut_ptr()) },
+        pw_result::PW_OK
+    );
     // SAFETY: written on PW_OK.
     unsafe { s.assume_init() }
 }
@@ -491,7 +494,7 @@ fn frames_the_wrapper_never_sends_are_refused_with_their_codes() {
         ),
         (
             r#"{"type":"TOOL_CALL","content":{"name":"a_name_over_sixteen","args":{}}}"#,
-            pw_result::PW_MCP_NAME_TOO_LONG,
+            pw_result::PW_NAME_TOO_LONG,
         ),
         (
             r#"{"type":"CANCEL","content":{"name":"echo","reason":"r"}}"#,
@@ -585,7 +588,7 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
                 3,
                 &mut c
             ),
-            pw_result::PW_MEMORY_TOO_SMALL
+            pw_result::PW_STORAGE_TOO_SMALL
         );
         assert_eq!(
             pw_mcp_init(
@@ -599,7 +602,7 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
                 3,
                 &mut c
             ),
-            pw_result::PW_MEMORY_MISALIGNED
+            pw_result::PW_STORAGE_MISALIGNED
         );
         assert_eq!(
             pw_mcp_init(
@@ -629,7 +632,7 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
                 3,
                 inside
             ),
-            pw_result::PW_MEMORY_OVERLAP
+            pw_result::PW_STORAGE_OVERLAP
         );
         assert_eq!(
             pw_mcp_size(ptr::null(), 1, &mut 0),
@@ -708,10 +711,10 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
     // An output inside the client's block is refused.
     // SAFETY: a pointer into the block; refused before any write.
     let r = unsafe { pw_mcp_poll_transmit(c, base.add(need - 64), 32, &mut n) };
-    assert_eq!(r, pw_result::PW_MEMORY_OVERLAP);
+    assert_eq!(r, pw_result::PW_STORAGE_OVERLAP);
     // SAFETY: a misaligned client pointer, refused before it is read.
     let r = unsafe { pw_mcp_start(c.cast::<u8>().add(1).cast()) };
-    assert_eq!(r, pw_result::PW_MEMORY_MISALIGNED);
+    assert_eq!(r, pw_result::PW_STORAGE_MISALIGNED);
     assert_eq!(transmit(c).unwrap().len(), n);
 
     // A frame too long for the buffer: its size, and it stays.

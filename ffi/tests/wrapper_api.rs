@@ -479,11 +479,14 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
             ),
             pw_result::PW_NULL_POINTER
         );
-        assert_eq!(init(need - 1, &cfg, &tools), pw_result::PW_MEMORY_TOO_SMALL);
+        assert_eq!(
+            init(need - 1, &cfg, &tools),
+            pw_result::PW_STORAGE_TOO_SMALL
+        );
         let odd = block.ptr().cast::<u8>().add(1).cast();
         assert_eq!(
             pw_wrapper_init(odd, need, &cfg, 2, tools.as_ptr(), 4, &hooks, &mut out),
-            pw_result::PW_MEMORY_MISALIGNED
+            pw_result::PW_STORAGE_MISALIGNED
         );
         let bad = pw_wrapper_config {
             mirror_continue: 2,
@@ -559,7 +562,7 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
         let inside = block.ptr().cast::<u8>().add(16);
         assert_eq!(
             pw_wrapper_handle_request(w, 5, inside, 4),
-            pw_result::PW_MEMORY_OVERLAP
+            pw_result::PW_STORAGE_OVERLAP
         );
         // A handle no call ever had.
         let never = pw_call_handle {

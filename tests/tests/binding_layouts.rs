@@ -36,7 +36,7 @@ enum Ty {
 /// Names the header declares as `uint32_t`-sized enums.
 const ENUMS: [&str; 16] = [
     "pw_result",
-    "pw_kind",
+    "pw_frame_kind",
     "pw_tool_kind",
     "pw_tool_status",
     "pw_disposition_kind",
@@ -198,7 +198,7 @@ fn python() -> Copy {
         match t {
             "c_uint8" => Ty::U8,
             "c_uint16" => Ty::U16,
-            "c_uint32" | "pw_result" | "pw_kind" => Ty::U32,
+            "c_uint32" | "pw_result" | "pw_frame_kind" => Ty::U32,
             "c_uint64" => Ty::U64,
             "c_size_t" => Ty::Usize,
             _ if t == "c_void_p"

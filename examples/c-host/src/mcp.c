@@ -23,7 +23,7 @@
  * be started, or a start-up that fails or takes over 10 s (one line on stderr says why); 1
  * when stdout cannot be written.
  *
- * Memory: the wrapper, the client, the line framer and every buffer are static, sized at
+ * Memory: the wrapper, the client, the line splitter and every buffer are static, sized at
  * compile time and checked against the library's _size() queries at start-up; nothing
  * comes from malloc.
  */
@@ -65,14 +65,23 @@
 #define STARTUP_MS 10000u           /* for initialize and tools/list */
 #define GRACE_MS 5000               /* for the server to exit once its stdin is closed */
 
-#define WRAPPER_BYTES                                                                      \
-    PW_WRAPPER_SIZE_BOUND(NAME_CAP, ID_CAP, ARGS_CAP, RESULT_CAP, MESSAGE_CAP, TRACE_BYTES, \
-                          HELD_BYTES, 0, SLOTS, MAX_TOOLS)
-#define WRAPPER_FRAME_CAP                                                                      \
-    PW_WRAPPER_MAX_FRAME_LEN(NAME_CAP, ID_CAP, ARGS_CAP, RESULT_CAP, MESSAGE_CAP, HELD_BYTES)
-#define CLIENT_BYTES                                                                            \
-    (PW_MCP_MAX_BASE_SIZE + SLOTS * PW_MCP_MAX_SLOT_SIZE + LINE_CAP + OUTBOX_CAP + CURSOR_CAP + \
-     NAME_CAP * (SLOTS + 2))
+/* The wrapper's and the client's capacities under the names the header's size macros read
+ * (PW_WRAPPER_SIZE_BOUND(P, ...) reads P_NAME_CAP and so on). */
+#define WRAPPER_NAME_CAP NAME_CAP
+#define WRAPPER_ID_CAP ID_CAP
+#define WRAPPER_ARGS_CAP ARGS_CAP
+#define WRAPPER_RESULT_CAP RESULT_CAP
+#define WRAPPER_MESSAGE_CAP MESSAGE_CAP
+#define WRAPPER_TRACE_BYTES TRACE_BYTES
+#define WRAPPER_HELD_BYTES HELD_BYTES
+#define WRAPPER_HOOK_LOG_BYTES 0u
+#define CLIENT_LINE_CAP LINE_CAP
+#define CLIENT_OUTBOX_CAP OUTBOX_CAP
+#define CLIENT_NAME_CAP NAME_CAP
+#define CLIENT_CURSOR_CAP CURSOR_CAP
+#define WRAPPER_BYTES PW_WRAPPER_SIZE_BOUND(WRAPPER, SLOTS, MAX_TOOLS)
+#define WRAPPER_FRAME_CAP PW_WRAPPER_MAX_FRAME_LEN(WRAPPER)
+#define CLIENT_BYTES PW_MCP_SIZE_BOUND(CLIENT, SLOTS)
 /* The longest frame the client writes: an error message from a line's texts, escaped. */
 #define CLIENT_FRAME_CAP (6u * LINE_CAP + 6u * NAME_CAP + 160u)
 /* The longest line it writes: a queued request, or a reply echoing a line's id. */
@@ -82,7 +91,7 @@
 
 static uint64_t wrapper_mem[WRAPPER_BYTES / sizeof(uint64_t) + 1];
 static uint64_t client_mem[CLIENT_BYTES / sizeof(uint64_t) + 1];
-static uint64_t framer_mem[PW_FRAMER_MAX_SIZE / sizeof(uint64_t) + 1];
+static uint64_t splitter_mem[PW_LINE_SPLITTER_SIZE_BOUND / sizeof(uint64_t) + 1];
 static uint8_t in_line[IN_LINE_CAP];
 static uint8_t in_buf[64 * 1024];
 static uint8_t rx[64 * 1024];
@@ -99,7 +108,7 @@ static char names[MAX_TOOLS][NAME_CAP];
 static struct {
     pw_wrapper *w;        /* NULL during the start-up */
     pw_mcp *c;
-    pw_framer *framer;
+    pw_line_splitter *splitter;
     struct server srv;
     size_t n_tools;
     int ready, start_failed;
@@ -379,8 +388,8 @@ static int next_model_line(void) {
         pw_result r;
         int finishing = st.stdin_eof && st.in_off == st.in_len;
         if (st.stdin_done) return 0;
-        r = finishing ? pw_framer_finish(st.framer, &st.line, &st.line_len)
-                      : pw_framer_next_line(st.framer, &st.line, &st.line_len);
+        r = finishing ? pw_line_splitter_finish(st.splitter, &st.line, &st.line_len)
+                      : pw_line_splitter_next_line(st.splitter, &st.line, &st.line_len);
         if (r == PW_OK) {
             st.have_line = 1;
             return 1;
@@ -396,7 +405,7 @@ static int next_model_line(void) {
         }
         if (st.in_off < st.in_len) {
             size_t used = 0;
-            pw_framer_feed(st.framer, in_buf + st.in_off, st.in_len - st.in_off, &used);
+            pw_line_splitter_feed(st.splitter, in_buf + st.in_off, st.in_len - st.in_off, &used);
             st.in_off += used;
             if (st.in_off == st.in_len) st.in_off = st.in_len = 0;
             if (used > 0) continue;
@@ -578,9 +587,9 @@ static int start_wrapper(const pw_wrapper_config *wc) {
         note_code("cannot build the wrapper", (uint32_t)r);
         return -1;
     }
-    r = pw_framer_init(framer_mem, sizeof framer_mem, in_line, sizeof in_line, &st.framer);
+    r = pw_line_splitter_init(splitter_mem, sizeof splitter_mem, in_line, sizeof in_line, &st.splitter);
     if (r != PW_OK) {
-        note_code("cannot build the line framer", (uint32_t)r);
+        note_code("cannot build the line splitter", (uint32_t)r);
         return -1;
     }
     return 0;

@@ -204,7 +204,7 @@ static int flush_wrapper(struct run *run, pw_wrapper *w) {
         size_t started = 0;
         pw_event ev;
         pw_output o;
-        pw_stats st;
+        pw_wrapper_stats st;
         pw_result r;
         while ((r = pw_wrapper_poll_output(w, out_frame, sizeof out_frame, &o)) != PW_NOTHING) {
             if (r == PW_BUFFER_TOO_SMALL) {
@@ -237,7 +237,7 @@ static int flush_wrapper(struct run *run, pw_wrapper *w) {
             buf_putc(&run->line, '}');
             emit(run);
         }
-        if ((r = pw_wrapper_stats(w, &st)) != PW_OK) return fail(run, "stats", r);
+        if ((r = pw_wrapper_get_stats(w, &st)) != PW_OK) return fail(run, "stats", r);
         if (st.hook_events_dropped != 0) {
             buf_printf(&run->err, "the hook log (%zu bytes) dropped %" PRIu32 " events",
                        (size_t)HOOK_LOG_BYTES, st.hook_events_dropped);

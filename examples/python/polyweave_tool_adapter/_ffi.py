@@ -32,8 +32,8 @@ PW_TOOL_CALL_HAS_ID = 1
 PW_TOOL_CALL_HAS_NAME = 2
 PW_TOOL_CALL_HAS_ARGS = 4
 PW_TOOL_CALL_CONTENT_IS_OBJECT = 8
-PW_FRAMER_MAX_SIZE = 128
-PW_FRAMER_MAX_ALIGN = 8
+PW_LINE_SPLITTER_SIZE_BOUND = 128
+PW_MAX_ALIGN = 8
 PW_TOOL_KIND_SYNC = 0
 PW_TOOL_KIND_DEFERRED = 1
 PW_TOOL_KIND_ADAPTER = 2
@@ -110,17 +110,16 @@ PW_MCP_FAILURE_RESPONSE_TOO_LONG = 6
 PW_MCP_FAILURE_RESPONSE_TOO_DEEP = 7
 PW_MCP_FAILURE_NO_OUTCOME = 8
 
-# enum pw_result
+# enum pw_result (retired, never reused: 9, 200, 304, 308, 502)
 PW_OK = 0
 PW_NULL_POINTER = 1
 PW_BUFFER_TOO_SMALL = 2
-PW_MEMORY_TOO_SMALL = 3
-PW_MEMORY_MISALIGNED = 4
-PW_MEMORY_OVERLAP = 5
+PW_STORAGE_TOO_SMALL = 3
+PW_STORAGE_MISALIGNED = 4
+PW_STORAGE_OVERLAP = 5
 PW_BAD_CONFIG = 6
 PW_BAD_TOOL = 7
 PW_TOO_MANY = 8
-PW_TOOL_NAME_TOO_LONG = 9
 PW_BAD_ARGUMENT = 10
 PW_FRAME_NOT_OBJECT = 100
 PW_FRAME_MISSING_TYPE = 101
@@ -130,17 +129,14 @@ PW_JSON_TOO_DEEP = 104
 PW_INVALID_UTF8 = 105
 PW_WRONG_FRAME_KIND = 106
 PW_FRAME_DUPLICATE_TYPE = 107
-PW_NO_LINE = 200
 PW_LINE_TOO_LONG = 201
 PW_NOTHING = 300
 PW_CLOCK_WENT_BACKWARDS = 301
 PW_NAME_TOO_LONG = 302
 PW_ID_TOO_LONG = 303
-PW_MESSAGE_TOO_LONG = 304
 PW_INVALID_RESULT = 305
 PW_HELD_FULL = 306
 PW_QUEUE_FULL = 307
-PW_OUTPUT_TOO_LARGE = 308
 PW_CALL_UNKNOWN = 309
 PW_CALL_COMPLETED = 310
 PW_CALL_TIMED_OUT = 311
@@ -155,7 +151,6 @@ PW_ITEM_NO_ID = 403
 PW_ITEM_NO_OUTCOME = 404
 PW_MCP_NOT_ADAPTER_FRAME = 500
 PW_MCP_NO_NAME = 501
-PW_MCP_NAME_TOO_LONG = 502
 PW_MCP_DUPLICATE_CALL = 503
 PW_MCP_UNKNOWN_CALL = 504
 PW_MCP_OUTBOX_FULL = 505
@@ -172,7 +167,7 @@ PW_PROVIDER_GEMINI = 4
 PW_PROVIDER_OLLAMA = 5
 
 pw_result = c_uint32
-pw_kind = c_uint32
+pw_frame_kind = c_uint32
 pw_provider = c_uint32
 
 # ------------------------------------------------------------ structs
@@ -242,7 +237,7 @@ class pw_adapter_call(Structure):
     """Opaque."""
 
 
-class pw_framer(Structure):
+class pw_line_splitter(Structure):
     """Opaque."""
 
 
@@ -315,7 +310,7 @@ class pw_output(Structure):
     ]
 
 
-class pw_stats(Structure):
+class pw_wrapper_stats(Structure):
     _fields_ = [
         ("rounds", c_uint32),
         ("messages_truncated", c_uint32),
@@ -357,7 +352,7 @@ class pw_decoder_config(Structure):
     ]
 
 
-class pw_decode_stats(Structure):
+class pw_decoder_stats(Structure):
     _fields_ = [
         ("not_json", c_uint32),
         ("unknown_event", c_uint32),
@@ -409,7 +404,7 @@ class pw_mcp_event(Structure):
     ]
 
 
-class pw_mcp_client_stats(Structure):
+class pw_mcp_stats(Structure):
     _fields_ = [
         ("lines", c_uint64),
         ("not_json", c_uint32),
@@ -501,19 +496,19 @@ _SIGNATURES = {
     "pw_adapter_call_poll_timeout": (c_uint64, [_P(pw_adapter_call)]),
     "pw_adapter_call_outcome": (pw_result, [_P(pw_adapter_call), _P(pw_outcome)]),
     "pw_json_validate": (pw_result, [c_void_p, c_size_t, c_uint8, _P(c_size_t)]),
-    "pw_frame_kind": (
+    "pw_frame_peek_kind": (
         pw_result,
-        [c_void_p, c_size_t, _P(pw_kind), _P(_P(c_uint8)), _P(c_size_t)],
+        [c_void_p, c_size_t, _P(pw_frame_kind), _P(_P(c_uint8)), _P(c_size_t)],
     ),
-    "pw_frame_validate": (pw_result, [c_void_p, c_size_t, c_uint8, _P(pw_kind)]),
+    "pw_frame_validate": (pw_result, [c_void_p, c_size_t, c_uint8, _P(pw_frame_kind)]),
     "pw_tool_call_fields": (pw_result, [c_void_p, c_size_t, c_uint8, _P(pw_tool_call)]),
     "pw_json_string_decode": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)]),
-    "pw_framer_size": (c_size_t, []),
-    "pw_framer_align": (c_size_t, []),
-    "pw_framer_init": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(_P(pw_framer))]),
-    "pw_framer_feed": (pw_result, [_P(pw_framer), c_void_p, c_size_t, _P(c_size_t)]),
-    "pw_framer_next_line": (pw_result, [_P(pw_framer), _P(_P(c_uint8)), _P(c_size_t)]),
-    "pw_framer_finish": (pw_result, [_P(pw_framer), _P(_P(c_uint8)), _P(c_size_t)]),
+    "pw_line_splitter_size": (c_size_t, []),
+    "pw_line_splitter_align": (c_size_t, []),
+    "pw_line_splitter_init": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(_P(pw_line_splitter))]),
+    "pw_line_splitter_feed": (pw_result, [_P(pw_line_splitter), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_line_splitter_next_line": (pw_result, [_P(pw_line_splitter), _P(_P(c_uint8)), _P(c_size_t)]),
+    "pw_line_splitter_finish": (pw_result, [_P(pw_line_splitter), _P(_P(c_uint8)), _P(c_size_t)]),
     "pw_writer_write": (pw_result, [_P(pw_writer), c_void_p, c_size_t]),
     "pw_wrapper_align": (c_size_t, []),
     "pw_wrapper_config_default": (pw_result, [_P(pw_wrapper_config)]),
@@ -554,7 +549,7 @@ _SIGNATURES = {
     "pw_wrapper_clear_trace": (pw_result, [_P(pw_wrapper)]),
     "pw_wrapper_poll_transmit": (pw_result, [_P(pw_wrapper), c_void_p, c_size_t, _P(pw_transmit)]),
     "pw_wrapper_poll_output": (pw_result, [_P(pw_wrapper), c_void_p, c_size_t, _P(pw_output)]),
-    "pw_wrapper_stats": (pw_result, [_P(pw_wrapper), _P(pw_stats)]),
+    "pw_wrapper_get_stats": (pw_result, [_P(pw_wrapper), _P(pw_wrapper_stats)]),
     "pw_wrapper_max_frame_len": (pw_result, [_P(pw_wrapper_config), _P(c_size_t)]),
     "pw_wrapper_poll_event": (pw_result, [_P(pw_wrapper), _P(pw_event)]),
     "pw_wrapper_poll_timeout": (c_uint64, [_P(pw_wrapper)]),
@@ -572,7 +567,7 @@ _SIGNATURES = {
     "pw_decoder_feed": (pw_result, [_P(pw_decoder), c_void_p, c_size_t, _P(c_size_t)]),
     "pw_decoder_finish": (pw_result, [_P(pw_decoder)]),
     "pw_decoder_poll_frame": (pw_result, [_P(pw_decoder), c_void_p, c_size_t, _P(c_size_t)]),
-    "pw_decoder_stats": (pw_result, [_P(pw_decoder), _P(pw_decode_stats)]),
+    "pw_decoder_get_stats": (pw_result, [_P(pw_decoder), _P(pw_decoder_stats)]),
     "pw_provider_from_name": (pw_result, [c_void_p, c_size_t, _P(pw_provider)]),
     "pw_encode_item": (pw_result, [pw_provider, c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)]),
     # the MCP client
@@ -593,7 +588,7 @@ _SIGNATURES = {
     "pw_mcp_in_flight": (c_size_t, [_P(pw_mcp)]),
     "pw_mcp_queued": (c_size_t, [_P(pw_mcp)]),
     "pw_mcp_poll_event": (pw_result, [_P(pw_mcp), _P(pw_mcp_event)]),
-    "pw_mcp_stats": (pw_result, [_P(pw_mcp), _P(pw_mcp_client_stats)]),
+    "pw_mcp_get_stats": (pw_result, [_P(pw_mcp), _P(pw_mcp_stats)]),
     "pw_mcp_handle_frame": (pw_result, [_P(pw_mcp), c_uint16, c_uint32, c_void_p, c_size_t, _P(pw_mcp_handled)]),
     "pw_mcp_poll_transmit": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(c_size_t)]),
     "pw_mcp_poll_frame": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(pw_mcp_frame)]),

@@ -28,7 +28,7 @@ from ._owned import _Block, _Owned
 from .wrapper import _bytes
 
 __all__ = [
-    "DecodeStats",
+    "DecoderStats",
     "Decoder",
     "Provider",
     "decode",
@@ -74,8 +74,8 @@ def _provider(provider: Union[str, int, Provider]) -> int:
 
 
 @dataclass(frozen=True)
-class DecodeStats:
-    """`pw_decode_stats`: what a decoder skipped, by kind, and the calls it saw since it was
+class DecoderStats:
+    """`pw_decoder_stats`: what a decoder skipped, by kind, and the calls it saw since it was
     made. `calls_started == calls_written` once a body is finished."""
 
     not_json: int
@@ -230,11 +230,11 @@ class Decoder(_Owned):
         return [json.loads(f) for f in self.finish_raw()]
 
     @property
-    def stats(self) -> DecodeStats:
-        """`pw_decoder_stats`: what it skipped and the calls it saw since it was made."""
-        s = _ffi.pw_decode_stats()
-        check(_ffi.lib.pw_decoder_stats(self._ptr(), byref(s)))
-        return DecodeStats(*(getattr(s, f[0]) for f in _ffi.pw_decode_stats._fields_))
+    def stats(self) -> DecoderStats:
+        """`pw_decoder_get_stats`: what it skipped and the calls it saw since it was made."""
+        s = _ffi.pw_decoder_stats()
+        check(_ffi.lib.pw_decoder_get_stats(self._ptr(), byref(s)))
+        return DecoderStats(*(getattr(s, f[0]) for f in _ffi.pw_decoder_stats._fields_))
 
     def __repr__(self) -> str:
         name = self.provider.name

@@ -58,13 +58,18 @@ class BufferTooSmall(PolyweaveError, ValueError):
             self.args = ("%s (code %d): %d bytes needed" % (self.message, self.code, needed),)
 
 
+class StorageError(PolyweaveError, ValueError):
+    """Memory handed to the library is too small, misaligned, or overlaps another region
+    (the `PW_STORAGE_*` codes); nothing was placed."""
+
+
 class ItemRefused(PolyweaveError, ValueError):
     """A frame an item encoder cannot turn into the provider's item (codes 401-404): not a
     `TOOL_CALL` / `TOOL_RESULT`, no name, no id where the provider needs one, no outcome."""
 
 
 class McpRefused(PolyweaveError):
-    """What the MCP client refused (codes 500-508): a frame that is not for it, a call it
+    """What the MCP client refused (codes 500-508 but the retired 502): a frame that is not for it, a call it
     cannot take now (`McpOutboxFull`, `McpFramePending`: poll, then hand the frame in again),
     a second start, a `clientInfo` text too long. Nothing changed in the client."""
 
@@ -81,6 +86,8 @@ def _base(code: int) -> Type[PolyweaveError]:
         return MalformedFrame
     if _ffi.lib.pw_result_is_not_waiting(code):
         return CallNotWaiting
+    if _ffi.PW_STORAGE_TOO_SMALL <= code <= _ffi.PW_STORAGE_OVERLAP:
+        return StorageError
     if _ffi.PW_ITEM_NOT_CALL_OR_RESULT <= code <= _ffi.PW_ITEM_NO_OUTCOME:
         return ItemRefused
     if _ffi.PW_MCP_NOT_ADAPTER_FRAME <= code <= _ffi.PW_MCP_CLIENT_INFO_TOO_LONG:
@@ -93,13 +100,12 @@ def _make(name: str, code: int, doc: Optional[str] = None) -> Type[PolyweaveErro
 
 
 NullPointer = _make("NullPointer", _ffi.PW_NULL_POINTER)
-MemoryTooSmall = _make("MemoryTooSmall", _ffi.PW_MEMORY_TOO_SMALL)
-MemoryMisaligned = _make("MemoryMisaligned", _ffi.PW_MEMORY_MISALIGNED)
-MemoryOverlap = _make("MemoryOverlap", _ffi.PW_MEMORY_OVERLAP)
+StorageTooSmall = _make("StorageTooSmall", _ffi.PW_STORAGE_TOO_SMALL)
+StorageMisaligned = _make("StorageMisaligned", _ffi.PW_STORAGE_MISALIGNED)
+StorageOverlap = _make("StorageOverlap", _ffi.PW_STORAGE_OVERLAP)
 BadConfig = _make("BadConfig", _ffi.PW_BAD_CONFIG)
 BadTool = _make("BadTool", _ffi.PW_BAD_TOOL)
 TooMany = _make("TooMany", _ffi.PW_TOO_MANY)
-ToolNameTooLong = _make("ToolNameTooLong", _ffi.PW_TOOL_NAME_TOO_LONG)
 BadArgument = _make("BadArgument", _ffi.PW_BAD_ARGUMENT)
 FrameNotObject = _make("FrameNotObject", _ffi.PW_FRAME_NOT_OBJECT)
 FrameMissingType = _make("FrameMissingType", _ffi.PW_FRAME_MISSING_TYPE)
@@ -109,17 +115,14 @@ JsonTooDeep = _make("JsonTooDeep", _ffi.PW_JSON_TOO_DEEP)
 InvalidUtf8 = _make("InvalidUtf8", _ffi.PW_INVALID_UTF8)
 WrongFrameKind = _make("WrongFrameKind", _ffi.PW_WRONG_FRAME_KIND)
 FrameDuplicateType = _make("FrameDuplicateType", _ffi.PW_FRAME_DUPLICATE_TYPE)
-NoLine = _make("NoLine", _ffi.PW_NO_LINE)
 LineTooLong = _make("LineTooLong", _ffi.PW_LINE_TOO_LONG)
 Nothing = _make("Nothing", _ffi.PW_NOTHING)
 ClockWentBackwards = _make("ClockWentBackwards", _ffi.PW_CLOCK_WENT_BACKWARDS)
 NameTooLong = _make("NameTooLong", _ffi.PW_NAME_TOO_LONG)
 IdTooLong = _make("IdTooLong", _ffi.PW_ID_TOO_LONG)
-MessageTooLong = _make("MessageTooLong", _ffi.PW_MESSAGE_TOO_LONG)
 InvalidResult = _make("InvalidResult", _ffi.PW_INVALID_RESULT)
 HeldFull = _make("HeldFull", _ffi.PW_HELD_FULL)
 QueueFull = _make("QueueFull", _ffi.PW_QUEUE_FULL)
-OutputTooLarge = _make("OutputTooLarge", _ffi.PW_OUTPUT_TOO_LARGE)
 CallUnknown = _make("CallUnknown", _ffi.PW_CALL_UNKNOWN)
 CallCompleted = _make("CallCompleted", _ffi.PW_CALL_COMPLETED)
 CallTimedOut = _make("CallTimedOut", _ffi.PW_CALL_TIMED_OUT)
@@ -138,7 +141,6 @@ ItemNoId = _make("ItemNoId", _ffi.PW_ITEM_NO_ID)
 ItemNoOutcome = _make("ItemNoOutcome", _ffi.PW_ITEM_NO_OUTCOME)
 McpNotAdapterFrame = _make("McpNotAdapterFrame", _ffi.PW_MCP_NOT_ADAPTER_FRAME)
 McpNoName = _make("McpNoName", _ffi.PW_MCP_NO_NAME)
-McpNameTooLong = _make("McpNameTooLong", _ffi.PW_MCP_NAME_TOO_LONG)
 McpDuplicateCall = _make("McpDuplicateCall", _ffi.PW_MCP_DUPLICATE_CALL)
 McpUnknownCall = _make("McpUnknownCall", _ffi.PW_MCP_UNKNOWN_CALL)
 McpOutboxFull = _make("McpOutboxFull", _ffi.PW_MCP_OUTBOX_FULL)
@@ -176,6 +178,7 @@ __all__ = [
     "PolyweaveError",
     "MalformedFrame",
     "CallNotWaiting",
+    "StorageError",
     "ItemRefused",
     "McpRefused",
     "ReentrantCall",

@@ -44,7 +44,7 @@ from .errors import (
     check,
 )
 from ._owned import _Block, _Owned
-from .wrapper import CallHandle, Config, Data, DispositionKind, Route, Wrapper, _bytes, adapter
+from .wrapper import CallHandle, Data, Disposition, Route, Wrapper, WrapperConfig, _bytes, adapter
 
 __all__ = [
     "Failure",
@@ -228,7 +228,7 @@ class McpFrame:
 
 @dataclass(frozen=True)
 class McpStats:
-    """`pw_mcp_client_stats`: what the client counted (each saturates)."""
+    """`pw_mcp_stats`: what the client counted (each saturates)."""
 
     lines: int
     not_json: int
@@ -277,8 +277,8 @@ class McpConfig:
             setattr(c, name, int(getattr(self, name)))
         return c
 
-    def fit(self, wrapper_config: Config) -> McpConfig:
-        """A copy fitted to a wrapper's `Config`: its `name_cap` and `max_depth`."""
+    def fit(self, wrapper_config: WrapperConfig) -> McpConfig:
+        """A copy fitted to a wrapper's `WrapperConfig`: its `name_cap` and `max_depth`."""
         c = self._c()
         w = wrapper_config._c()
         check(_ffi.lib.pw_mcp_config_fit(byref(c), byref(w)))
@@ -326,7 +326,7 @@ class McpClient(_Owned):
     raise the `McpRefused` classes (`McpOutboxFull` / `McpFramePending`: poll, then hand the
     frame in again) and change nothing."""
 
-    def __init__(self, *, calls: int = 8, config: Optional[McpConfig] = None, wrapper_config: Optional[Config] = None,
+    def __init__(self, *, calls: int = 8, config: Optional[McpConfig] = None, wrapper_config: Optional[WrapperConfig] = None,
                  name: Data = "polyweave-python", version: Optional[Data] = None, **fields: Any) -> None:
         cfg = config if config is not None else McpConfig()
         if fields:
@@ -492,9 +492,9 @@ class McpClient(_Owned):
 
     def stats(self) -> McpStats:
         """The client's `McpStats`."""
-        s = _ffi.pw_mcp_client_stats()
-        check(_ffi.lib.pw_mcp_stats(self._ptr(), byref(s)))
-        return McpStats(*(getattr(s, f[0]) for f in _ffi.pw_mcp_client_stats._fields_))
+        s = _ffi.pw_mcp_stats()
+        check(_ffi.lib.pw_mcp_get_stats(self._ptr(), byref(s)))
+        return McpStats(*(getattr(s, f[0]) for f in _ffi.pw_mcp_stats._fields_))
 
 
 def _default_version() -> str:
@@ -577,7 +577,7 @@ class McpServer:
     `env`, `cwd` and `stderr` go to `Popen` (stderr: inherited by default). `log(direction,
     data)`, when given, sees the wire: `("send", line)` for every line the client writes and
     `("recv", chunk)` for every chunk the server's stdout gives. Keyword `fields`
-    override the wrapper's `Config` (`WRAPPER_LIMITS` and the timeouts by default).
+    override the wrapper's `WrapperConfig` (`WRAPPER_LIMITS` and the timeouts by default).
 
     After the start-up: `tools` (`ListedTool`s, in the server's order), `wrapper`, `client`,
     `server_info` (the `initialize` result, parsed), `notifications` (every `Notification`).
@@ -630,7 +630,7 @@ class McpServer:
         self._calls = 0
 
         limits = {**WRAPPER_LIMITS, "tool_timeout_ms": timeout_ms, "max_total_timeout_ms": max_total_ms, **fields}
-        self.wrapper_config = Config(**limits)
+        self.wrapper_config = WrapperConfig(**limits)
         cfg = client_config
         if cfg is None:
             args_cap, name_cap = self.wrapper_config.args_cap, self.wrapper_config.name_cap
@@ -740,7 +740,7 @@ class McpServer:
             except Exception as e:
                 setattr(e, "sent", list(out))
                 raise
-            if d.kind == DispositionKind.FORWARD:
+            if d.disposition == Disposition.FORWARD:
                 out.append(Sent("consumer", data))
             self._pump(self.now_ms())
         start = self.now_ms()

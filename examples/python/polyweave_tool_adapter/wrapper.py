@@ -16,19 +16,19 @@ __all__ = [
     "CallHandle",
     "CallInfo",
     "Completed",
-    "Config",
     "Disposition",
-    "DispositionKind",
     "Event",
     "EventKind",
+    "Handled",
     "HookEvent",
     "Outcome",
     "Route",
-    "Stats",
     "Tool",
     "TraceEntry",
     "Transmit",
     "Wrapper",
+    "WrapperConfig",
+    "WrapperStats",
     "adapter",
     "deferred",
     "sync",
@@ -83,7 +83,9 @@ def validate_json(data: Data, max_depth: int = _ffi.PW_DEFAULT_MAX_DEPTH) -> Non
 # ------------------------------------------------------------ typed values
 
 
-class DispositionKind(enum.IntEnum):
+class Disposition(enum.IntEnum):
+    """Where a model frame goes after `Wrapper.handle_response` (`pw_disposition_kind`)."""
+
     FORWARD = _ffi.PW_DISPOSITION_FORWARD
     INTERCEPTED = _ffi.PW_DISPOSITION_INTERCEPTED
     HELD = _ffi.PW_DISPOSITION_HELD
@@ -152,12 +154,13 @@ class _Record:
         return "%s(%s)" % (type(self).__name__, inner)
 
 
-class Disposition(_Record):
-    """What to do with a model frame: `kind`; for `INTERCEPTED` the call's `index` and, when it
-    is pending (deferred or adapter), its `handle` (else None)."""
+class Handled(_Record):
+    """How `Wrapper.handle_response` took a model frame (`pw_disposition`): its `disposition`;
+    for `INTERCEPTED` the call's `index` and, when it is pending (deferred or adapter), its
+    `handle` (else None)."""
 
-    __slots__ = ("kind", "index", "handle")
-    kind: DispositionKind
+    __slots__ = ("disposition", "index", "handle")
+    disposition: Disposition
     index: Optional[int]
     handle: Optional[CallHandle]
 
@@ -183,8 +186,8 @@ class HookEvent(_Record):
     cut: bool
 
 
-class Stats(_Record):
-    """`pw_stats`: what the wrapper cut or could not keep, rather than lose silently."""
+class WrapperStats(_Record):
+    """`pw_wrapper_stats`: what the wrapper cut or could not keep, rather than lose silently."""
 
     __slots__ = ("rounds", "messages_truncated", "last_error_truncated", "hook_events_cut",
                  "hook_events_dropped")
@@ -248,9 +251,9 @@ def _outcome(o: Any) -> Outcome:
 # ------------------------------------------------------------ configuration and tools
 
 
-class Config:
+class WrapperConfig:
     """`pw_wrapper_config`: the defaults from `pw_wrapper_config_default`, any field overridden
-    by keyword (`Config(result_cap=4096, mirror_continue=False)`)."""
+    by keyword (`WrapperConfig(result_cap=4096, mirror_continue=False)`)."""
 
     FIELDS: List[str] = [f[0] for f in _ffi.pw_wrapper_config._fields_]
 
@@ -266,7 +269,7 @@ class Config:
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for a name that is not set: every FIELDS name is, in __init__. Here so
-        # that type checkers take `Config(...).result_cap` (the fields come from the header).
+        # that type checkers take `WrapperConfig(...).result_cap` (the fields come from the header).
         raise AttributeError(name)
 
     def _c(self) -> _ffi.pw_wrapper_config:
@@ -277,7 +280,7 @@ class Config:
         return c
 
     def __repr__(self) -> str:
-        return "Config(%s)" % ", ".join("%s=%r" % (n, getattr(self, n)) for n in self.FIELDS)
+        return "WrapperConfig(%s)" % ", ".join("%s=%r" % (n, getattr(self, n)) for n in self.FIELDS)
 
 
 class Tool:
@@ -326,14 +329,14 @@ class Wrapper(_Owned):
         tools: Optional[Mapping[Union[str, bytes], Union[Tool, SyncFn]]] = None,
         *,
         slots: int = 8,
-        config: Optional[Config] = None,
+        config: Optional[WrapperConfig] = None,
         on_tool_call: Optional[ToolCallHook] = None,
         on_tool_result: Optional[ToolResultHook] = None,
         **fields: Any,
     ) -> None:
-        cfg = config if config is not None else Config()
+        cfg = config if config is not None else WrapperConfig()
         if fields:
-            cfg = Config(**{**{n: getattr(cfg, n) for n in Config.FIELDS}, **fields})
+            cfg = WrapperConfig(**{**{n: getattr(cfg, n) for n in WrapperConfig.FIELDS}, **fields})
         self.config = cfg
         ccfg = cfg._c()
         specs = list((tools or {}).items())
@@ -461,15 +464,16 @@ class Wrapper(_Owned):
 
     # -------------------------------------------------- inputs
 
-    def handle_response(self, now_ms: int, frame: Data) -> Disposition:
-        """A model frame: returns a `Disposition` (forward it, intercepted, or held)."""
+    def handle_response(self, now_ms: int, frame: Data) -> Handled:
+        """A model frame: returns `Handled`, whose `disposition` says forward it, intercepted,
+        or held."""
         frame = _bytes(frame)
         d = self._disp
         self._done(_ffi.lib.pw_wrapper_handle_response(self._ptr(), now_ms, frame, len(frame), byref(d)))
-        kind = DispositionKind(d.kind)
-        if kind == DispositionKind.INTERCEPTED:
-            return Disposition(kind, d.index, CallHandle(d.handle) if d.has_handle else None)
-        return Disposition(kind, None, None)
+        disposition = Disposition(d.kind)
+        if disposition == Disposition.INTERCEPTED:
+            return Handled(disposition, d.index, CallHandle(d.handle) if d.has_handle else None)
+        return Handled(disposition, None, None)
 
     def handle_request(self, now_ms: int, frame: Data) -> None:
         """A consumer frame: returns normally when it is to be forwarded to the model."""
@@ -579,11 +583,11 @@ class Wrapper(_Owned):
                 return
             yield o
 
-    def stats(self) -> Stats:
-        """The wrapper's `Stats`."""
-        s = _ffi.pw_stats()
-        check(_ffi.lib.pw_wrapper_stats(self._ptr(), byref(s)))
-        return Stats(s.rounds, s.messages_truncated, s.last_error_truncated, s.hook_events_cut,
+    def stats(self) -> WrapperStats:
+        """The wrapper's `WrapperStats` (`pw_wrapper_get_stats`)."""
+        s = _ffi.pw_wrapper_stats()
+        check(_ffi.lib.pw_wrapper_get_stats(self._ptr(), byref(s)))
+        return WrapperStats(s.rounds, s.messages_truncated, s.last_error_truncated, s.hook_events_cut,
                      s.hook_events_dropped)
 
     def transmits(self) -> Iterator[Transmit]:

@@ -47,7 +47,7 @@ class SyncTools(unittest.TestCase):
         w, seen = make()
         with w:
             d = w.handle_response(0, call("echo", "1", "[ 1 ]"))
-            self.assertEqual((d.kind, d.index, d.handle), (pw.DispositionKind.INTERCEPTED, 0, None))
+            self.assertEqual((d.disposition, d.index, d.handle), (pw.Disposition.INTERCEPTED, 0, None))
             self.assertEqual(
                 frames(w),
                 [
@@ -59,7 +59,7 @@ class SyncTools(unittest.TestCase):
             self.assertEqual(seen, [("call", "echo", b"[ 1 ]"), ("result", "echo", b"[ 1 ]", b"[ 1 ]", None)])
             # Pass-through both ways.
             text = b'{"type":"TEXT","content":"hi"}'
-            self.assertEqual(w.handle_response(0, text).kind, pw.DispositionKind.FORWARD)
+            self.assertEqual(w.handle_response(0, text).disposition, pw.Disposition.FORWARD)
             self.assertIsNone(w.handle_request(0, text))
             self.assertIsNone(w.poll_transmit())
             self.assertEqual(w.pending, 0)
@@ -108,7 +108,7 @@ class PendingCalls(unittest.TestCase):
             d = w.handle_response(1, call("later", args='{"q":1}'))
             self.assertEqual(d.index, 0)
             self.assertIsNotNone(d.handle)
-            self.assertEqual(w.handle_response(1, b'{"type":"END"}').kind, pw.DispositionKind.HELD)
+            self.assertEqual(w.handle_response(1, b'{"type":"END"}').disposition, pw.Disposition.HELD)
             e = w.poll_event()
             self.assertEqual(
                 (e.kind, e.tool, e.name, e.id, e.args), (pw.EventKind.DEFERRED, 2, "later", None, b'{"q":1}')
@@ -213,7 +213,7 @@ class PendingCalls(unittest.TestCase):
 
 class OrderedOutput(unittest.TestCase):
     def test_outputs_hand_hooks_out_in_their_place_among_the_frames(self):
-        w = pw.Wrapper({"echo": lambda args: args}, config=pw.Config(hook_log_bytes=4096))
+        w = pw.Wrapper({"echo": lambda args: args}, config=pw.WrapperConfig(hook_log_bytes=4096))
         w.handle_response(1, call("echo", "c1", "[1]"))
         got = [
             (o.kind, o.call.args, o.outcome) if isinstance(o, pw.HookEvent) else (o.route, o.frame)
@@ -229,10 +229,10 @@ class OrderedOutput(unittest.TestCase):
                 (pw.Route.CONSUMER, RESULTS),
             ],
         )
-        self.assertEqual(w.stats(), pw.Stats(1, 0, 0, 0, 0))
+        self.assertEqual(w.stats(), pw.WrapperStats(1, 0, 0, 0, 0))
 
     def test_a_small_hook_log_cuts_then_drops_and_says_so(self):
-        w = pw.Wrapper({"echo": lambda args: args}, config=pw.Config(hook_log_bytes=40))
+        w = pw.Wrapper({"echo": lambda args: args}, config=pw.WrapperConfig(hook_log_bytes=40))
         w.handle_response(1, call("echo", None, "[1,2,3,4,5,6,7,8]"))
         hooks = [o for o in w.outputs() if isinstance(o, pw.HookEvent)]
         self.assertEqual([(h.kind, h.cut, h.call.args) for h in hooks], [("toolCall", True, b"null")])
@@ -297,18 +297,31 @@ class BadInput(unittest.TestCase):
     def test_configuration_and_registration_errors(self):
         with self.assertRaises(pw.BadConfig):
             pw.Wrapper({}, max_depth=1)
-        with self.assertRaises(pw.ToolNameTooLong):
+        with self.assertRaises(pw.NameTooLong) as caught:
             pw.Wrapper({"x" * 100: lambda a: a})
+        self.assertEqual(caught.exception.code, 302)
         with self.assertRaises(TypeError):
             pw.Wrapper({}, no_such_field=1)
 
     def test_every_code_has_a_class(self):
-        codes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] + list(range(100, 108)) + [200, 201] + list(range(300, 316)) + [900]
+        retired = [9, 200, 304, 308]
+        codes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10] + list(range(100, 108)) + [201] + [
+            c for c in range(300, 316) if c not in retired
+        ] + [900]
         for code in codes[1:]:
             e = pw.error_for(code)
             self.assertIs(type(e), pw.errors.BY_CODE[code])
             self.assertEqual(e.code, code)
             self.assertEqual(e.message, pw.result_text(code))
+        # Retired numbers have no class: the library calls them unknown.
+        for code in retired:
+            self.assertNotIn(code, pw.errors.BY_CODE)
+            self.assertIs(type(pw.error_for(code)), pw.PolyweaveError)
+            self.assertEqual(pw.result_text(code), "unknown pw_result code")
+        # The storage codes are one family.
+        for cls, code in ((pw.StorageTooSmall, 3), (pw.StorageMisaligned, 4), (pw.StorageOverlap, 5)):
+            self.assertEqual(cls.code, code)
+            self.assertTrue(issubclass(cls, pw.StorageError))
         self.assertIsInstance(pw.error_for(1234), pw.PolyweaveError)
         self.assertTrue(issubclass(pw.QueueFull, pw.PolyweaveError))
 
@@ -457,7 +470,7 @@ class CallsFromInside(unittest.TestCase):
         with pw.Wrapper({"closer": closer}) as w:
             box.append(w)
             d = w.handle_response(0, call("closer", "c"))
-            self.assertEqual((d.kind, d.index, d.handle), (pw.DispositionKind.INTERCEPTED, 0, None))
+            self.assertEqual((d.disposition, d.index, d.handle), (pw.Disposition.INTERCEPTED, 0, None))
             self.assertFalse(w.closed)
             prompt = ('{"type":"TEXT","content":"Tool results above. Last tool error: %s"}' % CLOSE_INSIDE).encode()
             self.assertEqual(
@@ -470,7 +483,7 @@ class CallsFromInside(unittest.TestCase):
                 ],
             )
             # Still whole: it takes the next frame, and closes outside the tool.
-            self.assertEqual(w.handle_response(1, TEXT).kind, pw.DispositionKind.FORWARD)
+            self.assertEqual(w.handle_response(1, TEXT).disposition, pw.Disposition.FORWARD)
         self.assertTrue(w.closed)
         self.assertEqual(w.memory_size, 0)
 

@@ -188,7 +188,7 @@ class DecoderObject(unittest.TestCase):
             # The next body.
             self.assertEqual(d.feed(self.BODY) + d.finish(), self.FRAMES)
             s = d.stats
-            self.assertIsInstance(s, pw.DecodeStats)
+            self.assertIsInstance(s, pw.DecoderStats)
             self.assertEqual((s.calls_started, s.calls_written, s.not_json, s.overlong), (2, 2, 0, 0))
             d.reset()
             self.assertEqual(d.stats.calls_started, 0)
@@ -221,8 +221,8 @@ class DecoderObject(unittest.TestCase):
             self.assertIn("args_error", last[0]["content"])
             self.assertEqual(d.stats.calls_written, 1)
 
-    def test_stats_are_pw_decode_stats(self):
-        self.assertEqual([f.name for f in fields(pw.DecodeStats)], [n for n, _ in _ffi.pw_decode_stats._fields_])
+    def test_stats_are_pw_decoder_stats(self):
+        self.assertEqual([f.name for f in fields(pw.DecoderStats)], [n for n, _ in _ffi.pw_decoder_stats._fields_])
         with pw.Decoder("openai-chat", event_cap=16) as d:
             d.feed(self.BODY)
             d.finish()

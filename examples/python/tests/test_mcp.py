@@ -55,7 +55,7 @@ class Host:
 
     def __init__(self, tools=("echo",), slots=2, timeout_ms=1000, max_total_ms=0, **client_fields):
         self.now = 0
-        self.config = pw.Config(tool_timeout_ms=timeout_ms, max_total_timeout_ms=max_total_ms, result_cap=4096,
+        self.config = pw.WrapperConfig(tool_timeout_ms=timeout_ms, max_total_timeout_ms=max_total_ms, result_cap=4096,
                                 message_cap=1024, args_cap=1024)
         self.wrapper = pw.Wrapper({t: pw.adapter() for t in tools}, slots=slots, config=self.config)
         self.client = pw.McpClient(calls=slots, wrapper_config=self.config, **client_fields)
@@ -107,7 +107,7 @@ class Host:
 
     def model(self, frame):
         d = self.wrapper.handle_response(self.now, frame)
-        if d.kind == pw.DispositionKind.FORWARD:
+        if d.disposition == pw.Disposition.FORWARD:
             self.sent.append(("consumer", frame))
         self.pump()
         return d
@@ -188,7 +188,7 @@ class StartUp(unittest.TestCase):
             h.close()
 
     def test_config_fits_the_wrapper_and_reports_sizes(self):
-        cfg = pw.McpConfig().fit(pw.Config(name_cap=200, max_depth=12))
+        cfg = pw.McpConfig().fit(pw.WrapperConfig(name_cap=200, max_depth=12))
         self.assertEqual((cfg.name_cap, cfg.max_depth), (200, 12))
         self.assertGreater(cfg.max_frame_len, cfg.line_cap)
         self.assertGreater(cfg.max_line_len, 0)
@@ -394,7 +394,13 @@ class Refusals(unittest.TestCase):
         c = self.client()
         self.assertRefused(pw.McpNotAdapterFrame, 500, lambda: c.handle_frame((0, 1), b'{"type":"TEXT","content":"x"}'))
         self.assertRefused(pw.McpNoName, 501, lambda: c.handle_frame((0, 1), b'{"type":"TOOL_CALL","content":{"args":{}}}'))
-        self.assertRefused(pw.McpNameTooLong, 502, lambda: c.handle_frame((0, 1), tool_call("x" * 65, args={})))
+        # A name too long is the one PW_NAME_TOO_LONG everywhere (502 is retired), not a refusal
+        # of the client's own family.
+        with self.assertRaises(pw.NameTooLong) as caught:
+            c.handle_frame((0, 1), tool_call("x" * 65, args={}))
+        self.assertEqual(caught.exception.code, 302)
+        self.assertNotIsInstance(caught.exception, pw.McpRefused)
+        self.assertNotIn(502, pw.errors.BY_CODE)
         c.handle_frame((0, 1), tool_call("echo", args={}))
         self.assertRefused(pw.McpDuplicateCall, 503, lambda: c.handle_frame((0, 1), tool_call("echo", args={})))
         self.assertRefused(

@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
     cfg.event_cap = 256 * 1024;
     size_t need = 0;
     if ((r = pw_decoder_size(&cfg, CALLS, &need)) != PW_OK) return fail("pw_decoder_size", r);
-    if (need > sizeof block) return fail("block", PW_MEMORY_TOO_SMALL);
+    if (need > sizeof block) return fail("block", PW_STORAGE_TOO_SMALL);
     pw_decoder *d;
     if ((r = pw_decoder_init(block, sizeof block, p, &cfg, CALLS, &d)) != PW_OK) return fail("pw_decoder_init", r);
 
@@ -108,8 +108,8 @@ int main(int argc, char **argv) {
     pw_decoder_finish(d);
     int e = drain(d, p, items);
     if (e) return e;
-    pw_decode_stats s;
-    pw_decoder_stats(d, &s);
+    pw_decoder_stats s;
+    pw_decoder_get_stats(d, &s);
     if (s.calls_started != s.calls_written) {
         fprintf(stderr, "decode: %llu calls started, %llu written\n", (unsigned long long)s.calls_started, (unsigned long long)s.calls_written);
         return 1;

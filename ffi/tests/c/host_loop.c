@@ -6,9 +6,8 @@
 
 #define SLOTS 2
 #define TOOLS 2
-/* The default configuration's capacities (pw_wrapper_config_default), as constants. */
-static uint64_t mem[PW_WRAPPER_SIZE_BOUND(64, 64, 512, 512, 192, 2048, 256, 0, SLOTS, TOOLS) /
-                        sizeof(uint64_t) + 1];
+/* pw_wrapper_config_default's capacities, by slots and tools only. */
+static uint64_t mem[PW_WRAPPER_DEFAULT_SIZE_BOUND(SLOTS, TOOLS) / sizeof(uint64_t) + 1];
 static uint8_t out[2048]; /* at least pw_wrapper_max_frame_len: checked in main */
 
 static pw_tool_status add(void *ud, pw_str args, pw_writer *w) {

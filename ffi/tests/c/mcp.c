@@ -161,9 +161,9 @@ static void test_config_memory_and_codes(void)
     bad = cfg;
     bad.max_depth = 2;
     CHECK_RC(pw_mcp_init(client_mem, sizeof client_mem, &bad, 1, LIT("t"), LIT("1"), &c), PW_BAD_CONFIG);
-    CHECK_RC(pw_mcp_init(client_mem, size - 1, &cfg, 4, LIT("t"), LIT("1"), &c), PW_MEMORY_TOO_SMALL);
+    CHECK_RC(pw_mcp_init(client_mem, size - 1, &cfg, 4, LIT("t"), LIT("1"), &c), PW_STORAGE_TOO_SMALL);
     CHECK_RC(pw_mcp_init((uint8_t *)client_mem + 1, size, &cfg, 4, LIT("t"), LIT("1"), &c),
-             PW_MEMORY_MISALIGNED);
+             PW_STORAGE_MISALIGNED);
     CHECK_RC(pw_mcp_init(NULL, size, &cfg, 4, LIT("t"), LIT("1"), &c), PW_NULL_POINTER);
     CHECK_RC(pw_mcp_init(client_mem, size, &cfg, 4,
                          LIT("a client name that is longer than sixty-four bytes, which is the cap"),
@@ -176,14 +176,19 @@ static void test_config_memory_and_codes(void)
     CHECK_RC(pw_mcp_start(NULL), PW_NULL_POINTER);
     CHECK(pw_mcp_in_flight(NULL) == 0 && pw_mcp_queued(NULL) == 0);
 
-    /* The client's codes: 500..508, each with its own text. */
+    /* The client's codes: 500..508 but the retired 502 (a name too long is
+     * PW_NAME_TOO_LONG), each with its own text. */
     for (code = PW_MCP_NOT_ADAPTER_FRAME; code <= PW_MCP_CLIENT_INFO_TOO_LONG; code++) {
         uint8_t a[128], b[128];
-        size_t la = 0, lb = 0;
+        size_t la = 0, lb = 0, prev = code == 503 ? 501 : code - 1;
         CHECK_RC(pw_result_text(code, a, sizeof a, &la), PW_OK);
+        if (code == 502) {
+            CHECK(la == 22 && memcmp(a, "unknown pw_result code", 22) == 0);
+            continue;
+        }
         CHECK(la > 11 && memcmp(a, "MCP client:", 11) == 0);
         if (code > PW_MCP_NOT_ADAPTER_FRAME) {
-            CHECK_RC(pw_result_text(code - 1, b, sizeof b, &lb), PW_OK);
+            CHECK_RC(pw_result_text((uint32_t)prev, b, sizeof b, &lb), PW_OK);
             CHECK(la != lb || memcmp(a, b, la) != 0);
         }
     }
@@ -276,7 +281,7 @@ static void test_calls_through_a_wrapper(void)
 {
     pw_wrapper *w;
     pw_mcp *c;
-    pw_mcp_client_stats s;
+    pw_mcp_stats s;
     start(&w, &c, 1000, 5000);
     log_text[0] = '\0';
 
@@ -361,7 +366,7 @@ static void test_calls_through_a_wrapper(void)
                "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: Tool echo failed: the MCP server closed the connection\"}\n");
     expect_line(__LINE__, c, "");
     CHECK(pw_mcp_in_flight(c) == 0 && pw_wrapper_pending(w) == 0);
-    CHECK_RC(pw_mcp_stats(c, &s), PW_OK);
+    CHECK_RC(pw_mcp_get_stats(c, &s), PW_OK);
     CHECK(s.calls == 6 && s.answered == 4 && s.failed == 2 && s.late == 1 && s.pings == 1 &&
           s.refused_requests == 1 && s.notifications == 1);
 }

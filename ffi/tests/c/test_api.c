@@ -52,21 +52,21 @@ static void test_null_pointers(void)
     const uint8_t *bytes = (const uint8_t *)frame;
     size_t len = sizeof frame - 1;
     size_t off = 99, n = 99;
-    pw_kind kind = PW_KIND_OTHER;
+    pw_frame_kind kind = PW_FRAME_KIND_OTHER;
     const uint8_t *other = (const uint8_t *)"sentinel";
     pw_tool_call call;
     uint8_t out[8];
-    pw_framer *f = NULL;
+    pw_line_splitter *f = NULL;
 
     CHECK_RC(pw_json_validate(NULL, 0, 32, &off), PW_NULL_POINTER);
     CHECK_RC(pw_json_validate(bytes, len, 32, NULL), PW_NULL_POINTER);
     CHECK(off == 99);
 
-    CHECK_RC(pw_frame_kind(NULL, len, &kind, &other, &n), PW_NULL_POINTER);
-    CHECK_RC(pw_frame_kind(bytes, len, NULL, &other, &n), PW_NULL_POINTER);
-    CHECK_RC(pw_frame_kind(bytes, len, &kind, NULL, &n), PW_NULL_POINTER);
-    CHECK_RC(pw_frame_kind(bytes, len, &kind, &other, NULL), PW_NULL_POINTER);
-    CHECK(kind == PW_KIND_OTHER && n == 99);
+    CHECK_RC(pw_frame_peek_kind(NULL, len, &kind, &other, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_frame_peek_kind(bytes, len, NULL, &other, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_frame_peek_kind(bytes, len, &kind, NULL, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_frame_peek_kind(bytes, len, &kind, &other, NULL), PW_NULL_POINTER);
+    CHECK(kind == PW_FRAME_KIND_OTHER && n == 99);
     CHECK(span_is(other, 8, "sentinel"));
 
     CHECK_RC(pw_frame_validate(NULL, len, 32, &kind), PW_NULL_POINTER);
@@ -79,10 +79,10 @@ static void test_null_pointers(void)
     CHECK_RC(pw_json_string_decode(LIT("\"a\""), out, sizeof out, NULL), PW_NULL_POINTER);
     CHECK(n == 99);
 
-    CHECK_RC(pw_framer_init(NULL, 256, out, sizeof out, &f), PW_NULL_POINTER);
-    CHECK_RC(pw_framer_feed(NULL, bytes, len, &n), PW_NULL_POINTER);
-    CHECK_RC(pw_framer_next_line(NULL, &other, &n), PW_NULL_POINTER);
-    CHECK_RC(pw_framer_finish(NULL, &other, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_line_splitter_init(NULL, 256, out, sizeof out, &f), PW_NULL_POINTER);
+    CHECK_RC(pw_line_splitter_feed(NULL, bytes, len, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_line_splitter_next_line(NULL, &other, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_line_splitter_finish(NULL, &other, &n), PW_NULL_POINTER);
     CHECK(f == NULL && n == 99);
 }
 
@@ -104,35 +104,35 @@ static void test_json_validate(void)
     CHECK(off == 0);
 }
 
-static void expect_kind(const char *frame, pw_kind want)
+static void expect_kind(const char *frame, pw_frame_kind want)
 {
-    pw_kind kind = (pw_kind)99;
+    pw_frame_kind kind = (pw_frame_kind)99;
     const uint8_t *other = (const uint8_t *)"x";
     size_t other_len = 99;
 
-    CHECK_RC(pw_frame_kind((const uint8_t *)frame, strlen(frame), &kind, &other, &other_len), PW_OK);
+    CHECK_RC(pw_frame_peek_kind((const uint8_t *)frame, strlen(frame), &kind, &other, &other_len), PW_OK);
     CHECK(kind == want);
     CHECK(other == NULL && other_len == 0);
-    kind = (pw_kind)99;
+    kind = (pw_frame_kind)99;
     CHECK_RC(pw_frame_validate((const uint8_t *)frame, strlen(frame), 32, &kind), PW_OK);
     CHECK(kind == want);
 }
 
 static void expect_malformed(const char *frame, uint8_t depth, pw_result lazy, pw_result full)
 {
-    pw_kind kind = (pw_kind)99;
+    pw_frame_kind kind = (pw_frame_kind)99;
     const uint8_t *other = NULL;
     size_t other_len = 99;
     size_t len = strlen(frame);
 
-    CHECK_RC(pw_frame_kind((const uint8_t *)frame, len, &kind, &other, &other_len), lazy);
+    CHECK_RC(pw_frame_peek_kind((const uint8_t *)frame, len, &kind, &other, &other_len), lazy);
     if (lazy != PW_OK) {
         CHECK(other_len == 99); /* nothing written on error */
     }
-    kind = (pw_kind)99;
+    kind = (pw_frame_kind)99;
     CHECK_RC(pw_frame_validate((const uint8_t *)frame, len, depth, &kind), full);
     if (full != PW_OK) {
-        CHECK(kind == (pw_kind)99);
+        CHECK(kind == (pw_frame_kind)99);
     }
 }
 
@@ -140,32 +140,32 @@ static void test_frames(void)
 {
     static const char other_frame[] = "{\"content\":[1,2],\"type\":\"PING\"}";
     static const char truncated[] = "{\"type\":\"TEXT\",\"content\":";
-    pw_kind kind = (pw_kind)99;
+    pw_frame_kind kind = (pw_frame_kind)99;
     const uint8_t *other = NULL;
     size_t other_len = 0;
 
-    expect_kind("{\"type\":\"TEXT\",\"content\":\"hi\"}", PW_KIND_TEXT);
-    expect_kind("{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"calc\"}}", PW_KIND_TOOL_CALL);
+    expect_kind("{\"type\":\"TEXT\",\"content\":\"hi\"}", PW_FRAME_KIND_TEXT);
+    expect_kind("{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"calc\"}}", PW_FRAME_KIND_TOOL_CALL);
     expect_kind("{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"calc\",\"result\":3}}",
-                PW_KIND_TOOL_RESULT);
-    expect_kind("{\"type\":\"ERROR\",\"content\":{\"message\":\"x\"}}", PW_KIND_ERROR);
-    expect_kind(" {\"type\":\"END\"}\r\n", PW_KIND_END);
-    expect_kind("{\"type\":\"\\u0045ND\"}", PW_KIND_END);
+                PW_FRAME_KIND_TOOL_RESULT);
+    expect_kind("{\"type\":\"ERROR\",\"content\":{\"message\":\"x\"}}", PW_FRAME_KIND_ERROR);
+    expect_kind(" {\"type\":\"END\"}\r\n", PW_FRAME_KIND_END);
+    expect_kind("{\"type\":\"\\u0045ND\"}", PW_FRAME_KIND_END);
 
     /* Another type: its string token, pointing into the input. */
-    CHECK_RC(pw_frame_kind(LIT(other_frame), &kind, &other, &other_len), PW_OK);
-    CHECK(kind == PW_KIND_OTHER);
+    CHECK_RC(pw_frame_peek_kind(LIT(other_frame), &kind, &other, &other_len), PW_OK);
+    CHECK(kind == PW_FRAME_KIND_OTHER);
     CHECK(span_is(other, other_len, "\"PING\""));
     CHECK(other == (const uint8_t *)other_frame + 24);
     CHECK_RC(pw_frame_validate(LIT(other_frame), 32, &kind), PW_OK);
-    CHECK(kind == PW_KIND_OTHER);
+    CHECK(kind == PW_FRAME_KIND_OTHER);
 
     /* Lazy: reads only up to `type`; the full check sees the cut. */
-    CHECK_RC(pw_frame_kind(LIT(truncated), &kind, &other, &other_len), PW_OK);
-    CHECK(kind == PW_KIND_TEXT);
-    kind = (pw_kind)99;
+    CHECK_RC(pw_frame_peek_kind(LIT(truncated), &kind, &other, &other_len), PW_OK);
+    CHECK(kind == PW_FRAME_KIND_TEXT);
+    kind = (pw_frame_kind)99;
     CHECK_RC(pw_frame_validate(LIT(truncated), 32, &kind), PW_INVALID_JSON);
-    CHECK(kind == (pw_kind)99);
+    CHECK(kind == (pw_frame_kind)99);
 
     expect_malformed("[1]", 32, PW_FRAME_NOT_OBJECT, PW_FRAME_NOT_OBJECT);
     expect_malformed("", 32, PW_FRAME_NOT_OBJECT, PW_FRAME_NOT_OBJECT);
@@ -253,7 +253,7 @@ static void test_string_decode(void)
     CHECK(n == 99);
 
     /* Output over its own input. */
-    CHECK_RC(pw_json_string_decode(token, 7, token + 1, 5, &n), PW_MEMORY_OVERLAP);
+    CHECK_RC(pw_json_string_decode(token, 7, token + 1, 5, &n), PW_STORAGE_OVERLAP);
     CHECK(token[1] == 'a' && n == 99);
 }
 
@@ -262,38 +262,38 @@ static union {
     uint64_t u64;
     double d;
     void *p;
-    unsigned char bytes[2 * PW_FRAMER_MAX_SIZE];
+    unsigned char bytes[2 * PW_LINE_SPLITTER_SIZE_BOUND];
 } framer_mem;
 
 static void test_framer_memory(void)
 {
-    size_t size = pw_framer_size();
-    size_t align = pw_framer_align();
+    size_t size = pw_line_splitter_size();
+    size_t align = pw_line_splitter_align();
     uint8_t line_buf[16];
-    pw_framer *f = NULL;
+    pw_line_splitter *f = NULL;
 
-    CHECK(size > 0 && size <= PW_FRAMER_MAX_SIZE);
-    CHECK(align > 0 && align <= PW_FRAMER_MAX_ALIGN && (align & (align - 1)) == 0);
+    CHECK(size > 0 && size <= PW_LINE_SPLITTER_SIZE_BOUND);
+    CHECK(align > 0 && align <= PW_MAX_ALIGN && (align & (align - 1)) == 0);
     CHECK(align > 1);
 
-    CHECK_RC(pw_framer_init(framer_mem.bytes, size - 1, line_buf, sizeof line_buf, &f),
-             PW_MEMORY_TOO_SMALL);
-    CHECK_RC(pw_framer_init(framer_mem.bytes + 1, size + 8, line_buf, sizeof line_buf, &f),
-             PW_MEMORY_MISALIGNED);
+    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, size - 1, line_buf, sizeof line_buf, &f),
+             PW_STORAGE_TOO_SMALL);
+    CHECK_RC(pw_line_splitter_init(framer_mem.bytes + 1, size + 8, line_buf, sizeof line_buf, &f),
+             PW_STORAGE_MISALIGNED);
     /* Too small and misaligned: the size is checked first. */
-    CHECK_RC(pw_framer_init(framer_mem.bytes + 1, 1, line_buf, sizeof line_buf, &f),
-             PW_MEMORY_TOO_SMALL);
+    CHECK_RC(pw_line_splitter_init(framer_mem.bytes + 1, 1, line_buf, sizeof line_buf, &f),
+             PW_STORAGE_TOO_SMALL);
     /* The line buffer inside the state. */
-    CHECK_RC(pw_framer_init(framer_mem.bytes, size, framer_mem.bytes + 8, 16, &f),
-             PW_MEMORY_OVERLAP);
+    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, size, framer_mem.bytes + 8, 16, &f),
+             PW_STORAGE_OVERLAP);
     CHECK(f == NULL); /* nothing written on error */
 
-    CHECK_RC(pw_framer_init(framer_mem.bytes, size, line_buf, sizeof line_buf, &f), PW_OK);
+    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, size, line_buf, sizeof line_buf, &f), PW_OK);
     CHECK((void *)f == (void *)framer_mem.bytes);
 }
 
 /* Feeds `len` bytes one at a time, collecting lines as "text|" and reports as "#len|". */
-static void feed_bytewise(pw_framer *f, const char *input, size_t len, char *log, size_t log_cap)
+static void feed_bytewise(pw_line_splitter *f, const char *input, size_t len, char *log, size_t log_cap)
 {
     size_t i;
     for (i = 0; i < len; i++) {
@@ -302,9 +302,9 @@ static void feed_bytewise(pw_framer *f, const char *input, size_t len, char *log
         size_t line_len = 0;
         pw_result rc;
 
-        CHECK_RC(pw_framer_feed(f, (const uint8_t *)input + i, 1, &consumed), PW_OK);
+        CHECK_RC(pw_line_splitter_feed(f, (const uint8_t *)input + i, 1, &consumed), PW_OK);
         CHECK(consumed == 1);
-        while ((rc = pw_framer_next_line(f, &line, &line_len)) != PW_NO_LINE) {
+        while ((rc = pw_line_splitter_next_line(f, &line, &line_len)) != PW_NOTHING) {
             size_t used = strlen(log);
             if (rc == PW_OK) {
                 CHECK(line != NULL && line_len > 0);
@@ -328,11 +328,11 @@ static void test_framer_stream(void)
     static const char input[] = "{\"a\":1}\r\n\n  \n0123456789ABCDEF\n{\"b\":2}\ntail";
     uint8_t line_buf[10];
     char log[256] = "";
-    pw_framer *f = NULL;
+    pw_line_splitter *f = NULL;
     const uint8_t *line = NULL;
     size_t len = 0, consumed = 0;
 
-    CHECK_RC(pw_framer_init(framer_mem.bytes, sizeof framer_mem, line_buf, sizeof line_buf, &f),
+    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, sizeof framer_mem, line_buf, sizeof line_buf, &f),
              PW_OK);
     feed_bytewise(f, input, sizeof input - 1, log, sizeof log);
     /* CRLF stripped, blank lines skipped, the 16-byte line reported once, the next intact. */
@@ -340,37 +340,148 @@ static void test_framer_stream(void)
     if (strcmp(log, "{\"a\":1}|#16|{\"b\":2}|") != 0) {
         fprintf(stderr, "log was: %s\n", log);
     }
-    CHECK_RC(pw_framer_finish(f, &line, &len), PW_OK);
+    CHECK_RC(pw_line_splitter_finish(f, &line, &len), PW_OK);
     CHECK(span_is(line, len, "tail"));
     CHECK(line == line_buf);
-    CHECK_RC(pw_framer_finish(f, &line, &len), PW_NO_LINE);
+    CHECK_RC(pw_line_splitter_finish(f, &line, &len), PW_NOTHING);
     CHECK(line == NULL && len == 0);
 
     /* A chunk: the framer stops after the first line end and waits to be drained. */
-    CHECK_RC(pw_framer_init(framer_mem.bytes, sizeof framer_mem, line_buf, sizeof line_buf, &f),
+    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, sizeof framer_mem, line_buf, sizeof line_buf, &f),
              PW_OK);
-    CHECK_RC(pw_framer_feed(f, LIT("{\"a\":1}\r\n{\"b\":2}\n"), &consumed), PW_OK);
+    CHECK_RC(pw_line_splitter_feed(f, LIT("{\"a\":1}\r\n{\"b\":2}\n"), &consumed), PW_OK);
     CHECK(consumed == 9);
-    CHECK_RC(pw_framer_feed(f, LIT("{\"b\":2}\n"), &consumed), PW_OK);
+    CHECK_RC(pw_line_splitter_feed(f, LIT("{\"b\":2}\n"), &consumed), PW_OK);
     CHECK(consumed == 0);
-    CHECK_RC(pw_framer_next_line(f, &line, &len), PW_OK);
+    CHECK_RC(pw_line_splitter_next_line(f, &line, &len), PW_OK);
     CHECK(span_is(line, len, "{\"a\":1}"));
-    CHECK_RC(pw_framer_next_line(f, &line, &len), PW_NO_LINE);
-    CHECK_RC(pw_framer_feed(f, LIT("{\"b\":2}\n"), &consumed), PW_OK);
+    CHECK_RC(pw_line_splitter_next_line(f, &line, &len), PW_NOTHING);
+    CHECK_RC(pw_line_splitter_feed(f, LIT("{\"b\":2}\n"), &consumed), PW_OK);
     CHECK(consumed == 8);
-    CHECK_RC(pw_framer_next_line(f, &line, &len), PW_OK);
+    CHECK_RC(pw_line_splitter_next_line(f, &line, &len), PW_OK);
     CHECK(span_is(line, len, "{\"b\":2}"));
 
     /* An over-long last line without a newline is reported by finish. */
-    CHECK_RC(pw_framer_feed(f, LIT("0123456789abc"), &consumed), PW_OK);
+    CHECK_RC(pw_line_splitter_feed(f, LIT("0123456789abc"), &consumed), PW_OK);
     CHECK(consumed == 13);
-    CHECK_RC(pw_framer_next_line(f, &line, &len), PW_NO_LINE);
-    CHECK_RC(pw_framer_finish(f, &line, &len), PW_LINE_TOO_LONG);
+    CHECK_RC(pw_line_splitter_next_line(f, &line, &len), PW_NOTHING);
+    CHECK_RC(pw_line_splitter_finish(f, &line, &len), PW_LINE_TOO_LONG);
     CHECK(line == NULL && len == 13);
-    CHECK_RC(pw_framer_finish(f, &line, &len), PW_NO_LINE);
+    CHECK_RC(pw_line_splitter_finish(f, &line, &len), PW_NOTHING);
 
     /* Feeding the framer its own line buffer is refused. */
-    CHECK_RC(pw_framer_feed(f, line_buf, 4, &consumed), PW_MEMORY_OVERLAP);
+    CHECK_RC(pw_line_splitter_feed(f, line_buf, 4, &consumed), PW_STORAGE_OVERLAP);
+}
+
+/* Every object's size bound: in a constant expression, at least what pw_<object>_size says
+ * and over it by the same amount for every configuration with the same slots (so its arena
+ * formula is the core's exactly), at most the per-part bounds; the default forms read the
+ * named defaults, which are pw_<object>_config_default's. */
+static uint64_t decoder_block[PW_DECODER_DEFAULT_SIZE_BOUND(2) / sizeof(uint64_t) + 1];
+static uint64_t mcp_block[PW_MCP_DEFAULT_SIZE_BOUND(2) / sizeof(uint64_t) + 1];
+static uint64_t call_block[PW_ADAPTER_CALL_SIZE_BOUND(100) / sizeof(uint64_t) + 1];
+static uint64_t splitter_block[PW_LINE_SPLITTER_SIZE_BOUND / sizeof(uint64_t) + 1];
+
+/* A bound over an exact size: at least it, over it by at most `most`, and (the arena part
+ * exact) by the same amount `*first` for every configuration of one slot count. */
+static void check_bound(size_t bound, size_t exact, size_t most, size_t k, size_t *first)
+{
+    CHECK(bound >= exact);
+    CHECK(bound - exact <= most);
+    if (k == 0) {
+        *first = bound - exact;
+    }
+    CHECK(bound - exact == *first);
+}
+
+static void test_size_bounds(void)
+{
+    static const size_t decoder_caps[][4] = {
+        /* event, args, name, id */
+        {16384, 4096, 64, 64},
+        {2048, 512, 32, 48},
+        {16, 1, 1, 1},
+        {1 << 20, 70000, 300, 5},
+    };
+    static const size_t mcp_caps[][4] = {
+        /* line, outbox, name, cursor */
+        {8192, 4096, 64, 256},
+        {2048, PW_MCP_MIN_OUTBOX, 32, 128},
+        {1 << 20, 100000, 1000, 1},
+    };
+    size_t calls, k, n = 0;
+    pw_decoder_config dc;
+    pw_mcp_config mc;
+    uint8_t line_buf[8];
+    pw_decoder *d = NULL;
+    pw_mcp *m = NULL;
+    pw_adapter_call *c = NULL;
+    pw_adapter_call_options opts;
+    pw_line_splitter *f = NULL;
+
+    for (calls = 0; calls < 5; calls++) {
+        size_t first = 0;
+        for (k = 0; k < sizeof decoder_caps / sizeof decoder_caps[0]; k++) {
+            CHECK_RC(pw_decoder_config_default(&dc), PW_OK);
+            dc.event_cap = decoder_caps[k][0];
+            dc.args_cap = decoder_caps[k][1];
+            dc.name_cap = decoder_caps[k][2];
+            dc.id_cap = decoder_caps[k][3];
+            CHECK_RC(pw_decoder_size(&dc, calls, &n), PW_OK);
+            check_bound(PW_DECODER_SIZE_BOUND_(dc.event_cap, dc.args_cap, dc.name_cap, dc.id_cap,
+                                               calls),
+                        n, PW_DECODER_MAX_BASE_SIZE + calls * PW_DECODER_MAX_SLOT_SIZE, k, &first);
+        }
+        for (k = 0; k < sizeof mcp_caps / sizeof mcp_caps[0]; k++) {
+            CHECK_RC(pw_mcp_config_default(&mc), PW_OK);
+            mc.line_cap = mcp_caps[k][0];
+            mc.outbox_cap = mcp_caps[k][1];
+            mc.name_cap = mcp_caps[k][2];
+            mc.cursor_cap = mcp_caps[k][3];
+            CHECK_RC(pw_mcp_size(&mc, calls, &n), PW_OK);
+            check_bound(PW_MCP_SIZE_BOUND_(mc.line_cap, mc.outbox_cap, mc.name_cap, mc.cursor_cap,
+                                           calls),
+                        n, PW_MCP_MAX_BASE_SIZE + calls * PW_MCP_MAX_SLOT_SIZE, k, &first);
+        }
+    }
+    {
+        size_t first = 0, cap;
+        for (cap = 0; cap < 100000; cap = cap * 3 + 7) {
+            CHECK_RC(pw_adapter_call_size(cap, &n), PW_OK);
+            check_bound(PW_ADAPTER_CALL_SIZE_BOUND(cap), n, PW_ADAPTER_CALL_MAX_BASE_SIZE, cap,
+                        &first);
+        }
+    }
+    CHECK(pw_line_splitter_size() <= PW_LINE_SPLITTER_SIZE_BOUND);
+    CHECK(pw_decoder_align() <= PW_MAX_ALIGN && pw_mcp_align() <= PW_MAX_ALIGN);
+    CHECK(pw_adapter_call_align() <= PW_MAX_ALIGN && pw_wrapper_align() <= PW_MAX_ALIGN);
+
+    /* The defaults by name, and static blocks of the default bounds that take the objects. */
+    CHECK_RC(pw_decoder_config_default(&dc), PW_OK);
+    CHECK(dc.event_cap == PW_DECODER_DEFAULT_EVENT_CAP && dc.args_cap == PW_DECODER_DEFAULT_ARGS_CAP);
+    CHECK(dc.name_cap == PW_DECODER_DEFAULT_NAME_CAP && dc.id_cap == PW_DECODER_DEFAULT_ID_CAP);
+    CHECK(PW_DECODER_DEFAULT_SIZE_BOUND(2) ==
+          PW_DECODER_SIZE_BOUND_(dc.event_cap, dc.args_cap, dc.name_cap, dc.id_cap, 2));
+    CHECK_RC(pw_decoder_init(decoder_block, sizeof decoder_block, PW_PROVIDER_OPENAI_CHAT, &dc, 2,
+                             &d),
+             PW_OK);
+    CHECK((void *)d == (void *)decoder_block);
+    CHECK_RC(pw_mcp_config_default(&mc), PW_OK);
+    CHECK(mc.line_cap == PW_MCP_DEFAULT_LINE_CAP && mc.outbox_cap == PW_MCP_DEFAULT_OUTBOX_CAP);
+    CHECK(mc.name_cap == PW_MCP_DEFAULT_NAME_CAP && mc.cursor_cap == PW_MCP_DEFAULT_CURSOR_CAP);
+    CHECK(PW_MCP_DEFAULT_SIZE_BOUND(2) ==
+          PW_MCP_SIZE_BOUND_(mc.line_cap, mc.outbox_cap, mc.name_cap, mc.cursor_cap, 2));
+    CHECK_RC(pw_mcp_init(mcp_block, sizeof mcp_block, &mc, 2, (const uint8_t *)"t", 1,
+                         (const uint8_t *)"1", 1, &m),
+             PW_OK);
+    CHECK((void *)m == (void *)mcp_block);
+    CHECK_RC(pw_adapter_call_options_default(&opts), PW_OK);
+    CHECK_RC(pw_adapter_call_init(call_block, sizeof call_block, 100, 0, &opts, &c), PW_OK);
+    CHECK((void *)c == (void *)call_block);
+    CHECK_RC(pw_line_splitter_init(splitter_block, sizeof splitter_block, line_buf,
+                                   sizeof line_buf, &f),
+             PW_OK);
+    CHECK((void *)f == (void *)splitter_block);
 }
 
 int main(void)
@@ -383,6 +494,7 @@ int main(void)
     test_string_decode();
     test_framer_memory();
     test_framer_stream();
+    test_size_bounds();
     printf("test_api: %d checks, %d failed\n", checks, failures);
     return failures > 100 ? 100 : failures;
 }

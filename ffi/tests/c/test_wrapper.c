@@ -150,17 +150,26 @@ static void setup_tools(void)
 }
 
 /* The test configuration: small caps so that every limit is easy to reach. */
+/* The test configuration's capacities by name, as a host writes them for static storage. */
+#define TEST_NAME_CAP 16
+#define TEST_ID_CAP 16
+#define TEST_ARGS_CAP 64
+#define TEST_RESULT_CAP 32
+#define TEST_MESSAGE_CAP 96
+#define TEST_TRACE_BYTES 2048
+#define TEST_HELD_BYTES 40
+#define TEST_HOOK_LOG_BYTES 0
 static pw_wrapper_config test_config(void)
 {
     pw_wrapper_config c;
     memset(&c, 0, sizeof c);
     CHECK_RC(pw_wrapper_config_default(&c), PW_OK);
-    c.name_cap = 16;
-    c.id_cap = 16;
-    c.args_cap = 64;
-    c.result_cap = 32;
-    c.message_cap = 96;
-    c.held_bytes = 40;
+    c.name_cap = TEST_NAME_CAP;
+    c.id_cap = TEST_ID_CAP;
+    c.args_cap = TEST_ARGS_CAP;
+    c.result_cap = TEST_RESULT_CAP;
+    c.message_cap = TEST_MESSAGE_CAP;
+    c.held_bytes = TEST_HELD_BYTES;
     return c;
 }
 
@@ -379,11 +388,13 @@ static void test_config_and_size(void)
  * every configuration with the same slots and tools (so its arena formula is the core's
  * exactly), and by at most the per-part bounds. pw_wrapper_max_frame_len as the core says. */
 #define BOUND_OF(c, s, t)                                                                     \
-    PW_WRAPPER_SIZE_BOUND((c).name_cap, (c).id_cap, (c).args_cap, (c).result_cap,             \
-                          (c).message_cap, (c).trace_bytes, (c).held_bytes, (c).hook_log_bytes, \
-                          (s), (t))
-static uint64_t static_block[PW_WRAPPER_SIZE_BOUND(16, 16, 64, 32, 96, 2048, 40, 0, 2, N_TOOLS) /
-                                 sizeof(uint64_t) + 1];
+    PW_WRAPPER_SIZE_BOUND_((c).name_cap, (c).id_cap, (c).args_cap, (c).result_cap,            \
+                           (c).message_cap, (c).trace_bytes, (c).held_bytes,                  \
+                           (c).hook_log_bytes, (s), (t))
+static uint64_t static_block[PW_WRAPPER_SIZE_BOUND(TEST, 2, N_TOOLS) / sizeof(uint64_t) + 1];
+static uint8_t static_frame[PW_WRAPPER_MAX_FRAME_LEN(TEST)];
+/* The default configuration, by slots and tools only. */
+static uint64_t default_block[PW_WRAPPER_DEFAULT_SIZE_BOUND(2, N_TOOLS) / sizeof(uint64_t) + 1];
 
 static void test_size_bound_and_frame_len(void)
 {
@@ -425,8 +436,8 @@ static void test_size_bound_and_frame_len(void)
                 }
                 CHECK(over == first); /* the arena part is exact */
                 CHECK_RC(pw_wrapper_max_frame_len(&c, &n), PW_OK);
-                CHECK(n == PW_WRAPPER_MAX_FRAME_LEN(c.name_cap, c.id_cap, c.args_cap,
-                                                    c.result_cap, c.message_cap, c.held_bytes));
+                CHECK(n == PW_WRAPPER_MAX_FRAME_LEN_(c.name_cap, c.id_cap, c.args_cap,
+                                                     c.result_cap, c.message_cap, c.held_bytes));
             }
         }
     }
@@ -442,6 +453,28 @@ static void test_size_bound_and_frame_len(void)
     n = 0;
     CHECK_RC(pw_wrapper_max_frame_len(&cfg, &n), PW_OK);
     CHECK(n == 64 + 6 * 32 + 6 * 16 + 64);
+    CHECK(n == sizeof static_frame);
+
+    /* The named defaults are pw_wrapper_config_default's, and its block fits the default
+     * bound; the default frame length is pw_wrapper_max_frame_len's. */
+    {
+        pw_wrapper_config d;
+        CHECK_RC(pw_wrapper_config_default(&d), PW_OK);
+        CHECK(d.name_cap == PW_WRAPPER_DEFAULT_NAME_CAP && d.id_cap == PW_WRAPPER_DEFAULT_ID_CAP);
+        CHECK(d.args_cap == PW_WRAPPER_DEFAULT_ARGS_CAP);
+        CHECK(d.result_cap == PW_WRAPPER_DEFAULT_RESULT_CAP);
+        CHECK(d.message_cap == PW_WRAPPER_DEFAULT_MESSAGE_CAP);
+        CHECK(d.trace_bytes == PW_WRAPPER_DEFAULT_TRACE_BYTES);
+        CHECK(d.held_bytes == PW_WRAPPER_DEFAULT_HELD_BYTES);
+        CHECK(d.hook_log_bytes == PW_WRAPPER_DEFAULT_HOOK_LOG_BYTES);
+        CHECK(PW_WRAPPER_DEFAULT_SIZE_BOUND(2, N_TOOLS) == BOUND_OF(d, 2, N_TOOLS));
+        CHECK_RC(pw_wrapper_max_frame_len(&d, &n), PW_OK);
+        CHECK(n == PW_WRAPPER_DEFAULT_MAX_FRAME_LEN);
+        CHECK_RC(pw_wrapper_init(default_block, sizeof default_block, &d, 2, tools, N_TOOLS,
+                                 &hooks, &w),
+                 PW_OK);
+        USABLE(w, 0);
+    }
     CHECK_RC(pw_wrapper_max_frame_len(NULL, &n), PW_NULL_POINTER);
     CHECK_RC(pw_wrapper_max_frame_len(&cfg, NULL), PW_NULL_POINTER);
     cfg.mirror_continue = 7;
@@ -481,7 +514,7 @@ static void test_poll_output(void)
     pw_wrapper *w = NULL;
     pw_disposition d;
     pw_output o;
-    pw_stats st;
+    pw_wrapper_stats st;
     uint8_t buf[8];
     size_t need = 0;
     const char *call = "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\",\"args\":[1]}}";
@@ -507,7 +540,7 @@ static void test_poll_output(void)
     expect_output(__LINE__, w, PW_OUTPUT_FRAME,
                   "{\"type\":\"TEXT\",\"content\":\"Tool results above.\"}");
     CHECK_RC(pw_wrapper_poll_output(w, buf, sizeof buf, &o), PW_NOTHING);
-    CHECK_RC(pw_wrapper_stats(w, &st), PW_OK);
+    CHECK_RC(pw_wrapper_get_stats(w, &st), PW_OK);
     CHECK(st.rounds == 1 && st.hook_events_cut == 0 && st.hook_events_dropped == 0);
 
     /* A 40-byte log: the first event (28 + 4 + 17 bytes whole, 28 + 4 + 4 cut) keeps its
@@ -521,9 +554,9 @@ static void test_poll_output(void)
              PW_OK);
     CHECK_RC(pw_wrapper_poll_output(w, buf, sizeof buf, &o), PW_OK);
     CHECK(o.kind == PW_OUTPUT_TOOL_CALL && o.cut == 1 && span_is(o.call.args, "null"));
-    CHECK_RC(pw_wrapper_stats(w, &st), PW_OK);
+    CHECK_RC(pw_wrapper_get_stats(w, &st), PW_OK);
     CHECK(st.hook_events_cut == 1 && st.hook_events_dropped == 1);
-    CHECK_RC(pw_wrapper_stats(NULL, &st), PW_NULL_POINTER);
+    CHECK_RC(pw_wrapper_get_stats(NULL, &st), PW_NULL_POINTER);
     CHECK_RC(pw_wrapper_poll_output(w, NULL, 0, &o), PW_NULL_POINTER);
     USABLE(w, 2);
 }
@@ -545,18 +578,18 @@ static void test_init_memory_and_tools(void)
     CHECK_RC(pw_wrapper_init(mem_a, need, &cfg, 2, tools, N_TOOLS, &hooks, NULL), PW_NULL_POINTER);
 
     /* A zero-length block, one byte short, misaligned; the size is checked first. */
-    CHECK_RC(pw_wrapper_init(mem_a, 0, &cfg, 2, tools, N_TOOLS, &hooks, &w), PW_MEMORY_TOO_SMALL);
+    CHECK_RC(pw_wrapper_init(mem_a, 0, &cfg, 2, tools, N_TOOLS, &hooks, &w), PW_STORAGE_TOO_SMALL);
     CHECK_RC(pw_wrapper_init(mem_a, need - 1, &cfg, 2, tools, N_TOOLS, &hooks, &w),
-             PW_MEMORY_TOO_SMALL);
+             PW_STORAGE_TOO_SMALL);
     CHECK_RC(pw_wrapper_init(bytes + 1, need, &cfg, 2, tools, N_TOOLS, &hooks, &w),
-             PW_MEMORY_MISALIGNED);
+             PW_STORAGE_MISALIGNED);
     CHECK_RC(pw_wrapper_init(bytes + 1, need - 1, &cfg, 2, tools, N_TOOLS, &hooks, &w),
-             PW_MEMORY_TOO_SMALL);
+             PW_STORAGE_TOO_SMALL);
     /* The hooks handed in from inside the block. */
     memcpy(mem_a + 8, &hooks, sizeof hooks);
     CHECK_RC(pw_wrapper_init(mem_a, need, &cfg, 2, tools, N_TOOLS,
                              (const pw_hooks *)(void *)(mem_a + 8), &w),
-             PW_MEMORY_OVERLAP);
+             PW_STORAGE_OVERLAP);
     CHECK(w == NULL);
 
     /* Bad registrations: an unknown kind, a sync tool without a function, a name that is
@@ -579,7 +612,7 @@ static void test_init_memory_and_tools(void)
     bad[T_ECHO].name.ptr = (const uint8_t *)"a_tool_name_of_17";
     bad[T_ECHO].name.len = 17;
     CHECK_RC(pw_wrapper_init(mem_a, need, &cfg, 2, bad, N_TOOLS, &hooks, &w),
-             PW_TOOL_NAME_TOO_LONG);
+             PW_NAME_TOO_LONG);
     bad[T_ECHO].name.len = 16; /* exactly name_cap is fine */
     CHECK_RC(pw_wrapper_init(mem_a, need, &cfg, 2, bad, N_TOOLS, &hooks, &w), PW_OK);
     CHECK((void *)w == (void *)mem_a);
@@ -693,8 +726,8 @@ static void test_misaligned_wrapper(void)
 {
     pw_wrapper *w = make(mem_a);
     pw_wrapper *odd = (pw_wrapper *)(void *)((unsigned char *)mem_a + 1);
-    CHECK_RC(pw_wrapper_abort(odd), PW_MEMORY_MISALIGNED);
-    CHECK_RC(pw_wrapper_handle_timeout(odd, 1), PW_MEMORY_MISALIGNED);
+    CHECK_RC(pw_wrapper_abort(odd), PW_STORAGE_MISALIGNED);
+    CHECK_RC(pw_wrapper_handle_timeout(odd, 1), PW_STORAGE_MISALIGNED);
     CHECK(pw_wrapper_poll_timeout(odd) == PW_NO_TIMEOUT);
     CHECK(pw_wrapper_pending(odd) == 0);
     USABLE(w, 1);
@@ -911,9 +944,9 @@ static void test_buffer_too_small(void)
     CHECK(t.len == sizeof frame - 1 && buf[0] == 0xAA);
 
     /* The buffer inside the wrapper's block, or the output struct inside the buffer. */
-    CHECK_RC(pw_wrapper_poll_transmit(w, (uint8_t *)mem_a + 64, 128, &t), PW_MEMORY_OVERLAP);
+    CHECK_RC(pw_wrapper_poll_transmit(w, (uint8_t *)mem_a + 64, 128, &t), PW_STORAGE_OVERLAP);
     CHECK_RC(pw_wrapper_poll_transmit(w, (uint8_t *)words, sizeof words, (pw_transmit *)(void *)words),
-             PW_MEMORY_OVERLAP);
+             PW_STORAGE_OVERLAP);
 
     /* Exactly big enough: the same frame, still first. */
     CHECK_RC(pw_wrapper_poll_transmit(w, buf, sizeof frame - 1, &t), PW_OK);
@@ -1133,7 +1166,7 @@ static void test_malformed_input(void)
     CHECK_RC(pw_wrapper_handle_request(w, 0, LIT("nope")), PW_FRAME_NOT_OBJECT);
     CHECK_RC(pw_wrapper_handle_request(w, 0, LIT("{\"type\":null}")), PW_FRAME_TYPE_NOT_STRING);
     /* Input from inside the wrapper's own block. */
-    CHECK_RC(pw_wrapper_handle_request(w, 0, (const uint8_t *)mem_a + 16, 4), PW_MEMORY_OVERLAP);
+    CHECK_RC(pw_wrapper_handle_request(w, 0, (const uint8_t *)mem_a + 16, 4), PW_STORAGE_OVERLAP);
     USABLE(w, 0);
 
     /* Adapter frames are validated whole; host completions must be JSON or UTF-8 text. */

@@ -293,8 +293,8 @@ fuzz_target!(|data: &[u8]| {
     // Bad memory first: each gets its own code and nothing is written.
     // SAFETY (of the pointer arithmetic): one byte into the block.
     let odd = unsafe { mem.cast::<u8>().add(1) }.cast::<c_void>();
-    assert_eq!(init(odd, size, &mut w), pw_result::PW_MEMORY_MISALIGNED);
-    assert_eq!(init(mem, size - 1, &mut w), pw_result::PW_MEMORY_TOO_SMALL);
+    assert_eq!(init(odd, size, &mut w), pw_result::PW_STORAGE_MISALIGNED);
+    assert_eq!(init(mem, size - 1, &mut w), pw_result::PW_STORAGE_TOO_SMALL);
     assert_eq!(
         init(ptr::null_mut(), size, &mut w),
         pw_result::PW_NULL_POINTER
