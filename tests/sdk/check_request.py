@@ -354,7 +354,7 @@ def openai_chat_rules(body):
             else:
                 pending[tid] = True
             continue
-        errors += _unanswered(pending, i)
+        errors += _unanswered(pending, i, len(messages))
         pending = None
         if role == "assistant" and "tool_calls" in m:
             calls = m["tool_calls"] if isinstance(m["tool_calls"], list) else []
@@ -365,12 +365,13 @@ def openai_chat_rules(body):
                 if c.get("id") in pending:
                     errors.append(f"call-ids-unique: messages[{i}] makes call {c.get('id')!r} twice")
                 pending[c.get("id")] = False
-    errors += _unanswered(pending, len(messages))
+    errors += _unanswered(pending, len(messages), len(messages))
     return errors
 
 
-def _unanswered(pending, at):
-    return [f"call-answered: call {cid!r} has no tool message before messages[{at}]" for cid, done in (pending or {}).items() if not done]
+def _unanswered(pending, at, end):
+    where = "the end of messages" if at == end else f"messages[{at}]"
+    return [f"call-answered: call {cid!r} has no tool message before {where}" for cid, done in (pending or {}).items() if not done]
 
 
 def openai_responses_rules(body):
