@@ -109,6 +109,8 @@ if [ ! -f "$sdk_stamp" ]; then
   touch "$sdk_stamp"
 fi
 export PW_SDK_PYTHON="$PWD/target/sdk-venv/bin/python"
+# The request-body checker (SPEC §10.4) against its own valid and broken bodies.
+"$PW_SDK_PYTHON" tests/sdk/test_check_request.py
 
 step "MCP servers (pinned, in target/mcp-servers): server-everything (npm) and mcp-server-time (PyPI)"
 command -v node >/dev/null && command -v npm >/dev/null || apt_install nodejs npm
