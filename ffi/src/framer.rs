@@ -3,7 +3,7 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
-use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
+use polyweave_tool_adapter::frame::{LineSplitter, LineTooLong};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, require_non_null, span,
@@ -18,7 +18,7 @@ use crate::codes::pw_result;
 /// are skipped. There is nothing to free: stop using it and reuse the memory.
 #[allow(non_camel_case_types)]
 pub struct pw_framer {
-    framer: LineFramer<'static>,
+    framer: LineSplitter<'static>,
     /// Address and length of the line buffer the framer borrows (for overlap checks).
     line_buf: (usize, usize),
 }
@@ -85,7 +85,7 @@ pub unsafe extern "C" fn pw_framer_init(
         // used, which is what 'static stands for here; the framer is its only user meanwhile.
         let line: &'static mut [u8] = unsafe { out_bytes(line_buf, line_cap) }?;
         let framer = pw_framer {
-            framer: LineFramer::new(line),
+            framer: LineSplitter::new(line),
             line_buf: buf_span,
         };
         // SAFETY: `state` is non-NULL, aligned and has room for a `pw_framer` (all checked) in
@@ -152,8 +152,8 @@ pub unsafe extern "C" fn pw_framer_feed(
     })
 }
 
-/// `LineFramer::next_line` or `LineFramer::finish`: what hands out the next line.
-type LineStep = for<'f> fn(&'f mut LineFramer<'static>) -> Option<Result<&'f [u8], LineTooLong>>;
+/// `LineSplitter::next_line` or `LineSplitter::finish`: what hands out the next line.
+type LineStep = for<'f> fn(&'f mut LineSplitter<'static>) -> Option<Result<&'f [u8], LineTooLong>>;
 
 /// The shared body of `pw_framer_next_line` and `pw_framer_finish`.
 ///
@@ -205,7 +205,7 @@ pub unsafe extern "C" fn pw_framer_next_line(
     len: *mut usize,
 ) -> pw_result {
     // SAFETY: the caller keeps this function's contract, which is `take_line`'s.
-    unsafe { take_line(f, line, len, LineFramer::next_line) }
+    unsafe { take_line(f, line, len, LineSplitter::next_line) }
 }
 
 /// Ends the stream: takes a last line that had no line ending.
@@ -222,5 +222,5 @@ pub unsafe extern "C" fn pw_framer_finish(
     len: *mut usize,
 ) -> pw_result {
     // SAFETY: the caller keeps this function's contract, which is `take_line`'s.
-    unsafe { take_line(f, line, len, LineFramer::finish) }
+    unsafe { take_line(f, line, len, LineSplitter::finish) }
 }

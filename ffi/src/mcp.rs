@@ -14,8 +14,9 @@ use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
 use polyweave_tool_adapter::mcp::{
-    Client, ClientInfo, McpConfig, McpSlot, McpStorageError, State, CLIENT_TEXT_CAP,
+    McpClient, McpClientInfo, McpConfig, McpSlot, McpState, CLIENT_TEXT_CAP,
 };
+use polyweave_tool_adapter::StorageError;
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
@@ -86,7 +87,7 @@ const _: () = assert!(
 
 /// An MCP client in host memory (opaque). There is nothing to free.
 pub struct pw_mcp {
-    pub(crate) client: Client<'static>,
+    pub(crate) client: McpClient<'static>,
     /// Where a notification's method is decoded when it has escapes.
     pub(crate) method: &'static mut [u8],
     /// Address and length of the whole block (inputs and outputs must not overlap it).
@@ -157,8 +158,8 @@ unsafe fn read_config(cfg: *const pw_mcp_config) -> Result<McpConfig, pw_result>
     let cfg = unsafe { read_in(cfg) }?.to_config();
     // The client's own check, run on no memory: a configuration that works gets as far as
     // the arena, which is too small.
-    match Client::new(cfg, ClientInfo::THIS_CRATE, &mut [], &mut []) {
-        Err(McpStorageError::BadConfig) => Err(pw_result::PW_BAD_CONFIG),
+    match McpClient::new(cfg, McpClientInfo::THIS_CRATE, &mut [], &mut []) {
+        Err(StorageError::BadConfig) => Err(pw_result::PW_BAD_CONFIG),
         _ => Ok(cfg),
     }
 }
@@ -197,7 +198,7 @@ pub unsafe extern "C" fn pw_mcp_config_fit(
         }
         // SAFETY: non-NULL, aligned (checked) and readable (caller); any bits are valid. Only
         // the two fields the wrapper sets change, so a configuration out of range stays so.
-        let fitted = unsafe { cfg.read() }.to_config().fitting(&w);
+        let fitted = unsafe { cfg.read() }.to_config().fit(&w);
         // SAFETY: the caller hands `cfg` for one write.
         unsafe { out_slot(cfg) }?.write(pw_mcp_config::of(&fitted));
         Ok(())
@@ -355,13 +356,13 @@ pub unsafe extern "C" fn pw_mcp_init(
         let (name_buf, version_buf) = info.split_at_mut(CLIENT_TEXT_CAP);
         name_buf[..name.len()].copy_from_slice(name.as_bytes());
         version_buf[..version.len()].copy_from_slice(version.as_bytes());
-        let info = ClientInfo {
+        let info = McpClientInfo {
             name: core::str::from_utf8(&name_buf[..name.len()])
                 .map_err(|_| pw_result::PW_INVALID_UTF8)?,
             version: core::str::from_utf8(&version_buf[..version.len()])
                 .map_err(|_| pw_result::PW_INVALID_UTF8)?,
         };
-        let client = Client::new(config, info, slot_mem, arena)?;
+        let client = McpClient::new(config, info, slot_mem, arena)?;
         let state = mem.cast::<pw_mcp>();
         // SAFETY: `state` is the block's start, aligned and with room for a `pw_mcp`
         // (checked); `pw_mcp` has no drop glue, so overwriting an old one leaks nothing.
@@ -448,11 +449,11 @@ pub unsafe extern "C" fn pw_mcp_state(
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         out.write(match c.client.state() {
-            State::Idle => pw_mcp_client_state::PW_MCP_STATE_IDLE,
-            State::Starting => pw_mcp_client_state::PW_MCP_STATE_STARTING,
-            State::Ready => pw_mcp_client_state::PW_MCP_STATE_READY,
-            State::Failed => pw_mcp_client_state::PW_MCP_STATE_FAILED,
-            State::Closed => pw_mcp_client_state::PW_MCP_STATE_CLOSED,
+            McpState::Idle => pw_mcp_client_state::PW_MCP_STATE_IDLE,
+            McpState::Starting => pw_mcp_client_state::PW_MCP_STATE_STARTING,
+            McpState::Ready => pw_mcp_client_state::PW_MCP_STATE_READY,
+            McpState::Failed => pw_mcp_client_state::PW_MCP_STATE_FAILED,
+            McpState::Closed => pw_mcp_client_state::PW_MCP_STATE_CLOSED,
         });
         Ok(())
     })

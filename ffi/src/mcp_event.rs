@@ -3,7 +3,7 @@
 
 #![allow(non_camel_case_types)]
 
-use polyweave_tool_adapter::mcp::{McpEvent, McpStats, StartError, ToolSkip};
+use polyweave_tool_adapter::mcp::{McpEvent, McpStartError, McpStats, McpToolSkip};
 
 use crate::boundary::{ffi, out_slot, placed, require_non_null, span};
 use crate::codes::pw_result;
@@ -73,16 +73,18 @@ impl pw_mcp_event {
 }
 
 /// The C form of a failed start-up: its kind, the value as sent, a length.
-fn start_error(e: StartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
+fn start_error(e: McpStartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
     match e {
-        StartError::UnsupportedVersion(v) => {
+        McpStartError::UnsupportedVersion(v) => {
             (pw_mcp_start_error::PW_MCP_START_UNSUPPORTED_VERSION, v, 0)
         }
-        StartError::BadResult(r) => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, r, 0),
-        StartError::Refused(e) => (pw_mcp_start_error::PW_MCP_START_REFUSED, e, 0),
-        StartError::CursorTooLong(n) => (pw_mcp_start_error::PW_MCP_START_CURSOR_TOO_LONG, &[], n),
-        StartError::TooManyPages => (pw_mcp_start_error::PW_MCP_START_TOO_MANY_PAGES, &[], 0),
-        StartError::ResponseTooLarge => {
+        McpStartError::BadResult(r) => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, r, 0),
+        McpStartError::Refused(e) => (pw_mcp_start_error::PW_MCP_START_REFUSED, e, 0),
+        McpStartError::CursorTooLong(n) => {
+            (pw_mcp_start_error::PW_MCP_START_CURSOR_TOO_LONG, &[], n)
+        }
+        McpStartError::TooManyPages => (pw_mcp_start_error::PW_MCP_START_TOO_MANY_PAGES, &[], 0),
+        McpStartError::ResponseTooLarge => {
             (pw_mcp_start_error::PW_MCP_START_RESPONSE_TOO_LARGE, &[], 0)
         }
         // A start-up failure newer than this table: the result was not one to go on with.
@@ -123,10 +125,10 @@ pub unsafe extern "C" fn pw_mcp_poll_event(c: *mut pw_mcp, out: *mut pw_mcp_even
             },
             McpEvent::ToolSkipped { reason, tool } => {
                 let (skip, len, cap) = match reason {
-                    ToolSkip::NameTooLong { len, cap } => {
+                    McpToolSkip::NameTooLong { len, cap } => {
                         (pw_mcp_skip::PW_MCP_SKIP_NAME_TOO_LONG, len, cap)
                     }
-                    ToolSkip::NoName => (pw_mcp_skip::PW_MCP_SKIP_NO_NAME, 0, 0),
+                    McpToolSkip::NoName => (pw_mcp_skip::PW_MCP_SKIP_NO_NAME, 0, 0),
                 };
                 pw_mcp_event {
                     skip,

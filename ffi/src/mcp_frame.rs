@@ -3,7 +3,7 @@
 
 #![allow(non_camel_case_types)]
 
-use polyweave_tool_adapter::mcp::{Failure, Handled};
+use polyweave_tool_adapter::mcp::{McpFailure, McpHandled};
 use polyweave_tool_adapter::CallHandle;
 
 use crate::boundary::{
@@ -34,29 +34,29 @@ pub struct pw_mcp_handled {
 }
 
 /// The C form of a failure: its kind, limit and length.
-pub(crate) fn failure(f: Failure) -> (pw_mcp_failure, usize, usize) {
+pub(crate) fn failure(f: McpFailure) -> (pw_mcp_failure, usize, usize) {
     match f {
-        Failure::Closed => (pw_mcp_failure::PW_MCP_FAILURE_CLOSED, 0, 0),
-        Failure::NotStarted => (pw_mcp_failure::PW_MCP_FAILURE_NOT_STARTED, 0, 0),
-        Failure::ArgsNotObject => (pw_mcp_failure::PW_MCP_FAILURE_ARGS_NOT_OBJECT, 0, 0),
-        Failure::TooMany { max } => (pw_mcp_failure::PW_MCP_FAILURE_TOO_MANY, max, 0),
-        Failure::RequestTooLong { len, cap } => {
+        McpFailure::Closed => (pw_mcp_failure::PW_MCP_FAILURE_CLOSED, 0, 0),
+        McpFailure::NotStarted => (pw_mcp_failure::PW_MCP_FAILURE_NOT_STARTED, 0, 0),
+        McpFailure::ArgsNotObject => (pw_mcp_failure::PW_MCP_FAILURE_ARGS_NOT_OBJECT, 0, 0),
+        McpFailure::TooMany { max } => (pw_mcp_failure::PW_MCP_FAILURE_TOO_MANY, max, 0),
+        McpFailure::RequestTooLong { len, cap } => {
             (pw_mcp_failure::PW_MCP_FAILURE_REQUEST_TOO_LONG, cap, len)
         }
-        Failure::ResponseTooLong { cap } => {
+        McpFailure::ResponseTooLong { cap } => {
             (pw_mcp_failure::PW_MCP_FAILURE_RESPONSE_TOO_LONG, cap, 0)
         }
-        Failure::ResponseTooDeep { max_depth } => (
+        McpFailure::ResponseTooDeep { max_depth } => (
             pw_mcp_failure::PW_MCP_FAILURE_RESPONSE_TOO_DEEP,
             usize::from(max_depth),
             0,
         ),
-        Failure::NoOutcome => (pw_mcp_failure::PW_MCP_FAILURE_NO_OUTCOME, 0, 0),
+        McpFailure::NoOutcome => (pw_mcp_failure::PW_MCP_FAILURE_NO_OUTCOME, 0, 0),
     }
 }
 
 impl pw_mcp_handled {
-    fn of(h: Handled) -> Self {
+    fn of(h: McpHandled) -> Self {
         let none = Self {
             kind: pw_mcp_handled_kind::PW_MCP_HANDLED_SENT,
             notified: 0,
@@ -66,8 +66,8 @@ impl pw_mcp_handled {
             len: 0,
         };
         match h {
-            Handled::Sent { request } => Self { request, ..none },
-            Handled::Failed(f) => {
+            McpHandled::Sent { request } => Self { request, ..none },
+            McpHandled::Failed(f) => {
                 let (failure, limit, len) = failure(f);
                 Self {
                     kind: pw_mcp_handled_kind::PW_MCP_HANDLED_FAILED,
@@ -77,7 +77,7 @@ impl pw_mcp_handled {
                     ..none
                 }
             }
-            Handled::Cancelled { notified } => Self {
+            McpHandled::Cancelled { notified } => Self {
                 kind: pw_mcp_handled_kind::PW_MCP_HANDLED_CANCELLED,
                 notified: notified.into(),
                 ..none

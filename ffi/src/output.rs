@@ -3,7 +3,7 @@
 
 #![allow(non_camel_case_types)]
 
-use polyweave_tool_adapter::hook_log::HookEvent;
+use polyweave_tool_adapter::HookEvent;
 use polyweave_tool_adapter::Output;
 
 use crate::boundary::{ffi, out_slot, placed, require_non_null, span};

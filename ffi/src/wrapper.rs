@@ -11,13 +11,13 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of, MaybeUninit};
 
-use polyweave_tool_adapter::hook_log::{HookLog, Log, Logged};
-use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
-use polyweave_tool_adapter::tool::{ResultWriter, SyncTool, Tool, ToolFailed};
 use polyweave_tool_adapter::wrapper::{
-    CallHandle, Completed, Config, Disposition, Event, PendingKind, Slot, Wrapper,
+    Completed, Disposition, Event, PendingKind, Slot, Wrapper, WrapperConfig,
 };
-use polyweave_tool_adapter::{CallOutcome, Instant, Route, Transmit};
+use polyweave_tool_adapter::{CallHandle, CallOutcome, Instant, Route, Transmit};
+use polyweave_tool_adapter::{CallInfo, Hooks};
+use polyweave_tool_adapter::{HookLog, Log, Logged};
+use polyweave_tool_adapter::{ResultWriter, SyncTool, Tool, ToolFailed};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
@@ -93,7 +93,7 @@ pub struct pw_wrapper_config {
 }
 
 impl pw_wrapper_config {
-    fn from_config(c: &Config) -> Self {
+    fn from_config(c: &WrapperConfig) -> Self {
         Self {
             tool_timeout_ms: c.tool_timeout_ms,
             max_total_timeout_ms: c.max_total_timeout_ms,
@@ -113,13 +113,13 @@ impl pw_wrapper_config {
         }
     }
 
-    fn to_config(self) -> Result<Config, pw_result> {
+    fn to_config(self) -> Result<WrapperConfig, pw_result> {
         let flag = |v: u8| match v {
             0 => Ok(false),
             1 => Ok(true),
             _ => Err(pw_result::PW_BAD_CONFIG),
         };
-        Ok(Config {
+        Ok(WrapperConfig {
             tool_timeout_ms: self.tool_timeout_ms,
             max_total_timeout_ms: self.max_total_timeout_ms,
             mirror_continue: flag(self.mirror_continue)?,
@@ -409,7 +409,7 @@ fn align_up(n: usize, a: usize) -> Option<usize> {
 }
 
 impl Layout {
-    fn of(cfg: &Config, log_len: usize, slots: usize, tools: usize) -> Option<Self> {
+    fn of(cfg: &WrapperConfig, log_len: usize, slots: usize, tools: usize) -> Option<Self> {
         let at_slots = align_up(size_of::<pw_wrapper>(), align_of::<Slot>())?;
         let at_tools = align_up(
             at_slots.checked_add(slots.checked_mul(size_of::<Slot>())?)?,
@@ -454,7 +454,7 @@ pub unsafe extern "C" fn pw_wrapper_config_default(out: *mut pw_wrapper_config) 
     ffi(|| {
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
-        out.write(pw_wrapper_config::from_config(&Config::DEFAULT));
+        out.write(pw_wrapper_config::from_config(&WrapperConfig::DEFAULT));
         Ok(())
     })
 }
@@ -519,7 +519,7 @@ pub unsafe extern "C" fn pw_wrapper_max_frame_len(
 /// A non-NULL `cfg` must be valid for one read.
 pub(crate) unsafe fn read_config(
     cfg: *const pw_wrapper_config,
-) -> Result<(Config, usize), pw_result> {
+) -> Result<(WrapperConfig, usize), pw_result> {
     // SAFETY: readable for one read when non-NULL (caller); integer fields only.
     let c = unsafe { read_in(cfg) }?;
     Ok((c.to_config()?, c.hook_log_bytes))

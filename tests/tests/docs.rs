@@ -288,11 +288,11 @@ fn with_commas(n: usize) -> String {
     out
 }
 
-/// The arena sizes the documents quote are the ones `Config::arena_len` gives.
+/// The arena sizes the documents quote are the ones `WrapperConfig::arena_len` gives.
 #[test]
 fn the_arena_figures_quoted_are_the_computed_ones() {
-    use polyweave_tool_adapter::Config;
-    let d = Config::DEFAULT;
+    use polyweave_tool_adapter::WrapperConfig;
+    let d = WrapperConfig::DEFAULT;
     let readme = read("core/README.md");
     let design = read("core/DESIGN.md");
     let default_4 = format!(
@@ -300,8 +300,8 @@ fn the_arena_figures_quoted_are_the_computed_ones() {
         with_commas(d.arena_len(4))
     );
     let small_4 = format!(
-        "at `Config::SMALL`, {}.",
-        with_commas(Config::SMALL.arena_len(4))
+        "at `WrapperConfig::SMALL`, {}.",
+        with_commas(WrapperConfig::SMALL.arena_len(4))
     );
     assert!(
         readme.contains(&default_4),
@@ -324,7 +324,7 @@ fn the_arena_figures_quoted_are_the_computed_ones() {
     );
     let small = format!(
         "| **{}** (goal 4 KiB",
-        with_commas(Config::SMALL.arena_len(4))
+        with_commas(WrapperConfig::SMALL.arena_len(4))
     );
     assert!(
         design.contains(&small),

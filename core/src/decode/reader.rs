@@ -20,6 +20,18 @@ pub(crate) enum Framing {
     Ndjson,
 }
 
+impl Framing {
+    /// How `provider` frames its stream body.
+    pub(crate) fn of(provider: crate::provider::Provider) -> Self {
+        match provider {
+            #[cfg(feature = "ollama")]
+            crate::provider::Provider::Ollama => Framing::Ndjson,
+            #[allow(unreachable_patterns)]
+            _ => Framing::Sse,
+        }
+    }
+}
+
 /// Which field the current line's value belongs to.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

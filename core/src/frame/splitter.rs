@@ -1,7 +1,7 @@
 //! NDJSON line framing over a caller-chosen fixed buffer.
 //!
-//! Feed byte chunks of any size with [`LineFramer::feed`]; take complete lines
-//! with [`LineFramer::next_line`]. `\r\n` is accepted, blank lines (spaces, tabs
+//! Feed byte chunks of any size with [`LineSplitter::feed`]; take complete lines
+//! with [`LineSplitter::next_line`]. `\r\n` is accepted, blank lines (spaces, tabs
 //! and `\r` only) are skipped whatever their length. A line longer than the
 //! buffer is not stored: its bytes are counted and dropped up to the next
 //! newline, then reported once as [`LineTooLong`] with its full length, so the
@@ -39,7 +39,7 @@ enum Ready {
 /// Splits a byte stream into lines, storing at most one partial line.
 #[derive(Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct LineFramer<'b> {
+pub struct LineSplitter<'b> {
     buf: &'b mut [u8],
     len: usize,
     /// Bytes of an over-long line dropped so far, when discarding.
@@ -51,7 +51,7 @@ pub struct LineFramer<'b> {
     ready: Ready,
 }
 
-impl<'b> LineFramer<'b> {
+impl<'b> LineSplitter<'b> {
     /// A framer whose longest line is `buf.len()` bytes (line ending excluded, a `\r` included).
     pub fn new(buf: &'b mut [u8]) -> Self {
         Self {
@@ -207,7 +207,7 @@ mod tests {
     fn byte_at_a_time_crlf_blank_and_overlong() {
         let input = b"{\"a\":1}\r\n\n  \n0123456789ABCDEF\n{\"b\":2}\ntail";
         let mut storage = [0u8; 10];
-        let mut f = LineFramer::new(&mut storage);
+        let mut f = LineSplitter::new(&mut storage);
         let mut got: [(u8, usize); 8] = [(0, 0); 8];
         let mut n = 0;
         for &b in input.iter() {
@@ -244,7 +244,7 @@ mod tests {
             let input = &input[..len + 4];
             for step in [1, input.len()] {
                 let mut storage = [0u8; 4];
-                let mut f = LineFramer::new(&mut storage);
+                let mut f = LineSplitter::new(&mut storage);
                 let mut lines = 0;
                 for chunk in input.chunks(step) {
                     let mut rest = chunk;
@@ -261,13 +261,13 @@ mod tests {
             }
             // Unterminated at the end of the stream: nothing to report either.
             let mut storage = [0u8; 4];
-            let mut f = LineFramer::new(&mut storage);
+            let mut f = LineSplitter::new(&mut storage);
             assert_eq!(f.feed(&input[..len]), len);
             assert_eq!(f.finish(), None, "blank of {len} at the end");
         }
         // One non-blank byte makes it a real over-long line.
         let mut storage = [0u8; 4];
-        let mut f = LineFramer::new(&mut storage);
+        let mut f = LineSplitter::new(&mut storage);
         assert_eq!(f.feed(b"      x  \n"), 10);
         assert_eq!(f.next_line(), Some(Err(LineTooLong { len: 9 })));
     }
@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn buffered_counts_only_an_unfinished_line() {
         let mut storage = [0u8; 16];
-        let mut f = LineFramer::new(&mut storage);
+        let mut f = LineSplitter::new(&mut storage);
         assert_eq!(f.feed(b"{\"a\""), 4);
         assert_eq!(f.buffered(), 4);
         assert_eq!(f.feed(b":1}\n{\"b"), 4);
