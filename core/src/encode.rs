@@ -14,9 +14,9 @@
 //! assert_eq!(&out[..n], br#"{"type":"tool_result","tool_use_id":"c1","content":"5"}"#);
 //! ```
 
-use crate::decode::Provider;
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::json::{self, JsonStr};
+use crate::provider::Provider;
 use crate::sink::{put_escaped, put_json_str, write_counted, Sink};
 
 /// Why a frame could not be encoded as an item. Nothing was written.
@@ -69,13 +69,12 @@ pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<u
         FrameKind::ToolCall => {
             let c = f.tool_call()?;
             let name = c.name.ok_or(ItemError::NoName)?;
-            let call = Call {
+            let call = Item {
                 id: c.id.filter(|id| !id.raw().is_empty()),
                 name,
-                args: Args::of(c.args, c.args_error.is_some()),
+                body: Body::Call(Args::of(c.args, c.args_error.is_some())),
             };
-            needs_id(provider, call.id)?;
-            written(write_counted(out, |s| write_call(provider, &call, s)))
+            call.write(templates(provider).0, out)
         }
         FrameKind::ToolResult => {
             let r = f.tool_result()?;
@@ -85,36 +84,65 @@ pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<u
                 (None, Some(e)) => Outcome::Error(e),
                 (None, None) => return Err(ItemError::NoOutcome),
             };
-            let res = ResultItem {
+            let result = Item {
                 id: r.id.filter(|id| !id.raw().is_empty()),
                 name,
-                outcome,
+                body: Body::Result(outcome),
             };
-            needs_id(provider, res.id)?;
-            written(write_counted(out, |s| write_result(provider, &res, s)))
+            result.write(templates(provider).1, out)
         }
         _ => Err(ItemError::NotACallOrResult),
     }
 }
 
-fn written(r: Result<usize, json::BufferTooSmall>) -> Result<usize, ItemError> {
-    r.map_err(|e| ItemError::BufferTooSmall { needed: e.needed })
-}
+// Where a template puts an item's parts: control bytes, which no JSON text holds unescaped.
+/// The id, a JSON string.
+const ID: u8 = 1;
+/// The name, a JSON string.
+const NAME: u8 = 2;
+/// A call's args as a JSON string.
+const ARGS_TEXT: u8 = 3;
+/// A call's args as an object.
+const ARGS: u8 = 4;
+/// `"id":<id>,` when the frame has an id.
+const OPT_ID: u8 = 5;
+/// A result's SPEC §8 `<text>`.
+const TEXT: u8 = 6;
+/// `,"is_error":true` when the result is an error.
+const IS_ERROR: u8 = 7;
+/// `,"tool_call_id":<id>` when the frame has an id.
+const OPT_CALL_ID: u8 = 8;
+/// `"result":<value>`, or `"error":<text>` for an error.
+const RESPONSE: u8 = 9;
 
-/// Ids are how OpenAI and Anthropic match results to calls; Gemini and Ollama match by
-/// name and order when there are none.
-fn needs_id(provider: Provider, id: Option<JsonStr<'_>>) -> Result<(), ItemError> {
-    let by_id = match provider {
+/// The provider's row of SPEC §8's encoding table: its call item and its result item.
+fn templates(provider: Provider) -> (&'static [u8], &'static [u8]) {
+    match provider {
+        #[cfg(feature = "openai-chat")]
+        Provider::OpenAiChat => (
+            b"{\"id\":\x01,\"type\":\"function\",\"function\":{\"name\":\x02,\"arguments\":\x03}}",
+            b"{\"role\":\"tool\",\"tool_call_id\":\x01,\"content\":\x06}",
+        ),
+        #[cfg(feature = "openai-responses")]
+        Provider::OpenAiResponses => (
+            b"{\"type\":\"function_call\",\"call_id\":\x01,\"name\":\x02,\"arguments\":\x03}",
+            b"{\"type\":\"function_call_output\",\"call_id\":\x01,\"output\":\x06}",
+        ),
+        #[cfg(feature = "anthropic")]
+        Provider::Anthropic => (
+            b"{\"type\":\"tool_use\",\"id\":\x01,\"name\":\x02,\"input\":\x04}",
+            b"{\"type\":\"tool_result\",\"tool_use_id\":\x01,\"content\":\x06\x07}",
+        ),
         #[cfg(feature = "gemini")]
-        Provider::Gemini => false,
+        Provider::Gemini => (
+            b"{\"functionCall\":{\x05\"name\":\x02,\"args\":\x04}}",
+            b"{\"functionResponse\":{\x05\"name\":\x02,\"response\":{\x09}}}",
+        ),
         #[cfg(feature = "ollama")]
-        Provider::Ollama => false,
-        #[allow(unreachable_patterns)]
-        _ => true,
-    };
-    match (by_id, id) {
-        (true, None) => Err(ItemError::NoId),
-        _ => Ok(()),
+        Provider::Ollama => (
+            b"{\"function\":{\"name\":\x02,\"arguments\":\x04}}",
+            b"{\"role\":\"tool\",\"tool_name\":\x02,\"content\":\x06\x08}",
+        ),
     }
 }
 
@@ -153,10 +181,17 @@ impl<'a> Args<'a> {
     }
 }
 
-struct Call<'a> {
+/// What an item is made of.
+struct Item<'a> {
     id: Option<JsonStr<'a>>,
     name: JsonStr<'a>,
-    args: Args<'a>,
+    body: Body<'a>,
+}
+
+#[derive(Copy, Clone)]
+enum Body<'a> {
+    Call(Args<'a>),
+    Result(Outcome<'a>),
 }
 
 #[derive(Copy, Clone)]
@@ -165,20 +200,53 @@ enum Outcome<'a> {
     Error(&'a [u8]),
 }
 
-impl Outcome<'_> {
-    /// SPEC §8's `<text>`: a string result itself, any other result's JSON text, or the
-    /// error message.
-    fn put_text(self, s: &mut dyn Sink) {
-        match self {
-            Outcome::Result(v) | Outcome::Error(v) => put_value_as_text(v, s),
+impl Item<'_> {
+    /// The item `template` describes, into `out`. A template that places the id bare is a
+    /// provider's that matches results to calls by id: a frame without one is refused.
+    fn write(&self, template: &[u8], out: &mut [u8]) -> Result<usize, ItemError> {
+        if self.id.is_none() && template.contains(&ID) {
+            return Err(ItemError::NoId);
+        }
+        write_counted(out, |s| self.put(template, s))
+            .map_err(|e| ItemError::BufferTooSmall { needed: e.needed })
+    }
+
+    fn put(&self, mut template: &[u8], s: &mut dyn Sink) {
+        while let Some(at) = template.iter().position(|&b| b < b' ') {
+            s.put(&template[..at]);
+            self.put_part(template[at], s);
+            template = &template[at + 1..];
+        }
+        s.put(template);
+    }
+
+    fn put_part(&self, mark: u8, s: &mut dyn Sink) {
+        match (mark, self.body, self.id) {
+            (ID, _, Some(id)) => put_json_str(s, id),
+            (NAME, _, _) => put_json_str(s, self.name),
+            (ARGS_TEXT, Body::Call(args), _) => args.put_as_string(s),
+            (ARGS, Body::Call(args), _) => args.put_as_object(s),
+            (OPT_ID, _, Some(id)) => {
+                put_member_str(s, b"\"id\":", id);
+                s.put(b",");
+            }
+            (TEXT, Body::Result(Outcome::Result(v) | Outcome::Error(v)), _) => {
+                put_value_as_text(v, s)
+            }
+            (IS_ERROR, Body::Result(Outcome::Error(_)), _) => s.put(b",\"is_error\":true"),
+            (OPT_CALL_ID, _, Some(id)) => put_member_str(s, b",\"tool_call_id\":", id),
+            (RESPONSE, Body::Result(Outcome::Result(v)), _) => {
+                s.put(b"\"result\":");
+                s.put_raw(v);
+            }
+            (RESPONSE, Body::Result(Outcome::Error(e)), _) => {
+                s.put(b"\"error\":");
+                put_value_as_text(e, s);
+            }
+            // A part this item has not (no id; a call's part in a result's template).
+            _ => {}
         }
     }
-}
-
-struct ResultItem<'a> {
-    id: Option<JsonStr<'a>>,
-    name: JsonStr<'a>,
-    outcome: Outcome<'a>,
 }
 
 /// A string value as it is; any other value's compact JSON text as a string.
@@ -199,125 +267,4 @@ fn put_json_text(v: &[u8], s: &mut dyn Sink) {
 fn put_member_str(s: &mut dyn Sink, key: &[u8], value: JsonStr<'_>) {
     s.put(key);
     put_json_str(s, value);
-}
-
-/// The id member, `null` where there is none (a provider that needs one never gets here).
-fn put_id(s: &mut dyn Sink, key: &[u8], id: Option<JsonStr<'_>>) {
-    match id {
-        Some(id) => put_member_str(s, key, id),
-        None => {
-            s.put(key);
-            s.put(b"null");
-        }
-    }
-}
-
-fn write_call(provider: Provider, c: &Call<'_>, s: &mut dyn Sink) {
-    // Each arm writes its provider's row of the table; `needs_id` saw to the id.
-    let id = |s: &mut dyn Sink, key: &[u8]| put_id(s, key, c.id);
-    match provider {
-        #[cfg(feature = "openai-chat")]
-        Provider::OpenAiChat => {
-            id(s, b"{\"id\":");
-            put_member_str(s, b",\"type\":\"function\",\"function\":{\"name\":", c.name);
-            s.put(b",\"arguments\":");
-            c.args.put_as_string(s);
-            s.put(b"}}");
-        }
-        #[cfg(feature = "openai-responses")]
-        Provider::OpenAiResponses => {
-            id(s, b"{\"type\":\"function_call\",\"call_id\":");
-            put_member_str(s, b",\"name\":", c.name);
-            s.put(b",\"arguments\":");
-            c.args.put_as_string(s);
-            s.put(b"}");
-        }
-        #[cfg(feature = "anthropic")]
-        Provider::Anthropic => {
-            id(s, b"{\"type\":\"tool_use\",\"id\":");
-            put_member_str(s, b",\"name\":", c.name);
-            s.put(b",\"input\":");
-            c.args.put_as_object(s);
-            s.put(b"}");
-        }
-        #[cfg(feature = "gemini")]
-        Provider::Gemini => {
-            s.put(b"{\"functionCall\":{");
-            if let Some(i) = c.id {
-                put_member_str(s, b"\"id\":", i);
-                s.put(b",");
-            }
-            put_member_str(s, b"\"name\":", c.name);
-            s.put(b",\"args\":");
-            c.args.put_as_object(s);
-            s.put(b"}}");
-        }
-        #[cfg(feature = "ollama")]
-        Provider::Ollama => {
-            put_member_str(s, b"{\"function\":{\"name\":", c.name);
-            s.put(b",\"arguments\":");
-            c.args.put_as_object(s);
-            s.put(b"}}");
-        }
-    }
-}
-
-fn write_result(provider: Provider, r: &ResultItem<'_>, s: &mut dyn Sink) {
-    let id = |s: &mut dyn Sink, key: &[u8]| put_id(s, key, r.id);
-    match provider {
-        #[cfg(feature = "openai-chat")]
-        Provider::OpenAiChat => {
-            id(s, b"{\"role\":\"tool\",\"tool_call_id\":");
-            s.put(b",\"content\":");
-            r.outcome.put_text(s);
-            s.put(b"}");
-        }
-        #[cfg(feature = "openai-responses")]
-        Provider::OpenAiResponses => {
-            id(s, b"{\"type\":\"function_call_output\",\"call_id\":");
-            s.put(b",\"output\":");
-            r.outcome.put_text(s);
-            s.put(b"}");
-        }
-        #[cfg(feature = "anthropic")]
-        Provider::Anthropic => {
-            id(s, b"{\"type\":\"tool_result\",\"tool_use_id\":");
-            s.put(b",\"content\":");
-            r.outcome.put_text(s);
-            if let Outcome::Error(_) = r.outcome {
-                s.put(b",\"is_error\":true");
-            }
-            s.put(b"}");
-        }
-        #[cfg(feature = "gemini")]
-        Provider::Gemini => {
-            s.put(b"{\"functionResponse\":{");
-            if let Some(i) = r.id {
-                put_member_str(s, b"\"id\":", i);
-                s.put(b",");
-            }
-            put_member_str(s, b"\"name\":", r.name);
-            match r.outcome {
-                Outcome::Result(v) => {
-                    s.put(b",\"response\":{\"result\":");
-                    s.put_raw(v);
-                }
-                Outcome::Error(e) => {
-                    s.put(b",\"response\":{\"error\":");
-                    put_value_as_text(e, s);
-                }
-            }
-            s.put(b"}}}");
-        }
-        #[cfg(feature = "ollama")]
-        Provider::Ollama => {
-            put_member_str(s, b"{\"role\":\"tool\",\"tool_name\":", r.name);
-            s.put(b",\"content\":");
-            r.outcome.put_text(s);
-            if let Some(i) = r.id {
-                put_member_str(s, b",\"tool_call_id\":", i);
-            }
-            s.put(b"}");
-        }
-    }
 }

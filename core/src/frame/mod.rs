@@ -10,7 +10,7 @@ use crate::json::{self, JsonError, JsonStr, Members, DEFAULT_MAX_DEPTH};
 
 mod error;
 mod fields;
-mod splitter;
+pub(crate) mod splitter;
 pub(crate) mod write;
 
 pub use error::FrameError;

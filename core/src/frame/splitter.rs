@@ -1,13 +1,13 @@
-//! NDJSON line framing over a caller-chosen fixed buffer.
+//! The one NDJSON line splitter: the wrapper's input ([`LineSplitter`]), the MCP client's
+//! server stream and the decoder's NDJSON bodies all cut lines with [`Lines`].
 //!
-//! Feed byte chunks of any size with [`LineSplitter::feed`]; take complete lines
-//! with [`LineSplitter::next_line`]. `\r\n` is accepted, blank lines (spaces, tabs
-//! and `\r` only) are skipped whatever their length. A line longer than the
-//! buffer is not stored: its bytes are counted and dropped up to the next
-//! newline, then reported once as [`LineTooLong`] with its full length, so the
-//! frame after it is not lost.
+//! Feed byte chunks of any size with [`LineSplitter::feed`]; take complete lines with
+//! [`LineSplitter::next_line`]. `\r\n` is accepted, blank lines (spaces, tabs and `\r`
+//! only) are skipped whatever their length. A line longer than the buffer is not stored
+//! whole: its first bytes are kept as far as they fit, the rest counted, and it is reported
+//! once as [`LineTooLong`] with its full length, so the frame after it is not lost.
 
-/// A line did not fit the framer's buffer; it was dropped whole.
+/// A line did not fit the splitter's buffer; it was dropped whole.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LineTooLong {
@@ -23,6 +23,86 @@ impl core::fmt::Display for LineTooLong {
 
 impl core::error::Error for LineTooLong {}
 
+/// What a feed (or the end of the stream) ended with.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) enum Cut {
+    /// No line is complete (or the one that ended was blank).
+    Partial,
+    /// `buf[..n]` is a whole line, its line ending left out.
+    Line(usize),
+    /// A line of this many bytes (line ending left out) did not fit; `buf` holds its start.
+    TooLong(usize),
+}
+
+/// The state of the line being cut. Its bytes live in a buffer, and its length so far (stored
+/// or not, a `\r` before the `\n` included) in a count, that the caller passes each time:
+/// the decoder's event buffer and count serve its SSE reader too.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Lines {
+    /// Every byte so far is blank: a blank line is skipped, not reported.
+    blank: bool,
+    /// The last byte was a `\r` (it ends the line when `\n` comes, maybe in a later feed).
+    cr: bool,
+}
+
+impl Lines {
+    pub(crate) const fn new() -> Self {
+        Self {
+            blank: true,
+            cr: false,
+        }
+    }
+
+    /// Takes bytes of `input` up to and including the first `\n`, storing them in `buf`
+    /// after the `len` already there as far as they fit. Returns how many it took, those of
+    /// them that did not fit (for a scan of an over-long line), and what the line came to.
+    pub(crate) fn feed<'i>(
+        &mut self,
+        len: &mut usize,
+        buf: &mut [u8],
+        input: &'i [u8],
+    ) -> (usize, &'i [u8], Cut) {
+        let newline = input.iter().position(|&b| b == b'\n');
+        let body = &input[..newline.unwrap_or(input.len())];
+        let taken = newline.map_or(input.len(), |i| i + 1);
+        let stored = buf.len().saturating_sub(*len).min(body.len());
+        if stored > 0 {
+            buf[*len..*len + stored].copy_from_slice(&body[..stored]);
+        }
+        if let Some(&last) = body.last() {
+            self.cr = last == b'\r';
+        }
+        self.blank &= is_blank(body);
+        *len += body.len();
+        let cut = match newline {
+            Some(_) => self.end(len, buf.len()),
+            None => Cut::Partial,
+        };
+        (taken, &body[stored..], cut)
+    }
+
+    /// The line ends (at its `\n`, or the end of the stream): what it was, with `len` and
+    /// the state ready for the next.
+    pub(crate) fn end(&mut self, len: &mut usize, cap: usize) -> Cut {
+        let (total, blank, cr) = (*len, self.blank, self.cr);
+        *self = Self::new();
+        *len = 0;
+        let content = total - cr as usize;
+        match () {
+            _ if blank => Cut::Partial,
+            _ if total > cap => Cut::TooLong(content),
+            _ => Cut::Line(content),
+        }
+    }
+}
+
+/// True when `bytes` holds nothing but the white space a blank line may have.
+fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 enum Ready {
@@ -30,10 +110,20 @@ enum Ready {
     None,
     /// `buf[..n]` is a complete line, not yet taken.
     Line(usize),
-    /// The line in `buf[..n]` was handed out; clear before the next byte.
+    /// The line in the buffer was handed out.
     Taken,
     /// An over-long line ended; report it.
     TooLong(usize),
+}
+
+impl From<Cut> for Ready {
+    fn from(cut: Cut) -> Self {
+        match cut {
+            Cut::Partial => Ready::None,
+            Cut::Line(n) => Ready::Line(n),
+            Cut::TooLong(len) => Ready::TooLong(len),
+        }
+    }
 }
 
 /// Splits a byte stream into lines, storing at most one partial line.
@@ -41,41 +131,33 @@ enum Ready {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LineSplitter<'b> {
     buf: &'b mut [u8],
+    /// Bytes of the unfinished line, stored or not.
     len: usize,
-    /// Bytes of an over-long line dropped so far, when discarding.
-    discarding: Option<usize>,
-    /// Whether the last byte dropped was a `\r` (it may end the line when `\n` comes in a later feed).
-    dropped_cr: bool,
-    /// Whether every byte of the line being dropped was blank (then it is skipped, not reported).
-    dropped_blank: bool,
+    lines: Lines,
     ready: Ready,
 }
 
 impl<'b> LineSplitter<'b> {
-    /// A framer whose longest line is `buf.len()` bytes (line ending excluded, a `\r` included).
+    /// A splitter whose longest line is `buf.len()` bytes (line ending excluded, a `\r`
+    /// included).
     pub fn new(buf: &'b mut [u8]) -> Self {
         Self {
             buf,
             len: 0,
-            discarding: None,
-            dropped_cr: false,
-            dropped_blank: true,
+            lines: Lines::new(),
             ready: Ready::None,
         }
     }
 
-    /// The longest line the framer can hold.
+    /// The longest line the splitter can hold.
     pub fn capacity(&self) -> usize {
         self.buf.len()
     }
 
-    /// Bytes of an unfinished line held (or being dropped) right now; a complete line waiting
-    /// in `next_line`, or one already handed out, is not unfinished.
+    /// Bytes of an unfinished line held (or being dropped) right now; a complete line
+    /// waiting in `next_line`, or one already handed out, is not unfinished.
     pub fn buffered(&self) -> usize {
-        match self.ready {
-            Ready::None => self.discarding.unwrap_or(self.len),
-            Ready::Line(_) | Ready::Taken | Ready::TooLong(_) => 0,
-        }
+        self.len
     }
 
     /// Consumes bytes from `input` up to and including the first line end; returns how many.
@@ -83,61 +165,12 @@ impl<'b> LineSplitter<'b> {
     /// It stops early once a line (or an over-long line's report) is ready: call
     /// [`next_line`](Self::next_line) until it returns `None`, then feed the rest.
     pub fn feed(&mut self, input: &[u8]) -> usize {
-        match self.ready {
-            Ready::Line(_) | Ready::TooLong(_) => return 0,
-            Ready::Taken => {
-                self.len = 0;
-                self.ready = Ready::None;
-            }
-            Ready::None => {}
+        if matches!(self.ready, Ready::Line(_) | Ready::TooLong(_)) {
+            return 0;
         }
-        let newline = input.iter().position(|&b| b == b'\n');
-        let body = &input[..newline.unwrap_or(input.len())];
-        let consumed = newline.map_or(input.len(), |i| i + 1);
-        if let Some(dropped) = self.discarding {
-            let total = dropped + body.len();
-            if let Some(&last) = body.last() {
-                self.dropped_cr = last == b'\r';
-            }
-            self.dropped_blank &= is_blank(body);
-            if newline.is_some() {
-                self.discarding = None;
-                self.end_dropped(total);
-            } else {
-                self.discarding = Some(total);
-            }
-            return consumed;
-        }
-        let total = self.len + body.len();
-        if total > self.buf.len() {
-            // A `\r` that only fits because the line ends here still counts against the buffer.
-            self.dropped_blank = is_blank(&self.buf[..self.len]) && is_blank(body);
-            self.len = 0;
-            // `total` exceeds what was stored, so `body` is not empty.
-            self.dropped_cr = body.last() == Some(&b'\r');
-            if newline.is_some() {
-                self.end_dropped(total);
-            } else {
-                self.discarding = Some(total);
-            }
-            return consumed;
-        }
-        self.buf[self.len..total].copy_from_slice(body);
-        self.len = total;
-        if newline.is_some() {
-            match content_end(&self.buf[..self.len]) {
-                Some(end) => self.ready = Ready::Line(end),
-                None => self.len = 0,
-            }
-        }
-        consumed
-    }
-
-    /// A dropped line of `total` bytes ended: report it, unless it was blank.
-    fn end_dropped(&mut self, total: usize) {
-        if !self.dropped_blank {
-            self.ready = Ready::TooLong(strip_cr_len(total, self.dropped_cr));
-        }
+        let (taken, _, cut) = self.lines.feed(&mut self.len, self.buf, input);
+        self.ready = cut.into();
+        taken
     }
 
     /// The next complete line (without its line ending), or the report of an over-long one.
@@ -157,45 +190,10 @@ impl<'b> LineSplitter<'b> {
 
     /// At the end of the stream: the last line when it had no newline.
     pub fn finish(&mut self) -> Option<Result<&[u8], LineTooLong>> {
-        if matches!(self.ready, Ready::Line(_) | Ready::TooLong(_)) {
-            return self.next_line();
+        if matches!(self.ready, Ready::None | Ready::Taken) {
+            self.ready = self.lines.end(&mut self.len, self.buf.len()).into();
         }
-        if let Some(dropped) = self.discarding.take() {
-            // Like a stored last line, a final `\r` is not part of it.
-            return (!self.dropped_blank).then_some(Err(LineTooLong {
-                len: strip_cr_len(dropped, self.dropped_cr),
-            }));
-        }
-        if matches!(self.ready, Ready::Taken) {
-            self.len = 0;
-        }
-        let Some(end) = content_end(&self.buf[..self.len]) else {
-            self.len = 0;
-            self.ready = Ready::None;
-            return None;
-        };
-        self.ready = Ready::Taken;
-        Some(Ok(&self.buf[..end]))
-    }
-}
-
-/// The length of `line` without its trailing `\r`, or `None` for a blank line
-/// (spaces, tabs and stray `\r`s only), which is skipped.
-fn content_end(line: &[u8]) -> Option<usize> {
-    let end = line.strip_suffix(b"\r").unwrap_or(line).len();
-    (!is_blank(line)).then_some(end)
-}
-
-/// True when `bytes` holds nothing but the white space a blank line may have.
-fn is_blank(bytes: &[u8]) -> bool {
-    bytes.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
-}
-
-fn strip_cr_len(len: usize, ends_with_cr: bool) -> usize {
-    if ends_with_cr {
-        len - 1
-    } else {
-        len
+        self.next_line()
     }
 }
 
@@ -284,5 +282,45 @@ mod tests {
         assert_eq!(f.buffered(), 0, "nor is a line handed out");
         assert_eq!(f.feed(b"{\"b"), 3);
         assert_eq!(f.buffered(), 3);
+    }
+
+    #[test]
+    fn an_overlong_line_is_its_stored_start_then_its_spill_at_every_split() {
+        // What the MCP client scans of a line too long to hold: the buffer's bytes once the
+        // line outgrows it, then every byte that did not fit, so the whole line in order.
+        let input = b"{\"id\":3,\"result\":\"0123456789abcdef\"}\r\n{\"id\":4}\n";
+        for split in 0..=input.len() {
+            let mut buf = [0u8; 16];
+            let mut lines = Lines::new();
+            let mut len = 0;
+            let mut seen = [0u8; 64];
+            let mut seen_len = 0;
+            let mut cuts = [Cut::Partial; 2];
+            let mut n_cuts = 0;
+            for part in [&input[..split], &input[split..]] {
+                let mut rest = part;
+                while !rest.is_empty() {
+                    let was_over = len > buf.len();
+                    let (n, spill, cut) = lines.feed(&mut len, &mut buf, rest);
+                    rest = &rest[n..];
+                    if !spill.is_empty() {
+                        if !was_over {
+                            seen[..16].copy_from_slice(&buf);
+                            seen_len = 16;
+                        }
+                        seen[seen_len..seen_len + spill.len()].copy_from_slice(spill);
+                        seen_len += spill.len();
+                    }
+                    if cut != Cut::Partial {
+                        cuts[n_cuts] = cut;
+                        n_cuts += 1;
+                    }
+                }
+            }
+            assert_eq!(&seen[..seen_len], &input[..37], "split {split}");
+            assert_eq!(cuts, [Cut::TooLong(36), Cut::Line(8)], "split {split}");
+            assert_eq!(&buf[..8], b"{\"id\":4}");
+            assert_eq!(len, 0);
+        }
     }
 }

@@ -141,7 +141,7 @@ const _: () = assert!(
 /// One frame the adapter writes, by its parts. Text parts are decoded UTF-8. (`Text`, `Error`,
 /// `End` and `Verbatim` are written by the project's tests through `internals`.)
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(not(any(test, feature = "_internals")), allow(dead_code))]
+#[cfg_attr(not(feature = "_internals"), allow(dead_code))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum OutFrame<'a> {
     /// `{"type":"TOOL_CALL","content":{"id"?,"name","args"}}` (to a tool adapter).

@@ -76,7 +76,6 @@ mod event;
 mod frames;
 mod incoming;
 mod jsonrpc;
-mod line;
 mod outbox;
 mod outgoing;
 mod salvage;
@@ -93,6 +92,7 @@ pub use frames::McpFailure;
 pub use stats::McpStats;
 
 use crate::error::StorageError;
+use crate::frame::splitter::{Cut, Lines};
 use crate::frame::{Frame, FrameKind};
 use crate::json::valid::{get_str, string, Arr};
 use crate::json::BufferTooSmall;
@@ -100,8 +100,8 @@ use crate::route::CallHandle;
 use crate::sink::write_counted;
 
 use calls::{CallState, Calls};
-use line::{Fed, LineReader};
 use outbox::Outbox;
+use salvage::Salvage;
 use stats::{bump32, bump64};
 
 /// `tools/list` pages the client follows before it calls the start-up failed.
@@ -204,7 +204,11 @@ pub struct McpClient<'a> {
     /// Where a listed tool's name is decoded.
     scratch: &'a mut [u8],
     outbox: Outbox<'a>,
-    reader: LineReader,
+    /// Bytes of the unfinished line, stored or not.
+    line_len: usize,
+    lines: Lines,
+    /// The scan of a line that outgrew `line`, while it streams past.
+    scan: Option<Salvage>,
     owed: Owed,
     immediate: Option<Immediate>,
     phase: Phase,
@@ -271,7 +275,9 @@ impl<'a> McpClient<'a> {
             imm_name,
             scratch,
             outbox: Outbox::new(outbox),
-            reader: LineReader::new(),
+            line_len: 0,
+            lines: Lines::new(),
+            scan: None,
             owed: Owed::Nothing,
             immediate: None,
             phase: Phase::Idle,
@@ -315,7 +321,7 @@ impl<'a> McpClient<'a> {
 
     /// Bytes of a line from the server read so far and not yet complete.
     pub fn buffered(&self) -> usize {
-        self.reader.buffered()
+        self.line_len
     }
 
     // ----- inputs -------------------------------------------------------
@@ -339,22 +345,39 @@ impl<'a> McpClient<'a> {
         if self.owed != Owed::Nothing {
             return 0;
         }
-        let (taken, fed) = self.reader.feed(self.line, input);
-        match fed {
-            Fed::Partial => {}
-            Fed::Line(len) => {
+        let (taken, spill, cut) = self.lines.feed(&mut self.line_len, self.line, input);
+        if !spill.is_empty() {
+            // The line outgrew its buffer: scan it (the stored start first) as it streams past.
+            let line = &*self.line;
+            self.scan
+                .get_or_insert_with(|| {
+                    let mut scan = Salvage::new();
+                    scan.feed(line);
+                    scan
+                })
+                .feed(spill);
+        }
+        match cut {
+            Cut::Partial => {
+                if self.line_len == 0 {
+                    // A blank line ended (or nothing came): nothing to scan.
+                    self.scan = None;
+                }
+            }
+            Cut::Line(len) => {
                 bump64(&mut self.stats.lines);
                 // The line is read out of its buffer, which the handlers leave alone.
                 let buf = core::mem::take(&mut self.line);
                 self.on_line(&buf[..len]);
                 self.line = buf;
             }
-            Fed::TooLong { scan, .. } => {
+            Cut::TooLong(_) => {
                 bump64(&mut self.stats.lines);
                 bump32(&mut self.stats.too_long);
                 let why = McpFailure::ResponseTooLong {
                     cap: self.cfg.line_cap,
                 };
+                let scan = self.scan.take().unwrap_or_else(Salvage::new);
                 self.unreadable(scan, why);
             }
         }
@@ -387,7 +410,9 @@ impl<'a> McpClient<'a> {
         }
         self.phase = Phase::Closed;
         self.outbox.clear();
-        self.reader.clear();
+        self.line_len = 0;
+        self.lines = Lines::new();
+        self.scan = None;
         if let Owed::Reply { .. } = self.owed {
             self.owed = Owed::Nothing;
         }
