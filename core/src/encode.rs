@@ -95,25 +95,44 @@ pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<u
     }
 }
 
-// Where a template puts an item's parts: control bytes, which no JSON text holds unescaped.
-/// The id, a JSON string.
-const ID: u8 = 1;
-/// The name, a JSON string.
-const NAME: u8 = 2;
-/// A call's args as a JSON string.
-const ARGS_TEXT: u8 = 3;
-/// A call's args as an object.
-const ARGS: u8 = 4;
-/// `"id":<id>,` when the frame has an id.
-const OPT_ID: u8 = 5;
-/// A result's SPEC §8 `<text>`.
-const TEXT: u8 = 6;
-/// `,"is_error":true` when the result is an error.
-const IS_ERROR: u8 = 7;
-/// `,"tool_call_id":<id>` when the frame has an id.
-const OPT_CALL_ID: u8 = 8;
-/// `"result":<value>`, or `"error":<text>` for an error.
-const RESPONSE: u8 = 9;
+/// Where a template puts an item's parts: a control byte (which no JSON text holds
+/// unescaped), the variant's number.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mark {
+    /// The id, a JSON string.
+    Id = 1,
+    /// The name, a JSON string.
+    Name,
+    /// A call's args as a JSON string.
+    ArgsText,
+    /// A call's args as an object.
+    Args,
+    /// `"id":<id>,` when the frame has an id.
+    OptId,
+    /// A result's SPEC §8 `<text>`.
+    Text,
+    /// `,"is_error":true` for an error.
+    IsError,
+    /// `,"tool_call_id":<id>` when the frame has an id.
+    OptCallId,
+    /// `"result":<value>`, or `"error":<text>` for an error.
+    Response,
+}
+
+impl Mark {
+    /// In the order of their numbers.
+    const ALL: [Mark; 9] = [
+        Mark::Id,
+        Mark::Name,
+        Mark::ArgsText,
+        Mark::Args,
+        Mark::OptId,
+        Mark::Text,
+        Mark::IsError,
+        Mark::OptCallId,
+        Mark::Response,
+    ];
+}
 
 /// The provider's row of SPEC §8's encoding table: its call item and its result item.
 fn templates(provider: Provider) -> (&'static [u8], &'static [u8]) {
@@ -204,7 +223,7 @@ impl Item<'_> {
     /// The item `template` describes, into `out`. A template that places the id bare is a
     /// provider's that matches results to calls by id: a frame without one is refused.
     fn write(&self, template: &[u8], out: &mut [u8]) -> Result<usize, ItemError> {
-        if self.id.is_none() && template.contains(&ID) {
+        if self.id.is_none() && template.contains(&(Mark::Id as u8)) {
             return Err(ItemError::NoId);
         }
         write_counted(out, |s| self.put(template, s))
@@ -214,32 +233,34 @@ impl Item<'_> {
     fn put(&self, mut template: &[u8], s: &mut dyn Sink) {
         while let Some(at) = template.iter().position(|&b| b < b' ') {
             s.put(&template[..at]);
-            self.put_part(template[at], s);
+            if let Some(&mark) = Mark::ALL.get(usize::from(template[at]).wrapping_sub(1)) {
+                self.put_part(mark, s);
+            }
             template = &template[at + 1..];
         }
         s.put(template);
     }
 
-    fn put_part(&self, mark: u8, s: &mut dyn Sink) {
+    fn put_part(&self, mark: Mark, s: &mut dyn Sink) {
         match (mark, self.body, self.id) {
-            (ID, _, Some(id)) => put_json_str(s, id),
-            (NAME, _, _) => put_json_str(s, self.name),
-            (ARGS_TEXT, Body::Call(args), _) => args.put_as_string(s),
-            (ARGS, Body::Call(args), _) => args.put_as_object(s),
-            (OPT_ID, _, Some(id)) => {
+            (Mark::Id, _, Some(id)) => put_json_str(s, id),
+            (Mark::Name, _, _) => put_json_str(s, self.name),
+            (Mark::ArgsText, Body::Call(args), _) => args.put_as_string(s),
+            (Mark::Args, Body::Call(args), _) => args.put_as_object(s),
+            (Mark::OptId, _, Some(id)) => {
                 put_member_str(s, b"\"id\":", id);
                 s.put(b",");
             }
-            (TEXT, Body::Result(Outcome::Result(v) | Outcome::Error(v)), _) => {
+            (Mark::Text, Body::Result(Outcome::Result(v) | Outcome::Error(v)), _) => {
                 put_value_as_text(v, s)
             }
-            (IS_ERROR, Body::Result(Outcome::Error(_)), _) => s.put(b",\"is_error\":true"),
-            (OPT_CALL_ID, _, Some(id)) => put_member_str(s, b",\"tool_call_id\":", id),
-            (RESPONSE, Body::Result(Outcome::Result(v)), _) => {
+            (Mark::IsError, Body::Result(Outcome::Error(_)), _) => s.put(b",\"is_error\":true"),
+            (Mark::OptCallId, _, Some(id)) => put_member_str(s, b",\"tool_call_id\":", id),
+            (Mark::Response, Body::Result(Outcome::Result(v)), _) => {
                 s.put(b"\"result\":");
                 s.put_raw(v);
             }
-            (RESPONSE, Body::Result(Outcome::Error(e)), _) => {
+            (Mark::Response, Body::Result(Outcome::Error(e)), _) => {
                 s.put(b"\"error\":");
                 put_value_as_text(e, s);
             }

@@ -206,10 +206,9 @@ impl<'a> Calls<'a> {
         }
         let (area, _, _) = self.areas_mut(i);
         let (text, cut) = id.decode_prefix_into(area);
-        let len = text.len() as u16;
-        self.cut += cut as u32;
-        self.slots[i].id_len = len;
+        self.slots[i].id_len = text.len() as u16;
         self.slots[i].flags |= HAS_ID;
+        self.cut += cut as u32;
     }
 
     /// Gives the call its name, unless it has one (the first non-empty name wins).
@@ -219,9 +218,8 @@ impl<'a> Calls<'a> {
         }
         let (_, area, _) = self.areas_mut(i);
         let (text, cut) = name.decode_prefix_into(area);
-        let len = text.len() as u16;
+        self.slots[i].name_len = text.len() as u16;
         self.cut += cut as u32;
-        self.slots[i].name_len = len;
     }
 
     /// Appends a piece of argument text (a JSON string's decoded text); an empty piece
