@@ -15,22 +15,18 @@
 //!    provider's next request.
 //!
 //! ```text
-//! provider body ─► decode::Decoder ──────────────┐ frames, one line each
-//! (SSE / NDJSON, split anywhere)                  ▼
+//! provider body ─► decode::Decoder ─────────┐ frames, one line each
+//! (SSE / NDJSON, split anywhere)            ▼
 //! NDJSON bytes ─► frame::LineSplitter ─► frame::Frame ─► wrapper::Wrapper ─► Disposition::Forward
-//!                 (one line, in the      (a view over    (state machine;     (pass-through: the
-//!                  host's buffer)         json, in O(1)   sync tools run      host forwards its
-//!                                         or validated)   in place)           own bytes)
-//!                                                          │      ▲
-//!                               poll_transmit ◄────────────┘      │ adapter frames
-//!                               (route + bytes, in the            │
-//!                                host's buffer)                   │
-//!          ┌────────────────────────┼──────────────────────┐      │
-//!          ▼ Route::Model/Consumer  ▼ Route::Adapter        ▼      │
-//! encode::encode_item      mcp::McpClient ◄─► MCP server ──────────┘
-//! (TOOL_CALL / TOOL_RESULT  (JSON-RPC lines; call::AdapterCall
-//!  as the next request's     is one adapter call on its own)
-//!  items)
+//!                 (one line, in the      (a view over    (sync tools run     (pass-through: the host
+//!                  host's buffer)         json)           in place)           forwards its own bytes)
+//!                                                           │         ▲
+//!                                            poll_transmit  │         │ handle_adapter_frame
+//!                      ┌──── Route::Model, Route::Consumer ─┤         │
+//!                      ▼                     Route::Adapter ▼         │
+//!         encode::encode_item                          mcp::McpClient ┘ ◄─► an MCP server
+//!         (a TOOL_CALL or TOOL_RESULT as an            (or call::AdapterCall: one adapter
+//!          item of the provider's next request)         call without a wrapper)
 //! ```
 //!
 //! Inside, the data flows one way too: no module imports one that imports it back. The

@@ -336,10 +336,7 @@ fn the_arena_figures_quoted_are_the_computed_ones() {
         design.contains(&row),
         "core/DESIGN.md's memory table lacks {row:?}"
     );
-    let small = format!(
-        "| **{}** |",
-        with_commas(WrapperConfig::SMALL.arena_len(4))
-    );
+    let small = format!("| **{}** |", with_commas(WrapperConfig::SMALL.arena_len(4)));
     assert!(
         design.contains(&small),
         "core/DESIGN.md's RAM table lacks {small:?}"

@@ -13,7 +13,7 @@
 //! * **Outputs** — [`poll_transmit`](Wrapper::poll_transmit) (frames to write,
 //!   and where; [`peek_transmit`](Wrapper::peek_transmit) looks without taking), or
 //!   [`poll_output`](Wrapper::poll_output) (the same frames with the hook events a
-//!   [`Log`](crate::hook_log::Log) kept, in SPEC order),
+//!   [`Log`](crate::Log) kept, in SPEC order),
 //!   [`poll_event`](Wrapper::poll_event) (calls the host must run),
 //!   [`poll_timeout`](Wrapper::poll_timeout) (when to call `handle_timeout`).
 //! * **State** — [`pending`](Wrapper::pending), [`queued`](Wrapper::queued),
@@ -48,9 +48,9 @@
 //! `config` sizes the arena; `slots` holds pending calls and their handles;
 //! `intercept` takes the model's `TOOL_CALL`s; `complete` completes calls from the
 //! host and from tool adapters; `expiry` ends them by timeout or cancel;
-//! `result` reads what a result says; `outputs` holds what completions write (queue,
+//! `result` reads what a result says; `pipeline` holds what completions write (queue,
 //! held `END`s, trace, last tool error, hooks) and closes rounds; `scratch` is the
-//! per-input work space.
+//! per-input work space; `output` is `poll_output`; `typed` reads and writes typed tool data.
 //!
 //! # One vocabulary
 //!
