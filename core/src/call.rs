@@ -24,12 +24,12 @@
 //! ```
 
 use crate::clock::{Clock, Instant};
-use crate::encode::{BufferTooSmall, OutFrame};
 use crate::error::{CallError, Error};
+use crate::frame::write::{BufferTooSmall, OutFrame};
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::json::{self, JsonError, JsonStr, DEFAULT_MAX_DEPTH};
-use crate::message::Message;
 use crate::outcome::CallOutcome;
+use crate::texts::Message;
 
 /// What one adapter frame means for a call that is still waiting.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -1,425 +1,291 @@
-//! Writers for every frame the adapter emits, in SPEC §1 canonical form.
+//! Item encoders: the wrapper's `TOOL_CALL` and `TOOL_RESULT` frames in, the items a
+//! provider expects in the host's next request out (SPEC §8, the encoding table), one
+//! compact JSON item each, into the host's buffer.
 //!
-//! Each frame is described by an [`OutFrame`] of borrowed parts. Encoding runs
-//! the same writer twice: once into a byte counter, once into the caller's
-//! buffer, so the length is exact and a short buffer is refused before a byte
-//! is written ([`BufferTooSmall`] carries the size needed). Text parts are
-//! decoded UTF-8 and get minimal escaping; raw parts (args, results, an `END`'s
-//! content) are copied as written but for the white space between their tokens
-//! (SPEC §7.22), so every frame written is one NDJSON line.
+//! ```
+//! use polyweave_tool_adapter::Provider;
+//! use polyweave_tool_adapter::encode::encode_item;
+//!
+//! let result = br#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"add","result":5}}"#;
+//! let mut out = [0u8; 128];
+//! let n = encode_item(Provider::OpenAiChat, result, &mut out).unwrap();
+//! assert_eq!(&out[..n], br#"{"role":"tool","tool_call_id":"c1","content":"5"}"#);
+//! let n = encode_item(Provider::Anthropic, result, &mut out).unwrap();
+//! assert_eq!(&out[..n], br#"{"type":"tool_result","tool_use_id":"c1","content":"5"}"#);
+//! ```
 
-pub use crate::json::BufferTooSmall;
-use crate::outcome::CallOutcome;
-use crate::room::{PROMPT_BASE_LEN, ROUND_LIMIT_LEN_BOUND};
-use crate::sink::put_quoted;
-pub use crate::sink::{put_escaped, put_json_string, put_u64, Counter, Sink};
+use crate::frame::{Frame, FrameError, FrameKind};
+use crate::json::{self, JsonStr};
+use crate::provider::Provider;
+use crate::sink::{put_escaped, put_json_str, write_counted, Sink};
 
-/// What the crate's own encoders know about a frame's parts, so that they copy them
-/// rather than rework them.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Known {
-    /// Every raw value is compact already (validated so, or stored compacted).
-    pub(crate) raw_compact: bool,
-    /// The id and name need no escaping: read from the frame, they had no escapes (so
-    /// they hold no quote, backslash or control character either).
-    pub(crate) names_plain: bool,
-}
-
-impl Known {
-    /// Nothing known: raw values are compacted, ids and names escaped.
-    pub(crate) const NOTHING: Self = Self {
-        raw_compact: false,
-        names_plain: false,
-    };
-    /// Raw values stored compacted (a slot's), ids and names stored decoded.
-    pub(crate) const RAW_COMPACT: Self = Self {
-        raw_compact: true,
-        names_plain: false,
-    };
-}
-
-/// `put_raw` of the crate's own sinks. Raw values the wrapper has seen validated without
-/// white space between their tokens (or stored compacted) are copied as they are (`as_is`):
-/// compacting them again would only copy. Others are compacted through one `dyn` closure,
-/// so that the sinks share one copy of the compaction (the rare case).
-fn put_raw_known<S: Sink>(s: &mut S, value: &[u8], as_is: bool) {
-    if as_is {
-        debug_assert_eq!(crate::json::compact_len(value), value.len(), "not compact");
-        return s.put(value);
-    }
-    let emit: &mut dyn FnMut(&[u8]) = &mut |run| s.put(run);
-    crate::json::for_each_compact_run(value, emit);
-}
-
-/// A counter of a frame whose parts may be known in their final form. (It counts names
-/// escaped: a plain one escapes to itself, so `names_plain` would change nothing.)
-struct Count {
-    n: usize,
-    known: Known,
-}
-
-impl Sink for Count {
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        self.n += bytes.len();
-    }
-
-    fn put_raw(&mut self, value: &[u8]) {
-        put_raw_known(self, value, self.known.raw_compact);
-    }
-}
-
-/// Bytes of `text` escaped: its length when nothing needs escaping (names and ids, almost
-/// always), else counted by the escaper through the crate's one counting sink (one copy).
-pub(crate) fn escaped_len(text: &[u8]) -> usize {
-    if crate::json::escape::next_escape(text, 0) == text.len() {
-        return text.len();
-    }
-    let mut c = Count {
-        n: 0,
-        known: Known::NOTHING,
-    };
-    put_escaped(&mut c, text);
-    c.n
-}
-
-/// Bytes of a `TOOL_RESULT` frame whose id and name escape to these lengths (`None`: no id,
-/// a `null` name) and whose result or quoted error takes `outcome` bytes: what
-/// [`OutFrame::encoded_len`] counts, without escaping the name and id again.
-pub(crate) fn tool_result_len(id: Option<usize>, name: Option<usize>, outcome: usize) -> usize {
-    const HEAD: usize = br#"{"type":"TOOL_RESULT","content":{"name":,"result":}}"#.len();
-    HEAD + id.map_or(0, |n| br#""id":"","#.len() + n)
-        + name.map_or(b"null".len(), |n| n + 2)
-        + outcome
-}
-
-/// A sink over a slice, for a frame whose parts may be known in their final form.
-struct SliceSink<'b> {
-    buf: &'b mut [u8],
-    pos: usize,
-    known: Known,
-}
-
-impl Sink for SliceSink<'_> {
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        // Bytes past the end are counted, not written: `encode_within` learns the length
-        // of a frame that does not fit from the same pass.
-        if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
-            dst.copy_from_slice(bytes);
-        }
-        self.pos += bytes.len();
-    }
-
-    fn put_raw(&mut self, value: &[u8]) {
-        put_raw_known(self, value, self.known.raw_compact);
-    }
-
-    fn put_name(&mut self, text: &[u8]) {
-        put_quoted(self, text, self.known.names_plain);
-    }
-}
-
-/// The text of the continue prompt.
-pub const CONTINUE_PROMPT: &[u8] = b"Tool results above.";
-/// What follows the prompt when a last tool error is set.
-pub const LAST_ERROR_PREFIX: &[u8] = b" Last tool error: ";
-
-/// The start of every `TEXT` frame the adapter writes.
-const TEXT_HEAD: &[u8] = b"{\"type\":\"TEXT\",\"content\":\"";
-/// The round-limit `ERROR` frame around its number.
-const ROUND_LIMIT_HEAD: &[u8] =
-    b"{\"type\":\"ERROR\",\"content\":{\"message\":\"Tool round limit reached (";
-const ROUND_LIMIT_TAIL: &[u8] = b")\"}}";
-
-const _: () =
-    assert!(ROUND_LIMIT_HEAD.len() + 10 + ROUND_LIMIT_TAIL.len() <= ROUND_LIMIT_LEN_BOUND);
-const _: () = assert!(
-    TEXT_HEAD.len() + CONTINUE_PROMPT.len() + LAST_ERROR_PREFIX.len() + 2 == PROMPT_BASE_LEN
-);
-
-/// One frame the adapter writes, by its parts. Text parts are decoded UTF-8.
+/// Why a frame could not be encoded as an item. Nothing was written.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum OutFrame<'a> {
-    /// `{"type":"TOOL_CALL","content":{"id"?,"name","args"}}` (to a tool adapter).
-    ToolCall {
-        /// The call's id, when it had one.
-        id: Option<&'a [u8]>,
-        /// The tool name.
-        name: &'a [u8],
-        /// Raw JSON args.
-        args: &'a [u8],
+pub enum ItemError {
+    /// The buffer is too small; the item needs this many bytes.
+    BufferTooSmall {
+        /// Bytes the item needs.
+        needed: usize,
     },
-    /// `{"type":"TOOL_RESULT","content":{"id"?,"name","result"|"error"}}`; a `None` name is `null`.
-    ToolResult {
-        /// The call's id, when it had one.
-        id: Option<&'a [u8]>,
-        /// The tool name, `None` for a malformed call.
-        name: Option<&'a [u8]>,
-        /// The result or the error.
-        outcome: CallOutcome<'a>,
-    },
-    /// `{"type":"TEXT","content":"…"}`.
-    Text(&'a [u8]),
-    /// The continue prompt, with `" Last tool error: …"` when one is set.
-    Prompt {
-        /// The last tool error, if any.
-        last_error: Option<&'a [u8]>,
-    },
-    /// `{"type":"ERROR","content":{"message":"…"}}`.
-    Error {
-        /// The message text.
-        message: &'a [u8],
-    },
-    /// The round-limit `ERROR`: `Tool round limit reached (<N>)`.
-    RoundLimit {
-        /// The configured limit.
-        max_rounds: u32,
-    },
-    /// `{"type":"CANCEL","content":{"id"?,"name","reason"}}` (to a tool adapter).
-    Cancel {
-        /// The call's id, when it had one.
-        id: Option<&'a [u8]>,
-        /// The tool name.
-        name: &'a [u8],
-        /// Why the call is cancelled.
-        reason: &'a [u8],
-    },
-    /// `{"type":"END"}`, with raw content when given.
-    End {
-        /// Raw JSON content.
-        content: Option<&'a [u8]>,
-    },
-    /// A frame of the host's own, written as it is (a held `END` released).
-    Verbatim(&'a [u8]),
+    /// The bytes are not a valid frame.
+    Malformed(FrameError),
+    /// The frame is neither a `TOOL_CALL` nor a `TOOL_RESULT`.
+    NotACallOrResult,
+    /// The frame has no string `name`.
+    NoName,
+    /// The provider matches results to calls by id, and the frame has none.
+    NoId,
+    /// A `TOOL_RESULT` with neither `result` nor a string `error`.
+    NoOutcome,
 }
 
-impl OutFrame<'_> {
-    /// Writes the canonical frame into any sink.
-    pub fn write_to<S: Sink + ?Sized>(&self, s: &mut S) {
-        match *self {
-            OutFrame::ToolCall { id, name, args } => {
-                s.put(b"{\"type\":\"TOOL_CALL\",\"content\":{");
-                put_id(s, id);
-                s.put(b"\"name\":");
-                s.put_name(name);
-                s.put(b",\"args\":");
-                s.put_raw(args);
-                s.put(b"}}");
-            }
-            OutFrame::ToolResult { id, name, outcome } => {
-                s.put(b"{\"type\":\"TOOL_RESULT\",\"content\":{");
-                put_id(s, id);
-                s.put(b"\"name\":");
-                match name {
-                    Some(n) => s.put_name(n),
-                    None => s.put(b"null"),
-                }
-                match outcome {
-                    CallOutcome::Result(raw) => {
-                        s.put(b",\"result\":");
-                        s.put_raw(raw);
-                    }
-                    CallOutcome::Error(text) => {
-                        s.put(b",\"error\":");
-                        put_json_string(s, text.as_bytes());
-                    }
-                }
-                s.put(b"}}");
-            }
-            OutFrame::Text(text) => {
-                s.put(TEXT_HEAD);
-                put_escaped(s, text);
-                s.put(b"\"}");
-            }
-            OutFrame::Prompt { last_error } => {
-                s.put(TEXT_HEAD);
-                s.put(CONTINUE_PROMPT);
-                if let Some(e) = last_error {
-                    s.put(LAST_ERROR_PREFIX);
-                    put_escaped(s, e);
-                }
-                s.put(b"\"}");
-            }
-            OutFrame::Error { message } => {
-                s.put(b"{\"type\":\"ERROR\",\"content\":{\"message\":");
-                put_json_string(s, message);
-                s.put(b"}}");
-            }
-            OutFrame::RoundLimit { max_rounds } => {
-                s.put(ROUND_LIMIT_HEAD);
-                put_u64(s, max_rounds as u64);
-                s.put(ROUND_LIMIT_TAIL);
-            }
-            OutFrame::Cancel { id, name, reason } => {
-                s.put(b"{\"type\":\"CANCEL\",\"content\":{");
-                put_id(s, id);
-                s.put(b"\"name\":");
-                s.put_name(name);
-                s.put(b",\"reason\":");
-                put_json_string(s, reason);
-                s.put(b"}}");
-            }
-            OutFrame::End { content } => {
-                s.put(b"{\"type\":\"END\"");
-                if let Some(c) = content {
-                    s.put(b",\"content\":");
-                    s.put_raw(c);
-                }
-                s.put(b"}");
-            }
-            OutFrame::Verbatim(bytes) => s.put(bytes),
+impl core::fmt::Display for ItemError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::BufferTooSmall { needed } => write!(f, "item needs {needed} bytes"),
+            Self::Malformed(e) => write!(f, "not a valid frame: {e}"),
+            Self::NotACallOrResult => f.write_str("neither a TOOL_CALL nor a TOOL_RESULT"),
+            Self::NoName => f.write_str("no string name"),
+            Self::NoId => f.write_str("the provider needs the call's id, and it has none"),
+            Self::NoOutcome => f.write_str("a TOOL_RESULT with neither result nor error"),
+        }
+    }
+}
+
+impl core::error::Error for ItemError {}
+
+impl From<FrameError> for ItemError {
+    fn from(e: FrameError) -> Self {
+        Self::Malformed(e)
+    }
+}
+
+/// Encodes a `TOOL_CALL` (for the assistant turn) or a `TOOL_RESULT` frame as the
+/// provider's item, into `out`; returns its length.
+pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<usize, ItemError> {
+    let f = Frame::parse_validated(frame, json::DEFAULT_MAX_DEPTH)?;
+    match f.kind() {
+        FrameKind::ToolCall => {
+            let c = f.tool_call()?;
+            let name = c.name.ok_or(ItemError::NoName)?;
+            let call = Item {
+                id: c.id.filter(|id| !id.raw().is_empty()),
+                name,
+                body: Body::Call(Args::of(c.args, c.args_error.is_some())),
+            };
+            call.write(templates(provider).0, out)
+        }
+        FrameKind::ToolResult => {
+            let r = f.tool_result()?;
+            let name = r.name.ok_or(ItemError::NoName)?;
+            let outcome = match (r.result, r.error) {
+                (Some(v), _) => Outcome::Result(v),
+                (None, Some(e)) => Outcome::Error(e),
+                (None, None) => return Err(ItemError::NoOutcome),
+            };
+            let result = Item {
+                id: r.id.filter(|id| !id.raw().is_empty()),
+                name,
+                body: Body::Result(outcome),
+            };
+            result.write(templates(provider).1, out)
+        }
+        _ => Err(ItemError::NotACallOrResult),
+    }
+}
+
+/// Where a template puts an item's parts: a control byte (which no JSON text holds
+/// unescaped), the variant's number.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mark {
+    /// The id, a JSON string.
+    Id = 1,
+    /// The name, a JSON string.
+    Name,
+    /// A call's args as a JSON string.
+    ArgsText,
+    /// A call's args as an object.
+    Args,
+    /// `"id":<id>,` when the frame has an id.
+    OptId,
+    /// A result's SPEC §8 `<text>`.
+    Text,
+    /// `,"is_error":true` for an error.
+    IsError,
+    /// `,"tool_call_id":<id>` when the frame has an id.
+    OptCallId,
+    /// `"result":<value>`, or `"error":<text>` for an error.
+    Response,
+}
+
+impl Mark {
+    /// In the order of their numbers.
+    const ALL: [Mark; 9] = [
+        Mark::Id,
+        Mark::Name,
+        Mark::ArgsText,
+        Mark::Args,
+        Mark::OptId,
+        Mark::Text,
+        Mark::IsError,
+        Mark::OptCallId,
+        Mark::Response,
+    ];
+}
+
+/// The provider's row of SPEC §8's encoding table: its call item and its result item.
+fn templates(provider: Provider) -> (&'static [u8], &'static [u8]) {
+    match provider {
+        #[cfg(feature = "openai-chat")]
+        Provider::OpenAiChat => (
+            b"{\"id\":\x01,\"type\":\"function\",\"function\":{\"name\":\x02,\"arguments\":\x03}}",
+            b"{\"role\":\"tool\",\"tool_call_id\":\x01,\"content\":\x06}",
+        ),
+        #[cfg(feature = "openai-responses")]
+        Provider::OpenAiResponses => (
+            b"{\"type\":\"function_call\",\"call_id\":\x01,\"name\":\x02,\"arguments\":\x03}",
+            b"{\"type\":\"function_call_output\",\"call_id\":\x01,\"output\":\x06}",
+        ),
+        #[cfg(feature = "anthropic")]
+        Provider::Anthropic => (
+            b"{\"type\":\"tool_use\",\"id\":\x01,\"name\":\x02,\"input\":\x04}",
+            b"{\"type\":\"tool_result\",\"tool_use_id\":\x01,\"content\":\x06\x07}",
+        ),
+        #[cfg(feature = "gemini")]
+        Provider::Gemini => (
+            b"{\"functionCall\":{\x05\"name\":\x02,\"args\":\x04}}",
+            b"{\"functionResponse\":{\x05\"name\":\x02,\"response\":{\x09}}}",
+        ),
+        #[cfg(feature = "ollama")]
+        Provider::Ollama => (
+            b"{\"function\":{\"name\":\x02,\"arguments\":\x04}}",
+            b"{\"role\":\"tool\",\"tool_name\":\x02,\"content\":\x06\x08}",
+        ),
+    }
+}
+
+/// A call's arguments: a JSON value, or (a call whose arguments were broken) the text the
+/// model wrote.
+#[derive(Copy, Clone)]
+enum Args<'a> {
+    Value(&'a [u8]),
+    Text(JsonStr<'a>),
+}
+
+impl<'a> Args<'a> {
+    fn of(args: &'a [u8], broken: bool) -> Self {
+        match crate::frame::as_string(args) {
+            Some(text) if broken => Args::Text(text),
+            _ => Args::Value(args),
         }
     }
 
-    /// The exact encoded length in bytes.
-    pub fn encoded_len(&self) -> usize {
-        self.len_as(Known::NOTHING)
-    }
-
-    /// Encodes into `out`, returning the length; a short buffer gets the needed size and is left untouched.
-    pub fn encode(&self, out: &mut [u8]) -> Result<usize, BufferTooSmall> {
-        self.encode_as(out, Known::NOTHING)
-    }
-}
-
-// The crate's own encoders take what is `known` about the frame's parts.
-impl OutFrame<'_> {
-    /// [`encoded_len`](Self::encoded_len).
-    pub(crate) fn len_as(&self, known: Known) -> usize {
-        let mut c = Count { n: 0, known };
-        self.write_to(&mut c);
-        c.n
-    }
-
-    /// [`encode`](Self::encode).
-    pub(crate) fn encode_as(&self, out: &mut [u8], known: Known) -> Result<usize, BufferTooSmall> {
-        let needed = self.len_as(known);
-        if out.len() < needed {
-            return Err(BufferTooSmall { needed });
-        }
-        self.encode_exact(&mut out[..needed], known);
-        Ok(needed)
-    }
-
-    /// Encodes into `out` in one pass when the frame fits, and returns its length either
-    /// way: a length over `out.len()` means the bytes written are not the frame.
-    pub(crate) fn encode_within(&self, out: &mut [u8], known: Known) -> usize {
-        let mut sink = SliceSink {
-            buf: out,
-            pos: 0,
-            known,
-        };
-        self.write_to(&mut sink);
-        sink.pos
-    }
-
-    /// Writes into `out`, which is exactly [`encoded_len`](Self::encoded_len) bytes (no second count).
-    pub(crate) fn encode_exact(&self, out: &mut [u8], known: Known) {
-        let _len = self.encode_within(out, known);
-        debug_assert_eq!(_len, out.len());
-    }
-}
-
-fn put_id<S: Sink + ?Sized>(s: &mut S, id: Option<&[u8]>) {
-    if let Some(id) = id {
-        s.put(b"\"id\":");
-        s.put_name(id);
-        s.put(b",");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    /// The shortcuts agree with the escaper: `escaped_len` with the bytes it writes, and
-    /// `tool_result_len` with the frame's encoded length, for texts with and without escapes
-    /// at every position of the eight-byte words.
-    #[test]
-    fn escaped_and_tool_result_lengths_match_the_encoder() {
-        let pieces: [&[u8]; 6] = [b"abcdefgh", b"x", b"\"", b"\\", b"\n\x01", "é天".as_bytes()];
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        for n in 0..if cfg!(miri) { 100 } else { 2000 } {
-            let mut text = [0u8; 40];
-            let mut len = 0;
-            while len < n % 37 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let p = pieces[(x % 6) as usize];
-                let take = p.len().min(40 - len);
-                text[len..len + take].copy_from_slice(&p[..take]);
-                len += take;
-            }
-            let text = &text[..len];
-            let mut c = Counter(0);
-            put_escaped(&mut c, text);
-            assert_eq!(escaped_len(text), c.0, "{text:?}");
-            for (id, name) in [
-                (Some(text), Some(&b"n"[..])),
-                (None, Some(text)),
-                (Some(text), None),
-            ] {
-                let frame = OutFrame::ToolResult {
-                    id,
-                    name,
-                    outcome: CallOutcome::Result(b"[1]"),
-                };
-                let got = tool_result_len(id.map(escaped_len), name.map(escaped_len), 3);
-                assert_eq!(got, frame.encoded_len(), "{text:?}");
-            }
+    /// As a JSON string (OpenAI's `arguments`): a value's compact JSON text (a string value
+    /// quoted too: it is the JSON the model wrote), or the broken text as it is.
+    fn put_as_string(self, s: &mut dyn Sink) {
+        match self {
+            Args::Value(v) => put_json_text(v, s),
+            Args::Text(t) => put_json_str(s, t),
         }
     }
 
-    fn enc(f: OutFrame<'_>) -> ([u8; 256], usize) {
-        let mut buf = [0u8; 256];
-        let n = f.encode(&mut buf).unwrap();
-        (buf, n)
+    /// As an object (Anthropic's `input`, Gemini's `args`, Ollama's `arguments`): text
+    /// that is not JSON, or a value that is not an object, becomes `{}`.
+    fn put_as_object(self, s: &mut dyn Sink) {
+        match self {
+            Args::Value(v) if json::is_object(v) => s.put_raw(v),
+            _ => s.put(b"{}"),
+        }
+    }
+}
+
+/// What an item is made of.
+struct Item<'a> {
+    id: Option<JsonStr<'a>>,
+    name: JsonStr<'a>,
+    body: Body<'a>,
+}
+
+#[derive(Copy, Clone)]
+enum Body<'a> {
+    Call(Args<'a>),
+    Result(Outcome<'a>),
+}
+
+#[derive(Copy, Clone)]
+enum Outcome<'a> {
+    Result(&'a [u8]),
+    Error(&'a [u8]),
+}
+
+impl Item<'_> {
+    /// The item `template` describes, into `out`. A template that places the id bare is a
+    /// provider's that matches results to calls by id: a frame without one is refused.
+    fn write(&self, template: &[u8], out: &mut [u8]) -> Result<usize, ItemError> {
+        if self.id.is_none() && template.contains(&(Mark::Id as u8)) {
+            return Err(ItemError::NoId);
+        }
+        write_counted(out, |s| self.put(template, s))
+            .map_err(|e| ItemError::BufferTooSmall { needed: e.needed })
     }
 
-    #[test]
-    fn canonical_forms() {
-        let (b, n) = enc(OutFrame::ToolResult {
-            id: Some(b"c1"),
-            name: Some(b"calc"),
-            outcome: CallOutcome::Result(b"{\"sum\":3}"),
-        });
-        assert_eq!(&b[..n], b"{\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"c1\",\"name\":\"calc\",\"result\":{\"sum\":3}}}");
-        let (b, n) = enc(OutFrame::ToolResult {
-            id: None,
-            name: None,
-            outcome: CallOutcome::Error("a\"b\x01\n"),
-        });
-        assert_eq!(&b[..n], b"{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":null,\"error\":\"a\\\"b\\u0001\\n\"}}");
-        let (b, n) = enc(OutFrame::Prompt {
-            last_error: Some(b"boom"),
-        });
-        assert_eq!(
-            &b[..n],
-            b"{\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: boom\"}"
-        );
-        let (b, n) = enc(OutFrame::RoundLimit { max_rounds: 12 });
-        assert_eq!(
-            &b[..n],
-            b"{\"type\":\"ERROR\",\"content\":{\"message\":\"Tool round limit reached (12)\"}}"
-        );
+    fn put(&self, mut template: &[u8], s: &mut dyn Sink) {
+        while let Some(at) = template.iter().position(|&b| b < b' ') {
+            s.put(&template[..at]);
+            if let Some(&mark) = Mark::ALL.get(usize::from(template[at]).wrapping_sub(1)) {
+                self.put_part(mark, s);
+            }
+            template = &template[at + 1..];
+        }
+        s.put(template);
     }
 
-    #[test]
-    fn short_buffer_writes_nothing() {
-        let f = OutFrame::Text("café".as_bytes());
-        let mut buf = [7u8; 10];
-        assert_eq!(
-            f.encode(&mut buf),
-            Err(BufferTooSmall {
-                needed: f.encoded_len()
-            })
-        );
-        assert_eq!(buf, [7u8; 10]);
-        assert_eq!(
-            f.encoded_len(),
-            "{\"type\":\"TEXT\",\"content\":\"café\"}".len()
-        );
+    fn put_part(&self, mark: Mark, s: &mut dyn Sink) {
+        match (mark, self.body, self.id) {
+            (Mark::Id, _, Some(id)) => put_json_str(s, id),
+            (Mark::Name, _, _) => put_json_str(s, self.name),
+            (Mark::ArgsText, Body::Call(args), _) => args.put_as_string(s),
+            (Mark::Args, Body::Call(args), _) => args.put_as_object(s),
+            (Mark::OptId, _, Some(id)) => {
+                put_member_str(s, b"\"id\":", id);
+                s.put(b",");
+            }
+            (Mark::Text, Body::Result(Outcome::Result(v) | Outcome::Error(v)), _) => {
+                put_value_as_text(v, s)
+            }
+            (Mark::IsError, Body::Result(Outcome::Error(_)), _) => s.put(b",\"is_error\":true"),
+            (Mark::OptCallId, _, Some(id)) => put_member_str(s, b",\"tool_call_id\":", id),
+            (Mark::Response, Body::Result(Outcome::Result(v)), _) => {
+                s.put(b"\"result\":");
+                s.put_raw(v);
+            }
+            (Mark::Response, Body::Result(Outcome::Error(e)), _) => {
+                s.put(b"\"error\":");
+                put_value_as_text(e, s);
+            }
+            // A part this item has not (no id; a call's part in a result's template).
+            _ => {}
+        }
     }
+}
+
+/// A string value as it is; any other value's compact JSON text as a string.
+fn put_value_as_text(v: &[u8], s: &mut dyn Sink) {
+    match crate::frame::as_string(v) {
+        Some(text) => put_json_str(s, text),
+        None => put_json_text(v, s),
+    }
+}
+
+/// A value's compact JSON text, as a JSON string.
+fn put_json_text(v: &[u8], s: &mut dyn Sink) {
+    s.put(b"\"");
+    json::for_each_compact_run(v, |run| put_escaped(s, run));
+    s.put(b"\"");
+}
+
+fn put_member_str(s: &mut dyn Sink, key: &[u8], value: JsonStr<'_>) {
+    s.put(key);
+    put_json_str(s, value);
 }

@@ -1,4 +1,5 @@
-//! The errors of the state machines' inputs: one per case of SPEC §4.
+//! The errors of the state machines' inputs (one per case of SPEC §4), and the one error
+//! every machine's constructor gives when the memory or configuration handed in cannot work.
 
 use crate::clock::ClockWentBackwards;
 use crate::frame::FrameError;
@@ -130,3 +131,52 @@ impl core::error::Error for Error {
 }
 
 impl core::error::Error for CallError {}
+
+/// The memory or configuration handed to a constructor ([`Wrapper::new`](crate::Wrapper::new),
+/// the decoder's, the MCP client's) cannot work; nothing was set up.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum StorageError {
+    /// The arena is smaller than its configuration's `arena_len`.
+    ArenaTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        given: usize,
+    },
+    /// More slots than a `u16` counts.
+    TooManySlots,
+    /// More than 65535 registered tools.
+    TooManyTools,
+    /// A registered tool's name is longer than `name_cap`, so no call could ever reach it.
+    NameTooLong {
+        /// Its index in the registration slice.
+        index: usize,
+    },
+    /// The MCP client's `clientInfo` name or version is longer than `mcp::CLIENT_TEXT_CAP`.
+    ClientInfoTooLong,
+    /// A capacity out of the range the configuration's documentation states.
+    BadConfig,
+}
+
+impl core::fmt::Display for StorageError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            StorageError::ArenaTooSmall { needed, given } => {
+                write!(f, "arena of {given} bytes, {needed} needed")
+            }
+            StorageError::TooManySlots => f.write_str("more than 65535 slots"),
+            StorageError::TooManyTools => f.write_str("more than 65535 tools"),
+            StorageError::NameTooLong { index } => {
+                write!(f, "tool {index}'s name is longer than name_cap")
+            }
+            StorageError::ClientInfoTooLong => {
+                f.write_str("clientInfo name or version is longer than its capacity")
+            }
+            StorageError::BadConfig => f.write_str("configuration out of range"),
+        }
+    }
+}
+
+impl core::error::Error for StorageError {}

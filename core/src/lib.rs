@@ -2,14 +2,37 @@
 //!
 //! # How the modules fit
 //!
-//! Data flows one way: bytes in ([`framing`]) → frame view ([`frame`], over
-//! [`json`]) → state machine ([`wrapper`], [`call`]) → queued output (the
-//! private `queue` and `held` storage: frames [`encode`]d once, or records of a
-//! pending call's slot) → bytes out (`poll_transmit` copies the oldest frame
-//! into the host's buffer, or encodes it there from the slot). No module
-//! imports one that imports it back: the shared vocabulary ([`route`]: which
-//! call, where a frame goes) and every room and cost constant (`room`) are
-//! leaves, and the output storage knows nothing of the state machines.
+//! Seven public modules, in the order the data flows through them:
+//!
+//! 1. [`json`]: validating and reading JSON text in place (every layer's bytes).
+//! 2. [`frame`]: a byte stream cut into lines ([`LineSplitter`]), and one line read as a
+//!    [`Frame`].
+//! 3. [`decode`]: a provider's streamed HTTP body in, frames out.
+//! 4. [`wrapper`]: the [`Wrapper`], which intercepts `TOOL_CALL`s and owes frames back.
+//! 5. [`call`]: one call through a tool adapter, without a wrapper ([`AdapterCall`]).
+//! 6. [`mcp`]: an MCP server as the wrapper's adapter tools ([`mcp::McpClient`]).
+//! 7. [`encode`]: the wrapper's `TOOL_CALL` and `TOOL_RESULT` frames as the items of the
+//!    provider's next request.
+//!
+//! ```text
+//! provider body ─► decode::Decoder ─────────┐ frames, one line each
+//! (SSE / NDJSON, split anywhere)            ▼
+//! NDJSON bytes ─► frame::LineSplitter ─► frame::Frame ─► wrapper::Wrapper ─► Disposition::Forward
+//!                 (one line, in the      (a view over    (sync tools run     (pass-through: the host
+//!                  host's buffer)         json)           in place)           forwards its own bytes)
+//!                                                           │         ▲
+//!                                            poll_transmit  │         │ handle_adapter_frame
+//!                      ┌──── Route::Model, Route::Consumer ─┤         │
+//!                      ▼                     Route::Adapter ▼         │
+//!         encode::encode_item                          mcp::McpClient ┘ ◄─► an MCP server
+//!         (a TOOL_CALL or TOOL_RESULT as an            (or call::AdapterCall: one adapter
+//!          item of the provider's next request)         call without a wrapper)
+//! ```
+//!
+//! Inside, the data flows one way too: no module imports one that imports it back. The
+//! shared vocabulary ([`Route`], [`CallHandle`], [`Provider`]) and every room and cost
+//! constant are leaves, and the wrapper's output storage (the private `queue` and `held`)
+//! knows nothing of the state machines. The root re-exports the types most hosts name.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![no_std]
 #![forbid(unsafe_code)]
@@ -32,56 +55,51 @@ mod fmt;
 #[macro_use]
 mod features;
 
+// The public layers, in data-flow order. `_providers` is on whenever a provider is.
 pub mod call;
-pub mod clock;
-pub mod encode;
-pub mod error;
-pub mod frame;
-pub mod framing;
-mod held;
-pub mod hook_log;
-pub mod hooks;
-pub mod json;
-mod message;
-pub mod outcome;
-mod queue;
-mod room;
-pub mod route;
-pub mod sink;
-pub mod tool;
-pub mod trace;
-pub mod typed;
-pub mod wrapper;
-// Spelled out rather than through a macro, so that tools reading the module tree
-// (cargo-mutants, the module-graph test) see these two.
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini",
-    feature = "ollama"
-))]
+#[cfg(feature = "_providers")]
 pub mod decode;
-#[cfg(any(
-    feature = "openai-chat",
-    feature = "openai-responses",
-    feature = "anthropic",
-    feature = "gemini",
-    feature = "ollama"
-))]
-pub mod items;
+#[cfg(feature = "_providers")]
+pub mod encode;
+pub mod frame;
+pub mod json;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod wrapper;
+
+// Leaves every layer shares.
+mod clock;
+mod error;
+#[cfg(feature = "_providers")]
+mod provider;
+mod room;
+mod route;
+mod sink;
+mod texts;
+
+// The wrapper's parts, public through `wrapper`.
+mod held;
+mod hook_log;
+mod hooks;
+mod outcome;
+mod queue;
+mod tool;
+mod trace;
+
+#[cfg(feature = "_internals")]
+#[doc(hidden)]
+pub mod internals;
 
 pub use call::{AdapterCall, CallOptions};
-pub use clock::Instant;
-pub use error::{CallError, Error};
-pub use frame::{Frame, FrameError, FrameKind};
-pub use hook_log::{HookEvent, HookLog, Log, Logged};
-pub use hooks::{CallInfo, Hooks, NoHooks};
-pub use outcome::CallOutcome;
+pub use clock::{ClockWentBackwards, Instant};
+pub use error::{CallError, Error, StorageError};
+pub use frame::{Frame, FrameError, FrameKind, LineSplitter};
+pub use json::BufferTooSmall;
+#[cfg(feature = "_providers")]
+pub use provider::Provider;
 pub use route::{CallHandle, Route, Transmit};
-pub use tool::{ResultWriter, SyncTool, Tool, ToolFailed, ToolKind};
 pub use wrapper::{
-    Completed, Config, Disposition, Event, Output, PendingKind, Slot, StorageError, Wrapper,
+    CallInfo, CallOutcome, Completed, Disposition, Event, HookEvent, HookLog, Hooks, Log, Logged,
+    NoHooks, Output, PendingKind, ResultWriter, Slot, SyncTool, Tool, ToolFailed, ToolKind,
+    Wrapper, WrapperConfig,
 };

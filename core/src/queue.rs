@@ -9,7 +9,7 @@
 //! format: the machines ask what a record will cost and reserve it before their
 //! state changes, so that the push itself cannot fail.
 
-use crate::encode::{Known, OutFrame};
+use crate::frame::write::{Known, OutFrame};
 use crate::room::{HELD_HEADER, RECORD_HEADER};
 use crate::route::{CallHandle, Route};
 
@@ -98,7 +98,7 @@ impl<'a> Queue<'a> {
 
     /// Refuses, changing nothing, unless `needed` bytes of records can be pushed now.
     pub(crate) fn reserve(&self, needed: usize) -> Result<(), QueueFull> {
-        // `Config::queue_len` sizes the queue so that, drained, it takes any input: were that
+        // `WrapperConfig::queue_len` sizes the queue so that, drained, it takes any input: were that
         // ever wrong, the input would still be refused (as `QueueFull`), never half done.
         debug_assert!(needed <= self.capacity(), "{needed} > {}", self.capacity());
         let free = self.free();

@@ -1,5 +1,5 @@
 //! Every room and cost constant, in one place: what a queue record, a held `END` and the
-//! frames the library composes take at most. The sizes in `Config` (`queue_len`,
+//! frames the library composes take at most. The sizes in `WrapperConfig` (`queue_len`,
 //! `arena_len`) and every reservation before a state change are built from these, so a
 //! change here moves all of them together. A leaf: it imports nothing of the crate.
 

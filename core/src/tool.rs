@@ -109,7 +109,7 @@ impl<'b> ResultWriter<'b> {
 
     /// Serialises `value` with `serde-json-core` as the result.
     pub fn write_typed<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
-        match crate::typed::write_result(value, self.remaining()) {
+        match crate::wrapper::typed::write_result(value, self.remaining()) {
             Ok(n) => self.advance(n),
             Err(_) => self.overflow = true,
         }

@@ -46,7 +46,7 @@ pub struct Trace<'a> {
 
 impl<'a> Trace<'a> {
     /// A ring of at most `max_entries` entries in `buf`.
-    pub fn new(buf: &'a mut [u8], max_entries: usize) -> Self {
+    pub(crate) fn new(buf: &'a mut [u8], max_entries: usize) -> Self {
         Self {
             buf,
             max_entries,
@@ -128,7 +128,8 @@ impl<'a> Trace<'a> {
     }
 
     /// Adds an entry, dropping the oldest as needed.
-    pub fn push(&mut self, name: Option<&[u8]>, args: &[u8], outcome: CallOutcome<'_>) {
+    #[cfg(any(test, feature = "_internals"))]
+    pub(crate) fn push(&mut self, name: Option<&[u8]>, args: &[u8], outcome: CallOutcome<'_>) {
         self.push_known(name, (args, false), outcome, false);
     }
 

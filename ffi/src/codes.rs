@@ -2,9 +2,8 @@
 
 use polyweave_tool_adapter::frame::FrameError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
-use polyweave_tool_adapter::mcp::{McpError, McpStorageError};
-use polyweave_tool_adapter::wrapper::StorageError;
-use polyweave_tool_adapter::{CallError, Error};
+use polyweave_tool_adapter::mcp::McpError;
+use polyweave_tool_adapter::{CallError, Error, StorageError};
 
 /// The status of a call: `PW_OK` (0) or why it did not succeed.
 ///
@@ -353,7 +352,9 @@ impl From<StorageError> for pw_result {
         match e {
             StorageError::ArenaTooSmall { .. } => pw_result::PW_STORAGE_TOO_SMALL,
             StorageError::TooManySlots | StorageError::TooManyTools => pw_result::PW_TOO_MANY,
-            StorageError::ToolNameTooLong { .. } => pw_result::PW_NAME_TOO_LONG,
+            StorageError::NameTooLong { .. } => pw_result::PW_NAME_TOO_LONG,
+            StorageError::ClientInfoTooLong => pw_result::PW_MCP_CLIENT_INFO_TOO_LONG,
+            // `BadConfig`, and a refusal newer than this table.
             _ => pw_result::PW_BAD_CONFIG,
         }
     }
@@ -373,18 +374,6 @@ impl From<McpError> for pw_result {
             McpError::AlreadyStarted => pw_result::PW_MCP_ALREADY_STARTED,
             // A refusal newer than this table: nothing changed.
             _ => pw_result::PW_BAD_ARGUMENT,
-        }
-    }
-}
-
-impl From<McpStorageError> for pw_result {
-    fn from(e: McpStorageError) -> Self {
-        match e {
-            McpStorageError::BadConfig => pw_result::PW_BAD_CONFIG,
-            McpStorageError::ArenaTooSmall { .. } => pw_result::PW_STORAGE_TOO_SMALL,
-            McpStorageError::TooManySlots => pw_result::PW_TOO_MANY,
-            McpStorageError::ClientInfoTooLong => pw_result::PW_MCP_CLIENT_INFO_TOO_LONG,
-            _ => pw_result::PW_BAD_CONFIG,
         }
     }
 }

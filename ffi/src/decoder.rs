@@ -4,7 +4,8 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
-use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
+use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
+use polyweave_tool_adapter::Provider;
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, read_in, require_non_null, span,
@@ -221,7 +222,7 @@ pub unsafe extern "C" fn pw_decoder_config_fit(
     // SAFETY: the caller hands `cfg` for one read and write and `wrapper` for one read.
     unsafe {
         config_fit(cfg, wrapper, |c, w| {
-            pw_decoder_config::of(&c.to_config().fitting(w))
+            pw_decoder_config::of(&c.to_config().fit(w))
         })
     }
 }
@@ -410,7 +411,7 @@ pub unsafe extern "C" fn pw_decoder_get_stats(
         let d = unsafe { &*d };
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
-        let (s, c) = (d.decoder.skipped(), d.decoder.calls());
+        let s = d.decoder.stats();
         out.write(pw_decoder_stats {
             not_json: s.not_json,
             unknown_event: s.unknown_event,
@@ -418,8 +419,8 @@ pub unsafe extern "C" fn pw_decoder_get_stats(
             overlong: s.overlong,
             after_end: s.after_end,
             cut: s.cut,
-            calls_started: c.started,
-            calls_written: c.written,
+            calls_started: s.calls_started,
+            calls_written: s.calls_written,
         });
         Ok(())
     })

@@ -1,7 +1,7 @@
 //! Item encoders (SPEC §8): a `TOOL_CALL` or `TOOL_RESULT` frame in, the provider's item
 //! for the next request out.
 
-use polyweave_tool_adapter::items::{encode_item, ItemError};
+use polyweave_tool_adapter::encode::{encode_item, ItemError};
 
 use crate::boundary::{disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span};
 use crate::codes::pw_result;

@@ -3,7 +3,7 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
-use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
+use polyweave_tool_adapter::frame::{LineSplitter, LineTooLong};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, require_non_null, span,
@@ -19,7 +19,7 @@ use crate::shared::PW_MAX_ALIGN;
 /// are skipped. There is nothing to free: stop using it and reuse the memory.
 #[allow(non_camel_case_types)]
 pub struct pw_line_splitter {
-    splitter: LineFramer<'static>,
+    splitter: LineSplitter<'static>,
     /// Address and length of the line buffer the splitter borrows (for overlap checks).
     line_buf: (usize, usize),
 }
@@ -84,7 +84,7 @@ pub unsafe extern "C" fn pw_line_splitter_init(
         // used, which is what 'static stands for here; the splitter is its only user meanwhile.
         let line: &'static mut [u8] = unsafe { out_bytes(line_buf, line_cap) }?;
         let splitter = pw_line_splitter {
-            splitter: LineFramer::new(line),
+            splitter: LineSplitter::new(line),
             line_buf: buf_span,
         };
         // SAFETY: `state` is non-NULL, aligned and has room for a `pw_line_splitter` (all checked) in
@@ -151,8 +151,8 @@ pub unsafe extern "C" fn pw_line_splitter_feed(
     })
 }
 
-/// `LineFramer::next_line` or `LineFramer::finish`: what hands out the next line.
-type LineStep = for<'f> fn(&'f mut LineFramer<'static>) -> Option<Result<&'f [u8], LineTooLong>>;
+/// `LineSplitter::next_line` or `LineSplitter::finish`: what hands out the next line.
+type LineStep = for<'f> fn(&'f mut LineSplitter<'static>) -> Option<Result<&'f [u8], LineTooLong>>;
 
 /// The shared body of `pw_line_splitter_next_line` and `pw_line_splitter_finish`.
 ///
@@ -204,7 +204,7 @@ pub unsafe extern "C" fn pw_line_splitter_next_line(
     len: *mut usize,
 ) -> pw_result {
     // SAFETY: the caller keeps this function's contract, which is `take_line`'s.
-    unsafe { take_line(f, line, len, LineFramer::next_line) }
+    unsafe { take_line(f, line, len, LineSplitter::next_line) }
 }
 
 /// Ends the stream: takes a last line that had no line ending.
@@ -221,5 +221,5 @@ pub unsafe extern "C" fn pw_line_splitter_finish(
     len: *mut usize,
 ) -> pw_result {
     // SAFETY: the caller keeps this function's contract, which is `take_line`'s.
-    unsafe { take_line(f, line, len, LineFramer::finish) }
+    unsafe { take_line(f, line, len, LineSplitter::finish) }
 }

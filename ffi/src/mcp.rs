@@ -13,10 +13,10 @@ use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
 use polyweave_tool_adapter::mcp::{
-    Client, ClientInfo, Failure, Handled, McpConfig, McpEvent, McpSlot, McpStats, McpStorageError,
-    StartError, State, ToolSkip, CLIENT_TEXT_CAP,
+    McpClient, McpClientInfo, McpConfig, McpEvent, McpFailure, McpHandled, McpSlot, McpStartError,
+    McpState, McpStats, McpToolSkip, CLIENT_TEXT_CAP,
 };
-use polyweave_tool_adapter::CallHandle;
+use polyweave_tool_adapter::{CallHandle, StorageError};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
@@ -91,7 +91,7 @@ const _: () = assert!(
 
 /// An MCP client in host memory (opaque). There is nothing to free.
 pub struct pw_mcp {
-    pub(crate) client: Client<'static>,
+    pub(crate) client: McpClient<'static>,
     /// Where a notification's method is decoded when it has escapes.
     pub(crate) method: &'static mut [u8],
     /// Address and length of the whole block (inputs and outputs must not overlap it).
@@ -172,8 +172,8 @@ unsafe fn read_config(cfg: *const pw_mcp_config) -> Result<McpConfig, pw_result>
     let cfg = unsafe { read_in(cfg) }?.to_config();
     // The client's own check, run on no memory: a configuration that works gets as far as
     // the arena, which is too small.
-    match Client::new(cfg, ClientInfo::THIS_CRATE, &mut [], &mut []) {
-        Err(McpStorageError::BadConfig) => Err(pw_result::PW_BAD_CONFIG),
+    match McpClient::new(cfg, McpClientInfo::THIS_CRATE, &mut [], &mut []) {
+        Err(StorageError::BadConfig) => Err(pw_result::PW_BAD_CONFIG),
         _ => Ok(cfg),
     }
 }
@@ -258,7 +258,7 @@ pub unsafe extern "C" fn pw_mcp_config_fit(
     // the two fields the wrapper sets change, so a configuration out of range stays so.
     unsafe {
         config_fit(cfg, wrapper, |c, w| {
-            pw_mcp_config::of(&c.to_config().fitting(w))
+            pw_mcp_config::of(&c.to_config().fit(w))
         })
     }
 }
@@ -341,13 +341,13 @@ pub unsafe extern "C" fn pw_mcp_init(
         let (name_buf, version_buf) = info.split_at_mut(CLIENT_TEXT_CAP);
         name_buf[..name.len()].copy_from_slice(name.as_bytes());
         version_buf[..version.len()].copy_from_slice(version.as_bytes());
-        let info = ClientInfo {
+        let info = McpClientInfo {
             name: core::str::from_utf8(&name_buf[..name.len()])
                 .map_err(|_| pw_result::PW_INVALID_UTF8)?,
             version: core::str::from_utf8(&version_buf[..version.len()])
                 .map_err(|_| pw_result::PW_INVALID_UTF8)?,
         };
-        let client = Client::new(config, info, slot_mem, arena)?;
+        let client = McpClient::new(config, info, slot_mem, arena)?;
         let state = mem.cast::<pw_mcp>();
         // SAFETY: `state` is the block's start, aligned and with room for a `pw_mcp`
         // (checked); `pw_mcp` has no drop glue, so overwriting an old one leaks nothing.
@@ -425,29 +425,29 @@ pub struct pw_mcp_handled {
 }
 
 /// The C form of a failure: its kind, limit and length.
-pub(crate) fn failure(f: Failure) -> (pw_mcp_failure, usize, usize) {
+pub(crate) fn failure(f: McpFailure) -> (pw_mcp_failure, usize, usize) {
     match f {
-        Failure::Closed => (pw_mcp_failure::PW_MCP_FAILURE_CLOSED, 0, 0),
-        Failure::NotStarted => (pw_mcp_failure::PW_MCP_FAILURE_NOT_STARTED, 0, 0),
-        Failure::ArgsNotObject => (pw_mcp_failure::PW_MCP_FAILURE_ARGS_NOT_OBJECT, 0, 0),
-        Failure::TooMany { max } => (pw_mcp_failure::PW_MCP_FAILURE_TOO_MANY, max, 0),
-        Failure::RequestTooLong { len, cap } => {
+        McpFailure::Closed => (pw_mcp_failure::PW_MCP_FAILURE_CLOSED, 0, 0),
+        McpFailure::NotStarted => (pw_mcp_failure::PW_MCP_FAILURE_NOT_STARTED, 0, 0),
+        McpFailure::ArgsNotObject => (pw_mcp_failure::PW_MCP_FAILURE_ARGS_NOT_OBJECT, 0, 0),
+        McpFailure::TooMany { max } => (pw_mcp_failure::PW_MCP_FAILURE_TOO_MANY, max, 0),
+        McpFailure::RequestTooLong { len, cap } => {
             (pw_mcp_failure::PW_MCP_FAILURE_REQUEST_TOO_LONG, cap, len)
         }
-        Failure::ResponseTooLong { cap } => {
+        McpFailure::ResponseTooLong { cap } => {
             (pw_mcp_failure::PW_MCP_FAILURE_RESPONSE_TOO_LONG, cap, 0)
         }
-        Failure::ResponseTooDeep { max_depth } => (
+        McpFailure::ResponseTooDeep { max_depth } => (
             pw_mcp_failure::PW_MCP_FAILURE_RESPONSE_TOO_DEEP,
             usize::from(max_depth),
             0,
         ),
-        Failure::NoOutcome => (pw_mcp_failure::PW_MCP_FAILURE_NO_OUTCOME, 0, 0),
+        McpFailure::NoOutcome => (pw_mcp_failure::PW_MCP_FAILURE_NO_OUTCOME, 0, 0),
     }
 }
 
 impl pw_mcp_handled {
-    fn of(h: Handled) -> Self {
+    fn of(h: McpHandled) -> Self {
         let none = Self {
             kind: pw_mcp_handled_kind::PW_MCP_HANDLED_SENT,
             notified: 0,
@@ -457,8 +457,8 @@ impl pw_mcp_handled {
             len: 0,
         };
         match h {
-            Handled::Sent { request } => Self { request, ..none },
-            Handled::Failed(f) => {
+            McpHandled::Sent { request } => Self { request, ..none },
+            McpHandled::Failed(f) => {
                 let (failure, limit, len) = failure(f);
                 Self {
                     kind: pw_mcp_handled_kind::PW_MCP_HANDLED_FAILED,
@@ -468,7 +468,7 @@ impl pw_mcp_handled {
                     ..none
                 }
             }
-            Handled::Cancelled { notified } => Self {
+            McpHandled::Cancelled { notified } => Self {
                 kind: pw_mcp_handled_kind::PW_MCP_HANDLED_CANCELLED,
                 notified: notified.into(),
                 ..none
@@ -704,16 +704,18 @@ impl pw_mcp_event {
 }
 
 /// The C form of a failed start-up: its kind, the value as sent, a length.
-fn start_error(e: StartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
+fn start_error(e: McpStartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
     match e {
-        StartError::UnsupportedVersion(v) => {
+        McpStartError::UnsupportedVersion(v) => {
             (pw_mcp_start_error::PW_MCP_START_UNSUPPORTED_VERSION, v, 0)
         }
-        StartError::BadResult(r) => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, r, 0),
-        StartError::Refused(e) => (pw_mcp_start_error::PW_MCP_START_REFUSED, e, 0),
-        StartError::CursorTooLong(n) => (pw_mcp_start_error::PW_MCP_START_CURSOR_TOO_LONG, &[], n),
-        StartError::TooManyPages => (pw_mcp_start_error::PW_MCP_START_TOO_MANY_PAGES, &[], 0),
-        StartError::ResponseTooLarge => {
+        McpStartError::BadResult(r) => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, r, 0),
+        McpStartError::Refused(e) => (pw_mcp_start_error::PW_MCP_START_REFUSED, e, 0),
+        McpStartError::CursorTooLong(n) => {
+            (pw_mcp_start_error::PW_MCP_START_CURSOR_TOO_LONG, &[], n)
+        }
+        McpStartError::TooManyPages => (pw_mcp_start_error::PW_MCP_START_TOO_MANY_PAGES, &[], 0),
+        McpStartError::ResponseTooLarge => {
             (pw_mcp_start_error::PW_MCP_START_RESPONSE_TOO_LARGE, &[], 0)
         }
         // A start-up failure newer than this table: the result was not one to go on with.
@@ -754,10 +756,10 @@ pub unsafe extern "C" fn pw_mcp_poll_event(c: *mut pw_mcp, out: *mut pw_mcp_even
             },
             McpEvent::ToolSkipped { reason, tool } => {
                 let (skip, len, cap) = match reason {
-                    ToolSkip::NameTooLong { len, cap } => {
+                    McpToolSkip::NameTooLong { len, cap } => {
                         (pw_mcp_skip::PW_MCP_SKIP_NAME_TOO_LONG, len, cap)
                     }
-                    ToolSkip::NoName => (pw_mcp_skip::PW_MCP_SKIP_NO_NAME, 0, 0),
+                    McpToolSkip::NoName => (pw_mcp_skip::PW_MCP_SKIP_NO_NAME, 0, 0),
                 };
                 pw_mcp_event {
                     skip,
@@ -815,11 +817,11 @@ pub unsafe extern "C" fn pw_mcp_state(
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         out.write(match c.client.state() {
-            State::Idle => pw_mcp_client_state::PW_MCP_STATE_IDLE,
-            State::Starting => pw_mcp_client_state::PW_MCP_STATE_STARTING,
-            State::Ready => pw_mcp_client_state::PW_MCP_STATE_READY,
-            State::Failed => pw_mcp_client_state::PW_MCP_STATE_FAILED,
-            State::Closed => pw_mcp_client_state::PW_MCP_STATE_CLOSED,
+            McpState::Idle => pw_mcp_client_state::PW_MCP_STATE_IDLE,
+            McpState::Starting => pw_mcp_client_state::PW_MCP_STATE_STARTING,
+            McpState::Ready => pw_mcp_client_state::PW_MCP_STATE_READY,
+            McpState::Failed => pw_mcp_client_state::PW_MCP_STATE_FAILED,
+            McpState::Closed => pw_mcp_client_state::PW_MCP_STATE_CLOSED,
         });
         Ok(())
     })

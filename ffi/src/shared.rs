@@ -5,7 +5,7 @@
 
 use core::mem::{align_of, size_of};
 
-use polyweave_tool_adapter::wrapper::Config as WrapperCoreConfig;
+use polyweave_tool_adapter::wrapper::WrapperConfig as WrapperCoreConfig;
 use polyweave_tool_adapter::CallOutcome;
 
 use crate::boundary::{disjoint, ffi, out_slot, read_in, require_non_null, span};

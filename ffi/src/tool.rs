@@ -5,7 +5,7 @@
 
 use core::ffi::c_void;
 
-use polyweave_tool_adapter::tool::{ResultWriter, SyncTool, ToolFailed};
+use polyweave_tool_adapter::wrapper::{ResultWriter, SyncTool, ToolFailed};
 
 use crate::boundary::{ffi, in_bytes, require_non_null};
 use crate::codes::pw_result;

@@ -11,14 +11,11 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of, MaybeUninit};
 
-use polyweave_tool_adapter::hook_log::HookEvent;
-use polyweave_tool_adapter::hook_log::{HookLog, Log, Logged};
-use polyweave_tool_adapter::hooks::{CallInfo, Hooks};
-use polyweave_tool_adapter::tool::Tool;
+use polyweave_tool_adapter::wrapper::{CallInfo, HookEvent, HookLog, Hooks, Log, Logged, Tool};
 use polyweave_tool_adapter::wrapper::{
-    CallHandle, Completed, Config, Disposition, Event, PendingKind, Slot, Wrapper,
+    Completed, Disposition, Event, PendingKind, Slot, Wrapper, WrapperConfig as Config,
 };
-use polyweave_tool_adapter::{CallOutcome, Instant, Output, Route, Transmit};
+use polyweave_tool_adapter::{CallHandle, CallOutcome, Instant, Output, Route, Transmit};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,

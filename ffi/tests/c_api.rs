@@ -126,8 +126,9 @@ fn decode_program() -> &'static PathBuf {
 /// gives the Rust decoder's frames; its items are the Rust encoders' items.
 #[test]
 fn c_decodes_every_recorded_body_like_rust() {
-    use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
-    use polyweave_tool_adapter::items::encode_item;
+    use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
+    use polyweave_tool_adapter::encode::encode_item;
+    use polyweave_tool_adapter::Provider;
     let root = support::root_dir().join("tests/data/provider-streams");
     let cfg = DecoderConfig {
         event_cap: 256 * 1024,

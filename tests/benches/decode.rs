@@ -35,8 +35,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput};
 use polyweave_tests::streams::{self, recordings};
-use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
+use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
 use polyweave_tool_adapter::json::{self, DEFAULT_MAX_DEPTH};
+use polyweave_tool_adapter::Provider;
 
 /// The decoder's capacities and call slots (those of `polyweave_tests::streams::decode`,
 /// which the conformance tests use on the same bodies).

@@ -5,7 +5,7 @@
 //! * `validate/*`: every line of the BFCL corpus, validated by the scanner, by
 //!   `serde_json` into `IgnoredAny` (the cheapest serde_json check), and by
 //!   [`Frame::parse_validated`] plus [`Frame::tool_call`].
-//! * `framer/4KiB_chunks`: the whole corpus through a [`LineFramer`].
+//! * `framer/4KiB_chunks`: the whole corpus through a [`LineSplitter`].
 //!
 //! Run: `cargo bench -p polyweave-tests --bench frames -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -25,7 +25,7 @@ mod common;
 
 use common::{corpus, lines, text_frame};
 use criterion::{Criterion, Throughput};
-use polyweave_tool_adapter::framing::LineFramer;
+use polyweave_tool_adapter::frame::LineSplitter;
 use polyweave_tool_adapter::json::{self, DEFAULT_MAX_DEPTH};
 use polyweave_tool_adapter::{Frame, FrameKind};
 
@@ -59,7 +59,7 @@ fn frame_all(lines: &[&[u8]]) -> usize {
 
 /// Feeds `data` in 4 KiB chunks; returns (lines, bytes of lines).
 fn frame_lines(data: &[u8], storage: &mut [u8]) -> (usize, usize) {
-    let mut framer = LineFramer::new(storage);
+    let mut framer = LineSplitter::new(storage);
     let (mut count, mut bytes) = (0, 0);
     for chunk in data.chunks(4096) {
         let mut rest = black_box(chunk);

@@ -12,7 +12,7 @@
 //! * `roundtrip/bfcl_deferred`: the same calls with every tool deferred,
 //!   completed at once through `poll_event` + [`Wrapper::complete`] (the slot path).
 //! * `full_validation/…`: the pass-through and the sync round trip with
-//!   `Config::full_validation` on (SPEC §7.25): every pass-through frame is then
+//!   `WrapperConfig::full_validation` on (SPEC §7.25): every pass-through frame is then
 //!   scanned whole, so its cost grows with the frame; a `TOOL_CALL` is validated
 //!   once either way.
 //!
@@ -48,7 +48,7 @@ use polyweave_tests::host::{Entry, Host, Script, Storage};
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
-    Config, Disposition, Frame, FrameKind, Instant, NoHooks, Route, Tool, Wrapper,
+    Disposition, Frame, FrameKind, Instant, NoHooks, Route, Tool, Wrapper, WrapperConfig,
 };
 
 /// Bytes of the host's buffer for `poll_transmit` (the largest frame is about 1.5 KiB).
@@ -68,7 +68,7 @@ fn tool_names(lines: &[&[u8]]) -> Vec<String> {
 }
 
 /// [`CFG`] with every frame validated.
-const FULL: Config = Config {
+const FULL: WrapperConfig = WrapperConfig {
     full_validation: true,
     ..CFG
 };
@@ -80,7 +80,7 @@ fn with_wrapper<R>(tools: &[Tool<'_>], f: impl FnOnce(&mut Wrapper<'_>, &mut Hos
 
 /// Runs `f` on a fresh wrapper over `tools` with `cfg`, and its host.
 fn with_config<R>(
-    cfg: Config,
+    cfg: WrapperConfig,
     tools: &[Tool<'_>],
     f: impl FnOnce(&mut Wrapper<'_>, &mut Host) -> R,
 ) -> R {

@@ -2,10 +2,10 @@
 //! [`Host`](crate::Host): the instant of an input ([`at`]), the sync tool that returns its
 //! args ([`echo`]), and every queued frame as text ([`drain`]).
 
-use polyweave_tool_adapter::hooks::Hooks;
-use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::Wrapper;
+use polyweave_tool_adapter::Hooks;
 use polyweave_tool_adapter::{Instant, Route};
+use polyweave_tool_adapter::{ResultWriter, ToolFailed};
 
 use crate::host::DEFAULT_BUFFER;
 

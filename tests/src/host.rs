@@ -4,7 +4,7 @@
 //! [`busy_without_end`]) build a wrapper's history, as smoltcp's `socket_established()`
 //! builds a socket's.
 //!
-//! * [`Storage`] owns what a wrapper borrows (its slots and arena), sized from a [`Config`].
+//! * [`Storage`] owns what a wrapper borrows (its slots and arena), sized from a [`WrapperConfig`].
 //! * [`Recorder`] is a [`Hooks`] that keeps every hook event, with its `seq`.
 //! * [`Host`] serves one wrapper from its creation on: [`Host::drive`] takes every frame,
 //!   hook event and started call into a log of [`Entry`]s (a hook whose `seq` is `n` comes
@@ -15,16 +15,17 @@
 //! A `Host` counts the frames it took, and a hook's `seq` counts the frames its wrapper
 //! queued since it was built: so one host per wrapper, from the start.
 
-use polyweave_tool_adapter::encode::BufferTooSmall;
-use polyweave_tool_adapter::hook_log::{HookEvent, Log, Logged};
-use polyweave_tool_adapter::hooks::{CallInfo, Hooks, NoHooks};
-use polyweave_tool_adapter::outcome::CallOutcome;
-use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
+use polyweave_tool_adapter::BufferTooSmall;
+use polyweave_tool_adapter::CallOutcome;
+use polyweave_tool_adapter::{CallInfo, Hooks, NoHooks};
+use polyweave_tool_adapter::{HookEvent, Log, Logged};
+use polyweave_tool_adapter::{ResultWriter, ToolFailed};
 use std::collections::VecDeque;
 
 use polyweave_tool_adapter::wrapper::{
-    Config, Disposition, Event, Output, PendingKind, Slot, StorageError, Wrapper,
+    Disposition, Event, Output, PendingKind, Slot, Wrapper, WrapperConfig,
 };
+use polyweave_tool_adapter::StorageError;
 use polyweave_tool_adapter::{CallHandle, Instant, Route, Tool};
 
 use crate::drive::echo;
@@ -36,14 +37,14 @@ use crate::drive::echo;
 /// The memory one wrapper borrows: its pending-call slots and its arena.
 #[derive(Clone, Debug)]
 pub struct Storage {
-    cfg: Config,
+    cfg: WrapperConfig,
     slots: Vec<Slot>,
     arena: Vec<u8>,
 }
 
 impl Storage {
     /// `slots` pending-call slots and an arena of `cfg.arena_len(slots)` bytes.
-    pub fn new(cfg: Config, slots: usize) -> Self {
+    pub fn new(cfg: WrapperConfig, slots: usize) -> Self {
         Storage {
             cfg,
             slots: vec![Slot::EMPTY; slots],
@@ -730,7 +731,7 @@ pub fn busy<H: Hooks>(w: &mut Wrapper<'_, H>) -> [CallHandle; 2] {
 }
 
 /// A frame from `poll_transmit` is within the bound hosts size their buffers by
-/// (`Config::max_frame_len`: never refused as too small, SPEC §4). Checked in test builds,
+/// (`WrapperConfig::max_frame_len`: never refused as too small, SPEC §4). Checked in test builds,
 /// where every frame passes here; benches (release builds) drive the same host and do not
 /// count the check.
 fn within_bound<H: Hooks>(w: &Wrapper<'_, H>, len: usize) {

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use polyweave_tool_adapter::mcp::McpConfig;
-use polyweave_tool_adapter::wrapper::Config;
+use polyweave_tool_adapter::wrapper::WrapperConfig;
 
 use crate::mcp_loop::{call, McpLoop, McpStorage};
 
@@ -94,10 +94,10 @@ pub fn run(data: &[u8]) {
     let mut c = Choices(data);
     let timeout = 100 + u32::from(c.pick(200)) * 10;
     let cap = [0, 0, timeout * 3][c.pick(3) as usize];
-    let cfg = Config {
+    let cfg = WrapperConfig {
         tool_timeout_ms: timeout,
         max_total_timeout_ms: cap,
-        ..Config::SMALL
+        ..WrapperConfig::SMALL
     };
     let line_cap = [256usize, 1024][c.pick(2) as usize];
     let mcp = McpConfig {
@@ -105,7 +105,7 @@ pub fn run(data: &[u8]) {
         outbox_cap: 1024,
         ..McpConfig::SMALL
     }
-    .fitting(&cfg);
+    .fit(&cfg);
     let wrapper_slots = 1 + c.pick(4) as usize;
     let client_slots = 1 + c.pick(4) as usize;
     let mut storage = McpStorage::new(cfg, mcp, &TOOLS, wrapper_slots, client_slots);

@@ -1,13 +1,13 @@
 //! A deterministic host for the MCP client: a [`Wrapper`] whose adapter tools an MCP
-//! [`Client`] serves, and a scripted server the test speaks for, line by line, in virtual
+//! [`McpClient`] serves, and a scripted server the test speaks for, line by line, in virtual
 //! time. Everything either side sends is recorded, and the loop checks as it goes that
 //! every line the client writes is one compact JSON value ending in LF and that the
 //! wrapper takes every frame the client gives it.
 
 use polyweave_tool_adapter::mcp::{
-    Client, ClientInfo, Handled, McpConfig, McpError, McpEvent, McpSlot, StartError,
+    McpClient, McpClientInfo, McpConfig, McpError, McpEvent, McpHandled, McpSlot, McpStartError,
 };
-use polyweave_tool_adapter::wrapper::{Config, Slot, Wrapper};
+use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::{json, Instant, NoHooks, Route, Tool};
 
 /// What the host saw, in order.
@@ -36,7 +36,7 @@ impl McpStorage {
     /// Room for `tools` as adapter tools, `wrapper_slots` pending calls in the wrapper and
     /// `client_slots` in the client.
     pub fn new(
-        cfg: Config,
+        cfg: WrapperConfig,
         mcp: McpConfig,
         tools: &[&'static str],
         wrapper_slots: usize,
@@ -55,7 +55,7 @@ impl McpStorage {
 /// The wrapper, the client, and what they sent.
 pub struct McpLoop<'s> {
     pub wrapper: Wrapper<'s, NoHooks>,
-    pub client: Client<'s>,
+    pub client: McpClient<'s>,
     pub seen: Vec<Seen>,
     /// Frames the wrapper refused from the client (none, unless a test means it).
     pub refused: Vec<String>,
@@ -93,7 +93,7 @@ impl McpLoop<'static> {
     /// A wrapper with `tools` as adapter tools and `wrapper_slots` slots, served by a
     /// client of `client_slots` slots; not started. Its memory is leaked (for tests).
     pub fn new(
-        cfg: Config,
+        cfg: WrapperConfig,
         mcp: McpConfig,
         tools: &[&str],
         wrapper_slots: usize,
@@ -110,7 +110,7 @@ impl McpLoop<'static> {
     /// [`new`](Self::new), started, with the server answering `initialize` and one
     /// `tools/list` page of `tools`; what it saw is cleared.
     pub fn ready(
-        cfg: Config,
+        cfg: WrapperConfig,
         mcp: McpConfig,
         tools: &[&str],
         wrapper_slots: usize,
@@ -124,7 +124,7 @@ impl McpLoop<'static> {
 
 impl<'s> McpLoop<'s> {
     /// A loop over `storage`; not started.
-    pub fn over(storage: &'s mut McpStorage, cfg: Config, mcp: McpConfig) -> Self {
+    pub fn over(storage: &'s mut McpStorage, cfg: WrapperConfig, mcp: McpConfig) -> Self {
         let McpStorage {
             tools,
             slots,
@@ -133,7 +133,8 @@ impl<'s> McpLoop<'s> {
             marena,
         } = storage;
         let wrapper = Wrapper::new(cfg, tools, NoHooks, slots, arena).expect("wrapper");
-        let client = Client::new(mcp, ClientInfo::THIS_CRATE, mslots, marena).expect("client");
+        let client =
+            McpClient::new(mcp, McpClientInfo::THIS_CRATE, mslots, marena).expect("client");
         Self {
             wrapper,
             client,
@@ -154,7 +155,7 @@ impl<'s> McpLoop<'s> {
         self.server(&tools_page(2, tools, None));
         assert_eq!(
             self.client.state(),
-            polyweave_tool_adapter::mcp::State::Ready,
+            polyweave_tool_adapter::mcp::McpState::Ready,
             "{:?}",
             self.seen
         );
@@ -247,9 +248,9 @@ impl<'s> McpLoop<'s> {
                     Route::Adapter(h) => loop {
                         match self.client.handle_frame(h, &frame) {
                             Ok(
-                                Handled::Sent { .. }
-                                | Handled::Failed(_)
-                                | Handled::Cancelled { .. },
+                                McpHandled::Sent { .. }
+                                | McpHandled::Failed(_)
+                                | McpHandled::Cancelled { .. },
                             ) => break,
                             Err(McpError::OutboxFull { .. }) => {
                                 assert!(self.transmit(), "outbox full with nothing to send")
@@ -295,7 +296,7 @@ impl<'s> McpLoop<'s> {
             moved = true;
             let text = match e {
                 McpEvent::Tool { name, .. } => format!("Tool {name}"),
-                McpEvent::StartFailed(StartError::UnsupportedVersion(v)) => {
+                McpEvent::StartFailed(McpStartError::UnsupportedVersion(v)) => {
                     format!(
                         "StartFailed UnsupportedVersion {}",
                         String::from_utf8_lossy(v)

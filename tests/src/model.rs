@@ -42,7 +42,7 @@
 //! SPEC §5 `args_error`: calls may carry one (escapes, lone surrogates, empty, longer than the
 //! message capacity once escaped, non-string values, escaped or near-miss keys, twice), on
 //! every kind of call (malformed, unknown name, duplicate id, args over the args capacity,
-//! no free slot, one that would run); `Stats::messages_truncated` is compared too.
+//! no free slot, one that would run); `WrapperStats::messages_truncated` is compared too.
 //!
 //! `PROPTEST_CASES` overrides the number of cases (default 1024, about 2 s in a debug build).
 
@@ -51,10 +51,10 @@ use std::sync::OnceLock;
 
 use crate::assert_one_json_line;
 use crate::host::{self, Entry, Host, Recorder, Storage};
-use polyweave_tool_adapter::error::CallError;
-use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
-use polyweave_tool_adapter::wrapper::{Config, Disposition, PendingKind, Wrapper};
+use polyweave_tool_adapter::wrapper::{Disposition, PendingKind, Wrapper, WrapperConfig};
+use polyweave_tool_adapter::CallError;
 use polyweave_tool_adapter::{CallHandle, Error, Instant, Route, Tool};
+use polyweave_tool_adapter::{ResultWriter, ToolFailed};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -1029,16 +1029,16 @@ fn timed_op_strategy() -> impl Strategy<Value = Op> {
 #[derive(Clone, Debug)]
 pub struct Case {
     pub slots: usize,
-    /// `Config::full_validation` (SPEC §7.25).
+    /// `WrapperConfig::full_validation` (SPEC §7.25).
     pub full_validation: bool,
     /// When set, the host first offers every frame a buffer of this many bytes, and checks
     /// that a refusal names the frame's exact size and leaves the queue as it was.
     pub short_buffer: Option<usize>,
-    /// When set, `Config::held_bytes` is this small (a tiny capacity): `END`s held while
+    /// When set, `WrapperConfig::held_bytes` is this small (a tiny capacity): `END`s held while
     /// calls are pending fill it, and one that does not fit is refused with `HeldFull`.
     pub held_bytes: Option<usize>,
     pub timeout_ms: u32,
-    /// `Config::max_total_timeout_ms` (SPEC §5; 0: progress restarts nothing).
+    /// `WrapperConfig::max_total_timeout_ms` (SPEC §5; 0: progress restarts nothing).
     pub max_total_ms: u32,
     pub max_rounds: u32,
     pub mirror: bool,
@@ -1746,7 +1746,7 @@ pub struct Model {
     pub calls: Vec<MCall>,
     pub pending: usize,
     pub held: Vec<String>,
-    /// `Config::held_bytes` when the case makes it small; otherwise it never fills.
+    /// `WrapperConfig::held_bytes` when the case makes it small; otherwise it never fills.
     pub held_bytes: Option<usize>,
     pub last_error: Option<String>,
     pub aborted: bool,
@@ -1755,7 +1755,7 @@ pub struct Model {
     pub dropped: u32,
     pub out: Vec<Ev>,
     pub started: Vec<Started>,
-    /// `Stats::messages_truncated`: the model's `args_error`s cut to fit [`MESSAGE_CAP`].
+    /// `WrapperStats::messages_truncated`: the model's `args_error`s cut to fit [`MESSAGE_CAP`].
     pub messages_truncated: u32,
     /// What the rules the model applied did, to show the generator reaches them.
     pub tally: Tally,
@@ -2540,7 +2540,7 @@ pub struct Step {
     pub out: Vec<Ev>,
     /// Calls that started (`poll_event`).
     pub started: Vec<Started>,
-    /// `Stats::messages_truncated` after it.
+    /// `WrapperStats::messages_truncated` after it.
     pub messages_truncated: u32,
 }
 
@@ -2555,7 +2555,7 @@ pub fn run_steps(case: &Case) -> (Tally, Vec<Step>) {
     let mut tally = Tally::new();
     let mut steps = Vec::new();
     let tools = core_tools();
-    let cfg = Config {
+    let cfg = WrapperConfig {
         tool_timeout_ms: case.timeout_ms,
         max_total_timeout_ms: case.max_total_ms,
         args_cap: ARGS_CAP,
@@ -2568,7 +2568,7 @@ pub fn run_steps(case: &Case) -> (Tally, Vec<Step>) {
         trace_bytes: 64 * 1024,
         held_bytes: case.held_bytes.unwrap_or(8 * 1024),
         full_validation: case.full_validation,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     let mut storage = Storage::new(cfg, case.slots);
     let mut w = storage.wrapper(&tools, Recorder::default());

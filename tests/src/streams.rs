@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::PathBuf;
 
-use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider, Skipped};
+use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, DecoderStats};
+use polyweave_tool_adapter::Provider;
 use serde_json::Value;
 
 use crate::data_dir;
@@ -56,8 +57,8 @@ pub fn recordings() -> Vec<Recording> {
 pub struct Decoded {
     /// The frames, in order.
     pub frames: Vec<String>,
-    /// What it skipped.
-    pub skipped: Skipped,
+    /// What it counted: skipped data by kind, calls started and written.
+    pub stats: DecoderStats,
 }
 
 /// Decodes `body` fed in the pieces `cut` gives (each call returns the next piece's length),
@@ -92,20 +93,17 @@ pub fn decode_with(
     }
     d.finish();
     drain(&mut d, &mut frames);
-    let calls = d.calls();
+    let stats = d.stats();
     assert_eq!(
-        calls.started, calls.written,
+        stats.calls_started, stats.calls_written,
         "every call that started is written once"
     );
     let tool_calls = frames
         .iter()
         .filter(|f| f.starts_with(r#"{"type":"TOOL_CALL""#))
         .count();
-    assert_eq!(calls.written, tool_calls as u64);
-    Decoded {
-        frames,
-        skipped: d.skipped(),
-    }
+    assert_eq!(stats.calls_written, tool_calls as u64);
+    Decoded { frames, stats }
 }
 
 /// [`decode_with`] at the default capacities and 8 slots.

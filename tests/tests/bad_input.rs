@@ -1,12 +1,12 @@
 //! SPEC §4: every kind of bad input gets its own, exact error, and nothing is
 //! written or lost when a call fails.
 
-use polyweave_tool_adapter::encode::{BufferTooSmall, OutFrame};
 use polyweave_tool_adapter::frame::{Frame, FrameError, FrameKind, ToolCall};
-use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
+use polyweave_tool_adapter::frame::{LineSplitter, LineTooLong};
 use polyweave_tool_adapter::json::{self, JsonError, JsonErrorKind, JsonStr, DEFAULT_MAX_DEPTH};
-use polyweave_tool_adapter::typed::{self, TypedError};
+use polyweave_tool_adapter::wrapper::typed::{self, TypedError};
 use polyweave_tool_adapter::CallOutcome;
+use polyweave_tool_adapter::{internals::OutFrame, BufferTooSmall};
 use serde::{Deserialize, Serialize};
 
 use JsonErrorKind::*;
@@ -587,7 +587,7 @@ fn encode_every_frame_exactly() {
     );
 }
 
-// ---------------------------------------------------------------- LineFramer
+// ---------------------------------------------------------------- LineSplitter
 
 /// One framer output, owned.
 type Item = Result<Vec<u8>, LineTooLong>;
@@ -595,7 +595,7 @@ type Item = Result<Vec<u8>, LineTooLong>;
 /// Feeds `chunks` one at a time and collects what comes out, then what `finish()` gives.
 fn frame_lines(capacity: usize, chunks: &[&[u8]]) -> (Vec<Item>, Option<Item>) {
     let mut storage = vec![0u8; capacity];
-    let mut framer = LineFramer::new(&mut storage);
+    let mut framer = LineSplitter::new(&mut storage);
     let mut out = Vec::new();
     for chunk in chunks {
         let mut rest = *chunk;
@@ -649,7 +649,7 @@ fn over_long_line_is_reported_once_and_the_next_frame_is_intact() {
     );
     // Nothing is handed out before the line ends.
     let mut storage = [0u8; 8];
-    let mut framer = LineFramer::new(&mut storage);
+    let mut framer = LineSplitter::new(&mut storage);
     assert_eq!(framer.feed(b"0123456789"), 10);
     assert_eq!(framer.buffered(), 10);
     assert_eq!(framer.next_line(), None);
@@ -664,7 +664,7 @@ fn over_long_line_is_reported_once_and_the_next_frame_is_intact() {
 #[test]
 fn feed_stops_at_each_line_end() {
     let mut storage = [0u8; 8];
-    let mut framer = LineFramer::new(&mut storage);
+    let mut framer = LineSplitter::new(&mut storage);
     let input = b"a\nb\n";
     assert_eq!(framer.feed(input), 2);
     // While a line waits, nothing more is taken.
@@ -745,7 +745,7 @@ fn finish_returns_the_unterminated_last_line() {
     assert_eq!(frame_lines(8, &[]), (vec![], None));
     // finish() while a line is still waiting hands that line out first.
     let mut storage = [0u8; 8];
-    let mut framer = LineFramer::new(&mut storage);
+    let mut framer = LineSplitter::new(&mut storage);
     assert_eq!(framer.feed(b"a\nb"), 2);
     assert_eq!(framer.finish(), Some(Ok(&b"a"[..])));
     assert_eq!(framer.feed(b"b"), 1);

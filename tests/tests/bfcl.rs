@@ -4,9 +4,9 @@
 use polyweave_tests::{
     bfcl_bytes, ndjson_lines, XorShift, BFCL_LINES, BFCL_LONGEST_LINE, BFCL_SHORTEST_LINE,
 };
-use polyweave_tool_adapter::encode::OutFrame;
 use polyweave_tool_adapter::frame::{Frame, FrameKind};
-use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
+use polyweave_tool_adapter::frame::{LineSplitter, LineTooLong};
+use polyweave_tool_adapter::internals::OutFrame;
 
 fn json(bytes: &[u8]) -> serde_json::Value {
     serde_json::from_slice(bytes).unwrap_or_else(|e| {
@@ -96,7 +96,7 @@ fn run_framer(
     mut next_size: impl FnMut() -> usize,
 ) -> Vec<Result<Vec<u8>, usize>> {
     let mut storage = vec![0u8; capacity];
-    let mut framer = LineFramer::new(&mut storage);
+    let mut framer = LineSplitter::new(&mut storage);
     assert_eq!(framer.capacity(), capacity);
     let mut got = Vec::new();
     let mut pos = 0;

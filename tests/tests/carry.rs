@@ -13,14 +13,14 @@
 use polyweave_tests::drive::{at, echo};
 use polyweave_tests::host::{Host, Storage};
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
-use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
-use polyweave_tool_adapter::outcome::CallOutcome;
-use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
-use polyweave_tool_adapter::wrapper::{Completed, Config, Disposition, Event, Wrapper};
+use polyweave_tool_adapter::wrapper::{Completed, Disposition, Event, Wrapper, WrapperConfig};
+use polyweave_tool_adapter::CallError;
+use polyweave_tool_adapter::CallOutcome;
 use polyweave_tool_adapter::{CallHandle, Error, FrameError, NoHooks, Route, Tool};
+use polyweave_tool_adapter::{ResultWriter, ToolFailed};
 
-const CFG: Config = Config {
+const CFG: WrapperConfig = WrapperConfig {
     name_cap: 16,
     id_cap: 8,
     args_cap: 64,
@@ -29,7 +29,7 @@ const CFG: Config = Config {
     trace_entries: 8,
     trace_bytes: 1024,
     held_bytes: 64,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 
 fn spaced(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
@@ -606,7 +606,7 @@ fn the_first_type_counts_unless_the_frame_is_validated() {
     );
     assert!(drain(&mut host, &mut w).is_empty());
 
-    let full = Config {
+    let full = WrapperConfig {
         full_validation: true,
         ..CFG
     };

@@ -7,10 +7,9 @@
 use polyweave_tests::alloc_count::{measure, Counting};
 use polyweave_tests::drive::{at, drain, echo};
 use polyweave_tests::streams::{decode, decode_with, recordings};
-use polyweave_tool_adapter::decode::{
-    CallSlot, Decoder, DecoderConfig, DecoderStorageError, Provider, Skipped,
-};
-use polyweave_tool_adapter::{Config, NoHooks, Route, Slot, Tool, Wrapper};
+use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, DecoderStats};
+use polyweave_tool_adapter::{NoHooks, Route, Slot, Tool, Wrapper, WrapperConfig};
+use polyweave_tool_adapter::{Provider, StorageError};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -154,10 +153,12 @@ fn an_overlong_event_is_skipped_and_fails_the_call_it_carried() {
         ]
     );
     assert_eq!(
-        d.skipped,
-        Skipped {
+        d.stats,
+        DecoderStats {
             overlong: 1,
-            ..Skipped::default()
+            calls_started: 1,
+            calls_written: 1,
+            ..DecoderStats::default()
         }
     );
 }
@@ -177,13 +178,15 @@ fn bad_provider_data_is_counted_by_kind_and_decoding_goes_on() {
         ]
     );
     assert_eq!(
-        d.skipped,
-        Skipped {
+        d.stats,
+        DecoderStats {
             not_json: 1,
             unknown_event: 1,
             bad_shape: 1,
             after_end: 1,
-            ..Skipped::default()
+            calls_started: 1,
+            calls_written: 1,
+            ..DecoderStats::default()
         }
     );
 }
@@ -201,7 +204,7 @@ fn an_error_in_the_stream_ends_the_response_and_nothing_after_it_is_read() {
             r#"{"type":"END","content":{"reason":null}}"#,
         ]
     );
-    assert_eq!(d.skipped.after_end, 2);
+    assert_eq!(d.stats.after_end, 2);
     // An SSE `error` event, as OpenAI-compatible servers send one, is the stream's error too.
     let body = format!(
         "data: {CHAT_CALL}\n\nevent: error\ndata: {{\"error\":{{\"message\":\"quota\"}}}}\n\n"
@@ -259,9 +262,9 @@ fn a_short_frame_buffer_gets_the_size_needed_and_changes_nothing() {
             d.finish();
             take(&mut d, &mut got);
             assert_eq!(got, want, "{} with {slot_count} slots", r.name);
-            let calls = d.calls();
+            let stats = d.stats();
             assert_eq!(
-                calls.started, calls.written,
+                stats.calls_started, stats.calls_written,
                 "{} with {slot_count} slots",
                 r.name
             );
@@ -308,7 +311,7 @@ fn storage_is_checked() {
     let mut arena = vec![0u8; cfg.arena_len(2) - 1];
     assert_eq!(
         Decoder::new(Provider::Gemini, cfg, &mut slots, &mut arena).err(),
-        Some(DecoderStorageError::ArenaTooSmall {
+        Some(StorageError::ArenaTooSmall {
             needed: cfg.arena_len(2),
             given: cfg.arena_len(2) - 1
         })
@@ -319,7 +322,7 @@ fn storage_is_checked() {
     };
     assert_eq!(
         Decoder::new(Provider::Gemini, bad, &mut slots, &mut arena).err(),
-        Some(DecoderStorageError::BadConfig)
+        Some(StorageError::BadConfig)
     );
     assert_eq!(cfg.arena_len(2), 2048 + 64 + 256 + 2 * (48 + 32 + 512));
 }
@@ -423,7 +426,14 @@ fn a_10_mb_body_of_1000_calls_decodes_in_the_memory_of_a_1_kb_one_without_the_he
     let (got, allocs, frees) = measure(|| (run(&mut d, &big), run(&mut d, &small)));
     assert_eq!(got, ((1000, 60_000), (1, 1)));
     assert_eq!((allocs, frees), (0, 0));
-    assert_eq!(d.skipped(), Skipped::default());
+    assert_eq!(
+        d.stats(),
+        DecoderStats {
+            calls_started: 1001,
+            calls_written: 1001,
+            ..DecoderStats::default()
+        }
+    );
 }
 
 /// Broken arguments reach the model as the call's `TOOL_RESULT` error, through the wrapper.
@@ -451,8 +461,15 @@ fn broken_arguments_reach_the_model_through_the_wrapper() {
         let frames = decode(r.provider, &r.body, || usize::MAX).frames;
         let tools = [Tool::sync(tool, &echo)];
         let mut slots = [Slot::EMPTY; 2];
-        let mut arena = vec![0u8; Config::DEFAULT.arena_len(2)];
-        let mut w = Wrapper::new(Config::DEFAULT, &tools, NoHooks, &mut slots, &mut arena).unwrap();
+        let mut arena = vec![0u8; WrapperConfig::DEFAULT.arena_len(2)];
+        let mut w = Wrapper::new(
+            WrapperConfig::DEFAULT,
+            &tools,
+            NoHooks,
+            &mut slots,
+            &mut arena,
+        )
+        .unwrap();
         let mut to_model = Vec::new();
         for f in &frames {
             w.handle_response(at(1), f.as_bytes()).unwrap();
@@ -567,8 +584,8 @@ fn every_provider_writes_a_call_with_no_free_slot_at_once() {
 /// comes out with `args_error`, and each call gets its `TOOL_RESULT`.
 #[test]
 fn a_decoder_fitting_a_wrapper_writes_only_calls_the_wrapper_answers() {
-    let wcfg = Config::DEFAULT;
-    let dcfg = DecoderConfig::DEFAULT.fitting(&wcfg);
+    let wcfg = WrapperConfig::DEFAULT;
+    let dcfg = DecoderConfig::DEFAULT.fit(&wcfg);
     assert_eq!((dcfg.max_depth, dcfg.name_cap, dcfg.id_cap), (30, 64, 64));
     let nested =
         |depth: usize| format!("{}{}", "{\"a\":".repeat(depth - 1) + "{", "}".repeat(depth));
@@ -703,7 +720,7 @@ fn feed_takes_nothing_while_an_end_or_a_completed_call_waits() {
         // The rest is after the end: read, counted, nothing written.
         assert_eq!(d.feed(&body.as_bytes()[at..]), later.len());
         assert_eq!(d.poll_frame(&mut out), Ok(None));
-        assert_eq!(d.skipped().after_end, 1);
+        assert_eq!(d.stats().after_end, 1);
         // Once the host says the body is over, nothing is taken until the body is polled out.
         d.finish();
         assert!(d.has_frames());
@@ -749,7 +766,7 @@ fn cut_ids_names_and_reasons_are_counted() {
             ),
         ]
     );
-    assert_eq!(d.skipped.cut, 3);
+    assert_eq!(d.stats.cut, 3);
 }
 
 /// `data: [DONE]` ends an OpenAI Chat or Responses stream (the SDK stops there); any
@@ -779,7 +796,7 @@ fn done_ends_only_the_openai_streams() {
                 [r#"{"type":"END","content":{"reason":null}}"#],
                 "{p:?}"
             );
-            assert_eq!((d.skipped.after_end, d.skipped.not_json), (1, 0), "{p:?}");
+            assert_eq!((d.stats.after_end, d.stats.not_json), (1, 0), "{p:?}");
         } else {
             assert_eq!(
                 d.frames,
@@ -789,7 +806,7 @@ fn done_ends_only_the_openai_streams() {
                 ],
                 "{p:?}"
             );
-            assert_eq!((d.skipped.after_end, d.skipped.not_json), (0, 1), "{p:?}");
+            assert_eq!((d.stats.after_end, d.stats.not_json), (0, 1), "{p:?}");
         }
     }
 }
@@ -797,7 +814,7 @@ fn done_ends_only_the_openai_streams() {
 /// The refusals say what they are.
 #[test]
 fn refusals_have_their_own_texts() {
-    use polyweave_tool_adapter::items::ItemError;
+    use polyweave_tool_adapter::encode::ItemError;
     let texts: Vec<String> = [
         ItemError::BufferTooSmall { needed: 9 },
         ItemError::NotACallOrResult,
@@ -819,16 +836,16 @@ fn refusals_have_their_own_texts() {
         ]
     );
     assert_eq!(
-        DecoderStorageError::ArenaTooSmall {
+        StorageError::ArenaTooSmall {
             needed: 9,
             given: 3
         }
         .to_string(),
-        "decoder arena of 3 bytes, 9 needed"
+        "arena of 3 bytes, 9 needed"
     );
     assert_eq!(
-        DecoderStorageError::BadConfig.to_string(),
-        "decoder capacities out of range"
+        StorageError::BadConfig.to_string(),
+        "configuration out of range"
     );
 }
 
@@ -900,9 +917,13 @@ fn gemini_reads_past_a_finish_reason_and_end_carries_the_last() {
     );
     let d = decode(Provider::Gemini, body.as_bytes(), || usize::MAX);
     assert_eq!(
-        d.skipped,
-        Skipped::default(),
-        "nothing counted after the end"
+        d.stats,
+        DecoderStats {
+            calls_started: 1,
+            calls_written: 1,
+            ..DecoderStats::default()
+        },
+        "nothing skipped, nothing counted after the end"
     );
     // A streamed call still open at the body's end is complete with the values that came,
     // even after a finish reason.

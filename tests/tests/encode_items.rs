@@ -8,9 +8,9 @@ use std::process::Command;
 
 use polyweave_tests::library::{replay_bin, workspace_root};
 use polyweave_tests::streams::{decode, recordings};
-use polyweave_tool_adapter::decode::Provider;
+use polyweave_tool_adapter::encode::{encode_item, ItemError};
 use polyweave_tool_adapter::frame::FrameError;
-use polyweave_tool_adapter::items::{encode_item, ItemError};
+use polyweave_tool_adapter::Provider;
 use serde_json::Value;
 
 fn item(provider: Provider, frame: &str) -> Result<String, ItemError> {

@@ -1,13 +1,13 @@
-//! `Config::max_frame_len`: the longest frame `poll_transmit` can hand out, so a host sizes
+//! `WrapperConfig::max_frame_len`: the longest frame `poll_transmit` can hand out, so a host sizes
 //! its buffer once. Every frame any test drains is checked against it (`Host`); here the
 //! worst cases are built on purpose, and the bound must hold them and stay close to them.
 
 use polyweave_tests::host::{idle, start, Host, Storage, FILES, LATER};
-use polyweave_tool_adapter::wrapper::Config;
+use polyweave_tool_adapter::wrapper::WrapperConfig;
 use polyweave_tool_adapter::{Instant, Route};
 
 /// Capacities small enough to fill: names and ids 16 bytes, values 64, messages 80.
-const CFG: Config = Config {
+const CFG: WrapperConfig = WrapperConfig {
     name_cap: 16,
     id_cap: 16,
     args_cap: 64,
@@ -16,7 +16,7 @@ const CFG: Config = Config {
     trace_entries: 4,
     trace_bytes: 1024,
     held_bytes: 128,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 
 /// `n` control characters as a JSON string's inside (each 6 bytes escaped, 1 decoded).
@@ -41,12 +41,12 @@ fn longest_after(frames: &[String]) -> usize {
 #[test]
 fn the_bound_of_the_presets_is_pinned() {
     // DEFAULT: 64 + 6 × (64 + 64) + 512 (a result, or args); SMALL: 64 + 6 × 64 + 256.
-    assert_eq!(Config::DEFAULT.max_frame_len(), 1344);
-    assert_eq!(Config::SMALL.max_frame_len(), 704);
+    assert_eq!(WrapperConfig::DEFAULT.max_frame_len(), 1344);
+    assert_eq!(WrapperConfig::SMALL.max_frame_len(), 704);
     // With a large held buffer, a held END (the host's own bytes) is the longest frame.
-    let held = Config {
+    let held = WrapperConfig {
         held_bytes: 4096,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     assert_eq!(held.max_frame_len(), 4092);
 }

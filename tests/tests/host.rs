@@ -6,11 +6,11 @@ use polyweave_tests::host::{
     busy, busy_without_end, idle, start, Call, Entry, Host, Outcome, Recorder, Script, Started,
     Storage, FILES,
 };
-use polyweave_tool_adapter::{Config, Instant, NoHooks, PendingKind, Route};
+use polyweave_tool_adapter::{Instant, NoHooks, PendingKind, Route, WrapperConfig};
 
-const CFG: Config = Config {
+const CFG: WrapperConfig = WrapperConfig {
     tool_timeout_ms: 100,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 
 const PROMPT: &str = r#"{"type":"TEXT","content":"Tool results above."}"#;

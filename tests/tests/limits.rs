@@ -2,18 +2,19 @@
 //! whose sizes overflow, sync tools whose output or message is long or padded.
 
 use polyweave_tests::drive::{at, drain, echo};
-use polyweave_tool_adapter::wrapper::StorageError;
+use polyweave_tool_adapter::StorageError;
 use polyweave_tool_adapter::{
-    Config, Disposition, Error, NoHooks, ResultWriter, Route, Slot, Tool, ToolFailed, Wrapper,
+    Disposition, Error, NoHooks, ResultWriter, Route, Slot, Tool, ToolFailed, Wrapper,
+    WrapperConfig,
 };
 
 #[test]
 fn escape_heavy_ids_never_wedge_the_wrapper() {
-    let cfg = Config {
+    let cfg = WrapperConfig {
         message_cap: 128,
         result_cap: 128,
         args_cap: 128,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     let tools = [Tool::adapter("t")];
     let mut slots = [Slot::EMPTY; 4];
@@ -67,11 +68,11 @@ fn answer(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
 
 #[test]
 fn cancel_reports_calls_left_when_the_queue_fills() {
-    let cfg = Config {
+    let cfg = WrapperConfig {
         message_cap: 128,
         result_cap: 128,
         args_cap: 128,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     let tools = [Tool::adapter("t"), Tool::sync("n", &answer)];
     let mut slots = [Slot::EMPTY; 4];
@@ -127,17 +128,17 @@ fn cancel_reports_calls_left_when_the_queue_fills() {
 fn configurations_that_overflow_are_refused() {
     let tools: [Tool<'_>; 0] = [];
     for cfg in [
-        Config {
+        WrapperConfig {
             name_cap: usize::MAX,
-            ..Config::DEFAULT
+            ..WrapperConfig::DEFAULT
         },
-        Config {
+        WrapperConfig {
             args_cap: usize::MAX - 100,
-            ..Config::DEFAULT
+            ..WrapperConfig::DEFAULT
         },
-        Config {
+        WrapperConfig {
             trace_bytes: usize::MAX,
-            ..Config::DEFAULT
+            ..WrapperConfig::DEFAULT
         },
     ] {
         let mut slots = [Slot::EMPTY; 2];
@@ -145,9 +146,9 @@ fn configurations_that_overflow_are_refused() {
         let r = Wrapper::new(cfg, &tools, NoHooks, &mut slots, &mut arena);
         assert_eq!(r.err(), Some(StorageError::BadConfig), "{cfg:?}");
     }
-    let big = Config {
+    let big = WrapperConfig {
         args_cap: usize::MAX - 100,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     assert_eq!(big.arena_len(2), usize::MAX);
 }
@@ -159,11 +160,11 @@ fn not_json(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
 
 #[test]
 fn sync_failure_text_with_an_escape_heavy_name_is_budgeted() {
-    let cfg = Config {
+    let cfg = WrapperConfig {
         message_cap: 128,
         result_cap: 64,
         args_cap: 64,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     let bad_name = "\u{1}".repeat(64);
     let tools = [Tool::sync(&bad_name, &not_json), Tool::sync("e", &echo)];
@@ -212,10 +213,10 @@ fn padded(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
 
 #[test]
 fn sync_messages_keep_what_fits_and_padded_results_are_read() {
-    let cfg = Config {
+    let cfg = WrapperConfig {
         result_cap: 64,
         message_cap: 200,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     let tools = [
         Tool::sync("long", &long_error),
@@ -273,8 +274,14 @@ fn too_many_tools_are_refused() {
     let names: Vec<String> = (0..70_000).map(|i| format!("t{i:06}")).collect();
     let tools: Vec<Tool<'_>> = names.iter().map(|n| Tool::deferred(n)).collect();
     let mut slots = [Slot::EMPTY; 1];
-    let mut arena = vec![0u8; Config::DEFAULT.arena_len(1)];
-    let r = Wrapper::new(Config::DEFAULT, &tools, NoHooks, &mut slots, &mut arena);
+    let mut arena = vec![0u8; WrapperConfig::DEFAULT.arena_len(1)];
+    let r = Wrapper::new(
+        WrapperConfig::DEFAULT,
+        &tools,
+        NoHooks,
+        &mut slots,
+        &mut arena,
+    );
     assert_eq!(r.err(), Some(StorageError::TooManyTools));
 }
 

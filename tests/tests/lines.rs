@@ -40,17 +40,17 @@ use polyweave_tests::host::{self, Call, Entry, Host, Recorder, Storage};
 use polyweave_tests::{
     assert_one_json_line, is_one_json_line, is_spec_refusal, mask_surrogate_escapes, proptest_cases,
 };
-use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::frame::FrameError;
-use polyweave_tool_adapter::hooks::Hooks;
-use polyweave_tool_adapter::outcome::CallOutcome;
-use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
 use polyweave_tool_adapter::wrapper::{
-    Completed, Config, Disposition, Event, PendingKind, Wrapper,
+    Completed, Disposition, Event, PendingKind, Wrapper, WrapperConfig,
 };
+use polyweave_tool_adapter::CallError;
+use polyweave_tool_adapter::CallOutcome;
+use polyweave_tool_adapter::Hooks;
 use polyweave_tool_adapter::{
     AdapterCall, CallHandle, CallOptions, Error, Instant, NoHooks, Route, Tool,
 };
+use polyweave_tool_adapter::{ResultWriter, ToolFailed};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -146,8 +146,8 @@ fn registered(deep: &DeepTool) -> [Tool<'_>; 8] {
     ]
 }
 
-fn config(case: &CaseCfg) -> Config {
-    Config {
+fn config(case: &CaseCfg) -> WrapperConfig {
+    WrapperConfig {
         tool_timeout_ms: case.timeout_ms,
         max_total_timeout_ms: 0,
         mirror_continue: case.mirror,

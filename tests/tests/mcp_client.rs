@@ -5,19 +5,20 @@
 
 use polyweave_tests::mcp_loop::{call, tools_page, McpLoop, Seen, INIT_OK};
 use polyweave_tool_adapter::mcp::{
-    Client, ClientInfo, Failure, Handled, McpConfig, McpError, McpSlot, McpStorageError, State,
+    McpClient, McpClientInfo, McpConfig, McpError, McpFailure, McpHandled, McpSlot, McpState,
 };
-use polyweave_tool_adapter::wrapper::Config;
+use polyweave_tool_adapter::wrapper::WrapperConfig;
+use polyweave_tool_adapter::StorageError;
 use polyweave_tool_adapter::{CallHandle, FrameError};
 
 const PROMPT: &str = r#"{"type":"TEXT","content":"Tool results above."}"#;
 
-fn cfg() -> Config {
-    Config::DEFAULT
+fn cfg() -> WrapperConfig {
+    WrapperConfig::DEFAULT
 }
 
 fn ready(tools: &[&str]) -> McpLoop<'static> {
-    McpLoop::ready(cfg(), McpConfig::DEFAULT.fitting(&cfg()), tools, 4, 4)
+    McpLoop::ready(cfg(), McpConfig::DEFAULT.fit(&cfg()), tools, 4, 4)
 }
 
 fn tools_call(id: u64, name: &str, args: &str) -> String {
@@ -35,7 +36,7 @@ fn text_result(id: u64, text: &str) -> String {
 #[test]
 fn start_up_lines_pagination_and_the_listed_tools() {
     let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a", "b", "c"], 2, 2);
-    assert_eq!(l.client.state(), State::Idle);
+    assert_eq!(l.client.state(), McpState::Idle);
     l.client.start().unwrap();
     assert_eq!(l.client.start(), Err(McpError::AlreadyStarted));
     l.pump();
@@ -46,7 +47,7 @@ fn start_up_lines_pagination_and_the_listed_tools() {
             r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"polyweave-tool-adapter","version":"{version}"}}}}}}"#
         )]
     );
-    assert_eq!(l.client.state(), State::Starting);
+    assert_eq!(l.client.state(), McpState::Starting);
     l.server(INIT_OK);
     assert_eq!(
         l.take_server(),
@@ -60,9 +61,9 @@ fn start_up_lines_pagination_and_the_listed_tools() {
         l.take_server(),
         [r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"p\u0032"}}"#]
     );
-    assert_eq!(l.client.state(), State::Starting);
+    assert_eq!(l.client.state(), McpState::Starting);
     l.server(&tools_page(3, &["c"], None));
-    assert_eq!(l.client.state(), State::Ready);
+    assert_eq!(l.client.state(), McpState::Ready);
     let events: Vec<_> = l
         .seen
         .iter()
@@ -109,7 +110,7 @@ fn every_supported_revision_goes_on_any_other_fails_the_start_and_its_calls() {
     l.model(5, &call("c1", "a", "{}"));
     assert_eq!(l.client.queued(), 1);
     l.server(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1999-01-01"}}"#);
-    assert_eq!(l.client.state(), State::Failed);
+    assert_eq!(l.client.state(), McpState::Failed);
     assert!(l.seen.contains(&Seen::Event(
         r#"StartFailed UnsupportedVersion "1999-01-01""#.into()
     )));
@@ -140,7 +141,7 @@ fn start_up_errors_each_have_their_event() {
         l.client.start().unwrap();
         l.pump();
         l.server(line);
-        assert_eq!(l.client.state(), State::Failed, "{line}");
+        assert_eq!(l.client.state(), McpState::Failed, "{line}");
         assert!(
             l.seen.contains(&Seen::Event(event.to_string())),
             "{line}: {:?}",
@@ -167,7 +168,7 @@ fn start_up_errors_each_have_their_event() {
         l.pump();
         l.server(INIT_OK);
         l.server(page);
-        assert_eq!(l.client.state(), State::Failed, "{page}");
+        assert_eq!(l.client.state(), McpState::Failed, "{page}");
         assert!(
             l.seen.contains(&Seen::Event(event.to_string())),
             "{page}: {:?}",
@@ -183,12 +184,12 @@ fn a_server_that_pages_forever_is_stopped() {
     l.pump();
     l.server(INIT_OK);
     let mut id = 2;
-    while l.client.state() == State::Starting {
+    while l.client.state() == McpState::Starting {
         l.server(&tools_page(id, &[], Some("again")));
         id += 1;
         assert!(id < 2000);
     }
-    assert_eq!(l.client.state(), State::Failed);
+    assert_eq!(l.client.state(), McpState::Failed);
     assert_eq!(id - 2, polyweave_tool_adapter::mcp::MAX_PAGES as u64);
     assert!(l
         .seen
@@ -202,7 +203,7 @@ fn listed_tools_it_cannot_serve_are_reported_and_skipped() {
         ..McpConfig::DEFAULT
     };
     let mut l = McpLoop::new(
-        Config {
+        WrapperConfig {
             name_cap: 4,
             ..cfg()
         },
@@ -338,12 +339,12 @@ fn parallel_calls_answered_out_of_order() {
 
 #[test]
 fn progress_restarts_the_timeout_until_the_cap() {
-    let cfg = Config {
+    let cfg = WrapperConfig {
         tool_timeout_ms: 1000,
         max_total_timeout_ms: 5000,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
-    let mut l = McpLoop::ready(cfg, McpConfig::DEFAULT.fitting(&cfg), &["long"], 2, 2);
+    let mut l = McpLoop::ready(cfg, McpConfig::DEFAULT.fit(&cfg), &["long"], 2, 2);
     l.model(0, &call("c1", "long", "{}"));
     l.take_server();
     let progress = |n: u32| {
@@ -384,12 +385,12 @@ fn progress_restarts_the_timeout_until_the_cap() {
 
 #[test]
 fn without_progress_the_plain_timeout_fires() {
-    let cfg = Config {
+    let cfg = WrapperConfig {
         tool_timeout_ms: 1000,
         max_total_timeout_ms: 5000,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
-    let mut l = McpLoop::ready(cfg, McpConfig::DEFAULT.fitting(&cfg), &["long"], 2, 2);
+    let mut l = McpLoop::ready(cfg, McpConfig::DEFAULT.fit(&cfg), &["long"], 2, 2);
     l.model(0, &call("c1", "long", "{}"));
     l.tick(600);
     l.server(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":1}}"#);
@@ -527,7 +528,7 @@ fn the_transport_closing_fails_every_call_in_flight_and_every_later_one() {
     l.server_bytes(br#"{"jsonrpc":"2.0","id":3,"res"#);
     l.close();
     l.model(11, &call("c3", "echo", "{}"));
-    assert_eq!(l.client.state(), State::Closed);
+    assert_eq!(l.client.state(), McpState::Closed);
     // Each message names its own call's tool (each slot keeps its name).
     let closed = |id: &str, name: &str| {
         format!(
@@ -599,7 +600,7 @@ fn more_calls_than_slots_or_a_request_too_long_fail_at_once() {
     l.model(10, &call("c2", "echo", "{}"));
     let big = format!(r#"{{"s":"{}"}}"#, "y".repeat(2100));
     let mut l2 = McpLoop::ready(
-        Config {
+        WrapperConfig {
             args_cap: 4096,
             ..cfg()
         },
@@ -629,8 +630,8 @@ fn more_calls_than_slots_or_a_request_too_long_fail_at_once() {
 /// The start-up exchange of a raw client that was started: its `initialize` (request
 /// `init_id`) answered, `notifications/initialized` and `tools/list` (`init_id + 1`) sent, the
 /// list answered with `tools`, every event drained.
-fn answer_start_up(c: &mut Client<'_>, line: &mut [u8], init_id: u64, tools: &[&str]) {
-    let mut sent = |c: &mut Client<'_>, method: &str| {
+fn answer_start_up(c: &mut McpClient<'_>, line: &mut [u8], init_id: u64, tools: &[&str]) {
+    let mut sent = |c: &mut McpClient<'_>, method: &str| {
         let n = c.poll_transmit(line).unwrap().unwrap();
         let text = core::str::from_utf8(&line[..n]).unwrap();
         assert!(text.contains(&format!(r#""method":"{method}""#)), "{text}");
@@ -645,7 +646,7 @@ fn answer_start_up(c: &mut Client<'_>, line: &mut [u8], init_id: u64, tools: &[&
     while c.poll_event().is_some() {}
 }
 
-fn snapshot(c: &Client<'_>) -> String {
+fn snapshot(c: &McpClient<'_>) -> String {
     format!(
         "{c:?} {:?} {} {} {:?}",
         c.stats(),
@@ -663,7 +664,7 @@ fn refusals_are_distinct_and_change_nothing() {
         ..McpConfig::SMALL
     };
     let mut arena = [0u8; CFG.arena_len(1)];
-    let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    let mut c = McpClient::new(CFG, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
     let h = CallHandle::from_parts(0, 0);
     let h2 = CallHandle::from_parts(1, 1);
     let before = snapshot(&c);
@@ -708,7 +709,7 @@ fn refusals_are_distinct_and_change_nothing() {
     );
     assert_eq!(
         c.handle_frame(h, args.as_bytes()),
-        Ok(Handled::Sent { request: 1 })
+        Ok(McpHandled::Sent { request: 1 })
     );
     let one = snapshot(&c);
     assert_eq!(
@@ -719,7 +720,7 @@ fn refusals_are_distinct_and_change_nothing() {
     // The slot is taken: the second call fails at once, and its frame must be polled first.
     assert_eq!(
         c.handle_frame(h2, args.as_bytes()),
-        Ok(Handled::Failed(Failure::TooMany { max: 1 }))
+        Ok(McpHandled::Failed(McpFailure::TooMany { max: 1 }))
     );
     let pending = snapshot(&c);
     let h3 = CallHandle::from_parts(2, 2);
@@ -746,28 +747,28 @@ fn refusals_are_distinct_and_change_nothing() {
     let mut s0 = [McpSlot::EMPTY; 1];
     let mut small = [0u8; 16];
     assert_eq!(
-        Client::new(CFG, ClientInfo::THIS_CRATE, &mut s0, &mut small).err(),
-        Some(McpStorageError::ArenaTooSmall {
+        McpClient::new(CFG, McpClientInfo::THIS_CRATE, &mut s0, &mut small).err(),
+        Some(StorageError::ArenaTooSmall {
             needed: CFG.arena_len(1),
             given: 16
         })
     );
     let mut big = vec![0u8; CFG.arena_len(1)];
     assert_eq!(
-        Client::new(
+        McpClient::new(
             McpConfig { line_cap: 0, ..CFG },
-            ClientInfo::THIS_CRATE,
+            McpClientInfo::THIS_CRATE,
             &mut s0,
             &mut big
         )
         .err(),
-        Some(McpStorageError::BadConfig)
+        Some(StorageError::BadConfig)
     );
     let long = "v".repeat(65);
     assert_eq!(
-        Client::new(
+        McpClient::new(
             CFG,
-            ClientInfo {
+            McpClientInfo {
                 name: "x",
                 version: &long
             },
@@ -775,7 +776,7 @@ fn refusals_are_distinct_and_change_nothing() {
             &mut big
         )
         .err(),
-        Some(McpStorageError::ClientInfoTooLong)
+        Some(StorageError::ClientInfoTooLong)
     );
 }
 
@@ -787,18 +788,18 @@ fn a_full_outbox_refuses_until_the_host_writes_what_waits() {
     };
     let mut slots = [McpSlot::EMPTY; 4];
     let mut arena = vec![0u8; CFG.arena_len(4)];
-    let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    let mut c = McpClient::new(CFG, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
     let frame = format!(
         r#"{{"type":"TOOL_CALL","content":{{"name":"a","args":{{"s":"{}"}}}}}}"#,
         "z".repeat(600)
     );
     assert!(matches!(
         c.handle_frame(CallHandle::from_parts(0, 0), frame.as_bytes()),
-        Ok(Handled::Sent { request: 1 })
+        Ok(McpHandled::Sent { request: 1 })
     ));
     assert!(matches!(
         c.handle_frame(CallHandle::from_parts(1, 1), frame.as_bytes()),
-        Ok(Handled::Sent { request: 2 })
+        Ok(McpHandled::Sent { request: 2 })
     ));
     let before = snapshot(&c);
     let err = c.handle_frame(CallHandle::from_parts(2, 2), frame.as_bytes());
@@ -824,7 +825,7 @@ fn a_full_outbox_refuses_until_the_host_writes_what_waits() {
     assert!(line[..n].starts_with(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call""#));
     assert!(matches!(
         c.handle_frame(CallHandle::from_parts(2, 2), frame.as_bytes()),
-        Ok(Handled::Sent { request: 5 })
+        Ok(McpHandled::Sent { request: 5 })
     ));
 }
 
@@ -847,7 +848,7 @@ fn the_longest_frames_fit_max_frame_len() {
         ..McpConfig::DEFAULT
     };
     let name = "\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}";
-    let wcfg = Config {
+    let wcfg = WrapperConfig {
         name_cap: 8,
         ..cfg()
     };
@@ -894,7 +895,7 @@ fn what_the_client_tells_of_itself() {
     const CFG: McpConfig = McpConfig::SMALL;
     let mut slots = [McpSlot::EMPTY; 1];
     let mut arena = [0u8; CFG.arena_len(1)];
-    let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    let mut c = McpClient::new(CFG, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
     assert_eq!(c.config(), CFG);
     let frame = br#"{"type":"TOOL_CALL","content":{"name":"a","args":{}}}"#;
     c.handle_frame(CallHandle::from_parts(0, 0), frame).unwrap();
@@ -903,7 +904,7 @@ fn what_the_client_tells_of_itself() {
     assert_eq!((c.in_flight(), c.queued()), (2, 1));
     assert_eq!(
         format!("{c:?}"),
-        "Client { phase: Idle, in_flight: 1, outbox: 1, owed: Nothing }"
+        "McpClient { phase: Idle, in_flight: 1, outbox: 1, owed: Nothing }"
     );
     // A frame of a type the client does not take, not even one it does not know.
     assert_eq!(
@@ -925,7 +926,7 @@ fn a_cancel_ends_only_its_own_call_and_tells_the_server_only_of_one_waiting() {
     const CFG: McpConfig = McpConfig::SMALL;
     let mut slots = [McpSlot::EMPTY; 1];
     let mut arena = [0u8; CFG.arena_len(1)];
-    let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    let mut c = McpClient::new(CFG, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
     let mut line = vec![0u8; CFG.max_line_len()];
     let mut frame = vec![0u8; CFG.max_frame_len()];
     c.start().unwrap();
@@ -933,13 +934,19 @@ fn a_cancel_ends_only_its_own_call_and_tells_the_server_only_of_one_waiting() {
     let (h1, h2) = (CallHandle::from_parts(0, 0), CallHandle::from_parts(1, 1));
     let call = br#"{"type":"TOOL_CALL","content":{"name":"a","args":{}}}"#;
     let cancel = br#"{"type":"CANCEL","content":{"name":"a","reason":"r"}}"#;
-    assert_eq!(c.handle_frame(h1, call), Ok(Handled::Sent { request: 3 }));
+    assert_eq!(
+        c.handle_frame(h1, call),
+        Ok(McpHandled::Sent { request: 3 })
+    );
     c.poll_transmit(&mut line).unwrap().unwrap();
     // h2 fails at once (one slot); cancelling h1 leaves h2's ERROR waiting.
-    assert!(matches!(c.handle_frame(h2, call), Ok(Handled::Failed(_))));
+    assert!(matches!(
+        c.handle_frame(h2, call),
+        Ok(McpHandled::Failed(_))
+    ));
     assert_eq!(
         c.handle_frame(h1, cancel),
-        Ok(Handled::Cancelled { notified: true })
+        Ok(McpHandled::Cancelled { notified: true })
     );
     let n = c.poll_transmit(&mut line).unwrap().unwrap();
     assert_eq!(
@@ -950,29 +957,35 @@ fn a_cancel_ends_only_its_own_call_and_tells_the_server_only_of_one_waiting() {
     // Cancelling h2 drops its waiting ERROR: nothing is polled, nothing is sent.
     assert_eq!(
         c.handle_frame(h2, cancel),
-        Ok(Handled::Cancelled { notified: false })
+        Ok(McpHandled::Cancelled { notified: false })
     );
     assert_eq!(c.poll_frame(&mut frame), Ok(None));
     assert_eq!(c.in_flight(), 0);
     // A call being answered, cancelled between its TOOL_RESULT and its END: the server has
     // answered, so it is not told, and the END is dropped.
-    assert_eq!(c.handle_frame(h1, call), Ok(Handled::Sent { request: 4 }));
+    assert_eq!(
+        c.handle_frame(h1, call),
+        Ok(McpHandled::Sent { request: 4 })
+    );
     c.poll_transmit(&mut line).unwrap().unwrap();
     c.feed(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[]}}\n");
     let f = c.poll_frame(&mut frame).unwrap().unwrap();
     assert!(frame[..f.len].starts_with(br#"{"type":"TOOL_RESULT""#));
     assert_eq!(
         c.handle_frame(h1, cancel),
-        Ok(Handled::Cancelled { notified: false })
+        Ok(McpHandled::Cancelled { notified: false })
     );
     assert_eq!(c.poll_frame(&mut frame), Ok(None));
     assert_eq!(c.poll_transmit(&mut line), Ok(None));
     // A call the closed transport failed, cancelled before its ERROR is polled: not told.
-    assert_eq!(c.handle_frame(h2, call), Ok(Handled::Sent { request: 5 }));
+    assert_eq!(
+        c.handle_frame(h2, call),
+        Ok(McpHandled::Sent { request: 5 })
+    );
     c.handle_closed();
     assert_eq!(
         c.handle_frame(h2, cancel),
-        Ok(Handled::Cancelled { notified: false })
+        Ok(McpHandled::Cancelled { notified: false })
     );
     assert_eq!(c.poll_frame(&mut frame), Ok(None));
     assert_eq!(c.poll_transmit(&mut line), Ok(None));
@@ -981,13 +994,13 @@ fn a_cancel_ends_only_its_own_call_and_tells_the_server_only_of_one_waiting() {
 
 #[test]
 fn fitting_takes_the_wrappers_name_cap_and_depth_limit_only() {
-    let wrapper = Config {
+    let wrapper = WrapperConfig {
         name_cap: 17,
         max_depth: 9,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     assert_eq!(
-        McpConfig::DEFAULT.fitting(&wrapper),
+        McpConfig::DEFAULT.fit(&wrapper),
         McpConfig {
             name_cap: 17,
             max_depth: 9,

@@ -17,14 +17,14 @@ use polyweave_tests::alloc_count::{measure, Counting};
 use polyweave_tests::drive::echo;
 use polyweave_tests::host::Host;
 use polyweave_tests::{bfcl_bytes, json_suite_files, ndjson_lines, XorShift, BFCL_LINES};
-use polyweave_tool_adapter::encode::OutFrame;
+use polyweave_tool_adapter::frame::LineSplitter;
 use polyweave_tool_adapter::frame::{Frame, FrameKind};
-use polyweave_tool_adapter::framing::LineFramer;
+use polyweave_tool_adapter::internals::OutFrame;
 use polyweave_tool_adapter::json::{self, JsonStr, Members, DEFAULT_MAX_DEPTH};
-use polyweave_tool_adapter::typed;
+use polyweave_tool_adapter::wrapper::typed;
 use polyweave_tool_adapter::{
-    AdapterCall, CallOptions, CallOutcome, Config, Disposition, Instant, NoHooks, Slot, Tool,
-    Wrapper,
+    AdapterCall, CallOptions, CallOutcome, Disposition, Instant, NoHooks, Slot, Tool, Wrapper,
+    WrapperConfig,
 };
 use serde::{Deserialize, Serialize};
 
@@ -306,7 +306,7 @@ fn exercise_bfcl(file: &[u8], t: &mut Tally) {
 
 fn framer_pass(file: &[u8], storage: &mut [u8], seed: u64, max_chunk: usize, t: &mut Tally) {
     let capacity = storage.len();
-    let mut framer = LineFramer::new(storage);
+    let mut framer = LineSplitter::new(storage);
     let mut rng = XorShift::new(seed);
     let mut want = ndjson_lines(file).filter(|l| l.len() <= capacity);
     let mut pos = 0;
@@ -523,10 +523,10 @@ fn exercise_machines(lines: &[&[u8]], tools: &[Tool<'_>], host: &mut Host, t: &m
     }
 }
 
-const CFG: Config = Config {
+const CFG: WrapperConfig = WrapperConfig {
     args_cap: 2048,
     result_cap: 2048,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 const ARENA: usize = CFG.arena_len(4);
 

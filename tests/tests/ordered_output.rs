@@ -4,11 +4,11 @@
 
 use polyweave_tests::drive::at;
 use polyweave_tests::host::{FILES, LATER, TOOLS};
-use polyweave_tool_adapter::hook_log::{HookEvent, HookLog};
-use polyweave_tool_adapter::wrapper::{Config, Output, Slot, Wrapper};
+use polyweave_tool_adapter::wrapper::{Output, Slot, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::CallOutcome;
+use polyweave_tool_adapter::{HookEvent, HookLog};
 
-const CFG: Config = Config::DEFAULT;
+const CFG: WrapperConfig = WrapperConfig::DEFAULT;
 
 /// Every output, as text: `frame <route> <bytes>` or `call|result <name> <args> [outcome]`.
 fn drain(w: &mut Wrapper<'_, HookLog<'_>>) -> Vec<String> {

@@ -14,10 +14,11 @@
 use polyweave_tests::drive::{at, echo};
 use polyweave_tests::host::{Host, Storage};
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions};
-use polyweave_tool_adapter::trace::{Trace, ENTRY_HEADER};
+use polyweave_tool_adapter::internals;
+use polyweave_tool_adapter::wrapper::ENTRY_HEADER;
 use polyweave_tool_adapter::{
-    CallOutcome, Config, Disposition, Event, Instant, NoHooks, PendingKind, ResultWriter, Route,
-    SyncTool, Tool, ToolFailed,
+    CallOutcome, Disposition, Event, Instant, NoHooks, PendingKind, ResultWriter, Route, SyncTool,
+    Tool, ToolFailed, WrapperConfig,
 };
 
 // ----- helpers ---------------------------------------------------------------
@@ -140,16 +141,16 @@ impl SyncTool for FailsWith {
     }
 }
 
-/// The message cap of the sweeps: the least `Config::check` allows with 16-byte names and ids.
+/// The message cap of the sweeps: the least `WrapperConfig::check` allows with 16-byte names and ids.
 const CAP: usize = 80;
 
-const SWEEP: Config = Config {
+const SWEEP: WrapperConfig = WrapperConfig {
     name_cap: 16,
     id_cap: 16,
     message_cap: CAP,
     args_cap: 2048,
     result_cap: 2048,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 
 /// Escape-heavy texts whose escaped lengths sweep across `CAP`, so that the cut falls at every
@@ -349,8 +350,13 @@ fn trace_cuts_names_and_errors_on_character_boundaries() {
             let whole = ENTRY_HEADER + name.len() + args.len() + error.len();
             for size in ENTRY_HEADER..=whole + 1 {
                 let mut buf = vec![0u8; size];
-                let mut t = Trace::new(&mut buf, 4);
-                t.push(Some(name.as_bytes()), args, CallOutcome::Error(error));
+                let mut t = internals::new_trace(&mut buf, 4);
+                internals::push_trace(
+                    &mut t,
+                    Some(name.as_bytes()),
+                    args,
+                    CallOutcome::Error(error),
+                );
                 let room = size - ENTRY_HEADER;
                 let n = char_prefix(name, room);
                 let a = &args[..args.len().min(room - n.len())];
@@ -386,7 +392,7 @@ fn wrapper_trace_cuts_name_and_error_on_character_boundaries() {
     let call = tool_call(&format!(r#"{{"name":"{NAME}","args":{ARGS}}}"#));
     let whole = ENTRY_HEADER + NAME.len() + ARGS.len() + MESSAGE.len();
     for trace_bytes in ENTRY_HEADER..=whole + 1 {
-        let cfg = Config {
+        let cfg = WrapperConfig {
             trace_bytes,
             ..SWEEP
         };
@@ -423,7 +429,7 @@ type Named = (&'static str, &'static str);
 
 /// Calls each name once through a wrapper over `tools`; returns the result each got.
 fn results_by_name(tools: &[Tool<'_>], names: &[&str]) -> Vec<String> {
-    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut s = Storage::new(WrapperConfig::DEFAULT, 1);
     let mut w = s.wrapper(tools, NoHooks);
     let mut host = Host::new();
     names
@@ -527,7 +533,7 @@ fn sorted_deferred_registrations_with_a_duplicate_name_report_the_first_index() 
         Tool::adapter("b"),
         Tool::deferred("c"),
     ];
-    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut s = Storage::new(WrapperConfig::DEFAULT, 1);
     let mut w = s.wrapper(&tools, NoHooks);
     let mut host = Host::new();
     let call = tool_call(r#"{"id":"k","name":"b","args":[1]}"#);
@@ -558,7 +564,7 @@ fn sorted_deferred_registrations_with_a_duplicate_name_report_the_first_index() 
 /// The frames one sync `TOOL_CALL` (given as its `content`) produces in a wrapper with `echo`.
 fn echo_round(content: &str) -> Vec<(Route, String)> {
     let tools = [Tool::sync("echo", &echo)];
-    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut s = Storage::new(WrapperConfig::DEFAULT, 1);
     let mut w = s.wrapper(&tools, NoHooks);
     let mut host = Host::new();
     let call = tool_call(content);
@@ -665,7 +671,7 @@ fn last_duplicate_member_wins_in_a_validated_tool_call() {
 /// frames the wrapper sent to the model and the consumer after the `END`.
 fn adapter_round(frame: &[u8]) -> Vec<(Route, String)> {
     let tools = [Tool::adapter("files")];
-    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut s = Storage::new(WrapperConfig::DEFAULT, 1);
     let mut w = s.wrapper(&tools, NoHooks);
     let mut host = Host::new();
     let call = tool_call(r#"{"id":"c1","name":"files","args":{"p":1}}"#);
@@ -837,8 +843,8 @@ fn trace_entry_of_exactly_the_ring_size_is_kept_whole() {
     let size = ENTRY_HEADER + name.len() + args.len() + result.len();
     assert_eq!(size, 30);
     let mut buf = vec![0u8; size];
-    let mut t = Trace::new(&mut buf, 4);
-    t.push(Some(name), args, CallOutcome::Result(result));
+    let mut t = internals::new_trace(&mut buf, 4);
+    internals::push_trace(&mut t, Some(name), args, CallOutcome::Result(result));
     let e: Vec<_> = t.iter().collect();
     assert_eq!(e.len(), 1);
     assert_eq!(e[0].name, Some("tool"));
@@ -849,8 +855,8 @@ fn trace_entry_of_exactly_the_ring_size_is_kept_whole() {
 
     // One byte less: the result loses its last byte, and says so.
     let mut buf = vec![0u8; size - 1];
-    let mut t = Trace::new(&mut buf, 4);
-    t.push(Some(name), args, CallOutcome::Result(result));
+    let mut t = internals::new_trace(&mut buf, 4);
+    internals::push_trace(&mut t, Some(name), args, CallOutcome::Result(result));
     let e: Vec<_> = t.iter().collect();
     assert_eq!(e.len(), 1);
     assert_eq!(e[0].args, args);
@@ -861,16 +867,16 @@ fn trace_entry_of_exactly_the_ring_size_is_kept_whole() {
     // The same with an error and no name.
     let size = ENTRY_HEADER + 2 + 4;
     let mut buf = vec![0u8; size];
-    let mut t = Trace::new(&mut buf, 4);
-    t.push(None, b"{}", CallOutcome::Error("boom"));
+    let mut t = internals::new_trace(&mut buf, 4);
+    internals::push_trace(&mut t, None, b"{}", CallOutcome::Error("boom"));
     let e: Vec<_> = t.iter().collect();
     assert_eq!(
         (e[0].name, e[0].args, e[0].outcome, e[0].truncated),
         (None, &b"{}"[..], CallOutcome::Error("boom"), false)
     );
     let mut buf = vec![0u8; size - 1];
-    let mut t = Trace::new(&mut buf, 4);
-    t.push(None, b"{}", CallOutcome::Error("boom"));
+    let mut t = internals::new_trace(&mut buf, 4);
+    internals::push_trace(&mut t, None, b"{}", CallOutcome::Error("boom"));
     let e: Vec<_> = t.iter().collect();
     assert_eq!(
         (e[0].name, e[0].args, e[0].outcome, e[0].truncated),
@@ -886,9 +892,9 @@ fn two_trace_entries_that_exactly_fill_the_ring_both_stay() {
     let b = (&b"t"[..], &b"{}"[..], &b"null"[..]); // 19 bytes
     for (size, kept, dropped) in [(49, 2, 0), (48, 1, 1)] {
         let mut buf = vec![0u8; size];
-        let mut t = Trace::new(&mut buf, 4);
-        t.push(Some(a.0), a.1, CallOutcome::Result(a.2));
-        t.push(Some(b.0), b.1, CallOutcome::Result(b.2));
+        let mut t = internals::new_trace(&mut buf, 4);
+        internals::push_trace(&mut t, Some(a.0), a.1, CallOutcome::Result(a.2));
+        internals::push_trace(&mut t, Some(b.0), b.1, CallOutcome::Result(b.2));
         let e: Vec<_> = t.iter().collect();
         assert_eq!((e.len(), t.dropped(), t.truncated()), (kept, dropped, 0));
         let last = e.last().unwrap();
@@ -907,11 +913,11 @@ fn two_trace_entries_that_exactly_fill_the_ring_both_stay() {
 fn wrapped_trace_entries_that_exactly_fit_stay() {
     // Three entries of 20 bytes fill a 60-byte ring; each later one wraps into exact room.
     let mut buf = vec![0u8; 60];
-    let mut t = Trace::new(&mut buf, 8);
+    let mut t = internals::new_trace(&mut buf, 8);
     let args: [&[u8]; 7] = [b"[0]", b"[1]", b"[2]", b"[3]", b"[4]", b"[5]", b"[6]"];
     let mut kept_after = Vec::new();
     for a in args {
-        t.push(Some(b"tool"), a, CallOutcome::Result(b"1"));
+        internals::push_trace(&mut t, Some(b"tool"), a, CallOutcome::Result(b"1"));
         assert_eq!(ENTRY_HEADER + 4 + a.len() + 1, 20);
         let firsts: Vec<u8> = t.iter().map(|e| e.args[1]).collect();
         kept_after.push(String::from_utf8(firsts).unwrap());
@@ -934,9 +940,9 @@ fn wrapper_trace_of_exactly_one_and_two_entries() {
         (2 * entry, 2, 2, &br#"{"a":1}"#[..], false),
         (2 * entry - 1, 2, 1, &br#"{"a":1}"#[..], false),
     ] {
-        let cfg = Config {
+        let cfg = WrapperConfig {
             trace_bytes,
-            ..Config::DEFAULT
+            ..WrapperConfig::DEFAULT
         };
         let mut s = Storage::new(cfg, 1);
         let mut w = s.wrapper(&tools, NoHooks);
@@ -1016,11 +1022,11 @@ fn string_error_member_is_decoded_into_the_prompt() {
 #[test]
 fn every_error_type_says_what_happened_and_why() {
     use polyweave_tool_adapter::call::StartError;
-    use polyweave_tool_adapter::clock::ClockWentBackwards;
-    use polyweave_tool_adapter::framing::LineTooLong;
+    use polyweave_tool_adapter::frame::LineTooLong;
     use polyweave_tool_adapter::json::{self, BufferTooSmall, JsonError, JsonErrorKind};
-    use polyweave_tool_adapter::typed::TypedError;
-    use polyweave_tool_adapter::wrapper::StorageError;
+    use polyweave_tool_adapter::wrapper::typed::TypedError;
+    use polyweave_tool_adapter::ClockWentBackwards;
+    use polyweave_tool_adapter::StorageError;
     use polyweave_tool_adapter::{CallError, Error, FrameError};
 
     let json = JsonError {
@@ -1142,7 +1148,7 @@ fn every_error_type_says_what_happened_and_why() {
             "more than 65535 tools",
         ),
         (
-            StorageError::ToolNameTooLong { index: 3 }.to_string(),
+            StorageError::NameTooLong { index: 3 }.to_string(),
             "tool 3's name is longer than name_cap",
         ),
         (
@@ -1274,7 +1280,7 @@ fn error_and_message_members_are_found_plain_or_escaped() {
 // kills: frame.rs `as_string` replaced by `None`, or its quote check inverted (`==` → `!=`).
 #[test]
 fn as_string_views_a_string_token_and_nothing_else() {
-    use polyweave_tool_adapter::frame::as_string;
+    use polyweave_tool_adapter::internals::as_string;
     let s = as_string(br#""a\nb""#).expect("a string token");
     assert_eq!(s.raw(), br#"a\nb"#);
     assert!(s.eq_text(b"a\nb"));
@@ -1291,7 +1297,7 @@ fn lent_hooks_see_every_call_and_result() {
     let tools = [Tool::sync("echo", &echo)];
     let mut recorder = Recorder::default();
     {
-        let mut s = Storage::new(Config::DEFAULT, 1);
+        let mut s = Storage::new(WrapperConfig::DEFAULT, 1);
         let mut w = s.wrapper(&tools, &mut recorder);
         let call = tool_call(r#"{"id":"c1","name":"echo","args":{"a":1}}"#);
         w.handle_response(at(0), call.as_bytes()).unwrap();
@@ -1334,7 +1340,7 @@ fn trim_ws_of_nothing_but_white_space_is_empty() {
 #[test]
 fn a_slot_is_free_only_once_its_tool_result_is_sent() {
     use polyweave_tests::host::{idle, start, FILES, LATER};
-    let mut s = Storage::new(Config::DEFAULT, 1);
+    let mut s = Storage::new(WrapperConfig::DEFAULT, 1);
     let mut w = idle(&mut s);
     let mut host = Host::new();
     start(&mut w, 1, FILES).expect("adapter");
@@ -1366,7 +1372,7 @@ fn a_slot_is_free_only_once_its_tool_result_is_sent() {
 #[test]
 fn a_wrapper_debug_prints_its_counts() {
     use polyweave_tests::host::{idle, start, LATER};
-    let mut s = Storage::new(Config::DEFAULT, 2);
+    let mut s = Storage::new(WrapperConfig::DEFAULT, 2);
     let mut w = idle(&mut s);
     assert_eq!(
         format!("{w:?}"),
@@ -1389,8 +1395,8 @@ fn a_sync_message_cut_by_its_escapes_is_counted() {
         Err(ToolFailed)
     }
     let tools = [Tool::sync("q", &quotes)];
-    assert_eq!(Config::SMALL.message_cap, 96);
-    let mut s = Storage::new(Config::SMALL, 1);
+    assert_eq!(WrapperConfig::SMALL.message_cap, 96);
+    let mut s = Storage::new(WrapperConfig::SMALL, 1);
     let mut w = s.wrapper(&tools, NoHooks);
     w.handle_response(at(0), tool_call(r#"{"name":"q"}"#).as_bytes())
         .unwrap();
@@ -1428,7 +1434,7 @@ fn a_sync_message_longer_than_its_writer_is_counted() {
 // writer is `message_cap` long; gives its `TOOL_RESULT` and the messages counted as cut.
 fn short_writer_failure(name: &str, f: &dyn SyncTool) -> (String, u32) {
     let tools = [Tool::sync(name, f)];
-    let cfg = Config {
+    let cfg = WrapperConfig {
         result_cap: 64,
         ..SWEEP
     };

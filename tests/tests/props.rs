@@ -1,9 +1,9 @@
 //! Property tests: the scanner agrees with serde_json, strings round-trip
 //! through the encoder and decoder, and the framer does not depend on chunking.
 
-use polyweave_tool_adapter::encode::OutFrame;
 use polyweave_tool_adapter::frame::{Frame, FrameKind};
-use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
+use polyweave_tool_adapter::frame::{LineSplitter, LineTooLong};
+use polyweave_tool_adapter::internals::OutFrame;
 use polyweave_tool_adapter::json::{self, JsonStr};
 use proptest::prelude::*;
 
@@ -165,7 +165,7 @@ proptest! {
         }
 
         let mut storage = vec![0u8; capacity];
-        let mut framer = LineFramer::new(&mut storage);
+        let mut framer = LineSplitter::new(&mut storage);
         let mut got = Vec::new();
         let mut pos = 0;
         let mut cut = cuts.iter().cycle();

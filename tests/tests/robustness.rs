@@ -12,7 +12,8 @@ use polyweave_tests::host::{Host, Storage};
 use polyweave_tests::{assert_one_json_line, is_spec_refusal, proptest_cases};
 use polyweave_tool_adapter::call::StartError;
 use polyweave_tool_adapter::{
-    AdapterCall, CallHandle, CallOptions, Config, Instant, NoHooks, ResultWriter, Tool, ToolFailed,
+    AdapterCall, CallHandle, CallOptions, Instant, NoHooks, ResultWriter, Tool, ToolFailed,
+    WrapperConfig,
 };
 use proptest::prelude::*;
 
@@ -132,7 +133,7 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn config() -> impl Strategy<Value = (Config, usize)> {
+fn config() -> impl Strategy<Value = (WrapperConfig, usize)> {
     (
         5..24usize,
         1..16usize,
@@ -142,7 +143,7 @@ fn config() -> impl Strategy<Value = (Config, usize)> {
         0..64usize,
     )
         .prop_map(|(name_cap, id_cap, result_cap, max_rounds, slots, held)| {
-            let cfg = Config {
+            let cfg = WrapperConfig {
                 tool_timeout_ms: 100,
                 name_cap,
                 id_cap,
@@ -154,7 +155,7 @@ fn config() -> impl Strategy<Value = (Config, usize)> {
                 trace_bytes: 96,
                 held_bytes: held,
                 max_rounds,
-                ..Config::DEFAULT
+                ..WrapperConfig::DEFAULT
             };
             (cfg, slots)
         })

@@ -11,14 +11,14 @@
 
 use core::mem::size_of;
 
-use polyweave_tool_adapter::framing::LineFramer;
-use polyweave_tool_adapter::hooks::NoHooks;
-use polyweave_tool_adapter::wrapper::{Config, Slot, Wrapper};
+use polyweave_tool_adapter::frame::LineSplitter;
+use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
+use polyweave_tool_adapter::NoHooks;
 use polyweave_tool_adapter::{AdapterCall, Frame};
 
 /// `(what, measured, pinned)`.
 fn measured() -> Vec<(String, usize, usize)> {
-    let d = Config::DEFAULT;
+    let d = WrapperConfig::DEFAULT;
     vec![
         (
             "size_of Wrapper<'static, NoHooks>".into(),
@@ -31,31 +31,59 @@ fn measured() -> Vec<(String, usize, usize)> {
             128,
         ),
         ("size_of Slot".into(), size_of::<Slot>(), 56),
-        ("size_of Config".into(), size_of::<Config>(), 80),
+        (
+            "size_of WrapperConfig".into(),
+            size_of::<WrapperConfig>(),
+            80,
+        ),
         (
             "size_of Frame<'static>".into(),
             size_of::<Frame<'static>>(),
             184,
         ),
         (
-            "size_of LineFramer<'static>".into(),
-            size_of::<LineFramer<'static>>(),
-            64,
+            "size_of LineSplitter<'static>".into(),
+            size_of::<LineSplitter<'static>>(),
+            48,
         ),
-        ("Config::DEFAULT.arena_len(0)".into(), d.arena_len(0), 4965),
-        ("Config::DEFAULT.arena_len(4)".into(), d.arena_len(4), 9717),
-        ("Config::DEFAULT.arena_len(8)".into(), d.arena_len(8), 14469),
-        ("Config::DEFAULT.queue_len(0)".into(), d.queue_len(0), 1637),
-        ("Config::DEFAULT.queue_len(4)".into(), d.queue_len(4), 1781),
-        ("Config::DEFAULT.queue_len(8)".into(), d.queue_len(8), 1925),
         (
-            "Config::SMALL.arena_len(4)".into(),
-            Config::SMALL.arena_len(4),
+            "WrapperConfig::DEFAULT.arena_len(0)".into(),
+            d.arena_len(0),
+            4965,
+        ),
+        (
+            "WrapperConfig::DEFAULT.arena_len(4)".into(),
+            d.arena_len(4),
+            9717,
+        ),
+        (
+            "WrapperConfig::DEFAULT.arena_len(8)".into(),
+            d.arena_len(8),
+            14469,
+        ),
+        (
+            "WrapperConfig::DEFAULT.queue_len(0)".into(),
+            d.queue_len(0),
+            1637,
+        ),
+        (
+            "WrapperConfig::DEFAULT.queue_len(4)".into(),
+            d.queue_len(4),
+            1781,
+        ),
+        (
+            "WrapperConfig::DEFAULT.queue_len(8)".into(),
+            d.queue_len(8),
+            1925,
+        ),
+        (
+            "WrapperConfig::SMALL.arena_len(4)".into(),
+            WrapperConfig::SMALL.arena_len(4),
             5141,
         ),
         (
-            "Config::SMALL.queue_len(4)".into(),
-            Config::SMALL.queue_len(4),
+            "WrapperConfig::SMALL.queue_len(4)".into(),
+            WrapperConfig::SMALL.queue_len(4),
             1045,
         ),
     ]

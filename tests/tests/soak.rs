@@ -19,11 +19,11 @@ use std::collections::VecDeque;
 use polyweave_tests::alloc_count::{measure, Counting};
 use polyweave_tests::drive::echo;
 use polyweave_tests::{is_spec_refusal, XorShift};
-use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::json;
+use polyweave_tool_adapter::CallError;
 use polyweave_tool_adapter::{
-    CallHandle, Config, Disposition, Error, Instant, NoHooks, ResultWriter, Route, Slot, Tool,
-    ToolFailed, Wrapper,
+    CallHandle, Disposition, Error, Instant, NoHooks, ResultWriter, Route, Slot, Tool, ToolFailed,
+    Wrapper, WrapperConfig,
 };
 
 #[global_allocator]
@@ -34,7 +34,7 @@ fn fail(_: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
     Err(ToolFailed)
 }
 
-const CFG: Config = Config {
+const CFG: WrapperConfig = WrapperConfig {
     tool_timeout_ms: 40,
     name_cap: 16,
     id_cap: 8,
@@ -44,7 +44,7 @@ const CFG: Config = Config {
     trace_entries: 3,
     trace_bytes: 200,
     held_bytes: 48,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 const SLOTS: usize = 3;
 

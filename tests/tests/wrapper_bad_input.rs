@@ -14,20 +14,21 @@ use polyweave_tests::host::{
     busy, busy_without_end, idle, start, Entry, Host, Recorder, Storage, FILES, LATER, TOOLS,
 };
 use polyweave_tool_adapter::call::{AdapterCall, CallOptions, StartError};
-use polyweave_tool_adapter::clock::ClockWentBackwards;
-use polyweave_tool_adapter::encode::BufferTooSmall;
-use polyweave_tool_adapter::error::CallError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
-use polyweave_tool_adapter::outcome::CallOutcome;
 use polyweave_tool_adapter::wrapper::{
-    Completed, Config, Disposition, Slot, Stats, StorageError, Wrapper,
+    Completed, Disposition, Slot, Wrapper, WrapperConfig, WrapperStats,
 };
+use polyweave_tool_adapter::BufferTooSmall;
+use polyweave_tool_adapter::CallError;
+use polyweave_tool_adapter::CallOutcome;
+use polyweave_tool_adapter::ClockWentBackwards;
+use polyweave_tool_adapter::StorageError;
 use polyweave_tool_adapter::{CallHandle, Error, FrameError, Instant, Route, Tool, Transmit};
 
 // ------------------------------------------------------------ fixture
 
 /// Small capacities, so limits are easy to reach.
-const SMALL: Config = Config {
+const SMALL: WrapperConfig = WrapperConfig {
     tool_timeout_ms: 100,
     name_cap: 16,
     id_cap: 8,
@@ -38,7 +39,7 @@ const SMALL: Config = Config {
     trace_entries: 4,
     trace_bytes: 512,
     held_bytes: 64,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 
 /// Length of the continue prompt frame without a last error, plus `" Last tool error: "`
@@ -63,7 +64,7 @@ struct Snapshot {
     queued: usize,
     now: Instant,
     timeout: Option<Instant>,
-    stats: Stats,
+    stats: WrapperStats,
     aborted: bool,
     peek: Option<Transmit>,
     trace: Vec<String>,
@@ -138,7 +139,7 @@ fn follow_up(w: &mut W<'_>, handles: &[CallHandle]) -> Vec<String> {
 
 /// Twins with `history`; the bad input on one must give `expected` and change nothing.
 fn refused<T: std::fmt::Debug, E: std::fmt::Debug + PartialEq, R: AsRef<[CallHandle]>>(
-    cfg: Config,
+    cfg: WrapperConfig,
     slots: usize,
     history: impl Fn(&mut W<'_>) -> R,
     bad: impl FnOnce(&mut W<'_>, &[CallHandle]) -> Result<T, E>,
@@ -149,7 +150,7 @@ fn refused<T: std::fmt::Debug, E: std::fmt::Debug + PartialEq, R: AsRef<[CallHan
 
 /// [`refused`], with a history that may drain through each twin's host.
 fn refused_with_host<T: std::fmt::Debug, E: std::fmt::Debug + PartialEq, R: AsRef<[CallHandle]>>(
-    cfg: Config,
+    cfg: WrapperConfig,
     slots: usize,
     history: impl Fn(&mut W<'_>, &mut Host) -> R,
     bad: impl FnOnce(&mut W<'_>, &[CallHandle]) -> Result<T, E>,
@@ -444,7 +445,7 @@ impl RouteHandle for Transmit {
 
 /// The core's bound for the end of a round (the prompt, one record even when mirrored, or
 /// else the round-limit ERROR), without the held ENDs' release (one record, when any).
-fn round_end_need(cfg: &Config) -> usize {
+fn round_end_need(cfg: &WrapperConfig) -> usize {
     (RECORD + PROMPT_OVERHEAD + cfg.message_cap).max(RECORD + ROUND_LIMIT)
 }
 
@@ -907,7 +908,7 @@ fn id_longer_than_id_cap() {
 // which `tests/tests/carry.rs` checks byte for byte.
 
 /// The model's `TOOL_RESULT` errors of a wrapper at `SMALL` after `op` on `busy`.
-fn errors_after(op: impl FnOnce(&mut W<'_>, &[CallHandle])) -> (Vec<String>, Stats) {
+fn errors_after(op: impl FnOnce(&mut W<'_>, &[CallHandle])) -> (Vec<String>, WrapperStats) {
     let mut storage = Storage::new(SMALL, 2);
     let mut w = idle(&mut storage);
     let mut host = Host::new();
@@ -978,7 +979,7 @@ fn cancel_reason_that_makes_the_message_too_long_is_cut_for_each_call() {
 #[test]
 fn trace_truncation_and_drops_are_flagged() {
     // A trace region of 100 bytes: an entry of 12 + 4 + 60 + 60 bytes is cut to fit.
-    let cfg = Config {
+    let cfg = WrapperConfig {
         trace_bytes: 100,
         trace_entries: 2,
         ..SMALL
@@ -1327,7 +1328,7 @@ fn invalid_json_result() {
     }
     // A result deeper than the limit (the result is level 1) is not refused: it fails the
     // call (SPEC §7.23), with a return value that says so …
-    const ROOMY: Config = Config {
+    const ROOMY: WrapperConfig = WrapperConfig {
         result_cap: 96,
         ..SMALL
     };
@@ -1436,23 +1437,23 @@ fn arena_too_small() {
 #[test]
 fn bad_config() {
     let bad = [
-        Config {
+        WrapperConfig {
             message_cap: 79,
             ..SMALL
         },
-        Config {
+        WrapperConfig {
             name_cap: 17,
             ..SMALL
         },
-        Config {
+        WrapperConfig {
             id_cap: 17,
             ..SMALL
         },
-        Config {
+        WrapperConfig {
             max_depth: 2,
             ..SMALL
         },
-        Config {
+        WrapperConfig {
             name_cap: 65_536,
             message_cap: 65_600,
             ..SMALL
@@ -1479,7 +1480,7 @@ fn bad_config() {
     let mut arena = vec![0u8; SMALL.arena_len(1)];
     assert_eq!(
         Wrapper::new(SMALL, &long, Recorder::default(), &mut slots, &mut arena).map(drop),
-        Err(StorageError::ToolNameTooLong { index: 1 })
+        Err(StorageError::NameTooLong { index: 1 })
     );
 }
 
@@ -1675,9 +1676,9 @@ fn adapter_call_invalid_args() {
 #[test]
 
 fn sync_call_with_a_large_message_cap_is_not_refused() {
-    let cfg = Config {
+    let cfg = WrapperConfig {
         message_cap: 600,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     for slots in [0, 1] {
         let mut s = Storage::new(cfg, slots);
@@ -1771,11 +1772,11 @@ fn a_slot_whose_frames_wait_is_reclaimed_by_the_next_call() {
     // A host that drains after every input, and one that drains only at the end: the same
     // handles, and the same frames in the same order, byte for byte.
     // (The default capacities: a queue with room for three rounds' prompts undrained.)
-    let mut sa = Storage::new(Config::DEFAULT, 1);
+    let mut sa = Storage::new(WrapperConfig::DEFAULT, 1);
     let mut a = idle(&mut sa);
     let mut drained = Vec::new();
     let ha = one_slot_history(&mut a, &mut |w| drained.extend(drain(w)));
-    let mut sb = Storage::new(Config::DEFAULT, 1);
+    let mut sb = Storage::new(WrapperConfig::DEFAULT, 1);
     let mut b = idle(&mut sb);
     let hb = one_slot_history(&mut b, &mut |_| {});
     assert!(b.queued() > 0);
@@ -2111,7 +2112,7 @@ fn held_ends_move_only_once_every_queued_release_is_sent() {
     // Two releases queued, then a longer END held by a third call: sending the first
     // release must not yet move the held END to the front, where it would overwrite the
     // second release's END before that is sent.
-    let cfg = Config {
+    let cfg = WrapperConfig {
         held_bytes: 256,
         ..SMALL
     };

@@ -80,19 +80,6 @@ pub(crate) struct Calls<'a> {
     next_seq: u32,
     /// Ids or names cut to their capacity so far.
     pub(crate) cut: u32,
-    /// Calls started (opened, or refused for want of a slot) and `TOOL_CALL`s written.
-    pub(crate) counts: CallCounts,
-}
-
-/// Calls a decoder has seen start and `TOOL_CALL` frames it has written, since it was made:
-/// once a body is finished and its frames polled, the two are equal.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CallCounts {
-    /// Calls that started.
-    pub started: u64,
-    /// `TOOL_CALL` frames written.
-    pub written: u64,
 }
 
 /// Appends to one call's argument bytes; what does not fit is dropped and flagged.
@@ -140,7 +127,6 @@ impl<'a> Calls<'a> {
             max_depth,
             next_seq: 0,
             cut: 0,
-            counts: CallCounts::default(),
         }
     }
 
@@ -193,7 +179,6 @@ impl<'a> Calls<'a> {
         id: Option<JsonStr<'_>>,
         name: Option<JsonStr<'_>>,
     ) -> Result<usize, NoSlot> {
-        self.counts.started += 1;
         let i = self
             .slots
             .iter()
@@ -221,10 +206,9 @@ impl<'a> Calls<'a> {
         }
         let (area, _, _) = self.areas_mut(i);
         let (text, cut) = id.decode_prefix_into(area);
-        let len = text.len() as u16;
-        self.cut += cut as u32;
-        self.slots[i].id_len = len;
+        self.slots[i].id_len = text.len() as u16;
         self.slots[i].flags |= HAS_ID;
+        self.cut += cut as u32;
     }
 
     /// Gives the call its name, unless it has one (the first non-empty name wins).
@@ -234,9 +218,8 @@ impl<'a> Calls<'a> {
         }
         let (_, area, _) = self.areas_mut(i);
         let (text, cut) = name.decode_prefix_into(area);
-        let len = text.len() as u16;
+        self.slots[i].name_len = text.len() as u16;
         self.cut += cut as u32;
-        self.slots[i].name_len = len;
     }
 
     /// Appends a piece of argument text (a JSON string's decoded text); an empty piece

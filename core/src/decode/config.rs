@@ -1,79 +1,7 @@
 //! What a decoder is made with: the provider it reads, its capacities, what it counts and
 //! why it could not be made.
 
-use super::reader::Framing;
 use crate::json;
-
-/// The formats a decoder reads (one cargo feature each).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum Provider {
-    /// OpenAI Chat Completions SSE, and every OpenAI-compatible server.
-    #[cfg(feature = "openai-chat")]
-    OpenAiChat,
-    /// OpenAI Responses API SSE.
-    #[cfg(feature = "openai-responses")]
-    OpenAiResponses,
-    /// Anthropic Messages SSE.
-    #[cfg(feature = "anthropic")]
-    Anthropic,
-    /// Gemini / Vertex `streamGenerateContent?alt=sse`.
-    #[cfg(feature = "gemini")]
-    Gemini,
-    /// Ollama `/api/chat` NDJSON.
-    #[cfg(feature = "ollama")]
-    Ollama,
-}
-
-impl Provider {
-    /// Every provider this build has.
-    pub const ALL: &'static [Provider] = &[
-        #[cfg(feature = "openai-chat")]
-        Provider::OpenAiChat,
-        #[cfg(feature = "openai-responses")]
-        Provider::OpenAiResponses,
-        #[cfg(feature = "anthropic")]
-        Provider::Anthropic,
-        #[cfg(feature = "gemini")]
-        Provider::Gemini,
-        #[cfg(feature = "ollama")]
-        Provider::Ollama,
-    ];
-
-    /// The provider's name in SPEC §8 (`openai-chat`, `openai-responses`, …).
-    pub const fn name(self) -> &'static str {
-        match self {
-            #[cfg(feature = "openai-chat")]
-            Provider::OpenAiChat => "openai-chat",
-            #[cfg(feature = "openai-responses")]
-            Provider::OpenAiResponses => "openai-responses",
-            #[cfg(feature = "anthropic")]
-            Provider::Anthropic => "anthropic",
-            #[cfg(feature = "gemini")]
-            Provider::Gemini => "gemini",
-            #[cfg(feature = "ollama")]
-            Provider::Ollama => "ollama",
-        }
-    }
-
-    /// The provider with this name, when this build has it.
-    pub fn from_name(name: &[u8]) -> Option<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|p| p.name().as_bytes() == name)
-    }
-
-    pub(crate) fn framing(self) -> Framing {
-        match self {
-            #[cfg(feature = "ollama")]
-            Provider::Ollama => Framing::Ndjson,
-            #[allow(unreachable_patterns)]
-            _ => Framing::Sse,
-        }
-    }
-}
 
 /// The capacities of a decoder; the arena it needs is [`arena_len`](Self::arena_len).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -92,7 +20,7 @@ pub struct DecoderConfig {
     pub id_cap: usize,
     /// Arguments nested deeper than this (the args value is level 1) are not valid JSON. A
     /// `TOOL_CALL` frame is two levels deeper than its args, so a wrapper reading the frames
-    /// needs a `max_depth` at least this + 2 ([`fitting`](Self::fitting) sees to it).
+    /// needs a `max_depth` at least this + 2 ([`fit`](Self::fit) sees to it).
     pub max_depth: u8,
 }
 
@@ -124,7 +52,7 @@ impl DecoderConfig {
     /// two below its own (a `TOOL_CALL` frame puts `args` two levels inside it), so that every
     /// call the decoder writes is one the wrapper reads and answers; deeper args come out
     /// with `args_error` instead of as a frame the wrapper would refuse as malformed.
-    pub const fn fitting(self, wrapper: &crate::wrapper::Config) -> Self {
+    pub const fn fit(self, wrapper: &crate::wrapper::WrapperConfig) -> Self {
         Self {
             name_cap: wrapper.name_cap,
             id_cap: wrapper.id_cap,
@@ -172,10 +100,11 @@ impl DecoderConfig {
     }
 }
 
-/// Provider data the decoder skipped (SPEC §8 rule 5), by kind, since it was made.
+/// What a decoder counted since it was made: the provider data it skipped (SPEC §8 rule
+/// 5), by kind, and the calls it saw.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Skipped {
+pub struct DecoderStats {
     /// Events whose data is not JSON.
     pub not_json: u32,
     /// Events of a name the provider does not send (or, Anthropic, with no name).
@@ -188,33 +117,9 @@ pub struct Skipped {
     pub after_end: u32,
     /// Ids, names and finish reasons cut to their capacity.
     pub cut: u32,
+    /// Calls that started (opened, or refused for want of a slot).
+    pub calls_started: u64,
+    /// `TOOL_CALL` frames written: once a body is finished and its frames polled, equal to
+    /// `calls_started`.
+    pub calls_written: u64,
 }
-
-/// Why a decoder could not be made.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum DecoderStorageError {
-    /// The arena is smaller than [`DecoderConfig::arena_len`].
-    ArenaTooSmall {
-        /// Bytes needed.
-        needed: usize,
-        /// Bytes given.
-        given: usize,
-    },
-    /// Name or id capacity over 65535, args capacity over `u32::MAX`, an event capacity
-    /// under 16 bytes, or a depth limit of 0.
-    BadConfig,
-}
-
-impl core::fmt::Display for DecoderStorageError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::ArenaTooSmall { needed, given } => {
-                write!(f, "decoder arena of {given} bytes, {needed} needed")
-            }
-            Self::BadConfig => f.write_str("decoder capacities out of range"),
-        }
-    }
-}
-
-impl core::error::Error for DecoderStorageError {}

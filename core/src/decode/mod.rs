@@ -20,7 +20,8 @@
 //!    ready for the next body.
 //!
 //! ```
-//! use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
+//! use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
+//! use polyweave_tool_adapter::Provider;
 //!
 //! const CFG: DecoderConfig = DecoderConfig::SMALL;
 //! let mut slots = [CallSlot::EMPTY; 2];
@@ -71,18 +72,20 @@ mod openai_chat;
 #[cfg(feature = "openai-responses")]
 mod openai_responses;
 
-pub use calls::{CallCounts, CallSlot};
+pub use calls::CallSlot;
 pub(crate) use calls::{Calls, Close};
 
-pub use config::{DecoderConfig, DecoderStorageError, Provider, Skipped, PATH_CAP, REASON_CAP};
+pub(crate) use crate::provider::Provider;
+pub use config::{DecoderConfig, DecoderStats, PATH_CAP, REASON_CAP};
 pub(crate) use step::{Cursor, Emit, Event, State, Step};
 
+use crate::error::StorageError;
 use crate::json;
 use crate::sink::{put_json_str, put_json_string, write_counted, Sink};
-use reader::{Fed, Reader};
+use reader::{Fed, Framing, Reader};
 use step::Reason;
 
-pub use crate::json::BufferTooSmall;
+use crate::json::BufferTooSmall;
 
 /// How far the response is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -125,7 +128,7 @@ impl<'a> Decoder<'a> {
         cfg: DecoderConfig,
         slots: &'a mut [CallSlot],
         arena: &'a mut [u8],
-    ) -> Result<Self, DecoderStorageError> {
+    ) -> Result<Self, StorageError> {
         if cfg.id_cap > u16::MAX as usize
             || cfg.name_cap > u16::MAX as usize
             || cfg.args_cap > u32::MAX as usize
@@ -133,11 +136,11 @@ impl<'a> Decoder<'a> {
             || cfg.event_cap > u32::MAX as usize
             || cfg.max_depth == 0
         {
-            return Err(DecoderStorageError::BadConfig);
+            return Err(StorageError::BadConfig);
         }
         let needed = cfg.arena_len(slots.len());
         if needed == usize::MAX || arena.len() < needed {
-            return Err(DecoderStorageError::ArenaTooSmall {
+            return Err(StorageError::ArenaTooSmall {
                 needed,
                 given: arena.len(),
             });
@@ -150,7 +153,7 @@ impl<'a> Decoder<'a> {
             provider,
             cfg,
             ev,
-            reader: Reader::new(provider.framing()),
+            reader: Reader::new(Framing::of(provider)),
             st: State {
                 calls: Calls::new(
                     slots,
@@ -162,7 +165,7 @@ impl<'a> Decoder<'a> {
                     buf: reason,
                     len: None,
                 },
-                skipped: Skipped::default(),
+                skipped: DecoderStats::default(),
                 gone: 0,
                 #[cfg(feature = "gemini")]
                 gemini: json_path::Assembler::new(path),
@@ -185,17 +188,12 @@ impl<'a> Decoder<'a> {
         self.cfg
     }
 
-    /// What it skipped so far, by kind.
-    pub fn skipped(&self) -> Skipped {
-        Skipped {
+    /// What it skipped so far, by kind, and the calls it saw.
+    pub fn stats(&self) -> DecoderStats {
+        DecoderStats {
             cut: self.st.skipped.cut + self.st.calls.cut,
             ..self.st.skipped
         }
-    }
-
-    /// Calls started and `TOOL_CALL`s written, since it was made.
-    pub fn calls(&self) -> CallCounts {
-        self.st.calls.counts
     }
 
     /// True when frames are waiting for [`poll_frame`](Self::poll_frame).
@@ -241,7 +239,7 @@ impl<'a> Decoder<'a> {
             if let Some(i) = self.st.calls.next_ready() {
                 let n = write_counted(out, |s| self.st.calls.write_frame(i, s))?;
                 self.st.calls.free(i);
-                self.st.calls.counts.written += 1;
+                self.st.skipped.calls_written += 1;
                 return Ok(Some(n));
             }
             if let Some(cur) = self.cursor {
@@ -282,7 +280,7 @@ impl<'a> Decoder<'a> {
                     }
                 };
                 if let Emit::NoSlot { .. } = e {
-                    self.st.calls.counts.written += 1;
+                    self.st.skipped.calls_written += 1;
                 }
                 match then {
                     Some(next) => self.cursor = Some(next),
@@ -384,7 +382,7 @@ impl<'a> Decoder<'a> {
 
     /// Ready for the next body: everything of this one forgotten but the counters.
     fn reset(&mut self) {
-        self.reader = Reader::new(self.provider.framing());
+        self.reader = Reader::new(Framing::of(self.provider));
         self.st.calls.reset();
         self.st.reason.len = None;
         self.st.gone = 0;

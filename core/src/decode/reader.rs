@@ -1,11 +1,14 @@
 //! Bytes in, events out: the one SSE reader every SSE provider shares (the WHATWG
-//! EventSource rules), and the NDJSON reader, both over the decoder's event buffer.
+//! EventSource rules), and NDJSON lines cut by the crate's one line splitter, both over
+//! the decoder's event buffer.
 //!
 //! The reader stores only what an event dispatches: its `data` lines joined with LF, and
 //! its `event` name. Input may stop anywhere (inside a field name, a CRLF, a UTF-8
 //! sequence); the reader keeps a few bytes of line state between feeds and never looks
 //! back. An event longer than the buffer is kept as far as it fits and reported
 //! over-long, so the decoder can still tell which call it carried.
+
+use crate::frame::splitter::{Cut, Lines};
 
 /// The longest `event` name kept; longer names are no provider's, so the event is unknown.
 pub(crate) const NAME_CAP: usize = 48;
@@ -18,6 +21,18 @@ pub(crate) enum Framing {
     Sse,
     /// One JSON value a line.
     Ndjson,
+}
+
+impl Framing {
+    /// How `provider` frames its stream body.
+    pub(crate) fn of(provider: crate::provider::Provider) -> Self {
+        match provider {
+            #[cfg(feature = "ollama")]
+            crate::provider::Provider::Ollama => Framing::Ndjson,
+            #[allow(unreachable_patterns)]
+            _ => Framing::Sse,
+        }
+    }
 }
 
 /// Which field the current line's value belongs to.
@@ -71,8 +86,8 @@ pub(crate) struct Reader {
     pub(crate) name: [u8; NAME_CAP],
     /// Its length; `None` when it had no `event` line, `usize::MAX` when it was too long.
     pub(crate) name_len: Option<usize>,
-    /// NDJSON: the line so far is white space only.
-    blank: bool,
+    /// NDJSON: the line being cut (its bytes go where an event's data goes).
+    lines: Lines,
     /// Bytes of a byte-order mark read at the start of the body (3: past it, or none came).
     bom: u8,
 }
@@ -96,7 +111,7 @@ impl Reader {
             has_data: false,
             name: [0; NAME_CAP],
             name_len: None,
-            blank: true,
+            lines: Lines::new(),
             bom: 0,
         }
     }
@@ -116,7 +131,6 @@ impl Reader {
         self.len = 0;
         self.has_data = false;
         self.name_len = None;
-        self.blank = true;
     }
 
     /// Consumes bytes of `input` into `buf` up to the end of the first complete event;
@@ -132,7 +146,11 @@ impl Reader {
     pub(crate) fn finish(&mut self) -> bool {
         let ready = match self.framing {
             Framing::Sse => self.has_data,
-            Framing::Ndjson => !self.blank,
+            // Whole or over-long, the decoder reads the line from `len` (no capacity needed).
+            Framing::Ndjson => {
+                let cut = self.lines.end(&mut self.len, usize::MAX);
+                self.line_cut(cut)
+            }
         };
         self.at = At::LineStart;
         self.after_cr = false;
@@ -156,35 +174,24 @@ impl Reader {
     fn feed_ndjson(&mut self, buf: &mut [u8], input: &[u8]) -> (usize, Fed) {
         let mut i = 0;
         while i < input.len() {
-            let rest = &input[i..];
-            let Some(nl) = rest.iter().position(|&b| b == b'\n') else {
-                self.take_line_bytes(buf, rest);
-                return (input.len(), Fed::More);
-            };
-            self.take_line_bytes(buf, &rest[..nl]);
-            i += nl + 1;
-            if !self.blank {
-                // A CR before the LF belongs to the line ending.
-                if self.len <= buf.len() && buf.get(self.len.wrapping_sub(1)) == Some(&b'\r') {
-                    self.len -= 1;
-                }
+            let (n, _, cut) = self.lines.feed(&mut self.len, buf, &input[i..]);
+            i += n;
+            if self.line_cut(cut) {
                 return (i, Fed::Event);
             }
-            self.clear_event();
         }
         (i, Fed::More)
     }
 
-    fn take_line_bytes(&mut self, buf: &mut [u8], bytes: &[u8]) {
-        if self.blank && bytes.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r')) {
-            // A blank prefix is not kept: it decides nothing and costs room.
-            return;
+    /// A line ended: its data is `buf[..len]` (over-long, as much of it as fitted).
+    fn line_cut(&mut self, cut: Cut) -> bool {
+        match cut {
+            Cut::Partial => false,
+            Cut::Line(len) | Cut::TooLong(len) => {
+                self.len = len;
+                true
+            }
         }
-        if self.blank {
-            self.blank = false;
-            self.len = 0;
-        }
-        self.push(buf, bytes);
     }
 
     fn feed_sse(&mut self, buf: &mut [u8], input: &[u8]) -> (usize, Fed) {

@@ -2,7 +2,7 @@
 //! frames they ask for, and the state they share between events.
 
 use super::calls::{Calls, Close};
-use super::config::Skipped;
+use super::config::DecoderStats;
 use crate::json::{self, valid, JsonStr};
 
 /// A byte range of the event: a string token (quotes included) or a raw value.
@@ -132,7 +132,7 @@ pub(crate) struct Reason<'a> {
 
 impl Reason<'_> {
     /// Keeps `text` as the reason (cut to [`REASON_CAP`] on a character boundary).
-    pub(crate) fn set(&mut self, text: JsonStr<'_>, skipped: &mut Skipped) {
+    pub(crate) fn set(&mut self, text: JsonStr<'_>, skipped: &mut DecoderStats) {
         let (kept, cut) = text.decode_prefix_into(self.buf);
         self.len = Some(kept.len());
         skipped.cut += cut as u32;
@@ -146,7 +146,7 @@ impl Reason<'_> {
 pub(crate) struct State<'a> {
     pub(crate) calls: Calls<'a>,
     pub(crate) reason: Reason<'a>,
-    pub(crate) skipped: Skipped,
+    pub(crate) skipped: DecoderStats,
     /// Keys below 64 of calls already written or refused in this response, whose later
     /// pieces are not new calls.
     pub(crate) gone: u64,
@@ -193,6 +193,7 @@ impl State<'_> {
     ) -> Result<usize, Emit> {
         let id_str = id.and_then(valid::string);
         let name_str = name.and_then(valid::string);
+        self.skipped.calls_started += 1;
         match self.calls.open(key, id_str, name_str) {
             Ok(i) => Ok(i),
             Err(_) => {

@@ -10,9 +10,12 @@ use crate::json::{self, JsonError, JsonStr, Members, DEFAULT_MAX_DEPTH};
 
 mod error;
 mod fields;
+pub(crate) mod splitter;
+pub(crate) mod write;
 
 pub use error::FrameError;
 use fields::{Fields, Need, ARGS, CONTENT, ERROR, ID, NAME, RESULT, SHARED};
+pub use splitter::{LineSplitter, LineTooLong};
 
 /// The frame's `type`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -326,7 +329,7 @@ pub(crate) fn scanned_string(value: &[u8]) -> Option<JsonStr<'_>> {
 }
 
 /// A raw value that is a (validated) string token, as a view.
-pub fn as_string(value: &[u8]) -> Option<JsonStr<'_>> {
+pub(crate) fn as_string(value: &[u8]) -> Option<JsonStr<'_>> {
     if value.first() == Some(&b'"') {
         JsonStr::from_token(value).ok()
     } else {

@@ -181,7 +181,7 @@ mod swar_equivalence {
             write_escaped(&t, |piece| a.extend_from_slice(piece));
             let b = reference(&t);
             assert_eq!(a, b, "{t:?}");
-            assert_eq!(crate::encode::escaped_len(&t), b.len());
+            assert_eq!(crate::frame::write::escaped_len(&t), b.len());
         }
     }
 }

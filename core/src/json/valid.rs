@@ -51,6 +51,12 @@ fn skip_container(b: &[u8], pos: usize) -> usize {
     b.len()
 }
 
+/// Just past `bracket` when `value` starts with it (after white space).
+fn opened_by(value: &[u8], bracket: u8) -> Option<usize> {
+    let pos = skip_ws(value, 0);
+    (value.get(pos) == Some(&bracket)).then_some(pos + 1)
+}
+
 /// The members of a validated object, in order.
 #[derive(Clone, Debug)]
 pub(crate) struct Obj<'a> {
@@ -61,11 +67,8 @@ pub(crate) struct Obj<'a> {
 impl<'a> Obj<'a> {
     /// The members of `value` when it is an object (white space around it allowed).
     pub(crate) fn of(value: &'a [u8]) -> Option<Self> {
-        let pos = skip_ws(value, 0);
-        (value.get(pos) == Some(&b'{')).then_some(Self {
-            b: value,
-            pos: pos + 1,
-        })
+        let pos = opened_by(value, b'{')?;
+        Some(Self { b: value, pos })
     }
 }
 
@@ -101,11 +104,8 @@ pub(crate) struct Arr<'a> {
 impl<'a> Arr<'a> {
     /// The elements of `value` when it is an array (white space around it allowed).
     pub(crate) fn of(value: &'a [u8]) -> Option<Self> {
-        let pos = skip_ws(value, 0);
-        (value.get(pos) == Some(&b'[')).then_some(Self {
-            b: value,
-            pos: pos + 1,
-        })
+        let pos = opened_by(value, b'[')?;
+        Some(Self { b: value, pos })
     }
 }
 

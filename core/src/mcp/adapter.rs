@@ -9,14 +9,18 @@ use crate::sink::write_counted;
 
 use super::calls::CallState;
 use super::config::{OUTBOX_HEADER, REASON_CAP};
-use super::error::{Handled, McpError};
-use super::frames::Failure;
-use super::lines;
+use super::error::{McpError, McpHandled};
+use super::frames::McpFailure;
+use super::outgoing;
 use super::stats::bump64;
-use super::{Client, Immediate, Owed, Phase};
+use super::{Immediate, McpClient, Owed, Phase};
 
-impl Client<'_> {
-    pub(super) fn call(&mut self, handle: CallHandle, f: &Frame<'_>) -> Result<Handled, McpError> {
+impl McpClient<'_> {
+    pub(super) fn call(
+        &mut self,
+        handle: CallHandle,
+        f: &Frame<'_>,
+    ) -> Result<McpHandled, McpError> {
         if self.immediate.is_some() {
             return Err(McpError::FramePending);
         }
@@ -33,24 +37,24 @@ impl Client<'_> {
         let rpc = self.next_rpc;
         let args = json::bytes::trim_ws(call.args);
         let mut counted = crate::sink::Counter(0);
-        lines::tools_call(&mut counted, rpc, name, args);
+        outgoing::tools_call(&mut counted, rpc, name, args);
         let len = counted.0;
         let slot = self.calls.free_slot();
         let fail = match self.phase {
-            Phase::Closed => Some(Failure::Closed),
-            Phase::Failed => Some(Failure::NotStarted),
-            _ if args.first() != Some(&b'{') => Some(Failure::ArgsNotObject),
-            _ if slot.is_none() => Some(Failure::TooMany {
+            Phase::Closed => Some(McpFailure::Closed),
+            Phase::Failed => Some(McpFailure::NotStarted),
+            _ if args.first() != Some(&b'{') => Some(McpFailure::ArgsNotObject),
+            _ if slot.is_none() => Some(McpFailure::TooMany {
                 max: self.calls.len(),
             }),
-            _ if !self.outbox.could_hold(len) => Some(Failure::RequestTooLong {
+            _ if !self.outbox.could_hold(len) => Some(McpFailure::RequestTooLong {
                 len,
                 cap: self.cfg.outbox_cap - OUTBOX_HEADER,
             }),
             _ => None,
         };
         let (Some(slot), None) = (slot, fail) else {
-            let why = fail.unwrap_or(Failure::NotStarted);
+            let why = fail.unwrap_or(McpFailure::NotStarted);
             // The name fits: its length was checked against the cap.
             let _ = name.decode_into(self.imm_name);
             self.immediate = Some(Immediate {
@@ -58,7 +62,7 @@ impl Client<'_> {
                 why,
                 name_len,
             });
-            return Ok(Handled::Failed(why));
+            return Ok(McpHandled::Failed(why));
         };
         self.outbox.reserve(len).map_err(|e| McpError::OutboxFull {
             needed: e.needed,
@@ -67,21 +71,21 @@ impl Client<'_> {
         let _ = name.decode_into(self.calls.name_buf(slot));
         self.calls.take(slot, handle, rpc, name_len);
         self.outbox.push(rpc, len, |dst| {
-            let _ = write_counted(dst, |s| lines::tools_call(s, rpc, name, args));
+            let _ = write_counted(dst, |s| outgoing::tools_call(s, rpc, name, args));
         });
         self.next_rpc += 1;
         bump64(&mut self.stats.calls);
-        Ok(Handled::Sent { request: rpc })
+        Ok(McpHandled::Sent { request: rpc })
     }
 
     pub(super) fn cancel(
         &mut self,
         handle: CallHandle,
         f: &Frame<'_>,
-    ) -> Result<Handled, McpError> {
+    ) -> Result<McpHandled, McpError> {
         if self.immediate.is_some_and(|i| i.handle == handle) {
             self.immediate = None;
-            return Ok(Handled::Cancelled { notified: false });
+            return Ok(McpHandled::Cancelled { notified: false });
         }
         let slot = self.calls.by_handle(handle).ok_or(McpError::UnknownCall)?;
         let call = self.calls.get(slot);
@@ -98,7 +102,7 @@ impl Client<'_> {
                 None => b"",
             };
             let mut counted = crate::sink::Counter(0);
-            lines::cancelled(&mut counted, call.rpc, reason);
+            outgoing::cancelled(&mut counted, call.rpc, reason);
             if let Err(e) = self.outbox.reserve(counted.0) {
                 // Withdrawn above only when found, so nothing changed.
                 return Err(McpError::OutboxFull {
@@ -108,7 +112,7 @@ impl Client<'_> {
             }
             let rpc = call.rpc;
             self.outbox.push(0, counted.0, |dst| {
-                let _ = write_counted(dst, |s| lines::cancelled(s, rpc, reason));
+                let _ = write_counted(dst, |s| outgoing::cancelled(s, rpc, reason));
             });
             notified = true;
         }
@@ -125,6 +129,6 @@ impl Client<'_> {
             self.owed = Owed::Nothing;
         }
         self.calls.set_state(slot, CallState::Free);
-        Ok(Handled::Cancelled { notified })
+        Ok(McpHandled::Cancelled { notified })
     }
 }

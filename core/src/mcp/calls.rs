@@ -2,7 +2,7 @@
 
 use crate::route::CallHandle;
 
-use super::frames::Failure;
+use super::frames::McpFailure;
 
 /// Where a call is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -15,7 +15,7 @@ pub(crate) enum CallState {
     /// The answer in the line buffer is being given to the wrapper.
     Answering,
     /// The client failed it: its `ERROR` waits in `poll_frame`.
-    Failing(Failure),
+    Failing(McpFailure),
 }
 
 /// Storage for one call in flight; give the client `[McpSlot::EMPTY; N]`.
@@ -110,8 +110,8 @@ impl<'a> Calls<'a> {
     }
 
     /// The failed call of the oldest request.
-    pub(crate) fn oldest_failing(&self) -> Option<(usize, Failure)> {
-        let mut best: Option<(usize, Failure, u64)> = None;
+    pub(crate) fn oldest_failing(&self) -> Option<(usize, McpFailure)> {
+        let mut best: Option<(usize, McpFailure, u64)> = None;
         for (i, s) in self.slots.iter().enumerate() {
             if let CallState::Failing(f) = s.state {
                 if best.is_none_or(|(_, _, rpc)| s.rpc < rpc) {
@@ -123,7 +123,7 @@ impl<'a> Calls<'a> {
     }
 
     /// Fails every waiting call.
-    pub(crate) fn fail_waiting(&mut self, why: Failure) {
+    pub(crate) fn fail_waiting(&mut self, why: McpFailure) {
         for s in self.slots.iter_mut() {
             if s.state == CallState::Waiting {
                 s.state = CallState::Failing(why);

@@ -3,6 +3,7 @@
 //! Every size is a `const fn` with saturating arithmetic, as the wrapper's are, so a host
 //! sizes a `static` arena at compile time.
 
+use crate::error::StorageError;
 use crate::json::DEFAULT_MAX_DEPTH;
 
 /// The protocol revision the client asks for in `initialize` (SPEC §9.1).
@@ -61,7 +62,7 @@ impl McpConfig {
     /// serves: every name the wrapper sends then fits, and every valid line of the server
     /// gives a frame the wrapper does not refuse as too deep (a result sits at the same
     /// level in the line and in the frame).
-    pub const fn fitting(self, wrapper: &crate::wrapper::Config) -> Self {
+    pub const fn fit(self, wrapper: &crate::wrapper::WrapperConfig) -> Self {
         McpConfig {
             name_cap: wrapper.name_cap,
             max_depth: wrapper.max_depth,
@@ -79,7 +80,7 @@ impl McpConfig {
             .saturating_add(self.name_cap.saturating_mul(calls.saturating_add(2)))
     }
 
-    /// The longest frame [`poll_frame`](super::Client::poll_frame) writes: a result or an
+    /// The longest frame [`poll_frame`](super::McpClient::poll_frame) writes: a result or an
     /// error message no longer than the line it came from, around an escaped name.
     pub const fn max_frame_len(&self) -> usize {
         // Text decoded from the line and escaped again is never longer than it was there
@@ -90,7 +91,7 @@ impl McpConfig {
             .saturating_add(160)
     }
 
-    /// The longest line [`poll_transmit`](super::Client::poll_transmit) writes.
+    /// The longest line [`poll_transmit`](super::McpClient::poll_transmit) writes.
     pub const fn max_line_len(&self) -> usize {
         let outbox = self.outbox_cap.saturating_sub(OUTBOX_HEADER);
         // A reply echoes a request id from a line; `initialize` names the client.
@@ -100,14 +101,14 @@ impl McpConfig {
     }
 
     /// Why this configuration cannot work, if it cannot.
-    pub(crate) const fn check(&self) -> Result<(), McpStorageError> {
+    pub(crate) const fn check(&self) -> Result<(), StorageError> {
         if self.line_cap == 0
             || self.name_cap == 0
             || self.max_depth < 3
             || self.outbox_cap < CANCEL_LINE_BOUND + OUTBOX_HEADER
             || self.arena_len(0) == usize::MAX
         {
-            return Err(McpStorageError::BadConfig);
+            return Err(StorageError::BadConfig);
         }
         Ok(())
     }
@@ -139,55 +140,17 @@ const fn max(a: usize, b: usize) -> usize {
 /// Who the client says it is in `initialize` (`clientInfo`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct ClientInfo<'a> {
+pub struct McpClientInfo<'a> {
     /// `clientInfo.name` (at most [`CLIENT_TEXT_CAP`] bytes).
     pub name: &'a str,
     /// `clientInfo.version` (at most [`CLIENT_TEXT_CAP`] bytes).
     pub version: &'a str,
 }
 
-impl ClientInfo<'static> {
+impl McpClientInfo<'static> {
     /// This crate, by its package name and version.
-    pub const THIS_CRATE: ClientInfo<'static> = ClientInfo {
+    pub const THIS_CRATE: McpClientInfo<'static> = McpClientInfo {
         name: env!("CARGO_PKG_NAME"),
         version: env!("CARGO_PKG_VERSION"),
     };
 }
-
-/// Why [`Client::new`](super::Client::new) refused its memory or configuration.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum McpStorageError {
-    /// A capacity is zero, the depth limit is below 3, the outbox cannot hold a
-    /// `notifications/cancelled` line, or the arena size overflows.
-    BadConfig,
-    /// The arena is shorter than [`McpConfig::arena_len`].
-    ArenaTooSmall {
-        /// Bytes needed.
-        needed: usize,
-        /// Bytes given.
-        given: usize,
-    },
-    /// More call slots than the client counts (65,535).
-    TooManySlots,
-    /// `clientInfo`'s name or version is longer than [`CLIENT_TEXT_CAP`].
-    ClientInfoTooLong,
-}
-
-impl core::fmt::Display for McpStorageError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::BadConfig => f.write_str("MCP client configuration cannot work"),
-            Self::ArenaTooSmall { needed, given } => {
-                write!(f, "MCP client arena of {given} bytes, {needed} needed")
-            }
-            Self::TooManySlots => f.write_str("more than 65535 MCP call slots"),
-            Self::ClientInfoTooLong => {
-                write!(f, "clientInfo name or version over {CLIENT_TEXT_CAP} bytes")
-            }
-        }
-    }
-}
-
-impl core::error::Error for McpStorageError {}

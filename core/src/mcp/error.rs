@@ -2,17 +2,17 @@
 
 use crate::frame::FrameError;
 
-/// What [`Client::handle_frame`](super::Client::handle_frame) did with a frame.
+/// What [`McpClient::handle_frame`](super::McpClient::handle_frame) did with a frame.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Handled {
+pub enum McpHandled {
     /// A `TOOL_CALL` became request `request` (queued for the server).
     Sent {
         /// Its JSON-RPC id, also its progress token.
         request: u64,
     },
     /// A `TOOL_CALL` failed at once: its `ERROR` waits in `poll_frame`.
-    Failed(super::frames::Failure),
+    Failed(super::frames::McpFailure),
     /// A `CANCEL` ended its call; `notified` when `notifications/cancelled` was queued (not
     /// when the call's request had not gone out yet: it was withdrawn).
     Cancelled {
@@ -33,7 +33,7 @@ pub enum McpError {
     /// A `TOOL_CALL` without a string `content.name`.
     NoName,
     /// A `TOOL_CALL` whose decoded name is longer than `name_cap`
-    /// ([`McpConfig::fitting`](super::McpConfig::fitting) avoids it).
+    /// ([`McpConfig::fit`](super::McpConfig::fit) avoids it).
     NameTooLong {
         /// The decoded length.
         len: usize,

@@ -24,7 +24,7 @@ pub enum McpEvent<'c> {
     /// A listed tool the client cannot serve.
     ToolSkipped {
         /// Why.
-        reason: ToolSkip,
+        reason: McpToolSkip,
         /// Its entry as sent.
         tool: &'c [u8],
     },
@@ -34,7 +34,7 @@ pub enum McpEvent<'c> {
         tools: u32,
     },
     /// The start-up failed: calls waiting fail, later ones fail at once.
-    StartFailed(StartError<'c>),
+    StartFailed(McpStartError<'c>),
     /// A notification other than progress (`notifications/tools/list_changed`,
     /// `notifications/message`, …); it changes nothing else.
     Notification {
@@ -48,7 +48,7 @@ pub enum McpEvent<'c> {
 /// Why a listed tool was skipped.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum ToolSkip {
+pub enum McpToolSkip {
     /// Its decoded name is longer than `name_cap`.
     NameTooLong {
         /// The name's decoded length.
@@ -64,7 +64,7 @@ pub enum ToolSkip {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
-pub enum StartError<'c> {
+pub enum McpStartError<'c> {
     /// `initialize` chose a revision the client does not speak (its value as sent).
     UnsupportedVersion(&'c [u8]),
     /// The `initialize` result has no string `protocolVersion`, or the `tools/list` result

@@ -8,7 +8,7 @@ use crate::sink::{put_escaped, put_json_string, put_u64, Sink};
 /// Why the client failed a call itself.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Failure {
+pub enum McpFailure {
     /// The transport closed with the call in flight (SPEC §9.7).
     Closed,
     /// The server's start-up failed, so the call was never sent.
@@ -106,9 +106,9 @@ pub(crate) fn error_message(s: &mut dyn Sink, name: &[u8], message: Option<JsonS
 }
 
 /// The `ERROR` of a call the client failed itself.
-pub(crate) fn failure(s: &mut dyn Sink, name: &[u8], why: Failure) {
+pub(crate) fn failure(s: &mut dyn Sink, name: &[u8], why: McpFailure) {
     s.put(ERROR_HEAD);
-    if why == Failure::ArgsNotObject {
+    if why == McpFailure::ArgsNotObject {
         s.put(b"Tool ");
         put_escaped(s, name);
         s.put(b" arguments must be an object");
@@ -118,32 +118,32 @@ pub(crate) fn failure(s: &mut dyn Sink, name: &[u8], why: Failure) {
     put_failed(s, name);
     s.put(b": ");
     match why {
-        Failure::Closed => s.put(b"the MCP server closed the connection"),
-        Failure::NotStarted => s.put(b"the MCP server did not start"),
-        Failure::ArgsNotObject => {}
-        Failure::TooMany { max } => {
+        McpFailure::Closed => s.put(b"the MCP server closed the connection"),
+        McpFailure::NotStarted => s.put(b"the MCP server did not start"),
+        McpFailure::ArgsNotObject => {}
+        McpFailure::TooMany { max } => {
             s.put(b"too many MCP calls in flight (max ");
             put_u64(s, max as u64);
             s.put(b")");
         }
-        Failure::RequestTooLong { len, cap } => {
+        McpFailure::RequestTooLong { len, cap } => {
             s.put(b"its request of ");
             put_u64(s, len as u64);
             s.put(b" bytes exceeds the MCP client's outbox of ");
             put_u64(s, cap as u64);
             s.put(b" bytes");
         }
-        Failure::ResponseTooLong { cap } => {
+        McpFailure::ResponseTooLong { cap } => {
             s.put(b"the MCP server's response exceeds ");
             put_u64(s, cap as u64);
             s.put(b" bytes");
         }
-        Failure::ResponseTooDeep { max_depth } => {
+        McpFailure::ResponseTooDeep { max_depth } => {
             s.put(b"the MCP server's response is nested deeper than ");
             put_u64(s, u64::from(max_depth));
             s.put(b" levels");
         }
-        Failure::NoOutcome => s.put(b"the MCP server's response has no result or error"),
+        McpFailure::NoOutcome => s.put(b"the MCP server's response has no result or error"),
     }
     s.put(ERROR_TAIL);
 }

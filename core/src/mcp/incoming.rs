@@ -6,13 +6,13 @@ use crate::json::{self, JsonErrorKind};
 
 use super::calls::CallState;
 use super::config::SUPPORTED_VERSIONS;
-use super::frames::Failure;
-use super::message::{self, Message, Outcome};
+use super::frames::McpFailure;
+use super::jsonrpc::{self, Message, Outcome};
 use super::salvage::Salvage;
 use super::stats::bump32;
-use super::{span, Client, Owed, Phase, StartFault, MAX_PAGES};
+use super::{span, McpClient, Owed, Phase, StartFault, MAX_PAGES};
 
-impl Client<'_> {
+impl McpClient<'_> {
     pub(super) fn on_line(&mut self, line: &[u8]) {
         match json::validate(line, self.cfg.max_depth) {
             Ok(()) => {}
@@ -20,14 +20,14 @@ impl Client<'_> {
                 bump32(&mut self.stats.too_deep);
                 let mut scan = Salvage::new();
                 scan.feed(line);
-                let why = Failure::ResponseTooDeep {
+                let why = McpFailure::ResponseTooDeep {
                     max_depth: self.cfg.max_depth,
                 };
                 return self.unreadable(scan, why);
             }
             Err(_) => return bump32(&mut self.stats.not_json),
         }
-        match message::read(line) {
+        match jsonrpc::read(line) {
             None => bump32(&mut self.stats.not_jsonrpc),
             Some(Message::Response { id, outcome }) => self.on_response(line, id, outcome),
             Some(Message::Request { id, method }) => {
@@ -94,7 +94,7 @@ impl Client<'_> {
             Outcome::Neither => {
                 return self
                     .calls
-                    .set_state(slot, CallState::Failing(Failure::NoOutcome));
+                    .set_state(slot, CallState::Failing(McpFailure::NoOutcome));
             }
         };
         self.calls.set_state(slot, CallState::Answering);
@@ -160,11 +160,11 @@ impl Client<'_> {
         self.owed = Owed::StartFailed(fault);
         self.phase = Phase::Failed;
         self.outbox.clear();
-        self.calls.fail_waiting(Failure::NotStarted);
+        self.calls.fail_waiting(McpFailure::NotStarted);
     }
 
     fn on_progress(&mut self, line: &[u8], params: Option<&[u8]>) {
-        let token = params.and_then(message::progress_token);
+        let token = params.and_then(jsonrpc::progress_token);
         let Some((slot, params)) = token.and_then(|t| self.calls.waiting_for(t)).zip(params) else {
             return match token.is_some_and(|t| self.issued(t)) {
                 true => bump32(&mut self.stats.late),
@@ -178,7 +178,7 @@ impl Client<'_> {
     }
 
     /// A line the client could not read whole: a response among them fails its call.
-    pub(super) fn unreadable(&mut self, scan: Salvage, why: Failure) {
+    pub(super) fn unreadable(&mut self, scan: Salvage, why: McpFailure) {
         let Some(id) = scan.response_id() else {
             return;
         };

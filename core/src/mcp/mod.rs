@@ -1,39 +1,39 @@
 //! An MCP client (SPEC §9): any MCP server, over any newline-delimited byte transport,
 //! serves a wrapper's adapter tools, every pending call carried over the one connection.
 //!
-//! The [`Client`] is sans-IO and allocation-free like the rest of the crate: the host
+//! The [`McpClient`] is sans-IO and allocation-free like the rest of the crate: the host
 //! moves bytes between it and the transport, and frames between it and the
 //! [`Wrapper`](crate::Wrapper). It keeps no clock: the wrapper times calls out (restarted
 //! by the server's progress, SPEC §5) and sends the `CANCEL` that tells the server.
 //!
 //! # Methods by role
 //!
-//! - Set-up: [`new`](Client::new) (memory from [`McpConfig::arena_len`] and one
-//!   [`McpSlot`] per call in flight), then [`start`](Client::start).
-//! - Inputs: [`feed`](Client::feed) bytes from the server; [`handle_frame`](Client::handle_frame)
+//! - Set-up: [`new`](McpClient::new) (memory from [`McpConfig::arena_len`] and one
+//!   [`McpSlot`] per call in flight), then [`start`](McpClient::start).
+//! - Inputs: [`feed`](McpClient::feed) bytes from the server; [`handle_frame`](McpClient::handle_frame)
 //!   with each frame the wrapper routes to an adapter ([`Route::Adapter`](crate::Route));
-//!   [`handle_closed`](Client::handle_closed) when the transport is gone.
-//! - Outputs: [`poll_transmit`](Client::poll_transmit) (lines for the server),
-//!   [`poll_frame`](Client::poll_frame) (frames for
+//!   [`handle_closed`](McpClient::handle_closed) when the transport is gone.
+//! - Effects: [`poll_transmit`](McpClient::poll_transmit) (lines for the server),
+//!   [`poll_frame`](McpClient::poll_frame) (frames for
 //!   [`Wrapper::handle_adapter_frame`](crate::Wrapper::handle_adapter_frame)),
-//!   [`poll_event`](Client::poll_event) (start-up, listed tools, notifications).
+//!   [`poll_event`](McpClient::poll_event) (start-up, listed tools, notifications).
 //!
 //! # Polling order
 //!
-//! After every input, drain [`poll_event`](Client::poll_event), [`poll_frame`](Client::poll_frame)
-//! and [`poll_transmit`](Client::poll_transmit) until each gives nothing. `feed` takes
+//! After every input, drain [`poll_event`](McpClient::poll_event), [`poll_frame`](McpClient::poll_frame)
+//! and [`poll_transmit`](McpClient::poll_transmit) until each gives nothing. `feed` takes
 //! up to the end of one line, and nothing while what that line owes is not polled out.
 //! Listed tools come as [`McpEvent::Tool`] before [`McpEvent::Ready`]; calls handed in
 //! earlier wait in the outbox until then.
 //!
 //! ```
-//! use polyweave_tool_adapter::mcp::{Client, ClientInfo, McpConfig, McpEvent, McpSlot};
+//! use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpConfig, McpEvent, McpSlot};
 //! use polyweave_tool_adapter::CallHandle;
 //!
 //! const CFG: McpConfig = McpConfig::SMALL;
 //! let mut slots = [McpSlot::EMPTY; 2];
 //! let mut arena = [0u8; CFG.arena_len(2)];
-//! let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+//! let mut c = McpClient::new(CFG, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
 //! c.start().unwrap();
 //! let mut line = [0u8; 512];
 //! let n = c.poll_transmit(&mut line).unwrap().unwrap();
@@ -75,23 +75,24 @@ mod error;
 mod event;
 mod frames;
 mod incoming;
-mod line;
-mod lines;
-mod message;
+mod jsonrpc;
 mod outbox;
+mod outgoing;
 mod salvage;
 mod stats;
 
 pub use calls::McpSlot;
 pub use config::{
-    ClientInfo, McpConfig, McpStorageError, CANCEL_LINE_BOUND, CLIENT_TEXT_CAP, OUTBOX_HEADER,
-    PROTOCOL_VERSION, REASON_CAP, SUPPORTED_VERSIONS,
+    McpClientInfo, McpConfig, CANCEL_LINE_BOUND, CLIENT_TEXT_CAP, OUTBOX_HEADER, PROTOCOL_VERSION,
+    REASON_CAP, SUPPORTED_VERSIONS,
 };
-pub use error::{Handled, McpError};
-pub use event::{McpEvent, StartError, ToolSkip};
-pub use frames::Failure;
+pub use error::{McpError, McpHandled};
+pub use event::{McpEvent, McpStartError, McpToolSkip};
+pub use frames::McpFailure;
 pub use stats::McpStats;
 
+use crate::error::StorageError;
+use crate::frame::splitter::{Cut, Lines};
 use crate::frame::{Frame, FrameKind};
 use crate::json::valid::{get_str, string, Arr};
 use crate::json::BufferTooSmall;
@@ -99,17 +100,17 @@ use crate::route::CallHandle;
 use crate::sink::write_counted;
 
 use calls::{CallState, Calls};
-use line::{Fed, LineReader};
 use outbox::Outbox;
+use salvage::Salvage;
 use stats::{bump32, bump64};
 
 /// `tools/list` pages the client follows before it calls the start-up failed.
 pub const MAX_PAGES: u32 = 1024;
 
-/// A frame [`Client::poll_frame`] wrote, for the adapter call `handle` names.
+/// A frame [`McpClient::poll_frame`] wrote, for the adapter call `handle` names.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct AdapterFrame {
+pub struct McpAdapterFrame {
     /// The call, as the wrapper named it in [`Route::Adapter`](crate::Route::Adapter).
     pub handle: CallHandle,
     /// The frame's length in the host's buffer.
@@ -119,7 +120,7 @@ pub struct AdapterFrame {
 /// Where the client is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum State {
+pub enum McpState {
     /// Not started.
     Idle,
     /// Initializing and listing tools.
@@ -185,14 +186,14 @@ enum Owed {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 struct Immediate {
     handle: CallHandle,
-    why: Failure,
+    why: McpFailure,
     name_len: usize,
 }
 
 /// The MCP client.
-pub struct Client<'a> {
+pub struct McpClient<'a> {
     cfg: McpConfig,
-    info: ClientInfo<'a>,
+    info: McpClientInfo<'a>,
     calls: Calls<'a>,
     line: &'a mut [u8],
     cursor: &'a mut [u8],
@@ -203,7 +204,11 @@ pub struct Client<'a> {
     /// Where a listed tool's name is decoded.
     scratch: &'a mut [u8],
     outbox: Outbox<'a>,
-    reader: LineReader,
+    /// Bytes of the unfinished line, stored or not.
+    line_len: usize,
+    lines: Lines,
+    /// The scan of a line that outgrew `line`, while it streams past.
+    scan: Option<Salvage>,
     owed: Owed,
     immediate: Option<Immediate>,
     phase: Phase,
@@ -213,9 +218,9 @@ pub struct Client<'a> {
     stats: McpStats,
 }
 
-impl core::fmt::Debug for Client<'_> {
+impl core::fmt::Debug for McpClient<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Client")
+        f.debug_struct("McpClient")
             .field("phase", &self.phase)
             .field("in_flight", &self.calls.in_flight())
             .field("outbox", &self.outbox.len())
@@ -231,25 +236,25 @@ fn span(whole: &[u8], part: &[u8]) -> Span {
     (start, start + part.len())
 }
 
-impl<'a> Client<'a> {
+impl<'a> McpClient<'a> {
     /// A client with `slots.len()` calls in flight at most and an arena of
     /// [`McpConfig::arena_len`] bytes.
     pub fn new(
         cfg: McpConfig,
-        info: ClientInfo<'a>,
+        info: McpClientInfo<'a>,
         slots: &'a mut [McpSlot],
         arena: &'a mut [u8],
-    ) -> Result<Self, McpStorageError> {
+    ) -> Result<Self, StorageError> {
         cfg.check()?;
         if slots.len() > u16::MAX as usize {
-            return Err(McpStorageError::TooManySlots);
+            return Err(StorageError::TooManySlots);
         }
         if info.name.len() > CLIENT_TEXT_CAP || info.version.len() > CLIENT_TEXT_CAP {
-            return Err(McpStorageError::ClientInfoTooLong);
+            return Err(StorageError::ClientInfoTooLong);
         }
         let needed = cfg.arena_len(slots.len());
         if arena.len() < needed {
-            return Err(McpStorageError::ArenaTooSmall {
+            return Err(StorageError::ArenaTooSmall {
                 needed,
                 given: arena.len(),
             });
@@ -270,7 +275,9 @@ impl<'a> Client<'a> {
             imm_name,
             scratch,
             outbox: Outbox::new(outbox),
-            reader: LineReader::new(),
+            line_len: 0,
+            lines: Lines::new(),
+            scan: None,
             owed: Owed::Nothing,
             immediate: None,
             phase: Phase::Idle,
@@ -287,13 +294,13 @@ impl<'a> Client<'a> {
     }
 
     /// Where it is in its life.
-    pub fn state(&self) -> State {
+    pub fn state(&self) -> McpState {
         match self.phase {
-            Phase::Idle => State::Idle,
-            Phase::Ready => State::Ready,
-            Phase::Failed => State::Failed,
-            Phase::Closed => State::Closed,
-            _ => State::Starting,
+            Phase::Idle => McpState::Idle,
+            Phase::Ready => McpState::Ready,
+            Phase::Failed => McpState::Failed,
+            Phase::Closed => McpState::Closed,
+            _ => McpState::Starting,
         }
     }
 
@@ -314,7 +321,7 @@ impl<'a> Client<'a> {
 
     /// Bytes of a line from the server read so far and not yet complete.
     pub fn buffered(&self) -> usize {
-        self.reader.buffered()
+        self.line_len
     }
 
     // ----- inputs -------------------------------------------------------
@@ -338,22 +345,39 @@ impl<'a> Client<'a> {
         if self.owed != Owed::Nothing {
             return 0;
         }
-        let (taken, fed) = self.reader.feed(self.line, input);
-        match fed {
-            Fed::Partial => {}
-            Fed::Line(len) => {
+        let (taken, spill, cut) = self.lines.feed(&mut self.line_len, self.line, input);
+        if !spill.is_empty() {
+            // The line outgrew its buffer: scan it (the stored start first) as it streams past.
+            let line = &*self.line;
+            self.scan
+                .get_or_insert_with(|| {
+                    let mut scan = Salvage::new();
+                    scan.feed(line);
+                    scan
+                })
+                .feed(spill);
+        }
+        match cut {
+            Cut::Partial => {
+                if self.line_len == 0 {
+                    // A blank line ended (or nothing came): nothing to scan.
+                    self.scan = None;
+                }
+            }
+            Cut::Line(len) => {
                 bump64(&mut self.stats.lines);
                 // The line is read out of its buffer, which the handlers leave alone.
                 let buf = core::mem::take(&mut self.line);
                 self.on_line(&buf[..len]);
                 self.line = buf;
             }
-            Fed::TooLong { scan, .. } => {
+            Cut::TooLong(_) => {
                 bump64(&mut self.stats.lines);
                 bump32(&mut self.stats.too_long);
-                let why = Failure::ResponseTooLong {
+                let why = McpFailure::ResponseTooLong {
                     cap: self.cfg.line_cap,
                 };
+                let scan = self.scan.take().unwrap_or_else(Salvage::new);
                 self.unreadable(scan, why);
             }
         }
@@ -366,7 +390,11 @@ impl<'a> Client<'a> {
     /// frames: any handle unique among the calls in flight works (a host driving
     /// standalone [`AdapterCall`](crate::AdapterCall)s makes its own with
     /// [`CallHandle::from_parts`]).
-    pub fn handle_frame(&mut self, handle: CallHandle, frame: &[u8]) -> Result<Handled, McpError> {
+    pub fn handle_frame(
+        &mut self,
+        handle: CallHandle,
+        frame: &[u8],
+    ) -> Result<McpHandled, McpError> {
         let f = Frame::parse_validated(frame, self.cfg.max_depth).map_err(McpError::Malformed)?;
         match f.kind() {
             FrameKind::ToolCall => self.call(handle, &f),
@@ -382,11 +410,13 @@ impl<'a> Client<'a> {
         }
         self.phase = Phase::Closed;
         self.outbox.clear();
-        self.reader.clear();
+        self.line_len = 0;
+        self.lines = Lines::new();
+        self.scan = None;
         if let Owed::Reply { .. } = self.owed {
             self.owed = Owed::Nothing;
         }
-        self.calls.fail_waiting(Failure::Closed);
+        self.calls.fail_waiting(McpFailure::Closed);
     }
 
     // ----- outputs ------------------------------------------------------
@@ -395,7 +425,7 @@ impl<'a> Client<'a> {
     pub fn poll_transmit(&mut self, out: &mut [u8]) -> Result<Option<usize>, BufferTooSmall> {
         if let Owed::Reply { id, ping } = self.owed {
             let id = &self.line[id.0..id.1];
-            let n = write_counted(out, |s| lines::reply(s, id, ping))?;
+            let n = write_counted(out, |s| outgoing::reply(s, id, ping))?;
             self.owed = Owed::Nothing;
             return Ok(Some(n));
         }
@@ -403,19 +433,19 @@ impl<'a> Client<'a> {
         let n = match self.phase {
             Phase::SendInit => {
                 let info = self.info;
-                let n = write_counted(out, |s| lines::initialize(s, rpc, &info))?;
+                let n = write_counted(out, |s| outgoing::initialize(s, rpc, &info))?;
                 self.next_rpc += 1;
                 self.phase = Phase::AwaitInit(rpc);
                 n
             }
             Phase::SendInitialized => {
-                let n = write_counted(out, lines::initialized)?;
+                let n = write_counted(out, outgoing::initialized)?;
                 self.phase = Phase::SendList;
                 n
             }
             Phase::SendList => {
                 let cursor = self.cursor_len.map(|n| &self.cursor[..n]);
-                let n = write_counted(out, |s| lines::tools_list(s, rpc, cursor))?;
+                let n = write_counted(out, |s| outgoing::tools_list(s, rpc, cursor))?;
                 self.next_rpc += 1;
                 self.pages += 1;
                 self.phase = Phase::AwaitList(rpc);
@@ -440,7 +470,10 @@ impl<'a> Client<'a> {
 
     /// The next frame for a call's adapter, written into `out`: hand it to
     /// [`Wrapper::handle_adapter_frame`](crate::Wrapper::handle_adapter_frame).
-    pub fn poll_frame(&mut self, out: &mut [u8]) -> Result<Option<AdapterFrame>, BufferTooSmall> {
+    pub fn poll_frame(
+        &mut self,
+        out: &mut [u8],
+    ) -> Result<Option<McpAdapterFrame>, BufferTooSmall> {
         let (slot, len, next) = match self.owed {
             Owed::Result { slot, value } => {
                 let (name, v) = (self.calls.name(slot), &self.line[value.0..value.1]);
@@ -464,7 +497,7 @@ impl<'a> Client<'a> {
                 let n = write_counted(out, |s| frames::progress(s, p))?;
                 let handle = self.calls.get(slot).handle;
                 self.owed = Owed::Nothing;
-                return Ok(Some(AdapterFrame { handle, len: n }));
+                return Ok(Some(McpAdapterFrame { handle, len: n }));
             }
             _ => return self.poll_failure(out),
         };
@@ -474,17 +507,17 @@ impl<'a> Client<'a> {
             self.calls.set_state(slot, CallState::Free);
             bump64(&mut self.stats.answered);
         }
-        Ok(Some(AdapterFrame { handle, len }))
+        Ok(Some(McpAdapterFrame { handle, len }))
     }
 
     /// The `ERROR` of a call the client failed itself, oldest first.
-    fn poll_failure(&mut self, out: &mut [u8]) -> Result<Option<AdapterFrame>, BufferTooSmall> {
+    fn poll_failure(&mut self, out: &mut [u8]) -> Result<Option<McpAdapterFrame>, BufferTooSmall> {
         if let Some(imm) = self.immediate {
             let name = &self.imm_name[..imm.name_len];
             let len = write_counted(out, |s| frames::failure(s, name, imm.why))?;
             self.immediate = None;
             bump64(&mut self.stats.failed);
-            return Ok(Some(AdapterFrame {
+            return Ok(Some(McpAdapterFrame {
                 handle: imm.handle,
                 len,
             }));
@@ -497,7 +530,7 @@ impl<'a> Client<'a> {
         let handle = self.calls.get(slot).handle;
         self.calls.set_state(slot, CallState::Free);
         bump64(&mut self.stats.failed);
-        Ok(Some(AdapterFrame { handle, len }))
+        Ok(Some(McpAdapterFrame { handle, len }))
     }
 
     /// The next thing the host learns from the server.
@@ -522,12 +555,12 @@ impl<'a> Client<'a> {
                 self.owed = Owed::Nothing;
                 let line = &self.line[..];
                 Some(McpEvent::StartFailed(match fault {
-                    StartFault::Version(v) => StartError::UnsupportedVersion(&line[v.0..v.1]),
-                    StartFault::BadResult(r) => StartError::BadResult(&line[r.0..r.1]),
-                    StartFault::Refused(e) => StartError::Refused(&line[e.0..e.1]),
-                    StartFault::CursorTooLong(n) => StartError::CursorTooLong(n),
-                    StartFault::TooManyPages => StartError::TooManyPages,
-                    StartFault::TooLarge => StartError::ResponseTooLarge,
+                    StartFault::Version(v) => McpStartError::UnsupportedVersion(&line[v.0..v.1]),
+                    StartFault::BadResult(r) => McpStartError::BadResult(&line[r.0..r.1]),
+                    StartFault::Refused(e) => McpStartError::Refused(&line[e.0..e.1]),
+                    StartFault::CursorTooLong(n) => McpStartError::CursorTooLong(n),
+                    StartFault::TooManyPages => McpStartError::TooManyPages,
+                    StartFault::TooLarge => McpStartError::ResponseTooLarge,
                 }))
             }
             Owed::Tools { list, pos, more } => self.next_tool(list, pos, more),
@@ -558,7 +591,7 @@ impl<'a> Client<'a> {
         };
         let Some(name) = get_str(tool, b"name") else {
             return Some(McpEvent::ToolSkipped {
-                reason: ToolSkip::NoName,
+                reason: McpToolSkip::NoName,
                 tool,
             });
         };
@@ -568,7 +601,7 @@ impl<'a> Client<'a> {
                 Some(McpEvent::Tool { name, tool })
             }
             Err(_) => Some(McpEvent::ToolSkipped {
-                reason: ToolSkip::NameTooLong {
+                reason: McpToolSkip::NameTooLong {
                     len: name.decoded_len(),
                     cap: self.cfg.name_cap,
                 },

@@ -8,10 +8,10 @@ use crate::frame::Frame;
 use crate::hooks::Hooks;
 use crate::json;
 use crate::json::escape::escaped_prefix;
-use crate::message::Message;
 use crate::outcome::CallOutcome;
+use crate::texts::Message;
 
-use super::outputs::Delivery;
+use super::pipeline::Delivery;
 use super::result::{check_result, result_error, ResultCheck};
 use super::scratch::{compose_into, valid_utf8_prefix};
 use super::slots::{AdapterResult, Ended};

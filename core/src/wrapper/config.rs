@@ -5,6 +5,7 @@
 //! `usize` comes out as `usize::MAX`, which [`Wrapper::new`](super::Wrapper::new)
 //! refuses as [`StorageError::BadConfig`].
 
+use crate::error::StorageError;
 use crate::json::DEFAULT_MAX_DEPTH;
 use crate::room::{
     record_cost, AROUND_NAME_BOUND, FRAME_AROUND_BOUND, HELD_HEADER, PROMPT_BASE_LEN,
@@ -14,7 +15,7 @@ use crate::room::{
 /// Capacities and options of a wrapper (SPEC §3, §5 options; §4 limits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Config {
+pub struct WrapperConfig {
     /// Timeout of deferred and adapter calls, unless a tool sets its own.
     pub tool_timeout_ms: u32,
     /// The cap on an adapter call's life when its `PROGRESS` frames restart its timeout
@@ -51,9 +52,9 @@ pub struct Config {
     pub held_bytes: usize,
 }
 
-impl Config {
+impl WrapperConfig {
     /// SPEC defaults, with capacities for a small microcontroller.
-    pub const DEFAULT: Config = Config {
+    pub const DEFAULT: WrapperConfig = WrapperConfig {
         tool_timeout_ms: 30_000,
         max_total_timeout_ms: 0,
         mirror_continue: true,
@@ -73,14 +74,14 @@ impl Config {
     /// `DEFAULT` with half the capacities, for a few KiB of RAM: names and ids 32 B, args and
     /// results 256 B, messages 96 B (the least allowed: `max(name_cap, id_cap) + 64`), 8 trace
     /// entries in 1 KiB.
-    pub const SMALL: Config = Config {
+    pub const SMALL: WrapperConfig = WrapperConfig {
         name_cap: 32,
         id_cap: 32,
         args_cap: 256,
         result_cap: 256,
         message_cap: 96,
         trace_bytes: 1024,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
 
     /// Bytes of one slot's name, id, args and outcome.
@@ -261,56 +262,11 @@ const fn max(a: usize, b: usize) -> usize {
     }
 }
 
-impl Default for Config {
+impl Default for WrapperConfig {
     fn default() -> Self {
-        Config::DEFAULT
+        WrapperConfig::DEFAULT
     }
 }
-
-/// The storage handed to [`Wrapper::new`](super::Wrapper::new) does not fit its [`Config`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum StorageError {
-    /// The arena is smaller than [`Config::arena_len`].
-    ArenaTooSmall {
-        /// Bytes needed.
-        needed: usize,
-        /// Bytes given.
-        given: usize,
-    },
-    /// Too many slots for a `u16` index.
-    TooManySlots,
-    /// More than 65535 registered tools.
-    TooManyTools,
-    /// A registered tool's name is longer than `name_cap`, so no call could ever reach it.
-    ToolNameTooLong {
-        /// Its index in the registration slice.
-        index: usize,
-    },
-    /// `message_cap` must be at least `max(name_cap, id_cap) + 64`, name and id caps at most
-    /// 65535, args, result and message caps and `held_bytes` at most `u32::MAX`, depth at
-    /// least 3, and the arena's size must fit in `usize`.
-    BadConfig,
-}
-
-impl core::fmt::Display for StorageError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            StorageError::ArenaTooSmall { needed, given } => {
-                write!(f, "arena of {given} bytes, {needed} needed")
-            }
-            StorageError::TooManySlots => f.write_str("more than 65535 slots"),
-            StorageError::TooManyTools => f.write_str("more than 65535 tools"),
-            StorageError::ToolNameTooLong { index } => {
-                write!(f, "tool {index}'s name is longer than name_cap")
-            }
-            StorageError::BadConfig => f.write_str("configuration out of range"),
-        }
-    }
-}
-
-impl core::error::Error for StorageError {}
 
 #[cfg(test)]
 mod tests {
@@ -318,12 +274,12 @@ mod tests {
 
     #[test]
     fn both_presets_pass_the_check_new_makes() {
-        assert_eq!(Config::DEFAULT.check(4), Ok(()));
-        assert_eq!(Config::SMALL.check(4), Ok(()));
+        assert_eq!(WrapperConfig::DEFAULT.check(4), Ok(()));
+        assert_eq!(WrapperConfig::SMALL.check(4), Ok(()));
         // SMALL's message_cap is the least the check allows: one byte less is refused.
-        let tighter = Config {
-            message_cap: Config::SMALL.message_cap - 1,
-            ..Config::SMALL
+        let tighter = WrapperConfig {
+            message_cap: WrapperConfig::SMALL.message_cap - 1,
+            ..WrapperConfig::SMALL
         };
         assert_eq!(tighter.check(4), Err(StorageError::BadConfig));
     }
@@ -331,9 +287,9 @@ mod tests {
     #[test]
     fn the_least_depth_is_three() {
         // A TOOL_CALL's args sit at level 3 (frame, content, args).
-        let depth = |max_depth| Config {
+        let depth = |max_depth| WrapperConfig {
             max_depth,
-            ..Config::DEFAULT
+            ..WrapperConfig::DEFAULT
         };
         assert_eq!(depth(3).check(1), Ok(()));
         assert_eq!(depth(2).check(1), Err(StorageError::BadConfig));

@@ -4,20 +4,20 @@
 use crate::clock::Instant;
 use crate::error::Error;
 use crate::hooks::Hooks;
-use crate::message::Message;
 use crate::outcome::CallOutcome;
 use crate::queue::SlotFrame;
 use crate::room::record_cost;
 use crate::route::Route;
+use crate::texts::Message;
 
-use super::outputs::Delivery;
+use super::pipeline::Delivery;
 use super::scratch::valid_utf8_prefix;
 use super::slots::{Ended, Slot};
 use super::Wrapper;
-use crate::encode::escaped_len;
+use crate::frame::write::escaped_len;
 use crate::json::escape::escaped_prefix;
-use crate::message::CANCELLED_AT;
 use crate::route::CallHandle;
+use crate::texts::CANCELLED_AT;
 use crate::tool::PendingKind;
 
 /// Why calls are being ended.

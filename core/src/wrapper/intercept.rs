@@ -2,22 +2,22 @@
 //! tool runs (sync), or the call takes a slot (deferred, adapter), or fails at once.
 
 use crate::clock::Instant;
-use crate::encode::{escaped_len, Known};
 use crate::error::Error;
+use crate::frame::write::{escaped_len, Known};
 use crate::frame::Frame;
 use crate::hooks::Hooks;
 
 use crate::json::escape::escaped_prefix;
 use crate::json::{self, JsonStr};
-use crate::message::Message;
 use crate::outcome::CallOutcome;
 use crate::queue::SlotFrame;
 use crate::room::record_cost;
 use crate::room::AROUND_NAME_BOUND;
 use crate::route::Route;
+use crate::texts::Message;
 use crate::tool::{PendingKind, ResultWriter, ToolKind};
 
-use super::outputs::{CallRef, Delivery};
+use super::pipeline::{CallRef, Delivery};
 use super::result::{check_result, ResultCheck};
 use super::scratch::{compose_into, valid_utf8_prefix};
 use super::slots::NewCall;
@@ -161,7 +161,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                 self.out
                     .completion_cost(&self.cfg, escaped, message_len(&msg)),
             )?;
-            // The wrapper's own texts fit whole (`Config::check` sizes `message_cap` for them
+            // The wrapper's own texts fit whole (`WrapperConfig::check` sizes `message_cap` for them
             // decoded) and embed the name as it is: they are never cut.
             Plan::Fail {
                 len: msg.compose(msg_buf).len(),
@@ -185,7 +185,7 @@ impl<H: Hooks> Wrapper<'_, H> {
                     let slot = free_slot.unwrap_or(0);
                     // Its frames are records encoded from the slot (`TOOL_CALL` now for an
                     // adapter; then `CANCEL` and `TOOL_RESULT`), so whatever ends it fits a
-                    // queue `Config::queue_len` sized: a pending call never wedges the wrapper.
+                    // queue `WrapperConfig::queue_len` sized: a pending call never wedges the wrapper.
                     let mut need = match reclaim {
                         true => self.out.queue.inline_cost(slot as u16, |f| {
                             self.slots.frame(slot, f).len_as(Known::RAW_COMPACT)

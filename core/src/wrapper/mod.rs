@@ -13,7 +13,7 @@
 //! * **Outputs** — [`poll_transmit`](Wrapper::poll_transmit) (frames to write,
 //!   and where; [`peek_transmit`](Wrapper::peek_transmit) looks without taking), or
 //!   [`poll_output`](Wrapper::poll_output) (the same frames with the hook events a
-//!   [`Log`](crate::hook_log::Log) kept, in SPEC order),
+//!   [`Log`](crate::Log) kept, in SPEC order),
 //!   [`poll_event`](Wrapper::poll_event) (calls the host must run),
 //!   [`poll_timeout`](Wrapper::poll_timeout) (when to call `handle_timeout`).
 //! * **State** — [`pending`](Wrapper::pending), [`queued`](Wrapper::queued),
@@ -38,7 +38,7 @@
 //! # Memory
 //!
 //! The wrapper owns nothing: the host hands in the pending-call [`Slot`]s and
-//! one byte arena of [`Config::arena_len`] bytes, carved into per-slot
+//! one byte arena of [`WrapperConfig::arena_len`] bytes, carved into per-slot
 //! buffers (name, id, args, outcome), scratch, the trace ring, the
 //! held-`END` buffer and the output queue. A slot stays taken after its call
 //! ended until its `TOOL_RESULT` is transmitted.
@@ -48,9 +48,9 @@
 //! `config` sizes the arena; `slots` holds pending calls and their handles;
 //! `intercept` takes the model's `TOOL_CALL`s; `complete` completes calls from the
 //! host and from tool adapters; `expiry` ends them by timeout or cancel;
-//! `result` reads what a result says; `outputs` holds what completions write (queue,
+//! `result` reads what a result says; `pipeline` holds what completions write (queue,
 //! held `END`s, trace, last tool error, hooks) and closes rounds; `scratch` is the
-//! per-input work space.
+//! per-input work space; `output` is `poll_output`; `typed` reads and writes typed tool data.
 //!
 //! # One vocabulary
 //!
@@ -64,32 +64,34 @@ mod config;
 mod expiry;
 mod intercept;
 mod output;
-mod outputs;
+mod pipeline;
 mod result;
 mod scratch;
 mod slots;
+pub mod typed;
 
-pub use crate::hook_log::Output;
-pub use crate::route::CallHandle;
-pub use crate::tool::PendingKind;
-pub use config::{Config, StorageError};
-pub use outputs::Stats;
+pub use crate::hook_log::{HookEvent, HookLog, Log, Logged, Output};
+pub use crate::hooks::{CallInfo, Hooks, NoHooks};
+pub use crate::outcome::CallOutcome;
+pub use crate::tool::{PendingKind, ResultWriter, SyncTool, Tool, ToolFailed, ToolKind};
+pub use crate::trace::{Trace, TraceEntry, TraceIter, ENTRY_HEADER};
+pub use config::WrapperConfig;
+pub use pipeline::WrapperStats;
 pub use slots::Slot;
 
-pub use crate::message::MALFORMED_TOOL_CALL;
+pub use crate::texts::MALFORMED_TOOL_CALL;
 
 use crate::clock::{Clock, Instant};
-use crate::encode::{BufferTooSmall, Known};
-use crate::error::Error;
+use crate::error::{Error, StorageError};
+use crate::frame::write::{BufferTooSmall, Known};
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::held::Held;
-use crate::hooks::{Hooks, NoHooks};
-use crate::queue::{Body, Queue, SlotFrame};
-use crate::route::Transmit;
-use crate::tool::{Registry, Tool};
-use crate::trace::Trace;
 
-use outputs::Outputs;
+use crate::queue::{Body, Queue, SlotFrame};
+use crate::route::{CallHandle, Transmit};
+use crate::tool::Registry;
+
+use pipeline::Pipeline;
 use scratch::Scratch;
 use slots::Slots;
 
@@ -132,7 +134,7 @@ pub enum Completed {
     },
     /// The error message was longer than `message_cap` once escaped: the call failed with its
     /// longest prefix that fits, cut on a character boundary (and counted in
-    /// [`Stats::messages_truncated`]).
+    /// [`WrapperStats::messages_truncated`]).
     MessageCut {
         /// The message's length as given.
         len: usize,
@@ -164,11 +166,11 @@ pub enum Event<'w> {
 
 /// The tool-call router between a model and its consumer.
 pub struct Wrapper<'a, H: Hooks = NoHooks> {
-    cfg: Config,
+    cfg: WrapperConfig,
     tools: Registry<'a>,
     slots: Slots<'a>,
     scratch: Scratch<'a>,
-    out: Outputs<'a, H>,
+    out: Pipeline<'a, H>,
     clock: Clock,
     /// The index the next intercepted `TOOL_CALL` gets.
     next_index: u32,
@@ -203,12 +205,12 @@ impl<H: Hooks> defmt::Format for Wrapper<'_, H> {
 }
 
 impl<'a, H: Hooks> Wrapper<'a, H> {
-    /// A wrapper over `tools`, with `slots.len()` pending-call slots and an arena of [`Config::arena_len`] bytes.
+    /// A wrapper over `tools`, with `slots.len()` pending-call slots and an arena of [`WrapperConfig::arena_len`] bytes.
     ///
     /// Tools sorted by name (byte order, no duplicate names) are found by binary search;
     /// any other order works too, with a linear scan in which the first registration wins.
     pub fn new(
-        cfg: Config,
+        cfg: WrapperConfig,
         tools: &'a [Tool<'a>],
         hooks: H,
         slots: &'a mut [Slot],
@@ -222,7 +224,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
         }
         cfg.check(slots.len())?;
         if let Some(index) = tools.iter().position(|t| t.name.len() > cfg.name_cap) {
-            return Err(StorageError::ToolNameTooLong { index });
+            return Err(StorageError::NameTooLong { index });
         }
         let needed = cfg.arena_len(slots.len());
         if arena.len() < needed {
@@ -237,7 +239,7 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
             tools: Registry::new(tools),
             slots: Slots::new(slots, r.slots, &cfg),
             scratch: Scratch::new(r.scratch),
-            out: Outputs::new(
+            out: Pipeline::new(
                 hooks,
                 Queue::new(r.queue),
                 Trace::new(r.trace, cfg.trace_entries),
@@ -407,12 +409,12 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     }
 
     /// Counters.
-    pub fn stats(&self) -> Stats {
+    pub fn stats(&self) -> WrapperStats {
         self.out.stats
     }
 
     /// The configuration.
-    pub fn config(&self) -> &Config {
+    pub fn config(&self) -> &WrapperConfig {
         &self.cfg
     }
 

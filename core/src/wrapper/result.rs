@@ -4,7 +4,7 @@
 use crate::frame::scanned_string;
 use crate::json::{self, JsonError, JsonErrorKind, JsonStr};
 
-use super::config::Config;
+use super::config::WrapperConfig;
 
 /// The last tool error a successful result sets.
 pub(crate) enum LastError<'r> {
@@ -46,7 +46,7 @@ pub(crate) enum ResultCheck<'r> {
 
 /// Validates `result` (white space around it allowed), finds its `error` / `success` members
 /// in the same pass, and measures it against the configured depth and size.
-pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &Config) -> ResultCheck<'r> {
+pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &WrapperConfig) -> ResultCheck<'r> {
     let checked = if json::is_object(&result[json::skip_ws(result, 0)..]) {
         error_members(result, cfg.max_depth).and_then(|m| {
             let after = json::skip_ws(result, m.end);
@@ -174,9 +174,9 @@ mod tests {
             b"{\"error\":\"\xff\"}",
         ];
         for depth in [3u8, 5, 30] {
-            let cfg = Config {
+            let cfg = WrapperConfig {
                 max_depth: depth,
-                ..Config::DEFAULT
+                ..WrapperConfig::DEFAULT
             };
             for &c in cases {
                 let old = match json::validate(c, depth) {
@@ -201,9 +201,9 @@ mod tests {
     // kills: result.rs `e.kind != JsonErrorKind::TooDeep` guard → true
     #[test]
     fn a_result_deeper_than_255_levels_is_too_deep_not_invalid() {
-        let cfg = Config {
+        let cfg = WrapperConfig {
             max_depth: 32,
-            ..Config::DEFAULT
+            ..WrapperConfig::DEFAULT
         };
         let mut deep = std::vec::Vec::new();
         deep.extend(core::iter::repeat_n(b'[', 300));

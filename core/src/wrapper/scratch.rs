@@ -1,8 +1,8 @@
 //! Scratch space: where a call's name and id are decoded, messages composed and a sync
 //! tool writes. Nothing in it is state: it is reused by every input.
 
-use super::config::{split_off, Config};
-use crate::message::Message;
+use super::config::{split_off, WrapperConfig};
+use crate::texts::Message;
 
 /// The scratch region, carved per use by the configuration's sizes.
 pub(crate) struct Scratch<'a> {
@@ -22,7 +22,7 @@ impl<'a> Scratch<'a> {
         Self { buf }
     }
 
-    pub(crate) fn parts(&mut self, cfg: &Config) -> Parts<'_> {
+    pub(crate) fn parts(&mut self, cfg: &WrapperConfig) -> Parts<'_> {
         let mut rest = &mut self.buf[..];
         Parts {
             name: split_off(&mut rest, cfg.name_cap),
@@ -33,14 +33,14 @@ impl<'a> Scratch<'a> {
     }
 
     /// The message buffer alone.
-    pub(crate) fn message(&mut self, cfg: &Config) -> &mut [u8] {
+    pub(crate) fn message(&mut self, cfg: &WrapperConfig) -> &mut [u8] {
         self.parts(cfg).message
     }
 }
 
 /// Composes `msg` into `buf`, keeping what fits.
 pub(crate) fn compose_into<'b>(buf: &'b mut [u8], msg: &Message<'_>) -> &'b str {
-    // The wrapper's own texts fit whole (`Config::check` sizes `message_cap` for them).
+    // The wrapper's own texts fit whole (`WrapperConfig::check` sizes `message_cap` for them).
     valid_utf8_prefix(msg.compose(buf))
 }
 

@@ -7,17 +7,17 @@
 //! then. [`Slots`] is the one view through which the wrapper reaches both.
 
 use crate::clock::Instant;
-use crate::encode::OutFrame;
 use crate::error::CallError;
+use crate::frame::write::OutFrame;
 use crate::json::{self, JsonStr};
-use crate::message::CANCELLED_AT;
 use crate::outcome::CallOutcome;
 use crate::queue::SlotFrame;
 use crate::route::CallHandle;
+use crate::texts::CANCELLED_AT;
 use crate::tool::PendingKind;
 
-use super::config::Config;
-use super::outputs::CallRef;
+use super::config::WrapperConfig;
+use super::pipeline::CallRef;
 use super::scratch::valid_utf8_prefix;
 
 /// Where the call in a slot is in its life: it starts pending and ends once.
@@ -154,7 +154,7 @@ impl Slot {
     }
 }
 
-/// The sizes of one slot's buffers (`Config::check` keeps them in these types).
+/// The sizes of one slot's buffers (`WrapperConfig::check` keeps them in these types).
 #[derive(Copy, Clone, Debug)]
 struct Layout {
     name_cap: u16,
@@ -191,7 +191,7 @@ pub(crate) struct Slots<'a> {
 }
 
 impl<'a> Slots<'a> {
-    pub(crate) fn new(slots: &'a mut [Slot], bytes: &'a mut [u8], cfg: &Config) -> Self {
+    pub(crate) fn new(slots: &'a mut [Slot], bytes: &'a mut [u8], cfg: &WrapperConfig) -> Self {
         for s in slots.iter_mut() {
             *s = Slot::EMPTY;
         }

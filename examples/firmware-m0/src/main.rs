@@ -12,19 +12,19 @@
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
-use polyweave_tool_adapter::framing::LineFramer;
+use polyweave_tool_adapter::frame::LineSplitter;
 use polyweave_tool_adapter::{
-    Config, Disposition, Event, Instant, NoHooks, ResultWriter, Route, Slot, Tool, ToolFailed,
-    Wrapper,
+    Disposition, Event, Instant, NoHooks, ResultWriter, Route, Slot, Tool, ToolFailed, Wrapper,
+    WrapperConfig,
 };
 
 /// Pending calls at once.
 const SLOTS: usize = 4;
 /// The small configuration of core/DESIGN.md's RAM table ("Footprint on a Cortex-M4F"), with a
 /// 50 ms timeout for deferred calls.
-const SMALL: Config = Config {
+const SMALL: WrapperConfig = WrapperConfig {
     tool_timeout_ms: 50,
-    ..Config::SMALL
+    ..WrapperConfig::SMALL
 };
 const ARENA_LEN: usize = SMALL.arena_len(SLOTS);
 
@@ -170,7 +170,7 @@ fn main() -> ! {
         lookup: None,
         slow_started: None,
     };
-    let mut framer = LineFramer::new(line);
+    let mut framer = LineSplitter::new(line);
     let mut held = 0;
     for chunk in ROUND.chunks(CHUNK) {
         let mut rest = chunk;

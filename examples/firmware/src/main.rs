@@ -1,5 +1,5 @@
 //! The sans-IO wrapper on a microcontroller, with every kind of tool: an embassy task feeds a
-//! scripted model stream through `LineFramer` into a `Wrapper` with static storage; a sync
+//! scripted model stream through `LineSplitter` into a `Wrapper` with static storage; a sync
 //! tool runs at once, a deferred one is completed by a worker task, a third call times out on
 //! SysTick time, and an adapter tool is served by another task that speaks frames over a
 //! channel, in chunks the firmware reassembles. A second round cancels a pending adapter call
@@ -22,10 +22,10 @@ use embassy_futures::select::{select, select4, Either, Either4};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::channel::Channel;
 use embassy_time::{with_timeout, Duration, Timer};
-use polyweave_tool_adapter::framing::LineFramer;
+use polyweave_tool_adapter::frame::LineSplitter;
 use polyweave_tool_adapter::{
-    typed, CallHandle, Config, Disposition, Event, Instant, NoHooks, PendingKind, ResultWriter,
-    Route, Slot, Tool, ToolFailed, Wrapper,
+    typed, CallHandle, Disposition, Event, Instant, NoHooks, PendingKind, ResultWriter, Route,
+    Slot, Tool, ToolFailed, Wrapper, WrapperConfig,
 };
 use static_cell::ConstStaticCell;
 
@@ -40,9 +40,9 @@ macro_rules! fail {
 /// Deferred and adapter calls that can be pending at once (the sync `add` needs no slot).
 const SLOTS: usize = 3;
 /// 100 ms for deferred calls unless a tool sets its own; capacities stay at the defaults.
-const CFG: Config = Config {
+const CFG: WrapperConfig = WrapperConfig {
     tool_timeout_ms: 100,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 const ARENA_LEN: usize = CFG.arena_len(SLOTS);
 
@@ -233,8 +233,8 @@ async fn main(spawner: Spawner) {
         held: 0,
     };
 
-    let mut framer = LineFramer::new(LINE.take());
-    let mut adapter_lines = LineFramer::new(ADAPTER_LINE.take());
+    let mut framer = LineSplitter::new(LINE.take());
+    let mut adapter_lines = LineSplitter::new(ADAPTER_LINE.take());
     for (round, &(stream, cancel_after)) in ROUNDS.iter().enumerate() {
         info!(
             "round {=usize}: {=usize} bytes from the model",

@@ -56,10 +56,10 @@
 //!
 //! One thread per input pipe (our stdin, the server's stdout) only moves bytes: it reads
 //! chunks and sends them over a channel. All protocol logic is in the single sans-IO loop
-//! here, which owns the [`Client`] and the [`Wrapper`] and moves bytes and frames between
-//! them: server bytes → `Client::feed` (one line at a time); `Client::poll_frame` →
+//! here, which owns the [`McpClient`] and the [`Wrapper`] and moves bytes and frames between
+//! them: server bytes → `McpClient::feed` (one line at a time); `McpClient::poll_frame` →
 //! `Wrapper::handle_adapter_frame`; `Wrapper::poll_transmit` → stdout, or, for
-//! [`Route::Adapter`], `Client::handle_frame`; `Client::poll_transmit` → the server's stdin.
+//! [`Route::Adapter`], `McpClient::handle_frame`; `McpClient::poll_transmit` → the server's stdin.
 //! Time is `std::time::Instant` since start, in milliseconds, as the core's
 //! [`Instant`]; the loop sleeps on the channel until the wrapper's `poll_timeout`, and gives
 //! the clock to `handle_timeout` before it takes any input.
@@ -78,10 +78,10 @@ use lines::{log, short};
 use pipes::{spawn_reader, Input};
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::mcp::{
-    Client, ClientInfo, Handled, McpConfig, McpError, McpEvent, McpSlot, StartError, ToolSkip,
-    CANCEL_LINE_BOUND, OUTBOX_HEADER,
+    McpClient, McpClientInfo, McpConfig, McpError, McpEvent, McpHandled, McpSlot, McpStartError,
+    McpToolSkip, CANCEL_LINE_BOUND, OUTBOX_HEADER,
 };
-use polyweave_tool_adapter::wrapper::{Config, Disposition, Event, Slot, Wrapper};
+use polyweave_tool_adapter::wrapper::{Disposition, Event, Slot, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::{CallHandle, Error, Instant, NoHooks, Route, Tool};
 
 const USAGE: &str = "usage: polyweave-mcp [--timeout-ms T] [--max-total-ms M] \
@@ -101,7 +101,7 @@ const RESULT_CAP: usize = LINE_CAP;
 const MESSAGE_CAP: usize = 64 * 1024;
 
 /// The wrapper's capacities (its timeouts come from the command line).
-const WRAPPER: Config = Config {
+const WRAPPER: WrapperConfig = WrapperConfig {
     name_cap: NAME_CAP,
     id_cap: NAME_CAP,
     args_cap: ARGS_CAP,
@@ -111,7 +111,7 @@ const WRAPPER: Config = Config {
     trace_bytes: 16 * 1024,
     held_bytes: 64 * 1024,
     max_depth: DEFAULT_MAX_DEPTH,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 
 /// The MCP client's capacities (`fitting` the wrapper: its name cap and depth limit).
@@ -214,12 +214,12 @@ fn main() -> ExitCode {
 }
 
 fn run(opts: Options) -> Result<(), Fail> {
-    let wcfg = Config {
+    let wcfg = WrapperConfig {
         tool_timeout_ms: opts.timeout_ms,
         max_total_timeout_ms: opts.max_total_ms,
         ..WRAPPER
     };
-    let mcfg = MCP.fitting(&wcfg);
+    let mcfg = MCP.fit(&wcfg);
     if let Some(long) = opts.extra_tools.iter().find(|n| n.len() > wcfg.name_cap) {
         return Err(Fail::Start(format!(
             "--extra-tool {long:?}: longer than {} bytes",
@@ -229,11 +229,11 @@ fn run(opts: Options) -> Result<(), Fail> {
 
     let mut mcp_slots = vec![McpSlot::EMPTY; SLOTS];
     let mut mcp_arena = vec![0u8; mcfg.arena_len(SLOTS)];
-    let info = ClientInfo {
+    let info = McpClientInfo {
         name: "polyweave-mcp",
         version: env!("CARGO_PKG_VERSION"),
     };
-    let mut client = Client::new(mcfg, info, &mut mcp_slots, &mut mcp_arena)
+    let mut client = McpClient::new(mcfg, info, &mut mcp_slots, &mut mcp_arena)
         .map_err(|e| Fail::Start(format!("MCP client: {e}")))?;
 
     let mut child = Command::new(&opts.command[0])
@@ -350,21 +350,21 @@ enum StartFail {
     Other(String),
 }
 
-fn start_error(e: &StartError<'_>) -> String {
+fn start_error(e: &McpStartError<'_>) -> String {
     match e {
-        StartError::UnsupportedVersion(v) => {
+        McpStartError::UnsupportedVersion(v) => {
             format!(
                 "the server chose protocol version {}, which the client does not speak",
                 short(v)
             )
         }
-        StartError::BadResult(r) => {
+        McpStartError::BadResult(r) => {
             format!("the server's start-up answer is unusable: {}", short(r))
         }
-        StartError::Refused(e) => format!("the server refused: {}", short(e)),
-        StartError::CursorTooLong(n) => format!("a tools/list cursor of {n} bytes"),
-        StartError::TooManyPages => "tools/list never stops paging".into(),
-        StartError::ResponseTooLarge => "an answer longer than the client's line buffer".into(),
+        McpStartError::Refused(e) => format!("the server refused: {}", short(e)),
+        McpStartError::CursorTooLong(n) => format!("a tools/list cursor of {n} bytes"),
+        McpStartError::TooManyPages => "tools/list never stops paging".into(),
+        McpStartError::ResponseTooLarge => "an answer longer than the client's line buffer".into(),
         other => format!("{other:?}"),
     }
 }
@@ -389,13 +389,13 @@ fn log_event(ev: &McpEvent<'_>) -> Option<Result<u32, String>> {
         }
         McpEvent::Tool { name, .. } => log!("tool: {name}"),
         McpEvent::ToolSkipped { reason, tool } => match reason {
-            ToolSkip::NameTooLong { len, cap } => {
+            McpToolSkip::NameTooLong { len, cap } => {
                 log!(
                     "tool skipped: its name of {len} bytes exceeds {cap}: {}",
                     short(tool)
                 )
             }
-            ToolSkip::NoName => log!("tool skipped: no name: {}", short(tool)),
+            McpToolSkip::NoName => log!("tool skipped: no name: {}", short(tool)),
         },
         McpEvent::Ready { tools } => {
             log!("ready: {tools} tools");
@@ -414,7 +414,7 @@ fn log_event(ev: &McpEvent<'_>) -> Option<Result<u32, String>> {
 }
 
 /// Drives the client's start-up to `Ready`: the listed tools' names.
-fn start_up(io: &mut Io, client: &mut Client<'_>) -> Result<Vec<String>, StartFail> {
+fn start_up(io: &mut Io, client: &mut McpClient<'_>) -> Result<Vec<String>, StartFail> {
     client
         .start()
         .map_err(|e| StartFail::Other(e.to_string()))?;
@@ -518,7 +518,7 @@ impl Io {
         rx: Receiver<Input>,
         tx: Sender<Input>,
         server_in: Option<ChildStdin>,
-        wcfg: &Config,
+        wcfg: &WrapperConfig,
         mcfg: &McpConfig,
     ) -> Self {
         Io {
@@ -582,7 +582,7 @@ impl Io {
     }
 
     /// Feeds the client server bytes, up to the end of one line; returns how many it took.
-    fn feed(&mut self, client: &mut Client<'_>) -> usize {
+    fn feed(&mut self, client: &mut McpClient<'_>) -> usize {
         let n = client.feed(&self.server[self.server_at..]);
         self.server_at += n;
         if self.server_at == self.server.len() {
@@ -593,7 +593,7 @@ impl Io {
     }
 
     /// Writes every line the client has for the server; true when there was one.
-    fn write_lines(&mut self, client: &mut Client<'_>) -> bool {
+    fn write_lines(&mut self, client: &mut McpClient<'_>) -> bool {
         let mut any = false;
         loop {
             let n = match client.poll_transmit(&mut self.lbuf) {
@@ -635,7 +635,7 @@ impl Io {
     /// wrapper, the client's events to the log.
     fn pump(
         &mut self,
-        client: &mut Client<'_>,
+        client: &mut McpClient<'_>,
         wrapper: &mut Wrapper<'_>,
         now: Instant,
     ) -> Result<(), Fail> {
@@ -670,7 +670,7 @@ impl Io {
                     Ok(handled) => {
                         moved = true;
                         self.log_handled(h, &frame, handled);
-                        if let Handled::Cancelled { .. } = handled {
+                        if let McpHandled::Cancelled { .. } = handled {
                             self.names.remove(&h.index());
                         }
                     }
@@ -754,16 +754,16 @@ impl Io {
         }
     }
 
-    fn log_handled(&self, h: CallHandle, frame: &[u8], handled: Handled) {
+    fn log_handled(&self, h: CallHandle, frame: &[u8], handled: McpHandled) {
         let (i, name) = (h.index(), self.name_of(h));
         match handled {
-            Handled::Sent { request } => log!("call {i}: {name} sent as request {request}"),
-            Handled::Failed(why) => log!("call {i}: {name} failed at once: {why:?}"),
-            Handled::Cancelled { notified: true } => log!(
+            McpHandled::Sent { request } => log!("call {i}: {name} sent as request {request}"),
+            McpHandled::Failed(why) => log!("call {i}: {name} failed at once: {why:?}"),
+            McpHandled::Cancelled { notified: true } => log!(
                 "call {i}: {name} cancelled ({}), server notified",
                 short(frame_content(frame))
             ),
-            Handled::Cancelled { notified: false } => {
+            McpHandled::Cancelled { notified: false } => {
                 log!("call {i}: {name} cancelled before its request went out")
             }
         }
@@ -782,7 +782,7 @@ impl Io {
     /// Gives the wrapper the clock while a deadline is due, draining after each.
     fn timeouts(
         &mut self,
-        client: &mut Client<'_>,
+        client: &mut McpClient<'_>,
         wrapper: &mut Wrapper<'_>,
         now: Instant,
     ) -> Result<(), Fail> {
@@ -829,7 +829,7 @@ impl Io {
     /// One model frame through the wrapper's response path.
     fn model_frame(
         &mut self,
-        client: &mut Client<'_>,
+        client: &mut McpClient<'_>,
         wrapper: &mut Wrapper<'_>,
         now: Instant,
         line: &[u8],
@@ -863,7 +863,7 @@ impl Io {
     }
 
     /// The serving loop: until stdin has ended and nothing is pending.
-    fn serve(&mut self, client: &mut Client<'_>, wrapper: &mut Wrapper<'_>) -> Result<(), Fail> {
+    fn serve(&mut self, client: &mut McpClient<'_>, wrapper: &mut Wrapper<'_>) -> Result<(), Fail> {
         loop {
             let now = self.now();
             // The clock first: a frame at a call's deadline comes too late (SPEC §7.5).
@@ -947,11 +947,11 @@ mod tests {
 
     #[test]
     fn the_two_configurations_fit_each_other() {
-        let m = MCP.fitting(&WRAPPER);
+        let m = MCP.fit(&WRAPPER);
         assert_eq!(m, MCP);
         let mut slots = vec![McpSlot::EMPTY; SLOTS];
         let mut arena = vec![0u8; m.arena_len(SLOTS)];
-        assert!(Client::new(m, ClientInfo::THIS_CRATE, &mut slots, &mut arena).is_ok());
+        assert!(McpClient::new(m, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).is_ok());
         let tools = [Tool::adapter("echo")];
         let mut ws = vec![Slot::EMPTY; SLOTS];
         let mut wa = vec![0u8; WRAPPER.arena_len(SLOTS)];

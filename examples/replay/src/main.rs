@@ -13,12 +13,12 @@ mod streams;
 mod surrogates;
 
 use polyweave_tests::host::{Call, Entry, Host, Outcome, Recorder, Storage};
-use polyweave_tool_adapter::error::CallError;
-use polyweave_tool_adapter::outcome::CallOutcome;
-use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
-use polyweave_tool_adapter::trace::ENTRY_HEADER;
-use polyweave_tool_adapter::wrapper::{Config, Disposition, Wrapper};
+use polyweave_tool_adapter::wrapper::ENTRY_HEADER;
+use polyweave_tool_adapter::wrapper::{Disposition, Wrapper, WrapperConfig};
+use polyweave_tool_adapter::CallError;
+use polyweave_tool_adapter::CallOutcome;
 use polyweave_tool_adapter::{AdapterCall, CallHandle, CallOptions, Error, Instant, Route, Tool};
+use polyweave_tool_adapter::{ResultWriter, ToolFailed};
 use scenario::{CallScenario, Scenario, Step, StepKind, ToolSpec, WrapperScenario};
 
 // Capacities of the replay program (SPEC §6: minimums met or exceeded, args, results and
@@ -38,7 +38,7 @@ const TRACE_ENTRIES: usize = 32;
 const HELD_ENDS: usize = 8;
 const END_CAP: usize = 8 * 1024;
 
-const REPLAY_CONFIG: Config = Config {
+const REPLAY_CONFIG: WrapperConfig = WrapperConfig {
     tool_timeout_ms: 30_000,
     max_total_timeout_ms: 0,
     mirror_continue: true,
@@ -314,7 +314,7 @@ fn run_wrapper(sc: &WrapperScenario, p: &mut Printer) -> Result<(), (Option<usiz
             _ => Tool::sync(name, sync),
         })
         .collect();
-    let cfg = Config {
+    let cfg = WrapperConfig {
         tool_timeout_ms: sc.tool_timeout_ms,
         max_total_timeout_ms: sc.max_total_timeout_ms,
         mirror_continue: sc.mirror_continue,

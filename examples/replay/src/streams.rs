@@ -9,11 +9,12 @@
 
 use std::io::Write;
 
-use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
-use polyweave_tool_adapter::items::{encode_item, ItemError};
-use polyweave_tool_adapter::tool::{ResultWriter, ToolFailed};
-use polyweave_tool_adapter::wrapper::{Config, Disposition, Wrapper};
+use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, DecoderStats};
+use polyweave_tool_adapter::encode::{encode_item, ItemError};
+use polyweave_tool_adapter::wrapper::{Disposition, Wrapper, WrapperConfig};
+use polyweave_tool_adapter::Provider;
 use polyweave_tool_adapter::{Instant, NoHooks, Route, Slot, Tool};
+use polyweave_tool_adapter::{ResultWriter, ToolFailed};
 
 /// Calls one response may have open at once.
 const SLOTS: usize = 16;
@@ -64,8 +65,13 @@ pub fn decode_body(
     }
     d.finish();
     drain(&mut d)?;
-    let skipped = d.skipped();
-    if skipped != Default::default() {
+    let stats = d.stats();
+    let skipped = DecoderStats {
+        calls_started: 0,
+        calls_written: 0,
+        ..stats
+    };
+    if skipped != DecoderStats::default() {
         eprintln!("polyweave-replay: skipped provider data: {skipped:?}");
     }
     Ok(())
@@ -166,13 +172,13 @@ pub fn run_stream(provider: Provider, file: &str, pretty: bool) -> Result<(), St
         Tool::sync("get_weather", &weather),
         Tool::sync("get_stock_price", &stock_price),
     ];
-    let cfg = Config {
+    let cfg = WrapperConfig {
         args_cap: 4096,
         result_cap: 4096,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     let mut frames = Vec::new();
-    decode_body(provider, DECODER.fitting(&cfg), &body, 0, |f| {
+    decode_body(provider, DECODER.fit(&cfg), &body, 0, |f| {
         frames.push(f.to_vec())
     })?;
     let mut slots = [Slot::EMPTY; 4];

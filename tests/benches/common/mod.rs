@@ -6,19 +6,19 @@
 use std::path::PathBuf;
 
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
-use polyweave_tool_adapter::{Config, Frame, FrameKind};
+use polyweave_tool_adapter::{Frame, FrameKind, WrapperConfig};
 
 /// Pending-call slots of the round-trip benches: one call at a time is ever pending.
 pub const SLOTS: usize = 4;
 
 /// Capacities for the corpus (args up to 1,309 bytes, names up to 64, ids up to 32).
-pub const CFG: Config = Config {
+pub const CFG: WrapperConfig = WrapperConfig {
     args_cap: 2048,
     result_cap: 2048,
     trace_entries: 8,
     // Room for the largest entry (name + args + echoed result) without cutting it.
     trace_bytes: 8192,
-    ..Config::DEFAULT
+    ..WrapperConfig::DEFAULT
 };
 
 const CORPUS: &str = "bfcl/tool-calls.ndjson";

@@ -5,7 +5,7 @@
 mod decode_common;
 
 use libfuzzer_sys::fuzz_target;
-use polyweave_tool_adapter::decode::Provider;
+use polyweave_tool_adapter::Provider;
 
 const RECORDED: &[u8] =
     include_bytes!("../../data/provider-streams/anthropic/vercel-ai-anthropic-json-tool-1.body");

@@ -10,7 +10,8 @@
 //! the same decoder decodes a recorded body of its provider as a fresh one does (what
 //! `finish` leaves is ready for the next body, whatever the last one was).
 
-use polyweave_tool_adapter::decode::{BufferTooSmall, CallSlot, Decoder, DecoderConfig, Provider};
+use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
+use polyweave_tool_adapter::{BufferTooSmall, Provider};
 use polyweave_tool_adapter::{Frame, FrameKind};
 
 /// Input bytes read as choices before the body (missing ones count as 0). `fuzz.sh` writes

@@ -5,7 +5,7 @@
 mod decode_common;
 
 use libfuzzer_sys::fuzz_target;
-use polyweave_tool_adapter::decode::Provider;
+use polyweave_tool_adapter::Provider;
 
 const RECORDED: &[u8] =
     include_bytes!("../../data/provider-streams/gemini/vercel-ai-google-tool-call.body");

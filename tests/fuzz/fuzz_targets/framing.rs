@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use polyweave_tool_adapter::framing::{LineFramer, LineTooLong};
+use polyweave_tool_adapter::frame::{LineSplitter, LineTooLong};
 
 #[derive(Debug, PartialEq)]
 enum Out {
@@ -29,7 +29,7 @@ fn take(r: Result<&[u8], LineTooLong>, cap: usize, out: &mut Vec<Out>) {
 /// Feeds `stream` in the pieces `cuts` gives (each at least one byte), then finishes.
 fn run(cap: usize, stream: &[u8], cuts: &[u8]) -> Vec<Out> {
     let mut buf = vec![0u8; cap];
-    let mut f = LineFramer::new(&mut buf);
+    let mut f = LineSplitter::new(&mut buf);
     let mut out = Vec::new();
     let mut rest = stream;
     let mut k = 0;

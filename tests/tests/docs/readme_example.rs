@@ -1,5 +1,5 @@
 use polyweave_tool_adapter::{
-    Config, Instant, NoHooks, ResultWriter, Slot, Tool, ToolFailed, Wrapper,
+    Instant, NoHooks, ResultWriter, Slot, Tool, ToolFailed, Wrapper, WrapperConfig,
 };
 
 fn main() {
@@ -11,7 +11,7 @@ fn main() {
     let tools = [Tool::sync("add", &add), Tool::deferred("lookup")];
 
     // Every byte of state is the host's: slots for pending calls and one arena.
-    const CFG: Config = Config::DEFAULT;
+    const CFG: WrapperConfig = WrapperConfig::DEFAULT;
     let mut slots = [Slot::EMPTY; 2];
     let mut arena = [0u8; CFG.arena_len(2)];
     let mut w = Wrapper::new(CFG, &tools, NoHooks, &mut slots, &mut arena).unwrap();

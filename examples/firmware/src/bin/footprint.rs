@@ -2,9 +2,9 @@
 //!
 //! The same shell as the firmware (embassy executor, SysTick time driver, defmt over
 //! semihosting) runs one short conversation: a `Wrapper` with the small configuration and
-//! 4 slots takes `TEXT`, one `TOOL_CALL` for a sync tool and `END` through a `LineFramer`,
+//! 4 slots takes `TEXT`, one `TOOL_CALL` for a sync tool and `END` through a `LineSplitter`,
 //! and its frames are drained. Built with the feature `no-wrapper`, the same program never
-//! constructs or calls the `Wrapper` or the `LineFramer`: the difference in `text` between
+//! constructs or calls the `Wrapper` or the `LineSplitter`: the difference in `text` between
 //! the two builds is the core's own flash cost. Both builds paint the stack at start and print
 //! its high-water mark at the end, and print the RAM figures of the configurations. With a
 //! `decode-*` feature it also runs a stream decoder, with `mcp-client` the MCP client, each on
@@ -23,18 +23,18 @@ use cortex_m_semihosting::debug;
 use defmt::{error, info};
 use defmt_semihosting as _;
 use embassy_executor::Spawner;
-use polyweave_tool_adapter::{Config, Slot, Wrapper};
+use polyweave_tool_adapter::{Slot, Wrapper, WrapperConfig};
 
 /// Pending calls the small configuration holds.
 const SLOTS: usize = 4;
 /// The small configuration of the RAM table in core/DESIGN.md ("Footprint on a Cortex-M4F").
-const SMALL: Config = Config::SMALL;
+const SMALL: WrapperConfig = WrapperConfig::SMALL;
 const SMALL_ARENA: usize = SMALL.arena_len(SLOTS);
-const DEFAULT_ARENA: usize = Config::DEFAULT.arena_len(SLOTS);
+const DEFAULT_ARENA: usize = WrapperConfig::DEFAULT.arena_len(SLOTS);
 
 /// Where a configuration's arena goes, region by region, in the order the core carves it:
 /// slots, scratch, last tool error, trace, held frames, output queue.
-const fn regions(c: &Config, pending: usize) -> [usize; 6] {
+const fn regions(c: &WrapperConfig, pending: usize) -> [usize; 6] {
     let slots = pending * (c.name_cap + c.id_cap + c.args_cap + c.result_cap);
     let sync_area = if c.result_cap > c.message_cap {
         c.result_cap
@@ -102,9 +102,9 @@ fn stack_high_water() -> usize {
 #[cfg(not(feature = "no-wrapper"))]
 mod conversation {
     use defmt::info;
-    use polyweave_tool_adapter::framing::LineFramer;
+    use polyweave_tool_adapter::frame::LineSplitter;
     use polyweave_tool_adapter::{
-        Config, Disposition, Instant, NoHooks, ResultWriter, Slot, Tool, ToolFailed, Wrapper,
+        Disposition, Instant, NoHooks, ResultWriter, Slot, Tool, ToolFailed, Wrapper, WrapperConfig,
     };
     use static_cell::ConstStaticCell;
 
@@ -138,9 +138,9 @@ mod conversation {
     /// `TOOL_RESULT` on the spot (the unknown-tool path); returns the frames written.
     #[cfg(feature = "bfcl-stack")]
     pub fn bfcl() -> Option<usize> {
-        let cfg = Config {
+        let cfg = WrapperConfig {
             full_validation: true,
-            ..Config::DEFAULT
+            ..WrapperConfig::DEFAULT
         };
         let tools = [Tool::sync("add", &add)];
         let mut w =
@@ -176,12 +176,12 @@ mod conversation {
     /// The host benchmarks' capacities (`tests/benches/wrapper.rs`): args and results up to
     /// 2 KiB, eight trace entries in 8 KiB.
     #[cfg(feature = "bfcl-speed")]
-    const SPEED: Config = Config {
+    const SPEED: WrapperConfig = WrapperConfig {
         args_cap: 2048,
         result_cap: 2048,
         trace_entries: 8,
         trace_bytes: 8192,
-        ..Config::DEFAULT
+        ..WrapperConfig::DEFAULT
     };
     #[cfg(feature = "bfcl-speed")]
     static SPEED_SLOTS: ConstStaticCell<[Slot; super::SLOTS]> =
@@ -226,11 +226,11 @@ mod conversation {
     }
 
     /// Runs the stream through the framer and the wrapper; returns the frames written.
-    pub fn run(cfg: Config, stream: &[u8]) -> Option<usize> {
+    pub fn run(cfg: WrapperConfig, stream: &[u8]) -> Option<usize> {
         let tools = [Tool::sync("add", &add)];
         let mut w = Wrapper::new(cfg, &tools, NoHooks, SLOT_MEM.take(), ARENA.take()).ok()?;
         let tx = TX.take();
-        let mut framer = LineFramer::new(LINE.take());
+        let mut framer = LineSplitter::new(LINE.take());
         let mut frames = 0;
         let mut rest = stream;
         while !rest.is_empty() {
@@ -255,10 +255,10 @@ mod conversation {
 
 #[cfg(feature = "no-wrapper")]
 mod conversation {
-    use polyweave_tool_adapter::Config;
+    use polyweave_tool_adapter::WrapperConfig;
 
     /// The same shell without the core: counts the stream's lines instead.
-    pub fn run(_cfg: Config, stream: &[u8]) -> Option<usize> {
+    pub fn run(_cfg: WrapperConfig, stream: &[u8]) -> Option<usize> {
         let stream = core::hint::black_box(stream);
         Some(stream.iter().filter(|&&b| b == b'\n').count())
     }
@@ -274,7 +274,8 @@ mod conversation {
     feature = "decode-ollama"
 ))]
 mod decoding {
-    use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, Provider};
+    use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
+    use polyweave_tool_adapter::Provider;
 
     const CFG: DecoderConfig = DecoderConfig::SMALL;
     const CALLS: usize = 2;
@@ -347,16 +348,18 @@ mod decoding {
 #[cfg(feature = "mcp-client")]
 mod mcp {
     use defmt::info;
-    use polyweave_tool_adapter::mcp::{Client, ClientInfo, Handled, McpConfig, McpEvent, McpSlot};
+    use polyweave_tool_adapter::mcp::{
+        McpClient, McpClientInfo, McpConfig, McpEvent, McpHandled, McpSlot,
+    };
     use polyweave_tool_adapter::CallHandle;
     use static_cell::ConstStaticCell;
 
     const CFG: McpConfig = McpConfig::SMALL;
     const CALLS: usize = 2;
-    /// Bytes of the client's state: its arena, its slots and the `Client` itself.
+    /// Bytes of the client's state: its arena, its slots and the `McpClient` itself.
     pub const STATE: usize = CFG.arena_len(CALLS)
         + CALLS * core::mem::size_of::<McpSlot>()
-        + core::mem::size_of::<Client<'static>>();
+        + core::mem::size_of::<McpClient<'static>>();
     /// Where the client writes its lines and frames (never too small): the host's buffer.
     pub const OUT_LEN: usize = if CFG.max_line_len() > CFG.max_frame_len() {
         CFG.max_line_len()
@@ -385,7 +388,7 @@ mod mcp {
     }
 
     /// Drains the client's events, frames and lines; true when anything came out.
-    fn drain(c: &mut Client<'_>, out: &mut [u8], n: &mut Counts) -> Option<bool> {
+    fn drain(c: &mut McpClient<'_>, out: &mut [u8], n: &mut Counts) -> Option<bool> {
         let mut any = false;
         loop {
             let mut moved = false;
@@ -413,7 +416,8 @@ mod mcp {
 
     /// Runs the exchange; what came out.
     pub fn run() -> Option<Counts> {
-        let mut c = Client::new(CFG, ClientInfo::THIS_CRATE, SLOTS.take(), ARENA.take()).ok()?;
+        let mut c =
+            McpClient::new(CFG, McpClientInfo::THIS_CRATE, SLOTS.take(), ARENA.take()).ok()?;
         let out = OUT.take();
         let mut n = Counts::default();
         c.start().ok()?;
@@ -428,7 +432,7 @@ mod mcp {
                 if n.ready && !called {
                     called = true;
                     let call = core::hint::black_box(CALL);
-                    let Handled::Sent { .. } =
+                    let McpHandled::Sent { .. } =
                         c.handle_frame(CallHandle::from_parts(0, 0), call).ok()?
                     else {
                         return None;
@@ -458,7 +462,7 @@ async fn main(_spawner: Spawner) {
     );
     for (name, cfg, total) in [
         ("small", SMALL, SMALL_ARENA),
-        ("default", Config::DEFAULT, DEFAULT_ARENA),
+        ("default", WrapperConfig::DEFAULT, DEFAULT_ARENA),
     ] {
         let [slots, scratch, last_error, trace, held, queue] = regions(&cfg, SLOTS);
         info!(

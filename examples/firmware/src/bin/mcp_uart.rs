@@ -3,13 +3,13 @@
 //! which `mcp/bridge.py` runs on the host and wires to QEMU's UART0 chardev
 //! (`@modelcontextprotocol/server-everything`; see `mcp/README.md`).
 //!
-//! No heap: the `Client` and the `Wrapper` live in the main task with `static` storage. The
+//! No heap: the `McpClient` and the `Wrapper` live in the main task with `static` storage. The
 //! client starts the server (`initialize`, `tools/list`); the firmware checks that the tools
 //! it wants (`echo`, `get-sum`) were listed and registers them as adapter tools of a wrapper
 //! (`McpConfig::fitting` its configuration). A scripted model turn then calls both, and one
-//! loop moves everything: UART bytes into `Client::feed`; the client's events, its frames into
+//! loop moves everything: UART bytes into `McpClient::feed`; the client's events, its frames into
 //! `Wrapper::handle_adapter_frame`, its lines out of the UART; the wrapper's frames for an
-//! adapter into `Client::handle_frame`, the others checked; and the wrapper's deadlines on
+//! adapter into `McpClient::handle_frame`, the others checked; and the wrapper's deadlines on
 //! embassy time.
 //!
 //! It passes (semihosting exit 0) when the model got exactly the two `TOOL_RESULT`s (either
@@ -37,10 +37,10 @@ use embassy_executor::Spawner;
 use embassy_futures::select::{select, Either};
 use embassy_time::{with_timeout, Duration, Timer};
 use polyweave_tool_adapter::mcp::{
-    Client, ClientInfo, Handled, McpConfig, McpError, McpEvent, McpSlot, StartError,
+    McpClient, McpClientInfo, McpConfig, McpError, McpEvent, McpHandled, McpSlot, McpStartError,
 };
 use polyweave_tool_adapter::{
-    CallHandle, Config, Disposition, Event, Instant, NoHooks, Route, Slot, Tool, Wrapper,
+    CallHandle, Disposition, Event, Instant, NoHooks, Route, Slot, Tool, Wrapper, WrapperConfig,
 };
 use static_cell::ConstStaticCell;
 use uart::Uart0;
@@ -73,11 +73,11 @@ const CALLS: usize = pick(3, 2);
 
 /// The wrapper: the small capacities (with `mcp-big-echo`, args and results of 4 KiB), and
 /// 5 s for each call.
-const W_CFG: Config = Config {
+const W_CFG: WrapperConfig = WrapperConfig {
     tool_timeout_ms: 5_000,
-    args_cap: pick(4096, Config::SMALL.args_cap),
-    result_cap: pick(4096, Config::SMALL.result_cap),
-    ..Config::SMALL
+    args_cap: pick(4096, WrapperConfig::SMALL.args_cap),
+    result_cap: pick(4096, WrapperConfig::SMALL.result_cap),
+    ..WrapperConfig::SMALL
 };
 
 /// The client: lines of 8 KiB (server-everything answers `initialize` in 2,018 bytes and
@@ -88,7 +88,7 @@ const MCP_CFG: McpConfig = McpConfig {
     outbox_cap: pick(4608, 512),
     ..McpConfig::SMALL
 }
-.fitting(&W_CFG);
+.fit(&W_CFG);
 
 /// What the client writes into, one thing at a time: every line it sends (a reply can echo
 /// an id as long as a line) and every frame of a call's answer (a result is a part of a line),
@@ -114,7 +114,7 @@ static W_ARENA: ConstStaticCell<[u8; W_CFG.arena_len(CALLS)]> =
 static W_TX: ConstStaticCell<[u8; W_CFG.max_frame_len()]> =
     ConstStaticCell::new([0; W_CFG.max_frame_len()]);
 
-const INFO: ClientInfo<'static> = ClientInfo {
+const INFO: McpClientInfo<'static> = McpClientInfo {
     name: "polyweave-firmware",
     version: env!("CARGO_PKG_VERSION"),
 };
@@ -159,8 +159,8 @@ defmt::timestamp!("{=u64:ms}", embassy_time::Instant::now().as_millis());
 async fn main(_spawner: Spawner) {
     let p = cortex_m::Peripherals::take().unwrap();
     time_driver::init(p.SYST);
-    let client = Client::new(MCP_CFG, INFO, MCP_SLOTS.take(), MCP_ARENA.take())
-        .unwrap_or_else(|e| fail!("Client::new: {}", e));
+    let client = McpClient::new(MCP_CFG, INFO, MCP_SLOTS.take(), MCP_ARENA.take())
+        .unwrap_or_else(|e| fail!("McpClient::new: {}", e));
     info!(
         "MCP client: {=usize} bytes, arena {=usize} bytes for {=usize} calls (line_cap {=usize}, outbox {=usize}), output buffer {=usize}; wrapper: arena {=usize}, frame buffer {=usize}",
         core::mem::size_of_val(&client),
@@ -201,13 +201,13 @@ async fn main(_spawner: Spawner) {
 }
 
 /// The whole run; returns the milliseconds from the first call to the `END`.
-async fn session(h: &mut Host, mut client: Client<'static>) -> u64 {
+async fn session(h: &mut Host, mut client: McpClient<'static>) -> u64 {
     let mut rx = [0u8; RX_CHUNK];
 
     // Start-up: initialize and list the tools, before any wrapper exists.
     client
         .start()
-        .unwrap_or_else(|e| fail!("Client::start: {}", e));
+        .unwrap_or_else(|e| fail!("McpClient::start: {}", e));
     loop {
         h.pump(&mut client, None);
         if h.startup.ready {
@@ -315,7 +315,7 @@ impl Link {
     }
 
     /// The client's lines, out of the UART; true when any went.
-    fn lines(&mut self, c: &mut Client<'_>) -> bool {
+    fn lines(&mut self, c: &mut McpClient<'_>) -> bool {
         let mut moved = false;
         loop {
             match c.poll_transmit(&mut self.out[..]) {
@@ -332,7 +332,7 @@ impl Link {
     }
 
     /// The client's frames for its calls, into the wrapper; true when any went.
-    fn frames(&mut self, c: &mut Client<'_>, w: Option<&mut Wrapper<'_>>) -> bool {
+    fn frames(&mut self, c: &mut McpClient<'_>, w: Option<&mut Wrapper<'_>>) -> bool {
         let Some(w) = w else {
             if let Ok(Some(f)) = c.poll_frame(&mut self.out[..]) {
                 fail!("a frame before any call: {=str}", shown(&self.out[..f.len]));
@@ -443,7 +443,7 @@ struct Host {
 
 impl Host {
     /// Bytes from the server, a line at a time, everything owed drained after each piece.
-    fn feed(&mut self, c: &mut Client<'_>, mut w: Option<&mut Wrapper<'_>>, mut bytes: &[u8]) {
+    fn feed(&mut self, c: &mut McpClient<'_>, mut w: Option<&mut Wrapper<'_>>, mut bytes: &[u8]) {
         while !bytes.is_empty() {
             let n = c.feed(bytes);
             bytes = &bytes[n..];
@@ -456,7 +456,7 @@ impl Host {
 
     /// Drains the wrapper's events and frames, then the client's events, frames and lines,
     /// until neither has anything to give; true when anything moved.
-    fn pump(&mut self, c: &mut Client<'_>, mut w: Option<&mut Wrapper<'_>>) -> bool {
+    fn pump(&mut self, c: &mut McpClient<'_>, mut w: Option<&mut Wrapper<'_>>) -> bool {
         let mut any = false;
         loop {
             let mut moved = false;
@@ -474,7 +474,7 @@ impl Host {
     }
 
     /// The wrapper's events and frames: adapter frames to the client, the others checked.
-    fn wrapper_out(&mut self, c: &mut Client<'_>, w: &mut Wrapper<'_>) -> bool {
+    fn wrapper_out(&mut self, c: &mut McpClient<'_>, w: &mut Wrapper<'_>) -> bool {
         let mut moved = false;
         loop {
             let t = match w.poll_transmit(&mut self.w_tx[..]) {
@@ -501,7 +501,7 @@ impl Host {
     }
 
     /// The client's events: the start-up, the listed tools, the server's notifications.
-    fn events(&mut self, c: &mut Client<'_>) -> bool {
+    fn events(&mut self, c: &mut McpClient<'_>) -> bool {
         let mut moved = false;
         while let Some(e) = c.poll_event() {
             moved = true;
@@ -534,11 +534,13 @@ impl Host {
                     self.startup.ready = true;
                 }
                 McpEvent::StartFailed(why) => match why {
-                    StartError::UnsupportedVersion(v) => {
+                    McpStartError::UnsupportedVersion(v) => {
                         fail!("the start-up failed: version {=str}", shown(v))
                     }
-                    StartError::BadResult(r) => fail!("the start-up failed: {=str}", shown(r)),
-                    StartError::Refused(e) => fail!("the start-up was refused: {=str}", shown(e)),
+                    McpStartError::BadResult(r) => fail!("the start-up failed: {=str}", shown(r)),
+                    McpStartError::Refused(e) => {
+                        fail!("the start-up was refused: {=str}", shown(e))
+                    }
                     other => fail!("the start-up failed: {}", other),
                 },
                 McpEvent::Notification { method, params } => info!(
@@ -556,7 +558,7 @@ impl Host {
 /// outbox is written out first, a frame the client owes is given to the wrapper first.
 fn to_client(
     link: &mut Link,
-    c: &mut Client<'_>,
+    c: &mut McpClient<'_>,
     w: &mut Wrapper<'_>,
     handle: CallHandle,
     frame: &[u8],
@@ -564,11 +566,11 @@ fn to_client(
     info!("client <- {} {=str}", handle, shown(frame));
     loop {
         match c.handle_frame(handle, frame) {
-            Ok(Handled::Sent { request }) => info!("request {=u64} queued", request),
-            Ok(Handled::Cancelled { notified }) => {
+            Ok(McpHandled::Sent { request }) => info!("request {=u64} queued", request),
+            Ok(McpHandled::Cancelled { notified }) => {
                 warn!("cancelled (server told: {=bool})", notified)
             }
-            Ok(Handled::Failed(why)) => warn!("the client failed the call: {}", why),
+            Ok(McpHandled::Failed(why)) => warn!("the client failed the call: {}", why),
             // Retried once what blocks it has moved.
             Err(McpError::OutboxFull { .. }) if link.lines(c) => continue,
             Err(McpError::FramePending) if link.frames(c, Some(w)) => continue,

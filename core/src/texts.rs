@@ -84,7 +84,7 @@ impl Message<'_> {
     }
 
     /// Writes the text into `buf`, as much of it as fits (the wrapper's own texts fit:
-    /// `Config::check` sizes `message_cap` for them; a character cut in two at the end is
+    /// `WrapperConfig::check` sizes `message_cap` for them; a character cut in two at the end is
     /// dropped by the caller's UTF-8 check).
     pub(crate) fn compose<'b>(&self, buf: &'b mut [u8]) -> &'b [u8] {
         let mut w = Prefix { buf, pos: 0 };

@@ -1,7 +1,7 @@
 //! Typed tool data for Rust tools, through `serde-json-core` (no allocation).
 //!
 //! ```
-//! use polyweave_tool_adapter::typed;
+//! use polyweave_tool_adapter::wrapper::typed;
 //! use serde::{Deserialize, Serialize};
 //!
 //! #[derive(Deserialize)]

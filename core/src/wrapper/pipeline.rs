@@ -2,8 +2,8 @@
 //! `TOOL_RESULT`, hook, pending count, then the prompt (or the round-limit `ERROR`) and
 //! the held `END`s.
 
-use crate::encode::{Known, OutFrame};
 use crate::error::Error;
+use crate::frame::write::{Known, OutFrame};
 use crate::held::Held;
 use crate::hooks::{CallInfo, Hooks};
 use crate::json;
@@ -14,7 +14,7 @@ use crate::room::{record_cost, RELEASE_COST_BOUND};
 use crate::route::Route;
 use crate::trace::Trace;
 
-use super::config::Config;
+use super::config::WrapperConfig;
 use super::result::{LastError, SUCCESS_FALSE};
 
 /// A call's name, id and args while it completes (from the frame or from its slot).
@@ -54,7 +54,7 @@ impl<'c> CallRef<'c> {
 /// Counters for what was cut or refused rather than lost silently.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Stats {
+pub struct WrapperStats {
     /// Continue prompts written.
     pub rounds: u32,
     /// Error messages from sync tools and tool adapters cut to fit `message_cap` once escaped.
@@ -73,7 +73,7 @@ pub(crate) enum Delivery {
 }
 
 /// What records and sends completions, and closes rounds.
-pub(crate) struct Outputs<'a, H> {
+pub(crate) struct Pipeline<'a, H> {
     pub(crate) hooks: H,
     pub(crate) queue: Queue<'a>,
     pub(crate) trace: Trace<'a>,
@@ -83,10 +83,10 @@ pub(crate) struct Outputs<'a, H> {
     last_error_len: Option<usize>,
     pub(crate) pending: usize,
     pub(crate) aborted: bool,
-    pub(crate) stats: Stats,
+    pub(crate) stats: WrapperStats,
 }
 
-impl<'a, H: Hooks> Outputs<'a, H> {
+impl<'a, H: Hooks> Pipeline<'a, H> {
     pub(crate) fn new(
         hooks: H,
         queue: Queue<'a>,
@@ -103,7 +103,7 @@ impl<'a, H: Hooks> Outputs<'a, H> {
             last_error_len: None,
             pending: 0,
             aborted: false,
-            stats: Stats::default(),
+            stats: WrapperStats::default(),
         }
     }
 
@@ -111,21 +111,22 @@ impl<'a, H: Hooks> Outputs<'a, H> {
     /// id and name escaped lengths; `outcome_len`, its result's or quoted, escaped error's.
     pub(crate) fn completion_cost(
         &self,
-        cfg: &Config,
+        cfg: &WrapperConfig,
         (id, name): (Option<usize>, Option<usize>),
         outcome_len: usize,
     ) -> usize {
-        record_cost(crate::encode::tool_result_len(id, name, outcome_len)) + self.end_cost(cfg)
+        record_cost(crate::frame::write::tool_result_len(id, name, outcome_len))
+            + self.end_cost(cfg)
     }
 
     /// Queue bytes completing a call whose outcome is in its slot may need, the round's
     /// end included.
-    pub(crate) fn slot_completion_cost(&self, cfg: &Config) -> usize {
+    pub(crate) fn slot_completion_cost(&self, cfg: &WrapperConfig) -> usize {
         record_cost(0) + self.end_cost(cfg)
     }
 
     /// Queue bytes ending the round now may need.
-    pub(crate) fn end_cost(&self, cfg: &Config) -> usize {
+    pub(crate) fn end_cost(&self, cfg: &WrapperConfig) -> usize {
         cfg.round_end_len() - RELEASE_COST_BOUND + self.held.release_cost()
     }
 
@@ -140,7 +141,7 @@ impl<'a, H: Hooks> Outputs<'a, H> {
     /// Completes `call` with an error message (SPEC §3.2).
     pub(crate) fn fail(
         &mut self,
-        cfg: &Config,
+        cfg: &WrapperConfig,
         call: CallRef<'_>,
         message: &str,
         delivery: Delivery,
@@ -153,7 +154,7 @@ impl<'a, H: Hooks> Outputs<'a, H> {
     /// tokens (an error outcome has no raw value: either is right).
     pub(crate) fn complete_with(
         &mut self,
-        cfg: &Config,
+        cfg: &WrapperConfig,
         call: CallRef<'_>,
         outcome: CallOutcome<'_>,
         result_compact: bool,
@@ -205,7 +206,7 @@ impl<'a, H: Hooks> Outputs<'a, H> {
         self.pending += 1;
     }
 
-    fn end(&mut self, cfg: &Config) {
+    fn end(&mut self, cfg: &WrapperConfig) {
         if !self.aborted {
             if cfg.max_rounds > 0 && self.stats.rounds >= cfg.max_rounds {
                 let frame = OutFrame::RoundLimit {

@@ -4,12 +4,12 @@
 use crate::json::JsonStr;
 use crate::sink::{put_json_str, put_json_string, put_u64, Sink};
 
-use super::config::{ClientInfo, PROTOCOL_VERSION};
+use super::config::{McpClientInfo, PROTOCOL_VERSION};
 
 const HEAD: &[u8] = br#"{"jsonrpc":"2.0","#;
 
 /// `initialize`, request `rpc`.
-pub(crate) fn initialize(s: &mut dyn Sink, rpc: u64, info: &ClientInfo<'_>) {
+pub(crate) fn initialize(s: &mut dyn Sink, rpc: u64, info: &McpClientInfo<'_>) {
     s.put(HEAD);
     s.put(br#""id":"#);
     put_u64(s, rpc);
