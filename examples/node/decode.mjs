@@ -9,13 +9,11 @@
 //   const d = createDecoder('ollama'); d.write(chunk); d.end()       // by hand
 //   encodeItem('openai-responses', toolResultFrame)                  // the next request's item
 import { C, PW, OutBuf, Stable, U8, alignOffset, pwError } from './binding.mjs';
+import { frameBytes, objectOf } from './raw.mjs';
 
 // node:stream only where there is one (Node): a browser loads this module without it, and
 // `DecoderTransform` then says what to use instead.
 const nodeStream = globalThis.process?.versions?.node ? await import('node:stream') : null;
-
-/** The symbol under which frames and items carry their exact JSON text (index.mjs's RAW_TEXT). */
-const RAW_TEXT = Symbol.for('polyweave.rawText');
 
 /** `enum pw_provider`: the formats the decoders read and the item encoders write. */
 export const Provider = Object.freeze({
@@ -53,13 +51,6 @@ function bytesOf(chunk) {
   if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
   throw new TypeError('polyweave: a body chunk must be a Uint8Array, Buffer, ArrayBuffer or string');
-}
-
-/** An object parsed from the library's JSON text, carrying that text under RAW_TEXT. */
-function objectOf(text) {
-  const v = JSON.parse(text);
-  if (v !== null && typeof v === 'object') Object.defineProperty(v, RAW_TEXT, { value: text });
-  return v;
 }
 
 // The options' names and the pw_decoder_config fields they set.
@@ -360,18 +351,6 @@ export async function* framesFromResponse(response, provider, options = {}) {
   } finally {
     decoder.close();
   }
-}
-
-/** A frame's bytes: its exact text when it carries one, a string or bytes as given, else JSON. */
-function frameBytes(frame) {
-  if (typeof frame === 'string') return frame;
-  if (frame instanceof Uint8Array || frame instanceof ArrayBuffer) return bytesOf(frame);
-  if (frame !== null && typeof frame === 'object') {
-    if (typeof frame.rawJSON === 'string') return frame.rawJSON; // raw(text)
-    if (typeof frame[RAW_TEXT] === 'string') return frame[RAW_TEXT]; // a decoded frame
-  }
-  const t = JSON.stringify(frame);
-  return t === undefined ? '' : t;
 }
 
 /**

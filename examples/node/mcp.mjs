@@ -12,9 +12,10 @@
 //   (`server.wrap(model)`, or `server.run(frames)` / `server.call(name, args)`), whose timers
 //   (`setTimeout` at the library's deadline, moved by the server's progress) time calls out.
 //   `createMcpSession(send, options)` is the same over any transport (`send(line)` writes one).
-import { C, PW, OutBuf, Stable, alignOffset, strOf, resultText } from './binding.mjs';
+import { C, PW, OutBuf, Stable, alignOffset, strOf, resultText, withCode } from './binding.mjs';
 import { createDuplex } from './duplex.mjs';
-import { createToolAdapterWrapper, raw, rawText } from './index.mjs';
+import { raw, rawText } from './raw.mjs';
+import { createToolAdapterWrapper } from './wrapper.mjs';
 
 // node:child_process only in Node: in a browser the client and `createMcpSession` (any
 // transport) work, and `connectMcpServer` (a child over stdio) says it needs Node.
@@ -34,22 +35,16 @@ export const McpCode = Object.freeze({
   ALREADY_STARTED: PW.MCP_ALREADY_STARTED,
   CLIENT_INFO_TOO_LONG: PW.MCP_CLIENT_INFO_TOO_LONG,
 });
-const CODE_NAMES = new Map(Object.entries(McpCode).map(([k, v]) => [v, `PW_MCP_${k}`]));
-
 /**
- * A refusal of the MCP client (or another `pw_result` it returned): `code` is the number,
- * `codeName` e.g. `'PW_MCP_OUTBOX_FULL'` (`'PW_RESULT_<n>'` for codes outside 500-508).
- * Nothing changed in the client.
+ * A refusal of the MCP client (or another `pw_result` it returned): `code` is its C name
+ * (`'PW_MCP_OUTBOX_FULL'`), `errno` the number. Nothing changed in the client.
  */
 export class McpError extends Error {
   /** @param {string} what @param {number} code */
   constructor(what, code) {
     super(`${what}: ${resultText(code)}`);
     this.name = 'McpError';
-    /** @type {number} */
-    this.code = code;
-    /** @type {string} */
-    this.codeName = CODE_NAMES.get(code) ?? `PW_RESULT_${code}`;
+    withCode(this, code);
   }
 }
 
@@ -605,9 +600,9 @@ export class McpSession {
         if (h.kind === 'cancelled') this._calls.delete(`${handle.slot}:${handle.index}`);
       } catch (e) {
         // Taken once its lines are written, or its failure polled.
-        if (e.code === PW.MCP_OUTBOX_FULL || e.code === PW.MCP_FRAME_PENDING) break;
+        if (e.errno === PW.MCP_OUTBOX_FULL || e.errno === PW.MCP_FRAME_PENDING) break;
         // A CANCEL for a call the client already ended: nothing to tell.
-        if (e.code !== PW.MCP_UNKNOWN_CALL) throw e;
+        if (e.errno !== PW.MCP_UNKNOWN_CALL) throw e;
         this._calls.delete(`${handle.slot}:${handle.index}`);
       }
       this._fifo.shift();

@@ -220,7 +220,7 @@ test('framesFromResponse: early exit cancels the body; a read body is refused; n
   const whole = texts(decodeAll('openai-chat', [r.body]).frames);
   assert.deepEqual(texts(await collect(framesFromResponse(streamOf([r.body]), 'openai-chat'))), whole);
   assert.deepEqual(texts(await collect(framesFromResponse(Readable.from([r.body]), 'openai-chat'))), whole);
-  await assert.rejects(collect(framesFromResponse(new Response(r.body), 'bedrock')), (e) => e.code === PW.UNKNOWN_PROVIDER);
+  await assert.rejects(collect(framesFromResponse(new Response(r.body), 'bedrock')), (e) => e.code === 'PW_UNKNOWN_PROVIDER' && e.errno === PW.UNKNOWN_PROVIDER);
 });
 
 test('the node:stream Transform: bytes in, frame objects out, for every recording', async () => {
@@ -313,7 +313,7 @@ test('raw frames, a small frame buffer, capacities, overlong events, open calls 
   assert.ok(small.maxFrameLen >= 2 * 4096);
   small.close();
   big.close();
-  assert.throws(() => createDecoder('gemini', { eventCap: 3 }), (e) => e.code === PW.BAD_CONFIG);
+  assert.throws(() => createDecoder('gemini', { eventCap: 3 }), (e) => e.code === 'PW_BAD_CONFIG' && e.errno === PW.BAD_CONFIG);
   assert.throws(() => createDecoder('gemini', { argsCap: 'big' }), TypeError);
   const { stats } = decodeAll('openai-chat', [BODY], { eventCap: 16 });
   assert.ok(stats.overlong > 0);
@@ -333,8 +333,8 @@ test('providers by name and number; unknown ones have code 400', () => {
   assert.deepEqual(PROVIDERS.map(providerFromName), [1, 2, 3, 4, 5]);
   assert.deepEqual(Object.values(Provider), [1, 2, 3, 4, 5]);
   for (const p of ['bedrock', '', 'OpenAI-Chat', 0, 6]) {
-    assert.throws(() => createDecoder(p), (e) => e.code === PW.UNKNOWN_PROVIDER, String(p));
-    assert.throws(() => encodeItem(p, FRAMES[1]), (e) => e.code === PW.UNKNOWN_PROVIDER, String(p));
+    assert.throws(() => createDecoder(p), (e) => e.code === 'PW_UNKNOWN_PROVIDER' && e.errno === PW.UNKNOWN_PROVIDER, String(p));
+    assert.throws(() => encodeItem(p, FRAMES[1]), (e) => e.code === 'PW_UNKNOWN_PROVIDER' && e.errno === PW.UNKNOWN_PROVIDER, String(p));
   }
   assert.throws(() => createDecoder({}), TypeError);
 });
@@ -418,7 +418,7 @@ test('encodeItem: every refusal throws with its pw_result code', () => {
   ]) {
     assert.throws(
       () => encodeItem('openai-chat', frame),
-      (e) => e instanceof Error && e.code === code && e.message.includes(`(code ${code})`),
+      (e) => e instanceof Error && e.errno === code && typeof e.code === 'string' && PW[e.code.slice(3)] === code && e.message.endsWith(`(${e.code}, ${code})`),
       frame,
     );
   }
