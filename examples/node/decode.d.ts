@@ -59,7 +59,7 @@ export class StreamDecoder {
   /** Body bytes in (split anywhere): the frames they completed. */
   write(chunk: BodyChunk): Array<DecodedFrame | string>;
   /** The body is over: its last frames (calls still open, then `END`). */
-  end(): Array<DecodedFrame | string>;
+  finish(): Array<DecodedFrame | string>;
   readonly stats: DecodeStats;
   reset(): void;
   close(): void;

@@ -6,7 +6,7 @@
 //   for await (const frame of framesFromResponse(await fetch(url, req), 'openai-chat')) ...
 //   response.body.pipeThrough(new DecoderStream('anthropic'))        // WHATWG streams
 //   nodeReadable.pipe(new DecoderTransform('gemini'))                // node:stream, object mode
-//   const d = createDecoder('ollama'); d.write(chunk); d.end()       // by hand
+//   const d = createDecoder('ollama'); d.write(chunk); d.finish()    // by hand
 //   encodeItem('openai-responses', toolResultFrame)                  // the next request's item
 import { C, PW, OutBuf, Stable, U8, alignOffset, pwError } from './binding.mjs';
 import { frameBytes, objectOf } from './raw.mjs';
@@ -185,7 +185,7 @@ export class StreamDecoder {
   }
 
   /** The body is over: its last frames (calls still open, then `END`). The decoder then takes the next body. */
-  end() {
+  finish() {
     const r = C.decoderFinish(this._ptr());
     if (r !== PW.OK) throw pwError('polyweave: pw_decoder_finish', r);
     return this._drain([]);
@@ -259,7 +259,7 @@ export const DecoderTransform = nodeStream
   }
   _flush(callback) {
     try {
-      for (const f of this.decoder.end()) this.push(f);
+      for (const f of this.decoder.finish()) this.push(f);
       callback();
     } catch (e) {
       callback(e);
@@ -297,7 +297,7 @@ export class DecoderStream extends TransformStream {
         for (const f of decoder.write(chunk)) controller.enqueue(f);
       }),
       flush: guarded((controller) => {
-        for (const f of decoder.end()) controller.enqueue(f);
+        for (const f of decoder.finish()) controller.enqueue(f);
         decoder.close();
       }),
       cancel: () => decoder.close(),
@@ -347,7 +347,7 @@ export async function* framesFromResponse(response, provider, options = {}) {
     if (body !== null && body !== undefined) {
       for await (const chunk of chunksOf(body)) yield* decoder.write(chunk);
     }
-    yield* decoder.end();
+    yield* decoder.finish();
   } finally {
     decoder.close();
   }

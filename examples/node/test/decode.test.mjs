@@ -133,7 +133,7 @@ function decodeAll(provider, chunks, options) {
   try {
     const frames = [];
     for (const c of chunks) frames.push(...d.write(c));
-    frames.push(...d.end());
+    frames.push(...d.finish());
     return { frames, stats: d.stats };
   } finally {
     d.close();
@@ -279,8 +279,8 @@ test('createDecoder: write gives what the bytes completed, end the rest; the nex
   assert.deepEqual(d.write(BODY.subarray(0, 20)), []);
   assert.deepEqual(d.write(new Uint8Array(BODY.subarray(20, 60))), [FRAMES[0]]);
   assert.deepEqual(d.write(BODY.subarray(60).toString('utf8')), FRAMES.slice(1));
-  assert.deepEqual(d.end(), []);
-  assert.deepEqual([...d.write(BODY), ...d.end()], FRAMES);
+  assert.deepEqual(d.finish(), []);
+  assert.deepEqual([...d.write(BODY), ...d.finish()], FRAMES);
   assert.deepEqual(d.stats, {
     notJson: 0,
     unknownEvent: 0,
@@ -322,7 +322,7 @@ test('raw frames, a small frame buffer, capacities, overlong events, open calls 
   const cut = BODY.toString('utf8').split('data: [DONE]')[0].replace(',"finish_reason":"tool_calls"', '');
   assert.deepEqual(d.write(cut), [FRAMES[0]]);
   assert.deepEqual([d.stats.callsStarted, d.stats.callsWritten], [1, 0]);
-  const last = d.end();
+  const last = d.finish();
   assert.deepEqual(last.map((f) => f.type), ['TOOL_CALL', 'END']);
   assert.equal(typeof last[0].content.args_error, 'string');
   assert.deepEqual([d.stats.callsStarted, d.stats.callsWritten], [1, 1]);

@@ -59,7 +59,7 @@ wrapped({ q: 1 }, function (err, result) {
 
 const d: StreamDecoder = createDecoder('openai-chat', { calls: 4 });
 const frames = d.write(new TextEncoder().encode('data: {}\n\n'));
-const last = d.end();
+const last = d.finish();
 console.log(frames.length + last.length, d.stats.callsStarted, createDecoder2(Provider.GEMINI).maxFrameLen, providerFromName('ollama'));
 const item: Record<string, unknown> = encodeItem('anthropic', raw('{"type":"TOOL_RESULT","content":{"id":"a","name":"n","result":1}}'));
 console.log(item, RAW_TEXT, new RawJSON('1').rawJSON, isDuplex(llm), createSource().ended);
