@@ -50,8 +50,8 @@ export interface DecodeStats {
 /** `pw_provider_from_name`; throws (`code` 400) for an unknown name. */
 export function providerFromName(name: string): number;
 
-export class StreamDecoder {
-  constructor(provider: ProviderId, options?: DecoderOptions);
+/** A stream decoder (`createDecoder` makes one). */
+export interface Decoder {
   readonly provider: number;
   readonly maxFrameLen: number;
   readonly memorySize: number;
@@ -66,12 +66,12 @@ export class StreamDecoder {
   readonly isClosed: boolean;
 }
 
-export function createDecoder(provider: ProviderId, options?: DecoderOptions): StreamDecoder;
+export function createDecoder(provider: ProviderId, options?: DecoderOptions): Decoder;
 
 /** A `node:stream` Transform (Node only; in a browser the constructor throws: use DecoderStream). */
 export class DecoderTransform {
   constructor(provider: ProviderId, options?: DecoderOptions);
-  readonly decoder: StreamDecoder;
+  readonly decoder: Decoder;
   pipe<T>(destination: T, options?: { end?: boolean }): T;
   on(event: string, listener: (...args: any[]) => void): this;
   write(chunk: BodyChunk, callback?: (error?: Error | null) => void): boolean;
@@ -82,7 +82,7 @@ export class DecoderTransform {
 /** A WHATWG TransformStream: `response.body.pipeThrough(new DecoderStream('openai-chat'))`. */
 export class DecoderStream extends TransformStream<BodyChunk, DecodedFrame | string> {
   constructor(provider: ProviderId, options?: DecoderOptions);
-  readonly decoder: StreamDecoder;
+  readonly decoder: Decoder;
 }
 
 /** The frames of a `fetch()` Response's body (or a ReadableStream / async iterable of chunks). */

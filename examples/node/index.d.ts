@@ -13,7 +13,7 @@ export {
   framesFromResponse,
   Provider,
   providerFromName,
-  StreamDecoder,
+  type Decoder,
 } from './decode.js';
 export type { BodyChunk, DecodedFrame, DecodeStats, DecoderOptions, ProviderId, ProviderName } from './decode.js';
 
@@ -29,8 +29,16 @@ export function raw(text: string): RawJSON;
 export const RAW_TEXT: unique symbol;
 /** A frame's (or value's) JSON text: as received from the library when known. */
 export function rawText(value: unknown): string;
-/** A copy of `len` bytes of the module's memory at `ptr`. */
-export function bytesAt(ptr: number, len: number): Uint8Array;
+/**
+ * Loads the WebAssembly module (once). Importing the package already tries the default (the
+ * `.wasm` next to the package); call this where that cannot work (a bundler, a worker):
+ * `wasm` is a URL (or a path in Node), a Response or its promise, the bytes, or a compiled module.
+ */
+export function init(options?: { wasm?: string | URL | Response | Promise<Response> | BufferSource | WebAssembly.Module }): Promise<void>;
+/** Whether the module is loaded. */
+export function isLoaded(): boolean;
+/** The C library's version (`pw_version`). */
+export function version(): string;
 
 /** `this` of a tool, a hook and a callback. */
 export interface CallContext {

@@ -17,5 +17,4 @@ export {
   framesFromResponse,
   Provider,
   providerFromName,
-  StreamDecoder,
 } from './decode.mjs';

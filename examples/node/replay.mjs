@@ -345,7 +345,7 @@ let code = 0;
 try {
   let text;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(file));
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(fs.readFileSync(file));
   } catch (e) {
     throw new ScenarioError(e.code === 'ENOENT' ? 'cannot read the file' : 'not JSON');
   }

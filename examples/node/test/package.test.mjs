@@ -97,7 +97,7 @@ test('package: the modules a browser loads import nothing from node: at the top 
 });
 
 test('package: the root offers the JavaScript package API names and the decoders', () => {
-  for (const name of ['wrapToolAdapter', 'createToolAdapterWrapper', 'createDuplex', 'createSource', 'createSink', 'isDuplex', 'raw', 'rawText', 'createDecoder', 'framesFromResponse', 'encodeItem', 'DecoderStream', 'DecoderTransform', 'providerFromName', 'StreamDecoder']) {
+  for (const name of ['wrapToolAdapter', 'createToolAdapterWrapper', 'createDuplex', 'createSource', 'createSink', 'isDuplex', 'raw', 'rawText', 'createDecoder', 'framesFromResponse', 'encodeItem', 'DecoderStream', 'DecoderTransform', 'providerFromName', 'init']) {
     assert.equal(typeof pw[name], 'function', name);
   }
   assert.equal(pw.Provider.OLLAMA, 5);

@@ -17,7 +17,7 @@ import {
   RAW_TEXT,
   RawJSON,
   rawText,
-  StreamDecoder,
+  type Decoder,
   wrapToolAdapter,
   type DecodedFrame,
   type ToolAdapterWrapper,
@@ -57,7 +57,7 @@ wrapped({ q: 1 }, function (err, result) {
   console.log(err?.message, result, this.rawResult);
 });
 
-const d: StreamDecoder = createDecoder('openai-chat', { calls: 4 });
+const d: Decoder = createDecoder('openai-chat', { calls: 4 });
 const frames = d.write(new TextEncoder().encode('data: {}\n\n'));
 const last = d.finish();
 console.log(frames.length + last.length, d.stats.callsStarted, createDecoder2(Provider.GEMINI).maxFrameLen, providerFromName('ollama'));
