@@ -269,6 +269,8 @@ export const C = {
   stats: fn('pw_wrapper_stats', ['i', 'o']),
   pollEvent: fn('pw_wrapper_poll_event', ['i', 'o']),
   traceEntry: fn('pw_wrapper_trace_entry', ['i', 'i', 'o']),
+  frameKind: fn('pw_frame_kind', ['b', 'n', 'n', 'n']),
+  frameValidate: fn('pw_frame_validate', ['b', 'i', 'n']),
   // stream decoders and item encoders (decode.mjs)
   decoderConfigDefault: fn('pw_decoder_config_default', ['o']),
   decoderAlign: fn('pw_decoder_align', []),

@@ -160,6 +160,8 @@ class ToolAdapterWrapper {
     this.inTool = false; // a sync tool is running inside a C call on this wrapper
     this.eventsWaiting = false; // a deferred or adapter call started: pw_wrapper_poll_event has work
     this.closed = false; // close() was called: every later use throws
+    this.finished = false; // the model's source ended and no call is pending: the wrapper is done
+    this.retired = null; // once finished and out of every call: the trace and stats kept in JS
     this.depth = 0; // wrapper methods on the stack: the C memory is freed only at 0
     this.outBuf = new OutBuf(65536);
     this.outMem = new Stable(OutBlock.size());
@@ -181,6 +183,7 @@ class ToolAdapterWrapper {
     cfg.mirror_continue = options.mirrorContinue === false ? 0 : 1;
     cfg.full_validation = options.fullValidation ? 1 : 0;
     if (options.maxDepth !== undefined) cfg.max_depth = options.maxDepth;
+    this.cfg = cfg;
     cfg.name_cap = limits.nameCap;
     cfg.id_cap = limits.idCap;
     cfg.args_cap = limits.argsCap;
@@ -255,7 +258,24 @@ class ToolAdapterWrapper {
   }
 
   _leave() {
-    if (--this.depth === 0 && this.closed) this._release();
+    if (--this.depth !== 0) return;
+    if (this.closed) this._release();
+    else if (this.finished && this.retired === null) this._retire();
+  }
+
+  /**
+   * A finished wrapper (the model's source ended, no call pending) gives its C memory back: no
+   * frame can reach it any more, so what is left to read (the trace, the stats) is read out
+   * once and kept here, and wrappers dropped without `close()` hold nothing.
+   */
+  _retire() {
+    // getToolTrace's reading, with the wrapper still live (retired is null until set here).
+    const trace = this._traceEntries();
+    this.retired = { trace, stats: this._readStats() };
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.inner.source.unpipe?.(this.innerDest);
+    this._release();
   }
 
   _release() {
@@ -445,19 +465,23 @@ class ToolAdapterWrapper {
     // call running the tool holds it (the header forbids it; in Rust it is aliasing).
     this._enter();
     try {
-      const s = {};
-      const r = C.stats(this.w, s);
-      if (r !== PW.OK) throw pwError('pw_wrapper_stats', r);
-      return {
-        rounds: s.rounds,
-        messagesTruncated: s.messages_truncated,
-        lastErrorTruncated: s.last_error_truncated,
-        hookEventsCut: s.hook_events_cut,
-        hookEventsDropped: s.hook_events_dropped,
-      };
+      return this.retired ? { ...this.retired.stats } : this._readStats();
     } finally {
       this._leave();
     }
+  }
+
+  _readStats() {
+    const s = {};
+    const r = C.stats(this.w, s);
+    if (r !== PW.OK) throw pwError('pw_wrapper_stats', r);
+    return {
+      rounds: s.rounds,
+      messagesTruncated: s.messages_truncated,
+      lastErrorTruncated: s.last_error_truncated,
+      hookEventsCut: s.hook_events_cut,
+      hookEventsDropped: s.hook_events_dropped,
+    };
   }
 
   _drain() {
@@ -489,7 +513,10 @@ class ToolAdapterWrapper {
       this.draining = false;
     }
     this._arm();
-    if (this.innerEnded && C.pending(this.w) === 0 && !this.source.ended) this.source.end();
+    if (this.innerEnded && C.pending(this.w) === 0) {
+      this.finished = true;
+      if (!this.source.ended) this.source.end();
+    }
   }
 
   // Calls the library started: adapters are connected at once, JS tools run after the frames.
@@ -643,7 +670,7 @@ class ToolAdapterWrapper {
    * same failure of a sync tool, `Tool <name> returned invalid JSON`.
    */
   _complete(call, err, result) {
-    if (this.closed) return false; // a tool answering after close(): dropped
+    if (this.closed || this.retired) return false; // a tool answering after close(): dropped
     this._enter();
     try {
       let outcome;
@@ -681,7 +708,7 @@ class ToolAdapterWrapper {
   // ---- adapter input
 
   _adapterFrame(call, frame) {
-    if (this.closed) return false; // an adapter answering after close(): not waiting
+    if (this.closed || this.retired) return false; // an adapter answering after close(): not waiting
     this._enter();
     try {
       let bytes;
@@ -705,7 +732,7 @@ class ToolAdapterWrapper {
   }
 
   _adapterClosed(call) {
-    if (this.closed) return false;
+    if (this.closed || this.retired) return false;
     this._enter();
     try {
       const r = this._withRoom('pw_wrapper_handle_adapter_closed', () =>
@@ -734,6 +761,7 @@ class ToolAdapterWrapper {
   _response(frame) {
     this._enter();
     try {
+      if (this.retired) return false; // the model's source ended: a source pushing still is not heard
       let bytes;
       try {
         bytes = frameBytes(frame);
@@ -770,7 +798,12 @@ class ToolAdapterWrapper {
         this._reject('request', frame, e);
         return true;
       }
-      const r = C.handleRequest(this.w, this.clock.now(), bytes);
+      // A retired wrapper's request frames get the check pw_wrapper_handle_request makes.
+      const r = this.retired
+        ? this.cfg.full_validation
+          ? C.frameValidate(bytes, this.cfg.max_depth, [0])
+          : C.frameKind(bytes, [0], [0], [0])
+        : C.handleRequest(this.w, this.clock.now(), bytes);
       if (r !== PW.OK) {
         this._reject('request', frame, pwError('request frame refused', r));
         return true;
@@ -797,29 +830,40 @@ class ToolAdapterWrapper {
   getToolTrace({ raw: asText = false } = {}) {
     this._enter();
     try {
-      const out = [];
-      const e = {};
-      for (let i = 0; C.traceEntry(this.w, i, e) === PW.OK; i++) {
-        const name = e.has_name ? strOf(e.name) : null;
-        const args = strOf(e.args);
-        const isError = e.outcome.is_error === 1;
-        const text = strOf(e.outcome.text);
+      const entries = this.retired ? this.retired.trace : this._traceEntries();
+      return entries.map(({ name, args, isError, text, truncated }) => {
         const entry = asText
           ? { name, args, result: isError ? null : text, error: isError ? text : null }
           : { name, args: valueOf(args), result: isError ? null : valueOf(text), error: isError ? text : null };
-        if (e.truncated) entry.truncated = true;
-        out.push(entry);
-      }
-      return out;
+        if (truncated) entry.truncated = true;
+        return entry;
+      });
     } finally {
       this._leave();
     }
   }
 
+  /** The C trace's entries as texts: `[{ name, args, isError, text, truncated }]`. */
+  _traceEntries() {
+    const entries = [];
+    const e = {};
+    for (let i = 0; C.traceEntry(this.w, i, e) === PW.OK; i++) {
+      entries.push({
+        name: e.has_name ? strOf(e.name) : null,
+        args: strOf(e.args),
+        isError: e.outcome.is_error === 1,
+        text: strOf(e.outcome.text),
+        truncated: e.truncated === 1,
+      });
+    }
+    return entries;
+  }
+
   clearTrace() {
     this._enter();
     try {
-      C.clearTrace(this.w);
+      if (this.retired) this.retired.trace = [];
+      else C.clearTrace(this.w);
     } finally {
       this._leave();
     }
@@ -828,7 +872,8 @@ class ToolAdapterWrapper {
   abort() {
     this._enter();
     try {
-      C.abort(this.w);
+      // A retired wrapper will prompt no more: nothing to stop.
+      if (!this.retired) C.abort(this.w);
     } finally {
       this._leave();
     }
@@ -843,6 +888,7 @@ class ToolAdapterWrapper {
   cancel(reason = 'cancelled') {
     this._enter();
     try {
+      if (this.retired) return; // no call is pending
       // The core cuts a reason too long for message_cap: passed whole.
       const text = String(reason);
       const left = [0];
@@ -871,6 +917,7 @@ class ToolAdapterWrapper {
   tick() {
     this._enter();
     try {
+      if (this.retired) return; // no call is pending: no timeout
       let before = Infinity;
       for (;;) {
         const now = this.clock.now();
@@ -893,7 +940,7 @@ class ToolAdapterWrapper {
   get pending() {
     this._enter();
     try {
-      return Number(C.pending(this.w));
+      return this.retired ? 0 : Number(C.pending(this.w));
     } finally {
       this._leave();
     }
