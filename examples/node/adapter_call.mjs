@@ -9,7 +9,7 @@ import { frameBytes, frameOf, resultJSON, valueOf } from './raw.mjs';
 /**
  * Wraps a tool adapter duplex as an `(args, callback)` function (SPEC §2).
  *
- * Options: `name` ('unknown'), `timeoutMs` (30000), and beyond the JS package:
+ * Options (left out: `pw_adapter_call_options_default`'s value): `name`, `timeoutMs`, and beyond the JS package:
  * `maxTotalTimeoutMs` (0: off; SPEC §5, a `PROGRESS` frame restarts the timeout up to this cap),
  * `resultCap` (bytes of a result, 65536), `maxDepth` (32), `onRejected(path, frame, err, call)` for malformed
  * adapter frames, `clock: { now() }` (test-only: a manual clock; then nothing fires by itself and
@@ -20,8 +20,6 @@ import { frameBytes, frameOf, resultJSON, valueOf } from './raw.mjs';
  */
 export function wrapToolAdapter(toolAdapter, options = {}) {
   if (!isDuplex(toolAdapter)) throw new TypeError('wrapToolAdapter: toolAdapter must have .source and .sink');
-  const name = options.name ?? 'unknown';
-  const timeoutMs = options.timeoutMs ?? 30000;
   const resultCap = options.resultCap ?? 65536;
   const manual = clockOf(options);
   const clock = manual ?? realClock;
@@ -29,7 +27,11 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
 
   function wrapped(args, callback, callOptions = {}) {
     if (typeof callback !== 'function') throw new TypeError('wrapToolAdapter: callback must be a function');
-    const nameB = utf8(String(name));
+    // What is left out keeps pw_adapter_call_options_default's value (the C library's defaults).
+    const opts = {};
+    C.callOptionsDefault(opts);
+    const name = options.name === undefined ? strOf(opts.name) : String(options.name);
+    const nameB = utf8(name);
     const hasId = typeof callOptions.id === 'string';
     const idB = utf8(hasId ? callOptions.id : '');
     const argsB = utf8(args === undefined ? '{}' : resultJSON(args));
@@ -38,13 +40,11 @@ export function wrapToolAdapter(toolAdapter, options = {}) {
     spans.write(0, nameB);
     spans.write(nameB.length, idB);
     spans.write(nameB.length + idB.length, argsB);
-    const opts = {};
-    C.callOptionsDefault(opts);
     opts.name = { ptr: spans.at(0), len: nameB.length };
     opts.id = { ptr: spans.at(nameB.length), len: idB.length };
     opts.args = { ptr: spans.at(nameB.length + idB.length), len: argsB.length };
-    opts.timeout_ms = timeoutMs;
-    opts.max_total_timeout_ms = options.maxTotalTimeoutMs ?? 0;
+    if (options.timeoutMs !== undefined) opts.timeout_ms = options.timeoutMs;
+    if (options.maxTotalTimeoutMs !== undefined) opts.max_total_timeout_ms = options.maxTotalTimeoutMs;
     opts.has_id = hasId ? 1 : 0;
     if (options.maxDepth !== undefined) opts.max_depth = options.maxDepth;
     const size = [0];

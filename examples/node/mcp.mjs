@@ -354,8 +354,8 @@ const MAX_PENDING = 32;
 
 /**
  * @typedef {object} McpSessionOptions
- * @property {number} [timeoutMs] a call times out after this long without progress (30000)
- * @property {number} [maxTotalTimeoutMs] and never later than this after it started (0: progress restarts nothing)
+ * @property {number} [timeoutMs] a call times out after this long without progress (the wrapper's default, `pw_wrapper_config_default`)
+ * @property {number} [maxTotalTimeoutMs] and never later than this after it started (the wrapper's default: progress restarts nothing)
  * @property {string[]} [extraTools] names registered too, unlisted, so calls to them reach the server
  * @property {number} [maxPending] calls in flight at once, the wrappers' and the client's (32)
  * @property {object} [limits] the wrappers' capacities (`createToolAdapterWrapper`'s `limits`)
@@ -372,8 +372,9 @@ export class McpSession {
   /** @param {(line: string) => void} send @param {McpSessionOptions} [options] */
   constructor(send, options = {}) {
     this.options = options;
-    this.timeoutMs = options.timeoutMs ?? 30000;
-    this.maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? 0;
+    // Left out, the wrappers' own defaults (the C library's) apply.
+    this.timeoutMs = options.timeoutMs;
+    this.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
     this.maxPending = options.maxPending ?? MAX_PENDING;
     const nameCap = options.limits?.nameCap ?? NAME_CAP;
     const argsCap = options.limits?.argsCap ?? ARGS_CAP;

@@ -177,11 +177,13 @@ class ToolAdapterWrapper {
     this.tools = tools.map(([name, v]) => ({ name, ...classify(name, v), active: [], router: null }));
     const cfg = {};
     C.wrapperConfigDefault(cfg);
-    cfg.tool_timeout_ms = options.toolTimeoutMs ?? options.toolTimeout ?? 30000;
-    cfg.max_total_timeout_ms = options.maxTotalTimeoutMs ?? 0;
-    cfg.max_rounds = options.maxRounds ?? 0;
-    cfg.mirror_continue = options.mirrorContinue === false ? 0 : 1;
-    cfg.full_validation = options.fullValidation ? 1 : 0;
+    // What is left out keeps pw_wrapper_config_default's value: the defaults are the C library's.
+    const timeout = options.toolTimeoutMs ?? options.toolTimeout;
+    if (timeout !== undefined) cfg.tool_timeout_ms = timeout;
+    if (options.maxTotalTimeoutMs !== undefined) cfg.max_total_timeout_ms = options.maxTotalTimeoutMs;
+    if (options.maxRounds !== undefined) cfg.max_rounds = options.maxRounds;
+    if (options.mirrorContinue !== undefined) cfg.mirror_continue = options.mirrorContinue === false ? 0 : 1;
+    if (options.fullValidation !== undefined) cfg.full_validation = options.fullValidation ? 1 : 0;
     if (options.maxDepth !== undefined) cfg.max_depth = options.maxDepth;
     this.cfg = cfg;
     cfg.name_cap = limits.nameCap;
@@ -960,7 +962,8 @@ class ToolAdapterWrapper {
  * (SPEC §3). Options: `name`, `tools` (an object or a `Map`, name → registration),
  * `toolTimeoutMs` (alias `toolTimeout`), `maxTotalTimeoutMs` (SPEC §5 progress cap, 0: off),
  * `onToolCall`, `onToolResult`, `mirrorContinue`; beyond the JS package: `maxPending` (32),
- * `maxRounds` (0), `fullValidation` (false), `maxDepth` (32), `limits` (capacities),
+ * `maxRounds`, `fullValidation`, `maxDepth`, `limits` (capacities), (what is left out has
+ * `pw_wrapper_config_default`'s value, but for `limits`, which are sized for Node),
  * `onRejected(path, frame, err, call)`, `clock: { now() }` (test-only manual clock, with
  * `wrapper.tick()`). `wrapper.close()` frees it at once (see `close`).
  */
