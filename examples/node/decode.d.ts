@@ -36,7 +36,7 @@ export interface DecoderOptions {
   frameBuffer?: number;
 }
 
-export interface DecodeStats {
+export interface DecoderStats {
   notJson: number;
   unknownEvent: number;
   badShape: number;
@@ -47,7 +47,7 @@ export interface DecodeStats {
   callsWritten: number;
 }
 
-/** `pw_provider_from_name`; throws (`code` 400) for an unknown name. */
+/** `pw_provider_from_name`; throws (`code` `'PW_UNKNOWN_PROVIDER'`, `errno` 400) for an unknown name. */
 export function providerFromName(name: string): number;
 
 /** A stream decoder (`createDecoder` makes one). */
@@ -60,7 +60,7 @@ export interface Decoder {
   write(chunk: BodyChunk): Array<DecodedFrame | string>;
   /** The body is over: its last frames (calls still open, then `END`). */
   finish(): Array<DecodedFrame | string>;
-  readonly stats: DecodeStats;
+  readonly stats: DecoderStats;
   reset(): void;
   close(): void;
   readonly isClosed: boolean;

@@ -15,7 +15,7 @@ export {
   providerFromName,
   type Decoder,
 } from './decode.js';
-export type { BodyChunk, DecodedFrame, DecodeStats, DecoderOptions, ProviderId, ProviderName } from './decode.js';
+export type { BodyChunk, DecodedFrame, DecoderStats, DecoderOptions, ProviderId, ProviderName } from './decode.js';
 
 /** A JSON value given or kept as its exact text. */
 export class RawJSON {
@@ -39,6 +39,17 @@ export function init(options?: { wasm?: string | URL | Response | Promise<Respon
 export function isLoaded(): boolean;
 /** The C library's version (`pw_version`). */
 export function version(): string;
+
+/**
+ * An error of the package: `code` is a string (Node's convention): the C library's name for a
+ * `pw_result` (`'PW_QUEUE_FULL'`, `'PW_FRAME_MISSING_TYPE'`...), with the number as `errno`, or
+ * the package's own (`'PW_WRAPPER_CLOSED'`, `'PW_DECODER_CLOSED'`, `'PW_WASM_TRAPPED'`,
+ * `'PW_WASM_NOT_LOADED'`), without `errno`.
+ */
+export interface PolyweaveError extends Error {
+  code: string;
+  errno?: number;
+}
 
 /** `this` of a tool, a hook and a callback. */
 export interface CallContext {
@@ -96,7 +107,7 @@ export interface WrapperOptions {
   fullValidation?: boolean;
   maxDepth?: number;
   limits?: Limits;
-  onRejected?: (path: RejectPath, frame: unknown, err: Error & { code?: number }, call?: number) => void;
+  onRejected?: (path: RejectPath, frame: unknown, err: PolyweaveError | Error, call?: number) => void;
   clock?: Clock;
 }
 
@@ -142,7 +153,7 @@ export interface WrapToolAdapterOptions {
   maxTotalTimeoutMs?: number;
   resultCap?: number;
   maxDepth?: number;
-  onRejected?: (path: 'adapter', frame: unknown, err: Error & { code?: number }, call: number) => void;
+  onRejected?: (path: 'adapter', frame: unknown, err: PolyweaveError | Error, call: number) => void;
   clock?: Clock;
 }
 

@@ -22,6 +22,10 @@ import {
   type DecodedFrame,
   type ToolAdapterWrapper,
   type WrapperStats,
+  type PolyweaveError,
+  init,
+  isLoaded,
+  version,
 } from 'polyweave-tool-adapter';
 import { createDecoder as createDecoder2 } from 'polyweave-tool-adapter/decode';
 import { createDuplex as createDuplex2 } from 'polyweave-tool-adapter/duplex';
@@ -83,6 +87,19 @@ client.close();
 const session = createMcpSession((l: string) => console.log(l), { timeoutMs: 100 });
 session.receive('{}\n');
 void connectMcpServer('node', ['server.js'], { stderr: 'ignore' }).then((s) => s.close());
+
+// Explicit loading (bundlers, workers): a URL, bytes or a compiled module.
+void init({ wasm: new URL('./polyweave_tool_adapter.wasm', import.meta.url) }).then(() => console.log(isLoaded(), version()));
+function codeOf(e: unknown): string | undefined {
+  const err = e as PolyweaveError;
+  return `${err.code}:${err.errno ?? ''}`;
+}
+void codeOf;
+try {
+  client.handleFrame({ slot: 0, index: 0 }, '{}');
+} catch (e) {
+  if (e instanceof McpError) console.log(e.code.toLowerCase(), e.errno + 1);
+}
 
 // The alias names the same API.
 const w2 = alias.createToolAdapterWrapper(alias.createDuplex(), { tools: {} });
