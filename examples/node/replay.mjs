@@ -220,7 +220,7 @@ function runWrapper(sc) {
       print(`{"hook":"toolResult","name":${nameOf(name)},"args":${jv(this.rawArgs)},"result":${result},"error":${error}}`);
     },
     onRejected(path, frame, err, call) {
-      if (!isMalformed(err.code)) throw Object.assign(new ScenarioError(`${path} refused: ${err.message}`), { fatal: true });
+      if (!isMalformed(err.errno)) throw Object.assign(new ScenarioError(`${path} refused: ${err.message}`), { fatal: true });
       print(path === 'adapter' ? `{"rejected":{"path":"adapter","call":${call}}}` : `{"rejected":{"path":"${path}"}}`);
     },
   });
