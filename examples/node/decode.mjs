@@ -265,6 +265,9 @@ class Decoder {
   }
 }
 
+// `using x = ...` (explicit resource management) closes it, where the engine has the symbol.
+if (typeof Symbol.dispose === 'symbol') Decoder.prototype[Symbol.dispose] = Decoder.prototype.close;
+
 /** A stream decoder for `provider` (a name or a `Provider` number); see `Decoder` for the options. */
 export function createDecoder(provider, options = {}) {
   return new Decoder(provider, options);

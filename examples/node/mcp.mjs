@@ -333,6 +333,9 @@ export class McpClient {
   }
 }
 
+// `using x = ...` (explicit resource management) closes it, where the engine has the symbol.
+if (typeof Symbol.dispose === 'symbol') McpClient.prototype[Symbol.dispose] = McpClient.prototype.close;
+
 /**
  * A raw MCP client (SPEC §9): no I/O, no clock. `calls`: the most calls in flight (8);
  * `limits`: its capacities (`McpLimits`); `fit: { nameCap, maxDepth }`: a wrapper's, so every

@@ -292,6 +292,7 @@ class ToolAdapterWrapper {
     freeBlocks.unregister(this);
     release(this.held);
     this.w = null;
+    this.pressure = null; // the memory it stood for is back
   }
 
   /**
@@ -956,6 +957,9 @@ class ToolAdapterWrapper {
     }
   }
 }
+
+// `using x = ...` (explicit resource management) closes it, where the engine has the symbol.
+if (typeof Symbol.dispose === 'symbol') ToolAdapterWrapper.prototype[Symbol.dispose] = ToolAdapterWrapper.prototype.close;
 
 /**
  * Wraps an LLM adapter duplex: TOOL_CALL frames on its response path go to the registered tools

@@ -13,16 +13,33 @@ const BODY =
   'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"add","arguments":"{\\"a\\":1}"}}]}}]}\n\n' +
   'data: [DONE]\n\n';
 
-/** Runs `once` N times; the memory and the live blocks after, and the µs per use of the first and last tenth. */
+/**
+ * Speed stays steady: the last three tenths take at most 4 times the 2nd to 4th (the first warms
+ * up). Generous, as the machine is shared; what it catches is a cost that grows with the objects
+ * dropped (an unclosed object's leftovers slowing every later one: 6 times by the last tenth).
+ */
+function steady(what, times) {
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const early = mean(times.slice(1, 4));
+  const late = mean(times.slice(7));
+  assert.ok(late <= 4 * early, `${what}: ${late.toFixed(0)} µs late against ${early.toFixed(0)} µs early (${times.map((x) => x.toFixed(0)).join(' ')})`);
+}
+
+/** Runs `once` N times; the memory and the live blocks after, and the CPU µs per use of each tenth. */
 function many(once) {
   const tenth = N / 10;
+  // CPU time, not wall time: the machine may be shared, and waiting for a core is not our cost.
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
   const times = [];
-  let t = performance.now();
+  let t = cpu();
   for (let i = 1; i <= N; i++) {
     once(i);
     if (i % tenth === 0) {
-      times.push(((performance.now() - t) * 1000) / tenth);
-      t = performance.now();
+      times.push((cpu() - t) / tenth);
+      t = cpu();
     }
   }
   return { times, heap: heapStats(), memory: memoryBytes() };
@@ -42,6 +59,7 @@ test(`unclosed: ${N} decoders used and dropped hold no memory`, () => {
   assert.equal(frames, 3 * N);
   assert.deepEqual(r.heap, heap, 'no block is left behind');
   assert.equal(r.memory, memory, 'the memory did not grow');
+  steady('decoders', r.times);
   console.log(`decoders: µs per body by tenth ${r.times.map((x) => x.toFixed(0)).join(' ')}`);
 });
 
@@ -79,6 +97,7 @@ test(`unclosed: ${N} wrappers whose model ended give their memory back, trace an
   w.sink.write('{"content":1}');
   assert.deepEqual(sent, ['{"type":"TEXT","content":"next"}']);
   assert.deepEqual(rejected, [['request', 'PW_FRAME_MISSING_TYPE']]);
+  steady('wrappers', r.times);
   console.log(`wrappers: µs each by tenth ${r.times.map((x) => x.toFixed(0)).join(' ')}`);
 });
 
@@ -96,5 +115,6 @@ test(`unclosed: ${N} standalone calls and item encodings hold nothing once settl
   });
   assert.equal(ok, N);
   assert.deepEqual(r.heap, heap, 'no block is left behind');
+  steady('calls', r.times);
   console.log(`calls: µs each by tenth ${r.times.map((x) => x.toFixed(0)).join(' ')}`);
 });
