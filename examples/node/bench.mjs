@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as pkg from './index.mjs';
-import { C, OutBlock, OutBuf, PW, U8, X, malloc, mfree, registerHooks, registerSyncTool, textAt, unregisterHooks, unregisterSyncTool, writerWrite } from './binding.mjs';
+import { C, OutBlock, OutBuf, PW, Stable, U8, X, malloc, mfree, registerHooks, registerSyncTool, textAt, unregisterHooks, unregisterSyncTool, writerWrite } from './binding.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -158,8 +158,8 @@ function libraryBench() {
   const names = [...new Set(frames.map((f) => f.content.name))];
   const cfg = {};
   C.wrapperConfigDefault(cfg);
-  // index.mjs's capacities (NODE_LIMITS), no hook log (as the package sets it without hooks).
-  Object.assign(cfg, { tool_timeout_ms: 30000, mirror_continue: 1, name_cap: 256, id_cap: 256, args_cap: 16384, result_cap: 65536, message_cap: 4096, trace_entries: 256, trace_bytes: 1 << 20, held_bytes: 65536, hook_log_bytes: 0 });
+  // wrapper.mjs's capacities (NODE_LIMITS), no hook log (as the package sets it without hooks).
+  Object.assign(cfg, { name_cap: 256, id_cap: 256, args_cap: 16384, result_cap: 65536, message_cap: 4096, trace_entries: 256, trace_bytes: 1 << 20, held_bytes: 65536, hook_log_bytes: 0 });
   const nameBytes = names.map((n) => encoder.encode(n));
   const nameMem = malloc(nameBytes.reduce((a, b) => a + b.length, 0));
   let off = 0;
@@ -197,7 +197,8 @@ function libraryBench() {
     at.push(off);
     off += b.length;
   }
-  const block = new OutBlock();
+  const blockMem = new Stable(OutBlock.size());
+  const block = new OutBlock(blockMem);
   const buf = new OutBuf(1 << 16);
   const now = 1n;
   const run = () => {
@@ -217,7 +218,7 @@ function libraryBench() {
     for (const id of syncIds) unregisterSyncTool(id);
     unregisterHooks(hooks.id);
     for (const p of [mem, nameMem, inMem]) mfree(p);
-    block.free();
+    blockMem.free();
     buf.free();
   };
   return { run, free };

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds the C ABI as WebAssembly for this package: `cargo build --release --target
+// Builds the C ABI as WebAssembly for this package: first abi.mjs from the C header (gen_abi.mjs:
+// the constants, enums, struct layouts and parameter types the binding reads), then `cargo build --release --target
 // wasm32-unknown-unknown -p polyweave-tool-adapter-wasm` (the crate in ./wasm), then copies the
 // module next to binding.mjs as polyweave_tool_adapter.wasm (what the package loads and ships).
 // Run by `npm run build` and by `prepack`, so `npm pack` in a checkout gives a complete tarball.
@@ -16,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { abiSource, parseHeader } from './gen_abi.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -29,6 +31,14 @@ if (!['z', 's', '0', '1', '2', '3'].includes(opt)) throw new Error(`build.mjs: -
 const baseTarget = path.resolve(root, option('--target-dir', process.env.CARGO_TARGET_DIR ?? 'target'));
 const targetDir = opt === 's' ? baseTarget : path.join(baseTarget, `wasm-opt-${opt}`);
 const out = path.resolve(option('--out', path.join(here, 'polyweave_tool_adapter.wasm')));
+
+{
+  const header = path.join(root, 'include', 'polyweave_tool_adapter.h');
+  const abiOut = path.join(here, 'abi.mjs');
+  const tmp = `${abiOut}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, abiSource(parseHeader(fs.readFileSync(header, 'utf8')), 'include/polyweave_tool_adapter.h'));
+  fs.renameSync(tmp, abiOut);
+}
 
 const cargo = process.env.CARGO ?? 'cargo';
 const env = {

@@ -36,7 +36,7 @@ export interface DecoderOptions {
   frameBuffer?: number;
 }
 
-export interface DecodeStats {
+export interface DecoderStats {
   notJson: number;
   unknownEvent: number;
   badShape: number;
@@ -47,11 +47,11 @@ export interface DecodeStats {
   callsWritten: number;
 }
 
-/** `pw_provider_from_name`; throws (`code` 400) for an unknown name. */
+/** `pw_provider_from_name`; throws (`code` `'PW_UNKNOWN_PROVIDER'`, `errno` 400) for an unknown name. */
 export function providerFromName(name: string): number;
 
-export class StreamDecoder {
-  constructor(provider: ProviderId, options?: DecoderOptions);
+/** A stream decoder (`createDecoder` makes one). */
+export interface Decoder {
   readonly provider: number;
   readonly maxFrameLen: number;
   readonly memorySize: number;
@@ -59,19 +59,19 @@ export class StreamDecoder {
   /** Body bytes in (split anywhere): the frames they completed. */
   write(chunk: BodyChunk): Array<DecodedFrame | string>;
   /** The body is over: its last frames (calls still open, then `END`). */
-  end(): Array<DecodedFrame | string>;
-  readonly stats: DecodeStats;
+  finish(): Array<DecodedFrame | string>;
+  readonly stats: DecoderStats;
   reset(): void;
   close(): void;
   readonly isClosed: boolean;
 }
 
-export function createDecoder(provider: ProviderId, options?: DecoderOptions): StreamDecoder;
+export function createDecoder(provider: ProviderId, options?: DecoderOptions): Decoder;
 
 /** A `node:stream` Transform (Node only; in a browser the constructor throws: use DecoderStream). */
 export class DecoderTransform {
   constructor(provider: ProviderId, options?: DecoderOptions);
-  readonly decoder: StreamDecoder;
+  readonly decoder: Decoder;
   pipe<T>(destination: T, options?: { end?: boolean }): T;
   on(event: string, listener: (...args: any[]) => void): this;
   write(chunk: BodyChunk, callback?: (error?: Error | null) => void): boolean;
@@ -82,7 +82,7 @@ export class DecoderTransform {
 /** A WHATWG TransformStream: `response.body.pipeThrough(new DecoderStream('openai-chat'))`. */
 export class DecoderStream extends TransformStream<BodyChunk, DecodedFrame | string> {
   constructor(provider: ProviderId, options?: DecoderOptions);
-  readonly decoder: StreamDecoder;
+  readonly decoder: Decoder;
 }
 
 /** The frames of a `fetch()` Response's body (or a ReadableStream / async iterable of chunks). */

@@ -6,16 +6,15 @@
 //   for await (const frame of framesFromResponse(await fetch(url, req), 'openai-chat')) ...
 //   response.body.pipeThrough(new DecoderStream('anthropic'))        // WHATWG streams
 //   nodeReadable.pipe(new DecoderTransform('gemini'))                // node:stream, object mode
-//   const d = createDecoder('ollama'); d.write(chunk); d.end()       // by hand
+//   const d = createDecoder('ollama'); d.write(chunk); d.finish()    // by hand
 //   encodeItem('openai-responses', toolResultFrame)                  // the next request's item
 import { C, PW, OutBuf, Stable, U8, alignOffset, pwError } from './binding.mjs';
+import { trapError, trapped } from './wasm.mjs';
+import { frameBytes, objectOf } from './raw.mjs';
 
 // node:stream only where there is one (Node): a browser loads this module without it, and
 // `DecoderTransform` then says what to use instead.
 const nodeStream = globalThis.process?.versions?.node ? await import('node:stream') : null;
-
-/** The symbol under which frames and items carry their exact JSON text (index.mjs's RAW_TEXT). */
-const RAW_TEXT = Symbol.for('polyweave.rawText');
 
 /** `enum pw_provider`: the formats the decoders read and the item encoders write. */
 export const Provider = Object.freeze({
@@ -55,13 +54,6 @@ function bytesOf(chunk) {
   throw new TypeError('polyweave: a body chunk must be a Uint8Array, Buffer, ArrayBuffer or string');
 }
 
-/** An object parsed from the library's JSON text, carrying that text under RAW_TEXT. */
-function objectOf(text) {
-  const v = JSON.parse(text);
-  if (v !== null && typeof v === 'object') Object.defineProperty(v, RAW_TEXT, { value: text });
-  return v;
-}
-
 // The options' names and the pw_decoder_config fields they set.
 const CONFIG = [
   ['eventCap', 'event_cap'],
@@ -71,11 +63,17 @@ const CONFIG = [
   ['maxDepth', 'max_depth'],
 ];
 
-const freeBlocks = new FinalizationRegistry((held) => {
-  held.mem.free();
-  held.out.free();
-  held.input.free();
-});
+// A decoder holds a block of the module's memory only while a body is being read: the block is
+// taken at the body's first bytes and given back by `finish()` (blocks of one size are reused at
+// once: memory.mjs), so decoders used and dropped without `close()` hold nothing, and the
+// finalizer is needed only for one dropped in the middle of a body.
+const freeBlocks = new FinalizationRegistry((mem) => mem.free());
+
+// The output and input buffers, shared by every decoder: a write or a finish runs to its end
+// without calling any user code, so no two decoders use them at once.
+let out = null;
+let input = null;
+const n = [0];
 
 function closedError() {
   const e = new Error('polyweave: this decoder is closed (close() was called); create a new one');
@@ -83,21 +81,33 @@ function closedError() {
   return e;
 }
 
+const STATS = [
+  ['notJson', 'not_json'],
+  ['unknownEvent', 'unknown_event'],
+  ['badShape', 'bad_shape'],
+  ['overlong', 'overlong'],
+  ['afterEnd', 'after_end'],
+  ['cut', 'cut'],
+  ['callsStarted', 'calls_started'],
+  ['callsWritten', 'calls_written'],
+];
+const noStats = () => Object.fromEntries(STATS.map(([k]) => [k, 0]));
+
 /**
  * `pw_decoder`: one provider's response bodies in, frames out (`createDecoder` makes one).
  *
  * Options (the C defaults, from `pw_decoder_config_default`, when left out): `eventCap` (the
- * longest provider event kept, 16384 bytes: a longer one is skipped and counted in
- * `stats.overlong`), `argsCap` (argument bytes per call, 4096), `nameCap`, `idCap` (64),
- * `maxDepth` (32); `calls` (8: the most calls one response may have open at once); `raw`
- * (true: frames as their exact JSON text instead of objects); `frameBuffer` (the first size of
- * the output buffer, by default `pw_decoder_max_frame_len`; a smaller one grows when the library
- * asks for more).
+ * longest provider event kept: a longer one is skipped and counted in `stats.overlong`),
+ * `argsCap` (argument bytes per call), `nameCap`, `idCap`, `maxDepth`; `calls` (8: the most
+ * calls one response may have open at once); `raw` (true: frames as their exact JSON text
+ * instead of objects); `frameBuffer` (the least size of the output buffer; it grows when the
+ * library asks for more).
  *
- * The decoder lives in one block of the module's memory: `close()` frees it at once, or the
- * finalizer some time after the decoder becomes unreachable.
+ * While it reads a body the decoder lives in one block of the module's memory; `finish()` gives
+ * it back (the next body takes one again), `close()` too, or the finalizer some time after a
+ * decoder dropped in the middle of a body becomes unreachable.
  */
-export class StreamDecoder {
+class Decoder {
   constructor(provider, options = {}) {
     this.provider = providerNumber(provider);
     const cfg = {};
@@ -111,60 +121,78 @@ export class StreamDecoder {
       cfg[field] = v;
     }
     this.calls = options.calls ?? 8;
-    const n = [0];
     r = C.decoderSize(cfg, this.calls, n);
     if (r !== PW.OK) throw pwError('polyweave: decoder configuration', r);
-    const size = Number(n[0]);
+    /** Bytes of the decoder's block (`pw_decoder_size`). */
+    this.memorySize = Number(n[0]);
     r = C.decoderMaxFrameLen(cfg, n);
     if (r !== PW.OK) throw pwError('polyweave: decoder configuration', r);
     /** The longest frame this configuration can write (`pw_decoder_max_frame_len`). */
     this.maxFrameLen = Number(n[0]);
-    /** Bytes of the decoder's block (`pw_decoder_size`). */
-    this.memorySize = size;
     this.raw = options.raw === true;
     this._cfg = cfg;
-    const align = Number(C.decoderAlign());
-    this._mem = new Stable(size + align);
-    this._block = this._mem.at(alignOffset(this._mem.ptr, align));
+    this._align = Number(C.decoderAlign());
+    this._frameBuffer = Math.max(1, options.frameBuffer ?? 4096);
+    this._mem = null; // the block, while a body is read
     this._d = null;
-    try {
-      this._init();
-    } catch (e) {
-      this._mem.free();
-      throw e;
+    this._closed = false;
+    this._past = noStats(); // the stats of the bodies whose blocks were given back
+    // Checked now, as a configuration error belongs to createDecoder: a block taken and given back.
+    this._open();
+    this._give();
+  }
+
+  /** The decoder's block and `pw_decoder`, taken for a body. */
+  _open() {
+    if (this._closed) throw closedError();
+    if (this._d !== null) return this._d;
+    const mem = new Stable(this.memorySize + this._align);
+    const r = C.decoderInit(mem.at(alignOffset(mem.ptr, this._align)), this.memorySize, this.provider, this._cfg, this.calls, n);
+    if (r !== PW.OK) {
+      mem.free();
+      throw pwError('polyweave: pw_decoder_init', r);
     }
-    this._out = new OutBuf(Math.max(1, options.frameBuffer ?? this.maxFrameLen));
-    // The body's bytes go here (the decoder takes a chunk in pieces: copied in once).
-    this._input = new OutBuf(4096);
-    this._held = { mem: this._mem, out: this._out, input: this._input };
-    freeBlocks.register(this, this._held, this);
-    this._n = [0];
-  }
-
-  _init() {
-    const out = [0];
-    const r = C.decoderInit(this._block, this.memorySize, this.provider, this._cfg, this.calls, out);
-    if (r !== PW.OK) throw pwError('polyweave: pw_decoder_init', r);
-    this._d = out[0];
-  }
-
-  _ptr() {
-    if (this._d === null) throw closedError();
+    this._mem = mem;
+    this._d = n[0];
+    freeBlocks.register(this, mem, this);
+    if (out === null) {
+      out = new OutBuf(4096);
+      input = new OutBuf(4096);
+    }
+    if (out.cap < this._frameBuffer) out.grow(this._frameBuffer);
     return this._d;
   }
 
+  /** Gives the block back, its stats kept. */
+  _give() {
+    if (this._d === null) return;
+    this._past = this._sum();
+    freeBlocks.unregister(this);
+    this._mem.free();
+    this._mem = null;
+    this._d = null;
+  }
+
+  /** The stats so far: the past bodies' and the current one's. */
+  _sum() {
+    if (this._d === null) return { ...this._past };
+    const s = {};
+    const r = C.decoderStats(this._d, s);
+    if (r !== PW.OK) throw pwError('polyweave: pw_decoder_stats', r);
+    return Object.fromEntries(STATS.map(([k, f]) => [k, this._past[k] + Number(s[f])]));
+  }
+
   /** Every frame waiting, appended to `frames`. */
-  _drain(frames) {
-    const d = this._ptr();
+  _drain(d, frames) {
     for (;;) {
-      const r = C.decoderPollFrame(d, this._out.ptr, this._out.cap, this._n);
+      const r = C.decoderPollFrame(d, out.ptr, out.cap, n);
       if (r === PW.BUFFER_TOO_SMALL) {
-        this._out.grow(this._n[0]);
+        out.grow(n[0]);
         continue;
       }
       if (r === PW.NOTHING) return frames;
       if (r !== PW.OK) throw pwError('polyweave: pw_decoder_poll_frame', r);
-      const text = this._out.text(this._n[0]);
+      const text = out.text(n[0]);
       frames.push(this.raw ? text : objectOf(text));
     }
   }
@@ -172,19 +200,19 @@ export class StreamDecoder {
   /** Body bytes in (split anywhere; a string is UTF-8): the frames they completed. */
   write(chunk) {
     const bytes = bytesOf(chunk);
-    const d = this._ptr();
+    const d = this._open();
     const frames = [];
-    if (bytes.length > this._input.cap) this._input.grow(bytes.length);
-    const input = this._input.ptr;
-    U8.set(bytes, input);
+    if (bytes.length > input.cap) input.grow(bytes.length);
+    const at0 = input.ptr;
+    U8.set(bytes, at0);
     let at = 0;
     while (at < bytes.length) {
-      const r = C.decoderFeed(d, input + at, bytes.length - at, this._n);
+      const r = C.decoderFeed(d, at0 + at, bytes.length - at, n);
       if (r !== PW.OK) throw pwError('polyweave: pw_decoder_feed', r);
-      const used = Number(this._n[0]);
+      const used = Number(n[0]);
       at += used;
       const before = frames.length;
-      this._drain(frames);
+      this._drain(d, frames);
       // The library takes nothing only while frames wait, and they were all drained.
       if (used === 0 && frames.length === before) {
         throw new Error('polyweave: pw_decoder_feed took no bytes with no frame waiting');
@@ -193,58 +221,56 @@ export class StreamDecoder {
     return frames;
   }
 
-  /** The body is over: its last frames (calls still open, then `END`). The decoder then takes the next body. */
-  end() {
-    const r = C.decoderFinish(this._ptr());
+  /**
+   * The body is over: its last frames (calls still open, then `END`). The decoder gives its
+   * block back and takes the next body.
+   */
+  finish() {
+    const d = this._open();
+    const r = C.decoderFinish(d);
     if (r !== PW.OK) throw pwError('polyweave: pw_decoder_finish', r);
-    return this._drain([]);
+    const frames = this._drain(d, []);
+    this._give();
+    return frames;
   }
 
   /**
-   * `pw_decoder_stats`, since the decoder was made (or reset): `notJson`, `unknownEvent`,
-   * `badShape`, `overlong`, `afterEnd`, `cut` (events and values skipped or cut, by kind),
-   * `callsStarted` and `callsWritten` (equal once a body is over).
+   * `pw_decoder_stats`, summed over the bodies since the decoder was made (or reset):
+   * `notJson`, `unknownEvent`, `badShape`, `overlong`, `afterEnd`, `cut` (events and values
+   * skipped or cut, by kind), `callsStarted` and `callsWritten` (equal once a body is over).
    */
   get stats() {
-    const s = {};
-    const r = C.decoderStats(this._ptr(), s);
-    if (r !== PW.OK) throw pwError('polyweave: pw_decoder_stats', r);
-    return {
-      notJson: s.not_json,
-      unknownEvent: s.unknown_event,
-      badShape: s.bad_shape,
-      overlong: s.overlong,
-      afterEnd: s.after_end,
-      cut: s.cut,
-      callsStarted: Number(s.calls_started),
-      callsWritten: Number(s.calls_written),
-    };
+    if (this._closed) throw closedError();
+    // Between bodies no C call is made: a poisoned module is refused all the same, as everywhere.
+    if (trapped()) throw trapError();
+    return this._sum();
   }
 
-  /** Starts afresh on the same memory: a body half read is dropped, the stats restart. */
+  /** Starts afresh: a body half read is dropped, the stats restart. */
   reset() {
-    this._ptr();
-    this._init();
+    if (this._closed) throw closedError();
+    this._give();
+    this._past = noStats();
   }
 
   /** Frees the C memory now (idempotent); every later use throws (`code === 'PW_DECODER_CLOSED'`). */
   close() {
-    if (this._d === null) return;
-    this._d = null;
-    freeBlocks.unregister(this);
-    this._mem.free();
-    this._out.free();
-    this._input.free();
+    if (this._closed) return;
+    this._give();
+    this._closed = true;
   }
 
   get isClosed() {
-    return this._d === null;
+    return this._closed;
   }
 }
 
-/** A stream decoder for `provider` (a name or a `Provider` number); see `StreamDecoder` for the options. */
+// `using x = ...` (explicit resource management) closes it, where the engine has the symbol.
+if (typeof Symbol.dispose === 'symbol') Decoder.prototype[Symbol.dispose] = Decoder.prototype.close;
+
+/** A stream decoder for `provider` (a name or a `Provider` number); see `Decoder` for the options. */
 export function createDecoder(provider, options = {}) {
-  return new StreamDecoder(provider, options);
+  return new Decoder(provider, options);
 }
 
 /**
@@ -268,7 +294,7 @@ export const DecoderTransform = nodeStream
   }
   _flush(callback) {
     try {
-      for (const f of this.decoder.end()) this.push(f);
+      for (const f of this.decoder.finish()) this.push(f);
       callback();
     } catch (e) {
       callback(e);
@@ -306,7 +332,7 @@ export class DecoderStream extends TransformStream {
         for (const f of decoder.write(chunk)) controller.enqueue(f);
       }),
       flush: guarded((controller) => {
-        for (const f of decoder.end()) controller.enqueue(f);
+        for (const f of decoder.finish()) controller.enqueue(f);
         decoder.close();
       }),
       cancel: () => decoder.close(),
@@ -356,22 +382,10 @@ export async function* framesFromResponse(response, provider, options = {}) {
     if (body !== null && body !== undefined) {
       for await (const chunk of chunksOf(body)) yield* decoder.write(chunk);
     }
-    yield* decoder.end();
+    yield* decoder.finish();
   } finally {
     decoder.close();
   }
-}
-
-/** A frame's bytes: its exact text when it carries one, a string or bytes as given, else JSON. */
-function frameBytes(frame) {
-  if (typeof frame === 'string') return frame;
-  if (frame instanceof Uint8Array || frame instanceof ArrayBuffer) return bytesOf(frame);
-  if (frame !== null && typeof frame === 'object') {
-    if (typeof frame.rawJSON === 'string') return frame.rawJSON; // raw(text)
-    if (typeof frame[RAW_TEXT] === 'string') return frame[RAW_TEXT]; // a decoded frame
-  }
-  const t = JSON.stringify(frame);
-  return t === undefined ? '' : t;
 }
 
 /**

@@ -13,9 +13,9 @@ export {
   framesFromResponse,
   Provider,
   providerFromName,
-  StreamDecoder,
+  type Decoder,
 } from './decode.js';
-export type { BodyChunk, DecodedFrame, DecodeStats, DecoderOptions, ProviderId, ProviderName } from './decode.js';
+export type { BodyChunk, DecodedFrame, DecoderStats, DecoderOptions, ProviderId, ProviderName } from './decode.js';
 
 /** A JSON value given or kept as its exact text. */
 export class RawJSON {
@@ -29,8 +29,27 @@ export function raw(text: string): RawJSON;
 export const RAW_TEXT: unique symbol;
 /** A frame's (or value's) JSON text: as received from the library when known. */
 export function rawText(value: unknown): string;
-/** A copy of `len` bytes of the module's memory at `ptr`. */
-export function bytesAt(ptr: number, len: number): Uint8Array;
+/**
+ * Loads the WebAssembly module (once). Importing the package already tries the default (the
+ * `.wasm` next to the package); call this where that cannot work (a bundler, a worker):
+ * `wasm` is a URL (or a path in Node), a Response or its promise, the bytes, or a compiled module.
+ */
+export function init(options?: { wasm?: string | URL | Response | Promise<Response> | BufferSource | WebAssembly.Module }): Promise<void>;
+/** Whether the module is loaded. */
+export function isLoaded(): boolean;
+/** The C library's version (`pw_version`). */
+export function version(): string;
+
+/**
+ * An error of the package: `code` is a string (Node's convention): the C library's name for a
+ * `pw_result` (`'PW_QUEUE_FULL'`, `'PW_FRAME_MISSING_TYPE'`...), with the number as `errno`, or
+ * the package's own (`'PW_WRAPPER_CLOSED'`, `'PW_DECODER_CLOSED'`, `'PW_WASM_TRAPPED'`,
+ * `'PW_WASM_NOT_LOADED'`), without `errno`.
+ */
+export interface PolyweaveError extends Error {
+  code: string;
+  errno?: number;
+}
 
 /** `this` of a tool, a hook and a callback. */
 export interface CallContext {
@@ -88,7 +107,7 @@ export interface WrapperOptions {
   fullValidation?: boolean;
   maxDepth?: number;
   limits?: Limits;
-  onRejected?: (path: RejectPath, frame: unknown, err: Error & { code?: number }, call?: number) => void;
+  onRejected?: (path: RejectPath, frame: unknown, err: PolyweaveError | Error, call?: number) => void;
   clock?: Clock;
 }
 
@@ -134,7 +153,7 @@ export interface WrapToolAdapterOptions {
   maxTotalTimeoutMs?: number;
   resultCap?: number;
   maxDepth?: number;
-  onRejected?: (path: 'adapter', frame: unknown, err: Error & { code?: number }, call: number) => void;
+  onRejected?: (path: 'adapter', frame: unknown, err: PolyweaveError | Error, call: number) => void;
   clock?: Clock;
 }
 

@@ -15,11 +15,13 @@ export declare const McpCode: Readonly<{
   CLIENT_INFO_TOO_LONG: 508;
 }>;
 
+/** A refusal of the MCP client: nothing changed. */
 export class McpError extends Error {
   constructor(what: string, code: number);
-  readonly code: number;
-  /** e.g. `'PW_MCP_OUTBOX_FULL'` (`'PW_RESULT_<n>'` outside 500-508). */
-  readonly codeName: string;
+  /** The C name, e.g. `'PW_MCP_OUTBOX_FULL'`. */
+  readonly code: string;
+  /** The number, e.g. 505. */
+  readonly errno: number;
 }
 
 export class McpStartupError extends Error {
@@ -85,7 +87,7 @@ export interface McpStats {
   failed: number;
 }
 
-export interface McpClientOptions {
+export interface McpOptions {
   calls?: number;
   limits?: McpLimits;
   fit?: { nameCap?: number; maxDepth?: number };
@@ -95,7 +97,7 @@ export interface McpClientOptions {
 
 /** The raw sans-IO client. */
 export class McpClient {
-  constructor(options?: McpClientOptions);
+  constructor(options?: McpOptions);
   readonly maxFrameLen: number;
   readonly maxLineLen: number;
   readonly limits: Readonly<Required<McpLimits>>;
@@ -116,7 +118,7 @@ export class McpClient {
   stats(): McpStats;
 }
 
-export function createMcpClient(options?: McpClientOptions): McpClient;
+export function createMcpClient(options?: McpOptions): McpClient;
 
 export interface McpSessionOptions {
   timeoutMs?: number;

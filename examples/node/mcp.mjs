@@ -12,9 +12,10 @@
 //   (`server.wrap(model)`, or `server.run(frames)` / `server.call(name, args)`), whose timers
 //   (`setTimeout` at the library's deadline, moved by the server's progress) time calls out.
 //   `createMcpSession(send, options)` is the same over any transport (`send(line)` writes one).
-import { C, PW, OutBuf, Stable, alignOffset, strOf, resultText } from './binding.mjs';
+import { C, PW, OutBuf, Stable, alignOffset, strOf, resultText, withCode } from './binding.mjs';
 import { createDuplex } from './duplex.mjs';
-import { createToolAdapterWrapper, raw, rawText } from './index.mjs';
+import { raw, rawText } from './raw.mjs';
+import { createToolAdapterWrapper } from './wrapper.mjs';
 
 // node:child_process only in Node: in a browser the client and `createMcpSession` (any
 // transport) work, and `connectMcpServer` (a child over stdio) says it needs Node.
@@ -34,22 +35,16 @@ export const McpCode = Object.freeze({
   ALREADY_STARTED: PW.MCP_ALREADY_STARTED,
   CLIENT_INFO_TOO_LONG: PW.MCP_CLIENT_INFO_TOO_LONG,
 });
-const CODE_NAMES = new Map(Object.entries(McpCode).map(([k, v]) => [v, `PW_MCP_${k}`]));
-
 /**
- * A refusal of the MCP client (or another `pw_result` it returned): `code` is the number,
- * `codeName` e.g. `'PW_MCP_OUTBOX_FULL'` (`'PW_RESULT_<n>'` for codes outside 500-508).
- * Nothing changed in the client.
+ * A refusal of the MCP client (or another `pw_result` it returned): `code` is its C name
+ * (`'PW_MCP_OUTBOX_FULL'`), `errno` the number. Nothing changed in the client.
  */
 export class McpError extends Error {
   /** @param {string} what @param {number} code */
   constructor(what, code) {
     super(`${what}: ${resultText(code)}`);
     this.name = 'McpError';
-    /** @type {number} */
-    this.code = code;
-    /** @type {string} */
-    this.codeName = CODE_NAMES.get(code) ?? `PW_RESULT_${code}`;
+    withCode(this, code);
   }
 }
 
@@ -338,6 +333,9 @@ export class McpClient {
   }
 }
 
+// `using x = ...` (explicit resource management) closes it, where the engine has the symbol.
+if (typeof Symbol.dispose === 'symbol') McpClient.prototype[Symbol.dispose] = McpClient.prototype.close;
+
 /**
  * A raw MCP client (SPEC §9): no I/O, no clock. `calls`: the most calls in flight (8);
  * `limits`: its capacities (`McpLimits`); `fit: { nameCap, maxDepth }`: a wrapper's, so every
@@ -359,8 +357,8 @@ const MAX_PENDING = 32;
 
 /**
  * @typedef {object} McpSessionOptions
- * @property {number} [timeoutMs] a call times out after this long without progress (30000)
- * @property {number} [maxTotalTimeoutMs] and never later than this after it started (0: progress restarts nothing)
+ * @property {number} [timeoutMs] a call times out after this long without progress (the wrapper's default, `pw_wrapper_config_default`)
+ * @property {number} [maxTotalTimeoutMs] and never later than this after it started (the wrapper's default: progress restarts nothing)
  * @property {string[]} [extraTools] names registered too, unlisted, so calls to them reach the server
  * @property {number} [maxPending] calls in flight at once, the wrappers' and the client's (32)
  * @property {object} [limits] the wrappers' capacities (`createToolAdapterWrapper`'s `limits`)
@@ -377,8 +375,9 @@ export class McpSession {
   /** @param {(line: string) => void} send @param {McpSessionOptions} [options] */
   constructor(send, options = {}) {
     this.options = options;
-    this.timeoutMs = options.timeoutMs ?? 30000;
-    this.maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? 0;
+    // Left out, the wrappers' own defaults (the C library's) apply.
+    this.timeoutMs = options.timeoutMs;
+    this.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
     this.maxPending = options.maxPending ?? MAX_PENDING;
     const nameCap = options.limits?.nameCap ?? NAME_CAP;
     const argsCap = options.limits?.argsCap ?? ARGS_CAP;
@@ -605,9 +604,9 @@ export class McpSession {
         if (h.kind === 'cancelled') this._calls.delete(`${handle.slot}:${handle.index}`);
       } catch (e) {
         // Taken once its lines are written, or its failure polled.
-        if (e.code === PW.MCP_OUTBOX_FULL || e.code === PW.MCP_FRAME_PENDING) break;
+        if (e.errno === PW.MCP_OUTBOX_FULL || e.errno === PW.MCP_FRAME_PENDING) break;
         // A CANCEL for a call the client already ended: nothing to tell.
-        if (e.code !== PW.MCP_UNKNOWN_CALL) throw e;
+        if (e.errno !== PW.MCP_UNKNOWN_CALL) throw e;
         this._calls.delete(`${handle.slot}:${handle.index}`);
       }
       this._fifo.shift();

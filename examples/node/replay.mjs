@@ -194,8 +194,8 @@ function runWrapper(sc) {
   const wrapper = createToolAdapterWrapper(inner, {
     tools,
     clock,
-    toolTimeoutMs: num(member(options, 'toolTimeoutMs'), 'toolTimeoutMs') ?? 30000,
-    maxTotalTimeoutMs: num(member(options, 'maxTotalTimeoutMs'), 'maxTotalTimeoutMs') ?? 0,
+    toolTimeoutMs: num(member(options, 'toolTimeoutMs'), 'toolTimeoutMs'),
+    maxTotalTimeoutMs: num(member(options, 'maxTotalTimeoutMs'), 'maxTotalTimeoutMs'),
     mirrorContinue: member(options, 'mirrorContinue')?.value !== false,
     maxPending: num(member(options, 'maxPending'), 'maxPending') ?? 8,
     maxRounds: num(member(options, 'maxRounds'), 'maxRounds') ?? 0,
@@ -220,7 +220,7 @@ function runWrapper(sc) {
       print(`{"hook":"toolResult","name":${nameOf(name)},"args":${jv(this.rawArgs)},"result":${result},"error":${error}}`);
     },
     onRejected(path, frame, err, call) {
-      if (!isMalformed(err.code)) throw Object.assign(new ScenarioError(`${path} refused: ${err.message}`), { fatal: true });
+      if (!isMalformed(err.errno)) throw Object.assign(new ScenarioError(`${path} refused: ${err.message}`), { fatal: true });
       print(path === 'adapter' ? `{"rejected":{"path":"adapter","call":${call}}}` : `{"rejected":{"path":"${path}"}}`);
     },
   });
@@ -297,9 +297,9 @@ function runCall(sc) {
   const clock = { t: 0, now: () => clock.t };
   const adapter = createDuplex({ onWrite: (frame) => print(`{"to":"adapter","call":0,"frame":${jv(rawText(frame))}}`) });
   const wrapped = wrapToolAdapter(adapter, {
-    name: member(sc, 'name')?.value ?? 'unknown',
-    timeoutMs: num(member(sc, 'timeoutMs'), 'timeoutMs') ?? 30000,
-    maxTotalTimeoutMs: num(member(sc, 'maxTotalTimeoutMs'), 'maxTotalTimeoutMs') ?? 0,
+    name: member(sc, 'name')?.value,
+    timeoutMs: num(member(sc, 'timeoutMs'), 'timeoutMs'),
+    maxTotalTimeoutMs: num(member(sc, 'maxTotalTimeoutMs'), 'maxTotalTimeoutMs'),
     // SPEC §6: a call's result capacity is the replay's 4096 bytes.
     resultCap: 4096,
     clock,
@@ -345,7 +345,7 @@ let code = 0;
 try {
   let text;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(file));
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(fs.readFileSync(file));
   } catch (e) {
     throw new ScenarioError(e.code === 'ENOENT' ? 'cannot read the file' : 'not JSON');
   }

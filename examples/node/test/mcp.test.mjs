@@ -219,9 +219,9 @@ test('mcp: each 500-508 code is an McpError with its code and name, raised for i
   const refused = (code, name, fn) =>
     assert.throws(fn, (e) => {
       assert.ok(e instanceof McpError, String(e));
-      assert.equal(e.code, code);
-      assert.equal(e.codeName, name);
-      assert.match(e.message, new RegExp(`\\(code ${code}\\)$`));
+      assert.equal(e.code, name);
+      assert.equal(e.errno, code);
+      assert.ok(e.message.endsWith(`(${name}, ${code})`), e.message);
       return true;
     });
   const h = (index) => ({ slot: 0, index });

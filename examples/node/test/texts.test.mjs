@@ -95,7 +95,7 @@ function alwaysQueueFull(fn, body) {
   return calls;
 }
 
-const queueFullError = (e) => e instanceof Error && e.code === PW.QUEUE_FULL && /PW_QUEUE_FULL/.test(e.message) && /bug in the C library/.test(e.message);
+const queueFullError = (e) => e instanceof Error && e.code === 'PW_QUEUE_FULL' && e.errno === PW.QUEUE_FULL && /PW_QUEUE_FULL/.test(e.message) && /bug in the C library/.test(e.message);
 
 test('texts: PW_QUEUE_FULL right after a drain throws an Error naming it (one drain, one more call, no retry loop)', () => {
   const m = llm();

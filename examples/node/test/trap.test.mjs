@@ -91,7 +91,7 @@ report.later = {
   'another wrapper: sink.write': outcome(() => other.sink.write({ type: 'TEXT', content: 'x' })),
   'another wrapper: tick': outcome(() => other.tick()),
   'decoder: write': outcome(() => decoder.write('event: ping\\n\\n')),
-  'decoder: stats': outcome(() => decoder.stats()),
+  'decoder: stats': outcome(() => decoder.stats),
   'MCP client: start': outcome(() => client.start()),
   'MCP client: stats': outcome(() => client.stats()),
   'wrapToolAdapter: a call': outcome(() => wrapped({}, () => {})),

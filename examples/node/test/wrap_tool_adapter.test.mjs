@@ -89,5 +89,5 @@ test('malformed adapter frames are rejected (onRejected) and the call keeps wait
   d.source.push({ type: 'TOOL_RESULT', content: { result: 5 } });
   d.source.push({ type: 'END' });
   assert.deepEqual(await p, { err: null, result: 5 });
-  assert.deepEqual(rejected, [['adapter', 101]]);
+  assert.deepEqual(rejected, [['adapter', 'PW_FRAME_MISSING_TYPE']]);
 });

@@ -243,7 +243,7 @@ test('bad input: malformed frames on either path are rejected, nothing else chan
   m.say(raw('{"type":7}'));
   w.sink.write(raw('[1]'));
   m.say(raw('{"type":"TOOL_CALL","content":{"name":"e","args":{"big":1e400, "n":12345678901234567890123}}}'));
-  assert.deepEqual(rejected, [['response', 101], ['response', 102], ['request', 100]]);
+  assert.deepEqual(rejected, [['response', 'PW_FRAME_MISSING_TYPE'], ['response', 'PW_FRAME_TYPE_NOT_STRING'], ['request', 'PW_FRAME_NOT_OBJECT']]);
   assert.equal(rawText(m.toModel[0]), '{"type":"TOOL_RESULT","content":{"name":"e","result":{"big":1e400,"n":12345678901234567890123}}}');
   assert.equal(got.length, 1);
   assert.throws(() => createToolAdapterWrapper(m.duplex, { tools: { x: 42 } }), TypeError);

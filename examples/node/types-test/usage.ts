@@ -17,11 +17,15 @@ import {
   RAW_TEXT,
   RawJSON,
   rawText,
-  StreamDecoder,
+  type Decoder,
   wrapToolAdapter,
   type DecodedFrame,
   type ToolAdapterWrapper,
   type WrapperStats,
+  type PolyweaveError,
+  init,
+  isLoaded,
+  version,
 } from 'polyweave-tool-adapter';
 import { createDecoder as createDecoder2 } from 'polyweave-tool-adapter/decode';
 import { createDuplex as createDuplex2 } from 'polyweave-tool-adapter/duplex';
@@ -57,9 +61,9 @@ wrapped({ q: 1 }, function (err, result) {
   console.log(err?.message, result, this.rawResult);
 });
 
-const d: StreamDecoder = createDecoder('openai-chat', { calls: 4 });
+const d: Decoder = createDecoder('openai-chat', { calls: 4 });
 const frames = d.write(new TextEncoder().encode('data: {}\n\n'));
-const last = d.end();
+const last = d.finish();
 console.log(frames.length + last.length, d.stats.callsStarted, createDecoder2(Provider.GEMINI).maxFrameLen, providerFromName('ollama'));
 const item: Record<string, unknown> = encodeItem('anthropic', raw('{"type":"TOOL_RESULT","content":{"id":"a","name":"n","result":1}}'));
 console.log(item, RAW_TEXT, new RawJSON('1').rawJSON, isDuplex(llm), createSource().ended);
@@ -83,6 +87,19 @@ client.close();
 const session = createMcpSession((l: string) => console.log(l), { timeoutMs: 100 });
 session.receive('{}\n');
 void connectMcpServer('node', ['server.js'], { stderr: 'ignore' }).then((s) => s.close());
+
+// Explicit loading (bundlers, workers): a URL, bytes or a compiled module.
+void init({ wasm: new URL('./polyweave_tool_adapter.wasm', import.meta.url) }).then(() => console.log(isLoaded(), version()));
+function codeOf(e: unknown): string | undefined {
+  const err = e as PolyweaveError;
+  return `${err.code}:${err.errno ?? ''}`;
+}
+void codeOf;
+try {
+  client.handleFrame({ slot: 0, index: 0 }, '{}');
+} catch (e) {
+  if (e instanceof McpError) console.log(e.code.toLowerCase(), e.errno + 1);
+}
 
 // The alias names the same API.
 const w2 = alias.createToolAdapterWrapper(alias.createDuplex(), { tools: {} });
