@@ -178,7 +178,7 @@ class Decoder {
     if (this._d === null) return { ...this._past };
     const s = {};
     const r = C.decoderStats(this._d, s);
-    if (r !== PW.OK) throw pwError('polyweave: pw_decoder_stats', r);
+    if (r !== PW.OK) throw pwError('polyweave: pw_decoder_get_stats', r);
     return Object.fromEntries(STATS.map(([k, f]) => [k, this._past[k] + Number(s[f])]));
   }
 

@@ -6,7 +6,6 @@ import type { ToolAdapterWrapper, WrapperOptions, Limits } from './index.js';
 export declare const McpCode: Readonly<{
   NOT_ADAPTER_FRAME: 500;
   NO_NAME: 501;
-  NAME_TOO_LONG: 502;
   DUPLICATE_CALL: 503;
   UNKNOWN_CALL: 504;
   OUTBOX_FULL: 505;

@@ -23,11 +23,11 @@ const childProcess = globalThis.process?.versions?.node ? await import('node:chi
 
 // ------------------------------------------------------------ codes and errors
 
-/** The MCP client's result codes (`pw_result` 500-508). */
+/** The MCP client's own result codes (`pw_result` 500-508; 502 is retired: a name too long is
+ * `PW_NAME_TOO_LONG`, 302, as everywhere). */
 export const McpCode = Object.freeze({
   NOT_ADAPTER_FRAME: PW.MCP_NOT_ADAPTER_FRAME,
   NO_NAME: PW.MCP_NO_NAME,
-  NAME_TOO_LONG: PW.MCP_NAME_TOO_LONG,
   DUPLICATE_CALL: PW.MCP_DUPLICATE_CALL,
   UNKNOWN_CALL: PW.MCP_UNKNOWN_CALL,
   OUTBOX_FULL: PW.MCP_OUTBOX_FULL,
@@ -101,7 +101,7 @@ const FAILURES = [null, 'closed', 'notStarted', 'argsNotObject', 'tooMany', 'req
  *
  * @typedef {{ slot: number, index: number, frame: string }} McpFrame a frame for a call's adapter
  *
- * @typedef {object} McpStats what the client counted (`pw_mcp_client_stats`)
+ * @typedef {object} McpStats what the client counted (`pw_mcp_stats`)
  * @property {number} lines @property {number} notJson @property {number} notJsonrpc
  * @property {number} tooLong @property {number} tooDeep @property {number} unknownId
  * @property {number} late @property {number} unknownProgress @property {number} pings

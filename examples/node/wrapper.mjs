@@ -485,7 +485,7 @@ class ToolAdapterWrapper {
   _readStats() {
     const s = {};
     const r = C.stats(this.w, s);
-    if (r !== PW.OK) throw pwError('pw_wrapper_stats', r);
+    if (r !== PW.OK) throw pwError('pw_wrapper_get_stats', r);
     return {
       rounds: s.rounds,
       messagesTruncated: s.messages_truncated,

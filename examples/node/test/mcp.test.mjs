@@ -208,7 +208,7 @@ test('mcp: closing fails the calls in flight and later ones with "the MCP server
   s.dispose();
 });
 
-test('mcp: each 500-508 code is an McpError with its code and name, raised for its case', () => {
+test('mcp: each 500-508 code (and 302 for a name too long) is an McpError with its code and name, raised for its case', () => {
   const c = createMcpClient({ calls: 2 });
   c.start();
   c.pollTransmit();
@@ -227,7 +227,7 @@ test('mcp: each 500-508 code is an McpError with its code and name, raised for i
   const h = (index) => ({ slot: 0, index });
   refused(500, 'PW_MCP_NOT_ADAPTER_FRAME', () => c.handleFrame(h(1), { type: 'TEXT', content: 'x' }));
   refused(501, 'PW_MCP_NO_NAME', () => c.handleFrame(h(1), '{"type":"TOOL_CALL","content":{"args":{}}}'));
-  refused(502, 'PW_MCP_NAME_TOO_LONG', () => c.handleFrame(h(1), call('x'.repeat(65), {})));
+  refused(302, 'PW_NAME_TOO_LONG', () => c.handleFrame(h(1), call('x'.repeat(65), {})));
   assert.equal(c.handleFrame(h(1), call('echo', {})).kind, 'sent');
   refused(503, 'PW_MCP_DUPLICATE_CALL', () => c.handleFrame(h(1), call('echo', {})));
   refused(504, 'PW_MCP_UNKNOWN_CALL', () => c.handleFrame({ slot: 1, index: 9 }, { type: 'CANCEL', content: { name: 'echo', reason: 'r' } }));
@@ -254,7 +254,7 @@ test('mcp: each 500-508 code is an McpError with its code and name, raised for i
   small.close();
   refused(508, 'PW_MCP_CLIENT_INFO_TOO_LONG', () => createMcpClient({ name: 'n'.repeat(65) }));
   refused(508, 'PW_MCP_CLIENT_INFO_TOO_LONG', () => createMcpClient({ version: 'v'.repeat(65) }));
-  assert.deepEqual(Object.values(McpCode), [500, 501, 502, 503, 504, 505, 506, 507, 508]);
+  assert.deepEqual(Object.values(McpCode), [500, 501, 503, 504, 505, 506, 507, 508]);
 });
 
 // ------------------------------------------------------------ connectMcpServer against a small Node server

@@ -58,7 +58,7 @@ const w = pw.createToolAdapterWrapper(model, {
   tools: {
     traps: () => {
       try {
-        X.pw_wrapper_stats(0xfffffff0, malloc(64)); // a wrapper past the memory's end
+        X.pw_wrapper_get_stats(0xfffffff0, malloc(64)); // a wrapper past the memory's end
       } catch (e) {
         inTool = errorOf(e); // caught: the tool goes on and returns a result
       }

@@ -21,12 +21,12 @@ mod wasm {
     use core::ffi::c_void;
     use core::mem::{align_of, size_of};
     use polyweave_tool_adapter_ffi::{
-        pw_adapter_call_options, pw_call_handle, pw_call_info, pw_completed, pw_decode_stats,
-        pw_decoder_config, pw_disposition, pw_event, pw_hooks, pw_mcp_client_stats, pw_mcp_config,
-        pw_mcp_event, pw_mcp_frame, pw_mcp_handled, pw_outcome, pw_output, pw_result, pw_stats,
-        pw_str, pw_tool, pw_tool_status, pw_trace_entry, pw_transmit, pw_wrapper,
-        pw_wrapper_complete, pw_wrapper_config, pw_wrapper_handle_adapter_closed,
-        pw_wrapper_handle_adapter_frame, pw_writer,
+        pw_adapter_call_options, pw_call_handle, pw_call_info, pw_completed, pw_decoder_config,
+        pw_decoder_stats, pw_disposition, pw_event, pw_hooks, pw_mcp_config, pw_mcp_event,
+        pw_mcp_frame, pw_mcp_handled, pw_mcp_stats, pw_outcome, pw_output, pw_result, pw_str,
+        pw_tool, pw_tool_status, pw_trace_entry, pw_transmit, pw_wrapper, pw_wrapper_complete,
+        pw_wrapper_config, pw_wrapper_handle_adapter_closed, pw_wrapper_handle_adapter_frame,
+        pw_wrapper_stats, pw_writer,
     };
 
     /// A struct's name, size and alignment as this build lays it out (for the JS layout test).
@@ -66,14 +66,14 @@ mod wasm {
         pw_disposition,
         pw_transmit,
         pw_output,
-        pw_stats,
+        pw_wrapper_stats,
         pw_event,
         pw_trace_entry,
         pw_decoder_config,
-        pw_decode_stats,
+        pw_decoder_stats,
         pw_mcp_config,
         pw_mcp_event,
-        pw_mcp_client_stats,
+        pw_mcp_stats,
         pw_mcp_handled,
         pw_mcp_frame,
     );
