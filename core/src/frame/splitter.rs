@@ -58,6 +58,9 @@ impl Lines {
     /// Takes bytes of `input` up to and including the first `\n`, storing them in `buf`
     /// after the `len` already there as far as they fit. Returns how many it took, those of
     /// them that did not fit (for a scan of an over-long line), and what the line came to.
+    // One copy for its three users (the splitter, the MCP client, the NDJSON decoder):
+    // inlined, a build with two of them carried it twice.
+    #[inline(never)]
     pub(crate) fn feed<'i>(
         &mut self,
         len: &mut usize,

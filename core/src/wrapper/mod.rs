@@ -13,7 +13,7 @@
 //! * **Outputs** — [`poll_transmit`](Wrapper::poll_transmit) (frames to write,
 //!   and where; [`peek_transmit`](Wrapper::peek_transmit) looks without taking), or
 //!   [`poll_output`](Wrapper::poll_output) (the same frames with the hook events a
-//!   [`Log`](crate::Log) kept, in SPEC order),
+//!   [`Log`] kept, in SPEC order),
 //!   [`poll_event`](Wrapper::poll_event) (calls the host must run),
 //!   [`poll_timeout`](Wrapper::poll_timeout) (when to call `handle_timeout`).
 //! * **State** — [`pending`](Wrapper::pending), [`queued`](Wrapper::queued),
@@ -57,7 +57,7 @@
 //! A call *starts*, is *pending* while it waits, and *ends* once: it is *completed* (with
 //! a result or an error: by a sync tool, the host's [`complete`](Wrapper::complete), its
 //! tool adapter, or a check that failed it at once), *timed out*, or *cancelled*. What it
-//! ended with is its *outcome* ([`CallOutcome`](crate::CallOutcome)).
+//! ended with is its *outcome* ([`CallOutcome`]).
 
 mod complete;
 mod config;

@@ -23,9 +23,10 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::channel::Channel;
 use embassy_time::{with_timeout, Duration, Timer};
 use polyweave_tool_adapter::frame::LineSplitter;
+use polyweave_tool_adapter::wrapper::typed;
 use polyweave_tool_adapter::{
-    typed, CallHandle, Disposition, Event, Instant, NoHooks, PendingKind, ResultWriter, Route,
-    Slot, Tool, ToolFailed, Wrapper, WrapperConfig,
+    CallHandle, Disposition, Event, Instant, NoHooks, PendingKind, ResultWriter, Route, Slot, Tool,
+    ToolFailed, Wrapper, WrapperConfig,
 };
 use static_cell::ConstStaticCell;
 

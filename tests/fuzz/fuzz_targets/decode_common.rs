@@ -158,7 +158,7 @@ fn decode_body(d: &mut Decoder<'_>, body: &[u8], how: &Feeding) -> Vec<String> {
     let max = d.config().max_frame_len();
     let mut small = vec![0u8; how.buf.min(max)];
     let mut big = vec![0u8; max];
-    let before = d.calls();
+    let before = d.stats();
     let mut frames = Vec::new();
     let mut rest = body;
     let mut k = 0;
@@ -196,13 +196,13 @@ fn decode_body(d: &mut Decoder<'_>, body: &[u8], how: &Feeding) -> Vec<String> {
         "{what}: frames after END: {texts:#?}"
     );
     let calls = frames.iter().filter(|(k, _)| *k == Kind::Call).count() as u64;
-    let after = d.calls();
+    let after = d.stats();
     assert_eq!(
-        after.started, after.written,
+        after.calls_started, after.calls_written,
         "{what}: calls started and written: {texts:#?}"
     );
     assert_eq!(
-        after.written - before.written,
+        after.calls_written - before.calls_written,
         calls,
         "{what}: TOOL_CALLs counted and written: {texts:#?}"
     );
