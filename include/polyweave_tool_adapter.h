@@ -2256,6 +2256,18 @@ pw_result pw_wrapper_complete(struct pw_wrapper *w,
                               pw_completed *completed);
 
 /**
+ * Fails a deferred call whose result the host could not write as JSON, with the library's
+ * own text for it, `Tool <name> returned invalid JSON` (what a sync tool's invalid output
+ * gets), so a host or binding never composes it. Refused as `pw_wrapper_complete` is when
+ * the call is not waiting.
+ *
+ * The caller must pass `w` as for `pw_wrapper_handle_request`.
+ */
+pw_result pw_wrapper_complete_unwritable(struct pw_wrapper *w,
+                                         uint64_t now_ms,
+                                         struct pw_call_handle handle);
+
+/**
  * A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
  *
  * The caller must pass what `pw_wrapper_handle_request` needs.

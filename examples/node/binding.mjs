@@ -260,6 +260,7 @@ export const C = {
   wrapperInit: fn('pw_wrapper_init', ['i', 'i', 'c', 'i', 'a', 'i', 'c', 'n']),
   handleRequest: fn('pw_wrapper_handle_request', ['i', 'j', 'b']),
   complete: fn('pwjs_wrapper_complete', ['i', 'j', 'h', `c:${S.outcome}`, 'n']),
+  completeUnwritable: fn('pwjs_wrapper_complete_unwritable', ['i', 'j', 'h']),
   handleAdapterFrame: fn('pwjs_wrapper_handle_adapter_frame', ['i', 'j', 'h', 'b']),
   handleAdapterClosed: fn('pwjs_wrapper_handle_adapter_closed', ['i', 'j', 'h']),
   handleTimeout: fn('pw_wrapper_handle_timeout', ['i', 'j']),

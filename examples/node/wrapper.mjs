@@ -123,8 +123,6 @@ function queueFullAfterDrain(what, how = 'returned PW_QUEUE_FULL') {
   return withCode(e, PW.QUEUE_FULL);
 }
 
-/** `Tool <name> returned invalid JSON`: the core's text for a sync tool's output that is not JSON. */
-const invalidJson = (name) => `Tool ${name} returned invalid JSON`;
 
 class ToolAdapterWrapper {
   constructor(inner, options) {
@@ -677,35 +675,33 @@ class ToolAdapterWrapper {
   /**
    * Completes a deferred call through the library; false when the call was not waiting (or
    * the wrapper was closed). A result that is not JSON (the core refuses it,
-   * `PW_INVALID_RESULT`, or JS cannot write it) fails the call with the core's text for the
-   * same failure of a sync tool, `Tool <name> returned invalid JSON`.
+   * `PW_INVALID_RESULT`, or JS cannot write it) fails the call through
+   * `pw_wrapper_complete_unwritable`, with the core's own text for it.
    */
   _complete(call, err, result) {
     if (this.closed || this.retired) return false; // a tool answering after close(): dropped
     this._enter();
     try {
-      let outcome;
+      let outcome = null;
       if (err !== null && err !== undefined) {
         // The core cuts a message over message_cap (and reports it): passed whole.
         outcome = { is_error: 1, text: messageOf(err) };
       } else {
-        let text;
         try {
-          text = resultJSON(result);
+          outcome = { is_error: 0, text: resultJSON(result) };
         } catch {
-          text = null;
+          // No JSON form (a BigInt, a cycle): failed below with the core's own text.
         }
-        outcome =
-          text === null
-            ? { is_error: 1, text: invalidJson(call.name) }
-            : { is_error: 0, text };
       }
       const completed = [0];
       const once = () => C.complete(this.w, this.clock.now(), call.handle, outcome.is_error, outcome.text, completed);
-      let r = this._withRoom('pw_wrapper_complete', once);
-      if (r === PW.INVALID_RESULT && outcome.is_error === 0) {
-        outcome = { is_error: 1, text: invalidJson(call.name) };
-        r = this._withRoom('pw_wrapper_complete', once);
+      let r = outcome === null ? PW.INVALID_RESULT : this._withRoom('pw_wrapper_complete', once);
+      // A result that is not JSON (the core refused it, or JS could not write it) fails the
+      // call with the core's text for it, `Tool <name> returned invalid JSON`.
+      if (r === PW.INVALID_RESULT && (outcome === null || outcome.is_error === 0)) {
+        r = this._withRoom('pw_wrapper_complete_unwritable', () =>
+          C.completeUnwritable(this.w, this.clock.now(), call.handle),
+        );
       }
       if (isNotWaiting(r)) return false;
       if (r !== PW.OK) throw pwError(`completing tool ${call.name}`, r);

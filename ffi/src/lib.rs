@@ -84,7 +84,7 @@
 //! | [`pw_decoder_get_stats`], [`pw_provider_from_name`] | counters, a provider by name |
 //! | [`pw_wrapper_size`], [`pw_wrapper_align`], [`pw_wrapper_max_frame_len`], [`pw_wrapper_config_default`], [`pw_wrapper_init`] | a wrapper, its tools and hooks, in one block of host memory |
 //! | [`pw_wrapper_handle_response`], [`pw_wrapper_handle_request`] | the model's and the consumer's frames |
-//! | [`pw_wrapper_complete`], [`pw_wrapper_handle_adapter_frame`], [`pw_wrapper_handle_adapter_closed`] | pending calls completed by the host or a tool adapter |
+//! | [`pw_wrapper_complete`], [`pw_wrapper_complete_unwritable`], [`pw_wrapper_handle_adapter_frame`], [`pw_wrapper_handle_adapter_closed`] | pending calls completed by the host or a tool adapter |
 //! | [`pw_wrapper_handle_timeout`], [`pw_wrapper_cancel`], [`pw_wrapper_abort`], [`pw_wrapper_clear_trace`] | the clock and the host's controls |
 //! | [`pw_wrapper_poll_transmit`], [`pw_wrapper_poll_event`], [`pw_wrapper_poll_output`], [`pw_wrapper_poll_timeout`] | frames to write, calls to start, frames with kept hook events in SPEC order, the next deadline |
 //! | [`pw_wrapper_pending`], [`pw_wrapper_trace_entry`], [`pw_wrapper_get_stats`] | state and counters |
@@ -202,16 +202,16 @@ pub use tool::{pw_sync_fn, pw_tool, pw_writer, pw_writer_write, PW_TOOL_DEFAULT_
 pub use wrapper::{
     pw_call_handle, pw_call_info, pw_disposition, pw_event, pw_hooks, pw_output, pw_trace_entry,
     pw_transmit, pw_wrapper, pw_wrapper_abort, pw_wrapper_align, pw_wrapper_cancel,
-    pw_wrapper_clear_trace, pw_wrapper_complete, pw_wrapper_config, pw_wrapper_config_default,
-    pw_wrapper_get_stats, pw_wrapper_handle_adapter_closed, pw_wrapper_handle_adapter_frame,
-    pw_wrapper_handle_request, pw_wrapper_handle_response, pw_wrapper_handle_timeout,
-    pw_wrapper_init, pw_wrapper_max_frame_len, pw_wrapper_pending, pw_wrapper_poll_event,
-    pw_wrapper_poll_output, pw_wrapper_poll_timeout, pw_wrapper_poll_transmit, pw_wrapper_size,
-    pw_wrapper_stats, pw_wrapper_trace_entry, PW_WRAPPER_DEFAULT_ARGS_CAP,
-    PW_WRAPPER_DEFAULT_HELD_BYTES, PW_WRAPPER_DEFAULT_HOOK_LOG_BYTES, PW_WRAPPER_DEFAULT_ID_CAP,
-    PW_WRAPPER_DEFAULT_MESSAGE_CAP, PW_WRAPPER_DEFAULT_NAME_CAP, PW_WRAPPER_DEFAULT_RESULT_CAP,
-    PW_WRAPPER_DEFAULT_TRACE_BYTES, PW_WRAPPER_MAX_BASE_SIZE, PW_WRAPPER_MAX_SLOT_SIZE,
-    PW_WRAPPER_MAX_TOOL_SIZE,
+    pw_wrapper_clear_trace, pw_wrapper_complete, pw_wrapper_complete_unwritable, pw_wrapper_config,
+    pw_wrapper_config_default, pw_wrapper_get_stats, pw_wrapper_handle_adapter_closed,
+    pw_wrapper_handle_adapter_frame, pw_wrapper_handle_request, pw_wrapper_handle_response,
+    pw_wrapper_handle_timeout, pw_wrapper_init, pw_wrapper_max_frame_len, pw_wrapper_pending,
+    pw_wrapper_poll_event, pw_wrapper_poll_output, pw_wrapper_poll_timeout,
+    pw_wrapper_poll_transmit, pw_wrapper_size, pw_wrapper_stats, pw_wrapper_trace_entry,
+    PW_WRAPPER_DEFAULT_ARGS_CAP, PW_WRAPPER_DEFAULT_HELD_BYTES, PW_WRAPPER_DEFAULT_HOOK_LOG_BYTES,
+    PW_WRAPPER_DEFAULT_ID_CAP, PW_WRAPPER_DEFAULT_MESSAGE_CAP, PW_WRAPPER_DEFAULT_NAME_CAP,
+    PW_WRAPPER_DEFAULT_RESULT_CAP, PW_WRAPPER_DEFAULT_TRACE_BYTES, PW_WRAPPER_MAX_BASE_SIZE,
+    PW_WRAPPER_MAX_SLOT_SIZE, PW_WRAPPER_MAX_TOOL_SIZE,
 };
 
 /// Bare-metal panic handler (no `std`): spins forever so a watchdog can reset the device.

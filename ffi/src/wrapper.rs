@@ -665,6 +665,29 @@ pub unsafe extern "C" fn pw_wrapper_complete(
     })
 }
 
+/// Fails a deferred call whose result the host could not write as JSON, with the library's
+/// own text for it, `Tool <name> returned invalid JSON` (what a sync tool's invalid output
+/// gets), so a host or binding never composes it. Refused as `pw_wrapper_complete` is when
+/// the call is not waiting.
+///
+/// The caller must pass `w` as for `pw_wrapper_handle_request`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_wrapper_complete_unwritable(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    handle: pw_call_handle,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(w);
+        // SAFETY: as the function's contract.
+        let w = unsafe { placed(w, &[]) }?;
+        let h = handle_of(w, handle)?;
+        w.wrapper
+            .complete_unwritable(Instant::from_millis(now_ms), h)?;
+        Ok(())
+    })
+}
+
 /// A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
 ///
 /// The caller must pass what `pw_wrapper_handle_request` needs.

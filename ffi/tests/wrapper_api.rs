@@ -610,3 +610,43 @@ fn bad_arguments_get_their_codes_and_change_nothing() {
         PW_DISPOSITION_FORWARD
     );
 }
+
+/// `pw_wrapper_complete_unwritable` fails a deferred call with the library's own text; a
+/// second time the call is over and the code says so, changing nothing.
+#[test]
+fn a_deferred_result_the_host_cannot_write_fails_with_the_librarys_text() {
+    let tools = tools();
+    let mut block = Block::new(size(&config(), 2, tools.len()));
+    let mut seen = Seen::default();
+    let w = make(&mut block, &tools, &mut seen);
+    let d = respond(
+        w,
+        0,
+        r#"{"type":"TOOL_CALL","content":{"id":"7","name":"later","args":{}}}"#,
+    )
+    .unwrap();
+    assert_eq!(d.has_handle, 1);
+    // SAFETY: `w` was placed by `make`; the handle is the one the wrapper gave.
+    assert_eq!(
+        unsafe { pw_wrapper_complete_unwritable(w, 1, d.handle) },
+        pw_result::PW_OK
+    );
+    assert_eq!(
+        drain(w)[0],
+        (
+            PW_ROUTE_MODEL,
+            r#"{"type":"TOOL_RESULT","content":{"id":"7","name":"later","error":"Tool later returned invalid JSON"}}"#.into()
+        )
+    );
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { pw_wrapper_complete_unwritable(w, 2, d.handle) },
+        pw_result::PW_CALL_COMPLETED
+    );
+    assert!(drain(w).is_empty());
+    // SAFETY: a NULL wrapper is refused before anything is read.
+    assert_eq!(
+        unsafe { pw_wrapper_complete_unwritable(ptr::null_mut(), 2, d.handle) },
+        pw_result::PW_NULL_POINTER
+    );
+}

@@ -645,3 +645,31 @@ fn the_first_type_counts_unless_the_frame_is_validated() {
     );
     assert_eq!(w.pending(), 0);
 }
+
+/// §7.23: a deferred result the host cannot write as JSON fails the call with the library's
+/// own text (what a sync tool's invalid output gets), so no binding composes it; once the
+/// call is over, the same completion is refused and changes nothing.
+#[test]
+fn a_deferred_result_the_host_cannot_write_fails_with_the_librarys_text() {
+    let tools = tools();
+    let mut s = Storage::new(CFG, 2);
+    let mut w = s.wrapper(&tools, NoHooks);
+    let mut host = Host::with_buffer(BUF);
+    let call = r#"{"type":"TOOL_CALL","content":{"id":"d","name":"later","args":{}}}"#;
+    w.handle_response(at(0), call.as_bytes()).unwrap();
+    let (d, _) = started(&mut w);
+    assert_eq!(w.complete_unwritable(at(1), d), Ok(()));
+    let frames = drain(&mut host, &mut w);
+    assert_eq!(
+        results(&frames),
+        [
+            r#"{"type":"TOOL_RESULT","content":{"id":"d","name":"later","error":"Tool later returned invalid JSON"}}"#
+        ]
+    );
+    let stats = w.stats();
+    let again = w.complete_unwritable(at(2), d);
+    assert!(matches!(again, Err(Error::Call(_))), "{again:?}");
+    assert_eq!(again, w.complete(at(2), d, Ok(b"1")).map(|_| ()));
+    assert_eq!(w.stats(), stats);
+    assert!(drain(&mut host, &mut w).is_empty());
+}

@@ -101,6 +101,21 @@ impl<H: Hooks> Wrapper<'_, H> {
         Ok(completed)
     }
 
+    /// Fails a deferred call whose result the host could not write as JSON (its serialiser
+    /// failed, or the value has no JSON form), with the error a sync tool's invalid output
+    /// gets, `Tool <name> returned invalid JSON`: the library owns that text, so a binding
+    /// never composes it. Refused as [`complete`](Self::complete) is when the call is not
+    /// waiting.
+    pub fn complete_unwritable(&mut self, now: Instant, handle: CallHandle) -> Result<(), Error> {
+        self.clock.check(now)?;
+        let slot = self.waiting(now, handle, PendingKind::Deferred)?;
+        let name = self.slots.call(slot).name_bytes().unwrap_or(b"");
+        let message = compose_into(self.scratch.message(&self.cfg), &Message::InvalidJson(name));
+        complete_slot!(self, slot, CallOutcome::Error(message), true, None);
+        self.clock.advance(now);
+        Ok(())
+    }
+
     /// A frame from a pending adapter call's tool adapter (fully validated; SPEC §2 rules).
     pub fn handle_adapter_frame(
         &mut self,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { C } from '../binding.mjs';
-import { createDuplex, createToolAdapterWrapper, rawText, wrapToolAdapter } from '../index.mjs';
+import { createDuplex, createToolAdapterWrapper, raw, rawText, wrapToolAdapter } from '../index.mjs';
 
 function standIn(key, change) {
   const real = C[key];
@@ -53,5 +53,36 @@ test('defaults: a standalone call without name or timeoutMs has pw_adapter_call_
     assert.equal(got, 'Tool unknown timed out after 4321ms');
   } finally {
     undo();
+  }
+});
+
+test('texts: a deferred result with no JSON form is failed by pw_wrapper_complete_unwritable, whose text is the core\'s', async () => {
+  const real = C.completeUnwritable;
+  const seen = [];
+  C.completeUnwritable = (...a) => {
+    seen.push(a.length);
+    return real(...a);
+  };
+  try {
+    const toModel = [];
+    const model = createDuplex({ onWrite: (f) => toModel.push(rawText(f)) });
+    const w = createToolAdapterWrapper(model, {
+      tools: { big: (args, cb) => cb(null, { n: 1n }), raw: (args, cb) => cb(null, raw('{nope')) },
+    });
+    w.source.pipe({ write() {}, end() {} });
+    model.source.push({ type: 'TOOL_CALL', content: { id: 'c1', name: 'big', args: {} } });
+    model.source.push({ type: 'TOOL_CALL', content: { id: 'c2', name: 'raw', args: {} } });
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(seen.length, 2, 'both failed through the C call');
+    assert.deepEqual(
+      toModel.filter((f) => f.includes('"TOOL_RESULT"')),
+      [
+        '{"type":"TOOL_RESULT","content":{"id":"c1","name":"big","error":"Tool big returned invalid JSON"}}',
+        '{"type":"TOOL_RESULT","content":{"id":"c2","name":"raw","error":"Tool raw returned invalid JSON"}}',
+      ],
+    );
+    w.close();
+  } finally {
+    C.completeUnwritable = real;
   }
 });

@@ -8,8 +8,9 @@
 //!   `WebAssembly.Function` (not in every engine), so the trampolines call the functions the
 //!   loader hands in as the import module `pw_js`, with the same arguments (a `pw_str` as its
 //!   two fields: the import boundary only takes scalars).
-//! - `pwjs_wrapper_complete`, `pwjs_wrapper_handle_adapter_frame`,
-//!   `pwjs_wrapper_handle_adapter_closed`: the three calls that take a `pw_call_handle` by
+//! - `pwjs_wrapper_complete`, `pwjs_wrapper_complete_unwritable`,
+//!   `pwjs_wrapper_handle_adapter_frame`, `pwjs_wrapper_handle_adapter_closed`: the four
+//!   calls that take a `pw_call_handle` by
 //!   value, taking a pointer to it instead, so JS never depends on how the wasm C ABI passes
 //!   a struct by value.
 //!
@@ -25,8 +26,8 @@ mod wasm {
         pw_decoder_stats, pw_disposition, pw_event, pw_hooks, pw_mcp_config, pw_mcp_event,
         pw_mcp_frame, pw_mcp_handled, pw_mcp_stats, pw_outcome, pw_output, pw_result, pw_str,
         pw_tool, pw_tool_status, pw_trace_entry, pw_transmit, pw_wrapper, pw_wrapper_complete,
-        pw_wrapper_config, pw_wrapper_handle_adapter_closed, pw_wrapper_handle_adapter_frame,
-        pw_wrapper_stats, pw_writer,
+        pw_wrapper_complete_unwritable, pw_wrapper_config, pw_wrapper_handle_adapter_closed,
+        pw_wrapper_handle_adapter_frame, pw_wrapper_stats, pw_writer,
     };
 
     /// A struct's name, size and alignment as this build lays it out (for the JS layout test).
@@ -170,6 +171,24 @@ mod wasm {
         }
         // SAFETY: non-NULL and, by the contract, a pw_call_handle.
         unsafe { pw_wrapper_complete(w, now_ms, handle.read_unaligned(), outcome, completed) }
+    }
+
+    /// `pw_wrapper_complete_unwritable` with the handle behind a pointer (`PW_NULL_POINTER`
+    /// when NULL).
+    ///
+    /// # Safety
+    /// As `pw_wrapper_complete_unwritable`; `handle` points to a `pw_call_handle` or is NULL.
+    #[no_mangle]
+    pub unsafe extern "C" fn pwjs_wrapper_complete_unwritable(
+        w: *mut pw_wrapper,
+        now_ms: u64,
+        handle: *const pw_call_handle,
+    ) -> pw_result {
+        if handle.is_null() {
+            return pw_result::PW_NULL_POINTER;
+        }
+        // SAFETY: non-NULL and, by the contract, a pw_call_handle.
+        unsafe { pw_wrapper_complete_unwritable(w, now_ms, handle.read_unaligned()) }
     }
 
     /// `pw_wrapper_handle_adapter_frame` with the handle behind a pointer.
