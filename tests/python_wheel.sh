@@ -194,7 +194,9 @@ check_installed "$venv"
 # PEP 561: a user's type checker takes the installed package's own hints (py.typed); the
 # package and the README's example pass --strict with them.
 cp "$src/example.py" "$tmp/run/example.py"
-for what in "-p polyweave_tool_adapter:7" "example.py:1"; do
+# Every module of the package is checked (counted, so a new module cannot slip past).
+modules=$(find "$src/polyweave_tool_adapter" -maxdepth 1 -name '*.py' | wc -l)
+for what in "-p polyweave_tool_adapter:$modules" "example.py:1"; do
     # shellcheck disable=SC2086 # the arguments are two words on purpose
     "$venv/bin/python" -m mypy --strict --cache-dir "$tmp/mypy-cache" ${what%:*} > "$out/mypy.txt" 2>&1 \
         || { cat "$out/mypy.txt" >&2; die "mypy --strict ${what%:*} fails in the venv"; }
