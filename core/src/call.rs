@@ -257,6 +257,8 @@ impl<'a> AdapterCall<'a> {
             AdapterStep::Fail(None) => self.fail(Message::Failed(self.opts.name.as_bytes())),
             AdapterStep::End => self.end(kept),
             AdapterStep::Progress => {
+                // Equivalent mutant: `>` -> `>=`: with no total cap, `cap` is the start, so a
+                // restart clamped to it never moves the deadline.
                 if self.opts.max_total_timeout_ms > 0 {
                     let restarted = now
                         .saturating_add_millis(self.opts.timeout_ms as u64)
@@ -282,6 +284,8 @@ impl<'a> AdapterCall<'a> {
         self.clock.check(now)?;
         if matches!(self.state, State::Waiting(_)) && now >= self.deadline {
             // The message names the span that ran out: the cap's, when the deadline is it.
+            // Equivalent mutant: `>` -> `>=`: with no total cap, `cap` (the start) equals the
+            // deadline only for a zero timeout, where both spans are 0.
             let span = match self.opts.max_total_timeout_ms > 0 && self.cap == self.deadline {
                 true => self.opts.max_total_timeout_ms,
                 false => self.opts.timeout_ms,

@@ -95,6 +95,7 @@ impl Clock {
 
     /// Moves to `now` (already checked).
     pub fn advance(&mut self, now: Instant) {
+        // Equivalent mutant: `>` -> `>=`: on equal instants it assigns the same value.
         if now > self.last {
             self.last = now;
         }

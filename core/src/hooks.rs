@@ -19,6 +19,7 @@ pub struct CallInfo<'a> {
     pub seq: u64,
 }
 
+// Equivalent mutant: the default methods replaced by `()`: they do nothing already.
 /// Watches calls; both methods default to doing nothing.
 pub trait Hooks {
     /// A `TOOL_CALL` was intercepted (before it runs).

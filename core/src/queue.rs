@@ -135,6 +135,8 @@ impl<'a> Queue<'a> {
             true => (Body::Mirrored(len), 2),
             false => (Body::Inline(len), 1),
         };
+        // Equivalent mutant: `>` -> `>=` or `+` -> `*`: these only compact and encode again a frame
+        // that fitted (both factors exceed 1, so the product is never the smaller).
         if body_at + len > self.buf.len() {
             if !self.make_room(record_len(body)) {
                 return;
@@ -168,6 +170,8 @@ impl<'a> Queue<'a> {
     /// Makes `need` bytes follow the tail, compacting when they are free but not all there.
     /// The callers' room checks make a full queue here a bug, which debug builds report.
     fn make_room(&mut self, need: usize) -> bool {
+        // Equivalent mutant: `<` -> `<=` (reached from `append` and `push_inline`): compacting when
+        // the room is exactly enough moves the records but changes nothing anyone sees.
         if self.buf.len() - self.tail < need {
             if self.free() < need {
                 debug_assert!(false, "{need} bytes pushed without a reservation");

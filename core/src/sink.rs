@@ -122,6 +122,7 @@ fn div_rem_10(n: u64) -> (u64, u8) {
     let (mut q, mut rem) = (0u64, 0u32);
     for shift in [48u32, 32, 16, 0] {
         let cur = (rem << 16) | ((n >> shift) as u32 & 0xFFFF);
+        // Equivalent mutant: `|=` -> `^=`: `cur / 10` fits 16 bits, so the limbs share no bit.
         q |= ((cur / 10) as u64) << shift;
         rem = cur % 10;
     }

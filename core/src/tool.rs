@@ -205,6 +205,7 @@ impl core::fmt::Debug for ToolKind<'_> {
     }
 }
 
+// Equivalent mutant (unkillable on the host): compiled only with `defmt`, as for `Wrapper`.
 #[cfg(feature = "defmt")]
 impl defmt::Format for ToolKind<'_> {
     fn format(&self, f: defmt::Formatter<'_>) {
@@ -262,6 +263,7 @@ fn cmp_names(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
         }
         u64::from_be_bytes(word)
     }
+    // Equivalent mutant: `head` -> `0` or `1`: equal heads fall back to the full comparison.
     match head(a).cmp(&head(b)) {
         core::cmp::Ordering::Equal => a.cmp(b),
         unequal => unequal,

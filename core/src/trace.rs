@@ -117,6 +117,8 @@ impl<'a> Trace<'a> {
     fn place(&mut self, need: usize) -> Option<usize> {
         match self.wrap_end {
             None if self.buf.len() - self.tail >= need => Some(self.tail),
+            // Equivalent mutant: `count > 0` -> `>= 0`: an empty trace is cleared, so `head == 0`
+            // fails `head >= need`.
             None if self.head >= need && self.count > 0 => {
                 self.wrap_end = Some(self.tail);
                 self.tail = 0;
@@ -185,6 +187,7 @@ impl<'a> Trace<'a> {
             }
             self.drop_oldest();
         };
+        // Equivalent mutant: `|` -> `^`: the three flags are distinct bits, so they share no bit.
         let flags = if name.is_some() { HAS_NAME } else { 0 }
             | if is_error { IS_ERROR } else { 0 }
             | if cut { TRUNCATED } else { 0 };

@@ -43,6 +43,8 @@ pub(super) enum Need {
 }
 
 impl Need {
+    // Equivalent mutant: -> `false`: the fields are then read again from the same content, with the
+    // same keys, to the same values.
     /// Whether `fields` hold what is needed.
     pub(super) fn met_by(self, fields: &Fields<'_>) -> bool {
         match self {
@@ -89,6 +91,8 @@ impl<'a> Fields<'a> {
         // A `TOOL_CALL`'s three keys as written settle at once; any other key, or one
         // written with escapes, is compared with each of the keys in turn.
         let i = match m.key.raw() {
+            // Equivalent mutant: these three arms deleted: `KEYS` puts the same keys at the same
+            // places.
             b"id" => ID,
             b"name" => NAME,
             b"args" => ARGS,

@@ -48,6 +48,8 @@ impl<'a> FrameKind<'a> {
         // Almost every type is written without escapes, and the five have five lengths: one
         // comparison of raw bytes finds it (bytes equal to a known name hold no backslash).
         let raw = ty.raw();
+        // Equivalent mutant: `==` -> `!=`: the raw bytes then differ, and the decoding loop
+        // decides.
         if let Some(&(name, kind)) = KNOWN.iter().find(|(name, _)| name.len() == raw.len()) {
             if raw == name {
                 return kind;

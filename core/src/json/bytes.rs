@@ -21,6 +21,8 @@ pub(crate) fn skip_ws_noted(bytes: &[u8], pos: usize, spaced: &mut bool) -> usiz
     match bytes.get(pos) {
         Some(&b) if is_ws(b) => {
             *spaced = true;
+            // Equivalent mutant: `pos + 1` -> `pos * 1`: `skip_ws` then starts on the white space
+            // itself.
             skip_ws(bytes, pos + 1)
         }
         _ => pos,

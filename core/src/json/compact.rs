@@ -43,6 +43,8 @@ pub fn for_each_compact_run(value: &[u8], mut emit: impl FnMut(&[u8])) {
     }
 }
 
+// Equivalent mutant: flagging more bytes (an earlier `first`, or `Some` for `None`) only has
+// `for_each_compact_run` step byte by byte sooner, to the same runs.
 /// The offset of the first byte at or below a space (white space, or a control character),
 /// eight bytes at a time.
 fn first_space_or_below(bytes: &[u8]) -> Option<usize> {

@@ -6,6 +6,7 @@ use super::bytes::{zero_bytes, HI, LO};
 
 /// The offset of the first byte at or after `from` that needs escaping, or `text.len()`.
 pub(crate) fn next_escape(text: &[u8], mut from: usize) -> usize {
+    // Equivalent mutant: `<` -> `<=`: a look at the end finds only padding, which is never flagged.
     while from < text.len() {
         // Eight bytes at a time (the last few padded with a byte that never needs escaping,
         // so short names take one look).
@@ -33,6 +34,7 @@ pub(crate) fn write_escaped(text: &[u8], mut put: impl FnMut(&[u8])) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut run = 0;
     let mut i = 0;
+    // Equivalent mutant (`put_escaped`'s loop): `<` -> `<=`: a look at the end finds nothing.
     while i < text.len() {
         i = next_escape(text, i);
         let Some(&b) = text.get(i) else {

@@ -20,6 +20,7 @@ impl KindStack {
             deep: [0; 3],
         }
     }
+    // Equivalent mutant: either `|` -> `^` in `push`: each joins a bit into a place just cleared.
     /// Opens a container inside `open` others.
     #[inline]
     fn push(&mut self, open: u8, is_object: bool) {
@@ -100,6 +101,7 @@ pub(crate) fn scan_value<const NOTE: bool>(
             pos = object_key::<NOTE>(bytes, pos, &mut sp)?;
         }
         match bytes.get(pos) {
+            // Equivalent mutant: this arm deleted: `scan_scalar` scans the string the same way.
             Some(b'"') => pos = scan_string(bytes, pos)?,
             Some(&open @ (b'{' | b'[')) => {
                 if depth >= max_depth {
@@ -185,6 +187,8 @@ fn literal(bytes: &[u8], pos: usize, word: &[u8]) -> Result<usize, JsonError> {
         _ => {
             // Report the first byte that differs, or the end of input.
             let mut i = pos;
+            // Equivalent mutant: `<` -> `<=`: the bytes differ from `word` (or run out) before
+            // `end`, so the loop never reaches it.
             while i < end {
                 match bytes.get(i) {
                     None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, i)),
@@ -213,6 +217,7 @@ fn scan_number(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
     }
     match bytes.get(pos) {
         Some(b'0') => pos += 1,
+        // Equivalent mutant: `pos + 1` -> `pos * 1`: `pos` is on a digit, which `digits` skips too.
         Some(b'1'..=b'9') => pos = digits(bytes, pos + 1),
         None => return Err(JsonError::new(UnexpectedEnd, pos)),
         Some(_) => return Err(JsonError::new(InvalidNumber, pos)),
@@ -245,6 +250,10 @@ fn scan_number(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
     Ok(pos)
 }
 
+// Equivalent mutant: flagging more bytes (or all: `care_mask` -> `1`, the first `^` -> `&`, the
+// final `& HI` -> `|` or `^`) stops `scan_string` earlier; `string_step` then checks the same bytes
+// one by one. The first `|` -> `^`: at the lowest real flag only one of the two tests holds (no
+// byte is both a quote or control character and a backslash).
 /// Flags (high bit per byte) the bytes of `x` that are `"`, `\`, a control character, or non-ASCII.
 ///
 /// Bytes above a flagged one may be flagged falsely (borrows), but the lowest
@@ -304,6 +313,7 @@ fn string_step(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
     }
 }
 
+// Equivalent mutant: a shorter run leaves the rest to `scan_string`'s next round, same answer.
 /// Length of the leading run of plain ASCII (no `"`, `\\`, control) in `rest`.
 fn plain_run(rest: &[u8]) -> usize {
     rest.iter()

@@ -179,6 +179,7 @@ impl<'a> JsonStr<'a> {
             // Only an escape can make it shorter: unless it starts with one, the first bytes
             // must agree (an empty `text` never matches: every escape decodes to a byte).
             core::cmp::Ordering::Greater => match (self.raw.first(), text.first()) {
+                // Equivalent mutant: the first-byte guard -> `true`: `eq_decoded` then decides.
                 (Some(&r), Some(&t)) if r == t || r == b'\\' => self.eq_decoded(text),
                 _ => false,
             },
@@ -286,6 +287,7 @@ impl Decoded<'_> {
                 b'A'..=b'F' => b - b'A' + 10,
                 _ => 0,
             };
+            // Equivalent mutant: `|` -> `^`: `v << 4` has a zero low nibble, `d` only that.
             v = (v << 4) | d as u32;
         }
         v

@@ -254,6 +254,7 @@ const fn mul(a: usize, b: usize) -> usize {
     a.saturating_mul(b)
 }
 
+// Equivalent mutant: `>` -> `>=`: on equal values both branches give the same value.
 const fn max(a: usize, b: usize) -> usize {
     if a > b {
         a

@@ -72,6 +72,8 @@ fn decode<'b>(
 ) -> Result<Option<&'b str>, Error> {
     let cap = buf.len();
     text.map(|t| match t.as_plain_str() {
+        // Equivalent mutant: the guard -> `false`: the name is decoded into `buf` and escaped when
+        // written, which gives the same bytes.
         Some(plain) if plain.len() <= cap => Ok(plain),
         _ => {
             *plain = false;

@@ -190,6 +190,8 @@ impl<H: Hooks> core::fmt::Debug for Wrapper<'_, H> {
     }
 }
 
+// Equivalent mutant (unkillable on the host): compiled only with the `defmt` feature, which the
+// host tests leave off (the firmware build turns it on).
 #[cfg(feature = "defmt")]
 impl<H: Hooks> defmt::Format for Wrapper<'_, H> {
     fn format(&self, f: defmt::Formatter<'_>) {

@@ -241,6 +241,8 @@ impl<'a, H: Hooks> Pipeline<'a, H> {
         debug_assert!(text.len() <= self.last_error.len());
         let n = text.len().min(self.last_error.len());
         self.last_error[..n].copy_from_slice(&text[..n]);
+        // Equivalent mutant: `<` -> `>`: every failure message fits `message_cap` where it enters
+        // (the assertion above), so `n == text.len()` and both forms are false.
         self.cut_last_error(n, n < text.len());
     }
 

@@ -64,6 +64,8 @@ pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &WrapperConfig) -> ResultC
     match checked {
         Ok((last_error, compact)) => {
             // Only a value longer than the cap as written needs measuring without white space.
+            // Equivalent mutant: `>` -> `>=`: at exactly the cap the compact length is no longer,
+            // so the value fits either way.
             let bound = match result.len() > cfg.result_cap {
                 true => json::compact_len(result),
                 false => result.len(),
@@ -78,6 +80,8 @@ pub(crate) fn check_result<'r>(result: &'r [u8], cfg: &WrapperConfig) -> ResultC
         }
         // Too deep for the limit: still refuse it as invalid when it is not JSON at all. (The
         // noting scanner, as above: a firmware links one copy of the scanner.)
+        // Equivalent mutant: the `TooDeep` guard -> `true`: any other error, checked again without
+        // a depth limit, is found again as the same error.
         Err(e) if e.kind == JsonErrorKind::TooDeep => match json::validate_compact(result, u8::MAX)
         {
             Err(e) if e.kind != JsonErrorKind::TooDeep => ResultCheck::Invalid(e),

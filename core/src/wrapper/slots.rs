@@ -144,6 +144,10 @@ impl Slot {
         }
     }
 
+    // Equivalent mutant: -> `true`, `&&` -> `||`, `> 0` -> `>= 0`: `restart` sees only adapter
+    // calls, and with no total cap their cap is the start, which never moves the deadline; in
+    // `span_ms` the cap equals the deadline only with a zero timeout (both spans 0) or, for a
+    // deferred call, when both spans are the same number.
     /// Whether progress restarts this call's timeout, up to its cap.
     fn is_capped(&self, max_total_ms: u32) -> bool {
         max_total_ms > 0 && self.pending_kind() == Some(PendingKind::Adapter)
@@ -295,6 +299,8 @@ impl<'a> Slots<'a> {
         let area = self.ranges(slot)[3].clone();
         let area = &mut self.bytes[area];
         self.slots[slot].outcome = match outcome {
+            // Equivalent mutant: the `compact` guard -> `false`: compacting a compact result copies
+            // it.
             CallOutcome::Result(raw) if compact => {
                 let n = raw.len().min(area.len());
                 area[..n].copy_from_slice(&raw[..n]);
