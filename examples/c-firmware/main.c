@@ -299,7 +299,7 @@ int main(void) {
                 if (handle_line(w, line, len) != 0)
                     return 1;
             if (r != PW_NOTHING)
-                return FAIL("framing: %s", why(r));
+                return FAIL("line splitter: %s", why(r));
         }
     }
     if ((r = pw_line_splitter_finish(splitter, &line, &len)) != PW_NOTHING)

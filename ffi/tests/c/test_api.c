@@ -257,15 +257,15 @@ static void test_string_decode(void)
     CHECK(token[1] == 'a' && n == 99);
 }
 
-/* Storage for a framer, aligned for anything the framer may hold. */
+/* Storage for a line splitter, aligned for anything it may hold. */
 static union {
     uint64_t u64;
     double d;
     void *p;
     unsigned char bytes[2 * PW_LINE_SPLITTER_SIZE_BOUND];
-} framer_mem;
+} splitter_mem;
 
-static void test_framer_memory(void)
+static void test_splitter_memory(void)
 {
     size_t size = pw_line_splitter_size();
     size_t align = pw_line_splitter_align();
@@ -276,20 +276,20 @@ static void test_framer_memory(void)
     CHECK(align > 0 && align <= PW_MAX_ALIGN && (align & (align - 1)) == 0);
     CHECK(align > 1);
 
-    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, size - 1, line_buf, sizeof line_buf, &f),
+    CHECK_RC(pw_line_splitter_init(splitter_mem.bytes, size - 1, line_buf, sizeof line_buf, &f),
              PW_STORAGE_TOO_SMALL);
-    CHECK_RC(pw_line_splitter_init(framer_mem.bytes + 1, size + 8, line_buf, sizeof line_buf, &f),
+    CHECK_RC(pw_line_splitter_init(splitter_mem.bytes + 1, size + 8, line_buf, sizeof line_buf, &f),
              PW_STORAGE_MISALIGNED);
     /* Too small and misaligned: the size is checked first. */
-    CHECK_RC(pw_line_splitter_init(framer_mem.bytes + 1, 1, line_buf, sizeof line_buf, &f),
+    CHECK_RC(pw_line_splitter_init(splitter_mem.bytes + 1, 1, line_buf, sizeof line_buf, &f),
              PW_STORAGE_TOO_SMALL);
     /* The line buffer inside the state. */
-    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, size, framer_mem.bytes + 8, 16, &f),
+    CHECK_RC(pw_line_splitter_init(splitter_mem.bytes, size, splitter_mem.bytes + 8, 16, &f),
              PW_STORAGE_OVERLAP);
     CHECK(f == NULL); /* nothing written on error */
 
-    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, size, line_buf, sizeof line_buf, &f), PW_OK);
-    CHECK((void *)f == (void *)framer_mem.bytes);
+    CHECK_RC(pw_line_splitter_init(splitter_mem.bytes, size, line_buf, sizeof line_buf, &f), PW_OK);
+    CHECK((void *)f == (void *)splitter_mem.bytes);
 }
 
 /* Feeds `len` bytes one at a time, collecting lines as "text|" and reports as "#len|". */
@@ -323,7 +323,7 @@ static void feed_bytewise(pw_line_splitter *f, const char *input, size_t len, ch
     }
 }
 
-static void test_framer_stream(void)
+static void test_line_splitter_stream(void)
 {
     static const char input[] = "{\"a\":1}\r\n\n  \n0123456789ABCDEF\n{\"b\":2}\ntail";
     uint8_t line_buf[10];
@@ -332,7 +332,7 @@ static void test_framer_stream(void)
     const uint8_t *line = NULL;
     size_t len = 0, consumed = 0;
 
-    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, sizeof framer_mem, line_buf, sizeof line_buf, &f),
+    CHECK_RC(pw_line_splitter_init(splitter_mem.bytes, sizeof splitter_mem, line_buf, sizeof line_buf, &f),
              PW_OK);
     feed_bytewise(f, input, sizeof input - 1, log, sizeof log);
     /* CRLF stripped, blank lines skipped, the 16-byte line reported once, the next intact. */
@@ -346,8 +346,8 @@ static void test_framer_stream(void)
     CHECK_RC(pw_line_splitter_finish(f, &line, &len), PW_NOTHING);
     CHECK(line == NULL && len == 0);
 
-    /* A chunk: the framer stops after the first line end and waits to be drained. */
-    CHECK_RC(pw_line_splitter_init(framer_mem.bytes, sizeof framer_mem, line_buf, sizeof line_buf, &f),
+    /* A chunk: the line splitter stops after the first line end and waits to be drained. */
+    CHECK_RC(pw_line_splitter_init(splitter_mem.bytes, sizeof splitter_mem, line_buf, sizeof line_buf, &f),
              PW_OK);
     CHECK_RC(pw_line_splitter_feed(f, LIT("{\"a\":1}\r\n{\"b\":2}\n"), &consumed), PW_OK);
     CHECK(consumed == 9);
@@ -369,7 +369,7 @@ static void test_framer_stream(void)
     CHECK(line == NULL && len == 13);
     CHECK_RC(pw_line_splitter_finish(f, &line, &len), PW_NOTHING);
 
-    /* Feeding the framer its own line buffer is refused. */
+    /* Feeding the line splitter its own line buffer is refused. */
     CHECK_RC(pw_line_splitter_feed(f, line_buf, 4, &consumed), PW_STORAGE_OVERLAP);
 }
 
@@ -492,8 +492,8 @@ int main(void)
     test_frames();
     test_tool_call_fields();
     test_string_decode();
-    test_framer_memory();
-    test_framer_stream();
+    test_splitter_memory();
+    test_line_splitter_stream();
     test_size_bounds();
     printf("test_api: %d checks, %d failed\n", checks, failures);
     return failures > 100 ? 100 : failures;

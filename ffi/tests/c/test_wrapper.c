@@ -400,7 +400,7 @@ static void test_size_bound_and_frame_len(void)
 {
     static const size_t caps[][7] = {
         /* name, id, args, result, message, trace_bytes, held_bytes */
-        {64, 64, 512, 512, 192, 2048, 256}, /* Config::DEFAULT */
+        {64, 64, 512, 512, 192, 2048, 256}, /* WrapperConfig::DEFAULT */
         {32, 32, 256, 256, 96, 1024, 256},  /* Config::SMALL */
         {16, 16, 64, 32, 96, 2048, 40},
         {1024, 8, 4096, 4096, 65536, 1 << 20, 65540},
