@@ -323,7 +323,7 @@ async function check(rec) {
 // ------------------------------------------------------------ the package's parts, alone
 
 const enc = new TextEncoder();
-const { C, X, PW, STRUCTS, OutBlock, OutBuf, malloc, mfree, registerHooks, registerSyncTool, unregisterHooks, unregisterSyncTool, writerWrite, textAt, writeStruct } = B;
+const { C, X, PW, STRUCTS, OutBlock, OutBuf, Stable, malloc, mfree, registerHooks, registerSyncTool, unregisterHooks, unregisterSyncTool, writerWrite, textAt, writeStruct } = B;
 const dv = () => B.DV; // the DataView is replaced when the memory grows
 const u8 = () => B.U8;
 
@@ -361,7 +361,7 @@ async function traffic(rec) {
     t.framesPerChunk.push(fs_.length);
     frames.push(...fs_);
   }
-  const last = d.end();
+  const last = d.finish();
   t.framesPerChunk.push(last.length);
   frames.push(...last);
   d.close();
@@ -443,7 +443,8 @@ function libraryPart(rec, t) {
   const out = [0];
   if (C.wrapperInit(wmem + B.alignOffset(wmem, Number(C.wrapperAlign())), size[0], cfg, 32, cTools, cTools.length, hooks.hooks, out) !== PW.OK) throw new Error('pw_wrapper_init');
   const w = out[0];
-  const block = new OutBlock();
+  const blockMem = new Stable(OutBlock.size());
+  const block = new OutBlock(blockMem);
   const outBuf = new OutBuf(1 << 16);
   const itemBuf = new OutBuf(1 << 16);
   const wantOuts = t.outs.length;
@@ -488,7 +489,7 @@ function libraryPart(rec, t) {
     for (const id of syncIds) unregisterSyncTool(id);
     unregisterHooks(hooks.id);
     for (const p of [body.mem, frames.mem, items.mem, nameMem.mem, dmem, cfgMem, scratch, wmem]) mfree(p);
-    for (const b of [block, outBuf, itemBuf, frameBuf]) b.free();
+    for (const b of [blockMem, outBuf, itemBuf, frameBuf]) b.free();
   };
   return { run, free };
 }
@@ -558,14 +559,14 @@ function copyPart(rec, t) {
   return { run, free: () => (mfree(outMem), buf.free()) };
 }
 
-/** As the issue measured decoding: one decoder reused, the body's chunks written, then end. */
+/** As the issue measured decoding: one decoder reused, the body's chunks written, then finish(). */
 function decodePart(rec) {
   const d = pkg.createDecoder(rec.provider);
   return {
     run: () => {
       let n = 0;
       for (const c of rec.chunks) n += d.write(c).length;
-      return n + d.end().length;
+      return n + d.finish().length;
     },
     free: () => d.close(),
   };
