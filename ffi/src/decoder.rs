@@ -372,20 +372,7 @@ pub unsafe extern "C" fn pw_decoder_poll_frame(
         let buf = unsafe { out_bytes(out, cap) }?;
         // SAFETY: the caller hands `len` for one writable `size_t`.
         let len = unsafe { out_slot(len) }?;
-        match d.decoder.poll_frame(buf) {
-            Ok(Some(n)) => {
-                len.write(n);
-                Ok(())
-            }
-            Ok(None) => {
-                len.write(0);
-                Err(pw_result::PW_NOTHING)
-            }
-            Err(e) => {
-                len.write(e.needed);
-                Err(pw_result::PW_BUFFER_TOO_SMALL)
-            }
-        }
+        crate::shared::hand_out(d.decoder.poll_frame(buf), len)
     })
 }
 

@@ -570,20 +570,7 @@ pub unsafe extern "C" fn pw_mcp_poll_transmit(
     ffi(|| {
         // SAFETY: as the function's contract.
         let (c, buf, len) = unsafe { poll_args(c, buf, cap, len) }?;
-        match c.client.poll_transmit(buf) {
-            Ok(Some(n)) => {
-                len.write(n);
-                Ok(())
-            }
-            Ok(None) => {
-                len.write(0);
-                Err(pw_result::PW_NOTHING)
-            }
-            Err(e) => {
-                len.write(e.needed);
-                Err(pw_result::PW_BUFFER_TOO_SMALL)
-            }
-        }
+        crate::shared::hand_out(c.client.poll_transmit(buf), len)
     })
 }
 

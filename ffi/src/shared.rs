@@ -3,10 +3,10 @@
 
 #![allow(non_camel_case_types)]
 
-use core::mem::{align_of, size_of};
+use core::mem::{align_of, size_of, MaybeUninit};
 
 use polyweave_tool_adapter::wrapper::WrapperConfig as WrapperCoreConfig;
-use polyweave_tool_adapter::CallOutcome;
+use polyweave_tool_adapter::{BufferTooSmall, CallOutcome};
 
 use crate::boundary::{disjoint, ffi, out_slot, read_in, require_non_null, span};
 use crate::codes::pw_result;
@@ -166,4 +166,27 @@ pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> pw_result {
         unsafe { out_slot(out) }?.write(value);
         Ok(())
     })
+}
+
+/// What a poll that copies bytes out gives C (`pw_decoder_poll_frame`, `pw_mcp_poll_transmit`):
+/// `PW_OK` with the length, `PW_NOTHING` with 0, or `PW_BUFFER_TOO_SMALL` with the length
+/// needed, in `*len`.
+pub(crate) fn hand_out(
+    polled: Result<Option<usize>, BufferTooSmall>,
+    len: &mut MaybeUninit<usize>,
+) -> Result<(), pw_result> {
+    match polled {
+        Ok(Some(n)) => {
+            len.write(n);
+            Ok(())
+        }
+        Ok(None) => {
+            len.write(0);
+            Err(pw_result::PW_NOTHING)
+        }
+        Err(e) => {
+            len.write(e.needed);
+            Err(pw_result::PW_BUFFER_TOO_SMALL)
+        }
+    }
 }
