@@ -159,7 +159,7 @@ fn templates(provider: Provider) -> (&'static [u8], &'static [u8]) {
         ),
         #[cfg(feature = "ollama")]
         Provider::Ollama => (
-            b"{\"function\":{\"name\":\x02,\"arguments\":\x04}}",
+            b"{\x05\"function\":{\"name\":\x02,\"arguments\":\x04}}",
             b"{\"role\":\"tool\",\"tool_name\":\x02,\"content\":\x06\x08}",
         ),
     }
@@ -168,7 +168,7 @@ fn templates(provider: Provider) -> (&'static [u8], &'static [u8]) {
 /// A call's arguments: a JSON value, or (a call whose arguments were broken) the text the
 /// model wrote.
 #[derive(Copy, Clone)]
-enum Args<'a> {
+pub(crate) enum Args<'a> {
     Value(&'a [u8]),
     Text(JsonStr<'a>),
 }
@@ -201,22 +201,48 @@ impl<'a> Args<'a> {
 }
 
 /// What an item is made of.
-struct Item<'a> {
-    id: Option<JsonStr<'a>>,
-    name: JsonStr<'a>,
-    body: Body<'a>,
+pub(crate) struct Item<'a> {
+    pub(crate) id: Option<JsonStr<'a>>,
+    pub(crate) name: JsonStr<'a>,
+    pub(crate) body: Body<'a>,
 }
 
 #[derive(Copy, Clone)]
-enum Body<'a> {
+pub(crate) enum Body<'a> {
     Call(Args<'a>),
     Result(Outcome<'a>),
 }
 
 #[derive(Copy, Clone)]
-enum Outcome<'a> {
+pub(crate) enum Outcome<'a> {
+    /// A result value.
     Result(&'a [u8]),
+    /// An error: its message, a string or any value written as its JSON text.
     Error(&'a [u8]),
+    /// An error message as text.
+    Message(JsonStr<'a>),
+    /// No result came (SPEC §10.2 rule 1): `Tool <name> got no result`.
+    Missing(JsonStr<'a>),
+}
+
+impl Outcome<'_> {
+    fn is_error(self) -> bool {
+        !matches!(self, Outcome::Result(_))
+    }
+
+    /// SPEC §8's `<text>`: a string result itself, any other value's JSON text, or the
+    /// error message.
+    fn put_text(self, s: &mut dyn Sink) {
+        match self {
+            Outcome::Result(v) | Outcome::Error(v) => put_value_as_text(v, s),
+            Outcome::Message(m) => put_json_str(s, m),
+            Outcome::Missing(name) => {
+                s.put(b"\"Tool ");
+                name.for_each_decoded_run(|run| put_escaped(s, run));
+                s.put(b" got no result\"");
+            }
+        }
+    }
 }
 
 impl Item<'_> {
@@ -228,6 +254,20 @@ impl Item<'_> {
         }
         write_counted(out, |s| self.put(template, s))
             .map_err(|e| ItemError::BufferTooSmall { needed: e.needed })
+    }
+
+    /// The item for `provider` (a call's or a result's, by its body) into `s`; a provider
+    /// that needs an id gets the one the item carries (the request writer sees to it).
+    pub(crate) fn put_for(&self, provider: Provider, s: &mut dyn Sink) {
+        let (call, result) = templates(provider);
+        self.put(
+            if matches!(self.body, Body::Call(_)) {
+                call
+            } else {
+                result
+            },
+            s,
+        );
     }
 
     fn put(&self, mut template: &[u8], s: &mut dyn Sink) {
@@ -251,18 +291,18 @@ impl Item<'_> {
                 put_member_str(s, b"\"id\":", id);
                 s.put(b",");
             }
-            (Mark::Text, Body::Result(Outcome::Result(v) | Outcome::Error(v)), _) => {
-                put_value_as_text(v, s)
+            (Mark::Text, Body::Result(outcome), _) => outcome.put_text(s),
+            (Mark::IsError, Body::Result(outcome), _) if outcome.is_error() => {
+                s.put(b",\"is_error\":true")
             }
-            (Mark::IsError, Body::Result(Outcome::Error(_)), _) => s.put(b",\"is_error\":true"),
             (Mark::OptCallId, _, Some(id)) => put_member_str(s, b",\"tool_call_id\":", id),
             (Mark::Response, Body::Result(Outcome::Result(v)), _) => {
-                s.put(b"\"result\":");
+                s.put(b"\"output\":");
                 s.put_raw(v);
             }
-            (Mark::Response, Body::Result(Outcome::Error(e)), _) => {
+            (Mark::Response, Body::Result(outcome), _) => {
                 s.put(b"\"error\":");
-                put_value_as_text(e, s);
+                outcome.put_text(s);
             }
             // A part this item has not (no id; a call's part in a result's template).
             _ => {}

@@ -65,6 +65,8 @@ pub mod frame;
 pub mod json;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "_providers")]
+pub mod request;
 pub mod wrapper;
 
 // Leaves every layer shares.

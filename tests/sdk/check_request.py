@@ -305,6 +305,8 @@ def gemini_types(body):
 def ollama_types(body):
     if not isinstance(body, dict):
         return ["body: expected an object"]
+    if isinstance(body.get("messages"), list):
+        body = {**body, "messages": [_without_server_ids(m) for m in body["messages"]]}
     errors = walk(OllamaChatRequest, body, "body")
     if errors:
         return errors
@@ -312,6 +314,25 @@ def ollama_types(body):
     for i, m in enumerate(body.get("messages") or []):
         errors += walk(ollama.Message, m, f"body.messages[{i}]")
     return errors
+
+
+def _without_server_ids(message):
+    """The message without the call ids the Ollama server reads and ollama-python 0.6 does not
+    name (SPEC §8's table): a call's `id` (the server's `api.ToolCall.ID`) and a tool
+    message's `tool_call_id` (`api.Message.ToolCallID`); both must be strings when present."""
+    if not isinstance(message, dict):
+        return message
+    m = dict(message)
+    if isinstance(m.get("tool_call_id"), str):
+        del m["tool_call_id"]
+    calls = m.get("tool_calls")
+    if isinstance(calls, list):
+        m["tool_calls"] = [
+            {k: v for k, v in c.items() if not (k == "id" and isinstance(v, str))}
+            if isinstance(c, dict) else c
+            for c in calls
+        ]
+    return m
 
 
 TYPES = {

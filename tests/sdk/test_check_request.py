@@ -270,8 +270,10 @@ TYPE_REFUSALS = [
     ("anthropic", _set(["messages", 1, "content", 3, "index"], 3), "body.messages[1].content[3]: members ToolUseBlockParam does not name: ['index']"),
     ("anthropic", _delete(["max_tokens"]), "body: MessageCreateParamsStreaming requires `max_tokens`"),
     ("anthropic", _set(["tools", 0, "input_schema"], "object"), "body.tools[0]: matches none of 21 types (closest ToolParam: body.tools[0].input_schema: matches none of 2 types (closest InputSchemaTyped: body.tools[0].input_schema: expected an object (InputSchemaTyped)))"),
-    ("ollama", _set(["messages", 2, "tool_calls", 0, "id"], "call_1"), "body.messages[2].tool_calls[0]: members ToolCall does not name: ['id']"),
-    ("ollama", _set(["messages", 3, "tool_call_id"], "call_1"), "body.messages[3]: members Message does not name: ['tool_call_id']"),
+    # The server reads string call ids the SDK's models do not name (SPEC §8); anything else is refused.
+    ("ollama", _set(["messages", 2, "tool_calls", 0, "id"], 7), "body.messages[2].tool_calls[0]: members ToolCall does not name: ['id']"),
+    ("ollama", _set(["messages", 3, "tool_call_id"], None), "body.messages[3]: members Message does not name: ['tool_call_id']"),
+    ("ollama", _set(["messages", 2, "tool_calls", 0, "index"], 0), "body.messages[2].tool_calls[0]: members ToolCall does not name: ['index']"),
     ("ollama", _set(["tools", 0, "function", "strict"], True), "body.tools[0].function: members Function does not name: ['strict']"),
     ("ollama", _set(["temperature"], 0.2), "body: members ChatRequest does not name: ['temperature']"),
     ("gemini", _set(["temperature"], 0.2), "body: members GenerateContentRequest does not name: ['temperature']"),

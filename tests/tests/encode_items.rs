@@ -65,8 +65,8 @@ fn each_provider_writes_its_row_of_the_table() {
             Provider::Gemini,
             [
                 r#"{"functionCall":{"id":"c1","name":"get","args":{"q":[1,2]}}}"#,
-                r#"{"functionResponse":{"id":"c1","name":"get","response":{"result":{"t":"5\u00b0"}}}}"#,
-                r#"{"functionResponse":{"id":"c1","name":"get","response":{"result":"sunny \"out\""}}}"#,
+                r#"{"functionResponse":{"id":"c1","name":"get","response":{"output":{"t":"5\u00b0"}}}}"#,
+                r#"{"functionResponse":{"id":"c1","name":"get","response":{"output":"sunny \"out\""}}}"#,
                 r#"{"functionResponse":{"id":"c1","name":"get","response":{"error":"Tool get failed"}}}"#,
                 r#"{"functionCall":{"id":"c1","name":"get","args":{}}}"#,
             ],
@@ -74,11 +74,11 @@ fn each_provider_writes_its_row_of_the_table() {
         (
             Provider::Ollama,
             [
-                r#"{"function":{"name":"get","arguments":{"q":[1,2]}}}"#,
+                r#"{"id":"c1","function":{"name":"get","arguments":{"q":[1,2]}}}"#,
                 r#"{"role":"tool","tool_name":"get","content":"{\"t\":\"5\\u00b0\"}","tool_call_id":"c1"}"#,
                 r#"{"role":"tool","tool_name":"get","content":"sunny \"out\"","tool_call_id":"c1"}"#,
                 r#"{"role":"tool","tool_name":"get","content":"Tool get failed","tool_call_id":"c1"}"#,
-                r#"{"function":{"name":"get","arguments":{}}}"#,
+                r#"{"id":"c1","function":{"name":"get","arguments":{}}}"#,
             ],
         ),
     ];
@@ -136,7 +136,7 @@ fn calls_without_an_id_are_matched_by_name_where_the_provider_does() {
     );
     assert_eq!(
         item(Provider::Gemini, result).unwrap(),
-        r#"{"functionResponse":{"name":"get","response":{"result":1}}}"#
+        r#"{"functionResponse":{"name":"get","response":{"output":1}}}"#
     );
     assert_eq!(
         item(Provider::Ollama, result).unwrap(),

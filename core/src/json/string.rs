@@ -58,6 +58,12 @@ impl<'a> JsonStr<'a> {
         }
     }
 
+    /// Views the inside of a string this crate wrote canonically (no quotes), unchecked.
+    #[inline]
+    pub(crate) fn from_inner(raw: &'a [u8]) -> Self {
+        Self { raw }
+    }
+
     /// Views a token of bytes already validated (quotes included) without checking it: on
     /// anything shorter than two bytes the view is empty.
     #[inline]

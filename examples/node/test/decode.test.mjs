@@ -359,11 +359,11 @@ const ITEMS = {
   ],
   gemini: [
     '{"functionCall":{"id":"c1","name":"get","args":{"q":[1,2]}}}',
-    '{"functionResponse":{"id":"c1","name":"get","response":{"result":{"t":"5\\u00b0"}}}}',
+    '{"functionResponse":{"id":"c1","name":"get","response":{"output":{"t":"5\\u00b0"}}}}',
     '{"functionResponse":{"id":"c1","name":"get","response":{"error":"Tool get failed"}}}',
   ],
   ollama: [
-    '{"function":{"name":"get","arguments":{"q":[1,2]}}}',
+    '{"id":"c1","function":{"name":"get","arguments":{"q":[1,2]}}}',
     '{"role":"tool","tool_name":"get","content":"{\\"t\\":\\"5\\\\u00b0\\"}","tool_call_id":"c1"}',
     '{"role":"tool","tool_name":"get","content":"Tool get failed","tool_call_id":"c1"}',
   ],

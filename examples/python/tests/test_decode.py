@@ -284,11 +284,11 @@ ITEMS = {
     ],
     "gemini": [
         b'{"functionCall":{"id":"c1","name":"get","args":{"q":[1,2]}}}',
-        b'{"functionResponse":{"id":"c1","name":"get","response":{"result":{"t":"5\\u00b0"}}}}',
+        b'{"functionResponse":{"id":"c1","name":"get","response":{"output":{"t":"5\\u00b0"}}}}',
         b'{"functionResponse":{"id":"c1","name":"get","response":{"error":"Tool get failed"}}}',
     ],
     "ollama": [
-        b'{"function":{"name":"get","arguments":{"q":[1,2]}}}',
+        b'{"id":"c1","function":{"name":"get","arguments":{"q":[1,2]}}}',
         b'{"role":"tool","tool_name":"get","content":"{\\"t\\":\\"5\\\\u00b0\\"}","tool_call_id":"c1"}',
         b'{"role":"tool","tool_name":"get","content":"Tool get failed","tool_call_id":"c1"}',
     ],

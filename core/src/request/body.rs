@@ -1,0 +1,1094 @@
+//! The request body (SPEC §10.3): the conversation, the declarations and the options in
+//! the provider's shape, written into a buffer of any size, resuming where it stopped.
+
+use super::conversation::Conversation;
+use super::declare::{self, Declaration, DeclarationError};
+use super::store::{Entries, Entry, Kind, Part, StoredCall, Tag};
+use crate::encode::{Args, Body, Item, Outcome};
+use crate::json::{self, valid, JsonStr};
+use crate::provider::Provider;
+use crate::sink::{put_escaped, put_u64, Counter, Sink};
+
+/// `max_tokens` for Anthropic when the host gives none (the API requires one).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// Which tool the model must call (SPEC §10.3), as each provider spells it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ToolChoice<'a> {
+    /// The model decides.
+    Auto,
+    /// No tool.
+    None,
+    /// Some tool.
+    Required,
+    /// This tool: its declared name or the name the model sees.
+    Tool(&'a str),
+}
+
+/// What a body says beside the conversation and the tools.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RequestOptions<'a> {
+    /// The model (for Gemini it is in the path, [`gemini_path`]).
+    pub model: &'a str,
+    /// The most tokens to generate (Anthropic: [`DEFAULT_MAX_TOKENS`] when `None`).
+    pub max_tokens: Option<u32>,
+    /// Written only when set and a tool is declared.
+    pub tool_choice: Option<ToolChoice<'a>>,
+    /// Members the host adds at the top level, as a JSON object's text
+    /// (`{"temperature":0.2}`), written after the library's own.
+    pub extra: Option<&'a [u8]>,
+}
+
+impl<'a> RequestOptions<'a> {
+    /// Options naming only the model.
+    pub const fn new(model: &'a str) -> Self {
+        Self {
+            model,
+            max_tokens: None,
+            tool_choice: None,
+            extra: None,
+        }
+    }
+}
+
+/// Why a body cannot be written. Nothing was written.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum RequestError {
+    /// A declaration the provider cannot take.
+    Declaration(DeclarationError),
+    /// Ollama has no tool choice: any but `auto` is refused.
+    ToolChoiceUnsupported,
+    /// The tool choice names no declared tool.
+    UnknownTool,
+    /// The extra members are not a JSON object.
+    BadExtra,
+    /// An extra member names a member the library writes.
+    ExtraClash,
+}
+
+impl core::fmt::Display for RequestError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Declaration(e) => e.fmt(f),
+            Self::ToolChoiceUnsupported => f.write_str("the provider has no tool choice"),
+            Self::UnknownTool => f.write_str("the tool choice names no declared tool"),
+            Self::BadExtra => f.write_str("the extra members are not a JSON object"),
+            Self::ExtraClash => f.write_str("an extra member names a member the library writes"),
+        }
+    }
+}
+
+impl core::error::Error for RequestError {}
+
+impl From<DeclarationError> for RequestError {
+    fn from(e: DeclarationError) -> Self {
+        Self::Declaration(e)
+    }
+}
+
+/// The path Gemini takes the body at: `models/<model>:streamGenerateContent?alt=sse`.
+pub fn gemini_path<'o>(model: &str, out: &'o mut [u8]) -> Result<&'o str, json::BufferTooSmall> {
+    let parts: [&str; 3] = ["models/", model, ":streamGenerateContent?alt=sse"];
+    let needed = parts.iter().map(|p| p.len()).sum();
+    let dst = out
+        .get_mut(..needed)
+        .ok_or(json::BufferTooSmall { needed })?;
+    let mut at = 0;
+    for p in parts {
+        dst[at..at + p.len()].copy_from_slice(p.as_bytes());
+        at += p.len();
+    }
+    core::str::from_utf8(dst).map_err(|_| json::BufferTooSmall { needed })
+}
+
+/// One request body, written piece by piece into buffers of any size.
+///
+/// ```
+/// use polyweave_tool_adapter::Provider;
+/// use polyweave_tool_adapter::request::{Conversation, Request, RequestOptions};
+///
+/// let mut memory = [0u8; 512];
+/// let mut conv = Conversation::new(&mut memory);
+/// conv.push_user("Hi").unwrap();
+/// let opts = RequestOptions::new("gpt-5");
+/// let mut req = Request::new(&conv, Provider::OpenAiChat, &opts, &[]).unwrap();
+/// let mut body = [0u8; 200];
+/// let mut n = 0;
+/// let mut chunk = [0u8; 7];
+/// loop {
+///     let k = req.write(&mut chunk);
+///     if k == 0 { break; }
+///     body[n..n + k].copy_from_slice(&chunk[..k]);
+///     n += k;
+/// }
+/// assert_eq!(n, req.len());
+/// assert_eq!(&body[..n], br#"{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}],"stream":true,"stream_options":{"include_usage":true}}"#);
+/// ```
+#[derive(Debug)]
+pub struct Request<'r> {
+    conv: &'r Conversation<'r>,
+    provider: Provider,
+    opts: &'r RequestOptions<'r>,
+    decls: &'r [Declaration<'r>],
+    len: usize,
+    /// Bytes handed out so far.
+    offset: usize,
+    /// The last piece that starts at or before `offset`, and where it starts: writing
+    /// resumes there instead of from the body's start.
+    resume: (usize, usize),
+}
+
+impl<'r> Request<'r> {
+    /// Checks the options and declarations for `provider` and measures the body.
+    pub fn new(
+        conv: &'r Conversation<'r>,
+        provider: Provider,
+        opts: &'r RequestOptions<'r>,
+        decls: &'r [Declaration<'r>],
+    ) -> Result<Self, RequestError> {
+        declare::check(provider, decls)?;
+        if let Some(choice) = opts.tool_choice.filter(|_| !decls.is_empty()) {
+            if is_ollama(provider) && choice != ToolChoice::Auto {
+                return Err(RequestError::ToolChoiceUnsupported);
+            }
+            if let ToolChoice::Tool(name) = choice {
+                declare::find_declaration(provider, decls, name.as_bytes())
+                    .ok_or(RequestError::UnknownTool)?;
+            }
+        }
+        if let Some(extra) = opts.extra {
+            if json::validate(extra, json::DEFAULT_MAX_DEPTH).is_err() {
+                return Err(RequestError::BadExtra);
+            }
+            let members = valid::Obj::of(extra).ok_or(RequestError::BadExtra)?;
+            for (k, _) in members {
+                if writes(provider, opts, !decls.is_empty(), k) {
+                    return Err(RequestError::ExtraClash);
+                }
+            }
+        }
+        let mut req = Self {
+            conv,
+            provider,
+            opts,
+            decls,
+            len: 0,
+            offset: 0,
+            resume: (0, 0),
+        };
+        let mut count = Counter(0);
+        req.pieces(&mut count, 0, |_, _| {});
+        req.len = count.0;
+        Ok(req)
+    }
+
+    /// The body's length in bytes (for `Content-Length`), known before any is written.
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> usize {
+        self.offset
+    }
+
+    /// Whether the whole body has been written.
+    pub fn is_done(&self) -> bool {
+        self.offset >= self.len
+    }
+
+    /// Writes the body's next bytes into `out`; how many (0 once it is all written). The
+    /// bytes are the same whatever the sizes of the buffers.
+    pub fn write(&mut self, out: &mut [u8]) -> usize {
+        if out.is_empty() || self.is_done() {
+            return 0;
+        }
+        let mut w = Window {
+            out,
+            skip: self.offset,
+            pos: self.resume.1,
+            written: 0,
+        };
+        let (from, offset) = (self.resume.0, self.offset);
+        let mut resume = self.resume;
+        self.pieces(&mut w, from, |piece, start| {
+            if start <= offset {
+                resume = (piece, start);
+            }
+        });
+        self.resume = resume;
+        self.offset += w.written;
+        w.written
+    }
+
+    /// Writes every piece from number `from` on into `s` (the ones before it are skipped
+    /// without writing: `s` is already past them); `at` hears where each piece starts.
+    /// Stops after a piece once `s` is full.
+    fn pieces(&self, s: &mut dyn Window2, from: usize, mut at: impl FnMut(usize, usize)) {
+        let p = self.provider;
+        let mut piece = 0usize;
+        let mut go = |s: &mut dyn Window2, write: &mut dyn FnMut(&mut dyn Sink)| -> bool {
+            let n = piece;
+            piece += 1;
+            if n < from {
+                return true;
+            }
+            at(n, s.pos());
+            write(s.sink());
+            !s.full()
+        };
+        if !go(s, &mut |s| self.head(s)) {
+            return;
+        }
+        let mut first = !has_system_message(p) || self.system().is_none();
+        for m in messages(self.conv, merges_results(p)) {
+            if !self.writes_message(&m) {
+                continue;
+            }
+            let comma = !first;
+            first = false;
+            if !go(s, &mut |s| {
+                if comma {
+                    s.put(b",");
+                }
+                self.message(&m, s);
+            }) {
+                return;
+            }
+        }
+        for i in 0..self.decls.len() {
+            if !go(s, &mut |s| {
+                if i == 0 {
+                    s.put(b"]");
+                    s.put(tools_open(p));
+                } else {
+                    s.put(b",");
+                }
+                declare::put_declaration(p, self.decls, i, s);
+            }) {
+                return;
+            }
+        }
+        go(s, &mut |s| self.tail(s));
+    }
+
+    fn system(&self) -> Option<&'r [u8]> {
+        let e = Entries {
+            buf: self.conv.bytes(),
+            pos: 0,
+        }
+        .find(|e| e.kind == Kind::System)?;
+        Some(e.payload)
+    }
+
+    fn head(&self, s: &mut dyn Sink) {
+        let p = self.provider;
+        let sys = self.system();
+        if is_gemini(p) {
+            s.put(b"{");
+            if let Some(t) = sys {
+                s.put(b"\"systemInstruction\":{\"parts\":[{\"text\":\"");
+                s.put(t);
+                s.put(b"\"}]},");
+            }
+            s.put(b"\"contents\":[");
+            return;
+        }
+        s.put(b"{\"model\":\"");
+        put_escaped(s, self.opts.model.as_bytes());
+        s.put(b"\"");
+        if is_anthropic(p) {
+            s.put(b",\"max_tokens\":");
+            put_u64(
+                s,
+                u64::from(self.opts.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+            );
+            if let Some(t) = sys {
+                put_member_text(s, b",\"system\":", t);
+            }
+            s.put(b",\"messages\":[");
+        } else if is_responses(p) {
+            if let Some(t) = sys {
+                put_member_text(s, b",\"instructions\":", t);
+            }
+            s.put(b",\"input\":[");
+        } else {
+            s.put(b",\"messages\":[");
+            if let Some(t) = sys {
+                put_member_text(s, b"{\"role\":\"system\",\"content\":", t);
+                s.put(b"}");
+            }
+        }
+    }
+
+    fn tail(&self, s: &mut dyn Sink) {
+        let p = self.provider;
+        if self.decls.is_empty() {
+            s.put(b"]");
+        } else {
+            s.put(tools_close(p));
+            if let Some(choice) = self.opts.tool_choice {
+                self.put_choice(choice, s);
+            }
+        }
+        if let Some(n) = self.opts.max_tokens.filter(|_| !is_anthropic(p)) {
+            let (open, close): (&[u8], &[u8]) = match () {
+                _ if is_responses(p) => (b",\"max_output_tokens\":", b""),
+                _ if is_gemini(p) => (b",\"generationConfig\":{\"maxOutputTokens\":", b"}"),
+                _ if is_ollama(p) => (b",\"options\":{\"num_predict\":", b"}"),
+                _ => (b",\"max_completion_tokens\":", b""),
+            };
+            s.put(open);
+            put_u64(s, u64::from(n));
+            s.put(close);
+        }
+        s.put(match () {
+            _ if is_gemini(p) => b"",
+            _ if is_responses(p) => {
+                b",\"stream\":true,\"store\":false,\"include\":[\"reasoning.encrypted_content\"]"
+            }
+            _ if is_chat(p) => b",\"stream\":true,\"stream_options\":{\"include_usage\":true}",
+            _ => b",\"stream\":true",
+        });
+        for (k, v) in self
+            .opts
+            .extra
+            .and_then(valid::Obj::of)
+            .into_iter()
+            .flatten()
+        {
+            s.put(b",\"");
+            s.put(k.raw());
+            s.put(b"\":");
+            s.put_raw(v);
+        }
+        s.put(b"}");
+    }
+
+    fn put_choice(&self, choice: ToolChoice<'_>, s: &mut dyn Sink) {
+        let p = self.provider;
+        let mut name = [0u8; declare::MAX_NAME];
+        let name: &[u8] = match choice {
+            ToolChoice::Tool(n) => match declare::find_declaration(p, self.decls, n.as_bytes()) {
+                Some(i) => declare::model_name_of(p, self.decls, i, &mut name),
+                None => return,
+            },
+            _ => &[],
+        };
+        let word = |c: ToolChoice<'_>,
+                    auto: &'static [u8],
+                    none: &'static [u8],
+                    any: &'static [u8]| match c {
+            ToolChoice::Auto => auto,
+            ToolChoice::None => none,
+            _ => any,
+        };
+        let put_name = |s: &mut dyn Sink| {
+            s.put(b"\"");
+            s.put(name);
+            s.put(b"\"");
+        };
+        let tool = matches!(choice, ToolChoice::Tool(_));
+        if is_anthropic(p) {
+            s.put(b",\"tool_choice\":{\"type\":");
+            if tool {
+                s.put(b"\"tool\",\"name\":");
+                put_name(s);
+            } else {
+                s.put(word(choice, b"\"auto\"", b"\"none\"", b"\"any\""));
+            }
+            s.put(b"}");
+        } else if is_gemini(p) {
+            s.put(b",\"toolConfig\":{\"functionCallingConfig\":{\"mode\":");
+            s.put(word(choice, b"\"AUTO\"", b"\"NONE\"", b"\"ANY\""));
+            if tool {
+                s.put(b",\"allowedFunctionNames\":[");
+                put_name(s);
+                s.put(b"]");
+            }
+            s.put(b"}}");
+        } else if is_ollama(p) {
+            // Only `auto`, which is what Ollama does without saying.
+        } else if tool {
+            s.put(if is_responses(p) {
+                b",\"tool_choice\":{\"type\":\"function\",\"name\":" as &[u8]
+            } else {
+                b",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":"
+            });
+            put_name(s);
+            s.put(if is_responses(p) {
+                b"}" as &[u8]
+            } else {
+                b"}}"
+            });
+        } else {
+            s.put(b",\"tool_choice\":");
+            s.put(word(choice, b"\"auto\"", b"\"none\"", b"\"required\""));
+        }
+    }
+
+    /// Whether a message has anything to write (no message is written empty).
+    fn writes_message(&self, m: &Msg<'_>) -> bool {
+        match m {
+            Msg::Users { .. } => true,
+            Msg::Results { turn, .. } => turn.has_calls(),
+            Msg::Turn(turn) => {
+                let same = self.same_provider(turn);
+                turn.parts().any(|part| match part.tag {
+                    Tag::Call => true,
+                    Tag::Text if is_anthropic(self.provider) => !is_blank(part.text()),
+                    Tag::Text => !part.text().is_empty() || (same && !part.sig().is_empty()),
+                    _ => same && self.writes_state(&part),
+                })
+            }
+        }
+    }
+
+    fn same_provider(&self, turn: &Entry<'_>) -> bool {
+        usize::from(turn.provider_index())
+            == Provider::ALL
+                .iter()
+                .position(|&q| q == self.provider)
+                .unwrap_or(usize::MAX)
+    }
+
+    /// Whether a state part of a turn from this provider goes back.
+    fn writes_state(&self, part: &Part<'_>) -> bool {
+        match part.tag {
+            Tag::Thought => {
+                !part.sig().is_empty() && (is_anthropic(self.provider) || is_gemini(self.provider))
+            }
+            Tag::Redacted => is_anthropic(self.provider),
+            // With `store:false` the API cannot find a reasoning item by id: only one with
+            // its encrypted content goes back.
+            Tag::Item => {
+                is_responses(self.provider)
+                    && valid::get(part.sig(), b"encrypted_content")
+                        .is_some_and(|v| json::trim_ws(v) != b"null")
+            }
+            _ => false,
+        }
+    }
+
+    fn message(&self, m: &Msg<'_>, s: &mut dyn Sink) {
+        match *m {
+            Msg::Users { from, to } => self.users(from, to, s),
+            Msg::Turn(turn) => self.turn(&turn, s),
+            Msg::Results { turn, users } => self.results(&turn, users, s),
+        }
+    }
+
+    fn users(&self, from: usize, to: usize, s: &mut dyn Sink) {
+        let p = self.provider;
+        let texts = Entries {
+            buf: &self.conv.bytes()[..to],
+            pos: from,
+        };
+        let many = texts.clone().count() > 1;
+        if is_gemini(p) {
+            s.put(b"{\"role\":\"user\",\"parts\":[");
+            put_texts(s, texts, b"{\"text\":\"", b"\"}", b",");
+            s.put(b"]}");
+            return;
+        }
+        s.put(b"{\"role\":\"user\",\"content\":");
+        if !many || is_ollama(p) {
+            // Ollama's content is one string: the texts joined by a blank line.
+            s.put(b"\"");
+            put_texts(s, texts, b"", b"", b"\\n\\n");
+            s.put(b"\"}");
+            return;
+        }
+        s.put(b"[");
+        put_texts(s, texts, text_block(p), b"\"}", b",");
+        s.put(b"]}");
+    }
+
+    fn turn(&self, turn: &Entry<'_>, s: &mut dyn Sink) {
+        let p = self.provider;
+        let same = self.same_provider(turn);
+        let calls = || turn.parts().filter(|q| q.tag == Tag::Call);
+        let texts = || turn.parts().filter(|q| q.tag == Tag::Text);
+        if is_responses(p) {
+            // Its items in the order they came; texts next to each other make one message.
+            let mut first = true;
+            let mut in_text = false;
+            for part in turn.parts() {
+                let starts_item = match part.tag {
+                    Tag::Text if part.text().is_empty() => continue,
+                    Tag::Text => !in_text,
+                    Tag::Call => true,
+                    _ if same && self.writes_state(&part) => true,
+                    _ => continue,
+                };
+                if in_text && part.tag != Tag::Text {
+                    s.put(b"\"}");
+                    in_text = false;
+                }
+                if starts_item && !first {
+                    s.put(b",");
+                }
+                first = false;
+                match part.tag {
+                    Tag::Text => {
+                        if !in_text {
+                            s.put(b"{\"role\":\"assistant\",\"content\":\"");
+                            in_text = true;
+                        }
+                        s.put(part.text());
+                    }
+                    Tag::Call => self.call_item(&part.call(), s),
+                    _ => s.put(part.sig()),
+                }
+            }
+            if in_text {
+                s.put(b"\"}");
+            }
+            return;
+        }
+        if is_anthropic(p) {
+            s.put(b"{\"role\":\"assistant\",\"content\":[");
+            let mut first = true;
+            let mut sep = |s: &mut dyn Sink| {
+                if !first {
+                    s.put(b",");
+                }
+                first = false;
+            };
+            for part in turn.parts().filter(|q| same && self.writes_state(q)) {
+                sep(s);
+                if part.tag == Tag::Redacted {
+                    s.put(b"{\"type\":\"redacted_thinking\",\"data\":\"");
+                    s.put(part.sig());
+                    s.put(b"\"}");
+                } else {
+                    s.put(b"{\"type\":\"thinking\",\"thinking\":\"");
+                    s.put(part.text());
+                    s.put(b"\",\"signature\":\"");
+                    s.put(part.sig());
+                    s.put(b"\"}");
+                }
+            }
+            if texts().any(|q| !is_blank(q.text())) {
+                sep(s);
+                s.put(b"{\"type\":\"text\",\"text\":\"");
+                texts().for_each(|q| s.put(q.text()));
+                s.put(b"\"}");
+            }
+            for part in calls() {
+                sep(s);
+                self.call_item(&part.call(), s);
+            }
+            s.put(b"]}");
+            return;
+        }
+        if is_gemini(p) {
+            s.put(b"{\"role\":\"model\",\"parts\":[");
+            let mut first = true;
+            let mut open_text = false;
+            for part in turn.parts() {
+                let sig = if same { part.sig() } else { &[] };
+                let signed = !sig.is_empty();
+                match part.tag {
+                    Tag::Text if part.text().is_empty() && !signed => continue,
+                    Tag::Text | Tag::Call => {}
+                    Tag::Thought if signed => {}
+                    _ => continue,
+                }
+                // Unsigned texts next to each other make one part; a signed part stands alone.
+                let joins = open_text && part.tag == Tag::Text && !signed;
+                if open_text && !joins {
+                    s.put(b"\"}");
+                    open_text = false;
+                }
+                if !joins {
+                    if !first {
+                        s.put(b",");
+                    }
+                    first = false;
+                }
+                match part.tag {
+                    Tag::Call => {
+                        // The item encoder's `{"functionCall":{…}}`, its last brace held back
+                        // for the signature to go before it.
+                        let mut held = HoldLast { s, held: false };
+                        self.call_item(&part.call(), &mut held);
+                        put_sig(s, sig);
+                        s.put(b"}");
+                    }
+                    Tag::Text if joins => s.put(part.text()),
+                    _ => {
+                        s.put(b"{\"text\":\"");
+                        s.put(part.text());
+                        if !signed {
+                            // Closed when the next part is not an unsigned text.
+                            open_text = true;
+                            continue;
+                        }
+                        s.put(if part.tag == Tag::Thought {
+                            b"\",\"thought\":true" as &[u8]
+                        } else {
+                            b"\""
+                        });
+                        put_sig(s, sig);
+                        s.put(b"}");
+                    }
+                }
+            }
+            if open_text {
+                s.put(b"\"}");
+            }
+            s.put(b"]}");
+            return;
+        }
+        // openai-chat and ollama.
+        s.put(b"{\"role\":\"assistant\",\"content\":");
+        let has_text = texts().any(|q| !q.text().is_empty());
+        if has_text || is_ollama(p) {
+            s.put(b"\"");
+            texts().for_each(|q| s.put(q.text()));
+            s.put(b"\"");
+        } else {
+            s.put(b"null");
+        }
+        if calls().next().is_some() {
+            s.put(b",\"tool_calls\":[");
+            for (i, part) in calls().enumerate() {
+                if i > 0 {
+                    s.put(b",");
+                }
+                self.call_item(&part.call(), s);
+            }
+            s.put(b"]");
+        }
+        s.put(b"}");
+    }
+
+    fn results(&self, turn: &Entry<'_>, users: Option<(usize, usize)>, s: &mut dyn Sink) {
+        let p = self.provider;
+        let calls = || {
+            turn.parts()
+                .filter(|q| q.tag == Tag::Call)
+                .map(|q| q.call())
+        };
+        let user_texts = users.map(|(from, to)| Entries {
+            buf: &self.conv.bytes()[..to],
+            pos: from,
+        });
+        if is_anthropic(p) || is_gemini(p) {
+            s.put(if is_gemini(p) {
+                b"{\"role\":\"user\",\"parts\":[" as &[u8]
+            } else {
+                b"{\"role\":\"user\",\"content\":["
+            });
+            for (i, c) in calls().enumerate() {
+                if i > 0 {
+                    s.put(b",");
+                }
+                self.result_item(&c, s);
+            }
+            if let Some(texts) = user_texts {
+                s.put(b",");
+                let open: &[u8] = if is_gemini(p) {
+                    b"{\"text\":\""
+                } else {
+                    text_block(p)
+                };
+                put_texts(s, texts, open, b"\"}", b",");
+            }
+            s.put(b"]}");
+            return;
+        }
+        for (i, c) in calls().enumerate() {
+            if i > 0 {
+                s.put(b",");
+            }
+            self.result_item(&c, s);
+        }
+    }
+
+    /// A call's id as the provider written to takes it: its own, or `pwcall_<n>` where the
+    /// provider needs one it lacks or cannot take.
+    fn id<'b>(&self, c: &StoredCall<'b>, buf: &'b mut [u8; 24]) -> Option<JsonStr<'b>> {
+        let p = self.provider;
+        let ok = match c.id {
+            Some(id)
+                if is_anthropic(p)
+                    && !id
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
+            {
+                false
+            }
+            // An id an earlier call already had (servers that number calls from 0 each
+            // turn): the APIs refuse a history that repeats one.
+            Some(id) => !self.earlier_call_has(id, c.seq),
+            None => false,
+        };
+        if ok {
+            return c.id.map(JsonStr::from_inner);
+        }
+        if (is_gemini(p) || is_ollama(p)) && c.id.is_none() {
+            return None;
+        }
+        let mut w = Fill {
+            buf: &mut buf[..],
+            pos: 0,
+        };
+        w.put(b"pwcall_");
+        put_u64(&mut w, u64::from(c.seq));
+        let n = w.pos;
+        Some(JsonStr::from_inner(&buf[..n]))
+    }
+
+    fn earlier_call_has(&self, id: &[u8], seq: u32) -> bool {
+        Entries {
+            buf: self.conv.bytes(),
+            pos: 0,
+        }
+        .filter(|e| e.kind == Kind::Turn)
+        .flat_map(|e| e.parts())
+        .filter(|q| q.tag == Tag::Call)
+        .map(|q| q.call())
+        .take_while(|c| c.seq != seq)
+        .any(|c| c.id == Some(id))
+    }
+
+    fn call_item(&self, c: &StoredCall<'_>, s: &mut dyn Sink) {
+        let mut buf = [0u8; 24];
+        let args = if c.broken() {
+            Args::Text(JsonStr::from_inner(c.args))
+        } else {
+            Args::Value(c.args)
+        };
+        Item {
+            id: self.id(c, &mut buf),
+            name: JsonStr::from_inner(c.name),
+            body: Body::Call(args),
+        }
+        .put_for(self.provider, s);
+    }
+
+    fn result_item(&self, c: &StoredCall<'_>, s: &mut dyn Sink) {
+        let mut buf = [0u8; 24];
+        let name = JsonStr::from_inner(c.name);
+        let outcome = match c.result {
+            None => Outcome::Missing(name),
+            Some(m) if c.is_error() => Outcome::Message(JsonStr::from_inner(m)),
+            Some(v) => Outcome::Result(v),
+        };
+        Item {
+            id: self.id(c, &mut buf),
+            name,
+            body: Body::Result(outcome),
+        }
+        .put_for(self.provider, s);
+    }
+}
+
+/// A message of the history.
+#[derive(Copy, Clone, Debug)]
+enum Msg<'a> {
+    /// User texts next to each other: entries between two offsets.
+    Users { from: usize, to: usize },
+    /// An assistant turn.
+    Turn(Entry<'a>),
+    /// The results of a turn's calls, and (Anthropic, Gemini) the user texts after them.
+    Results {
+        turn: Entry<'a>,
+        users: Option<(usize, usize)>,
+    },
+}
+
+fn messages<'a>(conv: &'a Conversation<'_>, merge: bool) -> Messages<'a> {
+    Messages {
+        buf: conv.bytes(),
+        pos: 0,
+        merge,
+        pending: None,
+    }
+}
+
+struct Messages<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    merge: bool,
+    pending: Option<Entry<'a>>,
+}
+
+impl<'a> Messages<'a> {
+    fn peek(&self) -> Option<Entry<'a>> {
+        Entries {
+            buf: self.buf,
+            pos: self.pos,
+        }
+        .next()
+    }
+
+    fn users(&mut self) -> Option<(usize, usize)> {
+        let from = self.pos;
+        while let Some(e) = self
+            .peek()
+            .filter(|e| e.kind.is_user() || e.kind == Kind::System)
+        {
+            self.pos = e.start + e.size();
+        }
+        (self.pos > from).then_some((from, self.pos))
+    }
+}
+
+impl<'a> Iterator for Messages<'a> {
+    type Item = Msg<'a>;
+
+    fn next(&mut self) -> Option<Msg<'a>> {
+        if let Some(turn) = self.pending.take() {
+            if turn.has_calls() {
+                let users = if self.merge { self.users() } else { None };
+                return Some(Msg::Results { turn, users });
+            }
+        }
+        loop {
+            let e = self.peek()?;
+            match e.kind {
+                Kind::System => self.pos = e.start + e.size(),
+                Kind::Turn => {
+                    self.pos = e.start + e.size();
+                    self.pending = Some(e);
+                    return Some(Msg::Turn(e));
+                }
+                _ => {
+                    let (from, to) = self.users()?;
+                    return Some(Msg::Users { from, to });
+                }
+            }
+        }
+    }
+}
+
+impl Clone for Entries<'_> {
+    fn clone(&self) -> Self {
+        Entries {
+            buf: self.buf,
+            pos: self.pos,
+        }
+    }
+}
+
+/// The user texts among `texts`, each between `open` and `close`, joined by `sep`.
+fn put_texts(s: &mut dyn Sink, texts: Entries<'_>, open: &[u8], close: &[u8], sep: &[u8]) {
+    for (i, e) in texts.filter(|e| e.kind.is_user()).enumerate() {
+        if i > 0 {
+            s.put(sep);
+        }
+        s.put(open);
+        s.put(e.payload);
+        s.put(close);
+    }
+}
+
+fn text_block(p: Provider) -> &'static [u8] {
+    if is_responses(p) {
+        b"{\"type\":\"input_text\",\"text\":\""
+    } else {
+        b"{\"type\":\"text\",\"text\":\""
+    }
+}
+
+fn put_member_text(s: &mut dyn Sink, key: &[u8], text: &[u8]) {
+    s.put(key);
+    s.put(b"\"");
+    s.put(text);
+    s.put(b"\"");
+}
+
+fn put_sig(s: &mut dyn Sink, sig: &[u8]) {
+    if !sig.is_empty() {
+        s.put(b",\"thoughtSignature\":\"");
+        s.put(sig);
+        s.put(b"\"");
+    }
+}
+
+fn is_blank(text: &[u8]) -> bool {
+    // Escaped white space (`\n`, `\t`, `\r`) counts as white space too.
+    let mut i = 0;
+    while let Some(&b) = text.get(i) {
+        match b {
+            b' ' => i += 1,
+            b'\\' if matches!(text.get(i + 1), Some(b'n' | b't' | b'r')) => i += 2,
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn tools_open(p: Provider) -> &'static [u8] {
+    if is_gemini(p) {
+        b",\"tools\":[{\"functionDeclarations\":["
+    } else {
+        b",\"tools\":["
+    }
+}
+
+fn tools_close(p: Provider) -> &'static [u8] {
+    if is_gemini(p) {
+        b"]}]"
+    } else {
+        b"]"
+    }
+}
+
+/// Whether the body's top-level member `key` is one the library writes.
+fn writes(p: Provider, opts: &RequestOptions<'_>, tools: bool, key: JsonStr<'_>) -> bool {
+    let always: &[&[u8]] = match () {
+        _ if is_gemini(p) => &[b"systemInstruction", b"contents"],
+        _ if is_responses(p) => &[
+            b"model",
+            b"instructions",
+            b"input",
+            b"stream",
+            b"store",
+            b"include",
+        ],
+        _ if is_anthropic(p) => &[b"model", b"max_tokens", b"system", b"messages", b"stream"],
+        _ if is_chat(p) => &[b"model", b"messages", b"stream", b"stream_options"],
+        _ => &[b"model", b"messages", b"stream"],
+    };
+    let tool_members: &[&[u8]] = if is_gemini(p) {
+        &[b"tools", b"toolConfig"]
+    } else {
+        &[b"tools", b"tool_choice"]
+    };
+    let max: &[u8] = match () {
+        _ if is_gemini(p) => b"generationConfig",
+        _ if is_responses(p) => b"max_output_tokens",
+        _ if is_ollama(p) => b"options",
+        _ => b"max_completion_tokens",
+    };
+    always.iter().any(|k| key.eq_text(k))
+        || (tools && tool_members.iter().any(|k| key.eq_text(k)))
+        || (opts.max_tokens.is_some() && key.eq_text(max))
+}
+
+fn has_system_message(p: Provider) -> bool {
+    is_chat(p) || is_ollama(p)
+}
+
+fn merges_results(p: Provider) -> bool {
+    is_anthropic(p) || is_gemini(p)
+}
+
+macro_rules! provider_test {
+    ($name:ident, $feature:literal, $variant:ident) => {
+        #[inline]
+        fn $name(p: Provider) -> bool {
+            #[cfg(feature = $feature)]
+            if p == Provider::$variant {
+                return true;
+            }
+            let _ = p;
+            false
+        }
+    };
+}
+
+provider_test!(is_chat, "openai-chat", OpenAiChat);
+provider_test!(is_responses, "openai-responses", OpenAiResponses);
+provider_test!(is_anthropic, "anthropic", Anthropic);
+provider_test!(is_gemini, "gemini", Gemini);
+provider_test!(is_ollama, "ollama", Ollama);
+
+/// Where body bytes go: a counter, or a window over the host's buffer.
+trait Window2 {
+    fn sink(&mut self) -> &mut dyn Sink;
+    fn pos(&self) -> usize;
+    fn full(&self) -> bool;
+}
+
+impl Window2 for Counter {
+    fn sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+    fn pos(&self) -> usize {
+        self.0
+    }
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+/// The body's bytes from `skip` on, as many as `out` holds; `pos` counts every byte.
+struct Window<'o> {
+    out: &'o mut [u8],
+    skip: usize,
+    pos: usize,
+    written: usize,
+}
+
+impl Sink for Window<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let start = self.pos;
+        self.pos += bytes.len();
+        let from = self.skip + self.written;
+        if self.pos <= from || self.written == self.out.len() {
+            return;
+        }
+        let b = &bytes[from.saturating_sub(start)..];
+        let n = b.len().min(self.out.len() - self.written);
+        self.out[self.written..self.written + n].copy_from_slice(&b[..n]);
+        self.written += n;
+    }
+}
+
+impl Window2 for Window<'_> {
+    fn sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+    fn pos(&self) -> usize {
+        self.pos
+    }
+    fn full(&self) -> bool {
+        self.written == self.out.len()
+    }
+}
+
+/// A sink passing everything on but the last byte it is given (an item's closing brace).
+struct HoldLast<'s> {
+    s: &'s mut dyn Sink,
+    held: bool,
+}
+
+impl Sink for HoldLast<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let Some((&last, rest)) = bytes.split_last() else {
+            return;
+        };
+        if self.held {
+            self.s.put(b"}");
+        }
+        self.s.put(rest);
+        // Every item ends with `}`: only that byte is ever held.
+        self.held = last == b'}';
+        if !self.held {
+            self.s.put(&[last]);
+        }
+    }
+}
+
+/// A sink filling a small buffer.
+struct Fill<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+}
+
+impl Sink for Fill<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.buf.len() - self.pos);
+        self.buf[self.pos..self.pos + n].copy_from_slice(&bytes[..n]);
+        self.pos += n;
+    }
+}

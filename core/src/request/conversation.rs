@@ -1,0 +1,894 @@
+//! The conversation (SPEC §10.2): system text, user texts, the model's turns as the
+//! decoder gave them and the results of their calls, in the host's memory, kept whole
+//! exchange by exchange when room runs short.
+
+use super::store::{
+    read_u32, write_u32, Entries, Entry, Kind, Part, Tag, BROKEN_ARGS, CALL_FIXED, FIELD, HAS_ID,
+    HAS_RESULT, HEAD, IS_ERROR,
+};
+use crate::frame::{Frame, FrameError, FrameKind};
+use crate::json::{self, valid, JsonStr};
+use crate::provider::Provider;
+use crate::sink::{put_escaped, Counter, Sink};
+
+/// Why an entry or a frame was refused. Nothing changed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ConversationError {
+    /// The entry does not fit even with every other entry evicted that may be; it needs
+    /// this many bytes of the conversation's memory.
+    NoRoom {
+        /// Bytes the entry needs.
+        needed: usize,
+    },
+    /// The bytes are not a valid frame.
+    Malformed(FrameError),
+    /// A `TEXT` or `REASONING` frame whose content is not a string, or a `STATE` frame
+    /// whose content is not one of the shapes the decoders write.
+    BadContent,
+    /// A frame of the model's response came with no response begun.
+    NoResponse,
+    /// A `TOOL_CALL` or `TOOL_RESULT` without a string `name`.
+    NoName,
+    /// A `TOOL_RESULT` for a call the conversation does not hold.
+    UnknownCall,
+    /// A second `TOOL_RESULT` for a call.
+    AlreadyAnswered,
+    /// A `TOOL_RESULT` with neither `result` nor `error`.
+    NoOutcome,
+    /// An empty system or user text (no provider takes an empty message).
+    EmptyText,
+}
+
+impl core::fmt::Display for ConversationError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NoRoom { needed } => {
+                write!(f, "the entry needs {needed} bytes and cannot get them")
+            }
+            Self::Malformed(e) => write!(f, "not a valid frame: {e}"),
+            Self::BadContent => f.write_str("a frame content of the wrong shape"),
+            Self::NoResponse => f.write_str("a response frame with no response begun"),
+            Self::NoName => f.write_str("no string name"),
+            Self::UnknownCall => f.write_str("a result for a call the conversation does not hold"),
+            Self::AlreadyAnswered => f.write_str("the call already has its result"),
+            Self::NoOutcome => f.write_str("a TOOL_RESULT with neither result nor error"),
+            Self::EmptyText => f.write_str("an empty text"),
+        }
+    }
+}
+
+impl core::error::Error for ConversationError {}
+
+impl From<FrameError> for ConversationError {
+    fn from(e: FrameError) -> Self {
+        Self::Malformed(e)
+    }
+}
+
+/// What a frame came to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Pushed {
+    /// Kept in the conversation.
+    Kept,
+    /// Not part of what goes back to a provider (a type the conversation does not keep, or
+    /// reasoning and state the turn's provider does not take back); nothing changed.
+    Ignored,
+    /// `END` or `ERROR`: the response is over.
+    Ended,
+}
+
+/// The conversation: entries in memory the host hands in, oldest first (SPEC §10.2).
+///
+/// Memory: each entry takes 5 bytes beside its text; an assistant turn takes 6 bytes,
+/// each of its parts 5, and each field of a part 4 (a text part 13 beside its text, a call
+/// 34 beside its id, name, args and result). Texts are kept escaped as JSON writes them, so
+/// a body is written by copying.
+#[derive(Debug)]
+pub struct Conversation<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    /// A response is being read into the last entry.
+    open: bool,
+    /// The last part of the open turn takes more text of its kind.
+    merge: Option<Tag>,
+    pin_first_user: bool,
+    evicted: u32,
+    next_seq: u32,
+}
+
+/// Where a signature goes in a part: the start of its sig field.
+const SIG_FIELD: usize = HEAD;
+
+impl<'b> Conversation<'b> {
+    /// An empty conversation in `buf`.
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        Self {
+            buf,
+            len: 0,
+            open: false,
+            merge: None,
+            pin_first_user: false,
+            evicted: 0,
+            next_seq: 0,
+        }
+    }
+
+    /// Keeps the first user text whatever else is evicted (SPEC §10.2 rule 3).
+    pub fn pin_first_user(&mut self, pin: bool) {
+        self.pin_first_user = pin;
+        let first_user = self.entries().find(|e| e.kind.is_user()).map(|e| e.start);
+        if let Some(at) = first_user {
+            self.buf[at] = if pin { Kind::PinnedUser } else { Kind::User } as u8;
+        }
+    }
+
+    /// Bytes of memory in use.
+    pub fn used(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes of memory the host gave.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Entries evicted so far (a user text, or an exchange with its results, counts one).
+    pub fn evicted(&self) -> u32 {
+        self.evicted
+    }
+
+    /// Entries held, the system text included.
+    pub fn len(&self) -> usize {
+        self.entries().count()
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Forgets every entry (the memory is kept; the eviction count restarts).
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.open = false;
+        self.merge = None;
+        self.evicted = 0;
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    pub(crate) fn entries(&self) -> Entries<'_> {
+        Entries {
+            buf: &self.buf[..self.len],
+            pos: 0,
+        }
+    }
+
+    /// The system text, written first and never evicted; replaces the one held.
+    pub fn set_system(&mut self, text: &str) -> Result<(), ConversationError> {
+        if text.is_empty() {
+            return Err(ConversationError::EmptyText);
+        }
+        let n = escaped_len(text.as_bytes());
+        let old = self
+            .entries()
+            .find(|e| e.kind == Kind::System)
+            .map_or(0, |e| e.size());
+        let needed = (HEAD + n).saturating_sub(old);
+        self.make_room(needed, None)?;
+        if old > 0 {
+            self.remove(0, old);
+        }
+        self.insert(0, HEAD + n);
+        self.buf[0] = Kind::System as u8;
+        write_u32(self.buf, 1, n);
+        put_escaped(&mut At::new(self.buf, HEAD), text.as_bytes());
+        Ok(())
+    }
+
+    /// A user text. It ends a response still open.
+    pub fn push_user(&mut self, text: &str) -> Result<(), ConversationError> {
+        if text.is_empty() {
+            return Err(ConversationError::EmptyText);
+        }
+        let n = escaped_len(text.as_bytes());
+        self.make_room(HEAD + n, None)?;
+        self.close();
+        let pinned = self.pin_first_user && !self.entries().any(|e| e.kind.is_user());
+        let at = self.len;
+        self.insert(at, HEAD + n);
+        self.buf[at] = if pinned { Kind::PinnedUser } else { Kind::User } as u8;
+        write_u32(self.buf, at + 1, n);
+        put_escaped(&mut At::new(self.buf, at + HEAD), text.as_bytes());
+        Ok(())
+    }
+
+    /// Begins the assistant turn of one response from `provider`; the decoder's frames of
+    /// that response follow through [`push_frame`](Self::push_frame). Ends one still open.
+    pub fn begin_response(&mut self, provider: Provider) -> Result<(), ConversationError> {
+        self.make_room(HEAD + 1, None)?;
+        self.close();
+        let at = self.len;
+        self.insert(at, HEAD + 1);
+        self.buf[at] = Kind::Turn as u8;
+        write_u32(self.buf, at + 1, 1);
+        self.buf[at + HEAD] = provider_index(provider);
+        self.open = true;
+        Ok(())
+    }
+
+    /// Ends the response being read (the decoder's `END` does it too).
+    pub fn end_response(&mut self) {
+        self.close();
+    }
+
+    fn close(&mut self) {
+        self.open = false;
+        self.merge = None;
+    }
+
+    /// A frame: the decoder's `TEXT`, `REASONING`, `STATE`, `TOOL_CALL`, `END` and `ERROR`
+    /// go into the response begun; the wrapper's `TOOL_RESULT`s go beside their calls;
+    /// other types are ignored.
+    pub fn push_frame(&mut self, frame: &[u8]) -> Result<Pushed, ConversationError> {
+        let f = Frame::parse_validated(frame, json::DEFAULT_MAX_DEPTH)?;
+        match f.kind() {
+            FrameKind::ToolResult => self.push_result(&f),
+            FrameKind::End | FrameKind::Error => {
+                let was = self.open;
+                self.close();
+                Ok(if was { Pushed::Ended } else { Pushed::Ignored })
+            }
+            FrameKind::Text => self.push_text(&f, Tag::Text),
+            FrameKind::ToolCall => self.push_call(&f),
+            FrameKind::Other(ty) if ty.eq_text(b"REASONING") => self.push_text(&f, Tag::Thought),
+            FrameKind::Other(ty) if ty.eq_text(b"STATE") => self.push_state(&f),
+            FrameKind::Other(_) => Ok(Pushed::Ignored),
+        }
+    }
+
+    /// The open turn: its start and its provider.
+    fn open_turn(&self) -> Result<(usize, Option<Provider>), ConversationError> {
+        if !self.open {
+            return Err(ConversationError::NoResponse);
+        }
+        let e = self.entries().last().ok_or(ConversationError::NoResponse)?;
+        let p = Provider::ALL.get(usize::from(e.provider_index())).copied();
+        Ok((e.start, p))
+    }
+
+    fn last_part(&self) -> Option<Part<'_>> {
+        let e = self.entries().last()?;
+        e.parts().last()
+    }
+
+    fn push_text(&mut self, f: &Frame<'_>, tag: Tag) -> Result<Pushed, ConversationError> {
+        let text = f
+            .content()?
+            .and_then(crate::frame::as_string)
+            .ok_or(ConversationError::BadContent)?;
+        let (_, provider) = self.open_turn()?;
+        let pending_sig = self.last_part().is_some_and(|p| p.tag == Tag::Sig);
+        if tag == Tag::Thought && !keeps_thoughts(provider, pending_sig) {
+            return Ok(Pushed::Ignored);
+        }
+        let n = canonical_len(text);
+        if self.merge == Some(tag) {
+            self.make_room(n, None)?;
+            self.append_to_last_part(|s| put_canonical(s, text), n);
+            return Ok(Pushed::Kept);
+        }
+        if pending_sig {
+            self.make_room(FIELD + n, None)?;
+            self.retag_last_part(tag);
+            self.append_to_last_part(|s| put_field(s, n, |s| put_canonical(s, text)), FIELD + n);
+            self.merge = None;
+        } else {
+            self.make_room(HEAD + 2 * FIELD + n, None)?;
+            self.append_part(tag, 2 * FIELD + n, |s| {
+                put_field(s, 0, |_| {});
+                put_field(s, n, |s| put_canonical(s, text));
+            });
+            self.merge = Some(tag);
+        }
+        Ok(Pushed::Kept)
+    }
+
+    fn push_state(&mut self, f: &Frame<'_>) -> Result<Pushed, ConversationError> {
+        let content = f.content()?.ok_or(ConversationError::BadContent)?;
+        let (_, provider) = self.open_turn()?;
+        let mut fields = valid::Obj::of(content).ok_or(ConversationError::BadContent)?;
+        let (key, value) = fields.next().ok_or(ConversationError::BadContent)?;
+        match key.raw() {
+            #[cfg(feature = "gemini")]
+            b"thoughtSignature" => {
+                let sig = string(value)?;
+                let (mut text, mut thought) = (None, false);
+                for (k, v) in fields {
+                    match k.raw() {
+                        b"text" => text = Some(string(v)?),
+                        b"thought" => thought = valid::is_true(v),
+                        _ => {}
+                    }
+                }
+                if provider != Some(Provider::Gemini) {
+                    return Ok(Pushed::Ignored);
+                }
+                let s = canonical_len(sig);
+                let tag = if thought { Tag::Thought } else { Tag::Text };
+                match text {
+                    // A whole part that had no text: it stands alone.
+                    Some(t) => {
+                        let n = canonical_len(t);
+                        self.make_room(HEAD + 2 * FIELD + s + n, None)?;
+                        self.append_part(tag, 2 * FIELD + s + n, |o| {
+                            put_field(o, s, |o| put_canonical(o, sig));
+                            put_field(o, n, |o| put_canonical(o, t));
+                        });
+                    }
+                    // The part it came on follows.
+                    None => {
+                        self.make_room(HEAD + FIELD + s, None)?;
+                        self.append_part(Tag::Sig, FIELD + s, |o| {
+                            put_field(o, s, |o| put_canonical(o, sig))
+                        });
+                    }
+                }
+                self.merge = None;
+                Ok(Pushed::Kept)
+            }
+            #[cfg(feature = "anthropic")]
+            b"signature" => {
+                let sig = string(value)?;
+                if provider != Some(Provider::Anthropic) {
+                    return Ok(Pushed::Ignored);
+                }
+                let s = canonical_len(sig);
+                let last = self
+                    .last_part()
+                    .map(|p| (p.tag, p.start, p.sig().is_empty()));
+                match last {
+                    // It closes the thinking block whose text came before it.
+                    Some((Tag::Thought, start, true)) if self.merge == Some(Tag::Thought) => {
+                        self.make_room(s, None)?;
+                        self.insert_in_part(start, SIG_FIELD, s, |o| put_canonical(o, sig));
+                    }
+                    _ => {
+                        self.make_room(HEAD + 2 * FIELD + s, None)?;
+                        self.append_part(Tag::Thought, 2 * FIELD + s, |o| {
+                            put_field(o, s, |o| put_canonical(o, sig));
+                            put_field(o, 0, |_| {});
+                        });
+                    }
+                }
+                self.merge = None;
+                Ok(Pushed::Kept)
+            }
+            #[cfg(feature = "anthropic")]
+            b"redacted_thinking" => {
+                let data = string(value)?;
+                if provider != Some(Provider::Anthropic) {
+                    return Ok(Pushed::Ignored);
+                }
+                let n = canonical_len(data);
+                self.make_room(HEAD + FIELD + n, None)?;
+                self.append_part(Tag::Redacted, FIELD + n, |o| {
+                    put_field(o, n, |o| put_canonical(o, data))
+                });
+                self.merge = None;
+                Ok(Pushed::Kept)
+            }
+            #[cfg(feature = "openai-responses")]
+            b"reasoning" => {
+                if valid::Obj::of(value).is_none() {
+                    return Err(ConversationError::BadContent);
+                }
+                if provider != Some(Provider::OpenAiResponses) {
+                    return Ok(Pushed::Ignored);
+                }
+                let n = json::compact_len(value);
+                self.make_room(HEAD + FIELD + n, None)?;
+                self.append_part(Tag::Item, FIELD + n, |o| {
+                    put_field(o, n, |o| o.put_raw(value))
+                });
+                self.merge = None;
+                Ok(Pushed::Kept)
+            }
+            _ => Err(ConversationError::BadContent),
+        }
+    }
+
+    fn push_call(&mut self, f: &Frame<'_>) -> Result<Pushed, ConversationError> {
+        let c = f.tool_call()?;
+        let name = c.name.ok_or(ConversationError::NoName)?;
+        self.open_turn()?;
+        let id = c.id.filter(|id| !id.raw().is_empty());
+        let broken = c.args_error.is_some() && crate::frame::as_string(c.args).is_some();
+        let args_text = crate::frame::as_string(c.args).filter(|_| broken);
+        let (i, nm) = (id.map_or(0, canonical_len), canonical_len(name));
+        let a = match args_text {
+            Some(t) => canonical_len(t),
+            None => json::compact_len(c.args),
+        };
+        let body = CALL_FIXED + 4 * FIELD + i + nm + a;
+        let pending_sig = self.last_part().is_some_and(|p| p.tag == Tag::Sig);
+        let seq = self.next_seq;
+        let mut flags = if broken { BROKEN_ARGS } else { 0 };
+        if id.is_some() {
+            flags |= HAS_ID;
+        }
+        let write = |o: &mut dyn Sink| {
+            o.put(&[flags]);
+            o.put(&seq.to_le_bytes());
+            put_field(o, i, |o| {
+                if let Some(id) = id {
+                    put_canonical(o, id)
+                }
+            });
+            put_field(o, nm, |o| put_canonical(o, name));
+            put_field(o, a, |o| match args_text {
+                Some(t) => put_canonical(o, t),
+                None => o.put_raw(c.args),
+            });
+            put_field(o, 0, |_| {});
+        };
+        if pending_sig {
+            self.make_room(body, None)?;
+            self.retag_last_part(Tag::Call);
+            self.append_to_last_part(write, body);
+        } else {
+            self.make_room(HEAD + FIELD + body, None)?;
+            self.append_part(Tag::Call, FIELD + body, |o| {
+                put_field(o, 0, |_| {});
+                write(o);
+            });
+        }
+        self.next_seq += 1;
+        self.merge = None;
+        Ok(Pushed::Kept)
+    }
+
+    fn push_result(&mut self, f: &Frame<'_>) -> Result<Pushed, ConversationError> {
+        let r = f.tool_result()?;
+        let name = r.name.ok_or(ConversationError::NoName)?;
+        let id = r.id.filter(|id| !id.raw().is_empty());
+        let (value, is_error) = match (r.result, r.error) {
+            (Some(v), _) => (v, false),
+            (None, Some(e)) => (e, true),
+            (None, None) => return Err(ConversationError::NoOutcome),
+        };
+        let seq = self.find_call(id, name)?;
+        let error_text = crate::frame::as_string(value).filter(|_| is_error);
+        let n = match (is_error, error_text) {
+            (true, Some(t)) => canonical_len(t),
+            // An error that is not a string: its JSON text is the message.
+            (true, None) => escaped_compact_len(value),
+            (false, _) => json::compact_len(value),
+        };
+        self.make_room(n, Some(seq))?;
+        let (part, fixed, part_end, entry) = self
+            .call_by_seq(seq)
+            .map(|(p, e)| {
+                (
+                    p.start,
+                    p.start + HEAD + FIELD + p.sig().len(),
+                    p.start + p.size(),
+                    e,
+                )
+            })
+            .ok_or(ConversationError::UnknownCall)?;
+        self.insert(part_end, n);
+        {
+            let mut o = At::new(self.buf, part_end);
+            match (is_error, error_text) {
+                (true, Some(t)) => put_canonical(&mut o, t),
+                (true, None) => json::for_each_compact_run(value, |run| put_escaped(&mut o, run)),
+                (false, _) => o.put_raw(value),
+            }
+        }
+        self.grow(part_end - FIELD, n);
+        self.grow(part + 1, n);
+        self.grow(entry + 1, n);
+        self.buf[fixed] |= HAS_RESULT | if is_error { IS_ERROR } else { 0 };
+        Ok(Pushed::Kept)
+    }
+
+    /// The call a result answers: by id, or (no id) the oldest call of that name without
+    /// a result and without an id.
+    fn find_call(
+        &self,
+        id: Option<JsonStr<'_>>,
+        name: JsonStr<'_>,
+    ) -> Result<u32, ConversationError> {
+        let mut answered = false;
+        for e in self.entries().filter(|e| e.kind == Kind::Turn) {
+            for p in e.parts().filter(|p| p.tag == Tag::Call) {
+                let c = p.call();
+                let matches = match (id, c.id) {
+                    (Some(want), Some(have)) => canonical_eq(want, have),
+                    (None, None) => canonical_eq(name, c.name),
+                    _ => false,
+                };
+                if matches && c.result.is_none() {
+                    return Ok(c.seq);
+                }
+                answered |= matches;
+            }
+        }
+        Err(if answered {
+            ConversationError::AlreadyAnswered
+        } else {
+            ConversationError::UnknownCall
+        })
+    }
+
+    /// The call numbered `seq` and the start of its turn.
+    fn call_by_seq(&self, seq: u32) -> Option<(Part<'_>, usize)> {
+        self.entries()
+            .filter(|e| e.kind == Kind::Turn)
+            .find_map(|e| {
+                e.parts()
+                    .find(|p| p.tag == Tag::Call && p.call().seq == seq)
+                    .map(|p| (p, e.start))
+            })
+    }
+
+    // --- Writing bytes in place -----------------------------------------------------------
+
+    /// Opens `n` bytes at `at`, moving what follows.
+    fn insert(&mut self, at: usize, n: usize) {
+        self.buf.copy_within(at..self.len, at + n);
+        self.len += n;
+    }
+
+    /// Closes `n` bytes at `at`.
+    fn remove(&mut self, at: usize, n: usize) {
+        self.buf.copy_within(at + n..self.len, at);
+        self.len -= n;
+    }
+
+    /// Adds `n` to the length at `at`.
+    fn grow(&mut self, at: usize, n: usize) {
+        let v = read_u32(self.buf, at);
+        write_u32(self.buf, at, v + n);
+    }
+
+    /// Appends a part to the open turn, the last entry.
+    fn append_part(&mut self, tag: Tag, n: usize, write: impl FnOnce(&mut dyn Sink)) {
+        let Some(turn) = self.entries().last().map(|e| e.start) else {
+            return;
+        };
+        let at = self.len;
+        self.insert(at, HEAD + n);
+        self.buf[at] = tag as u8;
+        write_u32(self.buf, at + 1, n);
+        write(&mut At::new(self.buf, at + HEAD));
+        self.grow(turn + 1, HEAD + n);
+    }
+
+    /// Appends `n` bytes to the open turn's last part; a text part's text, the last field,
+    /// grows with them.
+    fn append_to_last_part(&mut self, write: impl FnOnce(&mut dyn Sink), n: usize) {
+        let Some((turn, part, tag)) = self
+            .entries()
+            .last()
+            .and_then(|e| e.parts().last().map(|p| (e.start, p.start, p.tag)))
+        else {
+            return;
+        };
+        let at = self.len;
+        self.insert(at, n);
+        write(&mut At::new(self.buf, at));
+        if self.merge == Some(tag) {
+            // Merged text: the last field (the text) grows.
+            self.grow(at - FIELD - last_field_len(self.buf, part, at), n);
+        }
+        self.grow(part + 1, n);
+        self.grow(turn + 1, n);
+    }
+
+    fn retag_last_part(&mut self, tag: Tag) {
+        if let Some(start) = self.last_part().map(|p| p.start) {
+            self.buf[start] = tag as u8;
+        }
+    }
+
+    /// Inserts `n` bytes into the field at `field` (an offset in the part) of the open
+    /// turn's part at `part`.
+    fn insert_in_part(
+        &mut self,
+        part: usize,
+        field: usize,
+        n: usize,
+        write: impl FnOnce(&mut dyn Sink),
+    ) {
+        let Some(turn) = self.entries().last().map(|e| e.start) else {
+            return;
+        };
+        let flen = read_u32(self.buf, part + field);
+        let at = part + field + FIELD + flen;
+        self.insert(at, n);
+        write(&mut At::new(self.buf, at));
+        self.grow(part + field, n);
+        self.grow(part + 1, n);
+        self.grow(turn + 1, n);
+    }
+
+    // --- Room -------------------------------------------------------------------------------
+
+    /// Makes `needed` bytes free, dropping state and then evicting as SPEC §10.2 rule 3
+    /// says, or refuses with nothing changed. `keep` is a call whose turn must stay.
+    fn make_room(&mut self, needed: usize, keep: Option<u32>) -> Result<(), ConversationError> {
+        let cap = self.buf.len();
+        if self.len + needed <= cap {
+            return Ok(());
+        }
+        let plan = self
+            .plan(needed, keep)
+            .ok_or(ConversationError::NoRoom { needed })?;
+        self.apply(plan, keep);
+        Ok(())
+    }
+
+    /// Which entries are spared: the latest exchange, the open turn, the turn of `keep`,
+    /// the system text and a pinned first user text.
+    fn spared(&self, e: &Entry<'_>, latest: Option<usize>, keep: Option<usize>) -> bool {
+        let open = self.open && e.start + e.size() == self.len;
+        e.kind == Kind::System
+            || e.kind == Kind::PinnedUser
+            || open
+            || Some(e.start) == latest
+            || Some(e.start) == keep
+    }
+
+    fn latest_exchange(&self) -> Option<usize> {
+        self.entries()
+            .filter(|e| e.has_calls())
+            .last()
+            .map(|e| e.start)
+    }
+
+    fn keep_start(&self, keep: Option<u32>) -> Option<usize> {
+        keep.and_then(|s| self.call_by_seq(s))
+            .map(|(_, start)| start)
+    }
+
+    /// How many turns to strip and entries to evict, oldest first, for `needed` bytes.
+    fn plan(&self, needed: usize, keep: Option<u32>) -> Option<Plan> {
+        let cap = self.buf.len();
+        let (latest, keep) = (self.latest_exchange(), self.keep_start(keep));
+        let mut free = cap - self.len;
+        let mut plan = Plan::default();
+        // First the state of every turn but the spared ones, oldest first.
+        for e in self.entries() {
+            if free >= needed {
+                return Some(plan);
+            }
+            if e.kind == Kind::Turn && !self.spared(&e, latest, keep) {
+                free += strip_saving(&e);
+                plan.strip += 1;
+            }
+        }
+        // Then whole entries, oldest first (every turn among them stripped by now), until
+        // what is kept starts with a user text.
+        let pinned = self.entries().any(|e| e.kind == Kind::PinnedUser);
+        let mut first_kept = false;
+        for e in self.entries() {
+            if e.kind == Kind::System || e.kind == Kind::PinnedUser {
+                continue;
+            }
+            let spared = self.spared(&e, latest, keep);
+            if free >= needed && (plan.evict == 0 || pinned || first_kept || e.kind.is_user()) {
+                break;
+            }
+            if spared {
+                first_kept = true;
+                continue;
+            }
+            free += match e.kind {
+                Kind::Turn => e.size() - strip_saving(&e),
+                _ => e.size(),
+            };
+            plan.evict += 1;
+        }
+        (free >= needed).then_some(plan)
+    }
+
+    fn apply(&mut self, plan: Plan, keep: Option<u32>) {
+        let mut stripped = 0;
+        while stripped < plan.strip {
+            let (latest, keep_at) = (self.latest_exchange(), self.keep_start(keep));
+            let target = self
+                .entries()
+                .filter(|e| e.kind == Kind::Turn && !self.spared(e, latest, keep_at))
+                .nth(stripped)
+                .map(|e| e.start);
+            match target {
+                Some(at) => self.strip(at),
+                None => break,
+            }
+            stripped += 1;
+        }
+        for _ in 0..plan.evict {
+            let (latest, keep_at) = (self.latest_exchange(), self.keep_start(keep));
+            let target = self
+                .entries()
+                .find(|e| {
+                    e.kind != Kind::System
+                        && e.kind != Kind::PinnedUser
+                        && !self.spared(e, latest, keep_at)
+                })
+                .map(|e| (e.start, e.size()));
+            if let Some((at, size)) = target {
+                self.remove(at, size);
+                self.evicted += 1;
+            }
+        }
+    }
+
+    /// Drops a turn's reasoning and provider state in place.
+    fn strip(&mut self, entry: usize) {
+        let total = HEAD + read_u32(self.buf, entry + 1);
+        let end = entry + total;
+        let mut r = entry + HEAD + 1;
+        let mut w = r;
+        while r < end {
+            let tag = Tag::of(self.buf[r]);
+            let size = HEAD + read_u32(self.buf, r + 1);
+            let sig = read_u32(self.buf, r + HEAD);
+            match tag {
+                Some(t) if t.is_state() => {}
+                Some(Tag::Text | Tag::Call) if sig > 0 => {
+                    // The part without its signature: head, an empty sig field, the rest.
+                    let rest = r + SIG_FIELD + FIELD + sig;
+                    self.buf.copy_within(r..r + HEAD, w);
+                    write_u32(self.buf, w + 1, size - HEAD - sig);
+                    write_u32(self.buf, w + SIG_FIELD, 0);
+                    self.buf.copy_within(rest..r + size, w + SIG_FIELD + FIELD);
+                    w += size - sig;
+                }
+                _ => {
+                    self.buf.copy_within(r..r + size, w);
+                    w += size;
+                }
+            }
+            r += size;
+        }
+        let saved = end - w;
+        write_u32(self.buf, entry + 1, total - HEAD - saved);
+        self.remove(w, saved);
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default)]
+struct Plan {
+    strip: usize,
+    evict: usize,
+}
+
+/// Bytes a turn gives back when its reasoning and provider state go.
+fn strip_saving(e: &Entry<'_>) -> usize {
+    e.parts()
+        .map(|p| match p.tag {
+            t if t.is_state() => p.size(),
+            Tag::Text | Tag::Call => p.sig().len(),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Whether a turn of `provider` keeps reasoning text: Anthropic's thinking goes back
+/// with its signature; a Gemini thought part only when it carried one.
+fn keeps_thoughts(provider: Option<Provider>, pending_sig: bool) -> bool {
+    match provider {
+        #[cfg(feature = "anthropic")]
+        Some(Provider::Anthropic) => true,
+        #[cfg(feature = "gemini")]
+        Some(Provider::Gemini) => pending_sig,
+        _ => false,
+    }
+}
+
+/// The length of the last field of the part at `part`, which ends at `end`.
+fn last_field_len(buf: &[u8], part: usize, end: usize) -> usize {
+    let mut at = part + HEAD;
+    let mut last = 0;
+    while at < end {
+        last = read_u32(buf, at);
+        if at + FIELD + last >= end {
+            return last;
+        }
+        at += FIELD + last;
+    }
+    last
+}
+
+pub(crate) fn provider_index(p: Provider) -> u8 {
+    Provider::ALL.iter().position(|&q| q == p).unwrap_or(0) as u8
+}
+
+/// A sink writing at an offset of a buffer already opened for it.
+struct At<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> At<'a> {
+    fn new(buf: &'a mut [u8], pos: usize) -> Self {
+        Self { buf, pos }
+    }
+}
+
+impl Sink for At<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
+            dst.copy_from_slice(bytes);
+        }
+        self.pos += bytes.len();
+    }
+}
+
+fn put_field(s: &mut dyn Sink, n: usize, write: impl FnOnce(&mut dyn Sink)) {
+    s.put(&(n as u32).to_le_bytes());
+    write(s);
+}
+
+/// A JSON string's text escaped canonically, without quotes.
+fn put_canonical(s: &mut dyn Sink, text: JsonStr<'_>) {
+    text.for_each_decoded_run(|run| put_escaped(s, run));
+}
+
+fn canonical_len(text: JsonStr<'_>) -> usize {
+    let mut c = Counter(0);
+    put_canonical(&mut c, text);
+    c.0
+}
+
+fn escaped_len(text: &[u8]) -> usize {
+    let mut c = Counter(0);
+    put_escaped(&mut c, text);
+    c.0
+}
+
+fn escaped_compact_len(value: &[u8]) -> usize {
+    let mut c = Counter(0);
+    json::for_each_compact_run(value, |run| put_escaped(&mut c, run));
+    c.0
+}
+
+/// Whether a JSON string and a stored canonical text say the same.
+fn canonical_eq(a: JsonStr<'_>, stored: &[u8]) -> bool {
+    let mut pos = 0;
+    let mut same = true;
+    let mut cmp = Cmp {
+        other: stored,
+        pos: &mut pos,
+        same: &mut same,
+    };
+    put_canonical(&mut cmp, a);
+    same && pos == stored.len()
+}
+
+struct Cmp<'a> {
+    other: &'a [u8],
+    pos: &'a mut usize,
+    same: &'a mut bool,
+}
+
+impl Sink for Cmp<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let end = *self.pos + bytes.len();
+        if self.other.get(*self.pos..end) != Some(bytes) {
+            *self.same = false;
+        }
+        *self.pos = end;
+    }
+}
+
+fn string(v: &[u8]) -> Result<JsonStr<'_>, ConversationError> {
+    crate::frame::as_string(v).ok_or(ConversationError::BadContent)
+}
