@@ -16,9 +16,7 @@ use polyweave_tool_adapter::request::{
 use polyweave_tool_adapter::Provider;
 use serde_json::{json, Value};
 
-fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use polyweave_tests::library::workspace_root;
 
 fn sdk_python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PW_SDK_PYTHON") {
@@ -517,4 +515,85 @@ fn bounded_conversations_never_orphan_a_call() {
         }
     }
     check_with_sdks(&lines);
+}
+
+/// `polyweave-replay --request` (SPEC §10.4): the conversation file's body on one line for
+/// every provider, accepted by the SDKs; a refusal exits 2 with one line naming it.
+#[test]
+fn replay_request_prints_the_body() {
+    use polyweave_tests::library::replay_bin;
+    let dir = std::env::temp_dir().join(format!("pw-request-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = workspace_root()
+        .join("tests/data/provider-streams/anthropic/anthropic-sdk-tool-use-response.body");
+    let conv = json!({
+        "model": "m", "system": "You are terse.", "max_tokens": 1024,
+        "tool_choice": {"name": "fs.read"}, "extra": {"temperature": 0.2},
+        "capacity": 65536, "pin_first_user": true,
+        "tools": [
+            {"name": "get_weather", "description": "Weather now", "input_schema": {"type": "object"}},
+            {"mcp": {"name": "fs.read", "title": "Read", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}}
+        ],
+        "turns": [
+            {"user": "Weather in Paris?"},
+            {"response": body, "provider": "anthropic"},
+            {"results": [{"name": "get_weather", "result": {"temp_c": 21}}]},
+            {"user": "Thanks."}
+        ]
+    });
+    let file = dir.join("conv.json");
+    std::fs::write(&file, conv.to_string()).unwrap();
+    let mut lines = Vec::new();
+    for &p in Provider::ALL {
+        let mut conv = conv.clone();
+        if p == Provider::Ollama {
+            conv.as_object_mut().unwrap().remove("tool_choice");
+        }
+        // Extra members each provider's request type names.
+        conv["extra"] = match p {
+            Provider::Gemini => json!({"generationConfig": {"temperature": 0.2}}),
+            Provider::Anthropic => json!({"metadata": {"user_id": "u1"}}),
+            Provider::Ollama => json!({"keep_alive": "5m"}),
+            _ => json!({"temperature": 0.2}),
+        };
+        if p == Provider::Gemini {
+            conv.as_object_mut().unwrap().remove("max_tokens");
+        }
+        let file = dir.join(format!("{}.json", p.name()));
+        std::fs::write(&file, conv.to_string()).unwrap();
+        let out = Command::new(replay_bin())
+            .args(["--request", p.name()])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().count(), 1);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        // The MCP tool under the name the provider takes; the choice names it so.
+        let want = if p == Provider::Gemini {
+            "fs.read"
+        } else {
+            "fs_read"
+        };
+        assert!(text.contains(&format!(r#""name":"{want}""#)), "{text}");
+        assert!(!text.contains("\"title\""), "{text}");
+        lines.push(json!({"provider": p.name(), "body": v}));
+    }
+    check_with_sdks(&lines);
+    // A refusal: Ollama has no tool choice.
+    let out = Command::new(replay_bin())
+        .args(["--request", "ollama"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("the provider has no tool choice"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,6 +8,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
+mod request;
 mod scenario;
 mod streams;
 mod surrogates;
@@ -189,7 +190,8 @@ impl polyweave_tool_adapter::SyncTool for ScenarioTool {
 const USAGE: &str = "usage: polyweave-replay [--pretty] SCENARIO.json\n\
        polyweave-replay --decode PROVIDER [--chunk N] BODY\n\
        polyweave-replay --encode PROVIDER FRAMES.ndjson\n\
-       polyweave-replay [--pretty] --stream PROVIDER BODY";
+       polyweave-replay [--pretty] --stream PROVIDER BODY\n\
+       polyweave-replay --request PROVIDER CONVERSATION.json";
 
 /// What the command line asks for.
 enum Mode {
@@ -197,6 +199,7 @@ enum Mode {
     Decode(String),
     Encode(String),
     Stream(String),
+    Request(String),
 }
 
 fn main() -> ExitCode {
@@ -215,6 +218,7 @@ fn main() -> ExitCode {
             "--decode" => value("--decode").map(|p| mode = Mode::Decode(p)),
             "--encode" => value("--encode").map(|p| mode = Mode::Encode(p)),
             "--stream" => value("--stream").map(|p| mode = Mode::Stream(p)),
+            "--request" => value("--request").map(|p| mode = Mode::Request(p)),
             "--chunk" => value("--chunk").and_then(|n| {
                 n.parse()
                     .map(|n| chunk = n)
@@ -248,6 +252,7 @@ fn main() -> ExitCode {
         Mode::Stream(p) => {
             Some(streams::provider(p).and_then(|p| streams::run_stream(p, &file, pretty)))
         }
+        Mode::Request(p) => Some(streams::provider(p).and_then(|p| request::run_request(p, &file))),
     };
     if let Some(run) = stream_run {
         return match run {

@@ -19,7 +19,7 @@ use polyweave_tool_adapter::{ResultWriter, ToolFailed};
 /// Calls one response may have open at once.
 const SLOTS: usize = 16;
 /// The decoder's capacities: events up to 256 KiB, names and ids as the wrapper's.
-const DECODER: DecoderConfig = DecoderConfig {
+pub const DECODER: DecoderConfig = DecoderConfig {
     event_cap: 256 * 1024,
     args_cap: 4096,
     name_cap: 1024,
