@@ -2,7 +2,7 @@
 //!
 //! # How the modules fit
 //!
-//! Seven public modules, in the order the data flows through them:
+//! Eight public modules, in the order the data flows through them:
 //!
 //! 1. [`json`]: validating and reading JSON text in place (every layer's bytes).
 //! 2. [`frame`]: a byte stream cut into lines ([`LineSplitter`]), and one line read as a
@@ -13,6 +13,8 @@
 //! 6. [`mcp`]: an MCP server as the wrapper's adapter tools ([`mcp::McpClient`]).
 //! 7. [`encode`]: the wrapper's `TOOL_CALL` and `TOOL_RESULT` frames as the items of the
 //!    provider's next request.
+//! 8. [`request`]: the conversation so far and the next request's whole body (declarations,
+//!    history, options), the `encode` items inside.
 //!
 //! ```text
 //! provider body ─► decode::Decoder ─────────┐ frames, one line each
@@ -27,6 +29,10 @@
 //!         encode::encode_item                          mcp::McpClient ┘ ◄─► an MCP server
 //!         (a TOOL_CALL or TOOL_RESULT as an            (or call::AdapterCall: one adapter
 //!          item of the provider's next request)         call without a wrapper)
+//!                      │
+//!                      ▼
+//!  request::Conversation (the decoder's frames and the wrapper's TOOL_RESULTs, kept)
+//!         ─► request::Request ─► the next request body, into buffers of any size
 //! ```
 //!
 //! Inside, the data flows one way too: no module imports one that imports it back. The
