@@ -16,6 +16,7 @@ pub mod mcp_loop;
 pub mod model;
 pub mod ndjson_compare;
 pub mod programs;
+pub mod request_hostile;
 pub mod scenarios;
 pub mod streams;
 

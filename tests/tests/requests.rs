@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use polyweave_tests::request_hostile::{self, assert_paired};
 use polyweave_tests::streams::{decode, recordings, Recording};
 use polyweave_tests::XorShift as Rng;
 use polyweave_tool_adapter::request::{
@@ -385,62 +386,6 @@ fn ids_a_provider_takes() {
     );
 }
 
-/// Every call that a written body holds has its result beside it (SPEC §10.2 rule 1): the
-/// ids (or, without ids, the counts) of calls and results agree.
-fn assert_paired(p: Provider, body: &Value) {
-    let arr = |k: &str| body[k].as_array().cloned().unwrap_or_default();
-    let ids = |v: &Value| v.as_str().map(str::to_owned).unwrap_or_default();
-    let (mut calls, mut results): (Vec<String>, Vec<String>) = (vec![], vec![]);
-    match p {
-        Provider::OpenAiChat | Provider::Ollama => {
-            for m in arr("messages") {
-                for c in m["tool_calls"].as_array().into_iter().flatten() {
-                    calls.push(ids(&c["id"]));
-                }
-                if m["role"] == "tool" {
-                    results.push(ids(&m["tool_call_id"]));
-                }
-            }
-        }
-        Provider::OpenAiResponses => {
-            for it in arr("input") {
-                match it["type"].as_str() {
-                    Some("function_call") => calls.push(ids(&it["call_id"])),
-                    Some("function_call_output") => results.push(ids(&it["call_id"])),
-                    _ => {}
-                }
-            }
-        }
-        Provider::Anthropic => {
-            for m in arr("messages") {
-                for b in m["content"].as_array().into_iter().flatten() {
-                    match b["type"].as_str() {
-                        Some("tool_use") => calls.push(ids(&b["id"])),
-                        Some("tool_result") => results.push(ids(&b["tool_use_id"])),
-                        _ => {}
-                    }
-                }
-            }
-        }
-        Provider::Gemini => {
-            for m in arr("contents") {
-                for part in m["parts"].as_array().into_iter().flatten() {
-                    if part.get("functionCall").is_some() {
-                        calls.push(ids(&part["functionCall"]["id"]));
-                    }
-                    if part.get("functionResponse").is_some() {
-                        results.push(ids(&part["functionResponse"]["id"]));
-                    }
-                }
-            }
-        }
-        _ => unreachable!(),
-    }
-    calls.sort();
-    results.sort();
-    assert_eq!(calls, results, "{body}");
-}
-
 /// Random conversations in random capacities: never an orphan, the latest exchange
 /// intact, memory never exceeded, the same bytes whatever the buffer, refusals change
 /// nothing.
@@ -596,4 +541,16 @@ fn replay_request_prints_the_body() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("the provider has no tool choice"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The fuzz target's checks (tests/fuzz `request`) on 3,000 random inputs: a careless host and
+/// model never make the conversation panic, exceed its memory or orphan a call.
+#[test]
+fn a_careless_host_never_orphans_a_call() {
+    let mut rng = Rng::new(0x5eed_0011);
+    for _ in 0..3000 {
+        let n = rng.in_1_to(400);
+        let data: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+        request_hostile::run(&data);
+    }
 }
