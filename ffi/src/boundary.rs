@@ -174,6 +174,94 @@ pub(crate) unsafe fn placed<'a, T: Placed>(
     Ok(unsafe { &mut *p })
 }
 
+/// The body of an entry that takes its object and plain values only (no other memory): `p`
+/// placed, then `body` on it, as [`ffi`] runs it.
+///
+/// # Safety
+///
+/// As [`placed`].
+pub(crate) unsafe fn with_placed<T: Placed, E: Into<pw_result>>(
+    p: *mut T,
+    body: impl FnOnce(&mut T) -> Result<(), E>,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        body(unsafe { placed(p, &[]) }?).map_err(Into::into)
+    })
+}
+
+/// The object and the bytes of an entry that reads `len` bytes: both non-NULL, the object
+/// placed apart from them.
+///
+/// # Safety
+///
+/// As [`placed`] for `p` and [`in_bytes`] for `bytes`.
+pub(crate) unsafe fn placed_reading<'a, T: Placed>(
+    p: *mut T,
+    bytes: *const u8,
+    len: usize,
+) -> Result<(&'a mut T, &'a [u8]), pw_result> {
+    require_non_null!(p, bytes);
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed(p, &[span(bytes, len)]) }?;
+    // SAFETY: the caller hands `bytes` for `len` reads.
+    let input = unsafe { in_bytes(bytes, len) }?;
+    Ok((p, input))
+}
+
+/// The object, the bytes and the one output of an entry that reads `len` bytes and writes one
+/// `U` (a feed's count taken, a handled frame's result): all non-NULL, the output apart from
+/// the bytes, the object placed apart from both.
+///
+/// # Safety
+///
+/// As [`placed`] for `p`, [`in_bytes`] for `bytes` and [`out_slot`] for `out`.
+pub(crate) unsafe fn placed_bytes_in_one_out<'a, T: Placed, U>(
+    p: *mut T,
+    bytes: *const u8,
+    len: usize,
+    out: *mut U,
+) -> Result<(&'a mut T, &'a [u8], &'a mut MaybeUninit<U>), pw_result> {
+    require_non_null!(p, bytes, out);
+    let (out_span, bytes_span) = (span(out, 1), span(bytes, len));
+    disjoint(&[out_span], &[bytes_span])?;
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed(p, &[out_span, bytes_span]) }?;
+    // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
+    let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
+    Ok((p, input, out))
+}
+
+/// What [`bytes_in_bytes_out`] hands back: the input, the output buffer, the length slot.
+pub(crate) type CopyArgs<'a> = (&'a [u8], &'a mut [u8], &'a mut MaybeUninit<usize>);
+
+/// The input, the output buffer and the length slot of a function that reads `len` bytes
+/// and writes up to `cap` bytes and their count: all non-NULL, the outputs apart from each
+/// other and from the input.
+///
+/// # Safety
+///
+/// As [`in_bytes`] for `input`, [`out_bytes`] for `out` and [`out_slot`] for `out_len`.
+pub(crate) unsafe fn bytes_in_bytes_out<'a>(
+    input: *const u8,
+    len: usize,
+    out: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> Result<CopyArgs<'a>, pw_result> {
+    require_non_null!(input, out, out_len);
+    disjoint(&[span(out, cap), span(out_len, 1)], &[span(input, len)])?;
+    // SAFETY: the caller hands `input` for `len` readable bytes, `out` for `cap` writable
+    // bytes and `out_len` for one writable `size_t`.
+    unsafe {
+        Ok((
+            in_bytes(input, len)?,
+            out_bytes(out, cap)?,
+            out_slot(out_len)?,
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

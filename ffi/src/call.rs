@@ -11,7 +11,8 @@ use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::Instant;
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_reading, require_non_null,
+    span, with_placed, Placed,
 };
 use crate::codes::pw_result;
 use crate::shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
@@ -209,11 +210,8 @@ pub unsafe extern "C" fn pw_adapter_call_handle_frame(
     len: usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, bytes);
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[span(bytes, len)]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads.
-        let input = unsafe { in_bytes(bytes, len) }?;
+        let (c, input) = unsafe { placed_reading(c, bytes, len) }?;
         c.call.handle_frame(Instant::from_millis(now_ms), input)?;
         Ok(())
     })
@@ -227,13 +225,8 @@ pub unsafe extern "C" fn pw_adapter_call_handle_closed(
     c: *mut pw_adapter_call,
     now_ms: u64,
 ) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        unsafe { placed(c, &[]) }?
-            .call
-            .handle_closed(Instant::from_millis(now_ms))?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { with_placed(c, |c| c.call.handle_closed(Instant::from_millis(now_ms))) }
 }
 
 /// Gives the clock: at or past the deadline a waiting call queues `CANCEL` and ends with
@@ -245,13 +238,8 @@ pub unsafe extern "C" fn pw_adapter_call_handle_timeout(
     c: *mut pw_adapter_call,
     now_ms: u64,
 ) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        unsafe { placed(c, &[]) }?
-            .call
-            .handle_timeout(Instant::from_millis(now_ms))?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { with_placed(c, |c| c.call.handle_timeout(Instant::from_millis(now_ms))) }
 }
 
 /// The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout) into `buf`, its

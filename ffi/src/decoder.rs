@@ -8,7 +8,8 @@ use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
 use polyweave_tool_adapter::Provider;
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, read_in, require_non_null, span,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_bytes_in_one_out, read_in,
+    require_non_null, span, Placed,
 };
 use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
@@ -284,26 +285,12 @@ pub unsafe extern "C" fn pw_decoder_init(
     })
 }
 
-/// Checks `d` and returns the decoder behind it, once its block is disjoint from `others`.
-///
-/// # Safety
-///
-/// A non-NULL `d` must come from `pw_decoder_init` and be used by nothing else for `'a`.
-unsafe fn decoder<'a>(
-    d: *mut pw_decoder,
-    others: &[(usize, usize)],
-) -> Result<&'a mut pw_decoder, pw_result> {
-    require_non_null!(d);
-    if !d.is_aligned() {
-        return Err(pw_result::PW_STORAGE_MISALIGNED);
+impl Placed for pw_decoder {
+    unsafe fn block(this: *const Self) -> (usize, usize) {
+        // SAFETY: `this` points at a decoder (trait contract); one field is copied, no
+        // reference made.
+        unsafe { (*this).block }
     }
-    // SAFETY: `d` is non-NULL and aligned (checked) and was placed by `pw_decoder_init`
-    // (caller); this copies one field without making a reference.
-    let block = unsafe { (*d).block };
-    disjoint(&[block], others)?;
-    // SAFETY: as above, and nothing else uses the decoder during 'a (caller); the other
-    // arguments do not overlap its block (checked).
-    Ok(unsafe { &mut *d })
 }
 
 /// Feeds body bytes; `*consumed` tells how many it took. It takes bytes up to the end of
@@ -320,15 +307,8 @@ pub unsafe extern "C" fn pw_decoder_feed(
     consumed: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(d, bytes, consumed);
-        let (consumed_span, bytes_span) = (span(consumed, 1), span(bytes, len));
-        disjoint(&[consumed_span], &[bytes_span])?;
-        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
-        let d = unsafe { decoder(d, &[consumed_span, bytes_span]) }?;
-        // SAFETY: the caller hands `bytes` for `len` readable bytes.
-        let input = unsafe { in_bytes(bytes, len) }?;
-        // SAFETY: the caller hands `consumed` for one writable `size_t`.
-        let consumed = unsafe { out_slot(consumed) }?;
+        // SAFETY: as the function's contract.
+        let (d, input, consumed) = unsafe { placed_bytes_in_one_out(d, bytes, len, consumed) }?;
         consumed.write(d.decoder.feed(input));
         Ok(())
     })
@@ -341,9 +321,8 @@ pub unsafe extern "C" fn pw_decoder_feed(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_decoder_finish(d: *mut pw_decoder) -> pw_result {
     ffi(|| {
-        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
-        let d = unsafe { decoder(d, &[]) }?;
-        d.decoder.finish();
+        // SAFETY: as the function's contract.
+        unsafe { placed(d, &[]) }?.decoder.finish();
         Ok(())
     })
 }
@@ -367,7 +346,7 @@ pub unsafe extern "C" fn pw_decoder_poll_frame(
         let (out_span, len_span) = (span(out.cast_const(), cap), span(len, 1));
         disjoint(&[out_span, len_span], &[])?;
         // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
-        let d = unsafe { decoder(d, &[out_span, len_span]) }?;
+        let d = unsafe { placed(d, &[out_span, len_span]) }?;
         // SAFETY: the caller hands `out` for `cap` writable bytes.
         let buf = unsafe { out_bytes(out, cap) }?;
         // SAFETY: the caller hands `len` for one writable `size_t`.
@@ -387,15 +366,8 @@ pub unsafe extern "C" fn pw_decoder_get_stats(
 ) -> pw_result {
     ffi(|| {
         require_non_null!(d, out);
-        if !d.is_aligned() {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
-        // SAFETY: `d` is non-NULL and aligned (checked) and was placed by `pw_decoder_init`
-        // (caller); this copies one field without making a reference.
-        let block = unsafe { (*d).block };
-        disjoint(&[span(out.cast_const(), 1)], &[block])?;
-        // SAFETY: as above; the decoder is only read, and `out` lies outside it (checked).
-        let d = unsafe { &*d };
+        // SAFETY: as the function's contract; only read.
+        let d = unsafe { placed(d.cast_mut(), &[span(out.cast_const(), 1)]) }?;
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         let s = d.decoder.stats();

@@ -19,8 +19,8 @@ use polyweave_tool_adapter::mcp::{
 use polyweave_tool_adapter::{CallHandle, StorageError};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
-    Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_bytes_in_one_out, read_in,
+    require_non_null, span, with_placed, Placed,
 };
 use crate::codes::pw_result;
 use crate::enums::{
@@ -369,12 +369,8 @@ pub unsafe extern "C" fn pw_mcp_init(
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_start(c: *mut pw_mcp) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[]) }?;
-        c.client.start()?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { with_placed(c, |c| c.client.start()) }
 }
 
 /// Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
@@ -392,13 +388,8 @@ pub unsafe extern "C" fn pw_mcp_feed(
     consumed: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, bytes, consumed);
-        let (consumed_span, bytes_span) = (span(consumed, 1), span(bytes, len));
-        disjoint(&[consumed_span], &[bytes_span])?;
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[consumed_span, bytes_span]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads and `consumed` for one write.
-        let (input, consumed) = unsafe { (in_bytes(bytes, len)?, out_slot(consumed)?) };
+        let (c, input, consumed) = unsafe { placed_bytes_in_one_out(c, bytes, len, consumed) }?;
         consumed.write(c.client.feed(input));
         Ok(())
     })
@@ -496,13 +487,8 @@ pub unsafe extern "C" fn pw_mcp_handle_frame(
     out: *mut pw_mcp_handled,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, bytes, out);
-        let (out_span, bytes_span) = (span(out, 1), span(bytes, len));
-        disjoint(&[out_span], &[bytes_span])?;
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[out_span, bytes_span]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
-        let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
+        let (c, input, out) = unsafe { placed_bytes_in_one_out(c, bytes, len, out) }?;
         let handled = c
             .client
             .handle_frame(CallHandle::from_parts(slot, index), input)?;

@@ -15,11 +15,11 @@ use polyweave_tool_adapter::wrapper::{CallInfo, HookEvent, HookLog, Hooks, Log, 
 use polyweave_tool_adapter::wrapper::{
     Completed, Disposition, Event, PendingKind, Slot, Wrapper, WrapperConfig as Config,
 };
-use polyweave_tool_adapter::{CallHandle, CallOutcome, Instant, Output, Route, Transmit};
+use polyweave_tool_adapter::{CallHandle, CallOutcome, Error, Instant, Output, Route, Transmit};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
-    Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_reading, read_in,
+    require_non_null, span, with_placed, Placed,
 };
 use crate::codes::pw_result;
 use crate::enums::{
@@ -534,6 +534,27 @@ fn handle_of(w: &pw_wrapper, h: pw_call_handle) -> Result<CallHandle, pw_result>
     Ok(CallHandle::from_parts(h.slot, h.index))
 }
 
+/// The body of the entries that act on one pending call at `now_ms`: `w` placed, `handle`
+/// one of its own, then `act`.
+///
+/// # Safety
+///
+/// As `pw_wrapper_handle_adapter_closed`'s contract.
+unsafe fn on_call(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    handle: pw_call_handle,
+    act: fn(&mut Wrapper<'static, CHooks>, Instant, CallHandle) -> Result<(), Error>,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        let w = unsafe { placed(w, &[]) }?;
+        let h = handle_of(w, handle)?;
+        act(&mut w.wrapper, Instant::from_millis(now_ms), h)?;
+        Ok(())
+    })
+}
+
 /// What the host must do with a model frame it passed in.
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
@@ -609,11 +630,8 @@ pub unsafe extern "C" fn pw_wrapper_handle_request(
     len: usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, bytes);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(bytes, len)]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads.
-        let input = unsafe { in_bytes(bytes, len) }?;
+        let (w, input) = unsafe { placed_reading(w, bytes, len) }?;
         w.wrapper
             .handle_request(Instant::from_millis(now_ms), input)?;
         Ok(())
@@ -677,15 +695,8 @@ pub unsafe extern "C" fn pw_wrapper_complete_unwritable(
     now_ms: u64,
     handle: pw_call_handle,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(w);
-        // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[]) }?;
-        let h = handle_of(w, handle)?;
-        w.wrapper
-            .complete_unwritable(Instant::from_millis(now_ms), h)?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { on_call(w, now_ms, handle, Wrapper::complete_unwritable) }
 }
 
 /// A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
@@ -700,11 +711,8 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_frame(
     len: usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, bytes);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(bytes, len)]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads.
-        let input = unsafe { in_bytes(bytes, len) }?;
+        let (w, input) = unsafe { placed_reading(w, bytes, len) }?;
         let h = handle_of(w, handle)?;
         w.wrapper
             .handle_adapter_frame(Instant::from_millis(now_ms), h, input)?;
@@ -721,14 +729,8 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
     now_ms: u64,
     handle: pw_call_handle,
 ) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[]) }?;
-        let h = handle_of(w, handle)?;
-        w.wrapper
-            .handle_adapter_closed(Instant::from_millis(now_ms), h)?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { on_call(w, now_ms, handle, Wrapper::handle_adapter_closed) }
 }
 
 /// Gives the clock: calls at or past their deadline fail with a timeout (adapters get
@@ -737,12 +739,12 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
 /// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_handle_timeout(w: *mut pw_wrapper, now_ms: u64) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[]) }?;
-        w.wrapper.handle_timeout(Instant::from_millis(now_ms))?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe {
+        with_placed(w, |w| {
+            w.wrapper.handle_timeout(Instant::from_millis(now_ms))
+        })
+    }
 }
 
 /// Completes every pending call, oldest first, with `Tool <name> cancelled: <reason>`

@@ -8,7 +8,7 @@ use polyweave_tool_adapter_ffi::*;
 
 mod support;
 
-use support::{span, text};
+use support::{span, text, written};
 
 /// A call with a 64-byte result capacity, started at `now` in `block`.
 fn start(
@@ -34,14 +34,8 @@ fn start(
 }
 
 fn options() -> pw_adapter_call_options {
-    let mut o = MaybeUninit::uninit();
     // SAFETY: one write.
-    assert_eq!(
-        unsafe { pw_adapter_call_options_default(o.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    unsafe { o.assume_init() }
+    written(|o| unsafe { pw_adapter_call_options_default(o) })
 }
 
 fn next_frame(c: *mut pw_adapter_call) -> Option<String> {
