@@ -153,6 +153,20 @@ pub(crate) trait Placed {
     unsafe fn block(this: *const Self) -> (usize, usize);
 }
 
+/// `impl Placed` for an object whose `block` field holds the block its `_init` placed it in.
+macro_rules! placed_by_block_field {
+    ($t:ty) => {
+        impl $crate::boundary::Placed for $t {
+            unsafe fn block(this: *const Self) -> (usize, usize) {
+                // SAFETY: `this` points at a placed object (trait contract); one field is
+                // copied, no reference made.
+                unsafe { (*this).block }
+            }
+        }
+    };
+}
+pub(crate) use placed_by_block_field;
+
 /// Checks `p` and returns the object behind it, once its block is disjoint from `others`
 /// (the regions the call reads or writes).
 ///
@@ -190,6 +204,23 @@ pub(crate) unsafe fn with_placed<T: Placed, E: Into<pw_result>>(
     })
 }
 
+/// The answer of a query that cannot fail: `f` on the object behind `p`, or `none` for a NULL
+/// or misaligned `p` (and on a panic).
+///
+/// # Safety
+///
+/// As [`placed`]; the object is only read.
+pub(crate) unsafe fn query_placed<T: Placed, R: Copy>(
+    p: *const T,
+    none: R,
+    f: impl FnOnce(&T) -> R,
+) -> R {
+    guard(none, || {
+        // SAFETY: as the function's contract; only read.
+        unsafe { placed(p.cast_mut(), &[]) }.map_or(none, |p| f(p))
+    })
+}
+
 /// The object and the bytes of an entry that reads `len` bytes: both non-NULL, the object
 /// placed apart from them.
 ///
@@ -207,6 +238,24 @@ pub(crate) unsafe fn placed_reading<'a, T: Placed>(
     // SAFETY: the caller hands `bytes` for `len` reads.
     let input = unsafe { in_bytes(bytes, len) }?;
     Ok((p, input))
+}
+
+/// The object and the one output of an entry that writes one `U` (a state, counters, an
+/// event): both non-NULL, the object placed apart from the output.
+///
+/// # Safety
+///
+/// As [`placed`] for `p` and [`out_slot`] for `out`.
+pub(crate) unsafe fn placed_one_out<'a, T: Placed, U>(
+    p: *mut T,
+    out: *mut U,
+) -> Result<(&'a mut T, &'a mut MaybeUninit<U>), pw_result> {
+    require_non_null!(p, out);
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed(p, &[span(out, 1)]) }?;
+    // SAFETY: the caller hands `out` for one write.
+    let out = unsafe { out_slot(out) }?;
+    Ok((p, out))
 }
 
 /// The object, the bytes and the one output of an entry that reads `len` bytes and writes one

@@ -11,8 +11,8 @@ use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::Instant;
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_reading, require_non_null,
-    span, with_placed, Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
+    placed_one_out, placed_reading, query_placed, require_non_null, span, with_placed,
 };
 use crate::codes::pw_result;
 use crate::shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
@@ -190,12 +190,7 @@ pub unsafe extern "C" fn pw_adapter_call_init(
     })
 }
 
-impl Placed for pw_adapter_call {
-    unsafe fn block(this: *const Self) -> (usize, usize) {
-        // SAFETY: `this` points at a call (trait contract); one field is copied, no reference made.
-        unsafe { (*this).block }
-    }
-}
+placed_by_block_field!(pw_adapter_call);
 
 /// One frame from the adapter (validated whole). After it ended, `PW_CALL_COMPLETED`
 /// or `PW_CALL_TIMED_OUT`.
@@ -283,16 +278,14 @@ pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
 /// The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_poll_timeout(c: *const pw_adapter_call) -> u64 {
-    guard(PW_NO_TIMEOUT, || {
-        // SAFETY: as the function's contract; only read.
-        match unsafe { placed(c.cast_mut(), &[]) } {
-            Ok(c) => c
-                .call
+    // SAFETY: as the function's contract.
+    unsafe {
+        query_placed(c, PW_NO_TIMEOUT, |c| {
+            c.call
                 .poll_timeout()
-                .map_or(PW_NO_TIMEOUT, Instant::as_millis),
-            Err(_) => PW_NO_TIMEOUT,
-        }
-    })
+                .map_or(PW_NO_TIMEOUT, Instant::as_millis)
+        })
+    }
 }
 
 /// How the call ended: `PW_OK` with `*out` (its text points into the call's block), or
@@ -306,11 +299,8 @@ pub unsafe extern "C" fn pw_adapter_call_outcome(
     out: *mut pw_outcome,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, out);
         // SAFETY: as the function's contract; only read.
-        let c = unsafe { placed(c.cast_mut(), &[span(out, 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (c, out) = unsafe { placed_one_out(c.cast_mut(), out) }?;
         let s = c.call.outcome().ok_or(pw_result::PW_NOTHING)?;
         out.write(pw_outcome::of(s));
         Ok(())

@@ -8,8 +8,8 @@ use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
 use polyweave_tool_adapter::Provider;
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_bytes_in_one_out, read_in,
-    require_non_null, span, Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
+    placed_bytes_in_one_out, placed_one_out, read_in, require_non_null, span,
 };
 use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
@@ -285,13 +285,7 @@ pub unsafe extern "C" fn pw_decoder_init(
     })
 }
 
-impl Placed for pw_decoder {
-    unsafe fn block(this: *const Self) -> (usize, usize) {
-        // SAFETY: `this` points at a decoder (trait contract); one field is copied, no
-        // reference made.
-        unsafe { (*this).block }
-    }
-}
+placed_by_block_field!(pw_decoder);
 
 /// Feeds body bytes; `*consumed` tells how many it took. It takes bytes up to the end of
 /// the first complete provider event and none while frames wait: call
@@ -365,11 +359,8 @@ pub unsafe extern "C" fn pw_decoder_get_stats(
     out: *mut pw_decoder_stats,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(d, out);
         // SAFETY: as the function's contract; only read.
-        let d = unsafe { placed(d.cast_mut(), &[span(out.cast_const(), 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (d, out) = unsafe { placed_one_out(d.cast_mut(), out) }?;
         let s = d.decoder.stats();
         out.write(pw_decoder_stats {
             not_json: s.not_json,

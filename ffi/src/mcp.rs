@@ -19,8 +19,9 @@ use polyweave_tool_adapter::mcp::{
 use polyweave_tool_adapter::{CallHandle, StorageError};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_bytes_in_one_out, read_in,
-    require_non_null, span, with_placed, Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
+    placed_bytes_in_one_out, placed_one_out, query_placed, read_in, require_non_null, span,
+    with_placed,
 };
 use crate::codes::pw_result;
 use crate::enums::{
@@ -98,13 +99,7 @@ pub struct pw_mcp {
     block: (usize, usize),
 }
 
-impl Placed for pw_mcp {
-    unsafe fn block(this: *const Self) -> (usize, usize) {
-        // SAFETY: `this` points at a client (trait contract); one field is copied, no
-        // reference made.
-        unsafe { (*this).block }
-    }
-}
+placed_by_block_field!(pw_mcp);
 
 /// `pw_mcp_config_default`'s `line_cap`: with the other `PW_MCP_DEFAULT_*` capacities,
 /// the configuration `PW_MCP_DEFAULT_SIZE_BOUND` sizes.
@@ -706,11 +701,8 @@ fn start_error(e: McpStartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_poll_event(c: *mut pw_mcp, out: *mut pw_mcp_event) -> pw_result {
     ffi(|| {
-        require_non_null!(c, out);
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[span(out.cast_const(), 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (c, out) = unsafe { placed_one_out(c, out) }?;
         let method_buf = &mut *c.method;
         let ev = c.client.poll_event().ok_or(pw_result::PW_NOTHING)?;
         out.write(match ev {
@@ -784,11 +776,8 @@ pub unsafe extern "C" fn pw_mcp_state(
     out: *mut pw_mcp_client_state,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, out);
         // SAFETY: as the function's contract; only read.
-        let c = unsafe { placed(c.cast_mut(), &[span(out.cast_const(), 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (c, out) = unsafe { placed_one_out(c.cast_mut(), out) }?;
         out.write(match c.client.state() {
             McpState::Idle => pw_mcp_client_state::PW_MCP_STATE_IDLE,
             McpState::Starting => pw_mcp_client_state::PW_MCP_STATE_STARTING,
@@ -862,11 +851,8 @@ impl pw_mcp_stats {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_get_stats(c: *const pw_mcp, out: *mut pw_mcp_stats) -> pw_result {
     ffi(|| {
-        require_non_null!(c, out);
         // SAFETY: as the function's contract; only read.
-        let c = unsafe { placed(c.cast_mut(), &[span(out.cast_const(), 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (c, out) = unsafe { placed_one_out(c.cast_mut(), out) }?;
         out.write(pw_mcp_stats::of(c.client.stats()));
         Ok(())
     })
@@ -878,10 +864,8 @@ pub unsafe extern "C" fn pw_mcp_get_stats(c: *const pw_mcp, out: *mut pw_mcp_sta
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_in_flight(c: *const pw_mcp) -> usize {
-    guard(0, || {
-        // SAFETY: as the function's contract; only read.
-        unsafe { placed(c.cast_mut(), &[]) }.map_or(0, |c| c.client.in_flight())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(c, 0, |c| c.client.in_flight()) }
 }
 
 /// Lines waiting in the outbox for `pw_mcp_poll_transmit` (0 for a NULL or misaligned
@@ -890,8 +874,6 @@ pub unsafe extern "C" fn pw_mcp_in_flight(c: *const pw_mcp) -> usize {
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_queued(c: *const pw_mcp) -> usize {
-    guard(0, || {
-        // SAFETY: as the function's contract; only read.
-        unsafe { placed(c.cast_mut(), &[]) }.map_or(0, |c| c.client.queued())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(c, 0, |c| c.client.queued()) }
 }

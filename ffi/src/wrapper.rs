@@ -18,8 +18,8 @@ use polyweave_tool_adapter::wrapper::{
 use polyweave_tool_adapter::{CallHandle, CallOutcome, Error, Instant, Output, Route, Transmit};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_reading, read_in,
-    require_non_null, span, with_placed, Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
+    placed_one_out, placed_reading, query_placed, read_in, require_non_null, span, with_placed,
 };
 use crate::codes::pw_result;
 use crate::enums::{
@@ -518,13 +518,7 @@ impl pw_wrapper {
     }
 }
 
-impl Placed for pw_wrapper {
-    unsafe fn block(this: *const Self) -> (usize, usize) {
-        // SAFETY: `this` points at a wrapper (trait contract); one field is copied, no
-        // reference made.
-        unsafe { (*this).block }
-    }
-}
+placed_by_block_field!(pw_wrapper);
 
 /// The Rust handle for a C one, if this wrapper issued it.
 fn handle_of(w: &pw_wrapper, h: pw_call_handle) -> Result<CallHandle, pw_result> {
@@ -920,11 +914,8 @@ pub unsafe extern "C" fn pw_wrapper_poll_event(
     out: *mut pw_event,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, out);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(out, 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (w, out) = unsafe { placed_one_out(w, out) }?;
         let me = core::ptr::from_ref(w);
         let Some(Event::CallStarted {
             handle,
@@ -1052,16 +1043,14 @@ pub unsafe extern "C" fn pw_wrapper_poll_output(
 /// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
-    guard(PW_NO_TIMEOUT, || {
-        // SAFETY: as the function's contract; only read.
-        match unsafe { placed(w.cast_mut(), &[]) } {
-            Ok(w) => w
-                .wrapper
+    // SAFETY: as the function's contract.
+    unsafe {
+        query_placed(w, PW_NO_TIMEOUT, |w| {
+            w.wrapper
                 .poll_timeout()
-                .map_or(PW_NO_TIMEOUT, Instant::as_millis),
-            Err(_) => PW_NO_TIMEOUT,
-        }
-    })
+                .map_or(PW_NO_TIMEOUT, Instant::as_millis)
+        })
+    }
 }
 
 /// Calls intercepted and not yet completed (0 for a NULL or misaligned wrapper).
@@ -1069,10 +1058,8 @@ pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
 /// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_pending(w: *const pw_wrapper) -> usize {
-    guard(0, || {
-        // SAFETY: as the function's contract; only read.
-        unsafe { placed(w.cast_mut(), &[]) }.map_or(0, |w| w.wrapper.pending())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(w, 0, |w| w.wrapper.pending()) }
 }
 
 /// One trace entry. Spans point into the wrapper's block and are valid until the next call
@@ -1103,11 +1090,8 @@ pub unsafe extern "C" fn pw_wrapper_trace_entry(
     out: *mut pw_trace_entry,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, out);
         // SAFETY: as the function's contract; only read.
-        let w = unsafe { placed(w.cast_mut(), &[span(out, 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (w, out) = unsafe { placed_one_out(w.cast_mut(), out) }?;
         let e = w
             .wrapper
             .trace()
@@ -1153,11 +1137,8 @@ pub unsafe extern "C" fn pw_wrapper_get_stats(
     out: *mut pw_wrapper_stats,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, out);
         // SAFETY: as the function's contract; only read.
-        let w = unsafe { placed(w.cast_mut(), &[span(out, 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (w, out) = unsafe { placed_one_out(w.cast_mut(), out) }?;
         let s = w.wrapper.stats();
         let (cut, dropped) = w.hook_log_counts();
         out.write(pw_wrapper_stats {
