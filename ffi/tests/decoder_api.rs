@@ -9,7 +9,7 @@ use polyweave_tool_adapter_ffi::*;
 
 mod support;
 
-use support::written;
+use support::{out_or_code, written};
 
 const BODY: &[u8] = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n\
 data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"add\",\"arguments\":\"{\\\"a\\\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n\
@@ -46,21 +46,9 @@ fn init(
     cfg: &pw_decoder_config,
     calls: usize,
 ) -> Result<*mut pw_decoder, pw_result> {
-    let mut d = ptr::null_mut();
+    let (mem, len) = (block.as_mut_ptr().cast::<c_void>(), block.len() * 8);
     // SAFETY: the block outlives the decoder in each test.
-    match unsafe {
-        pw_decoder_init(
-            block.as_mut_ptr().cast::<c_void>(),
-            block.len() * 8,
-            provider,
-            cfg,
-            calls,
-            &mut d,
-        )
-    } {
-        pw_result::PW_OK => Ok(d),
-        e => Err(e),
-    }
+    out_or_code(|d| unsafe { pw_decoder_init(mem, len, provider, cfg, calls, d) })
 }
 
 /// Feeds `body` in pieces of `step` bytes and collects the frames, C-style.

@@ -10,7 +10,7 @@ use polyweave_tool_adapter_ffi::*;
 
 mod support;
 
-use support::{text, written};
+use support::{out_or_code, text, written};
 
 /// Small, so miri runs it quickly.
 fn config() -> pw_mcp_config {
@@ -129,13 +129,8 @@ fn feed(c: *mut pw_mcp, line: &str) {
 }
 
 fn handle(c: *mut pw_mcp, slot: u16, index: u32, f: &str) -> Result<pw_mcp_handled, pw_result> {
-    let mut out = MaybeUninit::uninit();
     // SAFETY: valid pointers.
-    match unsafe { pw_mcp_handle_frame(c, slot, index, f.as_ptr(), f.len(), out.as_mut_ptr()) } {
-        // SAFETY: written on PW_OK.
-        pw_result::PW_OK => Ok(unsafe { out.assume_init() }),
-        e => Err(e),
-    }
+    out_or_code(|out| unsafe { pw_mcp_handle_frame(c, slot, index, f.as_ptr(), f.len(), out) })
 }
 
 fn state(c: *mut pw_mcp) -> pw_mcp_client_state {

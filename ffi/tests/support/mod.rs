@@ -147,11 +147,18 @@ pub fn text(s: &pw_str) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
 }
 
-/// What `call` writes through the out pointer it is given, once it returned `PW_OK` (a
-/// `_default` configuration, a state, counters).
-pub fn written<T>(call: impl FnOnce(*mut T) -> pw_result) -> T {
+/// What `call` writes through the out pointer it is given when it returns `PW_OK` (an
+/// object `_init` placed, a `_default` configuration, counters); else the code it returned.
+pub fn out_or_code<T>(call: impl FnOnce(*mut T) -> pw_result) -> Result<T, pw_result> {
     let mut v = MaybeUninit::uninit();
-    assert_eq!(call(v.as_mut_ptr()), pw_result::PW_OK);
-    // SAFETY: the library writes `*out` whole on PW_OK.
-    unsafe { v.assume_init() }
+    match call(v.as_mut_ptr()) {
+        // SAFETY: the library writes `*out` whole on PW_OK.
+        pw_result::PW_OK => Ok(unsafe { v.assume_init() }),
+        e => Err(e),
+    }
+}
+
+/// What `call` writes through the out pointer it is given; it must return `PW_OK`.
+pub fn written<T>(call: impl FnOnce(*mut T) -> pw_result) -> T {
+    out_or_code(call).unwrap_or_else(|e| panic!("{e:?}, not PW_OK"))
 }
