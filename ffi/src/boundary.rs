@@ -258,8 +258,44 @@ pub(crate) unsafe fn placed_one_out<'a, T: Placed, U>(
     Ok((p, out))
 }
 
+/// Which check an entry runs first: its object's, or whether its outputs overlap each other
+/// and its inputs. Either order refuses the same calls; it decides only which code a call
+/// with both faults gets (`PW_STORAGE_MISALIGNED` or `PW_STORAGE_OVERLAP`), so each entry
+/// keeps the order it has always had.
+#[derive(Copy, Clone)]
+pub(crate) enum First {
+    /// The object (the wrapper's and the adapter call's entries).
+    Object,
+    /// The other arguments (the decoder's and the MCP client's entries).
+    Arguments,
+}
+
+/// `p` placed apart from `others` (every region the entry touches), and `writes` apart from
+/// each other and from `reads`, checked in the order `first` says.
+///
+/// # Safety
+///
+/// As [`placed`].
+unsafe fn placed_apart<'a, T: Placed>(
+    p: *mut T,
+    others: &[(usize, usize)],
+    writes: &[(usize, usize)],
+    reads: &[(usize, usize)],
+    first: First,
+) -> Result<&'a mut T, pw_result> {
+    if let First::Arguments = first {
+        disjoint(writes, reads)?;
+    }
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed(p, others) }?;
+    if let First::Object = first {
+        disjoint(writes, reads)?;
+    }
+    Ok(p)
+}
+
 /// The object, the bytes and the one output of an entry that reads `len` bytes and writes one
-/// `U` (a feed's count taken, a handled frame's result): all non-NULL, the output apart from
+/// `U` (a feed's count taken, a frame's disposition): all non-NULL, the output apart from
 /// the bytes, the object placed apart from both.
 ///
 /// # Safety
@@ -270,15 +306,49 @@ pub(crate) unsafe fn placed_bytes_in_one_out<'a, T: Placed, U>(
     bytes: *const u8,
     len: usize,
     out: *mut U,
+    first: First,
 ) -> Result<(&'a mut T, &'a [u8], &'a mut MaybeUninit<U>), pw_result> {
     require_non_null!(p, bytes, out);
     let (out_span, bytes_span) = (span(out, 1), span(bytes, len));
-    disjoint(&[out_span], &[bytes_span])?;
     // SAFETY: as the function's contract.
-    let p = unsafe { placed(p, &[out_span, bytes_span]) }?;
+    let p = unsafe {
+        placed_apart(
+            p,
+            &[out_span, bytes_span],
+            &[out_span],
+            &[bytes_span],
+            first,
+        )
+    }?;
     // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
     let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
     Ok((p, input, out))
+}
+
+/// What [`placed_poll`] hands back: the object, the output buffer, the out slot.
+pub(crate) type PollArgs<'a, T, U> = (&'a mut T, &'a mut [u8], &'a mut MaybeUninit<U>);
+
+/// The object, the output buffer and the out slot of a poll that writes up to `cap` bytes
+/// and one `U` (their length, or a struct that holds it): all non-NULL, the buffer and the
+/// slot apart from each other, the object placed apart from both.
+///
+/// # Safety
+///
+/// As [`placed`] for `p`, [`out_bytes`] for `buf` and [`out_slot`] for `out`.
+pub(crate) unsafe fn placed_poll<'a, T: Placed, U>(
+    p: *mut T,
+    buf: *mut u8,
+    cap: usize,
+    out: *mut U,
+    first: First,
+) -> Result<PollArgs<'a, T, U>, pw_result> {
+    require_non_null!(p, buf, out);
+    let writes = [span(buf, cap), span(out, 1)];
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed_apart(p, &writes, &writes, &[], first) }?;
+    // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
+    let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
+    Ok((p, buf, out))
 }
 
 /// What [`bytes_in_bytes_out`] hands back: the input, the output buffer, the length slot.

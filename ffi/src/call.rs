@@ -11,11 +11,11 @@ use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::Instant;
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
-    placed_one_out, placed_reading, query_placed, require_non_null, span, with_placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed_by_block_field, placed_one_out,
+    placed_poll, placed_reading, query_placed, require_non_null, span, with_placed, First,
 };
 use crate::codes::pw_result;
-use crate::shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
+use crate::shared::{deadline_ms, pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
 
 /// How a standalone call starts. Its name, id and args are borrowed: they must stay valid
 /// and unchanged while the call is used.
@@ -251,13 +251,8 @@ pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
     out_len: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, buf, out_len);
-        let writes = [span(buf, cap), span(out_len, 1)];
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &writes) }?;
-        disjoint(&writes, &[])?;
-        // SAFETY: the caller hands `buf` for `cap` writes and `out_len` for one.
-        let (buf, out_len) = unsafe { (out_bytes(buf, cap)?, out_slot(out_len)?) };
+        let (c, buf, out_len) = unsafe { placed_poll(c, buf, cap, out_len, First::Object) }?;
         match c.call.poll_transmit(buf) {
             Ok(Some(n)) => {
                 out_len.write(n);
@@ -279,13 +274,7 @@ pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_poll_timeout(c: *const pw_adapter_call) -> u64 {
     // SAFETY: as the function's contract.
-    unsafe {
-        query_placed(c, PW_NO_TIMEOUT, |c| {
-            c.call
-                .poll_timeout()
-                .map_or(PW_NO_TIMEOUT, Instant::as_millis)
-        })
-    }
+    unsafe { query_placed(c, PW_NO_TIMEOUT, |c| deadline_ms(c.call.poll_timeout())) }
 }
 
 /// How the call ended: `PW_OK` with `*out` (its text points into the call's block), or

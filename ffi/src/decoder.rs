@@ -9,7 +9,7 @@ use polyweave_tool_adapter::Provider;
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
-    placed_bytes_in_one_out, placed_one_out, read_in, require_non_null, span,
+    placed_bytes_in_one_out, placed_one_out, placed_poll, read_in, require_non_null, span, First,
 };
 use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
@@ -302,7 +302,8 @@ pub unsafe extern "C" fn pw_decoder_feed(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (d, input, consumed) = unsafe { placed_bytes_in_one_out(d, bytes, len, consumed) }?;
+        let (d, input, consumed) =
+            unsafe { placed_bytes_in_one_out(d, bytes, len, consumed, First::Arguments) }?;
         consumed.write(d.decoder.feed(input));
         Ok(())
     })
@@ -336,15 +337,8 @@ pub unsafe extern "C" fn pw_decoder_poll_frame(
     len: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(d, out, len);
-        let (out_span, len_span) = (span(out.cast_const(), cap), span(len, 1));
-        disjoint(&[out_span, len_span], &[])?;
-        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
-        let d = unsafe { placed(d, &[out_span, len_span]) }?;
-        // SAFETY: the caller hands `out` for `cap` writable bytes.
-        let buf = unsafe { out_bytes(out, cap) }?;
-        // SAFETY: the caller hands `len` for one writable `size_t`.
-        let len = unsafe { out_slot(len) }?;
+        // SAFETY: as the function's contract.
+        let (d, buf, len) = unsafe { placed_poll(d, out, cap, len, First::Arguments) }?;
         crate::shared::hand_out(d.decoder.poll_frame(buf), len)
     })
 }

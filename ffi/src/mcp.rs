@@ -20,8 +20,8 @@ use polyweave_tool_adapter::{CallHandle, StorageError};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
-    placed_bytes_in_one_out, placed_one_out, query_placed, read_in, require_non_null, span,
-    with_placed,
+    placed_bytes_in_one_out, placed_one_out, placed_poll, query_placed, read_in, require_non_null,
+    span, with_placed, First,
 };
 use crate::codes::pw_result;
 use crate::enums::{
@@ -384,7 +384,8 @@ pub unsafe extern "C" fn pw_mcp_feed(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (c, input, consumed) = unsafe { placed_bytes_in_one_out(c, bytes, len, consumed) }?;
+        let (c, input, consumed) =
+            unsafe { placed_bytes_in_one_out(c, bytes, len, consumed, First::Arguments) }?;
         consumed.write(c.client.feed(input));
         Ok(())
     })
@@ -483,7 +484,8 @@ pub unsafe extern "C" fn pw_mcp_handle_frame(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (c, input, out) = unsafe { placed_bytes_in_one_out(c, bytes, len, out) }?;
+        let (c, input, out) =
+            unsafe { placed_bytes_in_one_out(c, bytes, len, out, First::Arguments) }?;
         let handled = c
             .client
             .handle_frame(CallHandle::from_parts(slot, index), input)?;
@@ -506,34 +508,6 @@ pub unsafe extern "C" fn pw_mcp_handle_closed(c: *mut pw_mcp) -> pw_result {
     })
 }
 
-/// The checked client, output buffer and out slot of a poll.
-///
-/// # Safety
-///
-/// As `pw_mcp_poll_transmit`'s contract.
-unsafe fn poll_args<'a, T>(
-    c: *mut pw_mcp,
-    buf: *mut u8,
-    cap: usize,
-    out: *mut T,
-) -> Result<
-    (
-        &'a mut pw_mcp,
-        &'a mut [u8],
-        &'a mut core::mem::MaybeUninit<T>,
-    ),
-    pw_result,
-> {
-    require_non_null!(c, buf, out);
-    let writes = [span(buf.cast_const(), cap), span(out.cast_const(), 1)];
-    disjoint(&writes, &[])?;
-    // SAFETY: as the function's contract.
-    let c = unsafe { placed(c, &writes) }?;
-    // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
-    let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
-    Ok((c, buf, out))
-}
-
 /// Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
 /// length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
 /// `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
@@ -550,7 +524,7 @@ pub unsafe extern "C" fn pw_mcp_poll_transmit(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (c, buf, len) = unsafe { poll_args(c, buf, cap, len) }?;
+        let (c, buf, len) = unsafe { placed_poll(c, buf, cap, len, First::Arguments) }?;
         crate::shared::hand_out(c.client.poll_transmit(buf), len)
     })
 }
@@ -586,7 +560,7 @@ pub unsafe extern "C" fn pw_mcp_poll_frame(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (c, buf, out) = unsafe { poll_args(c, buf, cap, out) }?;
+        let (c, buf, out) = unsafe { placed_poll(c, buf, cap, out, First::Arguments) }?;
         let frame = |index: u32, slot: u16, len: usize| pw_mcp_frame {
             index,
             slot,

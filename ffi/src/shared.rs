@@ -6,7 +6,7 @@
 use core::mem::{align_of, size_of, MaybeUninit};
 
 use polyweave_tool_adapter::wrapper::WrapperConfig as WrapperCoreConfig;
-use polyweave_tool_adapter::{BufferTooSmall, CallOutcome};
+use polyweave_tool_adapter::{BufferTooSmall, CallOutcome, Instant};
 
 use crate::boundary::{disjoint, ffi, out_slot, read_in, require_non_null, span};
 use crate::codes::pw_result;
@@ -63,6 +63,11 @@ impl pw_outcome {
 /// What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
 /// misaligned wrapper).
 pub const PW_NO_TIMEOUT: u64 = u64::MAX;
+
+/// A deadline as C gets it: its milliseconds, or `PW_NO_TIMEOUT` for none.
+pub(crate) fn deadline_ms(deadline: Option<Instant>) -> u64 {
+    deadline.map_or(PW_NO_TIMEOUT, Instant::as_millis)
+}
 
 /// An upper bound, on every target, of the alignment any object's memory block needs
 /// (`pw_<object>_align()`): a `uint64_t` array is aligned enough for every one.

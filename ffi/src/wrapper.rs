@@ -9,7 +9,7 @@
 #![allow(non_camel_case_types)]
 
 use core::ffi::c_void;
-use core::mem::{align_of, size_of, MaybeUninit};
+use core::mem::{align_of, size_of};
 
 use polyweave_tool_adapter::wrapper::{CallInfo, HookEvent, HookLog, Hooks, Log, Logged, Tool};
 use polyweave_tool_adapter::wrapper::{
@@ -19,14 +19,15 @@ use polyweave_tool_adapter::{CallHandle, CallOutcome, Error, Instant, Output, Ro
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
-    placed_one_out, placed_reading, query_placed, read_in, require_non_null, span, with_placed,
+    placed_bytes_in_one_out, placed_one_out, placed_poll, placed_reading, query_placed, read_in,
+    require_non_null, span, with_placed, First,
 };
 use crate::codes::pw_result;
 use crate::enums::{
     pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_route, pw_tool_kind,
 };
 use crate::shared::{
-    config_query, pw_outcome, pw_str, write_out, Block, PW_MAX_ALIGN, PW_NO_TIMEOUT,
+    config_query, deadline_ms, pw_outcome, pw_str, write_out, Block, PW_MAX_ALIGN, PW_NO_TIMEOUT,
 };
 use crate::tool::{pw_tool, CSync, PW_TOOL_DEFAULT_TIMEOUT};
 
@@ -577,12 +578,9 @@ pub unsafe extern "C" fn pw_wrapper_handle_response(
     out: *mut pw_disposition,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, bytes, out);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(bytes, len), span(out, 1)]) }?;
-        disjoint(&[span(out, 1)], &[span(bytes, len)])?;
-        // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
-        let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
+        let (w, input, out) =
+            unsafe { placed_bytes_in_one_out(w, bytes, len, out, First::Object) }?;
         let me = core::ptr::from_ref(w);
         let d = w
             .wrapper
@@ -756,12 +754,9 @@ pub unsafe extern "C" fn pw_wrapper_cancel(
     left: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, reason, left);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(reason, len), span(left, 1)]) }?;
-        disjoint(&[span(left, 1)], &[span(reason, len)])?;
-        // SAFETY: the caller hands `reason` for `len` reads and `left` for one write.
-        let (reason, left) = unsafe { (in_bytes(reason, len)?, out_slot(left)?) };
+        let (w, reason, left) =
+            unsafe { placed_bytes_in_one_out(w, reason, len, left, First::Object) }?;
         let reason = core::str::from_utf8(reason).map_err(|_| pw_result::PW_INVALID_UTF8)?;
         left.write(w.wrapper.cancel(Instant::from_millis(now_ms), reason)?);
         Ok(())
@@ -819,7 +814,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (w, buf, out) = unsafe { poll_args(w, buf, cap, out) }?;
+        let (w, buf, out) = unsafe { placed_poll(w, buf, cap, out, First::Object) }?;
         let me = core::ptr::from_ref(w);
         match w.wrapper.poll_transmit(buf) {
             Ok(Some(t)) => {
@@ -833,27 +828,6 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
             }
         }
     })
-}
-
-/// The wrapper, the output buffer and the out slot of a poll, checked as one: all non-NULL,
-/// the wrapper placed, the buffer and the slot apart from each other and from its block.
-///
-/// The caller must pass what `pw_wrapper_poll_transmit` needs.
-#[inline(always)]
-pub(crate) unsafe fn poll_args<'a, T>(
-    w: *mut pw_wrapper,
-    buf: *mut u8,
-    cap: usize,
-    out: *mut T,
-) -> Result<(&'a mut pw_wrapper, &'a mut [u8], &'a mut MaybeUninit<T>), pw_result> {
-    require_non_null!(w, buf, out);
-    let writes = [span(buf, cap), span(out, 1)];
-    // SAFETY: as the function's contract.
-    let w = unsafe { placed(w, &writes) }?;
-    disjoint(&writes, &[])?;
-    // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
-    let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
-    Ok((w, buf, out))
 }
 
 impl pw_transmit {
@@ -980,7 +954,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_output(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (w, buf, out) = unsafe { poll_args(w, buf, cap, out) }?;
+        let (w, buf, out) = unsafe { placed_poll(w, buf, cap, out, First::Object) }?;
         let me = core::ptr::from_ref(w);
         let empty = pw_output {
             kind: pw_output_kind::PW_OUTPUT_FRAME,
@@ -1044,13 +1018,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_output(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
     // SAFETY: as the function's contract.
-    unsafe {
-        query_placed(w, PW_NO_TIMEOUT, |w| {
-            w.wrapper
-                .poll_timeout()
-                .map_or(PW_NO_TIMEOUT, Instant::as_millis)
-        })
-    }
+    unsafe { query_placed(w, PW_NO_TIMEOUT, |w| deadline_ms(w.wrapper.poll_timeout())) }
 }
 
 /// Calls intercepted and not yet completed (0 for a NULL or misaligned wrapper).
