@@ -151,6 +151,17 @@ pub(crate) trait Placed {
     ///
     /// `this` must be non-NULL, aligned, and point at an object its `_init` placed.
     unsafe fn block(this: *const Self) -> (usize, usize);
+
+    /// Address and length of memory outside the block the object uses while it lives (the
+    /// line splitter's line buffer); none by default.
+    ///
+    /// # Safety
+    ///
+    /// As [`block`](Placed::block).
+    unsafe fn lent(this: *const Self) -> (usize, usize) {
+        let _ = this;
+        (0, 0)
+    }
 }
 
 /// `impl Placed` for an object whose `block` field holds the block its `_init` placed it in.
@@ -167,8 +178,8 @@ macro_rules! placed_by_block_field {
 }
 pub(crate) use placed_by_block_field;
 
-/// Checks `p` and returns the object behind it, once its block is disjoint from `others`
-/// (the regions the call reads or writes).
+/// Checks `p` and returns the object behind it, once its block and the memory lent to it are
+/// disjoint from each other and from `others` (the regions the call reads or writes).
 ///
 /// # Safety
 ///
@@ -182,8 +193,8 @@ pub(crate) unsafe fn placed<'a, T: Placed>(
         return Err(pw_result::PW_STORAGE_MISALIGNED);
     }
     // SAFETY: non-NULL and aligned (checked), placed by `_init` (caller).
-    let block = unsafe { T::block(p) };
-    disjoint(&[block], others)?;
+    let regions = unsafe { [T::block(p), T::lent(p)] };
+    disjoint(&regions, others)?;
     // SAFETY: as above, and nothing else uses the object during 'a (caller).
     Ok(unsafe { &mut *p })
 }

@@ -15,6 +15,9 @@ use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
 use crate::shared::{config_fit, config_query, write_out, Block, PW_MAX_ALIGN};
 
+// A mirror of core's `DecoderConfig`, field for field and doc for doc: C needs a `#[repr(C)]`
+// struct of its own, which cbindgen can read (it reads this crate only, and the core type
+// has no C layout); the conversion beside it copies each field.
 /// The capacities of a stream decoder (`pw_decoder_config_default` fills in the defaults).
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]

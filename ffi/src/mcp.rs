@@ -763,6 +763,9 @@ pub unsafe extern "C" fn pw_mcp_state(
     })
 }
 
+// A mirror of core's `McpStats`, field for field and doc for doc: C needs a `#[repr(C)]`
+// struct of its own, which cbindgen can read (it reads this crate only, and the core type
+// has no C layout); the conversion beside it copies each field.
 /// Counters of an MCP client (`pw_mcp_get_stats`; each saturates).
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default)]

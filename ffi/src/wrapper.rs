@@ -31,6 +31,9 @@ use crate::shared::{
 };
 use crate::tool::{pw_tool, CSync, PW_TOOL_DEFAULT_TIMEOUT};
 
+// A mirror of core's `WrapperConfig`, field for field and doc for doc: C needs a `#[repr(C)]`
+// struct of its own, which cbindgen can read (it reads this crate only, and the core type
+// has no C layout); the conversion beside it copies each field.
 /// A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
 /// in the defaults). Flags are 0 or 1; any other value gives `PW_BAD_CONFIG`.
 #[repr(C)]
