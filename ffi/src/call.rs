@@ -15,7 +15,7 @@ use crate::boundary::{
     placed_poll, placed_reading, query_placed, require_non_null, span, with_placed, First,
 };
 use crate::codes::pw_result;
-use crate::shared::{deadline_ms, pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
+use crate::shared::{block_at, deadline_ms, pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
 
 /// How a standalone call starts. Its name, id and args are borrowed: they must stay valid
 /// and unchanged while the call is used.
@@ -127,14 +127,11 @@ pub unsafe extern "C" fn pw_adapter_call_init(
         let need = size_of::<pw_adapter_call>()
             .checked_add(result_cap)
             .ok_or(pw_result::PW_BAD_CONFIG)?;
-        if mem_len < need {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        let state = mem.cast::<pw_adapter_call>();
-        if !state.is_aligned() || !opts.is_aligned() {
+        let block = block_at(mem, mem_len, need, align_of::<pw_adapter_call>())?;
+        if !opts.is_aligned() {
             return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
-        let block = span(mem.cast::<u8>().cast_const(), mem_len);
+        let state = mem.cast::<pw_adapter_call>();
         // SAFETY: non-NULL, aligned (checked), readable (caller); any bits are valid.
         let o = unsafe { opts.read() };
         let reads = [

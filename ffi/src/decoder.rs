@@ -13,7 +13,7 @@ use crate::boundary::{
 };
 use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
-use crate::shared::{config_fit, config_query, write_out, Block, PW_MAX_ALIGN};
+use crate::shared::{block_at, config_fit, config_query, write_out, Block, PW_MAX_ALIGN};
 
 // A mirror of core's `DecoderConfig`, field for field and doc for doc: C needs a `#[repr(C)]`
 // struct of its own, which cbindgen can read (it reads this crate only, and the core type
@@ -253,13 +253,7 @@ pub unsafe extern "C" fn pw_decoder_init(
         // SAFETY: the caller hands `cfg` for one read.
         let config = unsafe { read_config(cfg) }?;
         let layout = Layout::of(&config, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
-        if mem_len < layout.total {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        if !mem.addr().is_multiple_of(pw_decoder_align()) {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
-        let block = span(mem.cast::<u8>().cast_const(), mem_len);
+        let block = block_at(mem, mem_len, layout.total, pw_decoder_align())?;
         disjoint(&[block, span(out, 1)], &[span(cfg, 1)])?;
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;

@@ -10,6 +10,7 @@ use crate::boundary::{
     span, First, Placed,
 };
 use crate::codes::pw_result;
+use crate::shared::block_at;
 use crate::shared::PW_MAX_ALIGN;
 
 /// Line splitter state: splits a byte stream into NDJSON lines (opaque).
@@ -70,13 +71,14 @@ pub unsafe extern "C" fn pw_line_splitter_init(
 ) -> pw_result {
     ffi(|| {
         require_non_null!(mem, line_buf, out);
+        // Its block is the state alone (see its `Placed`), whatever `mem_len` says.
+        block_at(
+            mem,
+            mem_len,
+            size_of::<pw_line_splitter>(),
+            pw_line_splitter_align(),
+        )?;
         let state = mem.cast::<pw_line_splitter>();
-        if mem_len < size_of::<pw_line_splitter>() {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        if !state.is_aligned() {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
         let buf_span = span(line_buf, line_cap);
         disjoint(&[span(state, 1), buf_span, span(out, 1)], &[])?;
         // SAFETY: the caller hands `out` for one writable pointer.

@@ -28,7 +28,7 @@ use crate::enums::{
     pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure, pw_mcp_handled_kind, pw_mcp_skip,
     pw_mcp_start_error,
 };
-use crate::shared::{config_fit, config_query, pw_str, write_out, Block, PW_MAX_ALIGN};
+use crate::shared::{block_at, config_fit, config_query, pw_str, write_out, Block, PW_MAX_ALIGN};
 
 /// An MCP client's capacities (`pw_mcp_config_default` fills in the defaults; all memory is
 /// the host's, in the block `pw_mcp_init` takes).
@@ -297,13 +297,7 @@ pub unsafe extern "C" fn pw_mcp_init(
             return Err(pw_result::PW_TOO_MANY);
         }
         let layout = Layout::of(&config, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
-        if mem_len < layout.total {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        if !mem.addr().is_multiple_of(pw_mcp_align()) {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
-        let block = span(mem.cast::<u8>().cast_const(), mem_len);
+        let block = block_at(mem, mem_len, layout.total, pw_mcp_align())?;
         let reads = [
             span(cfg, 1),
             span(name, name_len),

@@ -27,7 +27,8 @@ use crate::enums::{
     pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_route, pw_tool_kind,
 };
 use crate::shared::{
-    config_query, deadline_ms, pw_outcome, pw_str, write_out, Block, PW_MAX_ALIGN, PW_NO_TIMEOUT,
+    block_at, config_query, deadline_ms, pw_outcome, pw_str, write_out, Block, PW_MAX_ALIGN,
+    PW_NO_TIMEOUT,
 };
 use crate::tool::{pw_tool, CSync, PW_TOOL_DEFAULT_TIMEOUT};
 
@@ -432,16 +433,10 @@ pub unsafe extern "C" fn pw_wrapper_init(
         let (config, log_len) = unsafe { read_config(cfg) }?;
         let layout =
             Layout::of(&config, log_len, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
-        if mem_len < layout.total {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        if !mem.addr().is_multiple_of(pw_wrapper_align())
-            || !tools.is_aligned()
-            || !hooks.is_aligned()
-        {
+        let block = block_at(mem, mem_len, layout.total, pw_wrapper_align())?;
+        if !tools.is_aligned() || !hooks.is_aligned() {
             return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
-        let block = span(mem.cast::<u8>().cast_const(), mem_len);
         disjoint(
             &[block, span(out, 1)],
             &[span(tools, n_tools), span(hooks, 1), span(cfg, 1)],
