@@ -151,10 +151,35 @@ pub(crate) trait Placed {
     ///
     /// `this` must be non-NULL, aligned, and point at an object its `_init` placed.
     unsafe fn block(this: *const Self) -> (usize, usize);
+
+    /// Address and length of memory outside the block the object uses while it lives (the
+    /// line splitter's line buffer); none by default.
+    ///
+    /// # Safety
+    ///
+    /// As [`block`](Placed::block).
+    unsafe fn lent(this: *const Self) -> (usize, usize) {
+        let _ = this;
+        (0, 0)
+    }
 }
 
-/// Checks `p` and returns the object behind it, once its block is disjoint from `others`
-/// (the regions the call reads or writes).
+/// `impl Placed` for an object whose `block` field holds the block its `_init` placed it in.
+macro_rules! placed_by_block_field {
+    ($t:ty) => {
+        impl $crate::boundary::Placed for $t {
+            unsafe fn block(this: *const Self) -> (usize, usize) {
+                // SAFETY: `this` points at a placed object (trait contract); one field is
+                // copied, no reference made.
+                unsafe { (*this).block }
+            }
+        }
+    };
+}
+pub(crate) use placed_by_block_field;
+
+/// Checks `p` and returns the object behind it, once its block and the memory lent to it are
+/// disjoint from each other and from `others` (the regions the call reads or writes).
 ///
 /// # Safety
 ///
@@ -168,10 +193,203 @@ pub(crate) unsafe fn placed<'a, T: Placed>(
         return Err(pw_result::PW_STORAGE_MISALIGNED);
     }
     // SAFETY: non-NULL and aligned (checked), placed by `_init` (caller).
-    let block = unsafe { T::block(p) };
-    disjoint(&[block], others)?;
+    let regions = unsafe { [T::block(p), T::lent(p)] };
+    disjoint(&regions, others)?;
     // SAFETY: as above, and nothing else uses the object during 'a (caller).
     Ok(unsafe { &mut *p })
+}
+
+/// The body of an entry that takes its object and plain values only (no other memory): `p`
+/// placed, then `body` on it, as [`ffi`] runs it.
+///
+/// # Safety
+///
+/// As [`placed`].
+pub(crate) unsafe fn with_placed<T: Placed, E: Into<pw_result>>(
+    p: *mut T,
+    body: impl FnOnce(&mut T) -> Result<(), E>,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        body(unsafe { placed(p, &[]) }?).map_err(Into::into)
+    })
+}
+
+/// The answer of a query that cannot fail: `f` on the object behind `p`, or `none` for a NULL
+/// or misaligned `p` (and on a panic).
+///
+/// # Safety
+///
+/// As [`placed`]; the object is only read.
+pub(crate) unsafe fn query_placed<T: Placed, R: Copy>(
+    p: *const T,
+    none: R,
+    f: impl FnOnce(&T) -> R,
+) -> R {
+    guard(none, || {
+        // SAFETY: as the function's contract; only read.
+        unsafe { placed(p.cast_mut(), &[]) }.map_or(none, |p| f(p))
+    })
+}
+
+/// The object and the bytes of an entry that reads `len` bytes: both non-NULL, the object
+/// placed apart from them.
+///
+/// # Safety
+///
+/// As [`placed`] for `p` and [`in_bytes`] for `bytes`.
+pub(crate) unsafe fn placed_reading<'a, T: Placed>(
+    p: *mut T,
+    bytes: *const u8,
+    len: usize,
+) -> Result<(&'a mut T, &'a [u8]), pw_result> {
+    require_non_null!(p, bytes);
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed(p, &[span(bytes, len)]) }?;
+    // SAFETY: the caller hands `bytes` for `len` reads.
+    let input = unsafe { in_bytes(bytes, len) }?;
+    Ok((p, input))
+}
+
+/// The object and the one output of an entry that writes one `U` (a state, counters, an
+/// event): both non-NULL, the object placed apart from the output.
+///
+/// # Safety
+///
+/// As [`placed`] for `p` and [`out_slot`] for `out`.
+pub(crate) unsafe fn placed_one_out<'a, T: Placed, U>(
+    p: *mut T,
+    out: *mut U,
+) -> Result<(&'a mut T, &'a mut MaybeUninit<U>), pw_result> {
+    require_non_null!(p, out);
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed(p, &[span(out, 1)]) }?;
+    // SAFETY: the caller hands `out` for one write.
+    let out = unsafe { out_slot(out) }?;
+    Ok((p, out))
+}
+
+/// Which check an entry runs first: its object's, or whether its outputs overlap each other
+/// and its inputs. Either order refuses the same calls; it decides only which code a call
+/// with both faults gets (`PW_STORAGE_MISALIGNED` or `PW_STORAGE_OVERLAP`), so each entry
+/// keeps the order it has always had.
+#[derive(Copy, Clone)]
+pub(crate) enum First {
+    /// The object (the wrapper's and the adapter call's entries).
+    Object,
+    /// The other arguments (the decoder's and the MCP client's entries).
+    Arguments,
+}
+
+/// `p` placed apart from `others` (every region the entry touches), and `writes` apart from
+/// each other and from `reads`, checked in the order `first` says.
+///
+/// # Safety
+///
+/// As [`placed`].
+unsafe fn placed_apart<'a, T: Placed>(
+    p: *mut T,
+    others: &[(usize, usize)],
+    writes: &[(usize, usize)],
+    reads: &[(usize, usize)],
+    first: First,
+) -> Result<&'a mut T, pw_result> {
+    if let First::Arguments = first {
+        disjoint(writes, reads)?;
+    }
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed(p, others) }?;
+    if let First::Object = first {
+        disjoint(writes, reads)?;
+    }
+    Ok(p)
+}
+
+/// The object, the bytes and the one output of an entry that reads `len` bytes and writes one
+/// `U` (a feed's count taken, a frame's disposition): all non-NULL, the output apart from
+/// the bytes, the object placed apart from both.
+///
+/// # Safety
+///
+/// As [`placed`] for `p`, [`in_bytes`] for `bytes` and [`out_slot`] for `out`.
+pub(crate) unsafe fn placed_bytes_in_one_out<'a, T: Placed, U>(
+    p: *mut T,
+    bytes: *const u8,
+    len: usize,
+    out: *mut U,
+    first: First,
+) -> Result<(&'a mut T, &'a [u8], &'a mut MaybeUninit<U>), pw_result> {
+    require_non_null!(p, bytes, out);
+    let (out_span, bytes_span) = (span(out, 1), span(bytes, len));
+    // SAFETY: as the function's contract.
+    let p = unsafe {
+        placed_apart(
+            p,
+            &[out_span, bytes_span],
+            &[out_span],
+            &[bytes_span],
+            first,
+        )
+    }?;
+    // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
+    let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
+    Ok((p, input, out))
+}
+
+/// What [`placed_poll`] hands back: the object, the output buffer, the out slot.
+pub(crate) type PollArgs<'a, T, U> = (&'a mut T, &'a mut [u8], &'a mut MaybeUninit<U>);
+
+/// The object, the output buffer and the out slot of a poll that writes up to `cap` bytes
+/// and one `U` (their length, or a struct that holds it): all non-NULL, the buffer and the
+/// slot apart from each other, the object placed apart from both.
+///
+/// # Safety
+///
+/// As [`placed`] for `p`, [`out_bytes`] for `buf` and [`out_slot`] for `out`.
+pub(crate) unsafe fn placed_poll<'a, T: Placed, U>(
+    p: *mut T,
+    buf: *mut u8,
+    cap: usize,
+    out: *mut U,
+    first: First,
+) -> Result<PollArgs<'a, T, U>, pw_result> {
+    require_non_null!(p, buf, out);
+    let writes = [span(buf, cap), span(out, 1)];
+    // SAFETY: as the function's contract.
+    let p = unsafe { placed_apart(p, &writes, &writes, &[], first) }?;
+    // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
+    let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
+    Ok((p, buf, out))
+}
+
+/// What [`bytes_in_bytes_out`] hands back: the input, the output buffer, the length slot.
+pub(crate) type CopyArgs<'a> = (&'a [u8], &'a mut [u8], &'a mut MaybeUninit<usize>);
+
+/// The input, the output buffer and the length slot of a function that reads `len` bytes
+/// and writes up to `cap` bytes and their count: all non-NULL, the outputs apart from each
+/// other and from the input.
+///
+/// # Safety
+///
+/// As [`in_bytes`] for `input`, [`out_bytes`] for `out` and [`out_slot`] for `out_len`.
+pub(crate) unsafe fn bytes_in_bytes_out<'a>(
+    input: *const u8,
+    len: usize,
+    out: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> Result<CopyArgs<'a>, pw_result> {
+    require_non_null!(input, out, out_len);
+    disjoint(&[span(out, cap), span(out_len, 1)], &[span(input, len)])?;
+    // SAFETY: the caller hands `input` for `len` readable bytes, `out` for `cap` writable
+    // bytes and `out_len` for one writable `size_t`.
+    unsafe {
+        Ok((
+            in_bytes(input, len)?,
+            out_bytes(out, cap)?,
+            out_slot(out_len)?,
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,11 @@ use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::Instant;
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, require_non_null, span, Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed_by_block_field, placed_one_out,
+    placed_poll, placed_reading, query_placed, require_non_null, span, with_placed, First,
 };
 use crate::codes::pw_result;
-use crate::shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
+use crate::shared::{block_at, deadline_ms, pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
 
 /// How a standalone call starts. Its name, id and args are borrowed: they must stay valid
 /// and unchanged while the call is used.
@@ -126,14 +127,11 @@ pub unsafe extern "C" fn pw_adapter_call_init(
         let need = size_of::<pw_adapter_call>()
             .checked_add(result_cap)
             .ok_or(pw_result::PW_BAD_CONFIG)?;
-        if mem_len < need {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        let state = mem.cast::<pw_adapter_call>();
-        if !state.is_aligned() || !opts.is_aligned() {
+        let block = block_at(mem, mem_len, need, align_of::<pw_adapter_call>())?;
+        if !opts.is_aligned() {
             return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
-        let block = span(mem.cast::<u8>().cast_const(), mem_len);
+        let state = mem.cast::<pw_adapter_call>();
         // SAFETY: non-NULL, aligned (checked), readable (caller); any bits are valid.
         let o = unsafe { opts.read() };
         let reads = [
@@ -189,12 +187,7 @@ pub unsafe extern "C" fn pw_adapter_call_init(
     })
 }
 
-impl Placed for pw_adapter_call {
-    unsafe fn block(this: *const Self) -> (usize, usize) {
-        // SAFETY: `this` points at a call (trait contract); one field is copied, no reference made.
-        unsafe { (*this).block }
-    }
-}
+placed_by_block_field!(pw_adapter_call);
 
 /// One frame from the adapter (validated whole). After it ended, `PW_CALL_COMPLETED`
 /// or `PW_CALL_TIMED_OUT`.
@@ -209,11 +202,8 @@ pub unsafe extern "C" fn pw_adapter_call_handle_frame(
     len: usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, bytes);
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[span(bytes, len)]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads.
-        let input = unsafe { in_bytes(bytes, len) }?;
+        let (c, input) = unsafe { placed_reading(c, bytes, len) }?;
         c.call.handle_frame(Instant::from_millis(now_ms), input)?;
         Ok(())
     })
@@ -227,13 +217,8 @@ pub unsafe extern "C" fn pw_adapter_call_handle_closed(
     c: *mut pw_adapter_call,
     now_ms: u64,
 ) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        unsafe { placed(c, &[]) }?
-            .call
-            .handle_closed(Instant::from_millis(now_ms))?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { with_placed(c, |c| c.call.handle_closed(Instant::from_millis(now_ms))) }
 }
 
 /// Gives the clock: at or past the deadline a waiting call queues `CANCEL` and ends with
@@ -245,13 +230,8 @@ pub unsafe extern "C" fn pw_adapter_call_handle_timeout(
     c: *mut pw_adapter_call,
     now_ms: u64,
 ) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        unsafe { placed(c, &[]) }?
-            .call
-            .handle_timeout(Instant::from_millis(now_ms))?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { with_placed(c, |c| c.call.handle_timeout(Instant::from_millis(now_ms))) }
 }
 
 /// The next frame for the adapter (`TOOL_CALL`, then `CANCEL` on timeout) into `buf`, its
@@ -268,13 +248,8 @@ pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
     out_len: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, buf, out_len);
-        let writes = [span(buf, cap), span(out_len, 1)];
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &writes) }?;
-        disjoint(&writes, &[])?;
-        // SAFETY: the caller hands `buf` for `cap` writes and `out_len` for one.
-        let (buf, out_len) = unsafe { (out_bytes(buf, cap)?, out_slot(out_len)?) };
+        let (c, buf, out_len) = unsafe { placed_poll(c, buf, cap, out_len, First::Object) }?;
         match c.call.poll_transmit(buf) {
             Ok(Some(n)) => {
                 out_len.write(n);
@@ -295,16 +270,8 @@ pub unsafe extern "C" fn pw_adapter_call_poll_transmit(
 /// The caller must pass `c` from `pw_adapter_call_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_adapter_call_poll_timeout(c: *const pw_adapter_call) -> u64 {
-    guard(PW_NO_TIMEOUT, || {
-        // SAFETY: as the function's contract; only read.
-        match unsafe { placed(c.cast_mut(), &[]) } {
-            Ok(c) => c
-                .call
-                .poll_timeout()
-                .map_or(PW_NO_TIMEOUT, Instant::as_millis),
-            Err(_) => PW_NO_TIMEOUT,
-        }
-    })
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(c, PW_NO_TIMEOUT, |c| deadline_ms(c.call.poll_timeout())) }
 }
 
 /// How the call ended: `PW_OK` with `*out` (its text points into the call's block), or
@@ -318,11 +285,8 @@ pub unsafe extern "C" fn pw_adapter_call_outcome(
     out: *mut pw_outcome,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, out);
         // SAFETY: as the function's contract; only read.
-        let c = unsafe { placed(c.cast_mut(), &[span(out, 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (c, out) = unsafe { placed_one_out(c.cast_mut(), out) }?;
         let s = c.call.outcome().ok_or(pw_result::PW_NOTHING)?;
         out.write(pw_outcome::of(s));
         Ok(())

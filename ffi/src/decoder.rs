@@ -8,12 +8,16 @@ use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
 use polyweave_tool_adapter::Provider;
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, read_in, require_non_null, span,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
+    placed_bytes_in_one_out, placed_one_out, placed_poll, read_in, require_non_null, span, First,
 };
 use crate::codes::pw_result;
 use crate::enums::{pw_provider, raw};
-use crate::shared::{config_fit, config_query, write_out, Block, PW_MAX_ALIGN};
+use crate::shared::{block_at, config_fit, config_query, write_out, Block, PW_MAX_ALIGN};
 
+// A mirror of core's `DecoderConfig`, field for field and doc for doc: C needs a `#[repr(C)]`
+// struct of its own, which cbindgen can read (it reads this crate only, and the core type
+// has no C layout); the conversion beside it copies each field.
 /// The capacities of a stream decoder (`pw_decoder_config_default` fills in the defaults).
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
@@ -249,13 +253,7 @@ pub unsafe extern "C" fn pw_decoder_init(
         // SAFETY: the caller hands `cfg` for one read.
         let config = unsafe { read_config(cfg) }?;
         let layout = Layout::of(&config, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
-        if mem_len < layout.total {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        if !mem.addr().is_multiple_of(pw_decoder_align()) {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
-        let block = span(mem.cast::<u8>().cast_const(), mem_len);
+        let block = block_at(mem, mem_len, layout.total, pw_decoder_align())?;
         disjoint(&[block, span(out, 1)], &[span(cfg, 1)])?;
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
@@ -284,27 +282,7 @@ pub unsafe extern "C" fn pw_decoder_init(
     })
 }
 
-/// Checks `d` and returns the decoder behind it, once its block is disjoint from `others`.
-///
-/// # Safety
-///
-/// A non-NULL `d` must come from `pw_decoder_init` and be used by nothing else for `'a`.
-unsafe fn decoder<'a>(
-    d: *mut pw_decoder,
-    others: &[(usize, usize)],
-) -> Result<&'a mut pw_decoder, pw_result> {
-    require_non_null!(d);
-    if !d.is_aligned() {
-        return Err(pw_result::PW_STORAGE_MISALIGNED);
-    }
-    // SAFETY: `d` is non-NULL and aligned (checked) and was placed by `pw_decoder_init`
-    // (caller); this copies one field without making a reference.
-    let block = unsafe { (*d).block };
-    disjoint(&[block], others)?;
-    // SAFETY: as above, and nothing else uses the decoder during 'a (caller); the other
-    // arguments do not overlap its block (checked).
-    Ok(unsafe { &mut *d })
-}
+placed_by_block_field!(pw_decoder);
 
 /// Feeds body bytes; `*consumed` tells how many it took. It takes bytes up to the end of
 /// the first complete provider event and none while frames wait: call
@@ -320,15 +298,9 @@ pub unsafe extern "C" fn pw_decoder_feed(
     consumed: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(d, bytes, consumed);
-        let (consumed_span, bytes_span) = (span(consumed, 1), span(bytes, len));
-        disjoint(&[consumed_span], &[bytes_span])?;
-        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
-        let d = unsafe { decoder(d, &[consumed_span, bytes_span]) }?;
-        // SAFETY: the caller hands `bytes` for `len` readable bytes.
-        let input = unsafe { in_bytes(bytes, len) }?;
-        // SAFETY: the caller hands `consumed` for one writable `size_t`.
-        let consumed = unsafe { out_slot(consumed) }?;
+        // SAFETY: as the function's contract.
+        let (d, input, consumed) =
+            unsafe { placed_bytes_in_one_out(d, bytes, len, consumed, First::Arguments) }?;
         consumed.write(d.decoder.feed(input));
         Ok(())
     })
@@ -341,9 +313,8 @@ pub unsafe extern "C" fn pw_decoder_feed(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_decoder_finish(d: *mut pw_decoder) -> pw_result {
     ffi(|| {
-        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
-        let d = unsafe { decoder(d, &[]) }?;
-        d.decoder.finish();
+        // SAFETY: as the function's contract.
+        unsafe { placed(d, &[]) }?.decoder.finish();
         Ok(())
     })
 }
@@ -363,15 +334,8 @@ pub unsafe extern "C" fn pw_decoder_poll_frame(
     len: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(d, out, len);
-        let (out_span, len_span) = (span(out.cast_const(), cap), span(len, 1));
-        disjoint(&[out_span, len_span], &[])?;
-        // SAFETY: `d` comes from `pw_decoder_init`, exclusively ours for this call (caller).
-        let d = unsafe { decoder(d, &[out_span, len_span]) }?;
-        // SAFETY: the caller hands `out` for `cap` writable bytes.
-        let buf = unsafe { out_bytes(out, cap) }?;
-        // SAFETY: the caller hands `len` for one writable `size_t`.
-        let len = unsafe { out_slot(len) }?;
+        // SAFETY: as the function's contract.
+        let (d, buf, len) = unsafe { placed_poll(d, out, cap, len, First::Arguments) }?;
         crate::shared::hand_out(d.decoder.poll_frame(buf), len)
     })
 }
@@ -386,18 +350,8 @@ pub unsafe extern "C" fn pw_decoder_get_stats(
     out: *mut pw_decoder_stats,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(d, out);
-        if !d.is_aligned() {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
-        // SAFETY: `d` is non-NULL and aligned (checked) and was placed by `pw_decoder_init`
-        // (caller); this copies one field without making a reference.
-        let block = unsafe { (*d).block };
-        disjoint(&[span(out.cast_const(), 1)], &[block])?;
-        // SAFETY: as above; the decoder is only read, and `out` lies outside it (checked).
-        let d = unsafe { &*d };
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        // SAFETY: as the function's contract; only read.
+        let (d, out) = unsafe { placed_one_out(d.cast_mut(), out) }?;
         let s = d.decoder.stats();
         out.write(pw_decoder_stats {
             not_json: s.not_json,

@@ -7,6 +7,11 @@
 
 #![allow(non_camel_case_types)]
 
+// Each enum is written out in full, not made by a macro: cbindgen reads the source without
+// expanding macros, so a macro-made enum would drop out of the header. Their alike shape
+// (doc, `repr`, `derive`, variants) is the header's. The conversions from core types are
+// `match`es where they are used, one per core type, with nothing in common to share.
+
 /// How a registered tool runs (`pw_tool.kind`).
 #[repr(u32)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::json::{self, JsonStr};
 
 use crate::boundary::{
-    bytes_in_one_out, disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span,
+    bytes_in_bytes_out, bytes_in_one_out, disjoint, ffi, in_bytes, out_slot, require_non_null, span,
 };
 use crate::codes::pw_result;
 
@@ -292,14 +292,8 @@ pub unsafe extern "C" fn pw_json_string_decode(
     out_len: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(token, out, out_len);
-        disjoint(&[span(out, cap), span(out_len, 1)], &[span(token, len)])?;
-        // SAFETY: the caller hands `token` for `len` readable bytes.
-        let token = unsafe { in_bytes(token, len) }?;
-        // SAFETY: the caller hands `out` for `cap` writable bytes.
-        let out = unsafe { out_bytes(out, cap) }?;
-        // SAFETY: the caller hands `out_len` for one writable `size_t`.
-        let out_len = unsafe { out_slot(out_len) }?;
+        // SAFETY: as the function's contract.
+        let (token, out, out_len) = unsafe { bytes_in_bytes_out(token, len, out, cap, out_len) }?;
         let s = JsonStr::from_token(token)?;
         match s.decode_into(out) {
             Ok(text) => {

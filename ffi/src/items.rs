@@ -3,7 +3,7 @@
 
 use polyweave_tool_adapter::encode::{encode_item, ItemError};
 
-use crate::boundary::{disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span};
+use crate::boundary::{bytes_in_bytes_out, ffi, require_non_null};
 use crate::codes::pw_result;
 use crate::decoder::provider;
 use crate::enums::raw;
@@ -27,16 +27,11 @@ pub unsafe extern "C" fn pw_encode_item(
     out_len: *mut usize,
 ) -> pw_result {
     ffi(|| {
+        // NULL is refused before an unknown provider, as everywhere.
         require_non_null!(frame, out, out_len);
         let p = self::provider(provider)?;
-        let (out_span, len_span) = (span(out.cast_const(), cap), span(out_len, 1));
-        disjoint(&[out_span, len_span], &[span(frame, len)])?;
-        // SAFETY: the caller hands `frame` for `len` readable bytes.
-        let frame = unsafe { in_bytes(frame, len) }?;
-        // SAFETY: the caller hands `out` for `cap` writable bytes.
-        let buf = unsafe { out_bytes(out, cap) }?;
-        // SAFETY: the caller hands `out_len` for one writable `size_t`.
-        let out_len = unsafe { out_slot(out_len) }?;
+        // SAFETY: as the function's contract.
+        let (frame, buf, out_len) = unsafe { bytes_in_bytes_out(frame, len, out, cap, out_len) }?;
         match encode_item(p, frame, buf) {
             Ok(n) => {
                 out_len.write(n);

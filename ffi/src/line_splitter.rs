@@ -6,9 +6,11 @@ use core::mem::{align_of, size_of};
 use polyweave_tool_adapter::frame::{LineSplitter, LineTooLong};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, require_non_null, span,
+    disjoint, ffi, guard, out_bytes, out_slot, placed, placed_bytes_in_one_out, require_non_null,
+    span, First, Placed,
 };
 use crate::codes::pw_result;
+use crate::shared::block_at;
 use crate::shared::PW_MAX_ALIGN;
 
 /// Line splitter state: splits a byte stream into NDJSON lines (opaque).
@@ -69,13 +71,14 @@ pub unsafe extern "C" fn pw_line_splitter_init(
 ) -> pw_result {
     ffi(|| {
         require_non_null!(mem, line_buf, out);
+        // Its block is the state alone (see its `Placed`), whatever `mem_len` says.
+        block_at(
+            mem,
+            mem_len,
+            size_of::<pw_line_splitter>(),
+            pw_line_splitter_align(),
+        )?;
         let state = mem.cast::<pw_line_splitter>();
-        if mem_len < size_of::<pw_line_splitter>() {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        if !state.is_aligned() {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
         let buf_span = span(line_buf, line_cap);
         disjoint(&[span(state, 1), buf_span, span(out, 1)], &[])?;
         // SAFETY: the caller hands `out` for one writable pointer.
@@ -96,26 +99,17 @@ pub unsafe extern "C" fn pw_line_splitter_init(
     })
 }
 
-/// Checks `f` and returns the splitter behind it, once its state and line buffer are disjoint from `others`.
-///
-/// # Safety
-///
-/// A non-NULL `f` must come from `pw_line_splitter_init` and be used by nothing else for `'a`.
-unsafe fn splitter<'a>(
-    f: *mut pw_line_splitter,
-    others: &[(usize, usize)],
-) -> Result<&'a mut pw_line_splitter, pw_result> {
-    require_non_null!(f);
-    if !f.is_aligned() {
-        return Err(pw_result::PW_STORAGE_MISALIGNED);
+impl Placed for pw_line_splitter {
+    unsafe fn block(this: *const Self) -> (usize, usize) {
+        // Its block is the state alone: the line buffer is lent, wherever the host put it.
+        span(this, 1)
     }
-    // SAFETY: `f` is non-NULL and aligned (checked) and points at a splitter placed by
-    // `pw_line_splitter_init` (caller); this copies one field without making a reference.
-    let line_buf = unsafe { (*f).line_buf };
-    disjoint(&[span(f.cast_const(), 1), line_buf], others)?;
-    // SAFETY: as above, and nothing else uses the splitter during 'a (caller); the other
-    // arguments do not overlap it (checked).
-    Ok(unsafe { &mut *f })
+
+    unsafe fn lent(this: *const Self) -> (usize, usize) {
+        // SAFETY: `this` points at a placed splitter (trait contract); one field is copied,
+        // no reference made.
+        unsafe { (*this).line_buf }
+    }
 }
 
 /// Feeds stream bytes; `*consumed` tells how many were taken.
@@ -137,15 +131,9 @@ pub unsafe extern "C" fn pw_line_splitter_feed(
     consumed: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(f, bytes, consumed);
-        let (consumed_span, bytes_span) = (span(consumed, 1), span(bytes, len));
-        disjoint(&[consumed_span], &[bytes_span])?;
-        // SAFETY: `f` comes from `pw_line_splitter_init`, exclusively ours for this call (caller).
-        let splitter = unsafe { splitter(f, &[consumed_span, bytes_span]) }?;
-        // SAFETY: the caller hands `bytes` for `len` readable bytes.
-        let input = unsafe { in_bytes(bytes, len) }?;
-        // SAFETY: the caller hands `consumed` for one writable `size_t`.
-        let consumed = unsafe { out_slot(consumed) }?;
+        // SAFETY: as the function's contract.
+        let (splitter, input, consumed) =
+            unsafe { placed_bytes_in_one_out(f, bytes, len, consumed, First::Arguments) }?;
         consumed.write(splitter.splitter.feed(input));
         Ok(())
     })
@@ -170,7 +158,7 @@ unsafe fn take_line(
         let outs = [span(line, 1), span(len, 1)];
         disjoint(&outs, &[])?;
         // SAFETY: `f` comes from `pw_line_splitter_init`, exclusively ours for this call (caller).
-        let splitter = unsafe { splitter(f, &outs) }?;
+        let splitter = unsafe { placed(f, &outs) }?;
         // SAFETY: the caller hands `line` for one writable pointer.
         let line = unsafe { out_slot(line) }?;
         // SAFETY: the caller hands `len` for one writable `size_t`.

@@ -19,15 +19,16 @@ use polyweave_tool_adapter::mcp::{
 use polyweave_tool_adapter::{CallHandle, StorageError};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
-    Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
+    placed_bytes_in_one_out, placed_one_out, placed_poll, query_placed, read_in, require_non_null,
+    span, with_placed, First,
 };
 use crate::codes::pw_result;
 use crate::enums::{
     pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure, pw_mcp_handled_kind, pw_mcp_skip,
     pw_mcp_start_error,
 };
-use crate::shared::{config_fit, config_query, pw_str, write_out, Block, PW_MAX_ALIGN};
+use crate::shared::{block_at, config_fit, config_query, pw_str, write_out, Block, PW_MAX_ALIGN};
 
 /// An MCP client's capacities (`pw_mcp_config_default` fills in the defaults; all memory is
 /// the host's, in the block `pw_mcp_init` takes).
@@ -98,13 +99,7 @@ pub struct pw_mcp {
     block: (usize, usize),
 }
 
-impl Placed for pw_mcp {
-    unsafe fn block(this: *const Self) -> (usize, usize) {
-        // SAFETY: `this` points at a client (trait contract); one field is copied, no
-        // reference made.
-        unsafe { (*this).block }
-    }
-}
+placed_by_block_field!(pw_mcp);
 
 /// `pw_mcp_config_default`'s `line_cap`: with the other `PW_MCP_DEFAULT_*` capacities,
 /// the configuration `PW_MCP_DEFAULT_SIZE_BOUND` sizes.
@@ -302,13 +297,7 @@ pub unsafe extern "C" fn pw_mcp_init(
             return Err(pw_result::PW_TOO_MANY);
         }
         let layout = Layout::of(&config, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
-        if mem_len < layout.total {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        if !mem.addr().is_multiple_of(pw_mcp_align()) {
-            return Err(pw_result::PW_STORAGE_MISALIGNED);
-        }
-        let block = span(mem.cast::<u8>().cast_const(), mem_len);
+        let block = block_at(mem, mem_len, layout.total, pw_mcp_align())?;
         let reads = [
             span(cfg, 1),
             span(name, name_len),
@@ -369,12 +358,8 @@ pub unsafe extern "C" fn pw_mcp_init(
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_start(c: *mut pw_mcp) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[]) }?;
-        c.client.start()?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { with_placed(c, |c| c.client.start()) }
 }
 
 /// Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
@@ -392,13 +377,9 @@ pub unsafe extern "C" fn pw_mcp_feed(
     consumed: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, bytes, consumed);
-        let (consumed_span, bytes_span) = (span(consumed, 1), span(bytes, len));
-        disjoint(&[consumed_span], &[bytes_span])?;
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[consumed_span, bytes_span]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads and `consumed` for one write.
-        let (input, consumed) = unsafe { (in_bytes(bytes, len)?, out_slot(consumed)?) };
+        let (c, input, consumed) =
+            unsafe { placed_bytes_in_one_out(c, bytes, len, consumed, First::Arguments) }?;
         consumed.write(c.client.feed(input));
         Ok(())
     })
@@ -496,13 +477,9 @@ pub unsafe extern "C" fn pw_mcp_handle_frame(
     out: *mut pw_mcp_handled,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, bytes, out);
-        let (out_span, bytes_span) = (span(out, 1), span(bytes, len));
-        disjoint(&[out_span], &[bytes_span])?;
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[out_span, bytes_span]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
-        let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
+        let (c, input, out) =
+            unsafe { placed_bytes_in_one_out(c, bytes, len, out, First::Arguments) }?;
         let handled = c
             .client
             .handle_frame(CallHandle::from_parts(slot, index), input)?;
@@ -525,34 +502,6 @@ pub unsafe extern "C" fn pw_mcp_handle_closed(c: *mut pw_mcp) -> pw_result {
     })
 }
 
-/// The checked client, output buffer and out slot of a poll.
-///
-/// # Safety
-///
-/// As `pw_mcp_poll_transmit`'s contract.
-unsafe fn poll_args<'a, T>(
-    c: *mut pw_mcp,
-    buf: *mut u8,
-    cap: usize,
-    out: *mut T,
-) -> Result<
-    (
-        &'a mut pw_mcp,
-        &'a mut [u8],
-        &'a mut core::mem::MaybeUninit<T>,
-    ),
-    pw_result,
-> {
-    require_non_null!(c, buf, out);
-    let writes = [span(buf.cast_const(), cap), span(out.cast_const(), 1)];
-    disjoint(&writes, &[])?;
-    // SAFETY: as the function's contract.
-    let c = unsafe { placed(c, &writes) }?;
-    // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
-    let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
-    Ok((c, buf, out))
-}
-
 /// Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
 /// length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
 /// `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
@@ -569,7 +518,7 @@ pub unsafe extern "C" fn pw_mcp_poll_transmit(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (c, buf, len) = unsafe { poll_args(c, buf, cap, len) }?;
+        let (c, buf, len) = unsafe { placed_poll(c, buf, cap, len, First::Arguments) }?;
         crate::shared::hand_out(c.client.poll_transmit(buf), len)
     })
 }
@@ -605,7 +554,7 @@ pub unsafe extern "C" fn pw_mcp_poll_frame(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (c, buf, out) = unsafe { poll_args(c, buf, cap, out) }?;
+        let (c, buf, out) = unsafe { placed_poll(c, buf, cap, out, First::Arguments) }?;
         let frame = |index: u32, slot: u16, len: usize| pw_mcp_frame {
             index,
             slot,
@@ -720,11 +669,8 @@ fn start_error(e: McpStartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_poll_event(c: *mut pw_mcp, out: *mut pw_mcp_event) -> pw_result {
     ffi(|| {
-        require_non_null!(c, out);
         // SAFETY: as the function's contract.
-        let c = unsafe { placed(c, &[span(out.cast_const(), 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (c, out) = unsafe { placed_one_out(c, out) }?;
         let method_buf = &mut *c.method;
         let ev = c.client.poll_event().ok_or(pw_result::PW_NOTHING)?;
         out.write(match ev {
@@ -798,11 +744,8 @@ pub unsafe extern "C" fn pw_mcp_state(
     out: *mut pw_mcp_client_state,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c, out);
         // SAFETY: as the function's contract; only read.
-        let c = unsafe { placed(c.cast_mut(), &[span(out.cast_const(), 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (c, out) = unsafe { placed_one_out(c.cast_mut(), out) }?;
         out.write(match c.client.state() {
             McpState::Idle => pw_mcp_client_state::PW_MCP_STATE_IDLE,
             McpState::Starting => pw_mcp_client_state::PW_MCP_STATE_STARTING,
@@ -814,6 +757,9 @@ pub unsafe extern "C" fn pw_mcp_state(
     })
 }
 
+// A mirror of core's `McpStats`, field for field and doc for doc: C needs a `#[repr(C)]`
+// struct of its own, which cbindgen can read (it reads this crate only, and the core type
+// has no C layout); the conversion beside it copies each field.
 /// Counters of an MCP client (`pw_mcp_get_stats`; each saturates).
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default)]
@@ -876,11 +822,8 @@ impl pw_mcp_stats {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_get_stats(c: *const pw_mcp, out: *mut pw_mcp_stats) -> pw_result {
     ffi(|| {
-        require_non_null!(c, out);
         // SAFETY: as the function's contract; only read.
-        let c = unsafe { placed(c.cast_mut(), &[span(out.cast_const(), 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (c, out) = unsafe { placed_one_out(c.cast_mut(), out) }?;
         out.write(pw_mcp_stats::of(c.client.stats()));
         Ok(())
     })
@@ -892,10 +835,8 @@ pub unsafe extern "C" fn pw_mcp_get_stats(c: *const pw_mcp, out: *mut pw_mcp_sta
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_in_flight(c: *const pw_mcp) -> usize {
-    guard(0, || {
-        // SAFETY: as the function's contract; only read.
-        unsafe { placed(c.cast_mut(), &[]) }.map_or(0, |c| c.client.in_flight())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(c, 0, |c| c.client.in_flight()) }
 }
 
 /// Lines waiting in the outbox for `pw_mcp_poll_transmit` (0 for a NULL or misaligned
@@ -904,8 +845,6 @@ pub unsafe extern "C" fn pw_mcp_in_flight(c: *const pw_mcp) -> usize {
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_mcp_queued(c: *const pw_mcp) -> usize {
-    guard(0, || {
-        // SAFETY: as the function's contract; only read.
-        unsafe { placed(c.cast_mut(), &[]) }.map_or(0, |c| c.client.queued())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(c, 0, |c| c.client.queued()) }
 }

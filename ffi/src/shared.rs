@@ -3,10 +3,11 @@
 
 #![allow(non_camel_case_types)]
 
+use core::ffi::c_void;
 use core::mem::{align_of, size_of, MaybeUninit};
 
 use polyweave_tool_adapter::wrapper::WrapperConfig as WrapperCoreConfig;
-use polyweave_tool_adapter::{BufferTooSmall, CallOutcome};
+use polyweave_tool_adapter::{BufferTooSmall, CallOutcome, Instant};
 
 use crate::boundary::{disjoint, ffi, out_slot, read_in, require_non_null, span};
 use crate::codes::pw_result;
@@ -63,6 +64,29 @@ impl pw_outcome {
 /// What `pw_wrapper_poll_timeout` returns when no call is pending (and for a NULL or
 /// misaligned wrapper).
 pub const PW_NO_TIMEOUT: u64 = u64::MAX;
+
+/// The block at `mem` an `_init` places its object in: at least `need` bytes (else
+/// `PW_STORAGE_TOO_SMALL`, checked first) and aligned to `align` (else
+/// `PW_STORAGE_MISALIGNED`).
+pub(crate) fn block_at(
+    mem: *mut c_void,
+    mem_len: usize,
+    need: usize,
+    align: usize,
+) -> Result<(usize, usize), pw_result> {
+    if mem_len < need {
+        return Err(pw_result::PW_STORAGE_TOO_SMALL);
+    }
+    if !mem.addr().is_multiple_of(align) {
+        return Err(pw_result::PW_STORAGE_MISALIGNED);
+    }
+    Ok(span(mem.cast::<u8>().cast_const(), mem_len))
+}
+
+/// A deadline as C gets it: its milliseconds, or `PW_NO_TIMEOUT` for none.
+pub(crate) fn deadline_ms(deadline: Option<Instant>) -> u64 {
+    deadline.map_or(PW_NO_TIMEOUT, Instant::as_millis)
+}
 
 /// An upper bound, on every target, of the alignment any object's memory block needs
 /// (`pw_<object>_align()`): a `uint64_t` array is aligned enough for every one.

@@ -9,27 +9,32 @@
 #![allow(non_camel_case_types)]
 
 use core::ffi::c_void;
-use core::mem::{align_of, size_of, MaybeUninit};
+use core::mem::{align_of, size_of};
 
 use polyweave_tool_adapter::wrapper::{CallInfo, HookEvent, HookLog, Hooks, Log, Logged, Tool};
 use polyweave_tool_adapter::wrapper::{
     Completed, Disposition, Event, PendingKind, Slot, Wrapper, WrapperConfig as Config,
 };
-use polyweave_tool_adapter::{CallHandle, CallOutcome, Instant, Output, Route, Transmit};
+use polyweave_tool_adapter::{CallHandle, CallOutcome, Error, Instant, Output, Route, Transmit};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, read_in, require_non_null, span,
-    Placed,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
+    placed_bytes_in_one_out, placed_one_out, placed_poll, placed_reading, query_placed, read_in,
+    require_non_null, span, with_placed, First,
 };
 use crate::codes::pw_result;
 use crate::enums::{
     pw_completed, pw_disposition_kind, pw_output_kind, pw_pending_kind, pw_route, pw_tool_kind,
 };
 use crate::shared::{
-    config_query, pw_outcome, pw_str, write_out, Block, PW_MAX_ALIGN, PW_NO_TIMEOUT,
+    block_at, config_query, deadline_ms, pw_outcome, pw_str, write_out, Block, PW_MAX_ALIGN,
+    PW_NO_TIMEOUT,
 };
 use crate::tool::{pw_tool, CSync, PW_TOOL_DEFAULT_TIMEOUT};
 
+// A mirror of core's `WrapperConfig`, field for field and doc for doc: C needs a `#[repr(C)]`
+// struct of its own, which cbindgen can read (it reads this crate only, and the core type
+// has no C layout); the conversion beside it copies each field.
 /// A wrapper's capacities and options (the Rust `Config`; `pw_wrapper_config_default` fills
 /// in the defaults). Flags are 0 or 1; any other value gives `PW_BAD_CONFIG`.
 #[repr(C)]
@@ -428,16 +433,10 @@ pub unsafe extern "C" fn pw_wrapper_init(
         let (config, log_len) = unsafe { read_config(cfg) }?;
         let layout =
             Layout::of(&config, log_len, slots, n_tools).ok_or(pw_result::PW_BAD_CONFIG)?;
-        if mem_len < layout.total {
-            return Err(pw_result::PW_STORAGE_TOO_SMALL);
-        }
-        if !mem.addr().is_multiple_of(pw_wrapper_align())
-            || !tools.is_aligned()
-            || !hooks.is_aligned()
-        {
+        let block = block_at(mem, mem_len, layout.total, pw_wrapper_align())?;
+        if !tools.is_aligned() || !hooks.is_aligned() {
             return Err(pw_result::PW_STORAGE_MISALIGNED);
         }
-        let block = span(mem.cast::<u8>().cast_const(), mem_len);
         disjoint(
             &[block, span(out, 1)],
             &[span(tools, n_tools), span(hooks, 1), span(cfg, 1)],
@@ -518,13 +517,7 @@ impl pw_wrapper {
     }
 }
 
-impl Placed for pw_wrapper {
-    unsafe fn block(this: *const Self) -> (usize, usize) {
-        // SAFETY: `this` points at a wrapper (trait contract); one field is copied, no
-        // reference made.
-        unsafe { (*this).block }
-    }
-}
+placed_by_block_field!(pw_wrapper);
 
 /// The Rust handle for a C one, if this wrapper issued it.
 fn handle_of(w: &pw_wrapper, h: pw_call_handle) -> Result<CallHandle, pw_result> {
@@ -532,6 +525,27 @@ fn handle_of(w: &pw_wrapper, h: pw_call_handle) -> Result<CallHandle, pw_result>
         return Err(pw_result::PW_CALL_FOREIGN);
     }
     Ok(CallHandle::from_parts(h.slot, h.index))
+}
+
+/// The body of the entries that act on one pending call at `now_ms`: `w` placed, `handle`
+/// one of its own, then `act`.
+///
+/// # Safety
+///
+/// As `pw_wrapper_handle_adapter_closed`'s contract.
+unsafe fn on_call(
+    w: *mut pw_wrapper,
+    now_ms: u64,
+    handle: pw_call_handle,
+    act: fn(&mut Wrapper<'static, CHooks>, Instant, CallHandle) -> Result<(), Error>,
+) -> pw_result {
+    ffi(|| {
+        // SAFETY: as the function's contract.
+        let w = unsafe { placed(w, &[]) }?;
+        let h = handle_of(w, handle)?;
+        act(&mut w.wrapper, Instant::from_millis(now_ms), h)?;
+        Ok(())
+    })
 }
 
 /// What the host must do with a model frame it passed in.
@@ -562,12 +576,9 @@ pub unsafe extern "C" fn pw_wrapper_handle_response(
     out: *mut pw_disposition,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, bytes, out);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(bytes, len), span(out, 1)]) }?;
-        disjoint(&[span(out, 1)], &[span(bytes, len)])?;
-        // SAFETY: the caller hands `bytes` for `len` reads and `out` for one write.
-        let (input, out) = unsafe { (in_bytes(bytes, len)?, out_slot(out)?) };
+        let (w, input, out) =
+            unsafe { placed_bytes_in_one_out(w, bytes, len, out, First::Object) }?;
         let me = core::ptr::from_ref(w);
         let d = w
             .wrapper
@@ -609,11 +620,8 @@ pub unsafe extern "C" fn pw_wrapper_handle_request(
     len: usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, bytes);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(bytes, len)]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads.
-        let input = unsafe { in_bytes(bytes, len) }?;
+        let (w, input) = unsafe { placed_reading(w, bytes, len) }?;
         w.wrapper
             .handle_request(Instant::from_millis(now_ms), input)?;
         Ok(())
@@ -677,15 +685,8 @@ pub unsafe extern "C" fn pw_wrapper_complete_unwritable(
     now_ms: u64,
     handle: pw_call_handle,
 ) -> pw_result {
-    ffi(|| {
-        require_non_null!(w);
-        // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[]) }?;
-        let h = handle_of(w, handle)?;
-        w.wrapper
-            .complete_unwritable(Instant::from_millis(now_ms), h)?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { on_call(w, now_ms, handle, Wrapper::complete_unwritable) }
 }
 
 /// A frame from a pending adapter call's tool adapter (validated whole; SPEC §2 rules).
@@ -700,11 +701,8 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_frame(
     len: usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, bytes);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(bytes, len)]) }?;
-        // SAFETY: the caller hands `bytes` for `len` reads.
-        let input = unsafe { in_bytes(bytes, len) }?;
+        let (w, input) = unsafe { placed_reading(w, bytes, len) }?;
         let h = handle_of(w, handle)?;
         w.wrapper
             .handle_adapter_frame(Instant::from_millis(now_ms), h, input)?;
@@ -721,14 +719,8 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
     now_ms: u64,
     handle: pw_call_handle,
 ) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[]) }?;
-        let h = handle_of(w, handle)?;
-        w.wrapper
-            .handle_adapter_closed(Instant::from_millis(now_ms), h)?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { on_call(w, now_ms, handle, Wrapper::handle_adapter_closed) }
 }
 
 /// Gives the clock: calls at or past their deadline fail with a timeout (adapters get
@@ -737,12 +729,12 @@ pub unsafe extern "C" fn pw_wrapper_handle_adapter_closed(
 /// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_handle_timeout(w: *mut pw_wrapper, now_ms: u64) -> pw_result {
-    ffi(|| {
-        // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[]) }?;
-        w.wrapper.handle_timeout(Instant::from_millis(now_ms))?;
-        Ok(())
-    })
+    // SAFETY: as the function's contract.
+    unsafe {
+        with_placed(w, |w| {
+            w.wrapper.handle_timeout(Instant::from_millis(now_ms))
+        })
+    }
 }
 
 /// Completes every pending call, oldest first, with `Tool <name> cancelled: <reason>`
@@ -760,12 +752,9 @@ pub unsafe extern "C" fn pw_wrapper_cancel(
     left: *mut usize,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, reason, left);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(reason, len), span(left, 1)]) }?;
-        disjoint(&[span(left, 1)], &[span(reason, len)])?;
-        // SAFETY: the caller hands `reason` for `len` reads and `left` for one write.
-        let (reason, left) = unsafe { (in_bytes(reason, len)?, out_slot(left)?) };
+        let (w, reason, left) =
+            unsafe { placed_bytes_in_one_out(w, reason, len, left, First::Object) }?;
         let reason = core::str::from_utf8(reason).map_err(|_| pw_result::PW_INVALID_UTF8)?;
         left.write(w.wrapper.cancel(Instant::from_millis(now_ms), reason)?);
         Ok(())
@@ -823,7 +812,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (w, buf, out) = unsafe { poll_args(w, buf, cap, out) }?;
+        let (w, buf, out) = unsafe { placed_poll(w, buf, cap, out, First::Object) }?;
         let me = core::ptr::from_ref(w);
         match w.wrapper.poll_transmit(buf) {
             Ok(Some(t)) => {
@@ -837,27 +826,6 @@ pub unsafe extern "C" fn pw_wrapper_poll_transmit(
             }
         }
     })
-}
-
-/// The wrapper, the output buffer and the out slot of a poll, checked as one: all non-NULL,
-/// the wrapper placed, the buffer and the slot apart from each other and from its block.
-///
-/// The caller must pass what `pw_wrapper_poll_transmit` needs.
-#[inline(always)]
-pub(crate) unsafe fn poll_args<'a, T>(
-    w: *mut pw_wrapper,
-    buf: *mut u8,
-    cap: usize,
-    out: *mut T,
-) -> Result<(&'a mut pw_wrapper, &'a mut [u8], &'a mut MaybeUninit<T>), pw_result> {
-    require_non_null!(w, buf, out);
-    let writes = [span(buf, cap), span(out, 1)];
-    // SAFETY: as the function's contract.
-    let w = unsafe { placed(w, &writes) }?;
-    disjoint(&writes, &[])?;
-    // SAFETY: the caller hands `buf` for `cap` writes and `out` for one.
-    let (buf, out) = unsafe { (out_bytes(buf, cap)?, out_slot(out)?) };
-    Ok((w, buf, out))
 }
 
 impl pw_transmit {
@@ -918,11 +886,8 @@ pub unsafe extern "C" fn pw_wrapper_poll_event(
     out: *mut pw_event,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, out);
         // SAFETY: as the function's contract.
-        let w = unsafe { placed(w, &[span(out, 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (w, out) = unsafe { placed_one_out(w, out) }?;
         let me = core::ptr::from_ref(w);
         let Some(Event::CallStarted {
             handle,
@@ -987,7 +952,7 @@ pub unsafe extern "C" fn pw_wrapper_poll_output(
 ) -> pw_result {
     ffi(|| {
         // SAFETY: as the function's contract.
-        let (w, buf, out) = unsafe { poll_args(w, buf, cap, out) }?;
+        let (w, buf, out) = unsafe { placed_poll(w, buf, cap, out, First::Object) }?;
         let me = core::ptr::from_ref(w);
         let empty = pw_output {
             kind: pw_output_kind::PW_OUTPUT_FRAME,
@@ -1050,16 +1015,8 @@ pub unsafe extern "C" fn pw_wrapper_poll_output(
 /// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
-    guard(PW_NO_TIMEOUT, || {
-        // SAFETY: as the function's contract; only read.
-        match unsafe { placed(w.cast_mut(), &[]) } {
-            Ok(w) => w
-                .wrapper
-                .poll_timeout()
-                .map_or(PW_NO_TIMEOUT, Instant::as_millis),
-            Err(_) => PW_NO_TIMEOUT,
-        }
-    })
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(w, PW_NO_TIMEOUT, |w| deadline_ms(w.wrapper.poll_timeout())) }
 }
 
 /// Calls intercepted and not yet completed (0 for a NULL or misaligned wrapper).
@@ -1067,10 +1024,8 @@ pub unsafe extern "C" fn pw_wrapper_poll_timeout(w: *const pw_wrapper) -> u64 {
 /// The caller must pass `w` from `pw_wrapper_init`, not used concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_pending(w: *const pw_wrapper) -> usize {
-    guard(0, || {
-        // SAFETY: as the function's contract; only read.
-        unsafe { placed(w.cast_mut(), &[]) }.map_or(0, |w| w.wrapper.pending())
-    })
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(w, 0, |w| w.wrapper.pending()) }
 }
 
 /// One trace entry. Spans point into the wrapper's block and are valid until the next call
@@ -1101,11 +1056,8 @@ pub unsafe extern "C" fn pw_wrapper_trace_entry(
     out: *mut pw_trace_entry,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, out);
         // SAFETY: as the function's contract; only read.
-        let w = unsafe { placed(w.cast_mut(), &[span(out, 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (w, out) = unsafe { placed_one_out(w.cast_mut(), out) }?;
         let e = w
             .wrapper
             .trace()
@@ -1151,11 +1103,8 @@ pub unsafe extern "C" fn pw_wrapper_get_stats(
     out: *mut pw_wrapper_stats,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(w, out);
         // SAFETY: as the function's contract; only read.
-        let w = unsafe { placed(w.cast_mut(), &[span(out, 1)]) }?;
-        // SAFETY: the caller hands `out` for one write.
-        let out = unsafe { out_slot(out) }?;
+        let (w, out) = unsafe { placed_one_out(w.cast_mut(), out) }?;
         let s = w.wrapper.stats();
         let (cut, dropped) = w.hook_log_counts();
         out.write(pw_wrapper_stats {

@@ -8,7 +8,7 @@ use polyweave_tool_adapter_ffi::*;
 
 mod support;
 
-use support::{span, text};
+use support::{out_or_code, span, text, written};
 
 /// A call with a 64-byte result capacity, started at `now` in `block`.
 fn start(
@@ -16,32 +16,14 @@ fn start(
     opts: &pw_adapter_call_options,
     now: u64,
 ) -> Result<*mut pw_adapter_call, pw_result> {
-    let mut c = ptr::null_mut();
+    let (mem, len) = (block.as_mut_ptr().cast::<c_void>(), block.len() * 8);
     // SAFETY: valid pointers; the block and the options' spans outlive the call in each test.
-    match unsafe {
-        pw_adapter_call_init(
-            block.as_mut_ptr().cast::<c_void>(),
-            block.len() * 8,
-            64,
-            now,
-            opts,
-            &mut c,
-        )
-    } {
-        pw_result::PW_OK => Ok(c),
-        e => Err(e),
-    }
+    out_or_code(|c| unsafe { pw_adapter_call_init(mem, len, 64, now, opts, c) })
 }
 
 fn options() -> pw_adapter_call_options {
-    let mut o = MaybeUninit::uninit();
     // SAFETY: one write.
-    assert_eq!(
-        unsafe { pw_adapter_call_options_default(o.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    unsafe { o.assume_init() }
+    written(|o| unsafe { pw_adapter_call_options_default(o) })
 }
 
 fn next_frame(c: *mut pw_adapter_call) -> Option<String> {

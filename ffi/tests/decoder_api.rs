@@ -3,10 +3,13 @@
 //! written.
 
 use core::ffi::c_void;
-use std::mem::MaybeUninit;
 use std::ptr;
 
 use polyweave_tool_adapter_ffi::*;
+
+mod support;
+
+use support::{out_or_code, written};
 
 const BODY: &[u8] = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n\
 data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"add\",\"arguments\":\"{\\\"a\\\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n\
@@ -19,14 +22,8 @@ const FRAMES: [&str; 3] = [
 ];
 
 fn config() -> pw_decoder_config {
-    let mut c = MaybeUninit::uninit();
     // SAFETY: one write.
-    assert_eq!(
-        unsafe { pw_decoder_config_default(c.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    let mut c = unsafe { c.assume_init() };
+    let mut c = written(|c| unsafe { pw_decoder_config_default(c) });
     // Small, so miri runs it quickly.
     c.event_cap = 512;
     c.args_cap = 128;
@@ -49,21 +46,9 @@ fn init(
     cfg: &pw_decoder_config,
     calls: usize,
 ) -> Result<*mut pw_decoder, pw_result> {
-    let mut d = ptr::null_mut();
+    let (mem, len) = (block.as_mut_ptr().cast::<c_void>(), block.len() * 8);
     // SAFETY: the block outlives the decoder in each test.
-    match unsafe {
-        pw_decoder_init(
-            block.as_mut_ptr().cast::<c_void>(),
-            block.len() * 8,
-            provider,
-            cfg,
-            calls,
-            &mut d,
-        )
-    } {
-        pw_result::PW_OK => Ok(d),
-        e => Err(e),
-    }
+    out_or_code(|d| unsafe { pw_decoder_init(mem, len, provider, cfg, calls, d) })
 }
 
 /// Feeds `body` in pieces of `step` bytes and collects the frames, C-style.
@@ -114,14 +99,8 @@ fn a_body_decodes_through_the_c_abi_at_any_split_and_again_after_finish() {
     for step in [BODY.len(), 1, 7, 40] {
         assert_eq!(run(d, BODY, step), FRAMES, "step {step}");
     }
-    let mut stats = MaybeUninit::uninit();
     // SAFETY: valid pointers.
-    assert_eq!(
-        unsafe { pw_decoder_get_stats(d, stats.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    let stats = unsafe { stats.assume_init() };
+    let stats = written(|s| unsafe { pw_decoder_get_stats(d, s) });
     assert_eq!(
         (stats.calls_started, stats.calls_written, stats.not_json),
         (4, 4, 0)
@@ -214,14 +193,8 @@ fn refusals_have_their_own_codes_and_write_nothing() {
 #[test]
 fn a_decoder_config_fits_a_wrapper_config() {
     let mut cfg = config();
-    let mut w = MaybeUninit::uninit();
     // SAFETY: one write.
-    assert_eq!(
-        unsafe { pw_wrapper_config_default(w.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    let mut w = unsafe { w.assume_init() };
+    let mut w = written(|w| unsafe { pw_wrapper_config_default(w) });
     w.name_cap = 40;
     w.id_cap = 50;
     w.max_depth = 10;

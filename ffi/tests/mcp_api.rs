@@ -10,18 +10,12 @@ use polyweave_tool_adapter_ffi::*;
 
 mod support;
 
-use support::text;
+use support::{out_or_code, text, written};
 
 /// Small, so miri runs it quickly.
 fn config() -> pw_mcp_config {
-    let mut c = MaybeUninit::uninit();
     // SAFETY: one write.
-    assert_eq!(
-        unsafe { pw_mcp_config_default(c.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    let mut c = unsafe { c.assume_init() };
+    let mut c = written(|c| unsafe { pw_mcp_config_default(c) });
     assert_eq!(
         (
             c.line_cap,
@@ -135,32 +129,18 @@ fn feed(c: *mut pw_mcp, line: &str) {
 }
 
 fn handle(c: *mut pw_mcp, slot: u16, index: u32, f: &str) -> Result<pw_mcp_handled, pw_result> {
-    let mut out = MaybeUninit::uninit();
     // SAFETY: valid pointers.
-    match unsafe { pw_mcp_handle_frame(c, slot, index, f.as_ptr(), f.len(), out.as_mut_ptr()) } {
-        // SAFETY: written on PW_OK.
-        pw_result::PW_OK => Ok(unsafe { out.assume_init() }),
-        e => Err(e),
-    }
+    out_or_code(|out| unsafe { pw_mcp_handle_frame(c, slot, index, f.as_ptr(), f.len(), out) })
 }
 
 fn state(c: *mut pw_mcp) -> pw_mcp_client_state {
-    let mut s = MaybeUninit::uninit();
     // SAFETY: valid pointers.
-    assert_eq!(unsafe { pw_mcp_state(c, s.as_mut_ptr()) }, pw_result::PW_OK);
-    // SAFETY: written on PW_OK.
-    unsafe { s.assume_init() }
+    written(|s| unsafe { pw_mcp_state(c, s) })
 }
 
 fn stats(c: *mut pw_mcp) -> pw_mcp_stats {
-    let mut s = MaybeUninit::uninit();
     // SAFETY: valid pointers.
-    assert_eq!(
-        unsafe { pw_mcp_get_stats(c, s.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    unsafe { s.assume_init() }
+    written(|s| unsafe { pw_mcp_get_stats(c, s) })
 }
 
 /// A client through `initialize` and one `tools/list` page (tools `echo`, one without a
@@ -747,14 +727,8 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
 #[test]
 fn a_config_fits_a_wrapper_config() {
     let mut cfg = config();
-    let mut w = MaybeUninit::uninit();
     // SAFETY: one write.
-    assert_eq!(
-        unsafe { pw_wrapper_config_default(w.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    let mut w = unsafe { w.assume_init() };
+    let mut w = written(|w| unsafe { pw_wrapper_config_default(w) });
     w.name_cap = 40;
     w.max_depth = 12;
     // SAFETY: valid pointers.

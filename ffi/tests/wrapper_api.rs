@@ -12,7 +12,7 @@ use polyweave_tool_adapter_ffi::{
 
 mod support;
 
-use support::{span, text};
+use support::{span, text, written};
 
 /// A memory block aligned for the wrapper (`u64`s; `pw_wrapper_align()` is at most 8 here).
 struct Block(Vec<u64>);
@@ -81,14 +81,8 @@ fn tools() -> [pw_tool; 4] {
 }
 
 fn config() -> pw_wrapper_config {
-    let mut c = std::mem::MaybeUninit::uninit();
     // SAFETY: `c` is valid for one write.
-    assert_eq!(
-        unsafe { pw_wrapper_config_default(c.as_mut_ptr()) },
-        pw_result::PW_OK
-    );
-    // SAFETY: written on PW_OK.
-    unsafe { c.assume_init() }
+    written(|c| unsafe { pw_wrapper_config_default(c) })
 }
 
 /// A wrapper over `tools()` with 2 slots in `block`, hooks recording into `seen`.

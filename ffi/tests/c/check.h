@@ -28,6 +28,14 @@ static int checks = 0;
         }                                                                      \
     } while (0)
 
+/* Prints how many checks ran and failed, under `name`; returns the exit status: the failures,
+ * at most 100. */
+static int check_report(const char *name)
+{
+    printf("%s: %d checks, %d failed\n", name, checks, failures);
+    return failures > 100 ? 100 : failures;
+}
+
 /* A string literal as (bytes, length) without its NUL. */
 #define LIT(s) (const uint8_t *)(s), (sizeof(s) - 1)
 

@@ -442,6 +442,5 @@ int main(void)
     test_config_memory_and_codes();
     test_calls_through_a_wrapper();
     test_refusals_and_short_buffers();
-    printf("mcp: %d checks, %d failed\n", checks, failures);
-    return failures > 100 ? 100 : failures;
+    return check_report("mcp");
 }

@@ -495,6 +495,5 @@ int main(void)
     test_splitter_memory();
     test_line_splitter_stream();
     test_size_bounds();
-    printf("test_api: %d checks, %d failed\n", checks, failures);
-    return failures > 100 ? 100 : failures;
+    return check_report("test_api");
 }

@@ -1264,6 +1264,5 @@ int main(void)
     test_clock_backwards();
     test_malformed_input();
     test_sync_tools();
-    printf("test_wrapper: %d checks, %d failed\n", checks, failures);
-    return failures > 100 ? 100 : failures;
+    return check_report("test_wrapper");
 }

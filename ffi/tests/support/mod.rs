@@ -1,15 +1,17 @@
 //! What the ffi crate's tests share. For those that build C and C++ programs: the paths, the
 //! host static library built from the current sources, the C++ compiler, and running a
-//! command with its output shown. For those that call the C ABI from Rust: `pw_str` spans.
+//! command with its output shown. For those that call the C ABI from Rust: `pw_str` spans and
+//! what a function writes through its out pointer.
 //!
 //! (The ffi tests cannot depend on `polyweave-tests`, whose `tests/src` holds the rest.)
 
 #![allow(dead_code)] // each test binary uses its own part
 
+use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use polyweave_tool_adapter_ffi::pw_str;
+use polyweave_tool_adapter_ffi::{pw_result, pw_str};
 
 const LIB: &str = "libpolyweave_tool_adapter_ffi.a";
 
@@ -143,4 +145,20 @@ pub fn text(s: &pw_str) -> String {
     // SAFETY: spans the library hands out are readable for their length.
     let bytes = unsafe { std::slice::from_raw_parts(s.ptr, s.len) };
     String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+/// What `call` writes through the out pointer it is given when it returns `PW_OK` (an
+/// object `_init` placed, a `_default` configuration, counters); else the code it returned.
+pub fn out_or_code<T>(call: impl FnOnce(*mut T) -> pw_result) -> Result<T, pw_result> {
+    let mut v = MaybeUninit::uninit();
+    match call(v.as_mut_ptr()) {
+        // SAFETY: the library writes `*out` whole on PW_OK.
+        pw_result::PW_OK => Ok(unsafe { v.assume_init() }),
+        e => Err(e),
+    }
+}
+
+/// What `call` writes through the out pointer it is given; it must return `PW_OK`.
+pub fn written<T>(call: impl FnOnce(*mut T) -> pw_result) -> T {
+    out_or_code(call).unwrap_or_else(|e| panic!("{e:?}, not PW_OK"))
 }
