@@ -417,12 +417,12 @@ fn the_readme_demo_runs_as_written() {
         pretty.contains("from decoder   {\"type\":\"TOOL_CALL\""),
         "{pretty}"
     );
+    assert!(pretty.contains("next request (openai-chat, "), "{pretty}");
     assert!(
-        pretty.contains("next request (openai-chat), the messages to append:"),
-        "{pretty}"
-    );
-    assert!(
-        pretty.contains("\"tool_call_id\": \"call_DNYTawLBoN8fj3KN6qU9N1Ou\""),
+        pretty.contains("\"tool_call_id\": \"call_DNYTawLBoN8fj3KN6qU9N1Ou\"")
+            && pretty.contains(
+                "\"content\": \"What is the weather in Edinburgh, and Apple's share price?\""
+            ),
         "{pretty}"
     );
 }

@@ -554,3 +554,206 @@ fn a_careless_host_never_orphans_a_call() {
         request_hostile::run(&data);
     }
 }
+
+/// What each provider's SDK keeps from the same body (tests/sdk/next_turn.py), one object per
+/// recording it reads.
+fn sdk_next_turns() -> Option<Vec<Value>> {
+    let python = sdk_python()?;
+    let out = Command::new(python)
+        .arg(workspace_root().join("tests/sdk/next_turn.py"))
+        .arg("--all")
+        .output()
+        .expect("run next_turn.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+    )
+}
+
+/// The assistant turn of a body written for the recording's own provider, in the SDK's terms:
+/// its text, its calls (id, name, args as parsed JSON), and its provider state.
+fn written_turn(p: Provider, body: &Value) -> (String, Vec<Value>, Vec<Value>) {
+    let parse = |s: &Value| -> Value {
+        s.as_str()
+            .map(|t| serde_json::from_str(t).unwrap_or_else(|_| json!({"arguments_text": t})))
+            .unwrap_or(Value::Null)
+    };
+    let (mut text, mut calls, mut state) = (String::new(), Vec::new(), Vec::new());
+    match p {
+        Provider::OpenAiChat | Provider::Ollama => {
+            let m = body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["role"] == "assistant")
+                .unwrap();
+            text = m["content"].as_str().unwrap_or_default().to_owned();
+            for c in m["tool_calls"].as_array().into_iter().flatten() {
+                let args = match p {
+                    Provider::Ollama => c["function"]["arguments"].clone(),
+                    _ => parse(&c["function"]["arguments"]),
+                };
+                calls
+                    .push(json!({"id": c["id"], "name": c["function"]["name"], "arguments": args}));
+            }
+        }
+        Provider::OpenAiResponses => {
+            for it in body["input"].as_array().unwrap() {
+                match (it["type"].as_str(), it["role"].as_str()) {
+                    (Some("reasoning"), _) => state.push(it.clone()),
+                    (Some("function_call"), _) => calls.push(json!({"id": it["call_id"], "name": it["name"], "arguments": parse(&it["arguments"])})),
+                    (_, Some("assistant")) => text.push_str(it["content"].as_str().unwrap()),
+                    _ => {}
+                }
+            }
+        }
+        Provider::Anthropic => {
+            let m = body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["role"] == "assistant")
+                .unwrap();
+            for b in m["content"].as_array().unwrap() {
+                match b["type"].as_str().unwrap() {
+                    "text" => text.push_str(b["text"].as_str().unwrap()),
+                    "tool_use" => calls
+                        .push(json!({"id": b["id"], "name": b["name"], "arguments": b["input"]})),
+                    _ => state.push(b.clone()),
+                }
+            }
+        }
+        _ => {
+            let m = body["contents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["role"] == "model")
+                .unwrap();
+            for part in m["parts"].as_array().unwrap() {
+                if let Some(c) = part.get("functionCall") {
+                    calls.push(json!({"id": c.get("id").cloned().unwrap_or(Value::Null), "name": c["name"], "arguments": c["args"]}));
+                } else if part.get("thought") != Some(&json!(true)) {
+                    text.push_str(part["text"].as_str().unwrap_or_default());
+                }
+                if let Some(sig) = part.get("thoughtSignature") {
+                    state.push(json!({"thoughtSignature": sig, "part": part}));
+                }
+            }
+        }
+    }
+    (text, calls, state)
+}
+
+/// SPEC §10.4: each assistant turn written back carries what the provider's SDK keeps from
+/// the same body: the text, every call's id, name and args in order, and the provider's
+/// state (Responses reasoning items as they are, Anthropic thinking with its signature and
+/// redacted thinking with its data, every Gemini thoughtSignature on the part it came on).
+#[test]
+fn an_assistant_turn_carries_what_the_sdk_keeps() {
+    let Some(turns) = sdk_next_turns() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have the SDK environment"
+        );
+        println!("skipped: no SDK environment");
+        return;
+    };
+    let recs = recordings();
+    let mut compared = 0;
+    for t in turns.iter().filter(|t| t.get("skipped").is_none()) {
+        let name = format!(
+            "{}/{}",
+            t["provider"].as_str().unwrap(),
+            t["name"].as_str().unwrap()
+        );
+        let r = recs
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        let frames = decode(r.provider, &r.body, || usize::MAX).frames;
+        let mut mem = vec![0u8; 1 << 20];
+        let c = conversation(&mut mem, r, &frames);
+        let opts = RequestOptions::new("m");
+        let body: Value = serde_json::from_slice(&body_of(
+            &mut Request::new(&c, r.provider, &opts, &[]).unwrap(),
+            4096,
+        ))
+        .unwrap();
+        let (text, calls, state) = written_turn(r.provider, &body);
+        assert_eq!(text, t["text"].as_str().unwrap(), "{name}: text");
+        let want_calls: Vec<Value> = t["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let args = match (c.get("arguments"), r.provider) {
+                    (Some(a), _) => a.clone(),
+                    // Broken args go back as the text the model wrote where args are a
+                    // string, and as `{}` where they are an object (SPEC §8).
+                    (None, Provider::OpenAiChat | Provider::OpenAiResponses) => {
+                        json!({"arguments_text": c["arguments_text"]})
+                    }
+                    (None, _) => json!({}),
+                };
+                json!({"id": c["id"], "name": c["name"], "arguments": args})
+            })
+            .collect();
+        assert_eq!(calls, want_calls, "{name}: calls");
+        let want_state: Vec<Value> = match r.provider {
+            Provider::OpenAiResponses => t["reasoning"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|i| i.get("encrypted_content").is_some_and(|e| !e.is_null()))
+                .cloned()
+                .collect(),
+            Provider::Anthropic => t["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|b| matches!(b["type"].as_str(), Some("thinking" | "redacted_thinking")))
+                .cloned()
+                .collect(),
+            Provider::Gemini => t["signatures"].as_array().unwrap().clone(),
+            _ => vec![],
+        };
+        assert_eq!(state.len(), want_state.len(), "{name}: state {state:?}");
+        for (got, want) in state.iter().zip(&want_state) {
+            if r.provider == Provider::Gemini {
+                assert_eq!(got["thoughtSignature"], want["thoughtSignature"], "{name}");
+                let (g, w) = (&got["part"], &want["part"]);
+                match w.get("functionCall") {
+                    Some(fc) => assert_eq!(g["functionCall"]["name"], fc["name"], "{name}"),
+                    None => assert_eq!(g["text"], w["text"], "{name}"),
+                }
+            } else {
+                assert_eq!(strip_nulls(got), strip_nulls(want), "{name}: state");
+            }
+        }
+        compared += 1;
+    }
+    assert!(compared >= 60, "{compared} recordings compared");
+}
+
+/// Absent and `null` members alike (SPEC §10.4).
+fn strip_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), strip_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(strip_nulls).collect()),
+        other => other.clone(),
+    }
+}

@@ -11,6 +11,7 @@ use std::io::Write;
 
 use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, DecoderStats};
 use polyweave_tool_adapter::encode::{encode_item, ItemError};
+use polyweave_tool_adapter::request::{Conversation, Declaration, Request, RequestOptions};
 use polyweave_tool_adapter::wrapper::{Disposition, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::Provider;
 use polyweave_tool_adapter::{Instant, NoHooks, Route, Slot, Tool};
@@ -164,7 +165,14 @@ fn stock_price(args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed
     Err(ToolFailed)
 }
 
-/// `--stream`: decoder → wrapper → items of the next request.
+/// The question the demo's conversation starts with.
+const QUESTION: &str = "What is the weather in Edinburgh, and Apple's share price?";
+const WEATHER_SCHEMA: &[u8] =
+    br#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#;
+const STOCK_SCHEMA: &[u8] =
+    br#"{"type":"object","properties":{"ticker":{"type":"string"}},"required":["ticker"]}"#;
+
+/// `--stream`: decoder → wrapper → the next request.
 pub fn run_stream(provider: Provider, file: &str, pretty: bool) -> Result<(), String> {
     let body = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
     let tools = [
@@ -223,49 +231,48 @@ pub fn run_stream(provider: Provider, file: &str, pretty: bool) -> Result<(), St
             }
         }
     }
-    let mut items = Vec::new();
-    for f in calls.iter().chain(&results) {
-        if let Some(item) = item(provider, f)? {
-            items.push(
-                serde_json::from_slice::<serde_json::Value>(&item).map_err(|e| e.to_string())?,
-            );
-        }
+    // The next request, written by the library from the conversation: the question, this
+    // response as the decoder gave it, the wrapper's results (SPEC §10).
+    let mut memory = vec![0u8; 64 * 1024];
+    let mut conv = Conversation::new(&mut memory);
+    let step = |e: polyweave_tool_adapter::request::ConversationError| format!("conversation: {e}");
+    conv.set_system("Answer with what the tools return.")
+        .map_err(step)?;
+    conv.push_user(QUESTION).map_err(step)?;
+    conv.begin_response(provider).map_err(step)?;
+    for f in frames.iter().chain(&results) {
+        conv.push_frame(f).map_err(step)?;
     }
-    let (call_items, result_items) = items.split_at(calls.len().min(items.len()));
-    // The assistant turn that carries the calls, as each API spells it, then the results.
-    let turn = match provider.name() {
-        "openai-chat" => serde_json::json!({"role": "assistant", "tool_calls": call_items}),
-        "anthropic" => serde_json::json!({"role": "assistant", "content": call_items}),
-        "gemini" => serde_json::json!({"role": "model", "parts": call_items}),
-        "ollama" => serde_json::json!({"role": "assistant", "tool_calls": call_items}),
-        _ => serde_json::Value::Array(call_items.to_vec()),
-    };
-    let next = match provider.name() {
-        "anthropic" => vec![
-            turn,
-            serde_json::json!({"role": "user", "content": result_items}),
-        ],
-        "gemini" => vec![
-            turn,
-            serde_json::json!({"role": "user", "parts": result_items}),
-        ],
-        "openai-responses" => call_items.iter().chain(result_items).cloned().collect(),
-        _ => std::iter::once(turn)
-            .chain(result_items.iter().cloned())
-            .collect(),
-    };
+    let declared = [
+        Declaration::new("GetWeatherArgs", Some(WEATHER_SCHEMA)).description("Weather in a city"),
+        Declaration::new("get_weather", Some(WEATHER_SCHEMA)).description("Weather in a city"),
+        Declaration::new("get_stock_price", Some(STOCK_SCHEMA)).description("A stock's price"),
+    ];
+    let opts = RequestOptions::new("gpt-4o");
+    let mut req =
+        Request::new(&conv, provider, &opts, &declared).map_err(|e| format!("request: {e}"))?;
+    let mut next = vec![0u8; req.len()];
+    let mut n = 0;
+    while n < next.len() {
+        n += req.write(&mut next[n..]);
+    }
+    let _ = calls;
     if pretty {
         let _ = writeln!(
             out,
-            "\nnext request ({}), the messages to append:",
-            provider.name()
+            "\nnext request ({}, {} bytes), written by the library:",
+            provider.name(),
+            next.len()
         );
-        let text = serde_json::to_string_pretty(&next).map_err(|e| e.to_string())?;
+        let v: serde_json::Value = serde_json::from_slice(&next).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
         let _ = writeln!(out, "{text}");
     } else {
-        for m in next {
-            let _ = writeln!(out, "{{\"next\":{m}}}");
-        }
+        let _ = writeln!(
+            out,
+            "{{\"next_request\":{}}}",
+            String::from_utf8_lossy(&next)
+        );
     }
     out.flush().map_err(|e| e.to_string())
 }
