@@ -5,7 +5,9 @@
 
 use super::calls::Close;
 use super::config::PATH_CAP;
-use super::step::{element_step, error_emit, text_emit, Cursor, Emit, Event, State, Step};
+use super::step::{
+    error_emit, next_element, text_emit, Cursor, Emit, Event, State, StateKind, Step,
+};
 use crate::json::valid::{self, Arr, Obj};
 use crate::json::{trim_ws, JsonStr};
 use crate::sink::{put_escaped, put_json_string, Sink};
@@ -49,7 +51,25 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             cur.spans[1] = ev.span_of(content.and_then(|c| valid::get(c, b"parts")));
             Step::Next(cur)
         }
-        1 => element_step(ev, cur, 1, 2, st, read_part),
+        1 => {
+            let (part, next) = match next_element(ev, cur, 1, 2, st) {
+                Ok(found) => found,
+                Err(step) => return step,
+            };
+            // A signed part is visited twice: its `STATE` first, the reader staying at the
+            // part (so a frame that did not fit is written again from the same point), then
+            // its frames as any part's.
+            if !cur.flag {
+                if let Some(e) = signature(ev, part, st) {
+                    return Step::Emit(e, Cursor { flag: true, ..cur });
+                }
+            }
+            let next = Cursor { flag: false, ..next };
+            match read_part(ev, part, st) {
+                Some(e) => Step::Emit(e, next),
+                None => Step::Next(next),
+            }
+        }
         // A finish reason does not end the body: server-side tools may be answered in the
         // same response, then more text and another reason. `END` carries the last one.
         _ => {
@@ -59,6 +79,44 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             Step::Done
         }
     }
+}
+
+/// The `STATE` of a part that carries a `thoughtSignature`, written before the part's
+/// frames: a text or thought part's (a whole empty part when it has no text to write), or
+/// the call it opens. A part continuing a streamed call gives none: the signature belongs
+/// to the part that opened it.
+fn signature(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
+    let (mut sig, mut text, mut thought, mut call) = (None, None, false, None);
+    for (k, v) in Obj::of(part)? {
+        match k.raw() {
+            b"thoughtSignature" => sig = Some(v),
+            b"text" => text = Some(v),
+            b"thought" => thought = valid::is_true(v),
+            b"functionCall" => call = Some(v),
+            _ => {}
+        }
+    }
+    let sig = sig.filter(|s| valid::string(s).is_some())?;
+    let kind = match (text, call) {
+        (Some(text), _) if text_emit(ev, Some(text), thought).is_some() => {
+            StateKind::ThoughtSignature
+        }
+        (None, Some(call)) => {
+            let name = Obj::of(call)?.filter(|(k, _)| k.raw() == b"name").last();
+            name.and_then(|(_, n)| valid::string(n))
+                .filter(|n| !n.raw().is_empty())?;
+            // The call it opens ends a streamed one still open, whose `TOOL_CALL` so comes
+            // before this `STATE`.
+            close_streamed(st);
+            StateKind::ThoughtSignature
+        }
+        _ if thought => StateKind::EmptyThought,
+        _ => StateKind::EmptyText,
+    };
+    Some(Emit::State {
+        kind,
+        at: ev.span(trim_ws(sig)),
+    })
 }
 
 /// One part: a text or thought delta, or a call (whole, opening a streamed one, or
