@@ -57,7 +57,15 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             };
             let [kind, id, name, input, text, thinking, data] = valid::pick(
                 block,
-                [b"type", b"id", b"name", b"input", b"text", b"thinking", b"data"],
+                [
+                    b"type",
+                    b"id",
+                    b"name",
+                    b"input",
+                    b"text",
+                    b"thinking",
+                    b"data",
+                ],
             );
             match kind.and_then(valid::string).map(|t| t.raw()) {
                 Some(b"tool_use") => {

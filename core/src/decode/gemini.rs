@@ -64,7 +64,10 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                     return Step::Emit(e, Cursor { flag: true, ..cur });
                 }
             }
-            let next = Cursor { flag: false, ..next };
+            let next = Cursor {
+                flag: false,
+                ..next
+            };
             match read_part(ev, part, st) {
                 Some(e) => Step::Emit(e, next),
                 None => Step::Next(next),

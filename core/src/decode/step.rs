@@ -55,12 +55,20 @@ pub(crate) enum Emit {
     },
     /// The provider's state for what it said (SPEC §8 rule 2), given back by a conversation
     /// (§10.2 rule 2): a `STATE` frame whose one member is the value at `at`.
-    #[cfg(any(feature = "gemini", feature = "anthropic", feature = "openai-responses"))]
+    #[cfg(any(
+        feature = "gemini",
+        feature = "anthropic",
+        feature = "openai-responses"
+    ))]
     State { kind: StateKind, at: Span },
 }
 
 /// What a `STATE` frame carries: its member's key, and how its value is written.
-#[cfg(any(feature = "gemini", feature = "anthropic", feature = "openai-responses"))]
+#[cfg(any(
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "openai-responses"
+))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub(crate) enum StateKind {
@@ -84,7 +92,11 @@ pub(crate) enum StateKind {
     Reasoning,
 }
 
-#[cfg(any(feature = "gemini", feature = "anthropic", feature = "openai-responses"))]
+#[cfg(any(
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "openai-responses"
+))]
 impl StateKind {
     /// The member's key, quoted, and its colon.
     pub(crate) fn key(self) -> &'static [u8] {
