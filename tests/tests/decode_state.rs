@@ -139,12 +139,12 @@ fn states_in(r: &Recording) -> Vec<(String, Option<String>)> {
                     }
                 }
             }
-            Provider::OpenAiResponses => {
-                if v["type"] == "response.output_item.done" && v["item"]["type"] == "reasoning" {
-                    let data = compact(&data);
-                    let item = member(&data, "item").expect("item");
-                    out.push((format!(r#"{STATE}{{"reasoning":{item}}}}}"#), None));
-                }
+            Provider::OpenAiResponses
+                if v["type"] == "response.output_item.done" && v["item"]["type"] == "reasoning" =>
+            {
+                let data = compact(&data);
+                let item = member(&data, "item").expect("item");
+                out.push((format!(r#"{STATE}{{"reasoning":{item}}}}}"#), None));
             }
             Provider::Anthropic => {
                 let signature = (v["delta"]["type"] == "signature_delta")

@@ -87,12 +87,6 @@ use crate::json;
 use crate::sink::{put_json_str, put_json_string, write_counted, Sink};
 use reader::{Fed, Framing, Reader};
 use step::Reason;
-#[cfg(any(
-    feature = "gemini",
-    feature = "anthropic",
-    feature = "openai-responses"
-))]
-use step::StateKind;
 
 use crate::json::BufferTooSmall;
 
@@ -441,11 +435,10 @@ fn write_emit(ev: &Event<'_>, e: Emit, st: &State<'_>, s: &mut dyn Sink) {
         Emit::State { kind, at } => {
             s.put(b"{\"type\":\"STATE\",\"content\":{");
             s.put(kind.key());
-            match kind {
+            match kind.is_raw() {
                 // An item goes back as it came: only the white space between tokens goes.
-                #[cfg(feature = "openai-responses")]
-                StateKind::Reasoning => s.put_raw(ev.at(at)),
-                _ => put_json_str(s, ev.str_at(at)),
+                true => s.put_raw(ev.at(at)),
+                false => put_json_str(s, ev.str_at(at)),
             }
             s.put(kind.tail());
         }

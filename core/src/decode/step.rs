@@ -114,6 +114,15 @@ impl StateKind {
         }
     }
 
+    /// True when the value is a raw JSON value (written compacted), not a string token.
+    pub(crate) fn is_raw(self) -> bool {
+        #[cfg(feature = "openai-responses")]
+        if self == Self::Reasoning {
+            return true;
+        }
+        false
+    }
+
     /// What follows the value: the rest of an empty part, then the closing braces.
     pub(crate) fn tail(self) -> &'static [u8] {
         match self {
