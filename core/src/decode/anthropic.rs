@@ -3,7 +3,7 @@
 //! complete at `content_block_stop`; `message_delta`'s `stop_reason` is the finish reason.
 
 use super::calls::Close;
-use super::step::{error_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step};
+use super::step::{error_emit, state_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step};
 use crate::json::valid::{self, Obj};
 
 /// The event names the SDK reads; others (and events without a name) are skipped.
@@ -87,7 +87,9 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 }
                 Some(b"text") => shown(text_emit(ev, text, false)),
                 Some(b"thinking") => shown(text_emit(ev, thinking, true)),
-                Some(b"redacted_thinking") => shown(state(ev, data, StateKind::RedactedThinking)),
+                Some(b"redacted_thinking") => {
+                    shown(state_emit(ev, data, StateKind::RedactedThinking))
+                }
                 _ => Step::Done,
             }
         }
@@ -104,7 +106,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 Some(b"text_delta") => shown(text_emit(ev, text, false)),
                 Some(b"thinking_delta") => shown(text_emit(ev, thinking, true)),
                 // It closes the thinking block whose deltas came as `REASONING` frames.
-                Some(b"signature_delta") => shown(state(ev, signature, StateKind::Signature)),
+                Some(b"signature_delta") => shown(state_emit(ev, signature, StateKind::Signature)),
                 Some(b"input_json_delta") => {
                     let piece = piece.and_then(valid::string);
                     if let (Some(i), Some(piece)) = (index.and_then(|k| st.calls.find(k)), piece) {
@@ -134,15 +136,6 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             Step::Done
         }
     }
-}
-
-/// The `STATE` frame of a string member, when it is one.
-fn state(ev: &Event<'_>, value: Option<&[u8]>, kind: StateKind) -> Option<Emit> {
-    let v = crate::json::trim_ws(value?);
-    valid::string(v).map(|_| Emit::State {
-        kind,
-        at: ev.span(v),
-    })
 }
 
 /// An over-long event: the block whose input it carried fails.

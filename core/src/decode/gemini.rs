@@ -6,7 +6,7 @@
 use super::calls::Close;
 use super::config::PATH_CAP;
 use super::step::{
-    error_emit, next_element, text_emit, Cursor, Emit, Event, State, StateKind, Step,
+    error_emit, next_element, state_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step,
 };
 use crate::json::valid::{self, Arr, Obj};
 use crate::json::{trim_ws, JsonStr};
@@ -52,24 +52,16 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             Step::Next(cur)
         }
         1 => {
-            let (part, next) = match next_element(ev, cur, 1, 2, st) {
-                Ok(found) => found,
-                Err(step) => return step,
+            let mut next = cur;
+            let Some(part) = next_element(ev, &mut next, 1, 2, st) else {
+                return Step::Next(next);
             };
-            // A signed part is visited twice: its `STATE` first, the reader staying at the
-            // part (so a frame that did not fit is written again from the same point), then
-            // its frames as any part's.
-            if !cur.flag {
-                if let Some(e) = signature(ev, part, st) {
-                    return Step::Emit(e, Cursor { flag: true, ..cur });
-                }
-            }
-            let next = Cursor {
-                flag: false,
-                ..next
-            };
-            match read_part(ev, part, st) {
-                Some(e) => Step::Emit(e, next),
+            // A signed part is visited twice: the reader stays at it after its `STATE` (so a
+            // frame that did not fit is written again from the same point), `flag` saying so.
+            next.flag = false;
+            match read_part(ev, part, st, cur.flag) {
+                Some((e, true)) => Step::Emit(e, Cursor { flag: true, ..cur }),
+                Some((e, false)) => Step::Emit(e, next),
                 None => Step::Next(next),
             }
         }
@@ -84,61 +76,46 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     }
 }
 
-/// The `STATE` of a part that carries a `thoughtSignature`, written before the part's
-/// frames: a text or thought part's (a whole empty part when it has no text to write), or
-/// the call it opens. A part continuing a streamed call gives none: the signature belongs
-/// to the part that opened it.
-fn signature(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
+/// One part: a text or thought delta, or a call (whole, opening a streamed one, or
+/// continuing it); the frame to write, when there is one, and whether the reader stays at
+/// the part. A part with a `thoughtSignature` is read twice (`stated` the second time): its
+/// `STATE` comes first, before the part's own frames — a text or thought part's (a whole
+/// empty part when it has no text to write), or the call it opens. A part continuing a
+/// streamed call gives none: the signature belongs to the part that opened it.
+fn read_part(
+    ev: &Event<'_>,
+    part: &[u8],
+    st: &mut State<'_>,
+    stated: bool,
+) -> Option<(Emit, bool)> {
     let (mut sig, mut text, mut thought, mut call) = (None, None, false, None);
     for (k, v) in Obj::of(part)? {
         match k.raw() {
-            b"thoughtSignature" => sig = Some(v),
+            b"thoughtSignature" => sig = Some(v).filter(|s| !stated && valid::string(s).is_some()),
             b"text" => text = Some(v),
             b"thought" => thought = valid::is_true(v),
             b"functionCall" => call = Some(v),
             _ => {}
         }
     }
-    let sig = sig.filter(|s| valid::string(s).is_some())?;
-    let kind = match (text, call) {
-        (Some(text), _) if text_emit(ev, Some(text), thought).is_some() => {
-            StateKind::ThoughtSignature
-        }
-        (None, Some(call)) => {
-            let name = Obj::of(call)?.filter(|(k, _)| k.raw() == b"name").last();
-            name.and_then(|(_, n)| valid::string(n))
-                .filter(|n| !n.raw().is_empty())?;
-            // The call it opens ends a streamed one still open, whose `TOOL_CALL` so comes
-            // before this `STATE`.
-            close_streamed(st);
-            StateKind::ThoughtSignature
-        }
-        _ if thought => StateKind::EmptyThought,
-        _ => StateKind::EmptyText,
-    };
-    Some(Emit::State {
-        kind,
-        at: ev.span(trim_ws(sig)),
-    })
-}
-
-/// One part: a text or thought delta, or a call (whole, opening a streamed one, or
-/// continuing it); the frame to write, when there is one.
-fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
-    let (mut text, mut thought, mut call) = (None, false, None);
-    for (k, v) in Obj::of(part)? {
-        match k.raw() {
-            b"text" => text = Some(v),
-            b"thought" => thought = valid::is_true(v),
-            b"functionCall" => call = Some(v),
-            _ => {}
-        }
-    }
+    let state = |kind| state_emit(ev, sig, kind).map(|e| (e, true));
     if let Some(text) = text {
-        return text_emit(ev, Some(text), thought);
+        let delta = text_emit(ev, Some(text), thought);
+        return match (delta, thought) {
+            (Some(_), _) if sig.is_some() => state(StateKind::ThoughtSignature),
+            (Some(e), _) => Some((e, false)),
+            (None, true) => state(StateKind::EmptyThought),
+            (None, false) => state(StateKind::EmptyText),
+        };
     }
+    let Some(call) = call else {
+        return state(match thought {
+            true => StateKind::EmptyThought,
+            false => StateKind::EmptyText,
+        });
+    };
     let (mut name, mut more, mut args, mut id, mut pieces) = (None, false, None, None, None);
-    for (k, v) in Obj::of(call?)? {
+    for (k, v) in Obj::of(call)? {
         match k.raw() {
             b"name" => {
                 name = Some(v).filter(|n| valid::string(n).is_some_and(|s| !s.raw().is_empty()))
@@ -151,13 +128,17 @@ fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
         }
     }
     if let Some(name) = name {
-        // A new call ends a streamed one still open.
+        // A new call ends a streamed one still open (whose `TOOL_CALL` so comes before this
+        // part's `STATE`).
         close_streamed(st);
+        if sig.is_some() {
+            return state(StateKind::ThoughtSignature);
+        }
         let i = match st.open_or_refuse(ev, 0, id, Some(name)) {
             Ok(i) => i,
             Err(e) => {
                 st.gemini.refused = more;
-                return Some(e);
+                return Some((e, false));
             }
         };
         match (more || pieces.is_some(), args) {

@@ -307,9 +307,9 @@ pub(crate) fn element_step(
     st: &mut State<'_>,
     each: impl FnOnce(&Event<'_>, &[u8], &mut State<'_>) -> Option<Emit>,
 ) -> Step {
-    let (element, next) = match next_element(ev, cur, list, after, st) {
-        Ok(found) => found,
-        Err(step) => return step,
+    let mut next = cur;
+    let Some(element) = next_element(ev, &mut next, list, after, st) else {
+        return Step::Next(next);
     };
     match each(ev, element, st) {
         Some(e) => Step::Emit(e, next),
@@ -317,15 +317,15 @@ pub(crate) fn element_step(
     }
 }
 
-/// The element of [`element_step`]'s array the cursor is at, and the cursor past it; or,
-/// past the last, the step to go on with. Not generic: one copy for every reader.
+/// The element of [`element_step`]'s array the cursor is at, the cursor moved past it; or,
+/// past the last, `None` and the cursor at step `after`.
 pub(crate) fn next_element<'e>(
     ev: &Event<'e>,
-    cur: Cursor,
+    cur: &mut Cursor,
     list: usize,
     after: u8,
     st: &mut State<'_>,
-) -> Result<(&'e [u8], Cursor), Step> {
+) -> Option<&'e [u8]> {
     let pos = match cur.pos {
         // Element offsets are never 0: the event's data starts with its own bracket.
         0 => match ev.member(cur.spans[list]) {
@@ -334,18 +334,34 @@ pub(crate) fn next_element<'e>(
                 if json::trim_ws(v) != b"null" {
                     st.skipped.bad_shape += 1;
                 }
-                return Err(Step::Next(cur.then(after, 0)));
+                *cur = cur.then(after, 0);
+                return None;
             }
-            None => return Err(Step::Next(cur.then(after, 0))),
+            None => {
+                *cur = cur.then(after, 0);
+                return None;
+            }
         },
         pos => pos,
     };
     // Read over the whole data, so that the elements' offsets are the event's own.
     let mut elements = valid::Arr::resume(ev.data, pos as usize);
-    let Some(element) = elements.next() else {
-        return Err(Step::Next(cur.then(after, 0)));
+    let element = elements.next();
+    *cur = match element {
+        Some(_) => cur.then(cur.step, elements.pos() as u32),
+        None => cur.then(after, 0),
     };
-    Ok((element, cur.then(cur.step, elements.pos() as u32)))
+    element
+}
+
+/// The `STATE` frame of a string member, when it is one.
+#[cfg(any(feature = "gemini", feature = "anthropic"))]
+pub(crate) fn state_emit(ev: &Event<'_>, value: Option<&[u8]>, kind: StateKind) -> Option<Emit> {
+    let v = json::trim_ws(value?);
+    valid::string(v).map(|_| Emit::State {
+        kind,
+        at: ev.span(v),
+    })
 }
 
 /// The error message of an error value: its `message` string, or the value itself.
