@@ -718,3 +718,39 @@ fn strip_state(provider: Provider, body: &str) -> String {
     }
     out
 }
+
+/// The wrapper passes STATE frames through untouched (its consumer forwards the very bytes),
+/// like REASONING, whatever calls it intercepts around them.
+#[test]
+fn the_wrapper_passes_state_frames_through_untouched() {
+    use polyweave_tests::drive::{at, drain};
+    use polyweave_tool_adapter::{Disposition, NoHooks, Slot, Wrapper, WrapperConfig};
+    let mut bodies: Vec<(Provider, Vec<u8>)> = recordings()
+        .into_iter()
+        .filter(|r| POSITIONS.iter().any(|p| p.0 == r.name))
+        .map(|r| (r.provider, r.body))
+        .collect();
+    bodies.extend(
+        hand_written()
+            .into_iter()
+            .filter(|c| c.2 > 0)
+            .map(|c| (c.0, c.1.into_bytes())),
+    );
+    for (provider, body) in bodies {
+        let frames = decode(provider, &body, || usize::MAX).frames;
+        let cfg = WrapperConfig::DEFAULT;
+        let mut slots = [Slot::EMPTY; 2];
+        let mut arena = vec![0u8; cfg.arena_len(2)];
+        let mut w = Wrapper::new(cfg, &[], NoHooks, &mut slots, &mut arena).unwrap();
+        let mut forwarded = 0;
+        for f in &frames {
+            let how = w.handle_response(at(1), f.as_bytes()).unwrap();
+            drain(&mut w);
+            if kind(f) == "STATE" {
+                assert_eq!(how, Disposition::Forward, "{provider:?} {f}");
+                forwarded += 1;
+            }
+        }
+        assert!(forwarded > 0, "{provider:?}");
+    }
+}
