@@ -11,9 +11,9 @@ export declare const Provider: Readonly<{
 export type ProviderName = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama';
 export type ProviderId = ProviderName | (typeof Provider)[keyof typeof Provider];
 
-/** A decoded frame: `TEXT`, `REASONING`, `TOOL_CALL`, `ERROR` or `END` (its exact text: `rawText(frame)`). */
+/** A decoded frame: `TEXT`, `REASONING`, `STATE`, `TOOL_CALL`, `ERROR` or `END` (its exact text: `rawText(frame)`). */
 export interface DecodedFrame {
-  type: 'TEXT' | 'REASONING' | 'TOOL_CALL' | 'ERROR' | 'END' | string;
+  type: 'TEXT' | 'REASONING' | 'STATE' | 'TOOL_CALL' | 'ERROR' | 'END' | string;
   content?: any;
   [key: string]: unknown;
 }

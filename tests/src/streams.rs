@@ -123,7 +123,7 @@ pub fn reconstruct(frames: &[String]) -> Value {
         let content = &v["content"];
         match v["type"].as_str().expect("type") {
             "TEXT" => text.push_str(content.as_str().expect("TEXT content is a string")),
-            "REASONING" => {}
+            "REASONING" | "STATE" => {}
             "TOOL_CALL" => {
                 let mut call = serde_json::Map::new();
                 call.insert(

@@ -3,7 +3,7 @@
 //! complete at `content_block_stop`; `message_delta`'s `stop_reason` is the finish reason.
 
 use super::calls::Close;
-use super::step::{error_emit, text_emit, Cursor, Event, State, Step};
+use super::step::{error_emit, state_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step};
 use crate::json::valid::{self, Obj};
 
 /// The event names the SDK reads; others (and events without a name) are skipped.
@@ -44,7 +44,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     }
     let ty = ty.or(ev.name).unwrap_or(b"");
     let done = Cursor::at(1);
-    let shown = |e: Option<super::step::Emit>| match e {
+    let shown = |e: Option<Emit>| match e {
         Some(e) => Step::Emit(e, done),
         None => Step::Done,
     };
@@ -55,9 +55,17 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };
-            let [kind, id, name, input, text, thinking] = valid::pick(
+            let [kind, id, name, input, text, thinking, data] = valid::pick(
                 block,
-                [b"type", b"id", b"name", b"input", b"text", b"thinking"],
+                [
+                    b"type",
+                    b"id",
+                    b"name",
+                    b"input",
+                    b"text",
+                    b"thinking",
+                    b"data",
+                ],
             );
             match kind.and_then(valid::string).map(|t| t.raw()) {
                 Some(b"tool_use") => {
@@ -79,6 +87,9 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 }
                 Some(b"text") => shown(text_emit(ev, text, false)),
                 Some(b"thinking") => shown(text_emit(ev, thinking, true)),
+                Some(b"redacted_thinking") => {
+                    shown(state_emit(ev, data, StateKind::RedactedThinking))
+                }
                 _ => Step::Done,
             }
         }
@@ -87,11 +98,15 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };
-            let [kind, text, thinking, piece] =
-                valid::pick(delta, [b"type", b"text", b"thinking", b"partial_json"]);
+            let [kind, text, thinking, piece, signature] = valid::pick(
+                delta,
+                [b"type", b"text", b"thinking", b"partial_json", b"signature"],
+            );
             match kind.and_then(valid::string).map(|t| t.raw()) {
                 Some(b"text_delta") => shown(text_emit(ev, text, false)),
                 Some(b"thinking_delta") => shown(text_emit(ev, thinking, true)),
+                // It closes the thinking block whose deltas came as `REASONING` frames.
+                Some(b"signature_delta") => shown(state_emit(ev, signature, StateKind::Signature)),
                 Some(b"input_json_delta") => {
                     let piece = piece.and_then(valid::string);
                     if let (Some(i), Some(piece)) = (index.and_then(|k| st.calls.find(k)), piece) {

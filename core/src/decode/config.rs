@@ -82,8 +82,8 @@ impl DecoderConfig {
 
     /// The longest frame the decoder can write: size the buffer given to `poll_frame` so.
     pub const fn max_frame_len(&self) -> usize {
-        // A delta or error re-escaped from an event: at most twice its bytes (a raw error
-        // value quoted), plus the frame around it.
+        // A delta, a provider state or an error re-escaped from an event: at most twice its
+        // bytes (a raw error value quoted), plus the frame around it.
         let from_event = self.event_cap.saturating_mul(2).saturating_add(64);
         // A call: every decoded byte may escape to six (`\u00XX`), the name twice.
         let call = self

@@ -5,7 +5,9 @@
 
 use super::calls::Close;
 use super::config::PATH_CAP;
-use super::step::{element_step, error_emit, text_emit, Cursor, Emit, Event, State, Step};
+use super::step::{
+    error_emit, next_element, state_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step,
+};
 use crate::json::valid::{self, Arr, Obj};
 use crate::json::{trim_ws, JsonStr};
 use crate::sink::{put_escaped, put_json_string, Sink};
@@ -49,7 +51,20 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             cur.spans[1] = ev.span_of(content.and_then(|c| valid::get(c, b"parts")));
             Step::Next(cur)
         }
-        1 => element_step(ev, cur, 1, 2, st, read_part),
+        1 => {
+            let mut next = cur;
+            let Some(part) = next_element(ev, &mut next, 1, 2, st) else {
+                return Step::Next(next);
+            };
+            // A signed part is visited twice: the reader stays at it after its `STATE` (so a
+            // frame that did not fit is written again from the same point), `flag` saying so.
+            next.flag = false;
+            match read_part(ev, part, st, cur.flag) {
+                Some((e, true)) => Step::Emit(e, Cursor { flag: true, ..cur }),
+                Some((e, false)) => Step::Emit(e, next),
+                None => Step::Next(next),
+            }
+        }
         // A finish reason does not end the body: server-side tools may be answered in the
         // same response, then more text and another reason. `END` carries the last one.
         _ => {
@@ -62,22 +77,45 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
 }
 
 /// One part: a text or thought delta, or a call (whole, opening a streamed one, or
-/// continuing it); the frame to write, when there is one.
-fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
-    let (mut text, mut thought, mut call) = (None, false, None);
+/// continuing it); the frame to write, when there is one, and whether the reader stays at
+/// the part. A part with a `thoughtSignature` is read twice (`stated` the second time): its
+/// `STATE` comes first, before the part's own frames — a text or thought part's (a whole
+/// empty part when it has no text to write), or the call it opens. A part continuing a
+/// streamed call gives none: the signature belongs to the part that opened it.
+fn read_part(
+    ev: &Event<'_>,
+    part: &[u8],
+    st: &mut State<'_>,
+    stated: bool,
+) -> Option<(Emit, bool)> {
+    let (mut sig, mut text, mut thought, mut call) = (None, None, false, None);
     for (k, v) in Obj::of(part)? {
         match k.raw() {
+            b"thoughtSignature" => sig = Some(v).filter(|s| !stated && valid::string(s).is_some()),
             b"text" => text = Some(v),
             b"thought" => thought = valid::is_true(v),
             b"functionCall" => call = Some(v),
             _ => {}
         }
     }
+    let state = |kind| state_emit(ev, sig, kind).map(|e| (e, true));
     if let Some(text) = text {
-        return text_emit(ev, Some(text), thought);
+        let delta = text_emit(ev, Some(text), thought);
+        return match (delta, thought) {
+            (Some(_), _) if sig.is_some() => state(StateKind::ThoughtSignature),
+            (Some(e), _) => Some((e, false)),
+            (None, true) => state(StateKind::EmptyThought),
+            (None, false) => state(StateKind::EmptyText),
+        };
     }
+    let Some(call) = call else {
+        return state(match thought {
+            true => StateKind::EmptyThought,
+            false => StateKind::EmptyText,
+        });
+    };
     let (mut name, mut more, mut args, mut id, mut pieces) = (None, false, None, None, None);
-    for (k, v) in Obj::of(call?)? {
+    for (k, v) in Obj::of(call)? {
         match k.raw() {
             b"name" => {
                 name = Some(v).filter(|n| valid::string(n).is_some_and(|s| !s.raw().is_empty()))
@@ -90,13 +128,17 @@ fn read_part(ev: &Event<'_>, part: &[u8], st: &mut State<'_>) -> Option<Emit> {
         }
     }
     if let Some(name) = name {
-        // A new call ends a streamed one still open.
+        // A new call ends a streamed one still open (whose `TOOL_CALL` so comes before this
+        // part's `STATE`).
         close_streamed(st);
+        if sig.is_some() {
+            return state(StateKind::ThoughtSignature);
+        }
         let i = match st.open_or_refuse(ev, 0, id, Some(name)) {
             Ok(i) => i,
             Err(e) => {
                 st.gemini.refused = more;
-                return Some(e);
+                return Some((e, false));
             }
         };
         match (more || pieces.is_some(), args) {

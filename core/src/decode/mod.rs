@@ -3,9 +3,12 @@
 //!
 //! A [`Decoder`] reads one provider's format ([`Provider`]) from bytes split anywhere and
 //! writes canonical one-line frames into the host's buffer: `TEXT` and `REASONING` deltas
-//! as they come, each tool call as one `TOOL_CALL` once it is complete (broken arguments
-//! with `args_error`, so the wrapper answers them), provider errors as `ERROR`, and one
-//! `END` with the provider's finish reason. All memory is the host's: a byte arena sized
+//! as they come, the provider's state for what it said as `STATE` (for a conversation to
+//! give back: a Gemini `thoughtSignature` right before its part's frames, an Anthropic
+//! thinking `signature` or `redacted_thinking` data, a Responses `reasoning` item), each
+//! tool call as one `TOOL_CALL` once it is complete (broken arguments with `args_error`,
+//! so the wrapper answers them), provider errors as `ERROR`, and one `END` with the
+//! provider's finish reason. All memory is the host's: a byte arena sized
 //! by [`DecoderConfig::arena_len`] and one [`CallSlot`] per call the response may have open
 //! at once.
 //!
@@ -423,6 +426,21 @@ fn write_emit(ev: &Event<'_>, e: Emit, st: &State<'_>, s: &mut dyn Sink) {
         Emit::NoSlot { id, name } => {
             st.calls
                 .write_no_slot(id.map(|a| ev.str_at(a)), name.map(|a| ev.str_at(a)), s)
+        }
+        #[cfg(any(
+            feature = "gemini",
+            feature = "anthropic",
+            feature = "openai-responses"
+        ))]
+        Emit::State { kind, at } => {
+            s.put(b"{\"type\":\"STATE\",\"content\":{");
+            s.put(kind.key());
+            match kind.is_raw() {
+                // An item goes back as it came: only the white space between tokens goes.
+                true => s.put_raw(ev.at(at)),
+                false => put_json_str(s, ev.str_at(at)),
+            }
+            s.put(kind.tail());
         }
     }
 }

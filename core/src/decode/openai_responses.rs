@@ -4,7 +4,7 @@
 //! first; the terminal `response.*` event's `status` is the finish reason.
 
 use super::calls::Close;
-use super::step::{error_emit, text_emit, Cursor, Event, State, Step};
+use super::step::{error_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Obj};
 
@@ -50,10 +50,16 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             emit(text_emit(ev, delta, true), done)
         }
         b"response.output_item.added" | b"response.output_item.done" => {
+            let whole = ty == b"response.output_item.done";
+            if let Some(item) = item.filter(|i| whole && is_type(i, b"reasoning")) {
+                // Given back as it came (SPEC §10.2 rule 2): the item itself, not its parts.
+                let at = ev.span(trim_ws(item));
+                let kind = StateKind::Reasoning;
+                return Step::Emit(Emit::State { kind, at }, done);
+            }
             let Some((item, key)) = function_call(item, index) else {
                 return Step::Done;
             };
-            let whole = ty == b"response.output_item.done";
             let i = match st.calls.find(key) {
                 Some(i) => i,
                 None if st.is_gone(key) => return Step::Done,
@@ -113,7 +119,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
     }
 }
 
-fn emit(e: Option<super::step::Emit>, then: Cursor) -> Step {
+fn emit(e: Option<Emit>, then: Cursor) -> Step {
     match e {
         Some(e) => Step::Emit(e, then),
         None => Step::Done,
@@ -123,8 +129,12 @@ fn emit(e: Option<super::step::Emit>, then: Cursor) -> Step {
 /// The item and its key when it is a `function_call` (other items are not calls).
 fn function_call(item: Option<&[u8]>, index: Option<u32>) -> Option<(&[u8], u32)> {
     let item = item?;
-    let is_call = valid::get_str(item, b"type").is_some_and(|t| t.eq_text(b"function_call"));
-    Some((item, index?)).filter(|_| is_call)
+    Some((item, index?)).filter(|_| is_type(item, b"function_call"))
+}
+
+/// True when `item`'s `type` is `ty`.
+fn is_type(item: &[u8], ty: &[u8]) -> bool {
+    valid::get_str(item, b"type").is_some_and(|t| t.eq_text(ty))
 }
 
 /// An over-long event: the call whose arguments it carried fails; a terminal event

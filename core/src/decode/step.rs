@@ -53,6 +53,86 @@ pub(crate) enum Emit {
         id: Option<Span>,
         name: Option<Span>,
     },
+    /// The provider's state for what it said (SPEC §8 rule 2), given back by a conversation
+    /// (§10.2 rule 2): a `STATE` frame whose one member is the value at `at`.
+    #[cfg(any(
+        feature = "gemini",
+        feature = "anthropic",
+        feature = "openai-responses"
+    ))]
+    State { kind: StateKind, at: Span },
+}
+
+/// What a `STATE` frame carries: its member's key, and how its value is written.
+#[cfg(any(
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "openai-responses"
+))]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) enum StateKind {
+    /// Gemini's `thoughtSignature` of the part whose frames follow.
+    #[cfg(feature = "gemini")]
+    ThoughtSignature,
+    /// Gemini's `thoughtSignature` of a text part with no text: the whole part.
+    #[cfg(feature = "gemini")]
+    EmptyText,
+    /// [`EmptyText`](Self::EmptyText) for a `thought` part.
+    #[cfg(feature = "gemini")]
+    EmptyThought,
+    /// Anthropic's `signature` closing a thinking block.
+    #[cfg(feature = "anthropic")]
+    Signature,
+    /// Anthropic's `redacted_thinking` block's `data`.
+    #[cfg(feature = "anthropic")]
+    RedactedThinking,
+    /// A Responses `reasoning` item, its raw value compacted.
+    #[cfg(feature = "openai-responses")]
+    Reasoning,
+}
+
+#[cfg(any(
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "openai-responses"
+))]
+impl StateKind {
+    /// The member's key, quoted, and its colon.
+    pub(crate) fn key(self) -> &'static [u8] {
+        match self {
+            #[cfg(feature = "gemini")]
+            Self::ThoughtSignature | Self::EmptyText | Self::EmptyThought => {
+                b"\"thoughtSignature\":"
+            }
+            #[cfg(feature = "anthropic")]
+            Self::Signature => b"\"signature\":",
+            #[cfg(feature = "anthropic")]
+            Self::RedactedThinking => b"\"redacted_thinking\":",
+            #[cfg(feature = "openai-responses")]
+            Self::Reasoning => b"\"reasoning\":",
+        }
+    }
+
+    /// True when the value is a raw JSON value (written compacted), not a string token.
+    pub(crate) fn is_raw(self) -> bool {
+        #[cfg(feature = "openai-responses")]
+        if self == Self::Reasoning {
+            return true;
+        }
+        false
+    }
+
+    /// What follows the value: the rest of an empty part, then the closing braces.
+    pub(crate) fn tail(self) -> &'static [u8] {
+        match self {
+            #[cfg(feature = "gemini")]
+            Self::EmptyText => b",\"text\":\"\"}}",
+            #[cfg(feature = "gemini")]
+            Self::EmptyThought => b",\"text\":\"\",\"thought\":true}}",
+            _ => b"}}",
+        }
+    }
 }
 
 /// What a provider reader's step came to.
@@ -227,6 +307,25 @@ pub(crate) fn element_step(
     st: &mut State<'_>,
     each: impl FnOnce(&Event<'_>, &[u8], &mut State<'_>) -> Option<Emit>,
 ) -> Step {
+    let mut next = cur;
+    let Some(element) = next_element(ev, &mut next, list, after, st) else {
+        return Step::Next(next);
+    };
+    match each(ev, element, st) {
+        Some(e) => Step::Emit(e, next),
+        None => Step::Next(next),
+    }
+}
+
+/// The element of [`element_step`]'s array the cursor is at, the cursor moved past it; or,
+/// past the last, `None` and the cursor at step `after`.
+pub(crate) fn next_element<'e>(
+    ev: &Event<'e>,
+    cur: &mut Cursor,
+    list: usize,
+    after: u8,
+    st: &mut State<'_>,
+) -> Option<&'e [u8]> {
     let pos = match cur.pos {
         // Element offsets are never 0: the event's data starts with its own bracket.
         0 => match ev.member(cur.spans[list]) {
@@ -235,22 +334,34 @@ pub(crate) fn element_step(
                 if json::trim_ws(v) != b"null" {
                     st.skipped.bad_shape += 1;
                 }
-                return Step::Next(cur.then(after, 0));
+                *cur = cur.then(after, 0);
+                return None;
             }
-            None => return Step::Next(cur.then(after, 0)),
+            None => {
+                *cur = cur.then(after, 0);
+                return None;
+            }
         },
         pos => pos,
     };
     // Read over the whole data, so that the elements' offsets are the event's own.
     let mut elements = valid::Arr::resume(ev.data, pos as usize);
-    let Some(element) = elements.next() else {
-        return Step::Next(cur.then(after, 0));
+    let element = elements.next();
+    *cur = match element {
+        Some(_) => cur.then(cur.step, elements.pos() as u32),
+        None => cur.then(after, 0),
     };
-    let next = cur.then(cur.step, elements.pos() as u32);
-    match each(ev, element, st) {
-        Some(e) => Step::Emit(e, next),
-        None => Step::Next(next),
-    }
+    element
+}
+
+/// The `STATE` frame of a string member, when it is one.
+#[cfg(any(feature = "gemini", feature = "anthropic"))]
+pub(crate) fn state_emit(ev: &Event<'_>, value: Option<&[u8]>, kind: StateKind) -> Option<Emit> {
+    let v = json::trim_ws(value?);
+    valid::string(v).map(|_| Emit::State {
+        kind,
+        at: ev.span(v),
+    })
 }
 
 /// The error message of an error value: its `message` string, or the value itself.

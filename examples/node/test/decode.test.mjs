@@ -68,6 +68,7 @@ function reconstruct(frames) {
         text += c;
         break;
       case 'REASONING':
+      case 'STATE':
         break;
       case 'TOOL_CALL':
         toolCalls.push(

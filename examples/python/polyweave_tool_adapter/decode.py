@@ -2,8 +2,9 @@
 `pw_encode_item`.
 
 A `Decoder` turns one LLM provider's streamed HTTP response body (SSE, or NDJSON for Ollama),
-split anywhere, into the library's frames: `TEXT`, `REASONING`, `TOOL_CALL` (each call once,
-complete; broken arguments carry `args_error`), `ERROR` and one `END` per body::
+split anywhere, into the library's frames: `TEXT`, `REASONING`, `STATE` (the provider's state
+for a conversation to give back), `TOOL_CALL` (each call once, complete; broken arguments carry
+`args_error`), `ERROR` and one `END` per body::
 
     for frame in decode("openai-chat", response.iter_bytes()):
         if frame["type"] == "TOOL_CALL":

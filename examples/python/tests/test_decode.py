@@ -75,7 +75,7 @@ def reconstruct(test, frames):
         if kind == "TEXT":
             test.assertIsInstance(content, str)
             text += content
-        elif kind == "REASONING":
+        elif kind in ("REASONING", "STATE"):
             pass
         elif kind == "TOOL_CALL":
             call = {"id": content.get("id"), "name": content["name"]}
