@@ -146,6 +146,27 @@ fn states_in(r: &Recording) -> Vec<(String, Option<String>)> {
                 let item = member(&data, "item").expect("item");
                 out.push((format!(r#"{STATE}{{"reasoning":{item}}}}}"#), None));
             }
+            // The terminal response's reasoning items again, as its SDK keeps them, before END.
+            Provider::OpenAiResponses
+                if matches!(
+                    v["type"].as_str(),
+                    Some("response.completed" | "response.incomplete")
+                ) =>
+            {
+                let data = compact(&data);
+                let response = member(&data, "response").expect("response");
+                let Some(output) = member(response, "output") else {
+                    continue;
+                };
+                for item in elements(output) {
+                    if serde_json::from_str::<Value>(item).unwrap()["type"] == "reasoning" {
+                        out.push((
+                            format!(r#"{STATE}{{"reasoning":{item}}}}}"#),
+                            Some(TERMINAL.into()),
+                        ));
+                    }
+                }
+            }
             Provider::Anthropic => {
                 let signature = (v["delta"]["type"] == "signature_delta")
                     .then(|| v["delta"]["signature"].as_str())
@@ -159,6 +180,43 @@ fn states_in(r: &Recording) -> Vec<(String, Option<String>)> {
                     let data = serde_json::to_string(block["data"].as_str().unwrap()).unwrap();
                     out.push((format!(r#"{STATE}{{"redacted_thinking":{data}}}}}"#), None));
                 }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What follows a terminal event's reasoning items.
+const TERMINAL: &str = "(the end)";
+
+/// The elements of a compact JSON array's text, as written.
+fn elements(array: &str) -> Vec<&str> {
+    let b = array.as_bytes();
+    let (mut out, mut depth, mut start, mut in_str, mut esc) =
+        (Vec::new(), 0i32, 1usize, false, false);
+    for (i, &c) in b.iter().enumerate() {
+        if in_str {
+            match (esc, c) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 && i > start {
+                    out.push(&array[start..i]);
+                }
+            }
+            b',' if depth == 1 => {
+                out.push(&array[start..i]);
+                start = i + 1;
             }
             _ => {}
         }
@@ -199,20 +257,28 @@ const POSITIONS: [(&str, &[usize], usize); 16] = [
     ),
     (
         "openai-responses/vercel-ai-azure-reasoning-encrypted-content-step1",
-        &[89],
-        92,
+        &[89, 91],
+        93,
     ),
-    ("openai-responses/vercel-ai-lmstudio-tool-call-1", &[48], 64),
-    ("openai-responses/vercel-ai-lmstudio-tool-call-2", &[47], 63),
+    (
+        "openai-responses/vercel-ai-lmstudio-tool-call-1",
+        &[48, 63],
+        65,
+    ),
+    (
+        "openai-responses/vercel-ai-lmstudio-tool-call-2",
+        &[47, 62],
+        64,
+    ),
     (
         "openai-responses/vercel-ai-openai-reasoning-encrypted-content-step1",
-        &[32],
-        35,
+        &[32, 34],
+        36,
     ),
     (
         "openai-responses/vercel-ai-programmatic-tool-calling-1",
-        &[0],
-        3,
+        &[0, 2],
+        4,
     ),
 ];
 
@@ -238,6 +304,14 @@ fn every_recording_with_provider_state_gives_its_state_frames_in_place() {
             assert_eq!(&frames[i], frame, "{} frame {i}", r.name);
             let next: Value = serde_json::from_str(&frames[i + 1]).unwrap();
             match then {
+                // The terminal event's items: only more of them, then END.
+                Some(t) if t == TERMINAL => {
+                    assert!(
+                        matches!(next["type"].as_str(), Some("STATE" | "END")),
+                        "{}",
+                        r.name
+                    );
+                }
                 // A signed call: its `TOOL_CALL` follows (the recordings' calls are whole, or
                 // streamed with nothing else until they complete).
                 Some(name) => {
@@ -711,6 +785,9 @@ fn strip_state(provider: Provider, body: &str) -> String {
             _ => {
                 if v["type"] == "response.output_item.done" && v["item"]["type"] == "reasoning" {
                     continue;
+                }
+                if let Some(output) = v["response"]["output"].as_array_mut() {
+                    output.retain(|i| i["type"] != "reasoning");
                 }
             }
         }

@@ -729,7 +729,15 @@ fn an_assistant_turn_carries_what_the_sdk_keeps() {
         assert_eq!(state.len(), want_state.len(), "{name}: state {state:?}");
         for (got, want) in state.iter().zip(&want_state) {
             if r.provider == Provider::Gemini {
-                assert_eq!(got["thoughtSignature"], want["thoughtSignature"], "{name}");
+                // google-genai holds a signature as bytes and writes it back in the URL-safe
+                // base64 alphabet: the same bytes as the one given back as it came.
+                let std_alphabet =
+                    |v: &Value| v.as_str().unwrap().replace('-', "+").replace('_', "/");
+                assert_eq!(
+                    std_alphabet(&got["thoughtSignature"]),
+                    std_alphabet(&want["thoughtSignature"]),
+                    "{name}"
+                );
                 let (g, w) = (&got["part"], &want["part"]);
                 match w.get("functionCall") {
                     Some(fc) => assert_eq!(g["functionCall"]["name"], fc["name"], "{name}"),
@@ -756,4 +764,165 @@ fn strip_nulls(v: &Value) -> Value {
         Value::Array(a) => Value::Array(a.iter().map(strip_nulls).collect()),
         other => other.clone(),
     }
+}
+
+/// SPEC §10.2 rule 2: each provider's state goes back byte for byte, on the part it came on,
+/// and only to its own provider.
+#[test]
+fn state_goes_back_to_its_own_provider_only() {
+    let opts = RequestOptions::new("m");
+    let mut mem = [0u8; 4096];
+    let mut c = Conversation::new(&mut mem);
+    c.push_user("go").unwrap();
+    c.begin_response(Provider::Anthropic).unwrap();
+    for f in [
+        r#"{"type":"REASONING","content":"Let me "}"#,
+        r#"{"type":"REASONING","content":"think."}"#,
+        r#"{"type":"STATE","content":{"signature":"SIG1"}}"#,
+        r#"{"type":"STATE","content":{"redacted_thinking":"DATA"}}"#,
+        r#"{"type":"TEXT","content":"ok"}"#,
+        r#"{"type":"TOOL_CALL","content":{"id":"toolu_1","name":"get","args":{}}}"#,
+        r#"{"type":"STATE","content":{"thoughtSignature":"NOT-MINE"}}"#,
+        r#"{"type":"END","content":{"reason":"tool_use"}}"#,
+        r#"{"type":"TOOL_RESULT","content":{"id":"toolu_1","name":"get","result":"x"}}"#,
+    ] {
+        c.push_frame(f.as_bytes()).unwrap();
+    }
+    assert_eq!(
+        body(&c, Provider::Anthropic, &opts, &[]),
+        r#"{"model":"m","max_tokens":4096,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"thinking","thinking":"Let me think.","signature":"SIG1"},{"type":"redacted_thinking","data":"DATA"},{"type":"text","text":"ok"},{"type":"tool_use","id":"toolu_1","name":"get","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]}],"stream":true}"#
+    );
+    // The same turn to Gemini: text and call, no Anthropic state.
+    assert_eq!(
+        body(&c, Provider::Gemini, &opts, &[]),
+        r#"{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"ok"},{"functionCall":{"id":"toolu_1","name":"get","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"id":"toolu_1","name":"get","response":{"output":"x"}}}]}]}"#
+    );
+
+    let mut mem = [0u8; 4096];
+    let mut c = Conversation::new(&mut mem);
+    c.push_user("go").unwrap();
+    c.begin_response(Provider::Gemini).unwrap();
+    for f in [
+        r#"{"type":"STATE","content":{"thoughtSignature":"S1"}}"#,
+        r#"{"type":"TEXT","content":"a"}"#,
+        r#"{"type":"TEXT","content":"b"}"#,
+        r#"{"type":"TEXT","content":"c"}"#,
+        r#"{"type":"STATE","content":{"thoughtSignature":"S2","text":""}}"#,
+        r#"{"type":"STATE","content":{"thoughtSignature":"S3"}}"#,
+        r#"{"type":"REASONING","content":"hm"}"#,
+        r#"{"type":"REASONING","content":"unsigned thought"}"#,
+        r#"{"type":"STATE","content":{"thoughtSignature":"S4"}}"#,
+        r#"{"type":"TOOL_CALL","content":{"name":"get","args":{"q":1}}}"#,
+        r#"{"type":"TOOL_RESULT","content":{"name":"get","result":{"v":2}}}"#,
+    ] {
+        c.push_frame(f.as_bytes()).unwrap();
+    }
+    assert_eq!(
+        body(&c, Provider::Gemini, &opts, &[]),
+        r#"{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"a","thoughtSignature":"S1"},{"text":"bc"},{"text":"","thoughtSignature":"S2"},{"text":"hm","thought":true,"thoughtSignature":"S3"},{"functionCall":{"name":"get","args":{"q":1}},"thoughtSignature":"S4"}]},{"role":"user","parts":[{"functionResponse":{"name":"get","response":{"output":{"v":2}}}}]}]}"#
+    );
+    // To OpenAI: the texts and the call under an id it takes; no signatures.
+    assert_eq!(
+        body(&c, Provider::OpenAiChat, &opts, &[]),
+        r#"{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","content":"abc","tool_calls":[{"id":"pwcall_0","type":"function","function":{"name":"get","arguments":"{\"q\":1}"}}]},{"role":"tool","tool_call_id":"pwcall_0","content":"{\"v\":2}"}],"stream":true,"stream_options":{"include_usage":true}}"#
+    );
+
+    let mut mem = [0u8; 4096];
+    let mut c = Conversation::new(&mut mem);
+    c.push_user("go").unwrap();
+    c.begin_response(Provider::OpenAiResponses).unwrap();
+    for f in [
+        r#"{"type":"STATE","content":{"reasoning":{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"E1"}}}"#,
+        r#"{"type":"STATE","content":{"reasoning":{"id":"rs_2","type":"reasoning","summary":[]}}}"#,
+        r#"{"type":"TOOL_CALL","content":{"id":"call_1","name":"get","args":{}}}"#,
+        // The terminal event's copy of rs_1 stands, where rs_1 was.
+        r#"{"type":"STATE","content":{"reasoning":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"s"}],"encrypted_content":"E1b"}}}"#,
+        r#"{"type":"TOOL_RESULT","content":{"id":"call_1","name":"get","result":1}}"#,
+    ] {
+        c.push_frame(f.as_bytes()).unwrap();
+    }
+    assert_eq!(
+        body(&c, Provider::OpenAiResponses, &opts, &[]),
+        r#"{"model":"m","input":[{"role":"user","content":"go"},{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"s"}],"encrypted_content":"E1b"},{"type":"function_call","call_id":"call_1","name":"get","arguments":"{}"},{"type":"function_call_output","call_id":"call_1","output":"1"}],"stream":true,"store":false,"include":["reasoning.encrypted_content"]}"#
+    );
+}
+
+/// SPEC §10.2 rule 3: short of room, the state of older exchanges goes first, then whole
+/// entries oldest first, until what is kept starts with a user text; the latest exchange
+/// and a pinned first user text stay; an entry that cannot fit is refused, nothing changed.
+#[test]
+fn eviction_order() {
+    let exchange = |c: &mut Conversation<'_>, k: usize| {
+        c.push_user(&format!("q{k}")).unwrap();
+        c.begin_response(Provider::Anthropic).unwrap();
+        for f in [
+            format!(
+                r#"{{"type":"REASONING","content":"thinking {k} {}"}}"#,
+                "x".repeat(40)
+            ),
+            format!(
+                r#"{{"type":"STATE","content":{{"signature":"SIG{k}{}"}}}}"#,
+                "s".repeat(40)
+            ),
+            format!(r#"{{"type":"TOOL_CALL","content":{{"id":"t{k}","name":"get","args":{{}}}}}}"#),
+            format!(
+                r#"{{"type":"TOOL_RESULT","content":{{"id":"t{k}","name":"get","result":{k}}}}}"#
+            ),
+        ] {
+            c.push_frame(f.as_bytes()).unwrap();
+        }
+        c.end_response();
+    };
+    let opts = RequestOptions::new("m");
+    // Room for four exchanges but 50 bytes: the fourth needs one exchange's state (a thought
+    // part of over 100 bytes) to go.
+    let cap = {
+        let mut big = [0u8; 4096];
+        let mut c = Conversation::new(&mut big);
+        c.set_system("sys").unwrap();
+        for k in 0..4 {
+            exchange(&mut c, k);
+        }
+        c.used() - 50
+    };
+    let mut mem = vec![0u8; cap];
+    let mut c = Conversation::new(&mut mem);
+    c.pin_first_user(true);
+    c.set_system("sys").unwrap();
+    for k in 0..3 {
+        exchange(&mut c, k);
+    }
+    let full = body(&c, Provider::Anthropic, &opts, &[]);
+    assert!(
+        full.contains("SIG0") && full.contains("SIG1") && full.contains("SIG2"),
+        "{full}"
+    );
+    // A fourth exchange: the state of the oldest exchanges goes first.
+    exchange(&mut c, 3);
+    let b = body(&c, Provider::Anthropic, &opts, &[]);
+    assert!(!b.contains("SIG0") && b.contains("SIG3"), "{b}");
+    assert_eq!(c.evicted(), 0, "{b}");
+    // More: whole exchanges go, oldest first; q0 stays pinned; every call keeps its result.
+    for k in 4..9 {
+        exchange(&mut c, k);
+    }
+    let b = body(&c, Provider::Anthropic, &opts, &[]);
+    assert!(c.evicted() > 0);
+    assert!(
+        b.contains(r#""content":"q0""#) || b.contains(r#"{"type":"text","text":"q0"}"#),
+        "{b}"
+    );
+    assert!(b.contains("SIG8") && b.contains(r#""id":"t8""#), "{b}");
+    assert!(!b.contains(r#""id":"t1""#), "{b}");
+    let v: Value = serde_json::from_str(&b).unwrap();
+    assert_paired(Provider::Anthropic, &v);
+    assert!(c.used() <= cap);
+    // An entry larger than everything that could go: refused, nothing changed.
+    let (used, len, evicted) = (c.used(), c.len(), c.evicted());
+    assert_eq!(
+        c.push_user(&"y".repeat(cap)),
+        Err(ConversationError::NoRoom { needed: cap + 5 })
+    );
+    assert_eq!((c.used(), c.len(), c.evicted()), (used, len, evicted));
+    assert_eq!(body(&c, Provider::Anthropic, &opts, &[]), b);
 }

@@ -4,13 +4,27 @@
 //! first; the terminal `response.*` event's `status` is the finish reason.
 
 use super::calls::Close;
-use super::step::{error_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step};
+use super::step::{
+    element_step, error_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step,
+};
 use crate::json::trim_ws;
 use crate::json::valid::{self, Obj};
 
 pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
-    if cur.step > 0 {
-        return Step::Done;
+    match cur.step {
+        0 => {}
+        // The terminal response's reasoning items, as its SDK keeps them (they may differ
+        // from the `output_item.done` ones: a conversation keeps the last of each id).
+        TERMINAL_ITEMS => {
+            return element_step(ev, cur, 0, TERMINAL_END, st, |ev, item, _| {
+                is_type(item, b"reasoning").then(|| Emit::State {
+                    kind: StateKind::Reasoning,
+                    at: ev.span(trim_ws(item)),
+                })
+            })
+        }
+        TERMINAL_END => return Step::End(Close::Complete),
+        _ => return Step::Done,
     }
     let data = ev.data;
     let Some(fields) = Obj::of(data) else {
@@ -109,7 +123,9 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             if let Some(status) = valid::get_str(response, b"status") {
                 st.reason.set(status, &mut st.skipped);
             }
-            Step::End(Close::Complete)
+            let mut cur = Cursor::at(TERMINAL_ITEMS);
+            cur.spans[0] = ev.span_of(valid::get(response, b"output"));
+            Step::Next(cur)
         }
         t if t.starts_with(b"response.") => Step::Done,
         _ => {
@@ -118,6 +134,10 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
         }
     }
 }
+
+/// Steps of a terminal event: its `response.output` reasoning items, then the end.
+const TERMINAL_ITEMS: u8 = 2;
+const TERMINAL_END: u8 = 3;
 
 fn emit(e: Option<Emit>, then: Cursor) -> Step {
     match e {

@@ -245,7 +245,8 @@ impl<'r> Request<'r> {
             return;
         }
         let mut first = !has_system_message(p) || self.system().is_none();
-        for m in messages(self.conv, merges_results(p)) {
+        let silent = |t: &Entry<'_>| !self.writes_message(&Msg::Turn(*t));
+        for m in messages(self.conv, merges_results(p), &silent) {
             if !self.writes_message(&m) {
                 continue;
             }
@@ -804,23 +805,31 @@ enum Msg<'a> {
     },
 }
 
-fn messages<'a>(conv: &'a Conversation<'_>, merge: bool) -> Messages<'a> {
+fn messages<'a, 'f>(
+    conv: &'a Conversation<'_>,
+    merge: bool,
+    silent: &'f dyn Fn(&Entry<'_>) -> bool,
+) -> Messages<'a, 'f> {
     Messages {
         buf: conv.bytes(),
         pos: 0,
         merge,
         pending: None,
+        silent,
     }
 }
 
-struct Messages<'a> {
+struct Messages<'a, 'f> {
     buf: &'a [u8],
     pos: usize,
     merge: bool,
     pending: Option<Entry<'a>>,
+    /// A turn that writes nothing for this provider (only another provider's state, or
+    /// only white space for Anthropic): the user texts around it make one message.
+    silent: &'f dyn Fn(&Entry<'_>) -> bool,
 }
 
-impl<'a> Messages<'a> {
+impl<'a> Messages<'a, '_> {
     fn peek(&self) -> Option<Entry<'a>> {
         Entries {
             buf: self.buf,
@@ -831,17 +840,18 @@ impl<'a> Messages<'a> {
 
     fn users(&mut self) -> Option<(usize, usize)> {
         let from = self.pos;
-        while let Some(e) = self
-            .peek()
-            .filter(|e| e.kind.is_user() || e.kind == Kind::System)
-        {
+        let mut any = false;
+        while let Some(e) = self.peek().filter(|e| {
+            e.kind.is_user() || e.kind == Kind::System || (e.kind == Kind::Turn && (self.silent)(e))
+        }) {
+            any |= e.kind.is_user();
             self.pos = e.start + e.size();
         }
-        (self.pos > from).then_some((from, self.pos))
+        any.then_some((from, self.pos))
     }
 }
 
-impl<'a> Iterator for Messages<'a> {
+impl<'a> Iterator for Messages<'a, '_> {
     type Item = Msg<'a>;
 
     fn next(&mut self) -> Option<Msg<'a>> {
@@ -855,6 +865,7 @@ impl<'a> Iterator for Messages<'a> {
             let e = self.peek()?;
             match e.kind {
                 Kind::System => self.pos = e.start + e.size(),
+                Kind::Turn if (self.silent)(&e) => self.pos = e.start + e.size(),
                 Kind::Turn => {
                     self.pos = e.start + e.size();
                     self.pending = Some(e);

@@ -353,9 +353,12 @@ impl<'b> Conversation<'b> {
                     .map(|p| (p.tag, p.start, p.sig().is_empty()));
                 match last {
                     // It closes the thinking block whose text came before it.
-                    Some((Tag::Thought, start, true)) if self.merge == Some(Tag::Thought) => {
+                    Some((Tag::Thought, _, true)) if self.merge == Some(Tag::Thought) => {
                         self.make_room(s, None)?;
-                        self.insert_in_part(start, SIG_FIELD, s, |o| put_canonical(o, sig));
+                        // Room may have moved the turn: find the part again.
+                        if let Some(start) = self.last_part().map(|p| p.start) {
+                            self.insert_in_part(start, SIG_FIELD, s, |o| put_canonical(o, sig));
+                        }
                     }
                     _ => {
                         self.make_room(HEAD + 2 * FIELD + s, None)?;
@@ -391,6 +394,30 @@ impl<'b> Conversation<'b> {
                     return Ok(Pushed::Ignored);
                 }
                 let n = json::compact_len(value);
+                let id = valid::get(value, b"id");
+                let held = |c: &Self| {
+                    let e = c.entries().last()?;
+                    let p = e.parts().find(|p| {
+                        p.tag == Tag::Item && id.is_some() && valid::get(p.sig(), b"id") == id
+                    })?;
+                    Some((e.start, p.start, p.size()))
+                };
+                // The same item again (the terminal event repeats the response's items):
+                // the last one stands, where the first one was.
+                if let Some((_, _, old)) = held(self) {
+                    self.make_room((HEAD + FIELD + n).saturating_sub(old), None)?;
+                    let Some((turn, at, old)) = held(self) else {
+                        return Ok(Pushed::Ignored);
+                    };
+                    let total = read_u32(self.buf, turn + 1);
+                    self.remove(at, old);
+                    self.insert(at, HEAD + FIELD + n);
+                    self.buf[at] = Tag::Item as u8;
+                    write_u32(self.buf, at + 1, FIELD + n);
+                    put_field(&mut At::new(self.buf, at + HEAD), n, |o| o.put_raw(value));
+                    write_u32(self.buf, turn + 1, total + HEAD + FIELD + n - old);
+                    return Ok(Pushed::Kept);
+                }
                 self.make_room(HEAD + FIELD + n, None)?;
                 self.append_part(Tag::Item, FIELD + n, |o| {
                     put_field(o, n, |o| o.put_raw(value))
