@@ -38,18 +38,28 @@ with_counted_writers! {
         out: &mut [u8],
         write: impl Fn(&mut dyn Sink),
     ) -> Result<usize, crate::json::BufferTooSmall> {
-        let mut count = Counter(0);
-        write(&mut count);
-        let needed = count.0;
-        let Some(dst) = out.get_mut(..needed) else {
-            return Err(crate::json::BufferTooSmall { needed });
-        };
-        let mut sink = Exact { buf: dst, pos: 0 };
-        write(&mut sink);
-        Ok(needed)
+        // Both passes go through one call of `write` on one sink type: with two calls, the
+        // compiler inlined the writer into each (the MCP client's `poll_frame` twice over).
+        let mut needed = None;
+        loop {
+            let buf = match needed {
+                // The count: over no room, every byte is counted and none written.
+                None => &mut [][..],
+                Some(n) => match out.get_mut(..n) {
+                    Some(dst) => dst,
+                    None => return Err(crate::json::BufferTooSmall { needed: n }),
+                },
+            };
+            let mut sink = Exact { buf, pos: 0 };
+            write(&mut sink);
+            match needed {
+                Some(n) => return Ok(n),
+                None => needed = Some(sink.pos),
+            }
+        }
     }
 
-    /// A sink over a slice its writer was counted to fit.
+    /// A sink over a slice: the bytes that fit are written, every byte is counted.
     struct Exact<'b> {
         buf: &'b mut [u8],
         pos: usize,
