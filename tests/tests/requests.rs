@@ -926,3 +926,176 @@ fn eviction_order() {
     assert_eq!((c.used(), c.len(), c.evicted()), (used, len, evicted));
     assert_eq!(body(&c, Provider::Anthropic, &opts, &[]), b);
 }
+
+/// SPEC §10.1: the 2,452 BFCL function declarations (tests/data/bfcl/functions.ndjson, each as
+/// the MCP `tools/list` entry it would be), declared for every provider in bodies of 100, are
+/// accepted by each SDK's tool type; names a provider cannot take (`uber.ride`) are mapped,
+/// unique, and map back.
+#[test]
+fn bfcl_declarations_are_accepted_by_every_provider() {
+    use polyweave_tool_adapter::request::{find_declaration, model_name_of, MAX_NAME};
+    let text =
+        std::fs::read_to_string(workspace_root().join("tests/data/bfcl/functions.ndjson")).unwrap();
+    // The k-th declaration of a name goes to the k-th set, so no body declares a name twice.
+    let mut sets: Vec<Vec<String>> = Vec::new();
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    for line in text.lines() {
+        let f: Value = serde_json::from_str(line).unwrap();
+        let k = seen
+            .entry(f["name"].as_str().unwrap().to_owned())
+            .or_insert(0);
+        if sets.len() <= *k {
+            sets.push(Vec::new());
+        }
+        sets[*k].push(
+            json!({"name": f["name"], "description": f["description"], "inputSchema": f["input_schema"]})
+                .to_string(),
+        );
+        *k += 1;
+    }
+    assert_eq!(sets.iter().map(Vec::len).sum::<usize>(), 2452);
+    let mut mem = [0u8; 256];
+    let mut c = Conversation::new(&mut mem);
+    c.push_user("hi").unwrap();
+    let mut lines = Vec::new();
+    let mut mapped = 0;
+    for group in sets.iter().flat_map(|set| set.chunks(100)) {
+        let decls: Vec<Declaration<'_>> = group
+            .iter()
+            .map(|e| Declaration::from_mcp(e.as_bytes()).unwrap())
+            .collect();
+        for &p in Provider::ALL {
+            let opts = RequestOptions::new("m");
+            let mut req =
+                Request::new(&c, p, &opts, &decls).unwrap_or_else(|e| panic!("{}: {e}", p.name()));
+            let v: Value = serde_json::from_slice(&body_of(&mut req, 1 << 16)).unwrap();
+            for (i, e) in group.iter().enumerate() {
+                let mut buf = [0u8; MAX_NAME];
+                let name = model_name_of(p, &decls, i, &mut buf).to_vec();
+                let original: Value = serde_json::from_str(e).unwrap();
+                if name != original["name"].as_str().unwrap().as_bytes() {
+                    mapped += 1;
+                }
+                assert_eq!(find_declaration(p, &decls, &name), Some(i));
+                assert_eq!(
+                    find_declaration(p, &decls, original["name"].as_str().unwrap().as_bytes()),
+                    Some(i)
+                );
+            }
+            lines.push(json!({"provider": p.name(), "body": v}));
+        }
+    }
+    assert!(mapped > 100, "{mapped} names mapped");
+    check_with_sdks(&lines);
+}
+
+/// SPEC §10.1's rules, exactly: strict written only when the schema meets it and refused
+/// otherwise; a host name a provider cannot take refused; MCP names mapped close to the
+/// original, long ones cut with a hash, clashes made unique; `$schema` left out for Gemini
+/// only; `"properties":{}` added to an object schema without it.
+#[test]
+fn declaration_rules() {
+    use polyweave_tool_adapter::request::{model_name_of, DeclarationError, MAX_NAME};
+    let mut mem = [0u8; 256];
+    let mut c = Conversation::new(&mut mem);
+    c.push_user("hi").unwrap();
+    let opts = RequestOptions::new("m");
+    let strict_ok: &[u8] = br#"{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}},"required":["b"],"additionalProperties":false}},"required":["a"],"additionalProperties":false}"#;
+    let not_closed: &[u8] = br#"{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}},"required":["b"]}},"required":["a"],"additionalProperties":false}"#;
+    let not_required: &[u8] = br#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}"#;
+    let d = [Declaration::new("f", Some(strict_ok)).strict(true)];
+    let b = body(&c, Provider::OpenAiChat, &opts, &d);
+    assert!(
+        b.contains(r#""additionalProperties":false},"strict":true}}]"#),
+        "{b}"
+    );
+    let b = body(&c, Provider::Anthropic, &opts, &d);
+    assert!(
+        b.contains(r#""additionalProperties":false},"strict":true}]"#),
+        "{b}"
+    );
+    let b = body(&c, Provider::OpenAiResponses, &opts, &d);
+    assert!(b.contains(r#""strict":true}]"#), "{b}");
+    // Gemini and Ollama have no strict flag: nothing written, nothing refused.
+    assert!(!body(
+        &c,
+        Provider::Gemini,
+        &opts,
+        &[Declaration::new("f", Some(not_closed)).strict(true)]
+    )
+    .contains("strict"));
+    for schema in [not_closed, not_required] {
+        let d = [
+            Declaration::new("ok", None),
+            Declaration::new("f", Some(schema)).strict(true),
+        ];
+        for p in [
+            Provider::OpenAiChat,
+            Provider::OpenAiResponses,
+            Provider::Anthropic,
+        ] {
+            assert_eq!(
+                Request::new(&c, p, &opts, &d).err(),
+                Some(RequestError::Declaration(DeclarationError::NotStrict(1)))
+            );
+        }
+    }
+    let bad = [Declaration::new("fs.read", None)];
+    assert_eq!(
+        Request::new(&c, Provider::OpenAiChat, &opts, &bad).err(),
+        Some(RequestError::Declaration(DeclarationError::BadName(0)))
+    );
+    // Gemini takes dots: the same host name is fine there.
+    assert!(Request::new(&c, Provider::Gemini, &opts, &bad).is_ok());
+    let dup = [Declaration::new("a", None), Declaration::new("a", None)];
+    assert_eq!(
+        Request::new(&c, Provider::Anthropic, &opts, &dup).err(),
+        Some(RequestError::Declaration(DeclarationError::DuplicateName(
+            1
+        )))
+    );
+    assert_eq!(
+        Declaration::from_mcp(br#"{"description":"x"}"#).err(),
+        Some(DeclarationError::BadEntry)
+    );
+    // MCP names.
+    let long = format!(r#"{{"name":"{}"}}"#, "n.".repeat(50));
+    let mcp = [
+        Declaration::from_mcp(br#"{"name":"fs.read","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}}"#).unwrap(),
+        Declaration::from_mcp(long.as_bytes()).unwrap(),
+        Declaration::new("fs_write", None),
+        Declaration::from_mcp(br#"{"name":"fs.write"}"#).unwrap(),
+    ];
+    let mut buf = [0u8; MAX_NAME];
+    let name = |p, i, buf: &mut [u8; MAX_NAME]| {
+        String::from_utf8(model_name_of(p, &mcp, i, buf).to_vec()).unwrap()
+    };
+    assert_eq!(name(Provider::OpenAiChat, 0, &mut buf), "fs_read");
+    assert_eq!(name(Provider::Gemini, 0, &mut buf), "fs.read");
+    let cut = name(Provider::OpenAiChat, 1, &mut buf);
+    assert_eq!(cut.len(), 64);
+    assert!(cut.starts_with(&"n_".repeat(27)), "{cut}");
+    assert_eq!(
+        name(Provider::OpenAiChat, 1, &mut buf),
+        cut,
+        "deterministic"
+    );
+    // `fs.write` would be `fs_write`, which the host's tool is: it gets the hash too.
+    let w = name(Provider::OpenAiChat, 3, &mut buf);
+    assert!(w.starts_with("fs_write_") && w.len() == 17, "{w}");
+    let b = body(&c, Provider::OpenAiChat, &opts, &mcp);
+    assert!(b.contains(r#"{"name":"fs_read","parameters":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{}}}"#), "{b}");
+    let g = body(&c, Provider::Gemini, &opts, &mcp);
+    assert!(
+        g.contains(
+            r#"{"name":"fs.read","parametersJsonSchema":{"type":"object","properties":{}}}"#
+        ),
+        "{g}"
+    );
+    assert!(
+        g.contains(
+            r#"{"name":"fs_write","parametersJsonSchema":{"type":"object","properties":{}}}"#
+        ),
+        "{g}"
+    );
+}
