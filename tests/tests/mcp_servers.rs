@@ -1099,3 +1099,110 @@ cases!(
     start_up_failures,
     start_up_times_out,
 );
+
+// ------------------------------------------------------------ their tools, declared (SPEC §10.1)
+
+/// The server's `tools/list` entries as it sent them, after the 2025-11-25 handshake.
+fn listed_tools(server: &[OsString]) -> Vec<String> {
+    let mut child = Command::new(&server[0])
+        .args(&server[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the MCP server");
+    let mut stdin = child.stdin.take().unwrap();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"polyweave-tests","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let tools = loop {
+        let line = lines
+            .next()
+            .expect("the server answers tools/list")
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if v["id"] == 2 {
+            break v["result"]["tools"].as_array().expect("tools").clone();
+        }
+    };
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    tools.iter().map(Value::to_string).collect()
+}
+
+/// The tools of both real servers, declared for every provider from their `tools/list`
+/// entries as sent, are accepted by each provider SDK's request types (tests/sdk/check_request.py).
+#[test]
+fn real_servers_tools_are_declared_for_every_provider() {
+    use polyweave_tool_adapter::request::{Conversation, Declaration, Request, RequestOptions};
+    use polyweave_tool_adapter::Provider;
+    let mut entries = listed_tools(&everything());
+    let n_everything = entries.len();
+    entries.extend(listed_tools(&time_server()));
+    assert!(
+        n_everything >= 10 && entries.len() >= n_everything + 2,
+        "{entries:?}"
+    );
+    let decls: Vec<Declaration<'_>> = entries
+        .iter()
+        .map(|e| Declaration::from_mcp(e.as_bytes()).expect("a tools/list entry"))
+        .collect();
+    let mut mem = [0u8; 256];
+    let mut c = Conversation::new(&mut mem);
+    c.push_user("hi").unwrap();
+    let mut lines = String::new();
+    for &p in Provider::ALL {
+        let opts = RequestOptions::new("m");
+        let mut req =
+            Request::new(&c, p, &opts, &decls).unwrap_or_else(|e| panic!("{}: {e}", p.name()));
+        let mut body = vec![0u8; req.len()];
+        let mut n = 0;
+        while n < body.len() {
+            n += req.write(&mut body[n..]);
+        }
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        // `get-sum` and the others go to every provider under their own names (they match
+        // every name rule); nothing but name, description and schema is sent.
+        let text = body.to_string();
+        assert!(
+            text.contains("\"get-sum\"") && text.contains("\"get_current_time\""),
+            "{text}"
+        );
+        assert!(
+            !text.contains("\"annotations\"") && !text.contains("\"outputSchema\""),
+            "{text}"
+        );
+        lines += &format!("{}\n", json!({"provider": p.name(), "body": body}));
+    }
+    let python = std::env::var_os("PW_SDK_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/sdk-venv/bin/python"));
+    assert!(
+        python.is_file(),
+        "the SDK environment (tests/run.sh makes target/sdk-venv)"
+    );
+    let mut child = Command::new(python)
+        .arg(workspace_root().join("tests/sdk/check_request.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("checked 5 bodies"),
+        "{text}"
+    );
+}
