@@ -97,6 +97,26 @@ fn result_frame(call: &Value, t: usize, k: usize) -> String {
     json!({"type": "TOOL_RESULT", "content": content}).to_string()
 }
 
+/// `frame` with its call's id made unique in the conversation, as a provider issues them:
+/// the recordings come from SDK fixtures that share ids (`call_abc123`), and they are cycled.
+/// Only the id's text changes (`-<exchange>` appended); the frame stays canonical.
+fn unique_id(frame: &str, ids: &mut Vec<String>, t: usize) -> String {
+    let Some(rest) = frame.strip_prefix(r#"{"type":"TOOL_CALL","content":{"id":""#) else {
+        return frame.to_string();
+    };
+    let end = rest.find('"').expect("the id's end");
+    let mut id = rest[..end].to_string();
+    if ids.contains(&id) {
+        id = format!("{id}-{t}");
+    }
+    assert!(!ids.contains(&id), "unique id {id}");
+    ids.push(id.clone());
+    format!(
+        r#"{{"type":"TOOL_CALL","content":{{"id":"{id}"{}"#,
+        &rest[end + 1..]
+    )
+}
+
 /// Whether every provider takes `name` as a declared name (SPEC §10.1).
 fn declarable(name: &str) -> bool {
     !name.is_empty()
@@ -131,11 +151,15 @@ fn workload(provider: Provider) -> Workload {
     )
     .unwrap();
     let mut names: Vec<String> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
     for t in 0..EXCHANGES {
         conv.push_user(QUESTIONS[t % QUESTIONS.len()]).unwrap();
         conv.begin_response(provider).unwrap();
-        let frames = &responses[t % responses.len()];
-        for f in frames {
+        let frames: Vec<String> = responses[t % responses.len()]
+            .iter()
+            .map(|f| unique_id(f, &mut ids, t))
+            .collect();
+        for f in &frames {
             conv.push_frame(f.as_bytes())
                 .unwrap_or_else(|e| panic!("{}: {f}: {e}", provider.name()));
         }
