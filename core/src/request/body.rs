@@ -139,6 +139,9 @@ pub struct Request<'r> {
     /// The last piece that starts at or before `offset`, and where it starts: writing
     /// resumes there instead of from the body's start.
     resume: (usize, usize),
+    /// Hashes of the call ids more than one call has (a bit each; a collision only costs
+    /// the exact scan of `earlier_call_has`, which would otherwise run for every call).
+    shared_ids: [u64; 4],
 }
 
 impl<'r> Request<'r> {
@@ -178,6 +181,7 @@ impl<'r> Request<'r> {
             len: 0,
             offset: 0,
             resume: (0, 0),
+            shared_ids: shared_ids(conv),
         };
         let mut count = Counter(0);
         req.pieces(&mut count, 0, |_, _| {});
@@ -726,7 +730,7 @@ impl<'r> Request<'r> {
             }
             // An id an earlier call already had (servers that number calls from 0 each
             // turn): the APIs refuse a history that repeats one.
-            Some(id) => !self.earlier_call_has(id, c.seq),
+            Some(id) => !(bit_set(&self.shared_ids, id) && self.earlier_call_has(id, c.seq)),
             None => false,
         };
         if ok {
@@ -788,6 +792,44 @@ impl<'r> Request<'r> {
         }
         .put_for(self.provider, s);
     }
+}
+
+/// The id-hash bits of the ids that more than one call of `conv` has.
+fn shared_ids(conv: &Conversation<'_>) -> [u64; 4] {
+    let (mut seen, mut shared) = ([0u64; 4], [0u64; 4]);
+    let ids = Entries {
+        buf: conv.bytes(),
+        pos: 0,
+    }
+    .filter(|e| e.kind == Kind::Turn)
+    .flat_map(|e| e.parts())
+    .filter(|q| q.tag == Tag::Call)
+    .filter_map(|q| q.call().id);
+    for id in ids {
+        if bit_set(&seen, id) {
+            set_bit(&mut shared, id);
+        }
+        set_bit(&mut seen, id);
+    }
+    shared
+}
+
+/// Where `id` hashes to in a 256-bit set (FNV-1a).
+fn id_bit(id: &[u8]) -> (usize, u64) {
+    let h = id.iter().fold(0x811c_9dc5u32, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    (((h >> 6) & 3) as usize, 1 << (h & 63))
+}
+
+fn bit_set(set: &[u64; 4], id: &[u8]) -> bool {
+    let (word, bit) = id_bit(id);
+    set[word] & bit != 0
+}
+
+fn set_bit(set: &mut [u64; 4], id: &[u8]) {
+    let (word, bit) = id_bit(id);
+    set[word] |= bit;
 }
 
 /// A message of the history.
