@@ -27,9 +27,11 @@ batches of `--min-time` seconds, per body:
     `_copy_messages` and `_copy_tools`, `model_dump(exclude_none=True)`, `json.dumps`.
 * `serialize`: the second half alone, on structures already built (a program that keeps the
   history in the SDK's shape between requests): the floor of any Python SDK user.
-* `sdk`: for openai and anthropic, what `create()` adds before sending: `maybe_transform`
-  of the params against the SDK's `...CreateParamsStreaming` TypedDict, then `json.dumps`
-  (on structures already built). Gemini's and Ollama's `serialize` already are their SDK's path.
+* `sdk`: for openai and anthropic, what `create()` itself does with the params before
+  sending, on structures already built: openai `maybe_transform` against the SDK's
+  `...CreateParamsStreaming` TypedDict, then `openapi_dumps` (its `_base_client`); anthropic
+  `serialize_data` (`prepare_request_data`'s copy, then its encoder). Gemini's and Ollama's
+  `serialize` already are their SDK's path.
 
 `json.dumps` is compact (`separators=(",", ":")`, `ensure_ascii=False`), as the Rust body
 is. Each body built is compared with the Rust body as JSON values; a difference the SDK
@@ -428,19 +430,23 @@ def serialize_ollama(c, messages):
 
 
 def sdk_transform(provider):
-    """`create()`'s own step before sending, for the SDKs that have one on dicts."""
+    """What `create()` does with the params before sending, for the SDKs that take dicts:
+    openai `maybe_transform` against the streaming params TypedDict, then `openapi_dumps`
+    (`_base_client`); anthropic `serialize_data` (`prepare_request_data`, then its encoder)."""
     if provider == "anthropic":
-        from anthropic._utils import maybe_transform
-        from anthropic.types.message_create_params import MessageCreateParamsStreaming as T
-    elif provider == "openai-responses":
-        from openai._utils import maybe_transform
+        from anthropic._utils import serialize_data
+
+        return lambda params: serialize_data(params, location="body")
+    if provider == "openai-responses":
         from openai.types.responses.response_create_params import ResponseCreateParamsStreaming as T
     elif provider == "openai-chat":
-        from openai._utils import maybe_transform
         from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming as T
     else:
         return None
-    return lambda params: dumps(maybe_transform(params, T))
+    from openai._utils import maybe_transform
+    from openai._utils._json import openapi_dumps
+
+    return lambda params: openapi_dumps(maybe_transform(params, T))
 
 
 # ---- timing ---------------------------------------------------------------------------------
@@ -486,22 +492,18 @@ def main():
     ap.add_argument("bodies")
     ap.add_argument("--min-time", type=float, default=0.1)
     args = ap.parse_args()
-    bodies = {}
+    bodies, raw_lens = {}, {}
     with open(args.bodies, "rb") as f:
         for line in f:
             if line.strip():
                 v = json.loads(line)
-                bodies[v["provider"]] = (v["body"], len(json.dumps(v["body"], separators=(",", ":"), ensure_ascii=False).encode()))
-    raw_lens = {}
-    with open(args.bodies, "rb") as f:
-        for line in f:
-            if line.strip():
-                p = json.loads(line)["provider"]
-                # The Rust body's own bytes: the line less its wrapper.
+                p = v["provider"]
+                bodies[p] = v["body"]
+                # The Rust body's own bytes: the line less its `{"provider":…,"body":…}` wrapper.
                 raw_lens[p] = len(line.rstrip(b"\n")) - len(f'{{"provider":"{p}","body":}}'.encode())
     gsdk = None
     for provider in PROVIDERS:
-        body = bodies[provider][0]
+        body = bodies[provider]
         c = Conversation()
         transform = sdk_transform(provider)
         if provider == "openai-chat":

@@ -730,7 +730,9 @@ impl<'r> Request<'r> {
             }
             // An id an earlier call already had (servers that number calls from 0 each
             // turn): the APIs refuse a history that repeats one.
-            Some(id) => !(bit_set(&self.shared_ids, id) && self.earlier_call_has(id, c.seq)),
+            Some(id) => {
+                !(bit_set(&self.shared_ids, id) && earlier_call_has(self.conv.bytes(), id, c.seq))
+            }
             None => false,
         };
         if ok {
@@ -747,19 +749,6 @@ impl<'r> Request<'r> {
         put_u64(&mut w, u64::from(c.seq));
         let n = w.pos;
         Some(JsonStr::from_inner(&buf[..n]))
-    }
-
-    fn earlier_call_has(&self, id: &[u8], seq: u32) -> bool {
-        Entries {
-            buf: self.conv.bytes(),
-            pos: 0,
-        }
-        .filter(|e| e.kind == Kind::Turn)
-        .flat_map(|e| e.parts())
-        .filter(|q| q.tag == Tag::Call)
-        .map(|q| q.call())
-        .take_while(|c| c.seq != seq)
-        .any(|c| c.id == Some(id))
     }
 
     fn call_item(&self, c: &StoredCall<'_>, s: &mut dyn Sink) {
@@ -794,19 +783,30 @@ impl<'r> Request<'r> {
     }
 }
 
-/// The id-hash bits of the ids that more than one call of `conv` has.
+/// Whether a call before the one numbered `seq` in the conversation `buf` has `id`.
+fn earlier_call_has(buf: &[u8], id: &[u8], seq: u32) -> bool {
+    calls(buf)
+        .take_while(|c| c.seq != seq)
+        .any(|c| c.id == Some(id))
+}
+
+/// Every call of the conversation `buf`, oldest first.
+fn calls(buf: &[u8]) -> impl Iterator<Item = StoredCall<'_>> {
+    Entries { buf, pos: 0 }
+        .filter(|e| e.kind == Kind::Turn)
+        .flat_map(|e| e.parts())
+        .filter(|q| q.tag == Tag::Call)
+        .map(|q| q.call())
+}
+
+/// The id-hash bits of the ids that more than one call of `conv` has (the exact scan runs
+/// only when two ids hash alike).
 fn shared_ids(conv: &Conversation<'_>) -> [u64; 4] {
+    let buf = conv.bytes();
     let (mut seen, mut shared) = ([0u64; 4], [0u64; 4]);
-    let ids = Entries {
-        buf: conv.bytes(),
-        pos: 0,
-    }
-    .filter(|e| e.kind == Kind::Turn)
-    .flat_map(|e| e.parts())
-    .filter(|q| q.tag == Tag::Call)
-    .filter_map(|q| q.call().id);
-    for id in ids {
-        if bit_set(&seen, id) {
+    for c in calls(buf) {
+        let Some(id) = c.id else { continue };
+        if bit_set(&seen, id) && earlier_call_has(buf, id, c.seq) {
             set_bit(&mut shared, id);
         }
         set_bit(&mut seen, id);
