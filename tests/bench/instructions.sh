@@ -17,6 +17,11 @@
 #   per byte of their JSON payloads: decode_openai-chat decode_openai-responses decode_anthropic
 #   decode_gemini decode_ollama; json::validate over the same payloads, per byte of payload:
 #   validate_openai-chat validate_openai-responses validate_anthropic validate_gemini validate_ollama
+# request workloads (tests/benches/request.rs: a 20-exchange conversation per provider), per byte
+#   of body: request_<provider> (Request::new and write through a 4096-byte buffer),
+#   request64_<provider> (the same through 64 bytes), measure_request_<provider> (Request::new
+#   alone: the counting pass), validate_request_<provider> (json::validate over the body);
+#   `request` runs them all for every provider, with the write/validate ratio
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
@@ -58,9 +63,25 @@ per_decode() {
   python3 -c "import sys; d=int(sys.argv[3])-int(sys.argv[2]); print(f'{sys.argv[1]:<26} {d/float(sys.argv[4]):>10,.1f} instructions per byte of body ({d/float(sys.argv[5]):,.1f} per byte of payload)')" "decode_$2" "$a" "$b" "$body" "$payload"
 }
 
+# per_request <binary> <provider>: the request workloads of one provider, per byte of body, and
+# how many times json::validate's count writing the body takes.
+per_request() {
+  local bytes w a b out=()
+  bytes=$(pass_bytes "$1" "request_$2")
+  for w in "request_$2" "request64_$2" "measure_request_$2" "validate_request_$2"; do
+    a=$(count "$1" "$w" 1 '*run_once*'); b=$(count "$1" "$w" 2 '*run_once*')
+    out+=("$((b - a))")
+  done
+  python3 -c "import sys
+p, n = sys.argv[1], int(sys.argv[2]); w, w64, m, v = (int(x) / n for x in sys.argv[3:])
+print(f'request_{p:<18} {n:>6} B body: write {w:6.1f}, write via 64 B {w64:6.1f}, of which Request::new {m:5.1f}; validate {v:5.1f} instructions per byte; write/validate {w / v:4.2f}x (64 B: {w64 / v:4.2f}x)')" \
+    "$2" "$bytes" "${out[@]}"
+}
+
 wanted=()
 for w in "$@"; do
   case $w in
+    request) for p in openai-chat openai-responses anthropic gemini ollama; do wanted+=("request:$p"); done ;;
     decode) for p in openai-chat openai-responses anthropic gemini ollama; do wanted+=("decode_$p" "validate_$p"); done ;;
     *) wanted+=("$w") ;;
   esac
@@ -78,6 +99,8 @@ for w in "${wanted[@]}"; do
     polyweave|serde_json|frame_parse_validated) per "$(bin frames)" "$w" '' "$corpus_bytes" byte ;;
     passthrough_*|full_passthrough_*) per "$(bin wrapper)" "$w" '*run_once*' 1 frame ;;
     rust_sync_echo|c_sync_echo) per "$(bin c_abi)" "$w" '*run_once*' "$calls" call ;;
+    request:*) per_request "$(bin request)" "${w#request:}" ;;
+    request_*|request64_*|measure_request_*|validate_request_*) b=$(bin request); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of body' ;;
     decode_*) per_decode "$(bin decode)" "${w#decode_}" ;;
     validate_*) b=$(bin decode); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of payload' ;;
     *) per "$(bin wrapper)" "$w" '*run_once*' "$calls" call ;;

@@ -139,6 +139,9 @@ pub struct Request<'r> {
     /// The last piece that starts at or before `offset`, and where it starts: writing
     /// resumes there instead of from the body's start.
     resume: (usize, usize),
+    /// Hashes of the call ids more than one call has (a bit each; a collision only costs
+    /// the exact scan of `earlier_call_has`, which would otherwise run for every call).
+    shared_ids: [u64; 4],
 }
 
 impl<'r> Request<'r> {
@@ -178,6 +181,7 @@ impl<'r> Request<'r> {
             len: 0,
             offset: 0,
             resume: (0, 0),
+            shared_ids: shared_ids(conv),
         };
         let mut count = Counter(0);
         req.pieces(&mut count, 0, |_, _| {});
@@ -727,7 +731,9 @@ impl<'r> Request<'r> {
             }
             // An id an earlier call already had (servers that number calls from 0 each
             // turn): the APIs refuse a history that repeats one.
-            Some(id) => !self.earlier_call_has(id, c.seq),
+            Some(id) => {
+                !(bit_set(&self.shared_ids, id) && earlier_call_has(self.conv.bytes(), id, c.seq))
+            }
             None => false,
         };
         if ok {
@@ -744,19 +750,6 @@ impl<'r> Request<'r> {
         put_u64(&mut w, u64::from(c.seq));
         let n = w.pos;
         Some(JsonStr::from_inner(&buf[..n]))
-    }
-
-    fn earlier_call_has(&self, id: &[u8], seq: u32) -> bool {
-        Entries {
-            buf: self.conv.bytes(),
-            pos: 0,
-        }
-        .filter(|e| e.kind == Kind::Turn)
-        .flat_map(|e| e.parts())
-        .filter(|q| q.tag == Tag::Call)
-        .map(|q| q.call())
-        .take_while(|c| c.seq != seq)
-        .any(|c| c.id == Some(id))
     }
 
     fn call_item(&self, c: &StoredCall<'_>, s: &mut dyn Sink) {
@@ -789,6 +782,55 @@ impl<'r> Request<'r> {
         }
         .put_for(self.provider, s);
     }
+}
+
+/// Whether a call before the one numbered `seq` in the conversation `buf` has `id`.
+fn earlier_call_has(buf: &[u8], id: &[u8], seq: u32) -> bool {
+    calls(buf)
+        .take_while(|c| c.seq != seq)
+        .any(|c| c.id == Some(id))
+}
+
+/// Every call of the conversation `buf`, oldest first.
+fn calls(buf: &[u8]) -> impl Iterator<Item = StoredCall<'_>> {
+    Entries { buf, pos: 0 }
+        .filter(|e| e.kind == Kind::Turn)
+        .flat_map(|e| e.parts())
+        .filter(|q| q.tag == Tag::Call)
+        .map(|q| q.call())
+}
+
+/// The id-hash bits of the ids that more than one call of `conv` has (the exact scan runs
+/// only when two ids hash alike).
+fn shared_ids(conv: &Conversation<'_>) -> [u64; 4] {
+    let buf = conv.bytes();
+    let (mut seen, mut shared) = ([0u64; 4], [0u64; 4]);
+    for c in calls(buf) {
+        let Some(id) = c.id else { continue };
+        if bit_set(&seen, id) && earlier_call_has(buf, id, c.seq) {
+            set_bit(&mut shared, id);
+        }
+        set_bit(&mut seen, id);
+    }
+    shared
+}
+
+/// Where `id` hashes to in a 256-bit set (FNV-1a).
+fn id_bit(id: &[u8]) -> (usize, u64) {
+    let h = id.iter().fold(0x811c_9dc5u32, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    (((h >> 6) & 3) as usize, 1 << (h & 63))
+}
+
+fn bit_set(set: &[u64; 4], id: &[u8]) -> bool {
+    let (word, bit) = id_bit(id);
+    set[word] & bit != 0
+}
+
+fn set_bit(set: &mut [u64; 4], id: &[u8]) {
+    let (word, bit) = id_bit(id);
+    set[word] |= bit;
 }
 
 /// A message of the history.
