@@ -73,6 +73,7 @@ pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<u
                 id: c.id.filter(|id| !id.raw().is_empty()),
                 name,
                 body: Body::Call(Args::of(c.args, c.args_error.is_some())),
+                stored: false,
             };
             call.write(templates(provider).0, out)
         }
@@ -88,6 +89,7 @@ pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<u
                 id: r.id.filter(|id| !id.raw().is_empty()),
                 name,
                 body: Body::Result(outcome),
+                stored: false,
             };
             result.write(templates(provider).1, out)
         }
@@ -183,18 +185,18 @@ impl<'a> Args<'a> {
 
     /// As a JSON string (OpenAI's `arguments`): a value's compact JSON text (a string value
     /// quoted too: it is the JSON the model wrote), or the broken text as it is.
-    fn put_as_string(self, s: &mut dyn Sink) {
+    fn put_as_string(self, s: &mut dyn Sink, stored: bool) {
         match self {
-            Args::Value(v) => put_json_text(v, s),
-            Args::Text(t) => put_json_str(s, t),
+            Args::Value(v) => put_json_text(v, s, stored),
+            Args::Text(t) => put_str(s, t, stored),
         }
     }
 
     /// As an object (Anthropic's `input`, Gemini's `args`, Ollama's `arguments`): text
     /// that is not JSON, or a value that is not an object, becomes `{}`.
-    fn put_as_object(self, s: &mut dyn Sink) {
+    fn put_as_object(self, s: &mut dyn Sink, stored: bool) {
         match self {
-            Args::Value(v) if json::is_object(v) => s.put_raw(v),
+            Args::Value(v) if json::is_object(v) => put_value(s, v, stored),
             _ => s.put(b"{}"),
         }
     }
@@ -205,6 +207,9 @@ pub(crate) struct Item<'a> {
     pub(crate) id: Option<JsonStr<'a>>,
     pub(crate) name: JsonStr<'a>,
     pub(crate) body: Body<'a>,
+    /// Its parts are as a conversation keeps them (values compact, strings and a string
+    /// result canonical), so they are copied as they are instead of written again.
+    pub(crate) stored: bool,
 }
 
 #[derive(Copy, Clone)]
@@ -232,10 +237,10 @@ impl Outcome<'_> {
 
     /// SPEC §8's `<text>`: a string result itself, any other value's JSON text, or the
     /// error message.
-    fn put_text(self, s: &mut dyn Sink) {
+    fn put_text(self, s: &mut dyn Sink, stored: bool) {
         match self {
-            Outcome::Result(v) | Outcome::Error(v) => put_value_as_text(v, s),
-            Outcome::Message(m) => put_json_str(s, m),
+            Outcome::Result(v) | Outcome::Error(v) => put_value_as_text(v, s, stored),
+            Outcome::Message(m) => put_str(s, m, stored),
             Outcome::Missing(name) => {
                 s.put(b"\"Tool ");
                 name.for_each_decoded_run(|run| put_escaped(s, run));
@@ -283,26 +288,30 @@ impl Item<'_> {
 
     fn put_part(&self, mark: Mark, s: &mut dyn Sink) {
         match (mark, self.body, self.id) {
-            (Mark::Id, _, Some(id)) => put_json_str(s, id),
-            (Mark::Name, _, _) => put_json_str(s, self.name),
-            (Mark::ArgsText, Body::Call(args), _) => args.put_as_string(s),
-            (Mark::Args, Body::Call(args), _) => args.put_as_object(s),
+            (Mark::Id, _, Some(id)) => put_str(s, id, self.stored),
+            (Mark::Name, _, _) => put_str(s, self.name, self.stored),
+            (Mark::ArgsText, Body::Call(args), _) => args.put_as_string(s, self.stored),
+            (Mark::Args, Body::Call(args), _) => args.put_as_object(s, self.stored),
             (Mark::OptId, _, Some(id)) => {
-                put_member_str(s, b"\"id\":", id);
+                s.put(b"\"id\":");
+                put_str(s, id, self.stored);
                 s.put(b",");
             }
-            (Mark::Text, Body::Result(outcome), _) => outcome.put_text(s),
+            (Mark::Text, Body::Result(outcome), _) => outcome.put_text(s, self.stored),
             (Mark::IsError, Body::Result(outcome), _) if outcome.is_error() => {
                 s.put(b",\"is_error\":true")
             }
-            (Mark::OptCallId, _, Some(id)) => put_member_str(s, b",\"tool_call_id\":", id),
+            (Mark::OptCallId, _, Some(id)) => {
+                s.put(b",\"tool_call_id\":");
+                put_str(s, id, self.stored);
+            }
             (Mark::Response, Body::Result(Outcome::Result(v)), _) => {
                 s.put(b"\"output\":");
-                s.put_raw(v);
+                put_value(s, v, self.stored);
             }
             (Mark::Response, Body::Result(outcome), _) => {
                 s.put(b"\"error\":");
-                outcome.put_text(s);
+                outcome.put_text(s, self.stored);
             }
             // A part this item has not (no id; a call's part in a result's template).
             _ => {}
@@ -311,21 +320,43 @@ impl Item<'_> {
 }
 
 /// A string value as it is; any other value's compact JSON text as a string.
-fn put_value_as_text(v: &[u8], s: &mut dyn Sink) {
-    match crate::frame::as_string(v) {
-        Some(text) => put_json_str(s, text),
-        None => put_json_text(v, s),
+fn put_value_as_text(v: &[u8], s: &mut dyn Sink, stored: bool) {
+    match (stored, v.first()) {
+        // A stored string is canonical: it is its own text.
+        (true, Some(b'"')) => s.put(v),
+        _ => match crate::frame::as_string(v) {
+            Some(text) => put_json_str(s, text),
+            None => put_json_text(v, s, stored),
+        },
     }
 }
 
 /// A value's compact JSON text, as a JSON string.
-fn put_json_text(v: &[u8], s: &mut dyn Sink) {
+fn put_json_text(v: &[u8], s: &mut dyn Sink, stored: bool) {
     s.put(b"\"");
-    json::for_each_compact_run(v, |run| put_escaped(s, run));
+    match stored {
+        true => put_escaped(s, v),
+        false => json::for_each_compact_run(v, |run| put_escaped(s, run)),
+    }
     s.put(b"\"");
 }
 
-fn put_member_str(s: &mut dyn Sink, key: &[u8], value: JsonStr<'_>) {
-    s.put(key);
-    put_json_str(s, value);
+/// A string canonically: a stored one is already.
+fn put_str(s: &mut dyn Sink, t: JsonStr<'_>, stored: bool) {
+    match stored {
+        true => {
+            s.put(b"\"");
+            s.put(t.raw());
+            s.put(b"\"");
+        }
+        false => put_json_str(s, t),
+    }
+}
+
+/// A value compactly: a stored one is already.
+fn put_value(s: &mut dyn Sink, v: &[u8], stored: bool) {
+    match stored {
+        true => s.put(v),
+        false => s.put_raw(v),
+    }
 }

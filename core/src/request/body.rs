@@ -763,6 +763,7 @@ impl<'r> Request<'r> {
             id: self.id(c, &mut buf),
             name: JsonStr::from_inner(c.name),
             body: Body::Call(args),
+            stored: true,
         }
         .put_for(self.provider, s);
     }
@@ -779,6 +780,7 @@ impl<'r> Request<'r> {
             id: self.id(c, &mut buf),
             name,
             body: Body::Result(outcome),
+            stored: true,
         }
         .put_for(self.provider, s);
     }

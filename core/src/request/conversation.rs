@@ -489,12 +489,15 @@ impl<'b> Conversation<'b> {
             (None, None) => return Err(ConversationError::NoOutcome),
         };
         let seq = self.find_call(id, name)?;
-        let error_text = crate::frame::as_string(value).filter(|_| is_error);
-        let n = match (is_error, error_text) {
+        let text = crate::frame::as_string(value);
+        let error_text = text.filter(|_| is_error);
+        let n = match (is_error, text) {
             (true, Some(t)) => canonical_len(t),
             // An error that is not a string: its JSON text is the message.
             (true, None) => escaped_compact_len(value),
-            (false, _) => json::compact_len(value),
+            // A string result is kept canonical, so it is written back by copying.
+            (false, Some(t)) => canonical_len(t) + 2,
+            (false, None) => json::compact_len(value),
         };
         self.make_room(n, Some(seq))?;
         let (part, fixed, part_end, entry) = self
@@ -511,10 +514,17 @@ impl<'b> Conversation<'b> {
         self.insert(part_end, n);
         {
             let mut o = At::new(self.buf, part_end);
-            match (is_error, error_text) {
-                (true, Some(t)) => put_canonical(&mut o, t),
-                (true, None) => json::for_each_compact_run(value, |run| put_escaped(&mut o, run)),
-                (false, _) => o.put_raw(value),
+            match (is_error, error_text, text) {
+                (true, Some(t), _) => put_canonical(&mut o, t),
+                (true, None, _) => {
+                    json::for_each_compact_run(value, |run| put_escaped(&mut o, run))
+                }
+                (false, _, Some(t)) => {
+                    o.put(b"\"");
+                    put_canonical(&mut o, t);
+                    o.put(b"\"");
+                }
+                (false, _, None) => o.put_raw(value),
             }
         }
         self.grow(part_end - FIELD, n);
