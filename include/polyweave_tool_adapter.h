@@ -3119,8 +3119,9 @@ pw_result pw_request_options_default(struct pw_request_options *out);
  * spans name (the `pw_declaration` array and `*opts` themselves are read here only): they
  * must stay as they are while the request is used. A call that may change the
  * conversation (any `pw_conversation_*` function given it as non-`const`, whatever it
- * returns) makes the request stale: `pw_request_len` and `pw_request_write` then give
- * `PW_REQUEST_STALE`. Placing the conversation again (`pw_conversation_init`) or changing
+ * returns, unless it refused its pointers: `PW_NULL_POINTER`, `PW_STORAGE_MISALIGNED`,
+ * `PW_STORAGE_OVERLAP`) makes the request stale: `pw_request_len` and `pw_request_write`
+ * then give `PW_REQUEST_STALE`. Placing the conversation again (`pw_conversation_init`) or changing
  * the borrowed bytes is not detected: the host must not.
  *
  * The caller must pass `block` valid for writes of `block_len` bytes for as long as the

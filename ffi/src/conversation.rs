@@ -114,7 +114,8 @@ pub unsafe extern "C" fn pw_conversation_init(
 }
 
 /// The conversation behind `c`, for a call that may change it, apart from `others`; every
-/// request made from it is then stale.
+/// request made from it is then stale, whatever the call goes on to do: its view of the
+/// conversation ends here.
 ///
 /// # Safety
 ///
@@ -143,8 +144,8 @@ unsafe fn with_text(
     ffi(|| {
         // SAFETY: as the function's contract.
         let (c, bytes) = unsafe { placed_reading(c, text, len) }?;
-        let text = core::str::from_utf8(bytes).map_err(|_| pw_result::PW_TEXT_NOT_UTF8)?;
         c.generation = c.generation.wrapping_add(1);
+        let text = core::str::from_utf8(bytes).map_err(|_| pw_result::PW_TEXT_NOT_UTF8)?;
         body(&mut c.conv, text)
     })
 }
@@ -191,12 +192,12 @@ pub unsafe extern "C" fn pw_conversation_pin_first_user(
     pin: u8,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c);
+        // SAFETY: as the function's contract.
+        let conv = unsafe { changing(c, &[]) }?;
         if pin > 1 {
             return Err(pw_result::PW_BAD_ARGUMENT);
         }
-        // SAFETY: as the function's contract.
-        unsafe { changing(c, &[]) }?.pin_first_user(pin == 1);
+        conv.pin_first_user(pin == 1);
         Ok(())
     })
 }
@@ -212,10 +213,9 @@ pub unsafe extern "C" fn pw_conversation_begin_response(
     provider: raw::pw_provider,
 ) -> pw_result {
     ffi(|| {
-        require_non_null!(c);
-        let p = crate::decoder::provider(provider)?;
         // SAFETY: as the function's contract.
-        Ok(unsafe { changing(c, &[]) }?.begin_response(p)?)
+        let conv = unsafe { changing(c, &[]) }?;
+        Ok(conv.begin_response(crate::decoder::provider(provider)?)?)
     })
 }
 
