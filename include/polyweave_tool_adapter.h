@@ -3144,8 +3144,9 @@ pw_result pw_request_init(void *block,
  * The body's length in bytes (for `Content-Length`), known before any is written, in
  * `*out`; `PW_REQUEST_STALE` when the conversation changed since.
  *
- * The caller must pass `r` from `pw_request_init`, not used concurrently, and `out` valid for
- * one write outside the request's and the conversation's blocks.
+ * The caller must pass `r` from `pw_request_init`, neither it nor its conversation used
+ * concurrently, and `out` valid for one write outside the request's and the conversation's
+ * blocks.
  */
 pw_result pw_request_len(const struct pw_request *r, size_t *out);
 
@@ -3156,9 +3157,10 @@ pw_result pw_request_len(const struct pw_request *r, size_t *out);
  * whatever the buffers' sizes. `PW_REQUEST_STALE` when the conversation changed since the
  * request was made: nothing written.
  *
- * The caller must pass `r` from `pw_request_init`, not used concurrently; `out` valid for
- * writes of `cap` bytes and `written` for one write, neither overlapping the other, the
- * request's block, the conversation's block or the bytes the request borrows.
+ * The caller must pass `r` from `pw_request_init`, neither it nor its conversation used
+ * concurrently; `out` valid for writes of `cap` bytes and `written` for one write, neither
+ * overlapping the other, the request's block, the conversation's block or the bytes the
+ * request borrows.
  */
 pw_result pw_request_write(struct pw_request *r, uint8_t *out, size_t cap, size_t *written);
 

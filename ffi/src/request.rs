@@ -392,8 +392,9 @@ unsafe fn fresh(r: &pw_request) -> Result<(), pw_result> {
 /// The body's length in bytes (for `Content-Length`), known before any is written, in
 /// `*out`; `PW_REQUEST_STALE` when the conversation changed since.
 ///
-/// The caller must pass `r` from `pw_request_init`, not used concurrently, and `out` valid for
-/// one write outside the request's and the conversation's blocks.
+/// The caller must pass `r` from `pw_request_init`, neither it nor its conversation used
+/// concurrently, and `out` valid for one write outside the request's and the conversation's
+/// blocks.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_request_len(r: *const pw_request, out: *mut usize) -> pw_result {
     ffi(|| {
@@ -414,9 +415,10 @@ pub unsafe extern "C" fn pw_request_len(r: *const pw_request, out: *mut usize) -
 /// whatever the buffers' sizes. `PW_REQUEST_STALE` when the conversation changed since the
 /// request was made: nothing written.
 ///
-/// The caller must pass `r` from `pw_request_init`, not used concurrently; `out` valid for
-/// writes of `cap` bytes and `written` for one write, neither overlapping the other, the
-/// request's block, the conversation's block or the bytes the request borrows.
+/// The caller must pass `r` from `pw_request_init`, neither it nor its conversation used
+/// concurrently; `out` valid for writes of `cap` bytes and `written` for one write, neither
+/// overlapping the other, the request's block, the conversation's block or the bytes the
+/// request borrows.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_request_write(
     r: *mut pw_request,

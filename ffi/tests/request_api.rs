@@ -231,6 +231,8 @@ fn len(r: *const pw_request) -> Result<usize, pw_result> {
     out_or_code(|n| unsafe { pw_request_len(r, n) })
 }
 
+/// SPEC §10.3 through the C ABI: the Rust API's body for every provider, the same bytes
+/// whatever the buffer's size, its length known first.
 #[test]
 fn a_body_through_the_c_abi_is_the_rust_body_in_any_buffer() {
     let mut block = conversation_block(2048);
@@ -295,6 +297,8 @@ fn a_body_through_the_c_abi_is_the_rust_body_in_any_buffer() {
     );
 }
 
+/// SPEC §10.2 through the C ABI: each refusal (a result for no call, a second result, no
+/// room, …) its own code, and nothing changed.
 #[test]
 fn conversation_refusals_have_their_own_codes_and_change_nothing() {
     let mut block = conversation_block(256);
@@ -428,8 +432,8 @@ fn conversation_refusals_have_their_own_codes_and_change_nothing() {
     assert_eq!((r, n), (pw_result::PW_BAD_ARGUMENT, 0));
 }
 
-/// Every refusal from the declarations: its code and the declaration's index, nothing
-/// placed; other refusals leave the index alone.
+/// SPEC §10.1 and §10.3 through the C ABI: every refusal from the declarations, its code and
+/// the declaration's index, nothing placed; the options' refusals leave the index alone.
 #[test]
 fn request_refusals_have_their_own_codes_and_name_the_declaration() {
     let mut block = conversation_block(512);
