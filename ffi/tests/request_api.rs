@@ -728,9 +728,16 @@ fn a_conversation_changed_under_a_request_is_refused() {
         // SAFETY: valid pointers.
         let code = unsafe { pw_request_write(r, buf.as_mut_ptr(), buf.len(), &mut n) };
         assert_eq!((code, n), (pw_result::PW_OK, 16));
-        // Queries do not change it.
-        let _ = stats(c);
-        assert!(len(r).is_ok());
+        // Queries do not change it: the request goes on where it was.
+        let measured = len(r).unwrap();
+        assert_eq!(stats(c).1, 512);
+        assert_eq!(len(r), Ok(measured));
+        // SAFETY: valid pointers.
+        let code = unsafe { pw_request_write(r, buf.as_mut_ptr(), buf.len(), &mut n) };
+        assert_eq!(
+            (code, n, &buf),
+            (pw_result::PW_OK, 16, br#"ssages":[{"role""#)
+        );
         assert_eq!(change(c), returns, "change {i}");
         assert_eq!(len(r), Err(pw_result::PW_REQUEST_STALE), "change {i}");
         n = 99;
