@@ -3,8 +3,9 @@
 //! This crate builds a static library (`libpolyweave_tool_adapter_ffi.a`)
 //! and the header `include/polyweave_tool_adapter.h` describes it: JSON
 //! validation, frame kinds, `TOOL_CALL` fields, JSON string decoding, the
-//! NDJSON line splitter, and the wrapper (`pw_wrapper_*`) with tools and hooks
-//! as C function pointers.
+//! NDJSON line splitter, the wrapper (`pw_wrapper_*`) with tools and hooks
+//! as C function pointers, the stream decoders, the MCP client, and the
+//! conversation and request bodies (`pw_conversation_*`, `pw_request_*`).
 //!
 //! # Conventions
 //!
@@ -20,7 +21,8 @@
 //!   go through out-pointers.
 //! - **Outputs.** Out-pointers are written only on `PW_OK`, except where a
 //!   function documents more (the needed size with `PW_BUFFER_TOO_SMALL`, a
-//!   line length with `PW_LINE_TOO_LONG`, an error offset). On every other
+//!   line length with `PW_LINE_TOO_LONG`, an error offset, a refused
+//!   declaration's index from `pw_request_init`). On every other
 //!   error nothing at all is written. Text is UTF-8 with an explicit length,
 //!   never NUL-terminated (except [`pw_version`]'s static C string).
 //! - **NULL.** Every pointer argument is checked first: any NULL gives
