@@ -3109,9 +3109,10 @@ pw_result pw_request_options_default(struct pw_request_options *out);
  * the `n` declarations at `decls` and the options `*opts`, checked and measured
  * (`pw_request_len`), ready for `pw_request_write`.
  *
- * A declaration refused gives its code (`PW_DECLARATION_*`, or `PW_TEXT_NOT_UTF8` /
- * `PW_BAD_ARGUMENT` for its text or `strict`) and writes its index (from 0) to
- * `*bad_index`; no other code writes there. Options refused give `PW_TEXT_NOT_UTF8`,
+ * A refusal of one declaration writes its index (from 0) to `*bad_index`: a
+ * `PW_DECLARATION_*` code, or `PW_TEXT_NOT_UTF8`, `PW_BAD_ARGUMENT`, `PW_NULL_POINTER` or
+ * `PW_STORAGE_OVERLAP` for its texts, its `strict` or its spans; no other refusal writes
+ * there. Options refused give `PW_TEXT_NOT_UTF8`,
  * `PW_BAD_ARGUMENT` (an unknown tool choice) or a `PW_REQUEST_*` code. On any error nothing
  * is written to `*out`. Calling it again on the same memory starts afresh.
  *
@@ -3121,8 +3122,8 @@ pw_result pw_request_options_default(struct pw_request_options *out);
  * conversation (any `pw_conversation_*` function given it as non-`const`, whatever it
  * returns, unless it refused its pointers: `PW_NULL_POINTER`, `PW_STORAGE_MISALIGNED`,
  * `PW_STORAGE_OVERLAP`) makes the request stale: `pw_request_len` and `pw_request_write`
- * then give `PW_REQUEST_STALE`. Placing the conversation again (`pw_conversation_init`) or changing
- * the borrowed bytes is not detected: the host must not.
+ * then give `PW_REQUEST_STALE`. Placing the conversation again (`pw_conversation_init`) or
+ * changing the borrowed bytes is not detected: the host must not.
  *
  * The caller must pass `block` valid for writes of `block_len` bytes for as long as the
  * request is used, and touched by nothing else meanwhile; `conv` from

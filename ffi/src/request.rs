@@ -257,9 +257,10 @@ fn spans_of(o: &pw_request_options, d: Option<&pw_declaration>) -> [(usize, usiz
 /// the `n` declarations at `decls` and the options `*opts`, checked and measured
 /// (`pw_request_len`), ready for `pw_request_write`.
 ///
-/// A declaration refused gives its code (`PW_DECLARATION_*`, or `PW_TEXT_NOT_UTF8` /
-/// `PW_BAD_ARGUMENT` for its text or `strict`) and writes its index (from 0) to
-/// `*bad_index`; no other code writes there. Options refused give `PW_TEXT_NOT_UTF8`,
+/// A refusal of one declaration writes its index (from 0) to `*bad_index`: a
+/// `PW_DECLARATION_*` code, or `PW_TEXT_NOT_UTF8`, `PW_BAD_ARGUMENT`, `PW_NULL_POINTER` or
+/// `PW_STORAGE_OVERLAP` for its texts, its `strict` or its spans; no other refusal writes
+/// there. Options refused give `PW_TEXT_NOT_UTF8`,
 /// `PW_BAD_ARGUMENT` (an unknown tool choice) or a `PW_REQUEST_*` code. On any error nothing
 /// is written to `*out`. Calling it again on the same memory starts afresh.
 ///
@@ -269,8 +270,8 @@ fn spans_of(o: &pw_request_options, d: Option<&pw_declaration>) -> [(usize, usiz
 /// conversation (any `pw_conversation_*` function given it as non-`const`, whatever it
 /// returns, unless it refused its pointers: `PW_NULL_POINTER`, `PW_STORAGE_MISALIGNED`,
 /// `PW_STORAGE_OVERLAP`) makes the request stale: `pw_request_len` and `pw_request_write`
-/// then give `PW_REQUEST_STALE`. Placing the conversation again (`pw_conversation_init`) or changing
-/// the borrowed bytes is not detected: the host must not.
+/// then give `PW_REQUEST_STALE`. Placing the conversation again (`pw_conversation_init`) or
+/// changing the borrowed bytes is not detected: the host must not.
 ///
 /// The caller must pass `block` valid for writes of `block_len` bytes for as long as the
 /// request is used, and touched by nothing else meanwhile; `conv` from
@@ -297,6 +298,9 @@ pub unsafe extern "C" fn pw_request_init(
         let outs = [whole, span(out, 1), span(bad_index, 1)];
         let reads = [span(opts, 1), span(decls, n)];
         disjoint(&outs, &reads)?;
+        if !decls.is_aligned() {
+            return Err(pw_result::PW_STORAGE_MISALIGNED);
+        }
         // SAFETY: `conv` comes from `pw_conversation_init` and outlives the request (caller);
         // only read, and kept apart from what this call writes.
         let conversation: &'static pw_conversation = unsafe { placed_ref(conv, &outs) }?;
@@ -318,8 +322,8 @@ pub unsafe extern "C" fn pw_request_init(
             )
         };
         for i in 0..n {
-            // SAFETY: the caller hands `decls` for reads of `n` values; a misaligned array is
-            // refused before anything is read; pointers and integers only.
+            // SAFETY: the caller hands `decls` for reads of `n` values, aligned (checked);
+            // pointers and integers only.
             let d = unsafe { read_in(decls.add(i)) };
             let placed = d.and_then(|d| {
                 for s in spans_of(&o, Some(&d)) {

@@ -642,6 +642,43 @@ fn request_refusals_have_their_own_codes_and_name_the_declaration() {
         request(&mut rblock, c, chat, &model_inside, &decls).err(),
         Some((pw_result::PW_STORAGE_OVERLAP, usize::MAX))
     );
+    // A declaration's span with no bytes behind it: its index.
+    let null_name = [
+        ok,
+        pw_declaration {
+            name: pw_str {
+                ptr: ptr::null(),
+                len: 3,
+            },
+            ..ok
+        },
+    ];
+    assert_eq!(
+        request(&mut rblock, c, chat, &opts, &null_name).err(),
+        Some((pw_result::PW_NULL_POINTER, 1))
+    );
+    // A misaligned array of declarations: refused before any is read.
+    let mut words = [0u64; 8];
+    // SAFETY: one byte into `words`; refused before it is read.
+    let odd = unsafe { words.as_mut_ptr().cast::<u8>().add(1) }.cast::<pw_declaration>();
+    // SAFETY: as above.
+    let code = unsafe {
+        pw_request_init(
+            rblock.as_mut_ptr().cast(),
+            need,
+            c,
+            chat,
+            &opts,
+            odd,
+            1,
+            &mut r,
+            &mut index,
+        )
+    };
+    assert_eq!(
+        (code, index),
+        (pw_result::PW_STORAGE_MISALIGNED, usize::MAX)
+    );
     // SAFETY: NULL arguments are refused before anything is read.
     let code = unsafe {
         pw_request_init(
