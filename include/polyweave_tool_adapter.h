@@ -69,7 +69,8 @@
  *
  * The same for a decoder (P_EVENT_CAP, P_ARGS_CAP, P_NAME_CAP, P_ID_CAP; by its call
  * slots) and an MCP client (P_LINE_CAP, P_OUTBOX_CAP, P_NAME_CAP, P_CURSOR_CAP; by its call
- * slots); an adapter call by its result_cap; a line splitter is PW_LINE_SPLITTER_SIZE_BOUND.
+ * slots); an adapter call by its result_cap; a line splitter is PW_LINE_SPLITTER_SIZE_BOUND;
+ * a conversation by its memory's capacity, a request by its number of declarations.
  * The macros ending in '_' take the capacities in order, for code that has them in
  * variables.
  */
@@ -129,6 +130,12 @@
 #define PW_MCP_DEFAULT_SIZE_BOUND(calls) PW_MCP_SIZE_BOUND(PW_MCP_DEFAULT, calls)
 /* An adapter call's block for a result capacity. */
 #define PW_ADAPTER_CALL_SIZE_BOUND(result_cap) (PW_ADAPTER_CALL_MAX_BASE_SIZE + (result_cap))
+/* A conversation's block with at least `capacity` bytes of memory (its memory is every byte
+ * after the object). */
+#define PW_CONVERSATION_SIZE_BOUND(capacity) (PW_CONVERSATION_MAX_BASE_SIZE + (capacity))
+/* A request's block for `declarations` tool declarations. */
+#define PW_REQUEST_SIZE_BOUND(declarations)                                                   \
+    (PW_REQUEST_MAX_BASE_SIZE + (declarations) * PW_REQUEST_MAX_DECLARATION_SIZE)
 
 /** The library's version, "MAJOR.MINOR.PATCH": what follows the '/' in pw_version()'s string. */
 #define PW_VERSION_STRING "0.1.0"
@@ -347,13 +354,31 @@
 #define PW_MCP_MAX_SLOT_SIZE 64
 
 /**
+ * An upper bound, on every target, of the bytes a conversation's block holds besides its
+ * memory: `PW_CONVERSATION_SIZE_BOUND(capacity)` is this plus the capacity.
+ */
+#define PW_CONVERSATION_MAX_BASE_SIZE 64
+
+/**
+ * An upper bound, on every target, of what a request's block holds besides its
+ * declarations.
+ */
+#define PW_REQUEST_MAX_BASE_SIZE 256
+
+/**
+ * An upper bound, on every target, of a request's block bytes per declaration.
+ */
+#define PW_REQUEST_MAX_DECLARATION_SIZE 96
+
+/**
  * The status of a call: `PW_OK` (0) or why it did not succeed.
  *
  * The numbers are stable ABI and never reused. They come in groups so that
  * later API slices can add codes without renumbering: 1-99 arguments and
  * memory and configuration, 100-199 JSON and frames, 200-299 the line
  * splitter, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
- * encoders, 500-599 the MCP client, 900 and up internal failures.
+ * encoders, 500-599 the MCP client, 600-699 the conversation and requests, 900 and up
+ * internal failures.
  * Use `pw_result_text` for a message.
  *
  * Retired numbers (never returned, never reused; `pw_result_text` calls them unknown):
@@ -405,6 +430,11 @@ enum pw_result
      * An argument is out of range: a flag that is neither 0 nor 1, an unknown kind.
      */
     PW_BAD_ARGUMENT = 10,
+    /**
+     * A text handed in (a user or system text, a model or tool name, a description) is not
+     * UTF-8; nothing changed.
+     */
+    PW_TEXT_NOT_UTF8 = 11,
     /**
      * Malformed frame: the bytes are not a JSON object (white space around it is allowed).
      */
@@ -559,6 +589,82 @@ enum pw_result
      * `PW_MCP_CLIENT_TEXT_CAP` bytes.
      */
     PW_MCP_CLIENT_INFO_TOO_LONG = 508,
+    /**
+     * The entry does not fit the conversation's memory even with every entry evicted that may
+     * be; nothing changed.
+     */
+    PW_CONVERSATION_NO_ROOM = 600,
+    /**
+     * A `TEXT` or `REASONING` frame whose content is not a string, or a `STATE` frame whose
+     * content is not one of the shapes the decoders write; nothing changed.
+     */
+    PW_CONVERSATION_BAD_CONTENT = 601,
+    /**
+     * A frame of the model's response came with no response begun
+     * (`pw_conversation_begin_response`); nothing changed.
+     */
+    PW_CONVERSATION_NO_RESPONSE = 602,
+    /**
+     * A `TOOL_CALL` or `TOOL_RESULT` without a string `name`; nothing changed.
+     */
+    PW_CONVERSATION_NO_NAME = 603,
+    /**
+     * A `TOOL_RESULT` for a call the conversation does not hold; nothing changed.
+     */
+    PW_CONVERSATION_UNKNOWN_CALL = 604,
+    /**
+     * A second `TOOL_RESULT` for a call; nothing changed.
+     */
+    PW_CONVERSATION_ALREADY_ANSWERED = 605,
+    /**
+     * A `TOOL_RESULT` with neither `result` nor `error`; nothing changed.
+     */
+    PW_CONVERSATION_NO_OUTCOME = 606,
+    /**
+     * An empty system or user text (no provider takes an empty message); nothing changed.
+     */
+    PW_CONVERSATION_EMPTY_TEXT = 607,
+    /**
+     * A declaration's name is not one the provider takes (SPEC §10.1).
+     */
+    PW_DECLARATION_BAD_NAME = 610,
+    /**
+     * A declaration asks for strict arguments and its schema does not meet the strict rules.
+     */
+    PW_DECLARATION_NOT_STRICT = 611,
+    /**
+     * A declaration's schema is not a JSON object.
+     */
+    PW_DECLARATION_BAD_SCHEMA = 612,
+    /**
+     * An MCP `tools/list` entry that is not an object with a string `name`.
+     */
+    PW_DECLARATION_BAD_ENTRY = 613,
+    /**
+     * Two declarations give the model the same name.
+     */
+    PW_DECLARATION_DUPLICATE_NAME = 614,
+    /**
+     * A tool choice the provider has not (Ollama takes only `PW_TOOL_CHOICE_AUTO`).
+     */
+    PW_REQUEST_TOOL_CHOICE_UNSUPPORTED = 620,
+    /**
+     * The tool choice names no declared tool.
+     */
+    PW_REQUEST_UNKNOWN_TOOL = 621,
+    /**
+     * The extra members are not a JSON object.
+     */
+    PW_REQUEST_BAD_EXTRA = 622,
+    /**
+     * An extra member names a member the library writes.
+     */
+    PW_REQUEST_EXTRA_CLASH = 623,
+    /**
+     * The conversation was changed (or given to a call that may change it) after the request
+     * was made: make the request again.
+     */
+    PW_REQUEST_STALE = 624,
     /**
      * A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
      */
@@ -1096,9 +1202,88 @@ typedef uint32_t pw_mcp_client_state;
 #endif // __cplusplus
 
 /**
+ * What a frame came to in a conversation (`pw_conversation_push_frame`).
+ */
+enum pw_pushed
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Kept in the conversation.
+     */
+    PW_PUSHED_KEPT = 0,
+    /**
+     * Not part of what goes back to a provider (a type the conversation does not keep, or
+     * reasoning and state the turn's provider does not take back); nothing changed.
+     */
+    PW_PUSHED_IGNORED = 1,
+    /**
+     * `END` or `ERROR`: the response is over.
+     */
+    PW_PUSHED_ENDED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_pushed pw_pushed;
+#else
+typedef uint32_t pw_pushed;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which tool the model must call (`pw_request_options.tool_choice`, SPEC §10.3).
+ */
+enum pw_tool_choice
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Not written: the provider's default.
+     */
+    PW_TOOL_CHOICE_UNSET = 0,
+    /**
+     * The model decides.
+     */
+    PW_TOOL_CHOICE_AUTO = 1,
+    /**
+     * No tool.
+     */
+    PW_TOOL_CHOICE_NONE = 2,
+    /**
+     * Some tool.
+     */
+    PW_TOOL_CHOICE_REQUIRED = 3,
+    /**
+     * The tool `pw_request_options.tool` names (its declared name or the name the model sees).
+     */
+    PW_TOOL_CHOICE_TOOL = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_tool_choice pw_tool_choice;
+#else
+typedef uint32_t pw_tool_choice;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A call in host memory (opaque).
  */
 typedef struct pw_adapter_call pw_adapter_call;
+
+/**
+ * A conversation (opaque): system text, user texts, the model's turns as a decoder gave
+ * them and the results of their calls, kept whole exchange by exchange when its memory runs
+ * short (SPEC §10.2).
+ *
+ * It lives in one memory block the host provides, aligned to `pw_conversation_align()`:
+ * the object first, then the conversation's memory, every byte left
+ * (`PW_CONVERSATION_SIZE_BOUND(capacity)` or `pw_conversation_size` for a capacity).
+ * There is nothing to free.
+ */
+typedef struct pw_conversation pw_conversation;
 
 /**
  * A stream decoder (opaque): one provider's response bodies in, frames out.
@@ -1122,6 +1307,17 @@ typedef struct pw_line_splitter pw_line_splitter;
  * An MCP client in host memory (opaque). There is nothing to free.
  */
 typedef struct pw_mcp pw_mcp;
+
+/**
+ * A request body being written (opaque): the conversation, the declarations and the options
+ * in the provider's shape, its length known before the first byte.
+ *
+ * It lives in a memory block the host provides (`pw_request_size(n)` bytes for `n`
+ * declarations, aligned to `pw_request_align()`), with the declarations it reads from the
+ * `pw_declaration` array. It borrows the conversation and every span of the declarations
+ * and options. There is nothing to free.
+ */
+typedef struct pw_request pw_request;
 
 /**
  * A wrapper in host memory (opaque).
@@ -1856,6 +2052,94 @@ typedef struct pw_mcp_stats {
      */
     uint64_t failed;
 } pw_mcp_stats;
+
+/**
+ * What a conversation holds (`pw_conversation_get_stats`).
+ */
+typedef struct pw_conversation_stats {
+    /**
+     * Bytes of its memory in use.
+     */
+    size_t used;
+    /**
+     * Bytes of memory it has (what its block has after the object).
+     */
+    size_t capacity;
+    /**
+     * Entries held, the system text included.
+     */
+    size_t entries;
+    /**
+     * Entries evicted since `pw_conversation_init` or `pw_conversation_clear` (a user text,
+     * or an exchange with its results, counts one).
+     */
+    uint32_t evicted;
+} pw_conversation_stats;
+
+/**
+ * What a request body says beside the conversation and the tools
+ * (`pw_request_options_default` fills in: no model, nothing else set).
+ *
+ * Every span is borrowed by the request made with it: its bytes must stay as they are
+ * while the request is written.
+ */
+typedef struct pw_request_options {
+    /**
+     * The model (UTF-8; for Gemini it goes in the path, `pw_request_gemini_path`).
+     */
+    struct pw_str model;
+    /**
+     * The most tokens to generate, or 0 for none given (Anthropic then writes 4096).
+     */
+    uint32_t max_tokens;
+    /**
+     * Which tool the model must call (`pw_tool_choice`); written only when set and a tool
+     * is declared.
+     */
+    pw_tool_choice tool_choice;
+    /**
+     * The tool's name (UTF-8) for `PW_TOOL_CHOICE_TOOL`: its declared name or the name the
+     * model sees; not read for other choices.
+     */
+    struct pw_str tool;
+    /**
+     * Members added at the top level, as a JSON object's text (`{"temperature":0.2}`),
+     * written after the library's own; empty for none.
+     */
+    struct pw_str extra;
+} pw_request_options;
+
+/**
+ * A tool the model is told of (SPEC §10.1): an MCP server's `tools/list` entry as it sent
+ * it (`mcp_entry`, raw JSON: its `name`, `description` and `inputSchema` are used, the
+ * other fields are not read), or, when `mcp_entry` is empty, the host's own tool.
+ *
+ * Every span is borrowed by the request made with it: its bytes must stay as they are
+ * while the request is written.
+ */
+typedef struct pw_declaration {
+    /**
+     * An MCP `tools/list` entry (raw JSON), or empty for the host's own tool below.
+     */
+    struct pw_str mcp_entry;
+    /**
+     * The host's tool: its name (UTF-8), as the provider must take it.
+     */
+    struct pw_str name;
+    /**
+     * Its description (UTF-8), or empty for none.
+     */
+    struct pw_str description;
+    /**
+     * Its input schema (raw JSON text), or empty for none (`{"type":"object","properties":{}}`).
+     */
+    struct pw_str schema;
+    /**
+     * 1 to ask for strict arguments (refused at `pw_request_init` when the schema does not
+     * meet the strict rules), 0 not to.
+     */
+    uint8_t strict;
+} pw_declaration;
 
 #ifdef __cplusplus
 extern "C" {
@@ -2694,6 +2978,207 @@ pw_result pw_encode_item(pw_provider provider,
                          uint8_t *out,
                          size_t cap,
                          size_t *out_len);
+
+/**
+ * The size of the block `pw_conversation_init` needs for `capacity` bytes of memory, in
+ * `*out_size`; `PW_BAD_ARGUMENT` when that is past `SIZE_MAX`.
+ *
+ * The caller must pass `out_size` valid for one write.
+ */
+pw_result pw_conversation_size(size_t capacity, size_t *out_size);
+
+/**
+ * The alignment in bytes a conversation's block needs (a power of two).
+ */
+size_t pw_conversation_align(void);
+
+/**
+ * Places an empty conversation in `block` (`block_len` bytes, aligned to
+ * `pw_conversation_align()`) and sets `*out` to it: its memory is every byte after the
+ * object (at most 4 GiB − 1 of them are used). A block smaller than the object alone gives
+ * `PW_STORAGE_TOO_SMALL`. Calling it again on the same memory starts afresh (a request made
+ * from the conversation before must not be used after that). On any error nothing is
+ * written.
+ *
+ * The caller must pass `block` valid for writes of `block_len` bytes for as long as the
+ * conversation is used, and touched by nothing else meanwhile; `out` valid for one write.
+ */
+pw_result pw_conversation_init(void *block, size_t block_len, struct pw_conversation **out);
+
+/**
+ * Sets the system text (`len` bytes of UTF-8), written first and never evicted; it replaces
+ * the one held. `PW_TEXT_NOT_UTF8`, `PW_CONVERSATION_EMPTY_TEXT` and
+ * `PW_CONVERSATION_NO_ROOM` change nothing.
+ *
+ * The caller must pass `c` from `pw_conversation_init`, not used concurrently, and `text`
+ * valid for reads of `len` bytes outside the conversation's block.
+ */
+pw_result pw_conversation_set_system(struct pw_conversation *c, const uint8_t *text, size_t len);
+
+/**
+ * Adds a user text (`len` bytes of UTF-8); it ends a response still open.
+ * `PW_TEXT_NOT_UTF8`, `PW_CONVERSATION_EMPTY_TEXT` and `PW_CONVERSATION_NO_ROOM` change
+ * nothing.
+ *
+ * The caller must pass `c` from `pw_conversation_init`, not used concurrently, and `text`
+ * valid for reads of `len` bytes outside the conversation's block.
+ */
+pw_result pw_conversation_push_user(struct pw_conversation *c, const uint8_t *text, size_t len);
+
+/**
+ * Keeps the first user text whatever else is evicted (`pin` 1) or not (0; anything else
+ * gives `PW_BAD_ARGUMENT`).
+ *
+ * The caller must pass `c` from `pw_conversation_init`, not used concurrently.
+ */
+pw_result pw_conversation_pin_first_user(struct pw_conversation *c, uint8_t pin);
+
+/**
+ * Begins the assistant turn of one response from `provider`; the decoder's frames of that
+ * response follow through `pw_conversation_push_frame`. It ends a response still open.
+ * `PW_UNKNOWN_PROVIDER` and `PW_CONVERSATION_NO_ROOM` change nothing.
+ *
+ * The caller must pass `c` from `pw_conversation_init`, not used concurrently.
+ */
+pw_result pw_conversation_begin_response(struct pw_conversation *c, pw_provider provider);
+
+/**
+ * Hands in one frame (`len` bytes): a decoder's `TEXT`, `REASONING`, `STATE`, `TOOL_CALL`,
+ * `END` and `ERROR` go into the response begun, a wrapper's `TOOL_RESULT` beside its call,
+ * other types are ignored; `*out` says which (`pw_pushed`). A malformed frame gives its
+ * frame code (`pw_result_is_malformed`), a refused one a `PW_CONVERSATION_*` code; either
+ * changes nothing and writes nothing to `*out`.
+ *
+ * The caller must pass `c` from `pw_conversation_init`, not used concurrently; `frame`
+ * valid for reads of `len` bytes and `out` for one write, both outside the conversation's
+ * block.
+ */
+pw_result pw_conversation_push_frame(struct pw_conversation *c,
+                                     const uint8_t *frame,
+                                     size_t len,
+                                     pw_pushed *out);
+
+/**
+ * Ends the response being read (a decoder's `END` does it too).
+ *
+ * The caller must pass `c` from `pw_conversation_init`, not used concurrently.
+ */
+pw_result pw_conversation_end_response(struct pw_conversation *c);
+
+/**
+ * Forgets every entry (the memory is kept; the eviction count restarts).
+ *
+ * The caller must pass `c` from `pw_conversation_init`, not used concurrently.
+ */
+pw_result pw_conversation_clear(struct pw_conversation *c);
+
+/**
+ * Copies what the conversation holds into `*out`. It only reads: a request made from the
+ * conversation stays good.
+ *
+ * The caller must pass `c` from `pw_conversation_init`, not used concurrently, and `out`
+ * valid for one write outside the conversation's block.
+ */
+pw_result pw_conversation_get_stats(const struct pw_conversation *c,
+                                    struct pw_conversation_stats *out);
+
+/**
+ * The size of the block `pw_request_init` needs for `declarations` declarations, in
+ * `*out_size`; `PW_BAD_ARGUMENT` when that is past `SIZE_MAX`.
+ *
+ * The caller must pass `out_size` valid for one write.
+ */
+pw_result pw_request_size(size_t declarations, size_t *out_size);
+
+/**
+ * The alignment in bytes a request's block needs (a power of two).
+ */
+size_t pw_request_align(void);
+
+/**
+ * Fills `*out` with the default options: no model, no `max_tokens`, `PW_TOOL_CHOICE_UNSET`,
+ * no extra members.
+ *
+ * The caller must pass `out` valid for one write.
+ */
+pw_result pw_request_options_default(struct pw_request_options *out);
+
+/**
+ * Places a request for `provider` in `block` (at least `pw_request_size(n)` bytes, aligned
+ * to `pw_request_align()`) and sets `*out` to it: the body of the conversation `conv` with
+ * the `n` declarations at `decls` and the options `*opts`, checked and measured
+ * (`pw_request_len`), ready for `pw_request_write`.
+ *
+ * A refusal of one declaration writes its index (from 0) to `*bad_index`: a
+ * `PW_DECLARATION_*` code, or `PW_TEXT_NOT_UTF8`, `PW_BAD_ARGUMENT`, `PW_NULL_POINTER` or
+ * `PW_STORAGE_OVERLAP` for its texts, its `strict` or its spans; no other refusal writes
+ * there. Options refused give `PW_TEXT_NOT_UTF8`,
+ * `PW_BAD_ARGUMENT` (an unknown tool choice) or a `PW_REQUEST_*` code. On any error nothing
+ * is written to `*out`. Calling it again on the same memory starts afresh.
+ *
+ * The request borrows the conversation and every byte the declarations' and options'
+ * spans name (the `pw_declaration` array and `*opts` themselves are read here only): they
+ * must stay as they are while the request is used. A call that may change the
+ * conversation (any `pw_conversation_*` function given it as non-`const`, whatever it
+ * returns, unless it refused its pointers: `PW_NULL_POINTER`, `PW_STORAGE_MISALIGNED`,
+ * `PW_STORAGE_OVERLAP`) makes the request stale: `pw_request_len` and `pw_request_write`
+ * then give `PW_REQUEST_STALE`. Placing the conversation again (`pw_conversation_init`) or
+ * changing the borrowed bytes is not detected: the host must not.
+ *
+ * The caller must pass `block` valid for writes of `block_len` bytes for as long as the
+ * request is used, and touched by nothing else meanwhile; `conv` from
+ * `pw_conversation_init`, outliving the request; `opts` valid for one read, `decls` for
+ * reads of `n` values, the spans in them as above; `out` and `bad_index` for one write
+ * each. None may overlap the request's block, nor the conversation's block.
+ */
+pw_result pw_request_init(void *block,
+                          size_t block_len,
+                          const struct pw_conversation *conv,
+                          pw_provider provider,
+                          const struct pw_request_options *opts,
+                          const struct pw_declaration *decls,
+                          size_t n,
+                          struct pw_request **out,
+                          size_t *bad_index);
+
+/**
+ * The body's length in bytes (for `Content-Length`), known before any is written, in
+ * `*out`; `PW_REQUEST_STALE` when the conversation changed since.
+ *
+ * The caller must pass `r` from `pw_request_init`, neither it nor its conversation used
+ * concurrently, and `out` valid for one write outside the request's and the conversation's
+ * blocks.
+ */
+pw_result pw_request_len(const struct pw_request *r, size_t *out);
+
+/**
+ * Writes the body's next bytes into `out` (`cap` bytes), their count in `*written`: `PW_OK`
+ * with at least one byte; `PW_NOTHING` (`*written` 0) once the whole body is written;
+ * `PW_BUFFER_TOO_SMALL` (`*written` 1) for a `cap` of 0 before that. The bytes are the same
+ * whatever the buffers' sizes. `PW_REQUEST_STALE` when the conversation changed since the
+ * request was made: nothing written.
+ *
+ * The caller must pass `r` from `pw_request_init`, neither it nor its conversation used
+ * concurrently; `out` valid for writes of `cap` bytes and `written` for one write, neither
+ * overlapping the other, the request's block, the conversation's block or the bytes the
+ * request borrows.
+ */
+pw_result pw_request_write(struct pw_request *r, uint8_t *out, size_t cap, size_t *written);
+
+/**
+ * The path Gemini takes a body at, `models/<model>:streamGenerateContent?alt=sse`, for the
+ * model named by `len` bytes of UTF-8 at `model`: written into `out` (`cap` bytes), its
+ * length in `*out_len`; `PW_BUFFER_TOO_SMALL` with the length needed in `*out_len` and
+ * nothing written to `out`; `PW_TEXT_NOT_UTF8` for a model that is not UTF-8.
+ *
+ * The caller must pass `model` valid for reads of `len` bytes, `out` for writes of `cap`
+ * bytes and `out_len` for one write, none overlapping another.
+ */
+pw_result pw_request_gemini_path(const uint8_t *model,
+                                 size_t len,
+                                 uint8_t *out,
+                                 size_t cap,
+                                 size_t *out_len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -199,6 +199,28 @@ pub(crate) unsafe fn placed<'a, T: Placed>(
     Ok(unsafe { &mut *p })
 }
 
+/// As [`placed`], for an entry that only reads the object: a shared reference, so that
+/// references into the object handed out earlier (a request's view of its conversation)
+/// stay valid.
+///
+/// # Safety
+///
+/// A non-NULL `p` must come from the object's `_init`, and nothing may change it during `'a`.
+pub(crate) unsafe fn placed_ref<'a, T: Placed>(
+    p: *const T,
+    others: &[(usize, usize)],
+) -> Result<&'a T, pw_result> {
+    require_non_null!(p);
+    if !p.is_aligned() {
+        return Err(pw_result::PW_STORAGE_MISALIGNED);
+    }
+    // SAFETY: non-NULL and aligned (checked), placed by `_init` (caller).
+    let regions = unsafe { [T::block(p), T::lent(p)] };
+    disjoint(&regions, others)?;
+    // SAFETY: as above, and nothing changes the object during 'a (caller).
+    Ok(unsafe { &*p })
+}
+
 /// The body of an entry that takes its object and plain values only (no other memory): `p`
 /// placed, then `body` on it, as [`ffi`] runs it.
 ///

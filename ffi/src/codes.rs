@@ -3,6 +3,7 @@
 use polyweave_tool_adapter::frame::FrameError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
 use polyweave_tool_adapter::mcp::McpError;
+use polyweave_tool_adapter::request::{ConversationError, DeclarationError, RequestError};
 use polyweave_tool_adapter::{CallError, Error, StorageError};
 
 /// The status of a call: `PW_OK` (0) or why it did not succeed.
@@ -11,7 +12,8 @@ use polyweave_tool_adapter::{CallError, Error, StorageError};
 /// later API slices can add codes without renumbering: 1-99 arguments and
 /// memory and configuration, 100-199 JSON and frames, 200-299 the line
 /// splitter, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
-/// encoders, 500-599 the MCP client, 900 and up internal failures.
+/// encoders, 500-599 the MCP client, 600-699 the conversation and requests, 900 and up
+/// internal failures.
 /// Use `pw_result_text` for a message.
 ///
 /// Retired numbers (never returned, never reused; `pw_result_text` calls them unknown):
@@ -43,6 +45,9 @@ pub enum pw_result {
     // PW_NAME_TOO_LONG).
     /// An argument is out of range: a flag that is neither 0 nor 1, an unknown kind.
     PW_BAD_ARGUMENT = 10,
+    /// A text handed in (a user or system text, a model or tool name, a description) is not
+    /// UTF-8; nothing changed.
+    PW_TEXT_NOT_UTF8 = 11,
     /// Malformed frame: the bytes are not a JSON object (white space around it is allowed).
     PW_FRAME_NOT_OBJECT = 100,
     /// Malformed frame: the object has no `type` member.
@@ -132,12 +137,52 @@ pub enum pw_result {
     /// The MCP client's name or version (`clientInfo`) is longer than
     /// `PW_MCP_CLIENT_TEXT_CAP` bytes.
     PW_MCP_CLIENT_INFO_TOO_LONG = 508,
+    /// The entry does not fit the conversation's memory even with every entry evicted that may
+    /// be; nothing changed.
+    PW_CONVERSATION_NO_ROOM = 600,
+    /// A `TEXT` or `REASONING` frame whose content is not a string, or a `STATE` frame whose
+    /// content is not one of the shapes the decoders write; nothing changed.
+    PW_CONVERSATION_BAD_CONTENT = 601,
+    /// A frame of the model's response came with no response begun
+    /// (`pw_conversation_begin_response`); nothing changed.
+    PW_CONVERSATION_NO_RESPONSE = 602,
+    /// A `TOOL_CALL` or `TOOL_RESULT` without a string `name`; nothing changed.
+    PW_CONVERSATION_NO_NAME = 603,
+    /// A `TOOL_RESULT` for a call the conversation does not hold; nothing changed.
+    PW_CONVERSATION_UNKNOWN_CALL = 604,
+    /// A second `TOOL_RESULT` for a call; nothing changed.
+    PW_CONVERSATION_ALREADY_ANSWERED = 605,
+    /// A `TOOL_RESULT` with neither `result` nor `error`; nothing changed.
+    PW_CONVERSATION_NO_OUTCOME = 606,
+    /// An empty system or user text (no provider takes an empty message); nothing changed.
+    PW_CONVERSATION_EMPTY_TEXT = 607,
+    /// A declaration's name is not one the provider takes (SPEC §10.1).
+    PW_DECLARATION_BAD_NAME = 610,
+    /// A declaration asks for strict arguments and its schema does not meet the strict rules.
+    PW_DECLARATION_NOT_STRICT = 611,
+    /// A declaration's schema is not a JSON object.
+    PW_DECLARATION_BAD_SCHEMA = 612,
+    /// An MCP `tools/list` entry that is not an object with a string `name`.
+    PW_DECLARATION_BAD_ENTRY = 613,
+    /// Two declarations give the model the same name.
+    PW_DECLARATION_DUPLICATE_NAME = 614,
+    /// A tool choice the provider has not (Ollama takes only `PW_TOOL_CHOICE_AUTO`).
+    PW_REQUEST_TOOL_CHOICE_UNSUPPORTED = 620,
+    /// The tool choice names no declared tool.
+    PW_REQUEST_UNKNOWN_TOOL = 621,
+    /// The extra members are not a JSON object.
+    PW_REQUEST_BAD_EXTRA = 622,
+    /// An extra member names a member the library writes.
+    PW_REQUEST_EXTRA_CLASH = 623,
+    /// The conversation was changed (or given to a call that may change it) after the request
+    /// was made: make the request again.
+    PW_REQUEST_STALE = 624,
     /// A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
     PW_PANIC = 900,
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [pw_result; 47] = [
+const ALL_RESULTS: [pw_result; 66] = [
     pw_result::PW_OK,
     pw_result::PW_NULL_POINTER,
     pw_result::PW_BUFFER_TOO_SMALL,
@@ -148,6 +193,7 @@ const ALL_RESULTS: [pw_result; 47] = [
     pw_result::PW_BAD_TOOL,
     pw_result::PW_TOO_MANY,
     pw_result::PW_BAD_ARGUMENT,
+    pw_result::PW_TEXT_NOT_UTF8,
     pw_result::PW_FRAME_NOT_OBJECT,
     pw_result::PW_FRAME_MISSING_TYPE,
     pw_result::PW_FRAME_TYPE_NOT_STRING,
@@ -184,6 +230,24 @@ const ALL_RESULTS: [pw_result; 47] = [
     pw_result::PW_MCP_FRAME_PENDING,
     pw_result::PW_MCP_ALREADY_STARTED,
     pw_result::PW_MCP_CLIENT_INFO_TOO_LONG,
+    pw_result::PW_CONVERSATION_NO_ROOM,
+    pw_result::PW_CONVERSATION_BAD_CONTENT,
+    pw_result::PW_CONVERSATION_NO_RESPONSE,
+    pw_result::PW_CONVERSATION_NO_NAME,
+    pw_result::PW_CONVERSATION_UNKNOWN_CALL,
+    pw_result::PW_CONVERSATION_ALREADY_ANSWERED,
+    pw_result::PW_CONVERSATION_NO_OUTCOME,
+    pw_result::PW_CONVERSATION_EMPTY_TEXT,
+    pw_result::PW_DECLARATION_BAD_NAME,
+    pw_result::PW_DECLARATION_NOT_STRICT,
+    pw_result::PW_DECLARATION_BAD_SCHEMA,
+    pw_result::PW_DECLARATION_BAD_ENTRY,
+    pw_result::PW_DECLARATION_DUPLICATE_NAME,
+    pw_result::PW_REQUEST_TOOL_CHOICE_UNSUPPORTED,
+    pw_result::PW_REQUEST_UNKNOWN_TOOL,
+    pw_result::PW_REQUEST_BAD_EXTRA,
+    pw_result::PW_REQUEST_EXTRA_CLASH,
+    pw_result::PW_REQUEST_STALE,
     pw_result::PW_PANIC,
 ];
 
@@ -206,6 +270,7 @@ impl pw_result {
             pw_result::PW_BAD_TOOL => "invalid tool registration",
             pw_result::PW_TOO_MANY => "too many slots or tools",
             pw_result::PW_BAD_ARGUMENT => "argument out of range",
+            pw_result::PW_TEXT_NOT_UTF8 => "a text handed in is not UTF-8",
             pw_result::PW_FRAME_NOT_OBJECT => "malformed frame: not a JSON object",
             pw_result::PW_FRAME_MISSING_TYPE => "malformed frame: no type member",
             pw_result::PW_FRAME_TYPE_NOT_STRING => "malformed frame: type is not a string",
@@ -248,6 +313,44 @@ impl pw_result {
             pw_result::PW_MCP_CLIENT_INFO_TOO_LONG => {
                 "MCP client: clientInfo name or version too long"
             }
+            pw_result::PW_CONVERSATION_NO_ROOM => "conversation: the entry does not fit its memory",
+            pw_result::PW_CONVERSATION_BAD_CONTENT => {
+                "conversation: a frame content of the wrong shape"
+            }
+            pw_result::PW_CONVERSATION_NO_RESPONSE => {
+                "conversation: a response frame with no response begun"
+            }
+            pw_result::PW_CONVERSATION_NO_NAME => {
+                "conversation: a call or result without a string name"
+            }
+            pw_result::PW_CONVERSATION_UNKNOWN_CALL => {
+                "conversation: a result for a call it does not hold"
+            }
+            pw_result::PW_CONVERSATION_ALREADY_ANSWERED => {
+                "conversation: the call already has its result"
+            }
+            pw_result::PW_CONVERSATION_NO_OUTCOME => {
+                "conversation: a TOOL_RESULT with neither result nor error"
+            }
+            pw_result::PW_CONVERSATION_EMPTY_TEXT => "conversation: an empty text",
+            pw_result::PW_DECLARATION_BAD_NAME => "declaration: the provider cannot take its name",
+            pw_result::PW_DECLARATION_NOT_STRICT => "declaration: strict, and the schema is not",
+            pw_result::PW_DECLARATION_BAD_SCHEMA => "declaration: the schema is not a JSON object",
+            pw_result::PW_DECLARATION_BAD_ENTRY => {
+                "declaration: a tools/list entry without a string name"
+            }
+            pw_result::PW_DECLARATION_DUPLICATE_NAME => {
+                "declaration: another tool has the same name"
+            }
+            pw_result::PW_REQUEST_TOOL_CHOICE_UNSUPPORTED => {
+                "request: the provider has no such tool choice"
+            }
+            pw_result::PW_REQUEST_UNKNOWN_TOOL => "request: the tool choice names no declared tool",
+            pw_result::PW_REQUEST_BAD_EXTRA => "request: the extra members are not a JSON object",
+            pw_result::PW_REQUEST_EXTRA_CLASH => {
+                "request: an extra member names one the library writes"
+            }
+            pw_result::PW_REQUEST_STALE => "request: the conversation changed since it was made",
             pw_result::PW_PANIC => "internal panic caught at the C boundary",
         }
     }
@@ -374,6 +477,50 @@ impl From<McpError> for pw_result {
             McpError::AlreadyStarted => pw_result::PW_MCP_ALREADY_STARTED,
             // A refusal newer than this table: nothing changed.
             _ => pw_result::PW_BAD_ARGUMENT,
+        }
+    }
+}
+
+impl From<ConversationError> for pw_result {
+    fn from(e: ConversationError) -> Self {
+        match e {
+            ConversationError::NoRoom { .. } => pw_result::PW_CONVERSATION_NO_ROOM,
+            ConversationError::Malformed(f) => f.into(),
+            ConversationError::BadContent => pw_result::PW_CONVERSATION_BAD_CONTENT,
+            ConversationError::NoResponse => pw_result::PW_CONVERSATION_NO_RESPONSE,
+            ConversationError::NoName => pw_result::PW_CONVERSATION_NO_NAME,
+            ConversationError::UnknownCall => pw_result::PW_CONVERSATION_UNKNOWN_CALL,
+            ConversationError::AlreadyAnswered => pw_result::PW_CONVERSATION_ALREADY_ANSWERED,
+            ConversationError::NoOutcome => pw_result::PW_CONVERSATION_NO_OUTCOME,
+            ConversationError::EmptyText => pw_result::PW_CONVERSATION_EMPTY_TEXT,
+        }
+    }
+}
+
+impl pw_result {
+    /// The code for a declaration's refusal, and the declaration's index when it names one.
+    pub(crate) fn of_declaration(e: DeclarationError) -> (Self, Option<usize>) {
+        match e {
+            DeclarationError::BadName(i) => (pw_result::PW_DECLARATION_BAD_NAME, Some(i)),
+            DeclarationError::NotStrict(i) => (pw_result::PW_DECLARATION_NOT_STRICT, Some(i)),
+            DeclarationError::BadSchema(i) => (pw_result::PW_DECLARATION_BAD_SCHEMA, Some(i)),
+            DeclarationError::BadEntry => (pw_result::PW_DECLARATION_BAD_ENTRY, None),
+            DeclarationError::DuplicateName(i) => {
+                (pw_result::PW_DECLARATION_DUPLICATE_NAME, Some(i))
+            }
+        }
+    }
+
+    /// The code for a request's refusal, and the declaration's index when it names one.
+    pub(crate) fn of_request(e: RequestError) -> (Self, Option<usize>) {
+        match e {
+            RequestError::Declaration(d) => Self::of_declaration(d),
+            RequestError::ToolChoiceUnsupported => {
+                (pw_result::PW_REQUEST_TOOL_CHOICE_UNSUPPORTED, None)
+            }
+            RequestError::UnknownTool => (pw_result::PW_REQUEST_UNKNOWN_TOOL, None),
+            RequestError::BadExtra => (pw_result::PW_REQUEST_BAD_EXTRA, None),
+            RequestError::ExtraClash => (pw_result::PW_REQUEST_EXTRA_CLASH, None),
         }
     }
 }

@@ -220,6 +220,35 @@ pub enum pw_mcp_start_error {
     PW_MCP_START_RESPONSE_TOO_LARGE = 6,
 }
 
+/// What a frame came to in a conversation (`pw_conversation_push_frame`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_pushed {
+    /// Kept in the conversation.
+    PW_PUSHED_KEPT = 0,
+    /// Not part of what goes back to a provider (a type the conversation does not keep, or
+    /// reasoning and state the turn's provider does not take back); nothing changed.
+    PW_PUSHED_IGNORED = 1,
+    /// `END` or `ERROR`: the response is over.
+    PW_PUSHED_ENDED = 2,
+}
+
+/// Which tool the model must call (`pw_request_options.tool_choice`, SPEC §10.3).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_tool_choice {
+    /// Not written: the provider's default.
+    PW_TOOL_CHOICE_UNSET = 0,
+    /// The model decides.
+    PW_TOOL_CHOICE_AUTO = 1,
+    /// No tool.
+    PW_TOOL_CHOICE_NONE = 2,
+    /// Some tool.
+    PW_TOOL_CHOICE_REQUIRED = 3,
+    /// The tool `pw_request_options.tool` names (its declared name or the name the model sees).
+    PW_TOOL_CHOICE_TOOL = 4,
+}
+
 /// The fields C fills in: plain integers under the enums' names, checked when read.
 pub mod raw {
     /// A [`pw_tool_kind`](super::pw_tool_kind) as C hands it in.
@@ -228,4 +257,6 @@ pub mod raw {
     pub type pw_tool_status = u32;
     /// A [`pw_provider`](super::pw_provider) as C hands it in.
     pub type pw_provider = u32;
+    /// A [`pw_tool_choice`](super::pw_tool_choice) as C hands it in.
+    pub type pw_tool_choice = u32;
 }

@@ -3,8 +3,9 @@
 //! This crate builds a static library (`libpolyweave_tool_adapter_ffi.a`)
 //! and the header `include/polyweave_tool_adapter.h` describes it: JSON
 //! validation, frame kinds, `TOOL_CALL` fields, JSON string decoding, the
-//! NDJSON line splitter, and the wrapper (`pw_wrapper_*`) with tools and hooks
-//! as C function pointers.
+//! NDJSON line splitter, the wrapper (`pw_wrapper_*`) with tools and hooks
+//! as C function pointers, the stream decoders, the MCP client, and the
+//! conversation and request bodies (`pw_conversation_*`, `pw_request_*`).
 //!
 //! # Conventions
 //!
@@ -15,11 +16,13 @@
 //!   (0) or a code saying why not. Codes are stable, numbered in groups
 //!   (1–99 arguments and memory, 100–199 JSON and frames, 200–299 the line
 //!   splitter, 300–399 the wrapper, 400–499 the stream decoders, 500–599 the MCP
-//!   client, 900+ internal) and never reused; [`pw_result_text`] writes a
-//!   message for any code. Other outputs go through out-pointers.
+//!   client, 600–699 the conversation and requests, 900+ internal) and never
+//!   reused; [`pw_result_text`] writes a message for any code. Other outputs
+//!   go through out-pointers.
 //! - **Outputs.** Out-pointers are written only on `PW_OK`, except where a
 //!   function documents more (the needed size with `PW_BUFFER_TOO_SMALL`, a
-//!   line length with `PW_LINE_TOO_LONG`, an error offset). On every other
+//!   line length with `PW_LINE_TOO_LONG`, an error offset, a refused
+//!   declaration's index from `pw_request_init`). On every other
 //!   error nothing at all is written. Text is UTF-8 with an explicit length,
 //!   never NUL-terminated (except [`pw_version`]'s static C string).
 //! - **NULL.** Every pointer argument is checked first: any NULL gives
@@ -97,6 +100,12 @@
 //! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
 //! | [`pw_mcp_state`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state and counters |
 //! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
+//! | [`pw_conversation_size`], [`pw_conversation_align`], [`pw_conversation_init`] | a conversation (SPEC §10.2) in one block, its memory the rest of the block |
+//! | [`pw_conversation_set_system`], [`pw_conversation_push_user`], [`pw_conversation_pin_first_user`] | system and user texts |
+//! | [`pw_conversation_begin_response`], [`pw_conversation_push_frame`], [`pw_conversation_end_response`], [`pw_conversation_clear`] | the model's turns and the results of their calls, as frames |
+//! | [`pw_conversation_get_stats`] | memory used, entries held and evicted |
+//! | [`pw_request_size`], [`pw_request_align`], [`pw_request_options_default`], [`pw_request_init`] | a request body (SPEC §10.3) from a conversation, `pw_declaration`s and `pw_request_options` |
+//! | [`pw_request_len`], [`pw_request_write`], [`pw_request_gemini_path`] | its length, its bytes into buffers of any size, Gemini's path |
 //!
 //! Sizes for static storage, as C constant expressions: `PW_<OBJECT>_DEFAULT_SIZE_BOUND`
 //! (the default capacities, by slots) and `PW_<OBJECT>_SIZE_BOUND(P, …)` (capacities named
@@ -151,6 +160,10 @@ mod call;
 mod mcp;
 // pw_encode_item.
 mod items;
+// pw_conversation.
+mod conversation;
+// pw_request, pw_declaration.
+mod request;
 
 pub use about::{
     pw_result_is_malformed, pw_result_is_not_waiting, pw_result_text, pw_version, PW_VERSION_MAJOR,
@@ -164,6 +177,13 @@ pub use call::{
     PW_ADAPTER_CALL_MAX_BASE_SIZE,
 };
 pub use codes::pw_result;
+pub use conversation::{
+    pw_conversation, pw_conversation_align, pw_conversation_begin_response, pw_conversation_clear,
+    pw_conversation_end_response, pw_conversation_get_stats, pw_conversation_init,
+    pw_conversation_pin_first_user, pw_conversation_push_frame, pw_conversation_push_user,
+    pw_conversation_set_system, pw_conversation_size, pw_conversation_stats,
+    PW_CONVERSATION_MAX_BASE_SIZE,
+};
 pub use decoder::{
     pw_decoder, pw_decoder_align, pw_decoder_config, pw_decoder_config_default,
     pw_decoder_config_fit, pw_decoder_feed, pw_decoder_finish, pw_decoder_get_stats,
@@ -175,7 +195,7 @@ pub use decoder::{
 pub use enums::{
     pw_completed, pw_disposition_kind, pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure,
     pw_mcp_handled_kind, pw_mcp_skip, pw_mcp_start_error, pw_output_kind, pw_pending_kind,
-    pw_provider, pw_route, pw_tool_kind, pw_tool_status,
+    pw_provider, pw_pushed, pw_route, pw_tool_choice, pw_tool_kind, pw_tool_status,
 };
 pub use frame::{
     pw_frame_kind, pw_frame_peek_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate,
@@ -196,6 +216,11 @@ pub use mcp::{
     pw_mcp_start, pw_mcp_state, pw_mcp_stats, PW_MCP_CLIENT_TEXT_CAP, PW_MCP_DEFAULT_CURSOR_CAP,
     PW_MCP_DEFAULT_LINE_CAP, PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP,
     PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP, PW_MCP_MIN_OUTBOX,
+};
+pub use request::{
+    pw_declaration, pw_request, pw_request_align, pw_request_gemini_path, pw_request_init,
+    pw_request_len, pw_request_options, pw_request_options_default, pw_request_size,
+    pw_request_write, PW_REQUEST_MAX_BASE_SIZE, PW_REQUEST_MAX_DECLARATION_SIZE,
 };
 pub use shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
 pub use tool::{pw_sync_fn, pw_tool, pw_writer, pw_writer_write, PW_TOOL_DEFAULT_TIMEOUT};

@@ -1,4 +1,5 @@
-//! Builds tests/c/test_api.c, tests/c/test_wrapper.c and tests/c/mcp.c with the system C compiler
+//! Builds tests/c/test_api.c, tests/c/test_wrapper.c, tests/c/mcp.c, tests/c/request.c and
+//! tests/c/request_example.c with the system C compiler
 //! against the checked-in header and the host static library, runs each, and expects
 //! exit status 0.
 //! Also compiles the header alone as C++ when `g++` (or `$CXX`) exists.
@@ -83,6 +84,31 @@ fn c_wrapper_program_passes() {
 #[test]
 fn c_mcp_program_passes() {
     c_program_passes("mcp");
+}
+
+/// The conversation's and the request's C API from C (`tests/c/request.c`): a conversation
+/// from a decoder's frames, a result and user texts; its openai-chat and anthropic bodies
+/// through small buffers, byte for byte; refusals with their codes and declaration indexes;
+/// a request made stale by a change; Gemini's path.
+#[test]
+fn c_request_program_passes() {
+    c_program_passes("request");
+}
+
+/// ffi/README.md's request example (`tests/c/request_example.c`) prints exactly this body.
+#[test]
+fn readme_request_example_runs() {
+    let body = concat!(
+        r#"{"model":"gpt-5","messages":[{"role":"user","content":"Add 2 and 3"},"#,
+        r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"add","arguments":"{\"a\":2,\"b\":3}"}}]},"#,
+        r#"{"role":"tool","tool_call_id":"c1","content":"5"}],"#,
+        r#""tools":[{"type":"function","function":{"name":"add","parameters":{"type":"object","properties":{"a":{"type":"number"}}}}}],"#,
+        r#""stream":true,"stream_options":{"include_usage":true}}"#
+    );
+    assert_eq!(
+        c_program_output("request_example"),
+        format!("Content-Length: {}\n\n{body}\n", body.len())
+    );
 }
 
 #[test]

@@ -293,6 +293,18 @@ fn the_c_host_loop_shown_is_the_one_that_runs() {
     );
 }
 
+/// ffi/README.md's request example is `ffi/tests/c/request_example.c`, which
+/// `ffi/tests/c_api.rs` builds, runs and checks byte for byte.
+#[test]
+fn the_c_request_example_shown_is_the_one_that_runs() {
+    let doc = read("ffi/README.md");
+    assert_eq!(
+        block_after(&doc, "## Requests\n", "c"),
+        read("ffi/tests/c/request_example.c"),
+        "ffi/README.md's request example and ffi/tests/c/request_example.c differ"
+    );
+}
+
 /// The source files of a crate (paths from the crate's folder) that `doc` does not name in
 /// backticks.
 fn unnamed_sources(krate: &str, doc: &str) -> Vec<String> {
