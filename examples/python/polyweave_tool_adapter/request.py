@@ -394,8 +394,6 @@ class Request(_Owned):
                 raise TypeError("declarations must be Declaration objects, not %s" % type(d).__name__)
         self._conversation = conversation
         self._number = _provider(provider)
-        #: The `Provider` the body is for.
-        self.provider = Provider(self._number)
         self.options = options
         self.declarations = tuple(decls)
         self._keep = _Keep()
@@ -407,6 +405,8 @@ class Request(_Owned):
         block = _Block(size.value, _ffi.lib.pw_request_align())
         self._place(block)
         self._block = block
+        #: The `Provider` the body is for.
+        self.provider = Provider(self._number)
         self._len = c_size_t(0)
         # Whether the body was written from (the next body() or chunks() places it again),
         # and which of them writes it now (a chunks() overtaken by another stops).

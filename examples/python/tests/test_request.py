@@ -14,8 +14,11 @@ Also: bodies in chunks of 1 and 7 bytes are the whole body; every refusal raises
 and changes nothing; a request made stale by a change to its conversation raises.
 """
 
+import contextlib
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -345,6 +348,340 @@ class Bodies(unittest.TestCase):
                 else:
                     self.assertEqual((code, err), (0, ""))
                     self.assertEqual(out, want.encode("utf-8") + b"\n")
+
+
+FRAMES = [
+    b'{"type":"TEXT","content":"Let me "}',
+    b'{"type":"TEXT","content":"add."}',
+    b'{"type":"TOOL_CALL","content":{"id":"call_1","name":"add","args":{"a":2,"b":3}}}',
+    b'{"type":"END","content":{"reason":"tool_calls"}}',
+    b'{"type":"TOOL_RESULT","content":{"id":"call_1","name":"add","result":5}}',
+]
+SCHEMA = '{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}'
+ADD = pw.Declaration("add", SCHEMA, "Adds two numbers")
+
+
+def small():
+    """A conversation that has asked, been answered with a call, and holds its result."""
+    c = pw.Conversation(2048)
+    c.set_system('Be "terse".')
+    c.push_user("Add 2 and 3")
+    c.begin_response("openai-chat")
+    pushed = c.push_frames(FRAMES)
+    assert pushed == [pw.Pushed.KEPT, pw.Pushed.KEPT, pw.Pushed.KEPT, pw.Pushed.ENDED, pw.Pushed.KEPT], pushed
+    c.push_user("Thanks \u2713")
+    return c
+
+
+ANTHROPIC_BODY = (
+    '{"model":"m","max_tokens":100,"system":"Be \\"terse\\".","messages":['
+    '{"role":"user","content":"Add 2 and 3"},'
+    '{"role":"assistant","content":[{"type":"text","text":"Let me add."},{"type":"tool_use","id":"call_1","name":"add","input":{"a":2,"b":3}}]},'
+    '{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"5"},{"type":"text","text":"Thanks \u2713"}]}],'
+    '"tools":[{"name":"add","description":"Adds two numbers","input_schema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}},'
+    '{"name":"fs_read","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}],'
+    '"tool_choice":{"type":"auto"},"stream":true,"temperature":0.2}'
+).encode("utf-8")
+
+
+class Api(unittest.TestCase):
+    def test_a_body_spelled_out(self):
+        # ffi/tests/request_api.rs's conversation and its Anthropic body, through Python.
+        opts = pw.RequestOptions("m", max_tokens=100, tool_choice="auto", extra={"temperature": 0.2})
+        with small() as c:
+            self.assertEqual(c.stats(), pw.ConversationStats(used=c.stats().used, capacity=2048, entries=4, evicted=0))
+            r = c.request("anthropic", opts, [ADD, pw.Declaration.from_mcp(MCP_READ)])
+            self.assertEqual((len(r), r.body()), (len(ANTHROPIC_BODY), ANTHROPIC_BODY))
+            self.assertEqual(r.provider, pw.Provider.ANTHROPIC)
+            # The same from Provider values, the schema as a dict, the entry as its text.
+            r2 = c.request(
+                pw.Provider.ANTHROPIC,
+                opts,
+                [pw.Declaration("add", json.loads(SCHEMA), "Adds two numbers"), pw.Declaration.from_mcp(compact(MCP_READ))],
+            )
+            self.assertEqual(r2.body(), ANTHROPIC_BODY)
+
+    def test_dict_frames_are_the_same_as_their_bytes(self):
+        with small() as a, pw.Conversation(2048) as b:
+            b.set_system('Be "terse".')
+            b.push_user("Add 2 and 3")
+            b.begin_response("openai-chat")
+            for f in FRAMES:
+                b.push_frame(json.loads(f))
+            b.push_user("Thanks \u2713")
+            self.assertEqual(a.stats(), b.stats())
+            self.assertEqual(a.request("gemini", "m").body(), b.request("gemini", "m").body())
+
+    def test_the_options_spelled_per_provider(self):
+        with pw.Conversation() as c:
+            c.push_user("hi")
+            body = lambda p, **o: c.request(p, pw.RequestOptions("m", **o), [ADD]).body().decode()  # noqa: E731
+            self.assertEqual(
+                body("openai-chat", tool_choice=pw.ToolChoice.tool("add")),
+                '{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":'
+                '{"name":"add","description":"Adds two numbers","parameters":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}}}],'
+                '"tool_choice":{"type":"function","function":{"name":"add"}},"stream":true,"stream_options":{"include_usage":true}}',
+            )
+            self.assertIn('"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}', body("gemini", tool_choice=pw.ToolChoice.REQUIRED))
+            self.assertIn('"tool_choice":"none"', body("openai-responses", tool_choice="none"))
+            self.assertIn('"options":{"num_predict":7}', body("ollama", max_tokens=7))
+            # Anthropic always writes max_tokens: 4096 when none is given.
+            self.assertIn('"max_tokens":4096', body("anthropic"))
+            # strict, where the schema meets the rules.
+            strict = pw.Declaration(
+                "add", '{"type":"object","properties":{"a":{"type":"number"}},"required":["a"],"additionalProperties":false}', strict=True
+            )
+            self.assertIn('"strict":true', c.request("anthropic", "m", [strict]).body().decode())
+
+    def test_gemini_path(self):
+        self.assertEqual(pw.gemini_path("gemini-2.5-flash"), "models/gemini-2.5-flash:streamGenerateContent?alt=sse")
+        long = "g" * 300
+        self.assertEqual(pw.gemini_path(long), "models/%s:streamGenerateContent?alt=sse" % long)
+        with self.assertRaises(pw.TextNotUtf8):
+            pw.gemini_path(b"\xff")
+
+    def test_values_the_binding_checks(self):
+        self.assertEqual(pw.ToolChoice.tool("x"), pw.ToolChoice("tool", "x"))
+        self.assertEqual(repr(pw.ToolChoice.AUTO), "ToolChoice.AUTO")
+        self.assertEqual(repr(pw.ToolChoice.tool("x")), "ToolChoice.tool('x')")
+        self.assertEqual(pw.RequestOptions("m", tool_choice="required").tool_choice, pw.ToolChoice.REQUIRED)
+        for bad in ("any", "tool"):
+            with self.assertRaises(ValueError):
+                pw.RequestOptions("m", tool_choice=bad)
+        with self.assertRaises(ValueError):
+            pw.ToolChoice("auto", "x")
+        for bad in (0, -1, 1 << 32):
+            with self.assertRaises(ValueError):
+                pw.RequestOptions("m", max_tokens=bad)
+        with self.assertRaises(TypeError):
+            pw.RequestOptions("m", max_tokens=True)
+        with self.assertRaises(TypeError):
+            pw.Conversation(-1)
+        with self.assertRaises(TypeError):
+            pw.Declaration("x", strict=1)
+        with pw.Conversation(0) as c:
+            self.assertEqual(c.stats(), pw.ConversationStats(0, 0, 0, 0))
+            with self.assertRaises(TypeError):
+                c.pin_first_user(2)
+            with self.assertRaises(TypeError):
+                c.request("openai-chat", "m", ["add"])
+            with self.assertRaises(ValueError):
+                c.request("openai-chat", "m").chunks(0)
+        self.assertEqual([int(p) for p in pw.Pushed], [_ffi.PW_PUSHED_KEPT, _ffi.PW_PUSHED_IGNORED, _ffi.PW_PUSHED_ENDED])
+
+    def test_memory_is_the_capacity_given(self):
+        for capacity in (0, 1, 4096, 65536):
+            with pw.Conversation(capacity) as c:
+                self.assertEqual(c.stats().capacity, capacity)
+                self.assertGreaterEqual(c.memory_size, capacity)
+        with pw.Conversation() as c:
+            self.assertEqual(c.stats().capacity, 65536)
+
+    def test_every_code_has_its_class(self):
+        classes = {
+            11: (pw.TextNotUtf8, pw.PolyweaveError),
+            600: (pw.ConversationNoRoom, pw.ConversationRefused),
+            601: (pw.ConversationBadContent, pw.ConversationRefused),
+            602: (pw.ConversationNoResponse, pw.ConversationRefused),
+            603: (pw.ConversationNoName, pw.ConversationRefused),
+            604: (pw.ConversationUnknownCall, pw.ConversationRefused),
+            605: (pw.ConversationAlreadyAnswered, pw.ConversationRefused),
+            606: (pw.ConversationNoOutcome, pw.ConversationRefused),
+            607: (pw.ConversationEmptyText, pw.ConversationRefused),
+            610: (pw.DeclarationBadName, pw.DeclarationRefused),
+            611: (pw.DeclarationNotStrict, pw.DeclarationRefused),
+            612: (pw.DeclarationBadSchema, pw.DeclarationRefused),
+            613: (pw.DeclarationBadEntry, pw.DeclarationRefused),
+            614: (pw.DeclarationDuplicateName, pw.DeclarationRefused),
+            620: (pw.RequestToolChoiceUnsupported, pw.RequestRefused),
+            621: (pw.RequestUnknownTool, pw.RequestRefused),
+            622: (pw.RequestBadExtra, pw.RequestRefused),
+            623: (pw.RequestExtraClash, pw.RequestRefused),
+            624: (pw.RequestStale, pw.RequestRefused),
+        }
+        for code, (cls, base) in classes.items():
+            e = pw.error_for(code)
+            self.assertIs(type(e), cls)
+            self.assertIs(pw.errors.BY_CODE[code], cls)
+            self.assertTrue(issubclass(cls, base))
+            self.assertTrue(issubclass(cls, ValueError))
+            self.assertEqual((e.code, e.message, e.index), (code, pw.result_text(code), None))
+        self.assertEqual(len({cls for cls, _ in classes.values()}), len(classes))
+        # Nothing else between 600 and 699.
+        self.assertEqual(sorted(c for c in pw.errors.BY_CODE if 600 <= c < 700), sorted(c for c in classes if c >= 600))
+
+
+class Readme(unittest.TestCase):
+    def test_the_readme_example_prints_what_it_says(self):
+        text = (support.ROOT / "examples" / "python" / "README.md").read_text(encoding="utf-8")
+        section = text.split("## Asking the model again", 1)[1].split("\n## ", 1)[0]
+        code, printed = re.search(r"```python\n(.*?)```\n\nprints[^\n]*\n\n```text\n(.*?)```", section, re.S).groups()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+        self.assertEqual(out.getvalue(), printed)
+
+
+class Refusals(unittest.TestCase):
+    def assert_refused(self, c, cls, call, *args):
+        before = c.stats()
+        with self.assertRaises(cls) as caught:
+            call(*args)
+        self.assertIs(type(caught.exception), cls)
+        self.assertEqual(caught.exception.code, cls.code)
+        self.assertEqual(c.stats(), before, "%s changed the conversation" % cls.__name__)
+        return caught.exception
+
+    def test_conversation_refusals_change_nothing(self):
+        with pw.Conversation(256) as c:
+            self.assert_refused(c, pw.ConversationEmptyText, c.set_system, "")
+            c.set_system("sys")
+            c.push_user("go")
+            self.assert_refused(c, pw.ConversationNoResponse, c.push_frame, FRAMES[0])
+            c.begin_response("anthropic")
+            self.assertEqual(c.push_frame(FRAMES[2]), pw.Pushed.KEPT)
+            self.assertEqual(c.stats().entries, 3)
+            for frame, cls in [
+                (b'{"type":"TEXT","content":5}', pw.ConversationBadContent),
+                (b'{"type":"TOOL_RESULT","content":{"id":"call_1","result":1}}', pw.ConversationNoName),
+                (b'{"type":"TOOL_RESULT","content":{"id":"nope","name":"add","result":1}}', pw.ConversationUnknownCall),
+                (b'{"type":"TOOL_RESULT","content":{"id":"call_1","name":"add"}}', pw.ConversationNoOutcome),
+                (b"[1]", pw.FrameNotObject),
+                (b'{"content":1}', pw.FrameMissingType),
+                (b'{"type":"TEXT",', pw.InvalidJson),
+                (b"", pw.FrameNotObject),
+            ]:
+                e = self.assert_refused(c, cls, c.push_frame, frame)
+                self.assertIsInstance(e, pw.MalformedFrame if cls.code < 600 else pw.ConversationRefused)
+            before = c.stats()
+            self.assertEqual(c.push_frame('{"type":"PING","content":1}'), pw.Pushed.IGNORED)
+            self.assertEqual(c.stats(), before)
+            self.assertEqual(c.push_frame(FRAMES[4]), pw.Pushed.KEPT)
+            self.assert_refused(c, pw.ConversationAlreadyAnswered, c.push_frame, FRAMES[4])
+            for text, cls in [("", pw.ConversationEmptyText), (b"\xff", pw.TextNotUtf8), ("x" * 300, pw.ConversationNoRoom)]:
+                self.assert_refused(c, cls, c.push_user, text)
+            self.assert_refused(c, pw.TextNotUtf8, c.set_system, b"\xc3")
+            self.assert_refused(c, pw.UnknownProvider, c.begin_response, "nope")
+            self.assert_refused(c, pw.UnknownProvider, c.begin_response, 9)
+            c.clear()
+            self.assertEqual(c.stats(), pw.ConversationStats(0, 256, 0, 0))
+
+    def test_declaration_refusals_name_the_declaration(self):
+        def host(name, schema=None, strict=False):
+            return pw.Declaration(name, schema, strict=strict)
+
+        with pw.Conversation(512) as c:
+            c.push_user("hi")
+            kept = c.request("openai-chat", "m")
+            body = kept.body()
+            for decls, cls, index in [
+                ([ADD, host("bad name")], pw.DeclarationBadName, 1),
+                ([ADD, host("")], pw.DeclarationBadName, 1),
+                ([host("x", SCHEMA, strict=True), ADD], pw.DeclarationNotStrict, 0),
+                ([ADD, host("x", "[1]")], pw.DeclarationBadSchema, 1),
+                ([ADD, pw.Declaration.from_mcp({"title": "no name"})], pw.DeclarationBadEntry, 1),
+                ([ADD, pw.Declaration.from_mcp(b"")], pw.DeclarationBadEntry, 1),
+                ([ADD, ADD], pw.DeclarationDuplicateName, 1),
+                ([ADD, host(b"\xffx")], pw.TextNotUtf8, 1),
+                ([pw.Declaration("add", SCHEMA, b"\xc3"), ADD], pw.TextNotUtf8, 0),
+            ]:
+                with self.subTest(cls=cls.__name__, index=index):
+                    e = self.assert_refused(c, cls, c.request, "openai-chat", "m", decls)
+                    self.assertEqual(e.index, index)
+            # A name gemini takes and the others do not.
+            self.assertIn(b'"name":"fs.read"', c.request("gemini", "m", [host("fs.read")]).body())
+            # A request made before is still good: making one only reads the conversation.
+            self.assertEqual(kept.body(), body)
+
+    def test_option_refusals(self):
+        with pw.Conversation(512) as c:
+            c.push_user("hi")
+            for provider, opts, cls in [
+                ("ollama", pw.RequestOptions("m", tool_choice="required"), pw.RequestToolChoiceUnsupported),
+                ("ollama", pw.RequestOptions("m", tool_choice=pw.ToolChoice.tool("add")), pw.RequestToolChoiceUnsupported),
+                ("openai-chat", pw.RequestOptions("m", tool_choice=pw.ToolChoice.tool("nothing")), pw.RequestUnknownTool),
+                ("openai-chat", pw.RequestOptions("m", extra='{"temperature":}'), pw.RequestBadExtra),
+                ("openai-chat", pw.RequestOptions("m", extra="[1]"), pw.RequestBadExtra),
+                ("openai-chat", pw.RequestOptions("m", extra=""), pw.RequestBadExtra),
+                ("openai-chat", pw.RequestOptions("m", extra={"messages": []}), pw.RequestExtraClash),
+                ("anthropic", pw.RequestOptions("m", extra={"max_tokens": 1}), pw.RequestExtraClash),
+                ("openai-chat", pw.RequestOptions(b"\xfe"), pw.TextNotUtf8),
+                ("nope", pw.RequestOptions("m"), pw.UnknownProvider),
+                (9, pw.RequestOptions("m"), pw.UnknownProvider),
+            ]:
+                with self.subTest(cls=cls.__name__, provider=provider):
+                    e = self.assert_refused(c, cls, c.request, provider, opts, [ADD])
+                    self.assertIsNone(e.index)
+            # Ollama takes `auto`; no tool declared, a choice is not written at all.
+            self.assertNotIn(b"tool", c.request("ollama", pw.RequestOptions("m", tool_choice="auto"), [ADD]).body()[-60:])
+            self.assertNotIn(b"tool_choice", c.request("openai-chat", pw.RequestOptions("m", tool_choice="required")).body())
+
+
+class Staleness(unittest.TestCase):
+    def test_a_changed_conversation_makes_its_requests_stale(self):
+        changes = [
+            ("push_user", lambda c: c.push_user("more")),
+            # A refused call counts too: it was handed the conversation to change.
+            ("push_user refused", lambda c: c.push_user("")),
+            ("set_system", lambda c: c.set_system("s")),
+            ("pin_first_user", lambda c: c.pin_first_user(True)),
+            ("end_response", lambda c: c.end_response()),
+            ("begin_response", lambda c: c.begin_response("anthropic")),
+            ("push_frame ignored", lambda c: c.push_frame(b'{"type":"PING"}')),
+            ("clear", lambda c: c.clear()),
+        ]
+        for name, change in changes:
+            with self.subTest(change=name), small() as c:
+                r = c.request("openai-chat", "m", [ADD])
+                whole = r.body()
+                it = r.chunks(16)
+                self.assertEqual(next(it), whole[:16])
+                # Queries do not change it.
+                c.stats()
+                self.assertEqual(len(r), len(whole))
+                try:
+                    change(c)
+                except pw.PolyweaveError:
+                    pass
+                with self.assertRaises(pw.RequestStale):
+                    len(r)
+                with self.assertRaises(pw.RequestStale):
+                    next(it)
+                with self.assertRaises(pw.RequestStale):
+                    r.body()
+                with self.assertRaises(pw.RequestStale):
+                    list(r.chunks(7))
+                # Made again, it reads the conversation as it is now.
+                again = c.request("openai-chat", "m", [ADD]).body()
+                if name == "clear":
+                    self.assertIn(b'"messages":[]', again)
+                if name == "push_user":
+                    self.assertIn(b'{"type":"text","text":"more"}]}', again)
+
+    def test_chunks_overtaken_and_closed_objects(self):
+        with small() as c:
+            r = c.request("openai-chat", "m")
+            whole = r.body()
+            it = r.chunks(5)
+            self.assertEqual(next(it), whole[:5])
+            self.assertEqual(b"".join(r.chunks(3)), whole)
+            with self.assertRaises(RuntimeError):
+                next(it)
+            # Every body() or chunks() starts from the beginning.
+            self.assertEqual(r.body(), whole)
+            r.close()
+            r.close()
+            self.assertTrue(r.closed)
+            with self.assertRaises(ValueError):
+                r.body()
+            r2 = c.request("openai-chat", "m")
+        with self.assertRaises(ValueError):
+            len(r2)
+        with self.assertRaises(ValueError):
+            r2.body()
+        with self.assertRaises(ValueError):
+            c.push_user("x")
+        self.assertEqual(repr(c), "Conversation(closed)")
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--regenerate"]:
