@@ -267,7 +267,8 @@ class Conversation(_Owned):
     decoder gave them and the results of their calls, for the next request (SPEC §10.2).
 
     It lives in one `bytearray` of `capacity` bytes of memory (default 64 KiB) beside the
-    object; when an entry does not fit, reasoning of older exchanges goes first, then the
+    object: the memory a Rust `Conversation::new` is handed, and a SPEC §10.4 file's
+    `capacity`, counted alike (`stats().capacity`). When an entry does not fit, reasoning of older exchanges goes first, then the
     oldest entries (a user text, or an exchange with all its results; never the latest
     exchange, nor the first user text once pinned). An entry that does not fit even then is
     refused (`ConversationNoRoom`). Every refusal (a `ConversationRefused` class,
