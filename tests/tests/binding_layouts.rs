@@ -7,7 +7,8 @@
 //! - Every constant the binding defines (`PW_X = n`) is the header's `PW_X`, with the header's
 //!   value.
 //! - Every value of a header enum family (tool kinds, statuses, dispositions, completions,
-//!   routes, pending kinds, frame kinds, providers) that a binding copies at all, it copies whole.
+//!   routes, pending kinds, frame kinds, providers, what a pushed frame came to, tool choices)
+//!   that a binding copies at all, it copies whole.
 //! - Every struct a binding declares has the header's fields, in order, with types of the
 //!   same size and kind (integers by width, pointers, nested structs by name).
 
@@ -36,7 +37,7 @@ enum Ty {
 }
 
 /// Names the header declares as `uint32_t`-sized enums.
-const ENUMS: [&str; 16] = [
+const ENUMS: [&str; 18] = [
     "pw_result",
     "pw_frame_kind",
     "pw_tool_kind",
@@ -53,6 +54,8 @@ const ENUMS: [&str; 16] = [
     "pw_mcp_event_kind",
     "pw_mcp_skip",
     "pw_mcp_start_error",
+    "pw_pushed",
+    "pw_tool_choice",
 ];
 
 /// A C type as written in the header or in a Python field declaration.

@@ -4,10 +4,12 @@
 //! target directory's when it is current, else built into a private one), is handed to Python
 //! through `PW_LIB`; the binding's unit tests pass from the source folder (among them
 //! `test_decode.py`: the stream decoders on every recorded provider body, whole and in random
-//! pieces, and the item encoders; `test_package.py`: the source package imported, the `PW_LIB`
-//! library loaded, Python 3.9 sources), and `replay.py` runs every shared scenario and prints
-//! what its `*.out.ndjson` expects, compared channel by channel as `conformance` does
-//! (`polyweave_tests::ndjson_compare`). The same tests against the installed wheel, in a venv:
+//! pieces, and the item encoders; `test_request.py`: conversations and request bodies, compared
+//! with what `polyweave-replay --request` prints, its path in `PW_REPLAY`; `test_package.py`:
+//! the source package imported, the `PW_LIB` library loaded, Python 3.9 sources), and
+//! `replay.py` runs every shared scenario and prints what its `*.out.ndjson` expects, compared
+//! channel by channel as `conformance` does (`polyweave_tests::ndjson_compare`). The same tests
+//! against the installed wheel, in a venv:
 //! `tests/python_wheel.sh`.
 //!
 //! Skipped, with a message, only when `python3` is missing (the version check below needs no
@@ -20,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use polyweave_tests::library::{ffi_shared_lib, workspace_root as root};
+use polyweave_tests::library::{ffi_shared_lib, replay_bin, workspace_root as root};
 use polyweave_tests::ndjson_compare::assert_refused;
 use polyweave_tests::programs::installed;
 use polyweave_tests::scenarios::{
@@ -96,12 +98,13 @@ fn a_missing_python3_fails_under_ci_or_the_test_command_and_skips_elsewhere() {
     );
 }
 
-/// `python3 ARGS` in the repository's root with `PW_LIB` set.
-fn python(lib: &Path, args: &[&std::ffi::OsStr]) -> Output {
+/// `python3 ARGS` in the repository's root with `PW_LIB` set, and `env` besides.
+fn python_with(lib: &Path, args: &[&OsStr], env: &[(&str, &OsStr)]) -> Output {
     Command::new("python3")
         .args(args)
         .env("PW_LIB", lib)
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .envs(env.iter().copied())
         .current_dir(root())
         .output()
         .expect("running python3")
@@ -109,14 +112,15 @@ fn python(lib: &Path, args: &[&std::ffi::OsStr]) -> Output {
 
 fn replay(lib: &Path, file: &Path) -> Output {
     let script = python_dir().join("replay.py");
-    python(lib, &[script.as_os_str(), file.as_os_str()])
+    python_with(lib, &[script.as_os_str(), file.as_os_str()], &[])
 }
 
 #[test]
 fn the_unit_tests_pass() {
     let Some(lib) = shared_lib() else { return };
     let tests = python_dir().join("tests");
-    let out = python(
+    // test_request.py runs `polyweave-replay --request` on its conversations and compares.
+    let out = python_with(
         lib,
         &[
             "-m".as_ref(),
@@ -126,6 +130,7 @@ fn the_unit_tests_pass() {
             "-s".as_ref(),
             tests.as_os_str(),
         ],
+        &[("PW_REPLAY", replay_bin().as_os_str())],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -134,11 +139,16 @@ fn the_unit_tests_pass() {
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
     );
-    // The decoder and package tests were found and ran (one line per test with `-v`).
+    // The decoder, request and package tests were found and ran (one line per test with `-v`).
     for class in [
         "test_decode.Recordings",
         "test_decode.DecoderObject",
         "test_decode.Items",
+        "test_request.Bodies",
+        "test_request.Api",
+        "test_request.Refusals",
+        "test_request.Staleness",
+        "test_request.Readme",
         "test_package.WhichCopy",
         "test_package.OneVersion",
         "test_package.Python39",

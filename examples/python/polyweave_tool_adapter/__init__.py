@@ -2,9 +2,12 @@
 
 Everything goes through the C functions of `libpolyweave_tool_adapter_ffi`: the copy inside
 this package's directory (which the wheel carries), or `$PW_LIB` when set. See `Wrapper` and
-`AdapterCall`; `LineSplitter` for NDJSON lines out of a byte stream; for a provider's streamed response body `Decoder` / `decode` (frames out) and
-`encode_item` (a frame as the provider's request item); for MCP servers as tool adapters
-`polyweave_tool_adapter.mcp` (`McpClient`, and `McpServer` / `serve_stdio` over a child's stdio).
+`AdapterCall`; `LineSplitter` for NDJSON lines out of a byte stream; for a provider's streamed
+response body `Decoder` / `decode` (frames out) and `encode_item` (a frame as the provider's
+request item); for the next request's body `Conversation` (system and user texts, the decoded
+responses, the results) and `Conversation.request` (a `Request`: its length, then its bytes
+whole or in chunks); for MCP servers as tool adapters `polyweave_tool_adapter.mcp`
+(`McpClient`, and `McpServer` / `serve_stdio` over a child's stdio).
 """
 
 from . import errors, mcp
@@ -14,6 +17,8 @@ from .errors import *  # noqa: F401,F403 (one class per pw_result code)
 from .lines import LineSplitter
 from .wrapper import *  # noqa: F401,F403
 from .wrapper import __all__ as _wrapper_all
+from .request import *  # noqa: F401,F403
+from .request import __all__ as _request_all
 from .mcp import McpClient, McpConfig, McpServer, McpStartupError, McpToolError, serve_stdio
 
 _mcp_all = ["mcp", "McpClient", "McpConfig", "McpServer", "McpStartupError", "McpToolError", "serve_stdio"]
@@ -21,4 +26,11 @@ _mcp_all = ["mcp", "McpClient", "McpConfig", "McpServer", "McpStartupError", "Mc
 #: distribution's (setup.py refuses to build a wheel where they differ).
 __version__: str = version().split("/", 1)[1]
 
-__all__ = ["__version__", "LineSplitter"] + list(_wrapper_all) + list(_decode_all) + list(errors.__all__) + _mcp_all
+__all__ = (
+    ["__version__", "LineSplitter"]
+    + list(_wrapper_all)
+    + list(_decode_all)
+    + list(_request_all)
+    + list(errors.__all__)
+    + _mcp_all
+)

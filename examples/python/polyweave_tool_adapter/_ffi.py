@@ -69,6 +69,19 @@ PW_MCP_CLIENT_TEXT_CAP = 64
 PW_MCP_METHOD_CAP = 256
 PW_MCP_MAX_BASE_SIZE = 1536
 PW_MCP_MAX_SLOT_SIZE = 64
+PW_CONVERSATION_MAX_BASE_SIZE = 64
+PW_REQUEST_MAX_BASE_SIZE = 256
+PW_REQUEST_MAX_DECLARATION_SIZE = 96
+# enum pw_pushed
+PW_PUSHED_KEPT = 0
+PW_PUSHED_IGNORED = 1
+PW_PUSHED_ENDED = 2
+# enum pw_tool_choice
+PW_TOOL_CHOICE_UNSET = 0
+PW_TOOL_CHOICE_AUTO = 1
+PW_TOOL_CHOICE_NONE = 2
+PW_TOOL_CHOICE_REQUIRED = 3
+PW_TOOL_CHOICE_TOOL = 4
 
 # enum pw_mcp_client_state
 PW_MCP_STATE_IDLE = 0
@@ -121,6 +134,7 @@ PW_BAD_CONFIG = 6
 PW_BAD_TOOL = 7
 PW_TOO_MANY = 8
 PW_BAD_ARGUMENT = 10
+PW_TEXT_NOT_UTF8 = 11
 PW_FRAME_NOT_OBJECT = 100
 PW_FRAME_MISSING_TYPE = 101
 PW_FRAME_TYPE_NOT_STRING = 102
@@ -157,6 +171,24 @@ PW_MCP_OUTBOX_FULL = 505
 PW_MCP_FRAME_PENDING = 506
 PW_MCP_ALREADY_STARTED = 507
 PW_MCP_CLIENT_INFO_TOO_LONG = 508
+PW_CONVERSATION_NO_ROOM = 600
+PW_CONVERSATION_BAD_CONTENT = 601
+PW_CONVERSATION_NO_RESPONSE = 602
+PW_CONVERSATION_NO_NAME = 603
+PW_CONVERSATION_UNKNOWN_CALL = 604
+PW_CONVERSATION_ALREADY_ANSWERED = 605
+PW_CONVERSATION_NO_OUTCOME = 606
+PW_CONVERSATION_EMPTY_TEXT = 607
+PW_DECLARATION_BAD_NAME = 610
+PW_DECLARATION_NOT_STRICT = 611
+PW_DECLARATION_BAD_SCHEMA = 612
+PW_DECLARATION_BAD_ENTRY = 613
+PW_DECLARATION_DUPLICATE_NAME = 614
+PW_REQUEST_TOOL_CHOICE_UNSUPPORTED = 620
+PW_REQUEST_UNKNOWN_TOOL = 621
+PW_REQUEST_BAD_EXTRA = 622
+PW_REQUEST_EXTRA_CLASH = 623
+PW_REQUEST_STALE = 624
 PW_PANIC = 900
 
 # enum pw_provider
@@ -438,6 +470,41 @@ class pw_mcp_frame(Structure):
     _fields_ = [("index", c_uint32), ("slot", c_uint16), ("reserved", c_uint16), ("len", c_size_t)]
 
 
+# the conversation and requests (pw_conversation_*, pw_request_*)
+
+
+class pw_conversation(Structure):
+    """Opaque."""
+
+
+class pw_request(Structure):
+    """Opaque."""
+
+
+class pw_conversation_stats(Structure):
+    _fields_ = [("used", c_size_t), ("capacity", c_size_t), ("entries", c_size_t), ("evicted", c_uint32)]
+
+
+class pw_request_options(Structure):
+    _fields_ = [
+        ("model", pw_str),
+        ("max_tokens", c_uint32),
+        ("tool_choice", c_uint32),
+        ("tool", pw_str),
+        ("extra", pw_str),
+    ]
+
+
+class pw_declaration(Structure):
+    _fields_ = [
+        ("mcp_entry", pw_str),
+        ("name", pw_str),
+        ("description", pw_str),
+        ("schema", pw_str),
+        ("strict", c_uint8),
+    ]
+
+
 # ------------------------------------------------------------ the library
 
 
@@ -592,6 +659,38 @@ _SIGNATURES = {
     "pw_mcp_handle_frame": (pw_result, [_P(pw_mcp), c_uint16, c_uint32, c_void_p, c_size_t, _P(pw_mcp_handled)]),
     "pw_mcp_poll_transmit": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(c_size_t)]),
     "pw_mcp_poll_frame": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(pw_mcp_frame)]),
+    # the conversation and requests
+    "pw_conversation_size": (pw_result, [c_size_t, _P(c_size_t)]),
+    "pw_conversation_align": (c_size_t, []),
+    "pw_conversation_init": (pw_result, [c_void_p, c_size_t, _P(_P(pw_conversation))]),
+    "pw_conversation_set_system": (pw_result, [_P(pw_conversation), c_void_p, c_size_t]),
+    "pw_conversation_push_user": (pw_result, [_P(pw_conversation), c_void_p, c_size_t]),
+    "pw_conversation_pin_first_user": (pw_result, [_P(pw_conversation), c_uint8]),
+    "pw_conversation_begin_response": (pw_result, [_P(pw_conversation), pw_provider]),
+    "pw_conversation_push_frame": (pw_result, [_P(pw_conversation), c_void_p, c_size_t, _P(c_uint32)]),
+    "pw_conversation_end_response": (pw_result, [_P(pw_conversation)]),
+    "pw_conversation_clear": (pw_result, [_P(pw_conversation)]),
+    "pw_conversation_get_stats": (pw_result, [_P(pw_conversation), _P(pw_conversation_stats)]),
+    "pw_request_size": (pw_result, [c_size_t, _P(c_size_t)]),
+    "pw_request_align": (c_size_t, []),
+    "pw_request_options_default": (pw_result, [_P(pw_request_options)]),
+    "pw_request_init": (
+        pw_result,
+        [
+            c_void_p,
+            c_size_t,
+            _P(pw_conversation),
+            pw_provider,
+            _P(pw_request_options),
+            _P(pw_declaration),
+            c_size_t,
+            _P(_P(pw_request)),
+            _P(c_size_t),
+        ],
+    ),
+    "pw_request_len": (pw_result, [_P(pw_request), _P(c_size_t)]),
+    "pw_request_write": (pw_result, [_P(pw_request), c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_request_gemini_path": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)]),
 }
 
 for _name, (_res, _args) in _SIGNATURES.items():

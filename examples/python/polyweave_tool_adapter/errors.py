@@ -34,6 +34,8 @@ class PolyweaveError(Exception):
         self.message: str = message if message is not None else result_text(code)
         #: A JSON error's byte offset (`validate_json`, the decoders), else None.
         self.offset: Optional[int] = None
+        #: The refused declaration's index in the list given (`Conversation.request`), else None.
+        self.index: Optional[int] = None
         super().__init__("%s (code %d)" % (self.message, code))
 
 
@@ -74,6 +76,21 @@ class McpRefused(PolyweaveError):
     a second start, a `clientInfo` text too long. Nothing changed in the client."""
 
 
+class ConversationRefused(PolyweaveError, ValueError):
+    """What a `Conversation` refused (codes 600-607): a text or frame it cannot keep, a result
+    for no call it holds, an entry too big for its memory. Nothing changed in the conversation."""
+
+
+class DeclarationRefused(PolyweaveError, ValueError):
+    """A tool declaration the provider cannot be told of (codes 610-614); `.index` is its place
+    in the declarations given to `Conversation.request`. No request was made."""
+
+
+class RequestRefused(PolyweaveError, ValueError):
+    """Request options the provider cannot take (codes 620-623), or a request whose
+    conversation changed since it was made (`RequestStale`, 624: make it again)."""
+
+
 class ReentrantCall(RuntimeError):
     """Not a `pw_result`: a call into the library refused by the binding itself, made from
     inside one of the same object's sync tools or hooks while the C function that runs them is
@@ -92,6 +109,12 @@ def _base(code: int) -> Type[PolyweaveError]:
         return ItemRefused
     if _ffi.PW_MCP_NOT_ADAPTER_FRAME <= code <= _ffi.PW_MCP_CLIENT_INFO_TOO_LONG:
         return McpRefused
+    if _ffi.PW_CONVERSATION_NO_ROOM <= code <= _ffi.PW_CONVERSATION_EMPTY_TEXT:
+        return ConversationRefused
+    if _ffi.PW_DECLARATION_BAD_NAME <= code <= _ffi.PW_DECLARATION_DUPLICATE_NAME:
+        return DeclarationRefused
+    if _ffi.PW_REQUEST_TOOL_CHOICE_UNSUPPORTED <= code <= _ffi.PW_REQUEST_STALE:
+        return RequestRefused
     return PolyweaveError
 
 
@@ -107,6 +130,11 @@ BadConfig = _make("BadConfig", _ffi.PW_BAD_CONFIG)
 BadTool = _make("BadTool", _ffi.PW_BAD_TOOL)
 TooMany = _make("TooMany", _ffi.PW_TOO_MANY)
 BadArgument = _make("BadArgument", _ffi.PW_BAD_ARGUMENT)
+TextNotUtf8: Type[PolyweaveError] = type(
+    "TextNotUtf8",
+    (PolyweaveError, ValueError),
+    {"code": _ffi.PW_TEXT_NOT_UTF8, "__doc__": result_text(_ffi.PW_TEXT_NOT_UTF8)},
+)
 FrameNotObject = _make("FrameNotObject", _ffi.PW_FRAME_NOT_OBJECT)
 FrameMissingType = _make("FrameMissingType", _ffi.PW_FRAME_MISSING_TYPE)
 FrameTypeNotString = _make("FrameTypeNotString", _ffi.PW_FRAME_TYPE_NOT_STRING)
@@ -147,6 +175,24 @@ McpOutboxFull = _make("McpOutboxFull", _ffi.PW_MCP_OUTBOX_FULL)
 McpFramePending = _make("McpFramePending", _ffi.PW_MCP_FRAME_PENDING)
 McpAlreadyStarted = _make("McpAlreadyStarted", _ffi.PW_MCP_ALREADY_STARTED)
 McpClientInfoTooLong = _make("McpClientInfoTooLong", _ffi.PW_MCP_CLIENT_INFO_TOO_LONG)
+ConversationNoRoom = _make("ConversationNoRoom", _ffi.PW_CONVERSATION_NO_ROOM)
+ConversationBadContent = _make("ConversationBadContent", _ffi.PW_CONVERSATION_BAD_CONTENT)
+ConversationNoResponse = _make("ConversationNoResponse", _ffi.PW_CONVERSATION_NO_RESPONSE)
+ConversationNoName = _make("ConversationNoName", _ffi.PW_CONVERSATION_NO_NAME)
+ConversationUnknownCall = _make("ConversationUnknownCall", _ffi.PW_CONVERSATION_UNKNOWN_CALL)
+ConversationAlreadyAnswered = _make("ConversationAlreadyAnswered", _ffi.PW_CONVERSATION_ALREADY_ANSWERED)
+ConversationNoOutcome = _make("ConversationNoOutcome", _ffi.PW_CONVERSATION_NO_OUTCOME)
+ConversationEmptyText = _make("ConversationEmptyText", _ffi.PW_CONVERSATION_EMPTY_TEXT)
+DeclarationBadName = _make("DeclarationBadName", _ffi.PW_DECLARATION_BAD_NAME)
+DeclarationNotStrict = _make("DeclarationNotStrict", _ffi.PW_DECLARATION_NOT_STRICT)
+DeclarationBadSchema = _make("DeclarationBadSchema", _ffi.PW_DECLARATION_BAD_SCHEMA)
+DeclarationBadEntry = _make("DeclarationBadEntry", _ffi.PW_DECLARATION_BAD_ENTRY)
+DeclarationDuplicateName = _make("DeclarationDuplicateName", _ffi.PW_DECLARATION_DUPLICATE_NAME)
+RequestToolChoiceUnsupported = _make("RequestToolChoiceUnsupported", _ffi.PW_REQUEST_TOOL_CHOICE_UNSUPPORTED)
+RequestUnknownTool = _make("RequestUnknownTool", _ffi.PW_REQUEST_UNKNOWN_TOOL)
+RequestBadExtra = _make("RequestBadExtra", _ffi.PW_REQUEST_BAD_EXTRA)
+RequestExtraClash = _make("RequestExtraClash", _ffi.PW_REQUEST_EXTRA_CLASH)
+RequestStale = _make("RequestStale", _ffi.PW_REQUEST_STALE)
 Panic = _make("Panic", _ffi.PW_PANIC)
 
 #: Every class by its code.
@@ -181,6 +227,9 @@ __all__ = [
     "StorageError",
     "ItemRefused",
     "McpRefused",
+    "ConversationRefused",
+    "DeclarationRefused",
+    "RequestRefused",
     "ReentrantCall",
     "result_text",
     "error_for",

@@ -305,9 +305,16 @@ class BadInput(unittest.TestCase):
 
     def test_every_code_has_a_class(self):
         retired = [9, 200, 304, 308]
-        codes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10] + list(range(100, 108)) + [201] + [
-            c for c in range(300, 316) if c not in retired
-        ] + [900]
+        codes = (
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11]
+            + list(range(100, 108))
+            + [201]
+            + [c for c in range(300, 316) if c not in retired]
+            + list(range(600, 608))
+            + list(range(610, 615))
+            + list(range(620, 625))
+            + [900]
+        )
         for code in codes[1:]:
             e = pw.error_for(code)
             self.assertIs(type(e), pw.errors.BY_CODE[code])

@@ -29,7 +29,17 @@ from polyweave_tool_adapter import _ffi  # noqa: E402
 
 PACKAGE_DIR = Path(pw.__file__).resolve().parent
 INSTALLED = os.environ.get("PW_EXPECT_INSTALLED") == "1"
-MODULES = ["__init__.py", "_ffi.py", "_owned.py", "decode.py", "errors.py", "lines.py", "mcp.py", "wrapper.py"]
+MODULES = [
+    "__init__.py",
+    "_ffi.py",
+    "_owned.py",
+    "decode.py",
+    "errors.py",
+    "lines.py",
+    "mcp.py",
+    "request.py",
+    "wrapper.py",
+]
 PYTHON_DIR = support.ROOT / "examples" / "python"
 
 
