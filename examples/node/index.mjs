@@ -18,3 +18,4 @@ export {
   Provider,
   providerFromName,
 } from './decode.mjs';
+export { createConversation, geminiPath } from './request.mjs';

@@ -3,7 +3,8 @@
 //! `test/decode.test.mjs`: the stream decoders on every recorded provider body through
 //! `createDecoder`, the Transforms and `framesFromResponse`, and `encodeItem`;
 //! `test/package.test.mjs`: the struct layouts against the module's own, the allocator, no
-//! top-level `node:` import), and its replay program (`replay.mjs`, built on the package's
+//! top-level `node:` import; `test/request.test.mjs`: conversations and request bodies equal to
+//! `polyweave-replay --request`'s), and its replay program (`replay.mjs`, built on the package's
 //! exported API only) conforms on every shared scenario, compared channel by channel as
 //! `conformance` does (`polyweave_tests::ndjson_compare`).
 //!
@@ -89,6 +90,8 @@ fn node_test_passes() {
         "package: the modules a browser loads import nothing from node: at the top level",
         "package: a request the memory cannot grow to throws RangeError and changes nothing",
         "trap: a trap under a sync tool stops the outer C call, and every later call on any object throws",
+        "request: every case gives the body polyweave-replay --request prints, as text, bytes and stream",
+        "request: every refusal throws its code and errno, and changes nothing",
     ] {
         assert!(
             stdout

@@ -390,7 +390,7 @@ test('encodeItem: a result item for each provider', () => {
       { role: 'tool', tool_call_id: 'call_9', content: 'sunny' },
       { type: 'function_call_output', call_id: 'call_9', output: 'sunny' },
       { type: 'tool_result', tool_use_id: 'call_9', content: 'sunny' },
-      { functionResponse: { id: 'call_9', name: 'weather', response: { result: 'sunny' } } },
+      { functionResponse: { id: 'call_9', name: 'weather', response: { output: 'sunny' } } },
       { role: 'tool', tool_name: 'weather', content: 'sunny', tool_call_id: 'call_9' },
     ],
   );
