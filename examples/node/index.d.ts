@@ -21,6 +21,7 @@ export type {
   Conversation,
   ConversationStats,
   Declaration,
+  DeclarationError,
   JsonInput,
   Pushed,
   Request,

@@ -1,5 +1,6 @@
 // Types of request.mjs: the conversation so far and the next request body (SPEC §10).
 import type { ProviderId } from './decode.js';
+import type { PolyweaveError } from './index.js';
 
 /** JSON given as its exact text (a string), `raw(text)`, a frame the package handed out, or a value. */
 export type JsonInput = string | object;
@@ -66,10 +67,9 @@ export interface Conversation {
   stats(): ConversationStats;
   /** The next request body; a refused declaration throws with `err.index`. */
   request(provider: ProviderId, options: RequestOptions, declarations?: Declaration[]): Request;
-  /** Frees its memory now; later uses (its requests' too) throw `code === 'PW_CONVERSATION_CLOSED'`. */
+  /** Frees its memory now (also `[Symbol.dispose]`, where the engine has it: `using`); later uses (its requests' too) throw `code === 'PW_CONVERSATION_CLOSED'`. */
   close(): void;
   readonly isClosed: boolean;
-  [Symbol.dispose](): void;
 }
 
 /** A request body, written by the library on demand; stale (`PW_REQUEST_STALE`) once the conversation changes. */
@@ -82,10 +82,14 @@ export interface Request {
   bytes(): Uint8Array;
   /** The body chunk by chunk, for `fetch(url, { method: 'POST', body, duplex: 'half' })`. */
   stream(options?: { chunkSize?: number }): ReadableStream<Uint8Array>;
-  /** Frees its memory now; later uses throw `code === 'PW_REQUEST_CLOSED'`. */
+  /** Frees its memory now (also `[Symbol.dispose]`); later uses throw `code === 'PW_REQUEST_CLOSED'`. */
   close(): void;
   readonly isClosed: boolean;
-  [Symbol.dispose](): void;
+}
+
+/** A declaration refused by `conversation.request` (`code` `'PW_DECLARATION_*'`): `index` is its place in the array. */
+export interface DeclarationError extends PolyweaveError {
+  index: number;
 }
 
 /** A conversation with `capacity` bytes of memory (65536 by default). */

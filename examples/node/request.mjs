@@ -247,6 +247,8 @@ function optionsOf(options, texts) {
   return o;
 }
 
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** Bytes of a chunk `stream()` writes by default. */
 const CHUNK = 16 * 1024;
 
@@ -313,9 +315,14 @@ class Request {
 
   /** The body's length in bytes (for `Content-Length`), known before any is written. */
   get length() {
+    return this._len('length');
+  }
+
+  /** `pw_request_len`, or the throw of `request.<what>` (stale, closed). */
+  _len(what) {
     const n = [0];
     const r = C.requestLen(this._live(), n);
-    if (r !== PW.OK) throw pwError('polyweave: request.length', r);
+    if (r !== PW.OK) throw pwError(`polyweave: request.${what}`, r);
     return Number(n[0]);
   }
 
@@ -323,8 +330,8 @@ class Request {
    * A writing pass from the start: a fresh `pw_request` over the same texts, in a block of its
    * own (so passes may overlap). The request is checked not stale first.
    */
-  _pass() {
-    const length = this.length;
+  _pass(what) {
+    const length = this._len(what);
     const mem = new Stable(this._size + this._align);
     try {
       return { mem, r: this._init(mem, this.conversation._live()), length };
@@ -346,7 +353,7 @@ class Request {
 
   /** The whole body as bytes (a Uint8Array of its own), written chunk by chunk. */
   bytes() {
-    const pass = this._pass();
+    const pass = this._pass('bytes');
     const buf = new OutBuf(Math.min(Math.max(pass.length, 1), 64 * 1024));
     try {
       const body = new Uint8Array(pass.length);
@@ -368,7 +375,7 @@ class Request {
 
   /** The whole body as a string. */
   text() {
-    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(this.bytes());
+    return utf8Decoder.decode(this.bytes());
   }
 
   /**
@@ -378,7 +385,7 @@ class Request {
    */
   stream({ chunkSize = CHUNK } = {}) {
     if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new TypeError('polyweave: chunkSize must be a positive integer');
-    const pass = this._pass();
+    const pass = this._pass('stream');
     const buf = new OutBuf(chunkSize);
     const held = [pass.mem, buf];
     const source = {
