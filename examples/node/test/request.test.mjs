@@ -130,6 +130,29 @@ test('request: the results as a wrapper writes them to the model give the same b
   assert.match(conv2.request('openai-chat', { model: 'm' }).text(), /"content":"1\.50"/);
 });
 
+test('request: a decoded frame goes in as its exact text (numbers JS would rewrite), and a call left without result is answered', () => {
+  const d = createDecoder('openai-chat');
+  const body =
+    'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"add","arguments":"{\\"x\\":1.0,\\"big\\":12345678901234567890}"}}]}}]}\n\n' +
+    'data: [DONE]\n\n';
+  const frames = [...d.write(body), ...d.finish()];
+  assert.equal(JSON.stringify(frames[0].content.args), '{"x":1,"big":12345678901234567000}', 'JS alone would rewrite them');
+  const conv = createConversation();
+  conv.pushUser('q');
+  conv.beginResponse('openai-chat');
+  assert.deepEqual(frames.map((f) => conv.pushFrame(f)), ['kept', 'ended']);
+  assert.equal(
+    conv.request('anthropic', { model: 'm' }).text(),
+    '{"model":"m","max_tokens":4096,"messages":[{"role":"user","content":"q"},' +
+      '{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"add","input":{"x":1.0,"big":12345678901234567890}}]},' +
+      '{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"Tool add got no result","is_error":true}]}],"stream":true}',
+  );
+  // Frames the conversation does not keep are ignored, and change nothing.
+  const before = conv.stats();
+  assert.equal(conv.pushFrame({ type: 'PROGRESS', content: {} }), 'ignored');
+  assert.deepEqual(conv.stats(), before);
+});
+
 test('request: a user text, the system text, stats and the body, exactly', () => {
   const conv = createConversation({ capacity: 4096 });
   assert.deepEqual(conv.stats(), { used: 0, capacity: 4096, entries: 0, evicted: 0 });
