@@ -264,6 +264,8 @@ class Request {
     const texts = new Texts();
     const opts = optionsOf(options, texts);
     const decls = declarations.map((d, i) => declarationTexts(d, i, texts));
+    // For a refusal's message: the tool's name as the host gave it, where it is at hand.
+    this._names = declarations.map((d) => (typeof d.name === 'string' ? d.name : typeof d.mcp?.name === 'string' ? d.mcp.name : null));
     const n = [0];
     let r = C.requestSize(decls.length, n);
     if (r !== PW.OK) throw pwError('polyweave: pw_request_size', r);
@@ -298,15 +300,16 @@ class Request {
       // Only a declaration's refusal writes its index: the PW_DECLARATION_* codes here, as the
       // texts this module hands in are UTF-8 and `strict` is 0 or 1.
       if (r >= PW.DECLARATION_BAD_NAME && r <= PW.DECLARATION_DUPLICATE_NAME) {
+        const name = this._names[bad[0]];
         e.index = bad[0];
-        e.message += ` (declaration ${bad[0]})`;
+        e.message += ` (declaration ${bad[0]}${name === null ? '' : `, ${JSON.stringify(name)}`})`;
       }
       throw e;
     }
     return out[0];
   }
 
-  /** The request, or a throw when it (or its conversation) is closed or it is stale. */
+  /** The request, or a throw when it (or its conversation) is closed (the library says when it is stale). */
   _live() {
     if (this._closed) throw requestClosed();
     this.conversation._live();

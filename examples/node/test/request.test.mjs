@@ -261,7 +261,7 @@ test('request: every refusal throws its code and errno, and changes nothing', ()
       () => conv.request(provider, { model: 'm' }, decls),
       (e) => {
         assert.deepEqual([e.code, e.errno, e.index], [code, errno, index], e.message);
-        return e.message.includes(`(declaration ${index})`);
+        return e.message.includes(`(declaration ${index}`);
       },
     );
   }
