@@ -443,7 +443,7 @@ export function createConversation(options = {}) {
 /** `pw_request_gemini_path`: the path Gemini takes a body at, `models/<model>:streamGenerateContent?alt=sse`. */
 export function geminiPath(model) {
   if (typeof model !== 'string') throw new TypeError('polyweave: model must be a string');
-  let buf = new OutBuf(model.length * 3 + 64);
+  const buf = new OutBuf(model.length * 3 + 64);
   const n = [0];
   try {
     for (;;) {
