@@ -28,7 +28,7 @@ die() { log "error: $*"; exit 1; }
 log "npm pack (prepack builds the wasm)"
 version=$(npm_version)
 tgz=$(npm_pack "$tmp") || die "npm pack failed"
-want="LICENSE-APACHE LICENSE-MIT README.md abi.mjs adapter_call.mjs binding.mjs clock.mjs decode.d.ts decode.mjs duplex.d.ts duplex.mjs index.d.ts index.mjs mcp.d.ts mcp.mjs memory.mjs package.json polyweave_tool_adapter.wasm raw.mjs wasm.mjs wrapper.mjs"
+want="LICENSE-APACHE LICENSE-MIT README.md abi.mjs adapter_call.mjs binding.mjs clock.mjs decode.d.ts decode.mjs duplex.d.ts duplex.mjs index.d.ts index.mjs mcp.d.ts mcp.mjs memory.mjs package.json polyweave_tool_adapter.wasm raw.mjs request.d.ts request.mjs wasm.mjs wrapper.mjs"
 got=$(tar tzf "$tgz" | sed 's#^package/##' | sort | tr '\n' ' ' | sed 's/ $//')
 [ "$got" = "$want" ] || die "the tarball holds [$got], not [$want]"
 wasm_bytes=$(tar xzOf "$tgz" package/polyweave_tool_adapter.wasm | wc -c)
@@ -91,7 +91,7 @@ sed -i \
   -e "s#'\./index\.mjs'#'polyweave-tool-adapter'#g" \
   -E -e "s#'\./(binding|memory|wasm|raw|abi|clock|wrapper|adapter_call)\.mjs'#'./node_modules/polyweave-tool-adapter/\1.mjs'#g" \
   "$app/replay.mjs"
-if grep -nE "'\.\.?/[a-z_]+\.mjs'" "$app"/test/*.mjs "$app/replay.mjs" | grep -v "'\./helpers\.mjs'"; then
+if grep -nE "'\.\.?/[a-z_]+\.mjs'" "$app"/test/*.mjs "$app/replay.mjs" | grep -vE "'\./(helpers|request_cases)\.mjs'"; then
   die "an import of the checkout's files is left in the copied tests"
 fi
 log "package tests against the installed copy"

@@ -2,8 +2,9 @@
 # The npm package in a browser: examples/web's page, served with the package as `npm pack`
 # makes it (prepack builds the wasm) from a static localhost server, loaded in headless
 # Chromium (Debian's `chromium`, installed when missing). The page decodes a recorded
-# Anthropic stream, runs it through the wrapper with a JS tool, shows the frames and writes
-# its own verdict into #verdict; this script reads it back from the DOM and wants it exact.
+# Anthropic stream, runs it through the wrapper with a JS tool, shows the frames and the next
+# request the library writes (the second turn), and writes its own verdict into #verdict; this
+# script reads it back from the DOM and wants it exact.
 # `PW_NPM_TGZ` (a path): the tarball to serve, e.g. the one tests/npm_package.sh leaves in
 # target/npm-pack/, so the wasm is not built and packed twice; unset, this script packs.
 # Everything goes to a temporary folder (removed on exit, the server stopped by its pid),
@@ -95,13 +96,18 @@ def pre(i):
         sys.exit(f"web page: error: no #{i} in the DOM:\n{dom[:2000]}")
     return html.unescape(m.group(1))
 verdict = pre("verdict")
-want = "PASS 10 frames: 4 decoded from the recording, 2 to the model, 4 to the consumer"
+want = ("PASS 10 frames: 4 decoded from the recording, 2 to the model, 4 to the consumer; "
+        "next request: 705 bytes in 12 chunks, 1 call with its result")
 frames = [l for l in pre("frames").split("\n") if l]
 print(f"web page: verdict: {verdict}", file=sys.stderr)
 if verdict != want:
     sys.exit(f"web page: error: the verdict is {verdict!r}, not {want!r}")
 if len(frames) != 10:
     sys.exit(f"web page: error: {len(frames)} frames shown, not 10")
+import json
+request = json.loads(pre("request"))
+if [m["role"] for m in request["messages"]] != ["user", "assistant", "user"]:
+    sys.exit(f"web page: error: the next request shown is {request!r}")
 PY
 grep -q '"GET /node_modules/polyweave-tool-adapter/polyweave_tool_adapter.wasm HTTP/1.[01]" 200' "$tmp/server.log" ||
   die "the page did not load the package's wasm from the server:\n$(cat "$tmp/server.log")"

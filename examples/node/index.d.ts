@@ -16,6 +16,18 @@ export {
   type Decoder,
 } from './decode.js';
 export type { BodyChunk, DecodedFrame, DecoderStats, DecoderOptions, ProviderId, ProviderName } from './decode.js';
+export { createConversation, geminiPath } from './request.js';
+export type {
+  Conversation,
+  ConversationStats,
+  Declaration,
+  DeclarationError,
+  JsonInput,
+  Pushed,
+  Request,
+  RequestOptions,
+  ToolChoice,
+} from './request.js';
 
 /** A JSON value given or kept as its exact text. */
 export class RawJSON {

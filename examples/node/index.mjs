@@ -2,6 +2,7 @@
 // compiled to WebAssembly. This module only gathers the package's entry points; each job has
 // its module: raw.mjs (frames as exact JSON text), adapter_call.mjs (`wrapToolAdapter`),
 // wrapper.mjs (`createToolAdapterWrapper`), decode.mjs (stream decoders, item encoders),
+// request.mjs (the conversation and the next request body),
 // duplex.mjs (the stream shapes), binding.mjs (the C ABI: calls, structs, callbacks, `init`),
 // wasm.mjs (loading, traps), memory.mjs (the linear memory), abi.mjs (generated from the header).
 export { init, isLoaded, version } from './binding.mjs';
@@ -18,3 +19,4 @@ export {
   Provider,
   providerFromName,
 } from './decode.mjs';
+export { createConversation, geminiPath } from './request.mjs';

@@ -14,7 +14,7 @@
 //   `createMcpSession(send, options)` is the same over any transport (`send(line)` writes one).
 import { C, PW, OutBuf, Stable, alignOffset, strOf, resultText, withCode } from './binding.mjs';
 import { createDuplex } from './duplex.mjs';
-import { raw, rawText } from './raw.mjs';
+import { objectOf, raw, rawText } from './raw.mjs';
 import { createToolAdapterWrapper } from './wrapper.mjs';
 
 // node:child_process only in Node: in a browser the client and `createMcpSession` (any
@@ -396,7 +396,7 @@ export class McpSession {
       name: options.clientInfo?.name,
       version: options.clientInfo?.version,
     });
-    /** @type {Array<{ name: string, tool: object }>} the listed tools, parsed, in the server's order */
+    /** @type {Array<{ name: string, tool: object }>} the listed tools, parsed (each carries its exact text: `rawText(tool)`, so `{ mcp: tool }` declares it as sent), in the server's order */
     this.tools = [];
     /** @type {object | null} the `initialize` result, parsed */
     this.serverInfo = null;
@@ -620,7 +620,7 @@ export class McpSession {
     for (const e of this.client.events()) {
       moved = true;
       if (e.type === 'tool') {
-        if (!this.tools.some((t) => t.name === e.name)) this.tools.push({ name: e.name, tool: JSON.parse(e.tool) });
+        if (!this.tools.some((t) => t.name === e.name)) this.tools.push({ name: e.name, tool: objectOf(e.tool) });
       } else if (e.type === 'initialized') {
         this.serverInfo = JSON.parse(e.result);
       } else if (e.type === 'notification') {

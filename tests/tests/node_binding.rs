@@ -3,9 +3,11 @@
 //! `test/decode.test.mjs`: the stream decoders on every recorded provider body through
 //! `createDecoder`, the Transforms and `framesFromResponse`, and `encodeItem`;
 //! `test/package.test.mjs`: the struct layouts against the module's own, the allocator, no
-//! top-level `node:` import), and its replay program (`replay.mjs`, built on the package's
+//! top-level `node:` import; `test/request.test.mjs`: conversations and request bodies equal to
+//! `polyweave-replay --request`'s), and its replay program (`replay.mjs`, built on the package's
 //! exported API only) conforms on every shared scenario, compared channel by channel as
-//! `conformance` does (`polyweave_tests::ndjson_compare`).
+//! `conformance` does (`polyweave_tests::ndjson_compare`); the request bodies its tests want are
+//! what `polyweave-replay --request` prints.
 //!
 //! The module is built first from the current sources by the package's own build script
 //! (`node build.mjs`: `cargo build --release --target wasm32-unknown-unknown -p
@@ -20,7 +22,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use polyweave_tests::library::{target_dir, workspace_root as root};
+use polyweave_tests::library::{replay_bin, target_dir, workspace_root as root};
 use polyweave_tests::programs::installed;
 use polyweave_tests::scenarios::{replay_failures, SCENARIOS};
 
@@ -89,6 +91,8 @@ fn node_test_passes() {
         "package: the modules a browser loads import nothing from node: at the top level",
         "package: a request the memory cannot grow to throws RangeError and changes nothing",
         "trap: a trap under a sync tool stops the outer C call, and every later call on any object throws",
+        "request: every case gives the body polyweave-replay --request prints, as text, bytes and stream",
+        "request: every refusal throws its code and errno, and changes nothing",
     ] {
         assert!(
             stdout
@@ -118,5 +122,35 @@ fn replay_conforms_on_the_shared_scenarios() {
         "{} scenarios do not conform through the Node package:\n{}",
         failures.len(),
         failures.join("\n\n")
+    );
+}
+
+/// The bodies `test/request.test.mjs` wants (`test/request_bodies.json`) are what
+/// `polyweave-replay --request` prints today for the same conversation files
+/// (`test/request_cases.mjs` writes them and runs the replay): the fixture cannot drift from
+/// the library.
+#[test]
+fn request_bodies_are_what_the_replay_prints() {
+    if !setup() {
+        return;
+    }
+    let out = Command::new("node")
+        .arg("test/request_cases.mjs")
+        .arg(replay_bin())
+        .current_dir(node_dir())
+        .output()
+        .expect("running node test/request_cases.mjs");
+    assert!(
+        out.status.success(),
+        "node test/request_cases.mjs failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = std::fs::read_to_string(node_dir().join("test/request_bodies.json")).unwrap();
+    let got = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(got.lines().count(), 11, "{got}");
+    assert_eq!(
+        got, want,
+        "test/request_bodies.json is not what polyweave-replay --request prints: \
+         `node test/request_cases.mjs REPLAY > test/request_bodies.json` in examples/node"
     );
 }

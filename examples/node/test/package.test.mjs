@@ -87,7 +87,7 @@ test('package: a request the memory cannot grow to throws RangeError and changes
 test('package: the modules a browser loads import nothing from node: at the top level', () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
   const shipped = manifest.files.filter((f) => f.endsWith('.mjs'));
-  assert.deepEqual(shipped.sort(), ['abi.mjs', 'adapter_call.mjs', 'binding.mjs', 'clock.mjs', 'decode.mjs', 'duplex.mjs', 'index.mjs', 'mcp.mjs', 'memory.mjs', 'raw.mjs', 'wasm.mjs', 'wrapper.mjs']);
+  assert.deepEqual(shipped.sort(), ['abi.mjs', 'adapter_call.mjs', 'binding.mjs', 'clock.mjs', 'decode.mjs', 'duplex.mjs', 'index.mjs', 'mcp.mjs', 'memory.mjs', 'raw.mjs', 'request.mjs', 'wasm.mjs', 'wrapper.mjs']);
   for (const f of shipped) {
     const text = fs.readFileSync(path.join(dir, f), 'utf8');
     assert.doesNotMatch(text, /^\s*import\s[^(]*from\s+['"]node:/m, f);
@@ -97,7 +97,7 @@ test('package: the modules a browser loads import nothing from node: at the top 
 });
 
 test('package: the root offers the JavaScript package API names and the decoders', () => {
-  for (const name of ['wrapToolAdapter', 'createToolAdapterWrapper', 'createDuplex', 'createSource', 'createSink', 'isDuplex', 'raw', 'rawText', 'createDecoder', 'framesFromResponse', 'encodeItem', 'DecoderStream', 'DecoderTransform', 'providerFromName', 'init']) {
+  for (const name of ['wrapToolAdapter', 'createToolAdapterWrapper', 'createDuplex', 'createSource', 'createSink', 'isDuplex', 'raw', 'rawText', 'createDecoder', 'framesFromResponse', 'encodeItem', 'DecoderStream', 'DecoderTransform', 'providerFromName', 'init', 'createConversation', 'geminiPath']) {
     assert.equal(typeof pw[name], 'function', name);
   }
   assert.equal(pw.Provider.OLLAMA, 5);

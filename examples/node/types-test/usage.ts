@@ -1,6 +1,7 @@
 // Type-checked by tests/npm_package.sh (`tsc --noEmit`, strict) against the installed package:
 // every export used once with the types a user would write; the @ts-expect-error lines must fail.
 import {
+  createConversation,
   createDecoder,
   createDuplex,
   createSink,
@@ -17,7 +18,13 @@ import {
   RAW_TEXT,
   RawJSON,
   rawText,
+  type Conversation,
+  type ConversationStats,
   type Decoder,
+  type Declaration,
+  type DeclarationError,
+  geminiPath,
+  type Request,
   wrapToolAdapter,
   type DecodedFrame,
   type ToolAdapterWrapper,
@@ -100,6 +107,38 @@ try {
 } catch (e) {
   if (e instanceof McpError) console.log(e.code.toLowerCase(), e.errno + 1);
 }
+
+// The next request: the conversation so far, the body written by the library.
+const conv: Conversation = createConversation({ capacity: 65536 });
+conv.setSystem('Be terse.');
+conv.pushUser('Weather in Paris?');
+conv.pinFirstUser(true);
+conv.beginResponse('anthropic');
+const pushed: 'kept' | 'ignored' | 'ended' = conv.pushFrame({ type: 'TEXT', content: 'Let me look.' });
+conv.pushFrame(raw('{"type":"END"}'));
+conv.endResponse();
+const tools: Declaration[] = [
+  { name: 'get_weather', description: 'Weather now', schema: { type: 'object' }, strict: false },
+  { name: 'raw_schema', schema: '{"type":"object"}' },
+  { mcp: { name: 'fs.read', inputSchema: { type: 'object' } } },
+];
+const req: Request = conv.request(Provider.ANTHROPIC, { model: 'm', maxTokens: 1024, toolChoice: { name: 'fs.read' }, extra: { temperature: 0.2 } }, tools);
+const cstats: ConversationStats = conv.stats();
+const body: ReadableStream<Uint8Array> = req.stream({ chunkSize: 4096 });
+console.log(pushed, req.length, req.text().length, req.bytes().byteLength, cstats.evicted, new Response(body), geminiPath('gemini-2.5-flash'));
+try {
+  conv.request('openai-chat', { model: 'm', toolChoice: 'required' }, [{ name: 'bad name' }]);
+} catch (e) {
+  const err = e as DeclarationError;
+  console.log(err.code, err.errno, err.index);
+}
+req.close();
+conv.clear();
+conv.close();
+// @ts-expect-error: the model is required
+conv.request('ollama', { maxTokens: 1 });
+// @ts-expect-error: a tool choice is auto, none, required or { name }
+conv.request('ollama', { model: 'm', toolChoice: 'any' });
 
 // The alias names the same API.
 const w2 = alias.createToolAdapterWrapper(alias.createDuplex(), { tools: {} });
