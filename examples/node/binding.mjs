@@ -73,6 +73,11 @@ export function pwError(what, code) {
   return withCode(new Error(`${what}: ${resultText(code)}`), code);
 }
 
+/** Throws the error of a use before the module is loaded (for the callers of `X` directly). */
+export function assertLoaded() {
+  if (X === null) throw notLoaded();
+}
+
 /** The error of a use before the module is loaded. */
 function notLoaded() {
   const e = new Error(
