@@ -102,7 +102,8 @@ const STATS = [
   ['callsStarted', 'calls_started'],
   ['callsWritten', 'calls_written'],
 ];
-const noStats = () => Object.fromEntries(STATS.map(([k]) => [k, 0]));
+// A literal, not built from STATS: a decoder is made per response.
+const noStats = () => ({ notJson: 0, unknownEvent: 0, badShape: 0, overlong: 0, afterEnd: 0, cut: 0, callsStarted: 0, callsWritten: 0 });
 const CONFIG_STRUCT = STRUCTS.pw_decoder_config;
 const STATS_STRUCT = STRUCTS.pw_decoder_stats;
 // Each stat's field in `pw_decoder_stats`, read where the struct is written.
@@ -136,6 +137,9 @@ function textsOf(at, len, lens, count, raw, frames) {
   }
 }
 const lens = [];
+// A batch's text is cut into its frames' texts, and each of them keeps the whole batch's text
+// alive: batches end past this many bytes, so a frame kept holds little more than itself.
+const BATCH_BYTES = 4096;
 
 /**
  * `pw_decoder`: one provider's response bodies in, frames out (`createDecoder` makes one).
@@ -236,10 +240,10 @@ class Decoder {
     return this._d;
   }
 
-  /** Gives the block back, its stats kept. */
-  _give() {
+  /** Gives the block back, its stats kept (unless `drop`: no one will read them). */
+  _give(drop = false) {
     if (this._d === null) return;
-    this._past = this._sum();
+    if (!drop) this._past = this._sum();
     freeBlocks.unregister(this);
     this._mem.free();
     this._mem = null;
@@ -277,6 +281,11 @@ class Decoder {
         const len = DV.getUint32(word, true);
         lens[count++] = len;
         used += len;
+        if (used >= BATCH_BYTES) {
+          textsOf(out.ptr, used, lens, count, this.raw, frames);
+          used = 0;
+          count = 0;
+        }
         continue;
       }
       if (r === PW.BUFFER_TOO_SMALL) {
@@ -330,6 +339,11 @@ class Decoder {
    * block back and takes the next body.
    */
   finish() {
+    return this._last(false);
+  }
+
+  /** finish(), and with `close` the decoder closed at once, its stats never read. */
+  _last(close) {
     const d = this._open();
     const r = X.pw_decoder_finish(d) >>> 0;
     if (r !== PW.OK) throw pwError('polyweave: pw_decoder_finish', r);
@@ -341,7 +355,8 @@ class Decoder {
     } finally {
       release(mark, marked);
     }
-    this._give();
+    this._give(close);
+    if (close) this._closed = true;
     return frames;
   }
 
@@ -580,9 +595,8 @@ class FrameIterator {
 
   /** The body is over: its last frames wait, the decoder is closed. */
   _finish() {
-    this._frames = this._decoder.finish();
+    this._frames = this._decoder._last(true); // its stats are no one's
     this._at = 0;
-    this._decoder.close();
     this._decoder = null;
     this._state = DONE;
   }
