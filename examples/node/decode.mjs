@@ -137,6 +137,19 @@ function textsOf(at, len, lens, count, raw, frames) {
   }
 }
 const lens = [];
+
+/** Struct `s` with the values of `o`, as its bytes. */
+function structBytes(s, o) {
+  const mark = sp;
+  const marked = tempMark();
+  try {
+    const at = take(s.size);
+    writeStruct(s, at, o);
+    return U8.slice(at, at + s.size);
+  } finally {
+    release(mark, marked);
+  }
+}
 // A batch's text is cut into its frames' texts, and each of them keeps the whole batch's text
 // alive: batches end past this many bytes, so a frame kept holds little more than itself.
 const BATCH_BYTES = 4096;
@@ -159,14 +172,16 @@ class Decoder {
   constructor(provider, options = {}) {
     this.provider = providerNumber(provider);
     this.calls = options.calls ?? 8;
-    let key = `${this.provider}/${this.calls}`;
+    let plain = this.calls === 8;
     for (const [option, field] of CONFIG) {
       const v = options[option];
-      key += `/${v}`;
       if (v === undefined) continue;
+      plain = false;
       if (!Number.isInteger(v) || v < 0) throw new TypeError(`polyweave: ${option} must be a non-negative integer`);
       if (field === 'max_depth' && v > 255) throw new RangeError('polyweave: maxDepth must be at most 255');
     }
+    // The provider's number for its default configuration; a text naming the values otherwise.
+    const key = plain ? this.provider : [this.provider, this.calls, ...CONFIG.map(([o]) => options[o])].join('/');
     this.raw = options.raw === true;
     this._frameBuffer = Math.max(1, options.frameBuffer ?? 4096);
     this._mem = null; // the block, while a body is read
@@ -178,6 +193,7 @@ class Decoder {
       this.memorySize = seen.memorySize;
       this.maxFrameLen = seen.maxFrameLen;
       this._cfg = seen.cfg;
+      this._cfgBytes = seen.cfgBytes;
       this._align = seen.align;
       return;
     }
@@ -194,13 +210,14 @@ class Decoder {
     /** The longest frame this configuration can write (`pw_decoder_max_frame_len`). */
     this.maxFrameLen = Number(n[0]);
     this._cfg = cfg;
+    this._cfgBytes = structBytes(CONFIG_STRUCT, cfg);
     this._align = Number(C.decoderAlign());
     // Checked now, as a configuration error belongs to createDecoder: a block taken and given back.
     this._open();
     this._give();
     if (!Number.isInteger(this.calls)) return;
     if (checked.size >= 64) checked.clear();
-    checked.set(key, { memorySize: this.memorySize, maxFrameLen: this.maxFrameLen, cfg: Object.freeze(cfg), align: this._align });
+    checked.set(key, { memorySize: this.memorySize, maxFrameLen: this.maxFrameLen, cfg: Object.freeze(cfg), cfgBytes: this._cfgBytes, align: this._align });
   }
 
   /** The decoder's block and `pw_decoder`, taken for a body. */
@@ -214,8 +231,8 @@ class Decoder {
     let r;
     let d;
     try {
-      const cfgAt = take(CONFIG_STRUCT.size);
-      writeStruct(CONFIG_STRUCT, cfgAt, this._cfg);
+      const cfgAt = take(this._cfgBytes.length);
+      U8.set(this._cfgBytes, cfgAt);
       const dAt = take(4);
       r = X.pw_decoder_init(mem.at(alignOffset(mem.ptr, this._align)), this.memorySize, this.provider, cfgAt, this.calls, dAt) >>> 0;
       d = DV.getUint32(dAt, true);
@@ -503,6 +520,7 @@ class FrameIterator {
     this._reader = null; // a web ReadableStream's reader
     this._chunks = null; // or the iterator of chunksOf(body)
     this._busy = null; // the promise of the call being answered, while one waits
+    this._nextOp = () => this._next();
   }
 
   [Symbol.asyncIterator]() {
@@ -515,7 +533,7 @@ class FrameIterator {
       this._frames[this._at++] = undefined; // handed out: not kept here
       return Promise.resolve({ value, done: false });
     }
-    return this._queue(() => this._next());
+    return this._queue(this._nextOp);
   }
 
   return(value) {
@@ -544,6 +562,7 @@ class FrameIterator {
     return p;
   }
 
+  /** The next frame: from `_frames`, else from the next chunks read and decoded (one wait a chunk). */
   async _next() {
     for (;;) {
       if (this._at < this._frames.length) {
@@ -553,8 +572,21 @@ class FrameIterator {
       }
       if (this._state === DONE) return { value: undefined, done: true };
       try {
-        if (this._state === NEW) this._start();
-        else await this._read();
+        if (this._state === NEW) {
+          this._start();
+          continue;
+        }
+        const { done, value } = this._reader !== null ? await this._reader.read() : await this._chunks.next();
+        if (this._state !== READING) continue; // ended meanwhile
+        if (done) {
+          if (this._reader !== null) this._reader.releaseLock();
+          this._reader = null;
+          this._chunks = null;
+          this._finish();
+          continue;
+        }
+        this._frames = this._decoder.write(value);
+        this._at = 0;
       } catch (e) {
         await this._end(true, true);
         throw e;
@@ -576,21 +608,6 @@ class FrameIterator {
     if (body === null || body === undefined) this._finish();
     else if (typeof body.getReader === 'function') this._reader = body.getReader();
     else this._chunks = chunksOf(body);
-  }
-
-  /** One chunk read and decoded (its frames wait in `_frames`), or the body's end. */
-  async _read() {
-    const { done, value } = this._reader !== null ? await this._reader.read() : await this._chunks.next();
-    if (this._state !== READING) return; // ended meanwhile
-    if (done) {
-      if (this._reader !== null) this._reader.releaseLock();
-      this._reader = null;
-      this._chunks = null;
-      this._finish();
-      return;
-    }
-    this._frames = this._decoder.write(value);
-    this._at = 0;
   }
 
   /** The body is over: its last frames wait, the decoder is closed. */
