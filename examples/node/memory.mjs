@@ -11,7 +11,8 @@ let memory = null;
 // In Node, texts out are decoded by a Buffer over the same memory: its `utf8Slice` is V8's own
 // UTF-8 decoder, which reads invalid bytes as U+FFFD as TextDecoder does (and keeps a leading
 // U+FEFF, as `ignoreBOM` does), in half TextDecoder's time a call. Elsewhere TextDecoder.
-const NodeBuffer = typeof globalThis.Buffer === 'function' && typeof globalThis.Buffer.prototype.utf8Slice === 'function' ? globalThis.Buffer : null;
+// (A browser has no Buffer: there NodeBuffer is null and nothing of it is used.)
+const NodeBuffer = ((B) => (typeof B === 'function' && typeof B.prototype?.utf8Slice === 'function' ? B : null))(globalThis['Buffer']);
 let BUF = null;
 
 function refresh() {
