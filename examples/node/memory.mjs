@@ -172,7 +172,9 @@ export function putBytes(data) {
     const max = data.length * 3;
     if (sp + max <= scratchEnd) {
       const at = sp;
-      const { written } = encoder.encodeInto(data, U8.subarray(at, at + max));
+      // Node: V8's UTF-8 writer through the Buffer over the memory (lone surrogates as U+FFFD,
+      // as encodeInto writes them), with no view made per call.
+      const written = BUF !== null ? BUF.utf8Write(data, at, max) : encoder.encodeInto(data, U8.subarray(at, at + max)).written;
       sp += Math.ceil(Math.max(written, 1) / 8) * 8;
       lastLen = written;
       return at;
