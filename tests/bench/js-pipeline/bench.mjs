@@ -25,8 +25,9 @@
 //            (no text decoded; the sync tool's trampoline writes a prepared result)
 //   stream   the mocked fetch, the Response, the body's reader (a read per chunk) and an
 //            iterator step per frame, as many (prepared) frames per chunk as the decoder hands out
-//   json     JSON.parse of every frame the decoder hands out (the wrapper takes it as the text
-//            it carries, not stringified again), JSON.parse of the tool's args,
+//   json     JSON.parse of every frame the decoder hands out (a plain TEXT / REASONING delta:
+//            its object made from a regular expression's match, as raw.mjs does; the wrapper
+//            takes a frame as the text it carries, not stringified again), JSON.parse of the tool's args,
 //            JSON.stringify of its result, JSON.parse of every frame the wrapper hands out and
 //            of every item, JSON.stringify of the request body
 //   copy     the UTF-8 copies across the boundary: body chunks in, frame texts out, frames
@@ -536,12 +537,21 @@ function streamPart(rec, t) {
   };
 }
 
-/** The JSON at the boundary (a decoded frame reaches the wrapper as the text it carries: not stringified). */
+// raw.mjs's plain delta: a TEXT or REASONING frame with nothing escaped, made without JSON.parse.
+const PLAIN_DELTA = /^\{"type":"(TEXT|REASONING)","content":"([^"\\\x00-\x1f]*)"\}$/;
+
+/**
+ * The JSON at the boundary (a decoded frame reaches the wrapper as the text it carries: not
+ * stringified; a plain delta's object is made from its match, as raw.mjs makes it).
+ */
 function jsonPart(t) {
   const results = t.results.map((r) => JSON.parse(r));
   return () => {
     let n = 0;
-    for (const f of t.frames) n += JSON.parse(f) === null ? 0 : 1;
+    for (const f of t.frames) {
+      const m = PLAIN_DELTA.exec(f);
+      n += (m !== null ? { type: m[1], content: m[2] } : JSON.parse(f)) === null ? 0 : 1;
+    }
     for (const a of t.args) n += JSON.parse(a) === null ? 0 : 1;
     for (const r of results) n += JSON.stringify(r).length;
     for (const o of t.outs) n += JSON.parse(o) === null ? 0 : 1;
