@@ -519,7 +519,8 @@ class FrameIterator {
     this._decoder = null;
     this._reader = null; // a web ReadableStream's reader
     this._chunks = null; // or the iterator of chunksOf(body)
-    this._busy = null; // the promise of the call being answered, while one waits
+    this._waiting = 0; // calls not answered yet (each waits for the one before)
+    this._tail = null; // the promise of the last of them
     this._nextOp = () => this._next();
   }
 
@@ -528,7 +529,7 @@ class FrameIterator {
   }
 
   next() {
-    if (this._busy === null && this._at < this._frames.length) {
+    if (this._waiting === 0 && this._at < this._frames.length) {
       const value = this._frames[this._at];
       this._frames[this._at++] = undefined; // handed out: not kept here
       return Promise.resolve({ value, done: false });
@@ -538,59 +539,71 @@ class FrameIterator {
 
   return(value) {
     return this._queue(async () => {
-      await this._end(true, false);
-      return { value, done: true };
+      try {
+        await this._end(true, false);
+        return { value, done: true };
+      } finally {
+        this._waiting--;
+      }
     });
   }
 
   throw(err) {
     return this._queue(async () => {
-      await this._end(true, true);
-      throw err;
+      try {
+        await this._end(true, true);
+        throw err;
+      } finally {
+        this._waiting--;
+      }
     });
   }
 
-  /** Runs `op` once the call before it was answered: its promise. */
+  /**
+   * Runs `op` (an async call that counts itself off `_waiting` when it ends) once the call
+   * before it was answered: its promise.
+   */
   _queue(op) {
-    const before = this._busy;
-    const p = before === null ? op() : before.then(op, op);
-    this._busy = p;
-    const clear = () => {
-      if (this._busy === p) this._busy = null;
-    };
-    p.then(clear, clear);
+    const p = this._waiting++ === 0 ? op() : this._tail.then(op, op);
+    this._tail = p;
     return p;
   }
 
-  /** The next frame: from `_frames`, else from the next chunks read and decoded (one wait a chunk). */
+  /**
+   * The next frame: from `_frames`, else from the next chunks read and decoded (one wait a
+   * chunk). Counted off `_waiting` when it ends.
+   */
   async _next() {
-    for (;;) {
-      if (this._at < this._frames.length) {
-        const value = this._frames[this._at];
-        this._frames[this._at++] = undefined;
-        return { value, done: false };
-      }
-      if (this._state === DONE) return { value: undefined, done: true };
-      try {
-        if (this._state === NEW) {
-          this._start();
-          continue;
+    try {
+      for (;;) {
+        if (this._at < this._frames.length) {
+          const value = this._frames[this._at];
+          this._frames[this._at++] = undefined;
+          return { value, done: false };
         }
-        const { done, value } = this._reader !== null ? await this._reader.read() : await this._chunks.next();
-        if (this._state !== READING) continue; // ended meanwhile
-        if (done) {
-          if (this._reader !== null) this._reader.releaseLock();
-          this._reader = null;
-          this._chunks = null;
-          this._finish();
-          continue;
+        if (this._state === DONE) return { value: undefined, done: true };
+        try {
+          if (this._state === NEW) {
+            this._start();
+            continue;
+          }
+          const { done, value } = this._reader !== null ? await this._reader.read() : await this._chunks.next();
+          if (done) {
+            if (this._reader !== null) this._reader.releaseLock();
+            this._reader = null;
+            this._chunks = null;
+            this._finish();
+            continue;
+          }
+          this._frames = this._decoder.write(value);
+          this._at = 0;
+        } catch (e) {
+          await this._end(true, true);
+          throw e;
         }
-        this._frames = this._decoder.write(value);
-        this._at = 0;
-      } catch (e) {
-        await this._end(true, true);
-        throw e;
       }
+    } finally {
+      this._waiting--;
     }
   }
 
