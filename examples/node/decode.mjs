@@ -136,7 +136,11 @@ function textsOf(at, len, lens, count, raw, frames) {
     frames.push(raw ? t : objectOf(t));
   }
 }
+// The lengths of a batch's frames: one array for every decoder, as a drain calls no user code.
 const lens = [];
+// A batch's text is cut into its frames' texts, and each of them keeps the whole batch's text
+// alive: batches end past this many bytes, so a frame kept holds little more than itself.
+const BATCH_BYTES = 4096;
 
 /** Struct `s` with the values of `o`, as its bytes. */
 function structBytes(s, o) {
@@ -150,9 +154,6 @@ function structBytes(s, o) {
     release(mark, marked);
   }
 }
-// A batch's text is cut into its frames' texts, and each of them keeps the whole batch's text
-// alive: batches end past this many bytes, so a frame kept holds little more than itself.
-const BATCH_BYTES = 4096;
 
 /**
  * `pw_decoder`: one provider's response bodies in, frames out (`createDecoder` makes one).
