@@ -73,6 +73,11 @@ export function pwError(what, code) {
   return withCode(new Error(`${what}: ${resultText(code)}`), code);
 }
 
+/** Throws the error of a use before the module is loaded (for the callers of `X` directly). */
+export function assertLoaded() {
+  if (X === null) throw notLoaded();
+}
+
 /** The error of a use before the module is loaded. */
 function notLoaded() {
   const e = new Error(
@@ -330,6 +335,18 @@ export const C = {
 };
 declared.push('pw_wrapper_poll_output', 'pw_wrapper_poll_timeout', 'pw_wrapper_pending', 'pw_wrapper_handle_response', 'pw_writer_write');
 
+// The last clock reading as a BigInt: a stream's frames mostly come within one millisecond.
+let lastNow = -1;
+let lastBigNow = 0n;
+function bigNow(now) {
+  if (now !== lastNow) {
+    const b = BigInt(now);
+    lastNow = now;
+    lastBigNow = b;
+  }
+  return lastBigNow;
+}
+
 /**
  * `pw_wrapper_handle_response` on `data` (a frame's JSON text or bytes), the disposition
  * written at `out` (an OutBlock's): the sync path's one call, with the frame put on the
@@ -340,7 +357,7 @@ export function handleResponse(w, now, data, out) {
   const marked = tempMark();
   try {
     const p = putBytes(data);
-    return X.pw_wrapper_handle_response(w, BigInt(now), p, lastLen, out) >>> 0;
+    return X.pw_wrapper_handle_response(w, bigNow(now), p, lastLen, out) >>> 0;
   } finally {
     release(mark, marked);
   }

@@ -8,8 +8,9 @@
 //   nodeReadable.pipe(new DecoderTransform('gemini'))                // node:stream, object mode
 //   const d = createDecoder('ollama'); d.write(chunk); d.finish()    // by hand
 //   encodeItem('openai-responses', toolResultFrame)                  // the next request's item
-import { C, PW, OutBuf, Stable, U8, alignOffset, pwError } from './binding.mjs';
+import { C, PW, OutBuf, STRUCTS, Stable, U8, X, alignOffset, assertLoaded, pwError, writeStruct } from './binding.mjs';
 import { trapError, trapped } from './wasm.mjs';
+import { DV, lastLen, putBytes, release, sp, take, tempMark, textAt } from './memory.mjs';
 import { frameBytes, objectOf } from './raw.mjs';
 
 // node:stream only where there is one (Node): a browser loads this module without it, and
@@ -36,9 +37,19 @@ export function providerFromName(name) {
   return Number(out[0]);
 }
 
-/** A provider's number: a name goes through the library; a number is passed as is. */
+// The names the library knew: a decoder per response and an item per call each name their
+// provider, and the answer for a name does not change.
+const providerNames = new Map();
+
+/** A provider's number: a name goes through the library (once); a number is passed as is. */
 function providerNumber(provider) {
-  if (typeof provider === 'string') return providerFromName(provider);
+  if (typeof provider === 'string') {
+    const known = providerNames.get(provider);
+    if (known !== undefined) return known;
+    const p = providerFromName(provider);
+    if (providerNames.size < 64) providerNames.set(provider, p);
+    return p;
+  }
   if (Number.isInteger(provider) && provider >= 0) return provider;
   throw new TypeError('polyweave: provider must be a name (such as "openai-chat") or a Provider number');
 }
@@ -91,7 +102,58 @@ const STATS = [
   ['callsStarted', 'calls_started'],
   ['callsWritten', 'calls_written'],
 ];
-const noStats = () => Object.fromEntries(STATS.map(([k]) => [k, 0]));
+// A literal, not built from STATS: a decoder is made per response.
+const noStats = () => ({ notJson: 0, unknownEvent: 0, badShape: 0, overlong: 0, afterEnd: 0, cut: 0, callsStarted: 0, callsWritten: 0 });
+const CONFIG_STRUCT = STRUCTS.pw_decoder_config;
+const STATS_STRUCT = STRUCTS.pw_decoder_stats;
+// Each stat's field in `pw_decoder_stats`, read where the struct is written.
+const STATS_AT = STATS.map(([k, name]) => {
+  const f = STATS_STRUCT.fields.find((x) => x.name === name);
+  return [k, { offset: f.offset, wide: f.type === 'uint64_t' }];
+});
+
+// Configurations already sized and checked by the library (key: the provider, `calls` and the
+// options' values): a decoder made per response (framesFromResponse) takes their figures
+// instead of asking the library again and taking and giving back a block to check them.
+const checked = new Map();
+
+/** The frames of one poll batch: `len` bytes at `at`, the frames' lengths in `lens`, appended to `frames`. */
+function textsOf(at, len, lens, count, raw, frames) {
+  const all = textAt(at, len);
+  if (count === 1) {
+    frames.push(raw ? all : objectOf(all));
+    return;
+  }
+  // One UTF-16 unit per byte only when every byte is ASCII or an invalid byte decoded alone
+  // (U+FFFD): then the frames' texts are the batch's text cut at their byte offsets, as each
+  // frame decoded alone would read. Otherwise each frame is decoded alone.
+  const sliced = all.length === len;
+  let off = 0;
+  for (let i = 0; i < count; i++) {
+    const n = lens[i];
+    const t = sliced ? all.slice(off, off + n) : textAt(at + off, n);
+    off += n;
+    frames.push(raw ? t : objectOf(t));
+  }
+}
+// The lengths of a batch's frames: one array for every decoder, as a drain calls no user code.
+const lens = [];
+// A batch's text is cut into its frames' texts, and each of them keeps the whole batch's text
+// alive: batches end past this many bytes, so a frame kept holds little more than itself.
+const BATCH_BYTES = 4096;
+
+/** Struct `s` with the values of `o`, as its bytes. */
+function structBytes(s, o) {
+  const mark = sp;
+  const marked = tempMark();
+  try {
+    const at = take(s.size);
+    writeStruct(s, at, o);
+    return U8.slice(at, at + s.size);
+  } finally {
+    release(mark, marked);
+  }
+}
 
 /**
  * `pw_decoder`: one provider's response bodies in, frames out (`createDecoder` makes one).
@@ -110,17 +172,36 @@ const noStats = () => Object.fromEntries(STATS.map(([k]) => [k, 0]));
 class Decoder {
   constructor(provider, options = {}) {
     this.provider = providerNumber(provider);
-    const cfg = {};
-    let r = C.decoderConfigDefault(cfg);
-    if (r !== PW.OK) throw pwError('polyweave: pw_decoder_config_default', r);
+    this.calls = options.calls ?? 8;
+    let plain = this.calls === 8;
     for (const [option, field] of CONFIG) {
       const v = options[option];
       if (v === undefined) continue;
+      plain = false;
       if (!Number.isInteger(v) || v < 0) throw new TypeError(`polyweave: ${option} must be a non-negative integer`);
       if (field === 'max_depth' && v > 255) throw new RangeError('polyweave: maxDepth must be at most 255');
-      cfg[field] = v;
     }
-    this.calls = options.calls ?? 8;
+    // The provider's number for its default configuration; a text naming the values otherwise.
+    const key = plain ? this.provider : [this.provider, this.calls, ...CONFIG.map(([o]) => options[o])].join('/');
+    this.raw = options.raw === true;
+    this._frameBuffer = Math.max(1, options.frameBuffer ?? 4096);
+    this._mem = null; // the block, while a body is read
+    this._d = null;
+    this._closed = false;
+    this._past = noStats(); // the stats of the bodies whose blocks were given back
+    const seen = Number.isInteger(this.calls) ? checked.get(key) : undefined;
+    if (seen !== undefined) {
+      this.memorySize = seen.memorySize;
+      this.maxFrameLen = seen.maxFrameLen;
+      this._cfg = seen.cfg;
+      this._cfgBytes = seen.cfgBytes;
+      this._align = seen.align;
+      return;
+    }
+    const cfg = {};
+    let r = C.decoderConfigDefault(cfg);
+    if (r !== PW.OK) throw pwError('polyweave: pw_decoder_config_default', r);
+    for (const [option, field] of CONFIG) if (options[option] !== undefined) cfg[field] = options[option];
     r = C.decoderSize(cfg, this.calls, n);
     if (r !== PW.OK) throw pwError('polyweave: decoder configuration', r);
     /** Bytes of the decoder's block (`pw_decoder_size`). */
@@ -129,31 +210,45 @@ class Decoder {
     if (r !== PW.OK) throw pwError('polyweave: decoder configuration', r);
     /** The longest frame this configuration can write (`pw_decoder_max_frame_len`). */
     this.maxFrameLen = Number(n[0]);
-    this.raw = options.raw === true;
     this._cfg = cfg;
+    this._cfgBytes = structBytes(CONFIG_STRUCT, cfg);
     this._align = Number(C.decoderAlign());
-    this._frameBuffer = Math.max(1, options.frameBuffer ?? 4096);
-    this._mem = null; // the block, while a body is read
-    this._d = null;
-    this._closed = false;
-    this._past = noStats(); // the stats of the bodies whose blocks were given back
     // Checked now, as a configuration error belongs to createDecoder: a block taken and given back.
     this._open();
     this._give();
+    if (!Number.isInteger(this.calls)) return;
+    if (checked.size >= 64) checked.clear();
+    checked.set(key, { memorySize: this.memorySize, maxFrameLen: this.maxFrameLen, cfg: Object.freeze(cfg), cfgBytes: this._cfgBytes, align: this._align });
   }
 
   /** The decoder's block and `pw_decoder`, taken for a body. */
   _open() {
     if (this._closed) throw closedError();
     if (this._d !== null) return this._d;
+    assertLoaded();
     const mem = new Stable(this.memorySize + this._align);
-    const r = C.decoderInit(mem.at(alignOffset(mem.ptr, this._align)), this.memorySize, this.provider, this._cfg, this.calls, n);
+    const mark = sp;
+    const marked = tempMark();
+    let r;
+    let d;
+    try {
+      const cfgAt = take(this._cfgBytes.length);
+      U8.set(this._cfgBytes, cfgAt);
+      const dAt = take(4);
+      r = X.pw_decoder_init(mem.at(alignOffset(mem.ptr, this._align)), this.memorySize, this.provider, cfgAt, this.calls, dAt) >>> 0;
+      d = DV.getUint32(dAt, true);
+    } catch (e) {
+      mem.free();
+      throw e;
+    } finally {
+      release(mark, marked);
+    }
     if (r !== PW.OK) {
       mem.free();
       throw pwError('polyweave: pw_decoder_init', r);
     }
     this._mem = mem;
-    this._d = n[0];
+    this._d = d;
     freeBlocks.register(this, mem, this);
     if (out === null) {
       out = new OutBuf(4096);
@@ -163,10 +258,10 @@ class Decoder {
     return this._d;
   }
 
-  /** Gives the block back, its stats kept. */
-  _give() {
+  /** Gives the block back, its stats kept (unless `drop`: no one will read them). */
+  _give(drop = false) {
     if (this._d === null) return;
-    this._past = this._sum();
+    if (!drop) this._past = this._sum();
     freeBlocks.unregister(this);
     this._mem.free();
     this._mem = null;
@@ -176,24 +271,53 @@ class Decoder {
   /** The stats so far: the past bodies' and the current one's. */
   _sum() {
     if (this._d === null) return { ...this._past };
-    const s = {};
-    const r = C.decoderStats(this._d, s);
-    if (r !== PW.OK) throw pwError('polyweave: pw_decoder_get_stats', r);
-    return Object.fromEntries(STATS.map(([k, f]) => [k, this._past[k] + Number(s[f])]));
+    const mark = sp;
+    const marked = tempMark();
+    try {
+      const at = take(STATS_STRUCT.size);
+      const r = X.pw_decoder_get_stats(this._d, at) >>> 0;
+      if (r !== PW.OK) throw pwError('polyweave: pw_decoder_get_stats', r);
+      const s = {};
+      for (const [k, f] of STATS_AT) s[k] = this._past[k] + (f.wide ? Number(DV.getBigUint64(at + f.offset, true)) : DV.getUint32(at + f.offset, true));
+      return s;
+    } finally {
+      release(mark, marked);
+    }
   }
 
-  /** Every frame waiting, appended to `frames`. */
-  _drain(d, frames) {
+  /**
+   * Every frame waiting, appended to `frames`. The frames are polled one after the other into
+   * the output buffer and their texts decoded together (`textsOf`); `word` is scratch room for
+   * the length the library writes.
+   */
+  _drain(d, frames, word) {
+    let used = 0;
+    let count = 0;
     for (;;) {
-      const r = C.decoderPollFrame(d, out.ptr, out.cap, n);
-      if (r === PW.BUFFER_TOO_SMALL) {
-        out.grow(n[0]);
+      const r = X.pw_decoder_poll_frame(d, out.ptr + used, out.cap - used, word) >>> 0;
+      if (r === PW.OK) {
+        const len = DV.getUint32(word, true);
+        lens[count++] = len;
+        used += len;
+        if (used >= BATCH_BYTES) {
+          textsOf(out.ptr, used, lens, count, this.raw, frames);
+          used = 0;
+          count = 0;
+        }
         continue;
       }
+      if (r === PW.BUFFER_TOO_SMALL) {
+        if (count > 0) {
+          // the batch so far out first: the next frame may fit the whole buffer
+          textsOf(out.ptr, used, lens, count, this.raw, frames);
+          used = 0;
+          count = 0;
+        } else out.grow(DV.getUint32(word, true));
+        continue;
+      }
+      if (count > 0) textsOf(out.ptr, used, lens, count, this.raw, frames);
       if (r === PW.NOTHING) return frames;
-      if (r !== PW.OK) throw pwError('polyweave: pw_decoder_poll_frame', r);
-      const text = out.text(n[0]);
-      frames.push(this.raw ? text : objectOf(text));
+      throw pwError('polyweave: pw_decoder_poll_frame', r);
     }
   }
 
@@ -205,18 +329,25 @@ class Decoder {
     if (bytes.length > input.cap) input.grow(bytes.length);
     const at0 = input.ptr;
     U8.set(bytes, at0);
-    let at = 0;
-    while (at < bytes.length) {
-      const r = C.decoderFeed(d, at0 + at, bytes.length - at, n);
-      if (r !== PW.OK) throw pwError('polyweave: pw_decoder_feed', r);
-      const used = Number(n[0]);
-      at += used;
-      const before = frames.length;
-      this._drain(d, frames);
-      // The library takes nothing only while frames wait, and they were all drained.
-      if (used === 0 && frames.length === before) {
-        throw new Error('polyweave: pw_decoder_feed took no bytes with no frame waiting');
+    const mark = sp;
+    const marked = tempMark();
+    try {
+      const word = take(4);
+      let at = 0;
+      while (at < bytes.length) {
+        const r = X.pw_decoder_feed(d, at0 + at, bytes.length - at, word) >>> 0;
+        if (r !== PW.OK) throw pwError('polyweave: pw_decoder_feed', r);
+        const used = DV.getUint32(word, true);
+        at += used;
+        const before = frames.length;
+        this._drain(d, frames, word);
+        // The library takes nothing only while frames wait, and they were all drained.
+        if (used === 0 && frames.length === before) {
+          throw new Error('polyweave: pw_decoder_feed took no bytes with no frame waiting');
+        }
       }
+    } finally {
+      release(mark, marked);
     }
     return frames;
   }
@@ -226,11 +357,24 @@ class Decoder {
    * block back and takes the next body.
    */
   finish() {
+    return this._last(false);
+  }
+
+  /** finish(), and with `close` the decoder closed at once, its stats never read. */
+  _last(close) {
     const d = this._open();
-    const r = C.decoderFinish(d);
+    const r = X.pw_decoder_finish(d) >>> 0;
     if (r !== PW.OK) throw pwError('polyweave: pw_decoder_finish', r);
-    const frames = this._drain(d, []);
-    this._give();
+    const mark = sp;
+    const marked = tempMark();
+    let frames;
+    try {
+      frames = this._drain(d, [], take(4));
+    } finally {
+      release(mark, marked);
+    }
+    this._give(close);
+    if (close) this._closed = true;
     return frames;
   }
 
@@ -341,7 +485,7 @@ export class DecoderStream extends TransformStream {
   }
 }
 
-/** The chunks of a body: a web ReadableStream, a Node Readable or any (async) iterable. */
+/** The chunks of a body that is not a web ReadableStream: a Node Readable or any (async) iterable. */
 async function* chunksOf(body) {
   if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) {
     yield body; // a whole body
@@ -351,41 +495,181 @@ async function* chunksOf(body) {
     yield* body;
     return;
   }
-  if (typeof body.getReader === 'function') {
-    const reader = body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        yield value;
-      }
-    } finally {
-      reader.releaseLock();
-    }
-  }
   throw new TypeError('polyweave: a response body must be a ReadableStream or an async iterable of chunks');
 }
+
+const NEW = 0;
+const READING = 1;
+const DONE = 2;
+
+/**
+ * framesFromResponse's iterator. An async generator would take two promise turns per frame
+ * (and `yield*` of each chunk's frames more): here a chunk's frames wait in an array and each
+ * `next()` hands the next one out as a promise already settled; only reading a chunk waits.
+ * As a generator's, the work starts at the first `next()`, the calls are answered in order
+ * (one waits for the one before), and `return()` / `throw()` end it, cancelling the body.
+ */
+class FrameIterator {
+  constructor(response, provider, options) {
+    this._response = response;
+    this._provider = provider;
+    this._options = options;
+    this._state = NEW;
+    this._frames = [];
+    this._at = 0;
+    this._decoder = null;
+    this._reader = null; // a web ReadableStream's reader
+    this._chunks = null; // or the iterator of chunksOf(body)
+    this._waiting = 0; // calls not answered yet (each waits for the one before)
+    this._tail = null; // the promise of the last of them
+    this._nextOp = () => this._next();
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  next() {
+    if (this._waiting === 0 && this._at < this._frames.length) {
+      const value = this._frames[this._at];
+      this._frames[this._at++] = undefined; // handed out: not kept here
+      return Promise.resolve({ value, done: false });
+    }
+    return this._queue(this._nextOp);
+  }
+
+  return(value) {
+    return this._queue(async () => {
+      try {
+        await this._end(true, false);
+        return { value, done: true };
+      } finally {
+        this._waiting--;
+      }
+    });
+  }
+
+  throw(err) {
+    return this._queue(async () => {
+      try {
+        await this._end(true, true);
+        throw err;
+      } finally {
+        this._waiting--;
+      }
+    });
+  }
+
+  /**
+   * Runs `op` (an async call that counts itself off `_waiting` when it ends) once the call
+   * before it was answered: its promise.
+   */
+  _queue(op) {
+    const p = this._waiting++ === 0 ? op() : this._tail.then(op, op);
+    this._tail = p;
+    return p;
+  }
+
+  /**
+   * The next frame: from `_frames`, else from the next chunks read and decoded (one wait a
+   * chunk). Counted off `_waiting` when it ends.
+   */
+  async _next() {
+    try {
+      for (;;) {
+        if (this._at < this._frames.length) {
+          const value = this._frames[this._at];
+          this._frames[this._at++] = undefined;
+          return { value, done: false };
+        }
+        if (this._state === DONE) return { value: undefined, done: true };
+        try {
+          if (this._state === NEW) {
+            this._start();
+            continue;
+          }
+          const { done, value } = this._reader !== null ? await this._reader.read() : await this._chunks.next();
+          if (done) {
+            if (this._reader !== null) this._reader.releaseLock();
+            this._reader = null;
+            this._chunks = null;
+            this._finish();
+            continue;
+          }
+          this._frames = this._decoder.write(value);
+          this._at = 0;
+        } catch (e) {
+          await this._end(true, true);
+          throw e;
+        }
+      }
+    } finally {
+      this._waiting--;
+    }
+  }
+
+  /** The first `next()`: the decoder and the body's reader. */
+  _start() {
+    this._state = READING;
+    const response = this._response;
+    this._response = null;
+    this._decoder = createDecoder(this._provider, this._options);
+    let body = response;
+    if (response !== null && typeof response === 'object' && 'body' in response && 'bodyUsed' in response) {
+      if (response.bodyUsed) throw new TypeError('polyweave: the response body was already read');
+      body = response.body; // null for a response without a body: it decodes as empty
+    }
+    if (body === null || body === undefined) this._finish();
+    else if (typeof body.getReader === 'function') this._reader = body.getReader();
+    else this._chunks = chunksOf(body);
+  }
+
+  /** The body is over: its last frames wait, the decoder is closed. */
+  _finish() {
+    this._frames = this._decoder._last(true); // its stats are no one's
+    this._at = 0;
+    this._decoder = null;
+    this._state = DONE;
+  }
+
+  /**
+   * Ends the iterator: the frames left are dropped, the decoder closed, and a body still being
+   * read cancelled (`cancel`). `quiet`: the body's refusal to cancel is not thrown (an error
+   * is already on its way out).
+   */
+  async _end(cancel, quiet) {
+    this._state = DONE;
+    this._frames = [];
+    this._at = 0;
+    this._response = null;
+    const decoder = this._decoder;
+    const reader = this._reader;
+    const chunks = this._chunks;
+    this._decoder = null;
+    this._reader = null;
+    this._chunks = null;
+    decoder?.close();
+    try {
+      if (reader !== null) {
+        if (cancel) await reader.cancel();
+        reader.releaseLock();
+      } else if (chunks !== null && cancel) await chunks.return();
+    } catch (e) {
+      if (!quiet) throw e;
+    }
+  }
+}
+
+// What async generators inherit (`[Symbol.asyncIterator]`, and whatever the engine adds there).
+Object.setPrototypeOf(FrameIterator.prototype, Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}).prototype));
 
 /**
  * The frames of a `fetch()` Response's body (or of a ReadableStream / async iterable of chunks),
  * as they complete: `for await (const frame of framesFromResponse(res, 'anthropic'))`. The body
  * ends with its `END` frame; leaving the loop early cancels the body. Options are `createDecoder`'s.
  */
-export async function* framesFromResponse(response, provider, options = {}) {
-  const decoder = createDecoder(provider, options);
-  try {
-    let body = response;
-    if (response !== null && typeof response === 'object' && 'body' in response && 'bodyUsed' in response) {
-      if (response.bodyUsed) throw new TypeError('polyweave: the response body was already read');
-      body = response.body; // null for a response without a body: it decodes as empty
-    }
-    if (body !== null && body !== undefined) {
-      for await (const chunk of chunksOf(body)) yield* decoder.write(chunk);
-    }
-    yield* decoder.finish();
-  } finally {
-    decoder.close();
-  }
+export function framesFromResponse(response, provider, options = {}) {
+  return new FrameIterator(response, provider, options);
 }
 
 /**
@@ -398,19 +682,27 @@ export async function* framesFromResponse(response, provider, options = {}) {
 export function encodeItem(provider, frame) {
   const p = providerNumber(provider);
   const bytes = frameBytes(frame);
-  const out = new OutBuf(Math.max(256, 6 * bytes.length + 128));
-  const n = [0];
+  assertLoaded();
+  // The frame, the item and the length on the scratch stack (a large item in a block given back).
+  const mark = sp;
+  const marked = tempMark();
   try {
+    const at = putBytes(bytes);
+    const len = lastLen;
+    const word = take(4);
+    let cap = Math.max(256, 6 * len + 128);
+    let out = take(cap);
     for (;;) {
-      const r = C.encodeItem(p, bytes, out.ptr, out.cap, n);
+      const r = X.pw_encode_item(p, at, len, out, cap, word) >>> 0;
       if (r === PW.BUFFER_TOO_SMALL) {
-        out.grow(n[0]);
+        cap = DV.getUint32(word, true);
+        out = take(cap);
         continue;
       }
       if (r !== PW.OK) throw pwError('polyweave: encodeItem', r);
-      return objectOf(out.text(n[0]));
+      return objectOf(textAt(out, DV.getUint32(word, true)));
     }
   } finally {
-    out.free();
+    release(mark, marked);
   }
 }

@@ -8,10 +8,18 @@ export let U8 = new Uint8Array(0);
 export let DV = new DataView(new ArrayBuffer(0));
 let memory = null;
 
+// In Node, texts out are decoded by a Buffer over the same memory: its `utf8Slice` is V8's own
+// UTF-8 decoder, which reads invalid bytes as U+FFFD as TextDecoder does (and keeps a leading
+// U+FEFF, as `ignoreBOM` does), in half TextDecoder's time a call. Elsewhere TextDecoder.
+// (A browser has no Buffer: there NodeBuffer is null and nothing of it is used.)
+const NodeBuffer = ((B) => (typeof B === 'function' && typeof B.prototype?.utf8Slice === 'function' ? B : null))(globalThis['Buffer']);
+let BUF = null;
+
 function refresh() {
   if (U8.buffer !== memory.buffer) {
     U8 = new Uint8Array(memory.buffer);
     DV = new DataView(memory.buffer);
+    BUF = NodeBuffer === null ? null : NodeBuffer.from(memory.buffer);
   }
 }
 
@@ -164,7 +172,9 @@ export function putBytes(data) {
     const max = data.length * 3;
     if (sp + max <= scratchEnd) {
       const at = sp;
-      const { written } = encoder.encodeInto(data, U8.subarray(at, at + max));
+      // Node: V8's UTF-8 writer through the Buffer over the memory (lone surrogates as U+FFFD,
+      // as encodeInto writes them), with no view made per call.
+      const written = BUF !== null ? BUF.utf8Write(data, at, max) : encoder.encodeInto(data, U8.subarray(at, at + max)).written;
       sp += Math.ceil(Math.max(written, 1) / 8) * 8;
       lastLen = written;
       return at;
@@ -190,6 +200,12 @@ export function bytesAt(ptr, len) {
   return U8.slice(ptr, ptr + len);
 }
 
+/** `len` bytes at `ptr` decoded (see `BUF`). */
+function decodeAt(ptr, len) {
+  if (BUF !== null) return BUF.utf8Slice(ptr, ptr + len);
+  return decoder.decode(U8.subarray(ptr, ptr + len));
+}
+
 /** `len` bytes at `ptr` as a string (UTF-8, invalid bytes as U+FFFD, a leading U+FEFF kept). */
 export function textAt(ptr, len) {
   if (len === 0) return '';
@@ -198,12 +214,12 @@ export function textAt(ptr, len) {
     let s = '';
     for (let i = ptr, end = ptr + len; i < end; i++) {
       const b = U8[i];
-      if (b >= 0x80) return decoder.decode(U8.subarray(ptr, ptr + len));
+      if (b >= 0x80) return decodeAt(ptr, len);
       s += String.fromCharCode(b);
     }
     return s;
   }
-  return decoder.decode(U8.subarray(ptr, ptr + len));
+  return decodeAt(ptr, len);
 }
 
 /** UTF-8 bytes of a string (a Uint8Array of its own). */

@@ -47,9 +47,16 @@ export function frameBytes(frame) {
   return t === undefined ? '' : t;
 }
 
+// A TEXT or REASONING frame whose content has nothing escaped (no `"`, `\` or control
+// character: JSON's unescaped characters only), exactly as the library writes one. Most frames of
+// a stream are such deltas, and for them the content is the text between the quotes, as
+// JSON.parse would read it: the object is made without parsing (about a third of the time).
+const PLAIN_DELTA = /^\{"type":"(TEXT|REASONING)","content":"([^"\\\x00-\x1f]*)"\}$/;
+
 /** An object parsed from the library's JSON text, carrying that text under `RAW_TEXT`. */
 export function objectOf(text) {
-  const v = JSON.parse(text);
+  const m = PLAIN_DELTA.exec(text);
+  const v = m !== null ? { type: m[1], content: m[2] } : JSON.parse(text);
   if (v !== null && typeof v === 'object') Object.defineProperty(v, RAW_TEXT, { value: text });
   return v;
 }

@@ -75,17 +75,95 @@ export function trapError() {
   return e;
 }
 
-/** An export, refused once the module is poisoned, and poisoning it when an exception leaves it. */
+/** The first exception out of the module poisons it (see above): the error to throw instead. */
+function poisoned(e) {
+  if (trapCause === null) trapCause = e;
+  return trapError();
+}
+
+/**
+ * An export, refused once the module is poisoned, and poisoning it when an exception leaves it.
+ * Of the export's own arity up to 6 parameters (every hot call; longer ones take `...args`):
+ * a wrapper taking `...args` makes an array on every call.
+ */
 function guard(f) {
-  return (...args) => {
+  const refuse = () => {
     if (trapCause !== null) throw trapError();
-    try {
-      return f(...args);
-    } catch (e) {
-      if (trapCause === null) trapCause = e;
-      throw trapError();
-    }
   };
+  switch (f.length) {
+    case 0:
+      return () => {
+        refuse();
+        try {
+          return f();
+        } catch (e) {
+          throw poisoned(e);
+        }
+      };
+    case 1:
+      return (a) => {
+        refuse();
+        try {
+          return f(a);
+        } catch (e) {
+          throw poisoned(e);
+        }
+      };
+    case 2:
+      return (a, b) => {
+        refuse();
+        try {
+          return f(a, b);
+        } catch (e) {
+          throw poisoned(e);
+        }
+      };
+    case 3:
+      return (a, b, c) => {
+        refuse();
+        try {
+          return f(a, b, c);
+        } catch (e) {
+          throw poisoned(e);
+        }
+      };
+    case 4:
+      return (a, b, c, d) => {
+        refuse();
+        try {
+          return f(a, b, c, d);
+        } catch (e) {
+          throw poisoned(e);
+        }
+      };
+    case 5:
+      return (a, b, c, d, e5) => {
+        refuse();
+        try {
+          return f(a, b, c, d, e5);
+        } catch (e) {
+          throw poisoned(e);
+        }
+      };
+    case 6:
+      return (a, b, c, d, e5, f6) => {
+        refuse();
+        try {
+          return f(a, b, c, d, e5, f6);
+        } catch (e) {
+          throw poisoned(e);
+        }
+      };
+    default:
+      return (...args) => {
+        refuse();
+        try {
+          return f(...args);
+        } catch (e) {
+          throw poisoned(e);
+        }
+      };
+  }
 }
 
 /** Makes `instance` the module every call goes to (once). */

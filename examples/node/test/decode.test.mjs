@@ -223,6 +223,63 @@ test('framesFromResponse: early exit cancels the body; a read body is refused; n
   await assert.rejects(collect(framesFromResponse(new Response(r.body), 'bedrock')), (e) => e.code === 'PW_UNKNOWN_PROVIDER' && e.errno === PW.UNKNOWN_PROVIDER);
 });
 
+test('framesFromResponse answers like an async generator: calls in order, return() and throw() end it, a bad chunk cancels the body', async () => {
+  const r = RECORDINGS.find((x) => x.name === 'openai-chat/variant-comments');
+  const whole = texts(decodeAll(r.provider, [r.body]).frames);
+  // next() called again before the one before settled: answered in order, then done for good
+  const it = framesFromResponse(new Response(streamOf(pieces(r.body, rng(5), 9))), 'openai-chat');
+  assert.equal(it[Symbol.asyncIterator](), it);
+  const all = await Promise.all(Array.from({ length: whole.length + 2 }, () => it.next()));
+  assert.deepEqual(all.map((x) => (x.done ? 'done' : rawText(x.value))), [...whole, 'done', 'done']);
+  // return() before the first next(): the body is not touched
+  const untouched = new Response(r.body);
+  assert.deepEqual(await framesFromResponse(untouched, 'openai-chat').return(7), { value: 7, done: true });
+  assert.equal(untouched.bodyUsed, false);
+  // return() and throw() in the middle cancel the body; later calls are done
+  for (const end of ['return', 'throw']) {
+    const seen = {};
+    const mid = framesFromResponse(streamOf(pieces(r.body, rng(6), 5), seen), 'openai-chat');
+    assert.equal((await mid.next()).done, false);
+    const oops = new Error('stop');
+    if (end === 'return') assert.deepEqual(await mid.return('x'), { value: 'x', done: true });
+    else await assert.rejects(mid.throw(oops), (e) => e === oops);
+    assert.equal(seen.cancelled, 1, end);
+    assert.deepEqual(await mid.next(), { value: undefined, done: true });
+  }
+  // a chunk that is not bytes: refused (TypeError), the body cancelled, the iterator done
+  const seen = {};
+  let i = 0;
+  const bad = new ReadableStream({
+    pull(c) {
+      c.enqueue(i++ === 0 ? r.body.subarray(0, 10) : 42);
+    },
+    cancel() {
+      seen.cancelled = (seen.cancelled ?? 0) + 1;
+    },
+  });
+  const badIt = framesFromResponse(bad, 'openai-chat');
+  await assert.rejects(badIt.next(), TypeError);
+  assert.equal(seen.cancelled, 1);
+  assert.deepEqual(await badIt.next(), { value: undefined, done: true });
+});
+
+test('frames decoded together keep each frame\'s exact text (multi-byte and invalid UTF-8 across frames)', () => {
+  // TEXT deltas with 2-, 3- and 4-byte characters and a lone invalid byte, several events per
+  // chunk: their texts must be the ones decoded one frame at a time (chunks of one byte).
+  const deltas = ['é', 'a', '€uro', '😀', 'x\u0000y', '', 'plain ascii text that is longer than thirty-two bytes'];
+  const events = deltas.map((d) => Buffer.from(`data: {"choices":[{"index":0,"delta":{"content":${JSON.stringify(d)}}}]}\n\n`));
+  events.push(Buffer.concat([Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"bad '), Buffer.from([0xff]), Buffer.from(' byte"}}]}\n\n')]));
+  events.push(Buffer.from('data: [DONE]\n\n'));
+  const body = new Uint8Array(Buffer.concat(events));
+  for (const raw of [false, true]) {
+    const one = decodeAll('openai-chat', pieces(body, () => 1, 1), { raw }).frames;
+    const together = decodeAll('openai-chat', [body], { raw }).frames;
+    assert.ok(one.length >= deltas.length, `${one.length} frames`);
+    assert.deepEqual(raw ? together : texts(together), raw ? one : texts(one));
+    if (!raw) assert.deepEqual(together, one);
+  }
+});
+
 test('the node:stream Transform: bytes in, frame objects out, for every recording', async () => {
   const next = rng(5);
   for (const r of RECORDINGS) {

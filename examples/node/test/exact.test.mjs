@@ -79,3 +79,29 @@ test('exact: a leading U+FEFF is kept in tool names, error texts and hook args',
   adapter.source.push({ type: 'ERROR', content: { message: `${BOM}down` } });
   assert.deepEqual(got, [`${BOM}down`, `${BOM}down`]);
 });
+
+test('exact: a frame object made without parsing (a plain TEXT or REASONING delta) is the one JSON.parse makes, and every other text is parsed', async () => {
+  const { objectOf, RAW_TEXT } = await import('../raw.mjs');
+  const contents = ['', 'hi', ' the', 'é€😀', '\u2028\u2029', '\u007f', 'a\\nb', 'q\\"q', 'back\\\\slash', '\\u0000', '$&{}[]:,', 'x'.repeat(5000)];
+  const texts = [];
+  for (const type of ['TEXT', 'REASONING', 'TOOL_CALL', 'text', 'END']) {
+    for (const c of contents) texts.push(`{"type":"${type}","content":"${c}"}`);
+  }
+  texts.push('{"type":"TEXT","content":"a","x":"b"}', '{"content":"a","type":"TEXT"}', '{"type":"TEXT","content":"a"} ', '{"type":"TEXT","content":1}');
+  let made = 0;
+  for (const t of texts) {
+    const want = JSON.parse(t);
+    const got = objectOf(t);
+    assert.deepEqual(Object.entries(got), Object.entries(want), t);
+    assert.equal(Object.getPrototypeOf(got), Object.prototype, t);
+    assert.equal(got[RAW_TEXT], t, t);
+    assert.deepEqual(Object.keys(got), Object.keys(want), t);
+    if (/^\{"type":"(TEXT|REASONING)","content":"[^"\\]*"\}$/.test(t)) made++;
+  }
+  assert.equal(made, 2 * 8, 'the plain deltas');
+  // Not JSON: refused as JSON.parse refuses it (a raw control character in the content).
+  for (const bad of ['{"type":"TEXT","content":"a"}{"type":"TEXT","content":"b"}', '{"type":"TEXT","content":"a\nb"}', '{"type":"TEXT","content":"a\u0001"}', '{"type":"TEXT","content":"a\\"}']) {
+    assert.throws(() => JSON.parse(bad), SyntaxError);
+    assert.throws(() => objectOf(bad), SyntaxError, bad);
+  }
+});

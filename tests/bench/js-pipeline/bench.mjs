@@ -23,10 +23,11 @@
 //            body's chunks already in linear memory, pw_wrapper_handle_response and
 //            pw_wrapper_poll_output on each frame's bytes, pw_encode_item on each item's frame
 //            (no text decoded; the sync tool's trampoline writes a prepared result)
-//   stream   the mocked fetch, the Response, the body's reader and the async generators,
-//            yielding as many (prepared) frames per chunk as the decoder does
-//   json     JSON.parse of every frame the decoder hands out, JSON.stringify of it again (the
-//            wrapper takes a frame object as JSON text), JSON.parse of the tool's args,
+//   stream   the mocked fetch, the Response, the body's reader (a read per chunk) and an
+//            iterator step per frame, as many (prepared) frames per chunk as the decoder hands out
+//   json     JSON.parse of every frame the decoder hands out (a plain TEXT / REASONING delta:
+//            its object made from a regular expression's match, as raw.mjs does; the wrapper
+//            takes a frame as the text it carries, not stringified again), JSON.parse of the tool's args,
 //            JSON.stringify of its result, JSON.parse of every frame the wrapper hands out and
 //            of every item, JSON.stringify of the request body
 //   copy     the UTF-8 copies across the boundary: body chunks in, frame texts out, frames
@@ -494,18 +495,39 @@ function libraryPart(rec, t) {
   return { run, free };
 }
 
-/** The stream part: fetch, Response, reader, the two async generators, as many yields as frames. */
+/**
+ * The stream part: fetch, Response, the body's reader, and as many iterator steps as frames,
+ * as decode.mjs's framesFromResponse reads a body (one `reader.read()` per chunk, each frame
+ * handed out as a settled promise by the iterator's `next()`).
+ */
 function streamPart(rec, t) {
   const fetch = mockFetch(rec);
   const perChunk = t.framesPerChunk.map((k) => new Array(k).fill(null).map(() => ({})));
-  // as decode.mjs reads a body: a ReadableStream is async iterable in Node
-  async function* chunksOf(body) {
-    yield* body;
-  }
-  async function* frames(res) {
+  function frames(res) {
+    const reader = res.body.getReader();
     let i = 0;
-    for await (const _chunk of chunksOf(res.body)) yield* perChunk[i++];
-    yield* perChunk[i];
+    let list = [];
+    let at = 0;
+    let ended = false;
+    const read = async () => {
+      for (;;) {
+        if (at < list.length) return { value: list[at++], done: false };
+        if (ended) return { value: undefined, done: true };
+        const { done } = await reader.read();
+        if (done) {
+          reader.releaseLock();
+          ended = true;
+        }
+        list = perChunk[i++];
+        at = 0;
+      }
+    };
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      next: () => (at < list.length ? Promise.resolve({ value: list[at++], done: false }) : read()),
+    };
   }
   return async () => {
     const res = await fetch(URLS[rec.provider], { method: 'POST', body: '' });
@@ -515,14 +537,21 @@ function streamPart(rec, t) {
   };
 }
 
-/** The JSON at the boundary. */
+// raw.mjs's plain delta: a TEXT or REASONING frame with nothing escaped, made without JSON.parse.
+const PLAIN_DELTA = /^\{"type":"(TEXT|REASONING)","content":"([^"\\\x00-\x1f]*)"\}$/;
+
+/**
+ * The JSON at the boundary (a decoded frame reaches the wrapper as the text it carries: not
+ * stringified; a plain delta's object is made from its match, as raw.mjs makes it).
+ */
 function jsonPart(t) {
-  const parsed = t.frames.map((f) => JSON.parse(f));
   const results = t.results.map((r) => JSON.parse(r));
   return () => {
     let n = 0;
-    for (const f of t.frames) n += JSON.parse(f) === null ? 0 : 1;
-    for (const f of parsed) n += JSON.stringify(f).length;
+    for (const f of t.frames) {
+      const m = PLAIN_DELTA.exec(f);
+      n += (m !== null ? { type: m[1], content: m[2] } : JSON.parse(f)) === null ? 0 : 1;
+    }
     for (const a of t.args) n += JSON.parse(a) === null ? 0 : 1;
     for (const r of results) n += JSON.stringify(r).length;
     for (const o of t.outs) n += JSON.parse(o) === null ? 0 : 1;
