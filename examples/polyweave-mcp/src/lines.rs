@@ -81,7 +81,7 @@ macro_rules! log {
 /// Bytes shown of a value in a log line.
 const SHOWN: usize = 120;
 
-/// `raw` as text for a log line: lossy UTF-8, line breaks escaped, cut to [`SHOWN`]
+/// `raw` as text for a log line: lossy UTF-8, line breaks escaped, cut to `SHOWN`
 /// characters with an ellipsis.
 pub fn short(raw: &[u8]) -> String {
     let text = String::from_utf8_lossy(raw);
