@@ -584,3 +584,116 @@ fn without_a_server_the_answer_comes_through() {
             {"role": "user", "content": "Hello?"}], "stream": true})
     );
 }
+
+/// The readable output: the turns as they go, exact lines.
+#[test]
+fn the_readable_output_shows_text_calls_and_results() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let dir = scratch("readable");
+    let case = &CASES[0];
+    let recording = workspace_root()
+        .join("tests/data/provider-streams")
+        .join(format!("{}.body", case.recording));
+    let fake = Fake::start(
+        &python,
+        &dir,
+        json!({"provider": "openai-chat", "model": "test-model", "path": case.path,
+               "key": null, "turns": [{"body": recording, "rename": {"weather": "weather_now"}},
+                                      {"text": FINAL}]}),
+    );
+    let url = format!("http://127.0.0.1:{}{}", fake.port, case.path);
+    let out = Command::new(agent_bin())
+        .args([
+            "--provider",
+            "openai-chat",
+            "--url",
+            &url,
+            "--model",
+            "test-model",
+        ])
+        .args(["--prompt", "What is the weather?", "--tool-from-mcp"])
+        .arg(&python)
+        .arg(workspace_root().join("tests/mcp/weather_server.py"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    let len = |i: usize| {
+        requests[i]["headers"]["content-length"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("polyweave-agent: tool weather.now is declared as weather_now\n"),
+        "{stderr}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "── request 1: POST {url} ({} bytes)\n\
+             call weather_now [gSIMJiOkT] {{\"location\":\"San Francisco\"}}\n\
+             ── end: tool_calls\n\
+             result weather_now: {{\"place\":\"San Francisco\",\"sky\":\"sunny\",\"temp_c\":21}}\n\
+             ── request 2: POST {url} ({} bytes)\n\
+             assistant: Sunny, 21 °C \"everywhere\".\n\
+             ── end: stop\n\
+             ── done after 2 requests: the model answered\n",
+            len(0),
+            len(1)
+        )
+    );
+}
+
+/// `--max-turns` ends the run after that many requests, the last one's calls answered.
+#[test]
+fn max_turns_ends_the_run() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let dir = scratch("max-turns");
+    let case = &CASES[4];
+    let recording = workspace_root()
+        .join("tests/data/provider-streams")
+        .join(format!("{}.body", case.recording));
+    let fake = Fake::start(
+        &python,
+        &dir,
+        json!({"provider": "ollama", "model": "test-model", "path": case.path, "key": null,
+               "turns": [{"body": recording, "rename": {"get_weather": "weather_now"}},
+                         {"text": FINAL}]}),
+    );
+    let url = format!("http://127.0.0.1:{}{}", fake.port, case.path);
+    let out = run_agent(&python, &dir, "ollama", &url, &["--max-turns", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(parse)
+        .collect();
+    let results: Vec<&Value> = events.iter().filter_map(|e| e.get("tool")).collect();
+    assert_eq!(
+        results,
+        [
+            &json!({"type": "TOOL_RESULT", "content": {"name": "weather_now",
+                 "result": {"place": "Tokyo", "sky": "sunny", "temp_c": 21}}})
+        ]
+    );
+    assert_eq!(
+        events.last().unwrap(),
+        &json!({"done": {"turns": 1, "stop": "max-turns", "text": ""}})
+    );
+    assert_eq!(fake.requests().len(), 1);
+}
