@@ -697,3 +697,39 @@ fn max_turns_ends_the_run() {
     );
     assert_eq!(fake.requests().len(), 1);
 }
+
+/// A response that ends in the provider's error ends the run: exit 1, the message logged.
+#[test]
+fn a_provider_error_in_the_stream_ends_the_run() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let dir = scratch("stream-error");
+    let recording = workspace_root()
+        .join("tests/data/provider-streams/openai-responses/vercel-ai-openai-error.body");
+    let fake = Fake::start(
+        &python,
+        &dir,
+        json!({"provider": "openai-responses", "model": "test-model", "path": "/v1/responses",
+               "key": null, "turns": [{"body": recording}, {"text": FINAL}]}),
+    );
+    let url = format!("http://127.0.0.1:{}/v1/responses", fake.port);
+    let out = run_agent(&python, &dir, "openai-responses", &url, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "polyweave-agent: the provider reported an error: You exceeded your current quota"
+        ),
+        "{stderr}"
+    );
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(parse)
+        .collect();
+    assert_eq!(
+        events.last().unwrap(),
+        &json!({"done": {"turns": 1, "stop": "error", "text": ""}})
+    );
+    assert_eq!(fake.requests().len(), 1);
+}

@@ -41,7 +41,9 @@
 //!                                              REASONING, TOOL_CALL, END, ERROR, …)
 //! {"turn":1,"tool":F}                          a call's TOOL_RESULT (a result or an error)
 //! {"done":{"turns":N,"stop":S,"text":T}}       the end: S is "answer" (a response without
-//!                                              calls) or "max-turns"; T the last text
+//!                                              calls), "max-turns", or "error" (the
+//!                                              provider's error ended the response); T the
+//!                                              last response's text
 //! ```
 //!
 //! Logs go to stderr, prefixed `polyweave-agent: `.
@@ -49,7 +51,8 @@
 //! # Exit status
 //!
 //! 0 when the run ends (an answer, or `--max-turns`); 1 when a request fails (no
-//! connection, an HTTP error status: its body is logged) or stdout cannot be written; 2 for
+//! connection, an HTTP error status: its body is logged), a response ends in the provider's
+//! error, or stdout cannot be written; 2 for
 //! bad arguments, a server that cannot be started, or a start-up that fails.
 
 use std::ffi::OsString;
@@ -388,8 +391,15 @@ fn agent(
             conv: &mut conv,
             out: &mut out,
             calls: 0,
+            error: None,
         };
         respond(io, client, &mut wrapper, &mut decoder, &mut fbuf, &mut host)?;
+        if let Some(message) = host.error.take() {
+            out.done(turn, "error")?;
+            return Err(Fail::Run(format!(
+                "the provider reported an error: {message}"
+            )));
+        }
         if host.calls == 0 {
             break "answer";
         }
@@ -526,6 +536,8 @@ struct Turn<'t, 'c> {
     out: &'t mut Printer,
     /// The calls the response made.
     calls: usize,
+    /// The message of the provider's error that ended the response.
+    error: Option<String>,
 }
 
 impl Turn<'_, '_> {
@@ -535,8 +547,13 @@ impl Turn<'_, '_> {
             log!("the conversation refused a frame ({e}): {}", short(frame));
         }
         let f = Frame::parse_validated_default(frame).ok();
-        if f.as_ref().is_some_and(|f| f.kind() == FrameKind::ToolCall) {
-            self.calls += 1;
+        match f.as_ref().map(|f| f.kind()) {
+            Some(FrameKind::ToolCall) => self.calls += 1,
+            Some(FrameKind::Error) => {
+                let message = f.as_ref().and_then(|f| f.error_message().ok().flatten());
+                self.error = Some(message.map(lines::text).unwrap_or_default());
+            }
+            _ => {}
         }
         self.out.model(self.turn, frame, f.as_ref())
     }
@@ -700,6 +717,7 @@ impl Printer {
         } else {
             let why = match stop {
                 "answer" => "the model answered",
+                "error" => "the provider reported an error",
                 _ => "--max-turns reached",
             };
             self.line(&format!("── done after {turns} requests: {why}"))?;
