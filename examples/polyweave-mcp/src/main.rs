@@ -56,12 +56,13 @@
 //!
 //! One thread per input pipe (our stdin, the server's stdout) only moves bytes: it reads
 //! chunks and sends them over a channel. All protocol logic is in the single sans-IO loop
-//! here, which owns the [`McpClient`] and the [`Wrapper`] and moves bytes and frames between
+//! (here, and in the library's `host` module, which `polyweave-agent` shares), which owns
+//! the [`McpClient`] and the [`Wrapper`] and moves bytes and frames between
 //! them: server bytes → `McpClient::feed` (one line at a time); `McpClient::poll_frame` →
 //! `Wrapper::handle_adapter_frame`; `Wrapper::poll_transmit` → stdout, or, for
 //! [`Route::Adapter`], `McpClient::handle_frame`; `McpClient::poll_transmit` → the server's stdin.
 //! Time is `std::time::Instant` since start, in milliseconds, as the core's
-//! [`Instant`]; the loop sleeps on the channel until the wrapper's `poll_timeout`, and gives
+//! `Instant`; the loop sleeps on the channel until the wrapper's `poll_timeout`, and gives
 //! the clock to `handle_timeout` before it takes any input.
 
 use std::ffi::OsString;
