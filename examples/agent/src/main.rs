@@ -72,7 +72,7 @@ use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::json::JsonStr;
 use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpSlot};
 use polyweave_tool_adapter::request::{
-    find_declaration, gemini_path, model_name_of, Conversation, Declaration, Request,
+    find_declaration, gemini_path, model_name_of, Conversation, Declaration, Request, RequestError,
     RequestOptions, MAX_NAME,
 };
 use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
@@ -282,15 +282,25 @@ fn run(opts: Options) -> Result<(), Fail> {
     ran
 }
 
-/// The declarations of the listed tools, and the names the model sees them by.
+/// The declarations of the listed tools the provider takes, and the names the model sees
+/// them by. A tool the provider cannot take (its schema is no object, say) is left out
+/// with a log line rather than failing every request.
 fn declare(provider: Provider, listed: &[Listed]) -> (Vec<Declaration<'_>>, Vec<String>) {
+    let mut empty = [0u8; 0];
+    let conv = Conversation::new(&mut empty);
+    let opts = RequestOptions::new("");
     let decls: Vec<Declaration<'_>> = listed
         .iter()
-        .filter_map(|t| match Declaration::from_mcp(&t.entry) {
-            Ok(d) => Some(d),
-            Err(e) => {
-                log!("tool {} not declared: {e}", t.name);
-                None
+        .filter_map(|t| {
+            let d = Declaration::from_mcp(&t.entry)
+                .map_err(RequestError::from)
+                .and_then(|d| Request::new(&conv, provider, &opts, &[d]).map(|_| d));
+            match d {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    log!("tool {} not declared: {e}", t.name);
+                    None
+                }
             }
         })
         .collect();
@@ -804,6 +814,28 @@ mod tests {
         ])
         .is_err());
         assert!(matches!(parse(&["-h"]), Ok(Parsed::Help)));
+    }
+
+    #[test]
+    fn tools_the_provider_cannot_take_are_left_out_and_dotted_names_mapped() {
+        let listed = |name: &str, entry: &str| Listed {
+            name: name.into(),
+            entry: entry.as_bytes().to_vec(),
+        };
+        let tools = [
+            listed(
+                "fs.read",
+                r#"{"name":"fs.read","inputSchema":{"type":"object"}}"#,
+            ),
+            listed("bad", r#"{"name":"bad","inputSchema":[1]}"#),
+            listed("?", r#"{"title":"no name"}"#),
+            listed("echo", r#"{"name":"echo"}"#),
+        ];
+        let (decls, names) = declare(Provider::OpenAiChat, &tools);
+        assert_eq!(decls.len(), 2);
+        assert_eq!(names, ["fs_read", "echo"]);
+        let (_, names) = declare(Provider::Gemini, &tools);
+        assert_eq!(names, ["fs.read", "echo"]);
     }
 
     #[test]
