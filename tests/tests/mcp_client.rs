@@ -1008,3 +1008,96 @@ fn fitting_takes_the_wrappers_name_cap_and_depth_limit_only() {
         }
     );
 }
+
+/// SPEC §10.1: a call the model makes under a mapped name goes to the server under the
+/// tool's own name (escaped as a JSON string), and its frames back carry the model's name.
+#[test]
+fn a_call_under_a_mapped_name_reaches_the_server_under_the_tools_own() {
+    let cfg = McpConfig::DEFAULT;
+    let mut slots = [McpSlot::EMPTY; 2];
+    let mut arena = vec![0u8; cfg.arena_len(2)];
+    let mut c = McpClient::new(cfg, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
+    c.start().unwrap();
+    let mut line = [0u8; 1024];
+    let mut frame = [0u8; 1024];
+    let mut lines = |c: &mut McpClient<'_>| {
+        let mut out = Vec::new();
+        while let Some(n) = c.poll_transmit(&mut line).unwrap() {
+            out.push(String::from_utf8(line[..n].to_vec()).unwrap());
+        }
+        out
+    };
+    lines(&mut c);
+    c.feed(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"}}\n");
+    while c.poll_event().is_some() {}
+    lines(&mut c);
+    c.feed(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"fs.read\"}]}}\n");
+    while c.poll_event().is_some() {}
+    assert_eq!(c.state(), McpState::Ready);
+
+    let (h1, h2, h3) = (
+        CallHandle::from_parts(0, 1),
+        CallHandle::from_parts(1, 1),
+        CallHandle::from_parts(2, 1),
+    );
+    let call =
+        br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"fs_read","args":{"path":"/a"}}}"#;
+    assert_eq!(
+        c.handle_frame_as(h1, call, "fs.read"),
+        Ok(McpHandled::Sent { request: 3 })
+    );
+    let other = br#"{"type":"TOOL_CALL","content":{"name":"q_x","args":{}}}"#;
+    assert_eq!(
+        c.handle_frame_as(h2, other, "q\"x\\"),
+        Ok(McpHandled::Sent { request: 4 })
+    );
+    assert_eq!(
+        lines(&mut c),
+        [
+            tools_call(3, "fs.read", r#"{"path":"/a"}"#) + "\n",
+            tools_call(4, r#"q\"x\\"#, "{}") + "\n"
+        ]
+    );
+    // Not a call: refused as `handle_frame` refuses it; a CANCEL ends the call as there.
+    assert_eq!(
+        c.handle_frame_as(h3, br#"{"type":"TEXT","content":"x"}"#, "fs.read"),
+        Err(McpError::NotAdapterFrame)
+    );
+    assert_eq!(
+        c.handle_frame_as(
+            h2,
+            br#"{"type":"CANCEL","content":{"reason":"timeout"}}"#,
+            "q"
+        ),
+        Ok(McpHandled::Cancelled { notified: true })
+    );
+    assert_eq!(
+        lines(&mut c),
+        [r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"timeout"}}"#.to_string() + "\n"]
+    );
+
+    c.feed((text_result(3, "hello") + "\n").as_bytes());
+    let f = c.poll_frame(&mut frame).unwrap().unwrap();
+    assert_eq!(f.handle, h1);
+    assert_eq!(
+        std::str::from_utf8(&frame[..f.len]).unwrap(),
+        r#"{"type":"TOOL_RESULT","content":{"name":"fs_read","result":[{"type":"text","text":"hello"}]}}"#
+    );
+    let f = c.poll_frame(&mut frame).unwrap().unwrap();
+    assert_eq!(&frame[..f.len], br#"{"type":"END"}"#);
+
+    // A failure names the tool as the model did.
+    assert_eq!(
+        c.handle_frame_as(
+            h3,
+            br#"{"type":"TOOL_CALL","content":{"name":"fs_read","args":[]}}"#,
+            "fs.read"
+        ),
+        Ok(McpHandled::Failed(McpFailure::ArgsNotObject))
+    );
+    let f = c.poll_frame(&mut frame).unwrap().unwrap();
+    assert_eq!(
+        std::str::from_utf8(&frame[..f.len]).unwrap(),
+        r#"{"type":"ERROR","content":{"message":"Tool fs_read arguments must be an object"}}"#
+    );
+}

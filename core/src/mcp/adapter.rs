@@ -20,6 +20,7 @@ impl McpClient<'_> {
         &mut self,
         handle: CallHandle,
         f: &Frame<'_>,
+        server_name: Option<&[u8]>,
     ) -> Result<McpHandled, McpError> {
         if self.immediate.is_some() {
             return Err(McpError::FramePending);
@@ -36,8 +37,10 @@ impl McpClient<'_> {
         }
         let rpc = self.next_rpc;
         let args = json::bytes::trim_ws(call.args);
+        // The name the server knows the tool by: the frame's, unless the host gave another.
+        let tool = server_name.map_or(outgoing::ToolName::Json(name), outgoing::ToolName::Text);
         let mut counted = crate::sink::Counter(0);
-        outgoing::tools_call(&mut counted, rpc, name, args);
+        outgoing::tools_call(&mut counted, rpc, tool, args);
         let len = counted.0;
         let slot = self.calls.free_slot();
         let fail = match self.phase {
@@ -71,7 +74,7 @@ impl McpClient<'_> {
         let _ = name.decode_into(self.calls.name_buf(slot));
         self.calls.take(slot, handle, rpc, name_len);
         self.outbox.push(rpc, len, |dst| {
-            let _ = write_counted(dst, |s| outgoing::tools_call(s, rpc, name, args));
+            let _ = write_counted(dst, |s| outgoing::tools_call(s, rpc, tool, args));
         });
         self.next_rpc += 1;
         bump64(&mut self.stats.calls);

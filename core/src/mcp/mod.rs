@@ -397,7 +397,25 @@ impl<'a> McpClient<'a> {
     ) -> Result<McpHandled, McpError> {
         let f = Frame::parse_validated(frame, self.cfg.max_depth).map_err(McpError::Malformed)?;
         match f.kind() {
-            FrameKind::ToolCall => self.call(handle, &f),
+            FrameKind::ToolCall => self.call(handle, &f, None),
+            FrameKind::Other(t) if t.eq_text(b"CANCEL") => self.cancel(handle, &f),
+            _ => Err(McpError::NotAdapterFrame),
+        }
+    }
+
+    /// As [`handle_frame`](Self::handle_frame), but a `TOOL_CALL` goes to the server as a
+    /// call of its tool `tool`: for an MCP tool the model knows by a mapped name (SPEC
+    /// §10.1, `request::model_name_of`). The call's frames back
+    /// (its `TOOL_RESULT`, its errors) name the tool as the frame did: the name the model used.
+    pub fn handle_frame_as(
+        &mut self,
+        handle: CallHandle,
+        frame: &[u8],
+        tool: &str,
+    ) -> Result<McpHandled, McpError> {
+        let f = Frame::parse_validated(frame, self.cfg.max_depth).map_err(McpError::Malformed)?;
+        match f.kind() {
+            FrameKind::ToolCall => self.call(handle, &f, Some(tool.as_bytes())),
             FrameKind::Other(t) if t.eq_text(b"CANCEL") => self.cancel(handle, &f),
             _ => Err(McpError::NotAdapterFrame),
         }

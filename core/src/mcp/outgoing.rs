@@ -43,13 +43,25 @@ pub(crate) fn tools_list(s: &mut dyn Sink, rpc: u64, cursor: Option<&[u8]>) {
     s.put(b"}\n");
 }
 
+/// A tool's name as `tools/call` gives it.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum ToolName<'a> {
+    /// As a frame wrote it.
+    Json(JsonStr<'a>),
+    /// Decoded text from the host.
+    Text(&'a [u8]),
+}
+
 /// `tools/call` of request `rpc`, its progress token the same number.
-pub(crate) fn tools_call(s: &mut dyn Sink, rpc: u64, name: JsonStr<'_>, args: &[u8]) {
+pub(crate) fn tools_call(s: &mut dyn Sink, rpc: u64, name: ToolName<'_>, args: &[u8]) {
     s.put(HEAD);
     s.put(br#""id":"#);
     put_u64(s, rpc);
     s.put(br#","method":"tools/call","params":{"name":"#);
-    put_json_str(s, name);
+    match name {
+        ToolName::Json(n) => put_json_str(s, n),
+        ToolName::Text(n) => put_json_string(s, n),
+    }
     s.put(br#","arguments":"#);
     s.put_raw(args);
     s.put(br#","_meta":{"progressToken":"#);

@@ -56,18 +56,32 @@ pub fn event(to: &str, frame: &[u8]) -> Vec<u8> {
 /// `{"rejected":{"path":"response"}}`: a model frame the wrapper refused as malformed.
 pub const REJECTED: &[u8] = b"{\"rejected\":{\"path\":\"response\"}}\n";
 
-/// One line on stderr, prefixed with the program's name.
+/// The program's name, the prefix of its log lines (`polyweave-mcp` until set).
+static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Names the program for the log lines; the first call counts.
+pub fn set_program(name: &'static str) {
+    let _ = PROGRAM.set(name);
+}
+
+/// Writes one log line on stderr, prefixed with the program's name.
+pub fn log_line(args: std::fmt::Arguments<'_>) {
+    let program = PROGRAM.get().copied().unwrap_or("polyweave-mcp");
+    eprintln!("{program}: {args}");
+}
+
+/// One line on stderr, prefixed with the program's name ([`set_program`]).
+#[macro_export]
 macro_rules! log {
     ($($arg:tt)*) => {
-        eprintln!("polyweave-mcp: {}", format_args!($($arg)*))
+        $crate::lines::log_line(format_args!($($arg)*))
     };
 }
-pub(crate) use log;
 
 /// Bytes shown of a value in a log line.
 const SHOWN: usize = 120;
 
-/// `raw` as text for a log line: lossy UTF-8, line breaks escaped, cut to [`SHOWN`]
+/// `raw` as text for a log line: lossy UTF-8, line breaks escaped, cut to `SHOWN`
 /// characters with an ellipsis.
 pub fn short(raw: &[u8]) -> String {
     let text = String::from_utf8_lossy(raw);

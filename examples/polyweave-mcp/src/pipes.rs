@@ -10,9 +10,9 @@ const CHUNK: usize = 64 * 1024;
 
 /// What a pump hands the loop.
 pub enum Input {
-    /// Bytes from the model (our stdin).
+    /// Bytes from the model (our stdin, or a response body).
     Model(Vec<u8>),
-    /// Our stdin ended (or failed).
+    /// The model's bytes ended (or failed).
     ModelEnd,
     /// Bytes from the server (its stdout).
     Server(Vec<u8>),
@@ -42,7 +42,7 @@ pub fn spawn_reader<R: Read + Send + 'static>(
                     }
                     Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                     Err(e) => {
-                        crate::lines::log!("reading {what}: {e}");
+                        crate::log!("reading {what}: {e}");
                         break;
                     }
                 }
