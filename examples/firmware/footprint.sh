@@ -92,10 +92,10 @@ grep -q 'DECODE: frames 11 ' "$dir/decode-z.log" || { echo "the decode run did n
 decode_state=$(sed -n 's/.*DECODE: frames [0-9]* state \([0-9]*\).*/\1/p' "$dir/decode-z.log")
 decode_stack=$(sed -n 's/.*DECODE STACK: \([0-9]*\) bytes.*/\1/p' "$dir/decode-z.log")
 # The next request (SPEC §10): each provider's conversation and request writer on top of its
-# decoder, at "z". Its flash is the build with `request-<provider>` (its decoder on too) minus
-# the build with `decode-<provider>` only, less the recorded response the run carries (another
-# one than the decode run's: identical bytes would be linked once); the run's loop, its sync
-# tools, the 8 declarations and its defmt lines stay in. One run with all five under QEMU:
+# decoder, at "z". Its flash is the build with `request-<provider>` minus the build with
+# `decode-<provider>` only, each less the recorded response it carries (the request run
+# replaces the decode run: one decoder call site in both, so the decoder is inlined alike);
+# the run's loop, its sync tools, its 8 declarations and its defmt lines stay in. One run with all five under QEMU:
 # each body, put together from the 64-byte pieces it logs, must be request-bodies/<provider>.json
 # byte for byte, the body tests/tests/request_device.rs checks the host build writes for the
 # same turns.
@@ -239,7 +239,8 @@ done
 printf '  state %s bytes; stack high water with all five %s bytes\n' "$decode_state" "$decode_stack"
 printf '\nConversation and request writer on top of the decoder ("z", flash in bytes; the 5 bodies are the host'"'"'s)\n'
 for p in "${providers[@]}" all; do
-  printf '  %-18s %6s\n' "$p" "$((request_text[$p] - decode_text[$p] - request_bytes[$p]))"
+  printf '  %-18s %6s\n' "$p" \
+    "$((request_text[$p] - request_bytes[$p] - (decode_text[$p] - body_bytes[$p])))"
 done
 printf '  RAM: conversation %s bytes (at most %s used) + Request %s bytes; stack high water %s bytes, shell included; the writer %s below its caller\n' \
   "$request_conv" "$request_used" "$request_size" "$request_stack" "$writer_stack"

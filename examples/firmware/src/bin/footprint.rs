@@ -9,7 +9,10 @@
 //! its high-water mark at the end, and print the RAM figures of the configurations. With a
 //! `decode-*` feature it also runs a stream decoder, with `mcp-client` the MCP client, each on
 //! bytes in memory, for their flash (the build with the feature minus the one without), state
-//! and stack.
+//! and stack. With a `request-*` feature it writes the next request after a recorded response
+//! instead of the decoder's run (its own decoder replaces that one): the conversation and the
+//! request writer's flash is that build minus the `decode-*` one, and its bodies must be the
+//! host's.
 
 #![no_std]
 #![no_main]
@@ -100,13 +103,7 @@ fn stack_high_water() -> usize {
 }
 
 /// Bytes of stack in use now, from its top down to the stack pointer.
-#[cfg(any(
-    feature = "request-openai-chat",
-    feature = "request-openai-responses",
-    feature = "request-anthropic",
-    feature = "request-gemini",
-    feature = "request-ollama"
-))]
+#[cfg(probe_request)]
 fn stack_depth() -> usize {
     core::ptr::addr_of!(_stack_start) as usize - cortex_m::register::msp::read() as usize
 }
@@ -278,13 +275,7 @@ mod conversation {
 
 /// A stream decoder (SPEC §8) at the small configuration over one recorded body per
 /// provider feature, fed 64 bytes at a time.
-#[cfg(any(
-    feature = "decode-openai-chat",
-    feature = "decode-openai-responses",
-    feature = "decode-anthropic",
-    feature = "decode-gemini",
-    feature = "decode-ollama"
-))]
+#[cfg(probe_decode)]
 mod decoding {
     use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
     use polyweave_tool_adapter::Provider;
@@ -369,13 +360,7 @@ mod decoding {
 /// `footprint.sh` puts the pieces together and compares them with
 /// `request-bodies/<provider>.json`, the bodies the host build writes for the same turns
 /// (`tests/tests/request_device.rs` checks the host's side against the same files).
-#[cfg(any(
-    feature = "request-openai-chat",
-    feature = "request-openai-responses",
-    feature = "request-anthropic",
-    feature = "request-gemini",
-    feature = "request-ollama"
-))]
+#[cfg(probe_request)]
 mod requesting {
     use defmt::info;
     use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
@@ -487,8 +472,8 @@ mod requesting {
         pub used: usize,
         /// The stack's high water over the whole run (shell included).
         pub stack: usize,
-        /// The stack's high water while a request measures and writes its body, below the
-        /// stack pointer of its caller.
+        /// The stack's high water while a request measures and writes its body (the 64-byte
+        /// buffer included, the log not), below the stack pointer of its caller.
         pub writer_stack: usize,
     }
 
@@ -543,10 +528,15 @@ mod requesting {
             figures.stack = figures.stack.max(super::stack_high_water());
             super::paint_stack();
             let caller = super::stack_depth();
-            let written = write(&conv, provider, &opts)?;
+            // Once without logging for the writer's own stack, once to log the body.
+            let measured = write(&conv, provider, &opts, false)?;
             let writer = super::stack_high_water();
             figures.writer_stack = figures.writer_stack.max(writer.saturating_sub(caller));
-            figures.stack = figures.stack.max(writer);
+            let written = write(&conv, provider, &opts, true)?;
+            figures.stack = figures.stack.max(super::stack_high_water());
+            if written != measured {
+                return None;
+            }
             figures.bodies += 1;
             info!(
                 "request {=str}: {=usize} bytes, conversation {=usize} of {=usize} ({=usize} entries)",
@@ -580,14 +570,15 @@ mod requesting {
         Some(())
     }
 
-    /// Writes the next request's body through a `PIECE`-byte buffer, each piece logged;
-    /// its length, checked against what the request measured.
+    /// Writes the next request's body through a `PIECE`-byte buffer, each piece logged when
+    /// `log` says; its length, checked against what the request measured.
     // Out of line: the stack figure is this function's and the request's.
     #[inline(never)]
     fn write(
         conv: &Conversation<'_>,
         provider: Provider,
         opts: &RequestOptions<'_>,
+        log: bool,
     ) -> Option<usize> {
         let mut req = Request::new(conv, provider, opts, &DECLARATIONS).ok()?;
         let mut piece = [0u8; PIECE];
@@ -597,7 +588,9 @@ mod requesting {
             if n == 0 {
                 break;
             }
-            info!("body {=str}: {=[u8]:a}", provider.name(), piece[..n]);
+            if log {
+                info!("body {=str}: {=[u8]:a}", provider.name(), piece[..n]);
+            }
             written += n;
         }
         (written == req.len()).then_some(written)
@@ -747,13 +740,7 @@ async fn main(_spawner: Spawner) {
     };
     info!("frames: {=usize}", frames);
     info!("STACK: {=usize} bytes high water", stack_high_water());
-    #[cfg(any(
-        feature = "decode-openai-chat",
-        feature = "decode-openai-responses",
-        feature = "decode-anthropic",
-        feature = "decode-gemini",
-        feature = "decode-ollama"
-    ))]
+    #[cfg(probe_decode)]
     {
         let Some(frames) = decoding::run() else {
             error!("decoding failed");
@@ -769,13 +756,7 @@ async fn main(_spawner: Spawner) {
             stack_high_water()
         );
     }
-    #[cfg(any(
-        feature = "request-openai-chat",
-        feature = "request-openai-responses",
-        feature = "request-anthropic",
-        feature = "request-gemini",
-        feature = "request-ollama"
-    ))]
+    #[cfg(probe_request)]
     {
         // Painted again: the figures are the request runs' alone (the shell included).
         paint_stack();
