@@ -69,7 +69,7 @@ command -v defmt-print >/dev/null || cargo install defmt-print --locked
   size "$elf"
 )
 
-step "footprint: the core's flash (with minus without it, opt-level z and s), RAM and stack on Cortex-M4F, against budgets"
+step "footprint: the core's flash (with minus without it, opt-level z and s), RAM and stack on Cortex-M4F, against budgets; the next request's bodies written there are the host's"
 command -v arm-none-eabi-size >/dev/null || apt_install binutils-arm-none-eabi
 examples/firmware/footprint.sh
 

@@ -1,5 +1,8 @@
 //! Puts `memory.x` where cortex-m-rt's `link.x` looks for it (the output dir, on the linker
-//! path); with the feature `bfcl-speed`, writes the table of the BFCL corpus's tool names.
+//! path); with the feature `bfcl-speed`, writes the table of the BFCL corpus's tool names;
+//! sets the footprint probe's cfgs `probe_request` (a `request-*` feature is on) and
+//! `probe_decode` (a `decode-*` feature is on and none of them: a request run has its own
+//! decoder, and a second one would change what is inlined where in the flash figure).
 
 use std::{env, fs, path::PathBuf};
 
@@ -11,6 +14,14 @@ fn main() {
     if env::var_os("CARGO_FEATURE_BFCL_SPEED").is_some() {
         fs::write(out.join("bfcl_tools.rs"), bfcl_tools()).unwrap();
         println!("cargo:rerun-if-changed={CORPUS}");
+    }
+    let on =
+        |kind: &str| env::vars().any(|(k, _)| k.starts_with(&format!("CARGO_FEATURE_{kind}_")));
+    println!("cargo::rustc-check-cfg=cfg(probe_request, probe_decode)");
+    if on("REQUEST") {
+        println!("cargo::rustc-cfg=probe_request");
+    } else if on("DECODE") {
+        println!("cargo::rustc-cfg=probe_decode");
     }
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");

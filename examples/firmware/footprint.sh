@@ -7,8 +7,9 @@
 # stack high-water mark, and prints a table. Flash: the core's cost is the difference in
 # `text` between the two builds. Fails when the core's flash at "z" or the small config's
 # arena exceeds its budget below (the measured value + 10 %, rounded up). Also measured, with
-# no budget: the stream decoders and the MCP client on top of the wrapper (a feature each), and
-# the BFCL corpus's stack and speed.
+# no budget: the stream decoders and the MCP client on top of the wrapper, the conversation and
+# request writer on top of a decoder (a feature each), and the BFCL corpus's stack and speed.
+# The request run also checks that the device writes the host's request bodies.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -90,6 +91,60 @@ defmt-print -e "$dir/footprint-decode-all-z.elf" <"$dir/decode-z.bin" >"$dir/dec
 grep -q 'DECODE: frames 11 ' "$dir/decode-z.log" || { echo "the decode run did not give 2 frames per body (3 for gemini: its STATE)" >&2; exit 1; }
 decode_state=$(sed -n 's/.*DECODE: frames [0-9]* state \([0-9]*\).*/\1/p' "$dir/decode-z.log")
 decode_stack=$(sed -n 's/.*DECODE STACK: \([0-9]*\) bytes.*/\1/p' "$dir/decode-z.log")
+# The next request (SPEC §10): each provider's conversation and request writer on top of its
+# decoder, at "z". Its flash is the build with `request-<provider>` minus the build with
+# `decode-<provider>` only, each less the recorded response it carries (the request run
+# replaces the decode run: one decoder call site in both, so the decoder is inlined alike);
+# the run's loop, its sync tools, its 8 declarations and its defmt lines stay in. One run with all five under QEMU:
+# each body, put together from the 64-byte pieces it logs, must be request-bodies/<provider>.json
+# byte for byte, the body tests/tests/request_device.rs checks the host build writes for the
+# same turns.
+declare -A request_bytes=(
+  [openai-chat]=openai-python-parse-multiple-pydantic-tools
+  [openai-responses]=vercel-ai-openai-reasoning-encrypted-content-step1
+  [anthropic]=anthropic-sdk-tool-use-response [gemini]=vercel-ai-google-stream-tool-call-arguments
+  [ollama]=variant-text-and-parallel-calls)
+request_total=0
+for p in "${providers[@]}"; do
+  request_bytes[$p]=$(wc -c <"../../tests/data/provider-streams/$p/${request_bytes[$p]}.body")
+  request_total=$((request_total + request_bytes[$p]))
+done
+request_bytes[all]=$request_total
+declare -A request_text
+for p in "${providers[@]}" all; do
+  feature="request-$p"
+  [ "$p" = all ] && feature=$(printf 'request-%s,' "${providers[@]}")
+  cargo build --quiet --locked --profile footprint --bin footprint --features "$feature" \
+    --config 'profile.footprint.opt-level="z"'
+  elf="$dir/footprint-request-$p-z.elf"
+  cp "target/$target/footprint/footprint" "$elf"
+  request_text[$p]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
+done
+qemu "$dir/footprint-request-all-z.elf" >"$dir/request-z.bin" || { echo "probe request-z failed" >&2; exit 1; }
+defmt-print -e "$dir/footprint-request-all-z.elf" <"$dir/request-z.bin" >"$dir/request-z.log"
+grep -q 'REQUEST: bodies 5 ' "$dir/request-z.log" || { echo "the request run did not write 5 bodies" >&2; exit 1; }
+# defmt prints each piece as a byte string literal (b"..."): Python reads it back exactly.
+python3 - "$dir/request-z.log" "$dir" <<'PY'
+import ast, re, sys
+bodies = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    m = re.search(r' body ([a-z-]+): (b".*")$', line.rstrip("\n"))
+    if m:
+        bodies[m[1]] = bodies.get(m[1], b"") + ast.literal_eval(m[2])
+for provider, body in bodies.items():
+    with open(f"{sys.argv[2]}/request-{provider}.json", "wb") as f:
+        f.write(body)
+PY
+for p in "${providers[@]}"; do
+  cmp "$dir/request-$p.json" "request-bodies/$p.json" ||
+    { echo "the device's $p request body is not the host's (request-bodies/$p.json)" >&2; exit 1; }
+done
+request_line=$(grep 'REQUEST: bodies' "$dir/request-z.log")
+request_conv=$(sed -n 's/.* conversation \([0-9]*\).*/\1/p' <<<"$request_line")
+request_used=$(sed -n 's/.* used \([0-9]*\).*/\1/p' <<<"$request_line")
+request_size=$(sed -n 's/.* request \([0-9]*\).*/\1/p' <<<"$request_line")
+request_stack=$(sed -n 's/.*REQUEST STACK: \([0-9]*\) bytes.*/\1/p' "$dir/request-z.log")
+writer_stack=$(sed -n 's/.*REQUEST STACK: .* the writer \([0-9]*\) below.*/\1/p' "$dir/request-z.log")
 # The MCP client (SPEC §9; the feature mcp-client turns the core's `mcp` on): at "z" and "s",
 # its flash is the build with it minus the build without, less the server's lines the probe
 # carries (mcp/footprint-server.ndjson, in .rodata); the probe's feeding loop and the call it
@@ -182,6 +237,13 @@ for p in "${providers[@]}" all; do
   printf '  %-18s %6s\n' "$p" "$((decode_text[$p] - text[with-z] - body_bytes[$p]))"
 done
 printf '  state %s bytes; stack high water with all five %s bytes\n' "$decode_state" "$decode_stack"
+printf '\nConversation and request writer on top of the decoder ("z", flash in bytes; the 5 bodies are the host'"'"'s)\n'
+for p in "${providers[@]}" all; do
+  printf '  %-18s %6s\n' "$p" \
+    "$((request_text[$p] - request_bytes[$p] - (decode_text[$p] - body_bytes[$p])))"
+done
+printf '  RAM: conversation %s bytes (at most %s used) + Request %s bytes; stack high water %s bytes, shell included; the writer %s below its caller\n' \
+  "$request_conv" "$request_used" "$request_size" "$request_stack" "$writer_stack"
 printf '\nMCP client on top of the wrapper (flash in bytes; McpConfig::SMALL, 2 call slots)\n'
 printf '  flash z %6s   s %6s\n' "$((mcp_text[z] - text[with-z] - mcp_script))" "$((mcp_text[s] - text[with-s] - mcp_script))"
 printf '  state %s bytes (arena, slots, Client; the host'"'"'s output buffer %s more); stack high water %s bytes, shell included\n' \

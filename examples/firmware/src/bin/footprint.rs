@@ -9,7 +9,10 @@
 //! its high-water mark at the end, and print the RAM figures of the configurations. With a
 //! `decode-*` feature it also runs a stream decoder, with `mcp-client` the MCP client, each on
 //! bytes in memory, for their flash (the build with the feature minus the one without), state
-//! and stack.
+//! and stack. With a `request-*` feature it writes the next request after a recorded response
+//! instead of the decoder's run (its own decoder replaces that one): the conversation and the
+//! request writer's flash is that build minus the `decode-*` one, and its bodies must be the
+//! host's.
 
 #![no_std]
 #![no_main]
@@ -97,6 +100,12 @@ fn stack_high_water() -> usize {
         p += 4;
     }
     start - p
+}
+
+/// Bytes of stack in use now, from its top down to the stack pointer.
+#[cfg(probe_request)]
+fn stack_depth() -> usize {
+    core::ptr::addr_of!(_stack_start) as usize - cortex_m::register::msp::read() as usize
 }
 
 #[cfg(not(feature = "no-wrapper"))]
@@ -266,13 +275,7 @@ mod conversation {
 
 /// A stream decoder (SPEC §8) at the small configuration over one recorded body per
 /// provider feature, fed 64 bytes at a time.
-#[cfg(any(
-    feature = "decode-openai-chat",
-    feature = "decode-openai-responses",
-    feature = "decode-anthropic",
-    feature = "decode-gemini",
-    feature = "decode-ollama"
-))]
+#[cfg(probe_decode)]
 mod decoding {
     use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
     use polyweave_tool_adapter::Provider;
@@ -347,6 +350,250 @@ mod decoding {
             }
         }
         (frames == expected).then_some(frames)
+    }
+}
+
+/// The next request on the device (SPEC §10): for each `request-*` feature, one recorded
+/// response of that provider decoded 64 bytes a feed, its calls run by a wrapper with sync
+/// tools, the decoder's frames and the wrapper's `TOOL_RESULT`s kept in a 4 KiB conversation,
+/// and the next request's body written through a 64-byte buffer and logged piece by piece.
+/// `footprint.sh` puts the pieces together and compares them with
+/// `request-bodies/<provider>.json`, the bodies the host build writes for the same turns
+/// (`tests/tests/request_device.rs` checks the host's side against the same files).
+#[cfg(probe_request)]
+mod requesting {
+    use defmt::info;
+    use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
+    use polyweave_tool_adapter::request::{Conversation, Declaration, Request, RequestOptions};
+    use polyweave_tool_adapter::{
+        Instant, NoHooks, Provider, ResultWriter, Route, Slot, Tool, ToolFailed, Wrapper,
+        WrapperConfig,
+    };
+    use static_cell::ConstStaticCell;
+
+    /// The conversation's memory.
+    pub const CONVERSATION: usize = 4096;
+    /// The buffer each piece of the body is written into.
+    const PIECE: usize = 64;
+    const WRAPPER: WrapperConfig = WrapperConfig::SMALL;
+    const DECODER: DecoderConfig = DecoderConfig::SMALL.fit(&WRAPPER);
+    const SLOTS: usize = 4;
+    const CALLS: usize = 2;
+
+    static MEMORY: ConstStaticCell<[u8; CONVERSATION]> = ConstStaticCell::new([0; CONVERSATION]);
+    static W_SLOTS: ConstStaticCell<[Slot; SLOTS]> = ConstStaticCell::new([Slot::EMPTY; SLOTS]);
+    static W_ARENA: ConstStaticCell<[u8; WRAPPER.arena_len(SLOTS)]> =
+        ConstStaticCell::new([0; WRAPPER.arena_len(SLOTS)]);
+    static TX: ConstStaticCell<[u8; WRAPPER.max_frame_len()]> =
+        ConstStaticCell::new([0; WRAPPER.max_frame_len()]);
+    static D_SLOTS: ConstStaticCell<[CallSlot; CALLS]> =
+        ConstStaticCell::new([CallSlot::EMPTY; CALLS]);
+    static D_ARENA: ConstStaticCell<[u8; DECODER.arena_len(CALLS)]> =
+        ConstStaticCell::new([0; DECODER.arena_len(CALLS)]);
+    static FRAME: ConstStaticCell<[u8; DECODER.max_frame_len()]> =
+        ConstStaticCell::new([0; DECODER.max_frame_len()]);
+
+    /// The turns before the response.
+    const SYSTEM: &str = "Answer with what the tools return.";
+    const QUESTION: &str = "What is the weather in Edinburgh, and Apple's share price?";
+
+    /// One recorded response per provider, not the one `decoding` has (identical bytes would
+    /// be merged into one copy, and footprint.sh subtracts these from the flash).
+    const BODIES: &[(Provider, &[u8])] = &[
+        #[cfg(feature = "request-openai-chat")]
+        (
+            Provider::OpenAiChat,
+            include_bytes!("../../../../tests/data/provider-streams/openai-chat/openai-python-parse-multiple-pydantic-tools.body"),
+        ),
+        #[cfg(feature = "request-openai-responses")]
+        (
+            Provider::OpenAiResponses,
+            include_bytes!("../../../../tests/data/provider-streams/openai-responses/vercel-ai-openai-reasoning-encrypted-content-step1.body"),
+        ),
+        #[cfg(feature = "request-anthropic")]
+        (
+            Provider::Anthropic,
+            include_bytes!("../../../../tests/data/provider-streams/anthropic/anthropic-sdk-tool-use-response.body"),
+        ),
+        #[cfg(feature = "request-gemini")]
+        (
+            Provider::Gemini,
+            include_bytes!("../../../../tests/data/provider-streams/gemini/vercel-ai-google-stream-tool-call-arguments.body"),
+        ),
+        #[cfg(feature = "request-ollama")]
+        (
+            Provider::Ollama,
+            include_bytes!("../../../../tests/data/provider-streams/ollama/variant-text-and-parallel-calls.body"),
+        ),
+    ];
+
+    const CITY: &[u8] =
+        br#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#;
+    const LOCATION: &[u8] =
+        br#"{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}"#;
+    const CALC: &[u8] = br#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"},"op":{"type":"string"}}}"#;
+    const TICKER: &[u8] =
+        br#"{"type":"object","properties":{"ticker":{"type":"string"}},"required":["ticker"]}"#;
+    /// The tools the model may call, as the request declares them.
+    const DECLARATIONS: [Declaration<'static>; 8] = [
+        Declaration::new("GetWeatherArgs", Some(CITY)).description("Weather in a city"),
+        Declaration::new("calculator", Some(CALC)).description("Arithmetic"),
+        Declaration::new("getWeather", Some(LOCATION)).description("Weather in a place"),
+        Declaration::new("get_conditions", Some(CITY)).description("The sky in a city"),
+        Declaration::new("get_stock_price", Some(TICKER)).description("A stock's price"),
+        Declaration::new("get_temperature", Some(CITY)).description("The temperature in a city"),
+        Declaration::new("get_weather", Some(CITY)).description("Weather in a city"),
+        Declaration::new("weather", Some(LOCATION)).description("Weather in a place"),
+    ];
+
+    /// The weather tools: one fixed answer (the probe measures the core, not a parser).
+    fn weather(_args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write(br#"{"sky":"rain","temp_c":5.7}"#);
+        Ok(())
+    }
+
+    /// The calculator: the one sum the recording asks for.
+    fn calculator(_args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write(b"19");
+        Ok(())
+    }
+
+    /// The quote tool fails, so the body carries an error result too.
+    fn stock_price(_args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write(b"no market data offline");
+        Err(ToolFailed)
+    }
+
+    /// What the runs came to.
+    pub struct Figures {
+        /// Bodies written.
+        pub bodies: usize,
+        /// The largest conversation, in bytes of its memory.
+        pub used: usize,
+        /// The stack's high water over the whole run (shell included).
+        pub stack: usize,
+        /// The stack's high water while a request measures and writes its body (the 64-byte
+        /// buffer included, the log not), below the stack pointer of its caller.
+        pub writer_stack: usize,
+    }
+
+    /// Bytes of RAM beside the conversation's memory: the `Request` itself.
+    pub const REQUEST: usize = core::mem::size_of::<Request<'static>>();
+
+    /// Every body's turns, then its next request; `None` on anything unexpected.
+    pub fn run() -> Option<Figures> {
+        let memory = MEMORY.take();
+        let (w_slots, w_arena, tx) = (W_SLOTS.take(), W_ARENA.take(), TX.take());
+        let (d_slots, d_arena, frame) = (D_SLOTS.take(), D_ARENA.take(), FRAME.take());
+        // Byte order, as the wrapper's binary search wants.
+        let tools = [
+            Tool::sync("GetWeatherArgs", &weather),
+            Tool::sync("calculator", &calculator),
+            Tool::sync("getWeather", &weather),
+            Tool::sync("get_conditions", &weather),
+            Tool::sync("get_stock_price", &stock_price),
+            Tool::sync("get_temperature", &weather),
+            Tool::sync("get_weather", &weather),
+            Tool::sync("weather", &weather),
+        ];
+        let opts = RequestOptions::new("some-model");
+        let mut figures = Figures {
+            bodies: 0,
+            used: 0,
+            stack: 0,
+            writer_stack: 0,
+        };
+        for &(provider, body) in BODIES {
+            let mut w = Wrapper::new(WRAPPER, &tools, NoHooks, w_slots, w_arena).ok()?;
+            let mut d = Decoder::new(provider, DECODER, d_slots, d_arena).ok()?;
+            let mut conv = Conversation::new(memory);
+            conv.set_system(SYSTEM).ok()?;
+            conv.push_user(QUESTION).ok()?;
+            conv.begin_response(provider).ok()?;
+            for piece in core::hint::black_box(body).chunks(64) {
+                let mut at = 0;
+                while at < piece.len() {
+                    at += d.feed(&piece[at..]);
+                    while let Some(n) = d.poll_frame(frame).ok()? {
+                        take(&frame[..n], &mut conv, &mut w, tx)?;
+                    }
+                }
+            }
+            d.finish();
+            while let Some(n) = d.poll_frame(frame).ok()? {
+                take(&frame[..n], &mut conv, &mut w, tx)?;
+            }
+            figures.used = figures.used.max(conv.used());
+            // Painted again for the writer alone: the run's figure so far is taken first.
+            figures.stack = figures.stack.max(super::stack_high_water());
+            super::paint_stack();
+            let caller = super::stack_depth();
+            // Once without logging for the writer's own stack, once to log the body.
+            let measured = write(&conv, provider, &opts, false)?;
+            let writer = super::stack_high_water();
+            figures.writer_stack = figures.writer_stack.max(writer.saturating_sub(caller));
+            let written = write(&conv, provider, &opts, true)?;
+            figures.stack = figures.stack.max(super::stack_high_water());
+            if written != measured {
+                return None;
+            }
+            figures.bodies += 1;
+            info!(
+                "request {=str}: {=usize} bytes, conversation {=usize} of {=usize} ({=usize} entries)",
+                provider.name(),
+                written,
+                conv.used(),
+                conv.capacity(),
+                conv.len()
+            );
+        }
+        Some(figures)
+    }
+
+    /// One frame of the response: into the conversation and through the wrapper, whose
+    /// results for the model go into the conversation beside their calls.
+    fn take(
+        f: &[u8],
+        conv: &mut Conversation<'_>,
+        w: &mut Wrapper<'_>,
+        tx: &mut [u8],
+    ) -> Option<()> {
+        conv.push_frame(f).ok()?;
+        w.handle_response(Instant::ZERO, f).ok()?;
+        while let Some(out) = w.poll_transmit(tx).ok()? {
+            let t = &tx[..out.len];
+            if out.route == Route::Model && t.starts_with(br#"{"type":"TOOL_RESULT""#) {
+                conv.push_frame(t).ok()?;
+            }
+        }
+        while w.poll_event().is_some() {}
+        Some(())
+    }
+
+    /// Writes the next request's body through a `PIECE`-byte buffer, each piece logged when
+    /// `log` says; its length, checked against what the request measured.
+    // Out of line: the stack figure is this function's and the request's.
+    #[inline(never)]
+    fn write(
+        conv: &Conversation<'_>,
+        provider: Provider,
+        opts: &RequestOptions<'_>,
+        log: bool,
+    ) -> Option<usize> {
+        let mut req = Request::new(conv, provider, opts, &DECLARATIONS).ok()?;
+        let mut piece = [0u8; PIECE];
+        let mut written = 0;
+        loop {
+            let n = req.write(&mut piece);
+            if n == 0 {
+                break;
+            }
+            if log {
+                info!("body {=str}: {=[u8]:a}", provider.name(), piece[..n]);
+            }
+            written += n;
+        }
+        (written == req.len()).then_some(written)
     }
 }
 
@@ -493,13 +740,7 @@ async fn main(_spawner: Spawner) {
     };
     info!("frames: {=usize}", frames);
     info!("STACK: {=usize} bytes high water", stack_high_water());
-    #[cfg(any(
-        feature = "decode-openai-chat",
-        feature = "decode-openai-responses",
-        feature = "decode-anthropic",
-        feature = "decode-gemini",
-        feature = "decode-ollama"
-    ))]
+    #[cfg(probe_decode)]
     {
         let Some(frames) = decoding::run() else {
             error!("decoding failed");
@@ -513,6 +754,26 @@ async fn main(_spawner: Spawner) {
         info!(
             "DECODE STACK: {=usize} bytes high water",
             stack_high_water()
+        );
+    }
+    #[cfg(probe_request)]
+    {
+        // Painted again: the figures are the request runs' alone (the shell included).
+        paint_stack();
+        let Some(f) = requesting::run() else {
+            error!("request run failed");
+            exit_failure()
+        };
+        info!(
+            "REQUEST: bodies {=usize} conversation {=usize} used {=usize} request {=usize}",
+            f.bodies,
+            requesting::CONVERSATION,
+            f.used,
+            requesting::REQUEST
+        );
+        info!(
+            "REQUEST STACK: {=usize} bytes high water, the writer {=usize} below its caller",
+            f.stack, f.writer_stack
         );
     }
     #[cfg(feature = "mcp-client")]
