@@ -94,6 +94,8 @@ pub unsafe extern "C" fn pw_conversation_init(
         // SAFETY: the caller hands `out` for one write.
         let out = unsafe { out_slot(out) }?;
         let base = block.cast::<u8>();
+        // A no-op where `usize` is 32 bits (wasm32, Cortex-M): the cap is for 64-bit hosts.
+        #[allow(clippy::unnecessary_min_or_max)]
         let capacity = (block_len - size_of::<pw_conversation>()).min(MAX_CAPACITY);
         // SAFETY: the block holds `block_len` bytes (caller), past the object (checked); the
         // caller gives them to the conversation for as long as it is used ('static here).

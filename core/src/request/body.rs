@@ -470,11 +470,7 @@ impl<'r> Request<'r> {
             Tag::Redacted => is_anthropic(self.provider),
             // With `store:false` the API cannot find a reasoning item by id: only one with
             // its encrypted content goes back.
-            Tag::Item => {
-                is_responses(self.provider)
-                    && valid::get(part.sig(), b"encrypted_content")
-                        .is_some_and(|v| json::trim_ws(v) != b"null")
-            }
+            Tag::Item => is_responses(self.provider),
             _ => false,
         }
     }

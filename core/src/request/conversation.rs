@@ -395,10 +395,17 @@ impl<'b> Conversation<'b> {
                 }
                 let n = json::compact_len(value);
                 let id = valid::get(value, b"id");
+                // Known once here, so writing a body never reads the item again.
+                let tag = match valid::get(value, b"encrypted_content") {
+                    Some(v) if json::trim_ws(v) != b"null" => Tag::Item,
+                    _ => Tag::ItemBare,
+                };
                 let held = |c: &Self| {
                     let e = c.entries().last()?;
                     let p = e.parts().find(|p| {
-                        p.tag == Tag::Item && id.is_some() && valid::get(p.sig(), b"id") == id
+                        matches!(p.tag, Tag::Item | Tag::ItemBare)
+                            && id.is_some()
+                            && valid::get(p.sig(), b"id") == id
                     })?;
                     Some((e.start, p.start, p.size()))
                 };
@@ -412,16 +419,14 @@ impl<'b> Conversation<'b> {
                     let total = read_u32(self.buf, turn + 1);
                     self.remove(at, old);
                     self.insert(at, HEAD + FIELD + n);
-                    self.buf[at] = Tag::Item as u8;
+                    self.buf[at] = tag as u8;
                     write_u32(self.buf, at + 1, FIELD + n);
                     put_field(&mut At::new(self.buf, at + HEAD), n, |o| o.put_raw(value));
                     write_u32(self.buf, turn + 1, total + HEAD + FIELD + n - old);
                     return Ok(Pushed::Kept);
                 }
                 self.make_room(HEAD + FIELD + n, None)?;
-                self.append_part(Tag::Item, FIELD + n, |o| {
-                    put_field(o, n, |o| o.put_raw(value))
-                });
+                self.append_part(tag, FIELD + n, |o| put_field(o, n, |o| o.put_raw(value)));
                 self.merge = None;
                 Ok(Pushed::Kept)
             }

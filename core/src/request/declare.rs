@@ -209,6 +209,8 @@ fn allowed(provider: Provider, at: usize, b: u8) -> bool {
         Provider::Gemini if at == 0 => b.is_ascii_alphabetic() || b == b'_',
         #[cfg(feature = "gemini")]
         Provider::Gemini => word || matches!(b, b'.' | b':' | b'-'),
+        // Every other provider (none, in a Gemini-only build).
+        #[allow(unreachable_patterns)]
         _ => word || b == b'-',
     }
 }
@@ -318,6 +320,7 @@ fn strict_flag(provider: Provider) -> bool {
         Provider::Gemini => false,
         #[cfg(feature = "ollama")]
         Provider::Ollama => false,
+        #[allow(unreachable_patterns)]
         _ => true,
     }
 }

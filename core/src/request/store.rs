@@ -61,6 +61,10 @@ pub(crate) enum Tag {
     Call = 5,
     /// `sig`: a Gemini signature waiting for the part it came on.
     Sig = 6,
+    /// `item`: a Responses `reasoning` item without `encrypted_content`, which is never
+    /// written (with `store:false` the API cannot find it), kept to be replaced by the
+    /// terminal event's copy.
+    ItemBare = 7,
 }
 
 impl Tag {
@@ -72,13 +76,17 @@ impl Tag {
             4 => Tag::Item,
             5 => Tag::Call,
             6 => Tag::Sig,
+            7 => Tag::ItemBare,
             _ => return None,
         })
     }
 
     /// Provider state or reasoning: what is dropped first when room is short.
     pub(crate) fn is_state(self) -> bool {
-        matches!(self, Tag::Thought | Tag::Redacted | Tag::Item | Tag::Sig)
+        matches!(
+            self,
+            Tag::Thought | Tag::Redacted | Tag::Item | Tag::ItemBare | Tag::Sig
+        )
     }
 }
 
