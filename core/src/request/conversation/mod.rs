@@ -2,6 +2,14 @@
 //! decoder gave them and the results of their calls, in the host's memory, kept whole
 //! exchange by exchange when room runs short.
 
+mod escaping;
+mod place;
+mod room;
+
+use escaping::{
+    canonical_eq, canonical_len, escaped_compact_len, escaped_len, put_canonical, put_field, At,
+};
+
 use super::store::{
     read_u32, write_u32, Entries, Entry, Kind, Part, Tag, BROKEN_ARGS, CALL_FIXED, FIELD, HAS_ID,
     HAS_RESULT, HEAD, IS_ERROR,
@@ -9,7 +17,7 @@ use super::store::{
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::json::{self, valid, JsonStr};
 use crate::provider::Provider;
-use crate::sink::{put_escaped, Counter, Sink};
+use crate::sink::{put_escaped, Sink};
 
 /// Why an entry or a frame was refused. Nothing changed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -578,249 +586,6 @@ impl<'b> Conversation<'b> {
                     .map(|p| (p, e.start))
             })
     }
-
-    // --- Writing bytes in place -----------------------------------------------------------
-
-    /// Opens `n` bytes at `at`, moving what follows.
-    fn insert(&mut self, at: usize, n: usize) {
-        self.buf.copy_within(at..self.len, at + n);
-        self.len += n;
-    }
-
-    /// Closes `n` bytes at `at`.
-    fn remove(&mut self, at: usize, n: usize) {
-        self.buf.copy_within(at + n..self.len, at);
-        self.len -= n;
-    }
-
-    /// Adds `n` to the length at `at`.
-    fn grow(&mut self, at: usize, n: usize) {
-        let v = read_u32(self.buf, at);
-        write_u32(self.buf, at, v + n);
-    }
-
-    /// Appends a part to the open turn, the last entry.
-    fn append_part(&mut self, tag: Tag, n: usize, write: impl FnOnce(&mut dyn Sink)) {
-        let Some(turn) = self.entries().last().map(|e| e.start) else {
-            return;
-        };
-        let at = self.len;
-        self.insert(at, HEAD + n);
-        self.buf[at] = tag as u8;
-        write_u32(self.buf, at + 1, n);
-        write(&mut At::new(self.buf, at + HEAD));
-        self.grow(turn + 1, HEAD + n);
-    }
-
-    /// Appends `n` bytes to the open turn's last part; a text part's text, the last field,
-    /// grows with them.
-    fn append_to_last_part(&mut self, write: impl FnOnce(&mut dyn Sink), n: usize) {
-        let Some((turn, part, tag)) = self
-            .entries()
-            .last()
-            .and_then(|e| e.parts().last().map(|p| (e.start, p.start, p.tag)))
-        else {
-            return;
-        };
-        let at = self.len;
-        self.insert(at, n);
-        write(&mut At::new(self.buf, at));
-        if self.merge == Some(tag) {
-            // Merged text: the last field (the text) grows.
-            self.grow(at - FIELD - last_field_len(self.buf, part, at), n);
-        }
-        self.grow(part + 1, n);
-        self.grow(turn + 1, n);
-    }
-
-    fn retag_last_part(&mut self, tag: Tag) {
-        if let Some(start) = self.last_part().map(|p| p.start) {
-            self.buf[start] = tag as u8;
-        }
-    }
-
-    /// Inserts `n` bytes into the field at `field` (an offset in the part) of the open
-    /// turn's part at `part`.
-    fn insert_in_part(
-        &mut self,
-        part: usize,
-        field: usize,
-        n: usize,
-        write: impl FnOnce(&mut dyn Sink),
-    ) {
-        let Some(turn) = self.entries().last().map(|e| e.start) else {
-            return;
-        };
-        let flen = read_u32(self.buf, part + field);
-        let at = part + field + FIELD + flen;
-        self.insert(at, n);
-        write(&mut At::new(self.buf, at));
-        self.grow(part + field, n);
-        self.grow(part + 1, n);
-        self.grow(turn + 1, n);
-    }
-
-    // --- Room -------------------------------------------------------------------------------
-
-    /// Makes `needed` bytes free, dropping state and then evicting as SPEC §10.2 rule 3
-    /// says, or refuses with nothing changed. `keep` is a call whose turn must stay.
-    fn make_room(&mut self, needed: usize, keep: Option<u32>) -> Result<(), ConversationError> {
-        let cap = self.buf.len();
-        if self.len + needed <= cap {
-            return Ok(());
-        }
-        let plan = self
-            .plan(needed, keep)
-            .ok_or(ConversationError::NoRoom { needed })?;
-        self.apply(plan, keep);
-        Ok(())
-    }
-
-    /// Which entries are spared: the latest exchange, the open turn, the turn of `keep`,
-    /// the system text and a pinned first user text.
-    fn spared(&self, e: &Entry<'_>, latest: Option<usize>, keep: Option<usize>) -> bool {
-        let open = self.open && e.start + e.size() == self.len;
-        e.kind == Kind::System
-            || e.kind == Kind::PinnedUser
-            || open
-            || Some(e.start) == latest
-            || Some(e.start) == keep
-    }
-
-    fn latest_exchange(&self) -> Option<usize> {
-        self.entries()
-            .filter(|e| e.has_calls())
-            .last()
-            .map(|e| e.start)
-    }
-
-    fn keep_start(&self, keep: Option<u32>) -> Option<usize> {
-        keep.and_then(|s| self.call_by_seq(s))
-            .map(|(_, start)| start)
-    }
-
-    /// How many turns to strip and entries to evict, oldest first, for `needed` bytes.
-    fn plan(&self, needed: usize, keep: Option<u32>) -> Option<Plan> {
-        let cap = self.buf.len();
-        let (latest, keep) = (self.latest_exchange(), self.keep_start(keep));
-        let mut free = cap - self.len;
-        let mut plan = Plan::default();
-        // First the state of every turn but the spared ones, oldest first.
-        for e in self.entries() {
-            if free >= needed {
-                return Some(plan);
-            }
-            if e.kind == Kind::Turn && !self.spared(&e, latest, keep) {
-                free += strip_saving(&e);
-                plan.strip += 1;
-            }
-        }
-        // Then whole entries, oldest first (every turn among them stripped by now), until
-        // what is kept starts with a user text.
-        let pinned = self.entries().any(|e| e.kind == Kind::PinnedUser);
-        let mut first_kept = false;
-        for e in self.entries() {
-            if e.kind == Kind::System || e.kind == Kind::PinnedUser {
-                continue;
-            }
-            let spared = self.spared(&e, latest, keep);
-            if free >= needed && (plan.evict == 0 || pinned || first_kept || e.kind.is_user()) {
-                break;
-            }
-            if spared {
-                first_kept = true;
-                continue;
-            }
-            free += match e.kind {
-                Kind::Turn => e.size() - strip_saving(&e),
-                _ => e.size(),
-            };
-            plan.evict += 1;
-        }
-        (free >= needed).then_some(plan)
-    }
-
-    fn apply(&mut self, plan: Plan, keep: Option<u32>) {
-        let mut stripped = 0;
-        while stripped < plan.strip {
-            let (latest, keep_at) = (self.latest_exchange(), self.keep_start(keep));
-            let target = self
-                .entries()
-                .filter(|e| e.kind == Kind::Turn && !self.spared(e, latest, keep_at))
-                .nth(stripped)
-                .map(|e| e.start);
-            match target {
-                Some(at) => self.strip(at),
-                None => break,
-            }
-            stripped += 1;
-        }
-        for _ in 0..plan.evict {
-            let (latest, keep_at) = (self.latest_exchange(), self.keep_start(keep));
-            let target = self
-                .entries()
-                .find(|e| {
-                    e.kind != Kind::System
-                        && e.kind != Kind::PinnedUser
-                        && !self.spared(e, latest, keep_at)
-                })
-                .map(|e| (e.start, e.size()));
-            if let Some((at, size)) = target {
-                self.remove(at, size);
-                self.evicted += 1;
-            }
-        }
-    }
-
-    /// Drops a turn's reasoning and provider state in place.
-    fn strip(&mut self, entry: usize) {
-        let total = HEAD + read_u32(self.buf, entry + 1);
-        let end = entry + total;
-        let mut r = entry + HEAD + 1;
-        let mut w = r;
-        while r < end {
-            let tag = Tag::of(self.buf[r]);
-            let size = HEAD + read_u32(self.buf, r + 1);
-            let sig = read_u32(self.buf, r + HEAD);
-            match tag {
-                Some(t) if t.is_state() => {}
-                Some(Tag::Text | Tag::Call) if sig > 0 => {
-                    // The part without its signature: head, an empty sig field, the rest.
-                    let rest = r + SIG_FIELD + FIELD + sig;
-                    self.buf.copy_within(r..r + HEAD, w);
-                    write_u32(self.buf, w + 1, size - HEAD - sig);
-                    write_u32(self.buf, w + SIG_FIELD, 0);
-                    self.buf.copy_within(rest..r + size, w + SIG_FIELD + FIELD);
-                    w += size - sig;
-                }
-                _ => {
-                    self.buf.copy_within(r..r + size, w);
-                    w += size;
-                }
-            }
-            r += size;
-        }
-        let saved = end - w;
-        write_u32(self.buf, entry + 1, total - HEAD - saved);
-        self.remove(w, saved);
-    }
-}
-
-#[derive(Copy, Clone, Debug, Default)]
-struct Plan {
-    strip: usize,
-    evict: usize,
-}
-
-/// Bytes a turn gives back when its reasoning and provider state go.
-fn strip_saving(e: &Entry<'_>) -> usize {
-    e.parts()
-        .map(|p| match p.tag {
-            t if t.is_state() => p.size(),
-            Tag::Text | Tag::Call => p.sig().len(),
-            _ => 0,
-        })
-        .sum()
 }
 
 /// Whether a turn of `provider` keeps reasoning text: Anthropic's thinking goes back
@@ -835,100 +600,8 @@ fn keeps_thoughts(provider: Option<Provider>, pending_sig: bool) -> bool {
     }
 }
 
-/// The length of the last field of the part at `part`, which ends at `end`.
-fn last_field_len(buf: &[u8], part: usize, end: usize) -> usize {
-    let mut at = part + HEAD;
-    let mut last = 0;
-    while at < end {
-        last = read_u32(buf, at);
-        if at + FIELD + last >= end {
-            return last;
-        }
-        at += FIELD + last;
-    }
-    last
-}
-
 pub(crate) fn provider_index(p: Provider) -> u8 {
     Provider::ALL.iter().position(|&q| q == p).unwrap_or(0) as u8
-}
-
-/// A sink writing at an offset of a buffer already opened for it.
-struct At<'a> {
-    buf: &'a mut [u8],
-    pos: usize,
-}
-
-impl<'a> At<'a> {
-    fn new(buf: &'a mut [u8], pos: usize) -> Self {
-        Self { buf, pos }
-    }
-}
-
-impl Sink for At<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
-            dst.copy_from_slice(bytes);
-        }
-        self.pos += bytes.len();
-    }
-}
-
-fn put_field(s: &mut dyn Sink, n: usize, write: impl FnOnce(&mut dyn Sink)) {
-    s.put(&(n as u32).to_le_bytes());
-    write(s);
-}
-
-/// A JSON string's text escaped canonically, without quotes.
-fn put_canonical(s: &mut dyn Sink, text: JsonStr<'_>) {
-    text.for_each_decoded_run(|run| put_escaped(s, run));
-}
-
-fn canonical_len(text: JsonStr<'_>) -> usize {
-    let mut c = Counter(0);
-    put_canonical(&mut c, text);
-    c.0
-}
-
-fn escaped_len(text: &[u8]) -> usize {
-    let mut c = Counter(0);
-    put_escaped(&mut c, text);
-    c.0
-}
-
-fn escaped_compact_len(value: &[u8]) -> usize {
-    let mut c = Counter(0);
-    json::for_each_compact_run(value, |run| put_escaped(&mut c, run));
-    c.0
-}
-
-/// Whether a JSON string and a stored canonical text say the same.
-fn canonical_eq(a: JsonStr<'_>, stored: &[u8]) -> bool {
-    let mut pos = 0;
-    let mut same = true;
-    let mut cmp = Cmp {
-        other: stored,
-        pos: &mut pos,
-        same: &mut same,
-    };
-    put_canonical(&mut cmp, a);
-    same && pos == stored.len()
-}
-
-struct Cmp<'a> {
-    other: &'a [u8],
-    pos: &'a mut usize,
-    same: &'a mut bool,
-}
-
-impl Sink for Cmp<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        let end = *self.pos + bytes.len();
-        if self.other.get(*self.pos..end) != Some(bytes) {
-            *self.same = false;
-        }
-        *self.pos = end;
-    }
 }
 
 fn string(v: &[u8]) -> Result<JsonStr<'_>, ConversationError> {

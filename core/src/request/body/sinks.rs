@@ -1,0 +1,95 @@
+//! Where a body's bytes go: a counter, a window over the host's buffer, and two small
+//! sinks the items need.
+
+use crate::sink::{Counter, Sink};
+
+/// Where body bytes go: a counter, or a window over the host's buffer.
+pub(super) trait Window2 {
+    fn sink(&mut self) -> &mut dyn Sink;
+    fn pos(&self) -> usize;
+    fn full(&self) -> bool;
+}
+
+impl Window2 for Counter {
+    fn sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+    fn pos(&self) -> usize {
+        self.0
+    }
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+/// The body's bytes from `skip` on, as many as `out` holds; `pos` counts every byte.
+pub(super) struct Window<'o> {
+    pub(super) out: &'o mut [u8],
+    pub(super) skip: usize,
+    pub(super) pos: usize,
+    pub(super) written: usize,
+}
+
+impl Sink for Window<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let start = self.pos;
+        self.pos += bytes.len();
+        let from = self.skip + self.written;
+        if self.pos <= from || self.written == self.out.len() {
+            return;
+        }
+        let b = &bytes[from.saturating_sub(start)..];
+        let n = b.len().min(self.out.len() - self.written);
+        self.out[self.written..self.written + n].copy_from_slice(&b[..n]);
+        self.written += n;
+    }
+}
+
+impl Window2 for Window<'_> {
+    fn sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+    fn pos(&self) -> usize {
+        self.pos
+    }
+    fn full(&self) -> bool {
+        self.written == self.out.len()
+    }
+}
+
+/// A sink passing everything on but the last byte it is given (an item's closing brace).
+pub(super) struct HoldLast<'s> {
+    pub(super) s: &'s mut dyn Sink,
+    pub(super) held: bool,
+}
+
+impl Sink for HoldLast<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let Some((&last, rest)) = bytes.split_last() else {
+            return;
+        };
+        if self.held {
+            self.s.put(b"}");
+        }
+        self.s.put(rest);
+        // Every item ends with `}`: only that byte is ever held.
+        self.held = last == b'}';
+        if !self.held {
+            self.s.put(&[last]);
+        }
+    }
+}
+
+/// A sink filling a small buffer.
+pub(super) struct Fill<'b> {
+    pub(super) buf: &'b mut [u8],
+    pub(super) pos: usize,
+}
+
+impl Sink for Fill<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.buf.len() - self.pos);
+        self.buf[self.pos..self.pos + n].copy_from_slice(&bytes[..n]);
+        self.pos += n;
+    }
+}
