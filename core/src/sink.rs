@@ -59,10 +59,18 @@ with_counted_writers! {
         }
     }
 
-    /// A sink over a slice: the bytes that fit are written, every byte is counted.
-    struct Exact<'b> {
+    /// A sink over a slice from an offset: the bytes that fit are written, every byte is
+    /// counted (the request layer writes into room it opened with it too).
+    pub(crate) struct Exact<'b> {
         buf: &'b mut [u8],
         pos: usize,
+    }
+
+    impl<'b> Exact<'b> {
+        /// Writing into `buf` from `pos` on.
+        pub(crate) fn at(buf: &'b mut [u8], pos: usize) -> Self {
+            Self { buf, pos }
+        }
     }
 
     impl Sink for Exact<'_> {
@@ -137,6 +145,20 @@ fn div_rem_10(n: u64) -> (u64, u8) {
         rem = cur % 10;
     }
     (q, rem as u8)
+}
+
+/// A sink keeping the first bytes that fit.
+pub(crate) struct Prefix<'b> {
+    pub(crate) buf: &'b mut [u8],
+    pub(crate) pos: usize,
+}
+
+impl Sink for Prefix<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.buf.len() - self.pos);
+        self.buf[self.pos..self.pos + n].copy_from_slice(&bytes[..n]);
+        self.pos += n;
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The texts of the errors the adapter itself reports (SPEC §2, §3, §5).
 
-use crate::sink::{put_u64, Sink};
+use crate::sink::{put_u64, Prefix, Sink};
 
 /// Where a cancel's reason starts in its message, past `Tool `, the name and ` cancelled: `.
 pub(crate) const CANCELLED_AT: usize = "Tool ".len() + " cancelled: ".len();
@@ -103,20 +103,6 @@ fn tool_text<S: Sink + ?Sized>(s: &mut S, name: &[u8], middle: &[u8], n: Option<
         put_u64(s, n);
     }
     s.put(end);
-}
-
-/// A sink keeping the first bytes that fit.
-struct Prefix<'b> {
-    buf: &'b mut [u8],
-    pos: usize,
-}
-
-impl Sink for Prefix<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        let n = bytes.len().min(self.buf.len() - self.pos);
-        self.buf[self.pos..self.pos + n].copy_from_slice(&bytes[..n]);
-        self.pos += n;
-    }
 }
 
 #[cfg(test)]

@@ -454,7 +454,7 @@ impl Io {
         }
     }
 
-    /// Writes one event line on stdout.
+    /// The tool name a call was started under (`?` for a call this host never saw).
     pub fn name_of(&self, h: CallHandle) -> &str {
         self.names.get(&h.index()).map_or("?", String::as_str)
     }

@@ -205,18 +205,17 @@ pub fn run_stream(provider: Provider, file: &str, pretty: bool) -> Result<(), St
         };
         let _ = writeln!(out, "{line}");
     };
-    let mut calls = Vec::new();
     let mut results = Vec::new();
     let mut buf = vec![0u8; cfg.max_frame_len()];
     for (t, frame) in frames.iter().enumerate() {
         show(("from", "decoder"), frame);
         let now = Instant::from_millis(t as u64);
-        match w
+        // An intercepted call reaches the conversation as the decoder wrote it.
+        let disposition = w
             .handle_response(now, frame)
-            .map_err(|e| format!("wrapper: {e}"))?
-        {
-            Disposition::Forward => show(("to", "consumer"), frame),
-            _ => calls.push(frame.clone()),
+            .map_err(|e| format!("wrapper: {e}"))?;
+        if disposition == Disposition::Forward {
+            show(("to", "consumer"), frame);
         }
         while let Some(tx) = w.poll_transmit(&mut buf).map_err(|e| e.to_string())? {
             let f = &buf[..tx.len];
@@ -256,7 +255,6 @@ pub fn run_stream(provider: Provider, file: &str, pretty: bool) -> Result<(), St
     while n < next.len() {
         n += req.write(&mut next[n..]);
     }
-    let _ = calls;
     if pretty {
         let _ = writeln!(
             out,

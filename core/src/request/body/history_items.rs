@@ -2,8 +2,8 @@
 //! assistant turn with its state, the results of its calls, and the ids a provider takes.
 
 use super::ids::{bit_set, earlier_call_has};
-use super::sinks::Fill;
 use super::*;
+use crate::sink::Prefix;
 
 impl Request<'_> {
     pub(super) fn users(&self, from: usize, to: usize, s: &mut dyn Sink) {
@@ -266,7 +266,7 @@ impl Request<'_> {
         if (is_gemini(p) || is_ollama(p)) && c.id.is_none() {
             return None;
         }
-        let mut w = Fill {
+        let mut w = Prefix {
             buf: &mut buf[..],
             pos: 0,
         };

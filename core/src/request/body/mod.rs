@@ -8,7 +8,7 @@ mod sinks;
 
 use history::{messages, Msg};
 use ids::shared_ids;
-use sinks::{HoldLast, Window, Window2};
+use sinks::{BodySink, HoldLast, Window};
 
 use super::conversation::Conversation;
 use super::declare::{self, Declaration, DeclarationError};
@@ -241,10 +241,10 @@ impl<'r> Request<'r> {
     /// Writes every piece from number `from` on into `s` (the ones before it are skipped
     /// without writing: `s` is already past them); `at` hears where each piece starts.
     /// Stops after a piece once `s` is full.
-    fn pieces(&self, s: &mut dyn Window2, from: usize, mut at: impl FnMut(usize, usize)) {
+    fn pieces(&self, s: &mut dyn BodySink, from: usize, mut at: impl FnMut(usize, usize)) {
         let p = self.provider;
         let mut piece = 0usize;
-        let mut go = |s: &mut dyn Window2, write: &mut dyn FnMut(&mut dyn Sink)| -> bool {
+        let mut go = |s: &mut dyn BodySink, write: &mut dyn FnMut(&mut dyn Sink)| -> bool {
             let n = piece;
             piece += 1;
             if n < from {

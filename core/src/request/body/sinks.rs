@@ -4,13 +4,13 @@
 use crate::sink::{Counter, Sink};
 
 /// Where body bytes go: a counter, or a window over the host's buffer.
-pub(super) trait Window2 {
+pub(super) trait BodySink {
     fn sink(&mut self) -> &mut dyn Sink;
     fn pos(&self) -> usize;
     fn full(&self) -> bool;
 }
 
-impl Window2 for Counter {
+impl BodySink for Counter {
     fn sink(&mut self) -> &mut dyn Sink {
         self
     }
@@ -45,7 +45,7 @@ impl Sink for Window<'_> {
     }
 }
 
-impl Window2 for Window<'_> {
+impl BodySink for Window<'_> {
     fn sink(&mut self) -> &mut dyn Sink {
         self
     }
@@ -77,19 +77,5 @@ impl Sink for HoldLast<'_> {
         if !self.held {
             self.s.put(&[last]);
         }
-    }
-}
-
-/// A sink filling a small buffer.
-pub(super) struct Fill<'b> {
-    pub(super) buf: &'b mut [u8],
-    pub(super) pos: usize,
-}
-
-impl Sink for Fill<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        let n = bytes.len().min(self.buf.len() - self.pos);
-        self.buf[self.pos..self.pos + n].copy_from_slice(&bytes[..n]);
-        self.pos += n;
     }
 }

@@ -1,5 +1,5 @@
 //! Texts as the conversation keeps them (the inside of a canonical JSON string), the
-//! lengths they take, and a sink writing into the buffer in place.
+//! lengths they take, and the lengths of the fields that hold them.
 
 use crate::json::{self, JsonStr};
 use crate::request::store::{read_u32, FIELD, HEAD};
@@ -17,27 +17,6 @@ pub(super) fn last_field_len(buf: &[u8], part: usize, end: usize) -> usize {
         at += FIELD + last;
     }
     last
-}
-
-/// A sink writing at an offset of a buffer already opened for it.
-pub(super) struct At<'a> {
-    buf: &'a mut [u8],
-    pos: usize,
-}
-
-impl<'a> At<'a> {
-    pub(super) fn new(buf: &'a mut [u8], pos: usize) -> Self {
-        Self { buf, pos }
-    }
-}
-
-impl Sink for At<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        if let Some(dst) = self.buf.get_mut(self.pos..self.pos + bytes.len()) {
-            dst.copy_from_slice(bytes);
-        }
-        self.pos += bytes.len();
-    }
 }
 
 pub(super) fn put_field(s: &mut dyn Sink, n: usize, write: impl FnOnce(&mut dyn Sink)) {

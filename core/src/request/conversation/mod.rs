@@ -7,7 +7,7 @@ mod place;
 mod room;
 
 use escaping::{
-    canonical_eq, canonical_len, escaped_compact_len, escaped_len, put_canonical, put_field, At,
+    canonical_eq, canonical_len, escaped_compact_len, escaped_len, put_canonical, put_field,
 };
 
 use super::store::{
@@ -17,7 +17,7 @@ use super::store::{
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::json::{self, valid, JsonStr};
 use crate::provider::Provider;
-use crate::sink::{put_escaped, Sink};
+use crate::sink::{put_escaped, Exact, Sink};
 
 /// Why an entry or a frame was refused. Nothing changed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -194,7 +194,7 @@ impl<'b> Conversation<'b> {
         self.insert(0, HEAD + n);
         self.buf[0] = Kind::System as u8;
         write_u32(self.buf, 1, n);
-        put_escaped(&mut At::new(self.buf, HEAD), text.as_bytes());
+        put_escaped(&mut Exact::at(self.buf, HEAD), text.as_bytes());
         Ok(())
     }
 
@@ -211,7 +211,7 @@ impl<'b> Conversation<'b> {
         self.insert(at, HEAD + n);
         self.buf[at] = if pinned { Kind::PinnedUser } else { Kind::User } as u8;
         write_u32(self.buf, at + 1, n);
-        put_escaped(&mut At::new(self.buf, at + HEAD), text.as_bytes());
+        put_escaped(&mut Exact::at(self.buf, at + HEAD), text.as_bytes());
         Ok(())
     }
 
@@ -429,7 +429,7 @@ impl<'b> Conversation<'b> {
                     self.insert(at, HEAD + FIELD + n);
                     self.buf[at] = tag as u8;
                     write_u32(self.buf, at + 1, FIELD + n);
-                    put_field(&mut At::new(self.buf, at + HEAD), n, |o| o.put_raw(value));
+                    put_field(&mut Exact::at(self.buf, at + HEAD), n, |o| o.put_raw(value));
                     write_u32(self.buf, turn + 1, total + HEAD + FIELD + n - old);
                     return Ok(Pushed::Kept);
                 }
@@ -526,7 +526,7 @@ impl<'b> Conversation<'b> {
             .ok_or(ConversationError::UnknownCall)?;
         self.insert(part_end, n);
         {
-            let mut o = At::new(self.buf, part_end);
+            let mut o = Exact::at(self.buf, part_end);
             match (is_error, error_text, text) {
                 (true, Some(t), _) => put_canonical(&mut o, t),
                 (true, None, _) => {

@@ -1,8 +1,9 @@
 //! Writing the conversation's bytes in place: opening and closing room inside the buffer,
 //! and the lengths of entries, parts and fields that follow.
 
-use super::escaping::{last_field_len, At};
+use super::escaping::last_field_len;
 use super::*;
+use crate::sink::Exact;
 
 impl Conversation<'_> {
     /// Opens `n` bytes at `at`, moving what follows.
@@ -32,7 +33,7 @@ impl Conversation<'_> {
         self.insert(at, HEAD + n);
         self.buf[at] = tag as u8;
         write_u32(self.buf, at + 1, n);
-        write(&mut At::new(self.buf, at + HEAD));
+        write(&mut Exact::at(self.buf, at + HEAD));
         self.grow(turn + 1, HEAD + n);
     }
 
@@ -48,7 +49,7 @@ impl Conversation<'_> {
         };
         let at = self.len;
         self.insert(at, n);
-        write(&mut At::new(self.buf, at));
+        write(&mut Exact::at(self.buf, at));
         if self.merge == Some(tag) {
             // Merged text: the last field (the text) grows.
             self.grow(at - FIELD - last_field_len(self.buf, part, at), n);
@@ -78,7 +79,7 @@ impl Conversation<'_> {
         let flen = read_u32(self.buf, part + field);
         let at = part + field + FIELD + flen;
         self.insert(at, n);
-        write(&mut At::new(self.buf, at));
+        write(&mut Exact::at(self.buf, at));
         self.grow(part + field, n);
         self.grow(part + 1, n);
         self.grow(turn + 1, n);
