@@ -34,6 +34,15 @@ pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The provider SDKs' Python: `PW_SDK_PYTHON`, or the venv `tests/run.sh` makes in `target/`.
+pub fn sdk_python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PW_SDK_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let p = workspace_root().join("target/sdk-venv/bin/python");
+    p.is_file().then_some(p)
+}
+
 /// `target/<profile>`: the directory the running test executable lives in, as
 /// `…/target/debug/deps/conformance-…`. Panics when it is not under a `deps/` folder.
 pub fn profile_dir() -> PathBuf {

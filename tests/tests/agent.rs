@@ -20,16 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use polyweave_tests::library::{cargo_build, profile, target_dir, workspace_root};
+use polyweave_tests::library::{cargo_build, profile, sdk_python, target_dir, workspace_root};
 use serde_json::{json, Value};
-
-fn sdk_python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PW_SDK_PYTHON") {
-        return Some(PathBuf::from(p));
-    }
-    let p = workspace_root().join("target/sdk-venv/bin/python");
-    p.is_file().then_some(p)
-}
 
 /// The SDK environment's Python, or `None` (after saying so) outside CI.
 fn python_or_skip() -> Option<PathBuf> {

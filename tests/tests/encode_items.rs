@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use polyweave_tests::library::{replay_bin, workspace_root};
+use polyweave_tests::library::{replay_bin, sdk_python, workspace_root};
 use polyweave_tests::streams::{decode, recordings};
 use polyweave_tool_adapter::encode::{encode_item, ItemError};
 use polyweave_tool_adapter::frame::FrameError;
@@ -301,15 +301,6 @@ fn all_items() -> Vec<(Provider, &'static str, Value)> {
     }
     let _ = std::fs::remove_dir_all(&scratch);
     out
-}
-
-/// The SDK environment: `PW_SDK_PYTHON`, or the one `tests/run.sh` makes in `target/`.
-fn sdk_python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PW_SDK_PYTHON") {
-        return Some(PathBuf::from(p));
-    }
-    let p = workspace_root().join("target/sdk-venv/bin/python");
-    p.is_file().then_some(p)
 }
 
 #[test]

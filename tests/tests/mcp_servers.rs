@@ -1180,13 +1180,9 @@ fn real_servers_tools_are_declared_for_every_provider() {
         );
         lines += &format!("{}\n", json!({"provider": p.name(), "body": body}));
     }
-    let python = std::env::var_os("PW_SDK_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/sdk-venv/bin/python"));
-    assert!(
-        python.is_file(),
-        "the SDK environment (tests/run.sh makes target/sdk-venv)"
-    );
+    let python = polyweave_tests::library::sdk_python()
+        .filter(|p| p.is_file())
+        .expect("the SDK environment (tests/run.sh makes target/sdk-venv)");
     let mut child = Command::new(python)
         .arg(workspace_root().join("tests/sdk/check_request.py"))
         .stdin(Stdio::piped())

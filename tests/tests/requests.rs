@@ -4,7 +4,6 @@
 //! bytes whatever the buffer.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use polyweave_tests::request_hostile::{self, assert_paired};
@@ -17,15 +16,7 @@ use polyweave_tool_adapter::request::{
 use polyweave_tool_adapter::Provider;
 use serde_json::{json, Value};
 
-use polyweave_tests::library::workspace_root;
-
-fn sdk_python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PW_SDK_PYTHON") {
-        return Some(PathBuf::from(p));
-    }
-    let p = workspace_root().join("target/sdk-venv/bin/python");
-    p.is_file().then_some(p)
-}
+use polyweave_tests::library::{sdk_python, workspace_root};
 
 /// The whole body, written through buffers of `chunk` bytes.
 fn body_of(req: &mut Request<'_>, chunk: usize) -> Vec<u8> {
