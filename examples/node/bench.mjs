@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as pkg from './index.mjs';
-import { C, OutBlock, OutBuf, PW, Stable, U8, X, malloc, mfree, registerHooks, registerSyncTool, textAt, unregisterHooks, unregisterSyncTool, writerWrite } from './binding.mjs';
+import { C, OutBlock, OutBuf, PW, Stable, U8, X, bindHooks, malloc, mfree, registerHooks, registerSyncTool, textAt, unregisterHooks, unregisterSyncTool, writerWrite } from './binding.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -170,17 +170,17 @@ function libraryBench() {
     },
     onCCall() {},
   };
-  const ref = new WeakRef(target);
+  const hooks = registerHooks();
+  bindHooks(hooks.id, target); // bound for the bench's life: it makes every call itself
   const syncIds = [];
   const cTools = names.map((n, i) => {
     U8.set(nameBytes[i], nameMem + off);
-    const s = registerSyncTool(ref, i);
+    const s = registerSyncTool(hooks.id, i);
     syncIds.push(s.id);
     const t = { name: { ptr: nameMem + off, len: nameBytes[i].length }, kind: PW.TOOL_KIND_SYNC, timeout_ms: PW.TOOL_DEFAULT_TIMEOUT, call: s.call, userdata: s.userdata };
     off += nameBytes[i].length;
     return t;
   });
-  const hooks = registerHooks(target);
   hooks.hooks.on_tool_result = 0; // as index.mjs sets it when every tool is sync
   const size = [0];
   if (C.wrapperSize(cfg, 32, cTools.length, size) !== PW.OK) throw new Error('pw_wrapper_size');

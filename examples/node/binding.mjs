@@ -400,15 +400,19 @@ const imports = {
   },
 };
 
-// The hooks: the two trampolines serve every wrapper (userdata is the wrapper's number).
+// The hooks: the two trampolines serve every wrapper (userdata is the wrapper's number). A
+// wrapper is in this map only while one of its C calls is on the stack (the hooks fire only
+// then): held strongly there, and nowhere else, so a wrapper dropped unfinished is collected.
+// A WeakRef would not do: the engine keeps every WeakRef's target alive to the end of the job
+// that made it, so 300,000 wrappers made in one synchronous loop held 1.4 GB of JS heap and
+// slowed every later one (18 MB when the loop yields).
 const hookTargets = new Map();
 let nextHookId = 1;
 let hookFns = null;
 
 function onHook(userdata, info, outcome) {
   try {
-    const t = hookTargets.get(userdata >>> 0);
-    (t instanceof WeakRef ? t.deref() : t)?.onCCall(info >>> 0, outcome >>> 0 || null);
+    hookTargets.get(userdata >>> 0)?.onCCall(info >>> 0, outcome >>> 0 || null);
   } catch {
     // An exception of JS code would unwind the C frames: kept out of them.
   }
@@ -484,15 +488,23 @@ export class OutBlock {
   }
 }
 
-/** Hooks for a wrapper: `target.onCCall(info, outcome|null)` (addresses) is called during the C call. */
-export function registerHooks(target) {
+/**
+ * Hooks for a wrapper: while `bindHooks(id, target)` holds, `target.onCCall(info, outcome|null)`
+ * (addresses) is called during the C call, and the sync tools registered under `id` call
+ * `target.syncCall`.
+ */
+export function registerHooks() {
   const id = nextHookId++;
-  hookTargets.set(id, target);
   return { id, hooks: { userdata: id, on_tool_call: hookFns.call, on_tool_result: hookFns.result } };
 }
-export function unregisterHooks(id) {
+/** The wrapper that answers hooks `id` from now until `unbindHooks(id)`: bound around its C calls. */
+export function bindHooks(id, target) {
+  hookTargets.set(id, target);
+}
+export function unbindHooks(id) {
   hookTargets.delete(id);
 }
+export const unregisterHooks = unbindHooks;
 
 // Sync tools: the one `pw_sync_fn` trampoline serves every sync tool of every wrapper
 // (userdata is the tool's number). It runs inside the C call that intercepted the TOOL_CALL and
@@ -505,7 +517,7 @@ function onSyncCall(userdata, args, len, out) {
   let status = PW.TOOL_STATUS_FAILED;
   try {
     const t = syncTargets.get(userdata >>> 0);
-    const w = t?.ref.deref();
+    const w = t && hookTargets.get(t.owner);
     if (w) status = w.syncCall(t.tool, textAt(args >>> 0, len >>> 0), out >>> 0);
   } catch {
     // A JS exception (the tool's, whatever its class): the tool failed. It must not unwind the
@@ -519,12 +531,13 @@ function onSyncCall(userdata, args, len, out) {
 }
 
 /**
- * A `pw_tool.call` / `userdata` pair for sync tool `tool` of a wrapper: during the C call,
- * `ref.deref().syncCall(tool, argsText, out)` runs it (`out` the writer's address).
+ * A `pw_tool.call` / `userdata` pair for sync tool `tool` of the wrapper with hooks `owner`:
+ * during its C call, the bound target's `syncCall(tool, argsText, out)` runs it (`out` the
+ * writer's address).
  */
-export function registerSyncTool(ref, tool) {
+export function registerSyncTool(owner, tool) {
   const id = nextSyncId++;
-  syncTargets.set(id, { ref, tool });
+  syncTargets.set(id, { owner, tool });
   return { id, call: syncFn, userdata: id };
 }
 export function unregisterSyncTool(id) {

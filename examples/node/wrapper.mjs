@@ -6,6 +6,7 @@ import {
   PW,
   Stable,
   alignOffset,
+  bindHooks,
   callIndex,
   callInfoHead,
   callInfoTexts,
@@ -19,6 +20,7 @@ import {
   registerHooks,
   registerSyncTool,
   strOf,
+  unbindHooks,
   unregisterHooks,
   unregisterSyncTool,
   utf8,
@@ -210,7 +212,7 @@ class ToolAdapterWrapper {
     const names = this.tools.map((t) => utf8(t.name));
     const nameMem = new Stable(names.reduce((n, b) => n + b.length, 0));
     const mem = new Stable(Number(size[0]) + align);
-    const ref = new WeakRef(this);
+    const reg = registerHooks();
     const syncIds = [];
     let off = 0;
     const cTools = this.tools.map((t, i) => {
@@ -223,7 +225,7 @@ class ToolAdapterWrapper {
         userdata: 0,
       };
       if (t.kind === PW.TOOL_KIND_SYNC) {
-        const s = registerSyncTool(ref, i);
+        const s = registerSyncTool(reg.id, i);
         syncIds.push(s.id);
         entry.call = s.call;
         entry.userdata = s.userdata;
@@ -231,7 +233,6 @@ class ToolAdapterWrapper {
       off += names[i].length;
       return entry;
     });
-    const reg = registerHooks(ref);
     // A call's end matters here only for deferred and adapter calls (see onCCall): with sync
     // tools alone the library is not asked to call back into JS for it.
     if (this.tools.every((t) => t.kind === PW.TOOL_KIND_SYNC)) reg.hooks.on_tool_result = 0;
@@ -262,11 +263,13 @@ class ToolAdapterWrapper {
     if (this.inTool) {
       throw new Error('a sync tool cannot use its own wrapper while it runs (make it async or (args, cb))');
     }
-    this.depth++;
+    // The hooks reach this wrapper only while one of its C calls can call them (see bindHooks).
+    if (this.depth++ === 0) bindHooks(this.held.hookId, this);
   }
 
   _leave() {
     if (--this.depth !== 0) return;
+    unbindHooks(this.held.hookId);
     if (this.closed) this._release();
     else if (this.finished && this.retired === null) this._retire();
   }
