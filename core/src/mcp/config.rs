@@ -9,6 +9,27 @@ use crate::json::DEFAULT_MAX_DEPTH;
 /// The protocol revision the client asks for in `initialize` (SPEC §9.1).
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
+/// The stateless revision, spoken to a server whose `server/discover` lists it (SPEC §9.9).
+pub const PROTOCOL_VERSION_2026: &str = "2026-07-28";
+
+/// Milliseconds a server has to answer `server/discover` before the client takes it for
+/// one of an earlier revision and sends `initialize` (SPEC §9.9).
+pub const DEFAULT_START_TIMEOUT_MS: u32 = 10_000;
+
+/// Which revision the client speaks (SPEC §9.9).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum McpRevision {
+    /// `server/discover` first: 2026-07-28 when the server lists it, else the
+    /// `initialize` handshake on the same connection.
+    #[default]
+    Auto,
+    /// The `initialize` handshake only (2025-11-25 and the revisions before it).
+    V2025_11_25,
+    /// 2026-07-28 only: a server that does not list it in `server/discover` fails the start.
+    V2026_07_28,
+}
+
 /// Revisions the client goes on with when the server answers one of them.
 pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
@@ -37,6 +58,10 @@ pub struct McpConfig {
     pub cursor_cap: usize,
     /// JSON depth limit of the server's lines (the message object is level 1).
     pub max_depth: u8,
+    /// The revision to speak, or [`McpRevision::Auto`] to find it out.
+    pub revision: McpRevision,
+    /// Milliseconds `server/discover` may go unanswered (see [`DEFAULT_START_TIMEOUT_MS`]).
+    pub start_timeout_ms: u32,
 }
 
 impl McpConfig {
@@ -47,6 +72,8 @@ impl McpConfig {
         name_cap: 64,
         cursor_cap: 256,
         max_depth: DEFAULT_MAX_DEPTH,
+        revision: McpRevision::Auto,
+        start_timeout_ms: DEFAULT_START_TIMEOUT_MS,
     };
 
     /// For a few KiB of RAM: 2 KiB lines, the least outbox allowed, 32-byte names.
@@ -56,6 +83,8 @@ impl McpConfig {
         name_cap: 32,
         cursor_cap: 128,
         max_depth: DEFAULT_MAX_DEPTH,
+        revision: McpRevision::Auto,
+        start_timeout_ms: DEFAULT_START_TIMEOUT_MS,
     };
 
     /// `self` with the name capacity and depth limit of the wrapper whose adapter tools it
@@ -93,11 +122,16 @@ impl McpConfig {
 
     /// The longest line [`poll_transmit`](super::McpClient::poll_transmit) writes.
     pub const fn max_line_len(&self) -> usize {
-        let outbox = self.outbox_cap.saturating_sub(OUTBOX_HEADER);
+        // A queued call goes out with 2026-07-28's envelope added.
+        let outbox = self
+            .outbox_cap
+            .saturating_sub(OUTBOX_HEADER)
+            .saturating_add(INITIALIZE_BOUND);
         // A reply echoes a request id from a line; `initialize` names the client.
         let reply = self.line_cap.saturating_add(96);
-        let list = self.cursor_cap.saturating_add(96);
-        max(max(outbox, reply), max(list, INITIALIZE_BOUND))
+        // In 2026-07-28 a `tools/list` carries the `_meta` envelope naming the client.
+        let list = self.cursor_cap.saturating_add(INITIALIZE_BOUND);
+        max(max(outbox, reply), list)
     }
 
     /// Why this configuration cannot work, if it cannot.
@@ -123,8 +157,9 @@ impl Default for McpConfig {
 /// Bytes each queued line costs in the outbox besides itself.
 pub const OUTBOX_HEADER: usize = 12;
 
-/// The longest `initialize` line, with the longest client name and version allowed.
-const INITIALIZE_BOUND: usize = 192 + 6 * 2 * CLIENT_TEXT_CAP;
+/// The longest `initialize`, `server/discover` or `subscriptions/listen` line, and the most a
+/// `_meta` envelope adds to a line, with the longest client name and version allowed.
+const INITIALIZE_BOUND: usize = 320 + 6 * 2 * CLIENT_TEXT_CAP;
 
 /// Bytes of the client's name and of its version in `clientInfo`.
 pub const CLIENT_TEXT_CAP: usize = 64;

@@ -7,11 +7,13 @@ use crate::json::JsonStr;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum McpEvent<'c> {
-    /// The server answered `initialize` with a revision the client speaks.
+    /// The server answered `initialize` with a revision the client speaks, or listed
+    /// 2026-07-28 in its `server/discover` result (SPEC §9.9).
     Initialized {
-        /// The revision it chose.
+        /// The revision spoken from now on.
         protocol_version: &'static str,
-        /// Its `initialize` result as sent (`serverInfo`, `capabilities`, `instructions`).
+        /// Its `initialize` or `server/discover` result as sent (`serverInfo`,
+        /// `capabilities`, `instructions`).
         result: &'c [u8],
     },
     /// A listed tool: register it as an adapter tool to serve it.
@@ -31,6 +33,13 @@ pub enum McpEvent<'c> {
     /// Every page is listed: calls go to the server from now on.
     Ready {
         /// Tools handed out as [`McpEvent::Tool`].
+        tools: u32,
+    },
+    /// The server's tools changed and were listed again (SPEC §9.12): the
+    /// [`McpEvent::Tool`]s since its `notifications/tools/list_changed` are its whole list
+    /// now. Calls in flight are unaffected.
+    ToolsChanged {
+        /// Tools handed out as [`McpEvent::Tool`] in the new list.
         tools: u32,
     },
     /// The start-up failed: calls waiting fail, later ones fail at once.
@@ -65,7 +74,8 @@ pub enum McpToolSkip {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum McpStartError<'c> {
-    /// `initialize` chose a revision the client does not speak (its value as sent).
+    /// `initialize` chose a revision the client does not speak, or a client fixed to
+    /// 2026-07-28 found it missing from `server/discover`'s list (the value as sent).
     UnsupportedVersion(&'c [u8]),
     /// The `initialize` result has no string `protocolVersion`, or the `tools/list` result
     /// no `tools` array (the result as sent).
@@ -80,4 +90,7 @@ pub enum McpStartError<'c> {
     /// The answer to `initialize` or `tools/list` was longer than `line_cap` or nested
     /// deeper than the depth limit.
     ResponseTooLarge,
+    /// The client was fixed to 2026-07-28 and the server did not answer `server/discover`
+    /// within the start-up timeout.
+    NoAnswer,
 }

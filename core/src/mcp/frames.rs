@@ -39,6 +39,9 @@ pub enum McpFailure {
     },
     /// The response had neither `result` nor `error`.
     NoOutcome,
+    /// The result's `resultType` is `input_required`: the server asks for elicitation,
+    /// sampling or roots, which this client does not give (SPEC §9.10).
+    InputRequired,
 }
 
 /// `{"type":"TOOL_RESULT","content":{"name":…,"result":…}}`.
@@ -108,10 +111,15 @@ pub(crate) fn error_message(s: &mut dyn Sink, name: &[u8], message: Option<JsonS
 /// The `ERROR` of a call the client failed itself.
 pub(crate) fn failure(s: &mut dyn Sink, name: &[u8], why: McpFailure) {
     s.put(ERROR_HEAD);
-    if why == McpFailure::ArgsNotObject {
+    let alone: &[u8] = match why {
+        McpFailure::ArgsNotObject => b" arguments must be an object",
+        McpFailure::InputRequired => b" needs input this client cannot give",
+        _ => b"",
+    };
+    if !alone.is_empty() {
         s.put(b"Tool ");
         put_escaped(s, name);
-        s.put(b" arguments must be an object");
+        s.put(alone);
         s.put(ERROR_TAIL);
         return;
     }
@@ -120,7 +128,7 @@ pub(crate) fn failure(s: &mut dyn Sink, name: &[u8], why: McpFailure) {
     match why {
         McpFailure::Closed => s.put(b"the MCP server closed the connection"),
         McpFailure::NotStarted => s.put(b"the MCP server did not start"),
-        McpFailure::ArgsNotObject => {}
+        McpFailure::ArgsNotObject | McpFailure::InputRequired => {}
         McpFailure::TooMany { max } => {
             s.put(b"too many MCP calls in flight (max ");
             put_u64(s, max as u64);

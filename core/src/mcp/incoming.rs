@@ -1,7 +1,7 @@
 //! What a line from the server says: the response, request or notification it is, and what
 //! the client then owes the host (frames, events, a reply) or fails.
 
-use crate::json::valid::{get, is_true, string, Arr};
+use crate::json::valid::{get, is_true, string};
 use crate::json::{self, JsonErrorKind};
 
 use super::calls::CallState;
@@ -10,7 +10,7 @@ use super::frames::McpFailure;
 use super::jsonrpc::{self, Message, Outcome};
 use super::salvage::Salvage;
 use super::stats::bump32;
-use super::{span, McpClient, Owed, Phase, StartFault, MAX_PAGES};
+use super::{span, McpClient, Owed, Phase, StartFault};
 
 impl McpClient<'_> {
     pub(super) fn on_line(&mut self, line: &[u8]) {
@@ -31,7 +31,8 @@ impl McpClient<'_> {
             None => bump32(&mut self.stats.not_jsonrpc),
             Some(Message::Response { id, outcome }) => self.on_response(line, id, outcome),
             Some(Message::Request { id, method }) => {
-                let ping = method.eq_text(b"ping");
+                // 2026-07-28 has no `ping`: every request from the server is refused.
+                let ping = method.eq_text(b"ping") && !self.modern();
                 bump32(match ping {
                     true => &mut self.stats.pings,
                     false => &mut self.stats.refused_requests,
@@ -44,6 +45,9 @@ impl McpClient<'_> {
             Some(Message::Notification { method, params }) => {
                 if method.eq_text(b"notifications/progress") {
                     return self.on_progress(line, params);
+                }
+                if method.eq_text(b"notifications/tools/list_changed") {
+                    self.on_list_changed();
                 }
                 bump32(&mut self.stats.notifications);
                 let (start, end) = span(line, method.raw());
@@ -63,8 +67,16 @@ impl McpClient<'_> {
 
     fn on_response(&mut self, line: &[u8], id: Option<u64>, outcome: Outcome<'_>) {
         match (self.phase, id) {
+            (Phase::AwaitDiscover(r), Some(id)) if id == r => {
+                return self.on_discover(line, outcome)
+            }
+            // An earlier-revision server may refuse the probe with `"id":null`.
+            (Phase::AwaitDiscover(_), None) if matches!(outcome, Outcome::Error(_)) => {
+                return self.on_discover(line, outcome)
+            }
             (Phase::AwaitInit(r), Some(id)) if id == r => return self.on_initialize(line, outcome),
             (Phase::AwaitList(r), Some(id)) if id == r => return self.on_list(line, outcome),
+            (_, Some(id)) if self.listing_response(line, id, outcome) => return,
             _ => {}
         }
         let Some(slot) = id.and_then(|id| self.calls.waiting_for(id)) else {
@@ -78,6 +90,11 @@ impl McpClient<'_> {
                 slot,
                 error: span(line, e),
             },
+            Outcome::Result(r) if input_required(r) => {
+                return self
+                    .calls
+                    .set_state(slot, CallState::Failing(McpFailure::InputRequired));
+            }
             Outcome::Result(r) if get(r, b"isError").is_some_and(is_true) => Owed::IsError {
                 slot,
                 result: span(line, r),
@@ -116,6 +133,7 @@ impl McpClient<'_> {
         });
         match known {
             Some(version) => {
+                self.version = Some(version);
                 self.owed = Owed::Initialized {
                     version,
                     result: span(line, r),
@@ -126,37 +144,7 @@ impl McpClient<'_> {
         }
     }
 
-    fn on_list(&mut self, line: &[u8], outcome: Outcome<'_>) {
-        let r = match outcome {
-            Outcome::Result(r) => r,
-            Outcome::Error(e) => return self.start_failed(StartFault::Refused(span(line, e))),
-            Outcome::Neither => return self.start_failed(StartFault::BadResult(span(line, line))),
-        };
-        let Some((tools, start)) = get(r, b"tools").and_then(|t| Some((t, Arr::of(t)?.pos())))
-        else {
-            return self.start_failed(StartFault::BadResult(span(line, r)));
-        };
-        let cursor = get(r, b"nextCursor").and_then(string);
-        if let Some(c) = cursor {
-            let c = c.raw();
-            if c.len() > self.cursor.len() {
-                return self.start_failed(StartFault::CursorTooLong(c.len()));
-            }
-            if self.pages >= MAX_PAGES {
-                return self.start_failed(StartFault::TooManyPages);
-            }
-            self.cursor[..c.len()].copy_from_slice(c);
-        }
-        self.cursor_len = cursor.map(|c| c.raw().len());
-        self.owed = Owed::Tools {
-            list: span(line, tools),
-            pos: start,
-            more: cursor.is_some(),
-        };
-        self.phase = Phase::Listed;
-    }
-
-    fn start_failed(&mut self, fault: StartFault) {
+    pub(super) fn start_failed(&mut self, fault: StartFault) {
         self.owed = Owed::StartFailed(fault);
         self.phase = Phase::Failed;
         self.outbox.clear();
@@ -183,8 +171,11 @@ impl McpClient<'_> {
             return;
         };
         match self.phase {
-            Phase::AwaitInit(r) | Phase::AwaitList(r) if r == id => {
+            Phase::AwaitDiscover(r) | Phase::AwaitInit(r) | Phase::AwaitList(r) if r == id => {
                 self.start_failed(StartFault::TooLarge)
+            }
+            _ if self.relist == super::listing::Relist::Await(id) => {
+                self.relist = super::listing::Relist::Idle;
             }
             _ => match self.calls.waiting_for(id) {
                 Some(slot) => self.calls.set_state(slot, CallState::Failing(why)),
@@ -193,4 +184,11 @@ impl McpClient<'_> {
             },
         }
     }
+}
+
+/// Whether a result is 2026-07-28's `input_required` (SPEC §9.10).
+fn input_required(result: &[u8]) -> bool {
+    get(result, b"resultType")
+        .and_then(string)
+        .is_some_and(|t| t.eq_text(b"input_required"))
 }

@@ -10,6 +10,9 @@
 //!
 //! - Set-up: [`new`](McpClient::new) (memory from [`McpConfig::arena_len`] and one
 //!   [`McpSlot`] per call in flight), then [`start`](McpClient::start).
+//! - Time: [`poll_timeout`](McpClient::poll_timeout) and
+//!   [`handle_timeout`](McpClient::handle_timeout), for the start-up's `server/discover`
+//!   only (the wrapper times calls).
 //! - Inputs: [`feed`](McpClient::feed) bytes from the server; [`handle_frame`](McpClient::handle_frame)
 //!   with each frame the wrapper routes to an adapter ([`Route::Adapter`](crate::Route));
 //!   [`handle_closed`](McpClient::handle_closed) when the transport is gone.
@@ -26,15 +29,25 @@
 //! Listed tools come as [`McpEvent::Tool`] before [`McpEvent::Ready`]; calls handed in
 //! earlier wait in the outbox until then.
 //!
-//! ```
-//! use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpConfig, McpEvent, McpSlot};
-//! use polyweave_tool_adapter::CallHandle;
+//! # Revisions
 //!
-//! const CFG: McpConfig = McpConfig::SMALL;
+//! By default the client probes with `server/discover` (SPEC §9.9): a server that lists
+//! 2026-07-28 is spoken to in it (no handshake; every request carries the `_meta`
+//! envelope; `resultType` read; tool-list changes subscribed to), any other gets the
+//! `initialize` handshake of 2025-11-25 on the same connection. [`McpConfig::revision`]
+//! fixes one; the example below fixes 2025-11-25.
+//!
+//! ```
+//! use polyweave_tool_adapter::mcp::{
+//!     McpClient, McpClientInfo, McpConfig, McpEvent, McpRevision, McpSlot,
+//! };
+//! use polyweave_tool_adapter::{CallHandle, Instant};
+//!
+//! const CFG: McpConfig = McpConfig { revision: McpRevision::V2025_11_25, ..McpConfig::SMALL };
 //! let mut slots = [McpSlot::EMPTY; 2];
 //! let mut arena = [0u8; CFG.arena_len(2)];
 //! let mut c = McpClient::new(CFG, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
-//! c.start().unwrap();
+//! c.start(Instant::ZERO).unwrap();
 //! let mut line = [0u8; 512];
 //! let n = c.poll_transmit(&mut line).unwrap().unwrap();
 //! assert!(line[..n].starts_with(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","#));
@@ -76,25 +89,29 @@ mod event;
 mod frames;
 mod incoming;
 mod jsonrpc;
+mod listing;
 mod outbox;
 mod outgoing;
+mod revision;
 mod salvage;
 mod stats;
 
 pub use calls::McpSlot;
 pub use config::{
-    McpClientInfo, McpConfig, CANCEL_LINE_BOUND, CLIENT_TEXT_CAP, OUTBOX_HEADER, PROTOCOL_VERSION,
-    REASON_CAP, SUPPORTED_VERSIONS,
+    McpClientInfo, McpConfig, McpRevision, CANCEL_LINE_BOUND, CLIENT_TEXT_CAP,
+    DEFAULT_START_TIMEOUT_MS, OUTBOX_HEADER, PROTOCOL_VERSION, PROTOCOL_VERSION_2026, REASON_CAP,
+    SUPPORTED_VERSIONS,
 };
 pub use error::{McpError, McpHandled};
 pub use event::{McpEvent, McpStartError, McpToolSkip};
 pub use frames::McpFailure;
 pub use stats::McpStats;
 
+use crate::clock::Instant;
 use crate::error::StorageError;
 use crate::frame::splitter::{Cut, Lines};
 use crate::frame::{Frame, FrameKind};
-use crate::json::valid::{get_str, string, Arr};
+use crate::json::valid::{get_str, string};
 use crate::json::BufferTooSmall;
 use crate::route::CallHandle;
 use crate::sink::write_counted;
@@ -137,6 +154,8 @@ pub enum McpState {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 enum Phase {
     Idle,
+    SendDiscover,
+    AwaitDiscover(u64),
     SendInit,
     AwaitInit(u64),
     SendInitialized,
@@ -162,6 +181,7 @@ enum StartFault {
     CursorTooLong(usize),
     TooManyPages,
     TooLarge,
+    NoAnswer,
 }
 
 /// What the line in the buffer still owes the host.
@@ -212,6 +232,14 @@ pub struct McpClient<'a> {
     owed: Owed,
     immediate: Option<Immediate>,
     phase: Phase,
+    /// The revision spoken, once the server said.
+    version: Option<&'static str>,
+    /// When `server/discover` counts as unanswered.
+    deadline: Instant,
+    relist: listing::Relist,
+    /// A tool-list change came while the tools were being listed: list them once more.
+    relist_again: bool,
+    listen: listing::Listen,
     next_rpc: u64,
     pages: u32,
     tools: u32,
@@ -281,6 +309,11 @@ impl<'a> McpClient<'a> {
             owed: Owed::Nothing,
             immediate: None,
             phase: Phase::Idle,
+            version: None,
+            deadline: Instant::ZERO,
+            relist: listing::Relist::Idle,
+            relist_again: false,
+            listen: listing::Listen::No,
             next_rpc: 1,
             pages: 0,
             tools: 0,
@@ -302,6 +335,16 @@ impl<'a> McpClient<'a> {
             Phase::Closed => McpState::Closed,
             _ => McpState::Starting,
         }
+    }
+
+    /// The revision spoken, once the server said (`initialize`'s answer, or `2026-07-28`).
+    pub fn protocol_version(&self) -> Option<&'static str> {
+        self.version
+    }
+
+    /// Whether the server is spoken to in 2026-07-28.
+    fn modern(&self) -> bool {
+        self.version == Some(PROTOCOL_VERSION_2026)
     }
 
     /// What it counted.
@@ -326,12 +369,18 @@ impl<'a> McpClient<'a> {
 
     // ----- inputs -------------------------------------------------------
 
-    /// Begins the start-up: `initialize` goes out at the next `poll_transmit`.
-    pub fn start(&mut self) -> Result<(), McpError> {
+    /// Begins the start-up at `now`: `server/discover` goes out at the next `poll_transmit`
+    /// (`initialize` when the revision is fixed to 2025-11-25), and
+    /// [`poll_timeout`](Self::poll_timeout) says until when it may go unanswered.
+    pub fn start(&mut self, now: Instant) -> Result<(), McpError> {
         if self.phase != Phase::Idle {
             return Err(McpError::AlreadyStarted);
         }
-        self.phase = Phase::SendInit;
+        self.phase = match self.cfg.revision {
+            McpRevision::V2025_11_25 => Phase::SendInit,
+            McpRevision::Auto | McpRevision::V2026_07_28 => Phase::SendDiscover,
+        };
+        self.deadline = now.saturating_add_millis(u64::from(self.cfg.start_timeout_ms));
         Ok(())
     }
 
@@ -434,6 +483,8 @@ impl<'a> McpClient<'a> {
         if let Owed::Reply { .. } = self.owed {
             self.owed = Owed::Nothing;
         }
+        self.relist = listing::Relist::Idle;
+        self.listen = listing::Listen::No;
         self.calls.fail_waiting(McpFailure::Closed);
     }
 
@@ -449,6 +500,13 @@ impl<'a> McpClient<'a> {
         }
         let rpc = self.next_rpc;
         let n = match self.phase {
+            Phase::SendDiscover => {
+                let info = self.info;
+                let n = write_counted(out, |s| outgoing::discover(s, rpc, &info))?;
+                self.next_rpc += 1;
+                self.phase = Phase::AwaitDiscover(rpc);
+                n
+            }
             Phase::SendInit => {
                 let info = self.info;
                 let n = write_counted(out, |s| outgoing::initialize(s, rpc, &info))?;
@@ -462,25 +520,34 @@ impl<'a> McpClient<'a> {
                 n
             }
             Phase::SendList => {
-                let cursor = self.cursor_len.map(|n| &self.cursor[..n]);
-                let n = write_counted(out, |s| outgoing::tools_list(s, rpc, cursor))?;
-                self.next_rpc += 1;
-                self.pages += 1;
+                let n = self.write_list(out, rpc)?;
                 self.phase = Phase::AwaitList(rpc);
                 n
             }
-            Phase::Ready => {
-                let Some((line, _)) = self.outbox.front() else {
-                    return Ok(None);
-                };
-                let Some(dst) = out.get_mut(..line.len()) else {
-                    return Err(BufferTooSmall { needed: line.len() });
-                };
-                dst.copy_from_slice(line);
-                let n = line.len();
-                self.outbox.pop();
-                n
-            }
+            Phase::Ready => match self.poll_listing(out, rpc)? {
+                Some(n) => n,
+                None => {
+                    let modern = self.modern().then_some(self.info);
+                    let Some((line, call)) = self.outbox.front() else {
+                        return Ok(None);
+                    };
+                    let n = match modern {
+                        // A queued call (not a cancel) takes 2026-07-28's envelope.
+                        Some(info) if call != 0 => {
+                            write_counted(out, |s| outgoing::with_envelope(s, line, &info))?
+                        }
+                        _ => {
+                            let Some(dst) = out.get_mut(..line.len()) else {
+                                return Err(BufferTooSmall { needed: line.len() });
+                            };
+                            dst.copy_from_slice(line);
+                            line.len()
+                        }
+                    };
+                    self.outbox.pop();
+                    n
+                }
+            },
             _ => return Ok(None),
         };
         Ok(Some(n))
@@ -579,52 +646,11 @@ impl<'a> McpClient<'a> {
                     StartFault::CursorTooLong(n) => McpStartError::CursorTooLong(n),
                     StartFault::TooManyPages => McpStartError::TooManyPages,
                     StartFault::TooLarge => McpStartError::ResponseTooLarge,
+                    StartFault::NoAnswer => McpStartError::NoAnswer,
                 }))
             }
             Owed::Tools { list, pos, more } => self.next_tool(list, pos, more),
             _ => None,
-        }
-    }
-
-    /// The next tool of a `tools/list` page, or the page's end.
-    fn next_tool(&mut self, list: Span, pos: usize, more: bool) -> Option<McpEvent<'_>> {
-        let array = &self.line[list.0..list.1];
-        let mut tools = Arr::resume(array, pos);
-        let Some(tool) = tools.next() else {
-            self.owed = Owed::Nothing;
-            if self.phase != Phase::Listed {
-                return None;
-            }
-            if more {
-                self.phase = Phase::SendList;
-                return None;
-            }
-            self.phase = Phase::Ready;
-            return Some(McpEvent::Ready { tools: self.tools });
-        };
-        self.owed = Owed::Tools {
-            list,
-            pos: tools.pos(),
-            more,
-        };
-        let Some(name) = get_str(tool, b"name") else {
-            return Some(McpEvent::ToolSkipped {
-                reason: McpToolSkip::NoName,
-                tool,
-            });
-        };
-        match name.decode_into(self.scratch) {
-            Ok(name) => {
-                self.tools = self.tools.saturating_add(1);
-                Some(McpEvent::Tool { name, tool })
-            }
-            Err(_) => Some(McpEvent::ToolSkipped {
-                reason: McpToolSkip::NameTooLong {
-                    len: name.decoded_len(),
-                    cap: self.cfg.name_cap,
-                },
-                tool,
-            }),
         }
     }
 }
