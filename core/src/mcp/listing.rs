@@ -167,10 +167,12 @@ impl McpClient<'_> {
             return None;
         }
         self.phase = Phase::Ready;
+        let tools = self.tools;
+        // A change told while listing: the list just handed out may be the old one.
         if self.relist_again {
             self.begin_relist();
         }
-        Some(McpEvent::Ready { tools: self.tools })
+        Some(McpEvent::Ready { tools })
     }
 
     /// The next tool of a `tools/list` page, or the page's end.

@@ -65,10 +65,13 @@ pub const MCP: McpConfig = McpConfig {
     name_cap: NAME_CAP,
     cursor_cap: 4096,
     max_depth: DEFAULT_MAX_DEPTH,
+    // An earlier-revision server that ignores `server/discover` gets `initialize` after 5 s.
+    start_timeout_ms: 5_000,
+    ..McpConfig::DEFAULT
 };
 
-/// How long the start-up may take.
-pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the start-up may take (the `server/discover` probe's 5 s included).
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the server may take to exit once its stdin is closed.
 pub const EXIT_GRACE: Duration = Duration::from_secs(5);
 
@@ -231,6 +234,8 @@ pub fn log_event(ev: &McpEvent<'_>) -> Option<Result<u32, String>> {
             log!("ready: {tools} tools");
             return Some(Ok(*tools));
         }
+        // The wrapper's tools were fixed at start: a tool new in the list is not served.
+        McpEvent::ToolsChanged { tools } => log!("tools changed: {tools} tools"),
         McpEvent::StartFailed(e) => return Some(Err(start_error(e))),
         McpEvent::Notification { method, params } => {
             let method = crate::lines::text(*method);
@@ -246,7 +251,7 @@ pub fn log_event(ev: &McpEvent<'_>) -> Option<Result<u32, String>> {
 /// Drives the client's start-up to `Ready`: the listed tools, in the server's order.
 pub fn start_up(io: &mut Io, client: &mut McpClient<'_>) -> Result<Vec<Listed>, StartFail> {
     client
-        .start()
+        .start(io.now())
         .map_err(|e| StartFail::Other(e.to_string()))?;
     let deadline = std::time::Instant::now() + STARTUP_TIMEOUT;
     let mut names = Vec::new();
@@ -295,7 +300,16 @@ pub fn start_up(io: &mut Io, client: &mut McpClient<'_>) -> Result<Vec<Listed>, 
                 STARTUP_TIMEOUT.as_secs()
             )));
         }
-        io.wait(left);
+        // The `server/discover` probe's deadline comes first when it is still awaited.
+        let now = io.now();
+        let probe = client.poll_timeout().map(|t| {
+            Duration::from_millis(t.as_millis().saturating_sub(now.as_millis()))
+        });
+        if probe.is_some_and(|p| p.is_zero()) {
+            client.handle_timeout(now);
+            continue;
+        }
+        io.wait(probe.map_or(left, |p| p.min(left)));
     }
 }
 

@@ -2,11 +2,13 @@
 //! stdio — the core's sans-IO MCP client (SPEC §9) driven by a plain `std` host.
 //!
 //! ```text
-//! polyweave-mcp [--timeout-ms T] [--max-total-ms M] [--extra-tool NAME]... -- SERVER [ARG]...
+//! polyweave-mcp [--revision auto|2025-11-25|2026-07-28] [--timeout-ms T] [--max-total-ms M]
+//!               [--extra-tool NAME]... -- SERVER [ARG]...
 //! ```
 //!
 //! It starts `SERVER ARG…` as a child (stdin and stdout piped, stderr inherited), runs the MCP
-//! start-up (`initialize`, `notifications/initialized`, `tools/list` with every page), and
+//! start-up (`server/discover`; then, for a server that does not list 2026-07-28, `initialize`
+//! and `notifications/initialized`; `tools/list` with every page), and
 //! registers every listed tool as an adapter tool of a [`Wrapper`]. Then it reads the model's
 //! frames (SPEC §1, NDJSON: one frame a line, `\r\n` accepted, blank lines skipped) on stdin,
 //! as the wrapper's response path, and writes what the wrapper sends on stdout as SPEC §6
@@ -30,6 +32,9 @@
 //!
 //! # Options
 //!
+//! - `--revision R`: the MCP revision to speak: `auto` (default: what `server/discover`
+//!   finds, SPEC §9.9), `2025-11-25` (the `initialize` handshake at once) or `2026-07-28`
+//!   (a server that does not list it fails the start).
 //! - `--timeout-ms T`: the wrapper's `tool_timeout_ms` (default 30000).
 //! - `--max-total-ms M`: its `max_total_timeout_ms` (default 0: progress restarts nothing).
 //! - `--extra-tool NAME`: also register `NAME` as an adapter tool although the server did not
@@ -76,18 +81,19 @@ use polyweave_mcp::host::{
 use polyweave_mcp::lines;
 use polyweave_mcp::log;
 use polyweave_mcp::pipes::{spawn_reader, Input};
-use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpSlot};
+use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpConfig, McpRevision, McpSlot};
 use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::{NoHooks, Route, Tool};
 
-const USAGE: &str = "usage: polyweave-mcp [--timeout-ms T] [--max-total-ms M] \
-[--extra-tool NAME]... -- SERVER [ARG]...";
+const USAGE: &str = "usage: polyweave-mcp [--revision auto|2025-11-25|2026-07-28] \
+[--timeout-ms T] [--max-total-ms M] [--extra-tool NAME]... -- SERVER [ARG]...";
 
 /// What the command line asks for.
 struct Options {
     timeout_ms: u32,
     max_total_ms: u32,
     extra_tools: Vec<String>,
+    revision: McpRevision,
     command: Vec<OsString>,
 }
 
@@ -101,6 +107,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
         timeout_ms: WRAPPER.tool_timeout_ms,
         max_total_ms: 0,
         extra_tools: Vec::new(),
+        revision: McpRevision::Auto,
         command: Vec::new(),
     };
     while let Some(arg) = args.next() {
@@ -124,6 +131,14 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
             "--timeout-ms" => o.timeout_ms = ms(flag, value(flag)?)?,
             "--max-total-ms" => o.max_total_ms = ms(flag, value(flag)?)?,
             "--extra-tool" => o.extra_tools.push(value(flag)?),
+            "--revision" => {
+                o.revision = match value(flag)?.as_str() {
+                    "auto" => McpRevision::Auto,
+                    "2025-11-25" => McpRevision::V2025_11_25,
+                    "2026-07-28" => McpRevision::V2026_07_28,
+                    v => return Err(format!("--revision {v:?}: auto, 2025-11-25 or 2026-07-28")),
+                }
+            }
             _ => return Err(format!("unknown option {flag:?}")),
         }
     }
@@ -174,7 +189,10 @@ fn run(opts: Options) -> Result<(), Fail> {
         max_total_timeout_ms: opts.max_total_ms,
         ..WRAPPER
     };
-    let mcfg = MCP.fit(&wcfg);
+    let mcfg = McpConfig {
+        revision: opts.revision,
+        ..MCP.fit(&wcfg)
+    };
     if let Some(long) = opts.extra_tools.iter().find(|n| n.len() > wcfg.name_cap) {
         return Err(Fail::Start(format!(
             "--extra-tool {long:?}: longer than {} bytes",
@@ -362,6 +380,21 @@ mod tests {
             panic!()
         };
         assert_eq!((o.timeout_ms, o.max_total_ms), (30_000, 0));
+        assert_eq!(o.revision, McpRevision::Auto);
+        for (flag, revision) in [
+            ("auto", McpRevision::Auto),
+            ("2025-11-25", McpRevision::V2025_11_25),
+            ("2026-07-28", McpRevision::V2026_07_28),
+        ] {
+            let Ok(Parsed::Run(o)) = parse(&["--revision", flag, "--", "s"]) else {
+                panic!("{flag}")
+            };
+            assert_eq!(o.revision, revision);
+        }
+        assert_eq!(
+            parse(&["--revision", "2024-11-05", "--", "s"]).err().as_deref(),
+            Some("--revision \"2024-11-05\": auto, 2025-11-25 or 2026-07-28")
+        );
         assert!(parse(&["--timeout-ms", "x", "--", "s"]).is_err());
         assert!(parse(&["--"]).is_err());
         assert!(parse(&["--what", "--", "s"]).is_err());
