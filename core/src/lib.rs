@@ -76,6 +76,9 @@ pub mod request;
 pub mod wrapper;
 
 // Leaves every layer shares.
+// The one SSE (and NDJSON) body reader: the decoders' and MCP over Streamable HTTP's.
+#[cfg(any(feature = "_providers", feature = "mcp-http"))]
+mod body_reader;
 mod clock;
 mod error;
 #[cfg(feature = "_providers")]

@@ -61,7 +61,6 @@ mod calls;
 mod config;
 #[cfg(feature = "gemini")]
 mod json_path;
-mod reader;
 mod step;
 
 #[cfg(feature = "anthropic")]
@@ -82,10 +81,10 @@ pub(crate) use crate::provider::Provider;
 pub use config::{DecoderConfig, DecoderStats, PATH_CAP, REASON_CAP};
 pub(crate) use step::{Cursor, Emit, Event, State, Step};
 
+use crate::body_reader::{Fed, Framing, Reader};
 use crate::error::StorageError;
 use crate::json;
 use crate::sink::{put_json_str, put_json_string, write_counted, Sink};
-use reader::{Fed, Framing, Reader};
 use step::Reason;
 
 use crate::json::BufferTooSmall;

@@ -162,7 +162,7 @@ pub(crate) struct Event<'e> {
 
 impl<'e> Event<'e> {
     /// The event the reader has in `buf` (as much of it as the buffer kept).
-    pub(crate) fn in_buffer(buf: &'e [u8], reader: &'e super::reader::Reader) -> Self {
+    pub(crate) fn in_buffer(buf: &'e [u8], reader: &'e crate::body_reader::Reader) -> Self {
         Self {
             data: json::trim_ws(&buf[..reader.len.min(buf.len())]),
             name: reader.event_name(),

@@ -93,7 +93,12 @@ impl McpClient<'_> {
         let slot = self.calls.by_handle(handle).ok_or(McpError::UnknownCall)?;
         let call = self.calls.get(slot);
         let mut notified = false;
-        if call.state == CallState::Waiting && !self.outbox.withdraw(call.rpc) {
+        // A call not yet sent is withdrawn; one sent is told of, or (over HTTP in
+        // 2026-07-28) its response stream closed.
+        let sent = call.state == CallState::Waiting && !self.outbox.withdraw(call.rpc);
+        if sent && self.close_stream_of(call.rpc) {
+            notified = true;
+        } else if sent {
             let content = f.content().map_err(McpError::Malformed)?;
             let mut text = [0u8; REASON_CAP];
             let reason = match content.and_then(|c| get_str(c, b"reason")) {

@@ -93,4 +93,10 @@ pub enum McpStartError<'c> {
     /// The client was fixed to 2026-07-28 and the server did not answer `server/discover`
     /// within the start-up timeout.
     NoAnswer,
+    /// Over Streamable HTTP, the response to `initialize` or `tools/list` ended without the
+    /// answer (`status` 0 when there was no response at all).
+    NoResponse {
+        /// The HTTP status.
+        status: u16,
+    },
 }

@@ -145,7 +145,11 @@ impl McpClient<'_> {
     }
 
     pub(super) fn start_failed(&mut self, fault: StartFault) {
-        self.owed = Owed::StartFailed(fault);
+        // What the line owes is not lost: the failure is told after it.
+        match self.owed {
+            Owed::Nothing => self.owed = Owed::StartFailed(fault),
+            _ => self.deferred = Some(fault),
+        }
         self.phase = Phase::Failed;
         self.outbox.clear();
         self.calls.fail_waiting(McpFailure::NotStarted);

@@ -87,6 +87,8 @@ mod config;
 mod error;
 mod event;
 mod frames;
+#[cfg(feature = "mcp-http")]
+pub mod http;
 mod incoming;
 mod jsonrpc;
 mod listing;
@@ -111,12 +113,12 @@ use crate::clock::Instant;
 use crate::error::StorageError;
 use crate::frame::splitter::{Cut, Lines};
 use crate::frame::{Frame, FrameKind};
-use crate::json::valid::{get_str, string};
+use crate::json::valid::string;
 use crate::json::BufferTooSmall;
 use crate::route::CallHandle;
 use crate::sink::write_counted;
 
-use calls::{CallState, Calls};
+use calls::Calls;
 use outbox::Outbox;
 use salvage::Salvage;
 use stats::{bump32, bump64};
@@ -182,6 +184,7 @@ enum StartFault {
     TooManyPages,
     TooLarge,
     NoAnswer,
+    NoResponse(u16),
 }
 
 /// What the line in the buffer still owes the host.
@@ -240,6 +243,13 @@ pub struct McpClient<'a> {
     /// A tool-list change came while the tools were being listed: list them once more.
     relist_again: bool,
     listen: listing::Listen,
+    /// A start-up failure decided while the line's output was not yet polled.
+    deferred: Option<StartFault>,
+    /// A new 2025-11-25 session (its `404`): the tools are listed already.
+    skip_list: bool,
+    /// Streamable HTTP's state; `None` over a line transport.
+    #[cfg(feature = "mcp-http")]
+    http: Option<http::Http<'a>>,
     next_rpc: u64,
     pages: u32,
     tools: u32,
@@ -314,6 +324,10 @@ impl<'a> McpClient<'a> {
             relist: listing::Relist::Idle,
             relist_again: false,
             listen: listing::Listen::No,
+            deferred: None,
+            skip_list: false,
+            #[cfg(feature = "mcp-http")]
+            http: None,
             next_rpc: 1,
             pages: 0,
             tools: 0,
@@ -516,7 +530,10 @@ impl<'a> McpClient<'a> {
             }
             Phase::SendInitialized => {
                 let n = write_counted(out, outgoing::initialized)?;
-                self.phase = Phase::SendList;
+                self.phase = match core::mem::take(&mut self.skip_list) {
+                    true => Phase::Ready,
+                    false => Phase::SendList,
+                };
                 n
             }
             Phase::SendList => {
@@ -553,73 +570,13 @@ impl<'a> McpClient<'a> {
         Ok(Some(n))
     }
 
-    /// The next frame for a call's adapter, written into `out`: hand it to
-    /// [`Wrapper::handle_adapter_frame`](crate::Wrapper::handle_adapter_frame).
-    pub fn poll_frame(
-        &mut self,
-        out: &mut [u8],
-    ) -> Result<Option<McpAdapterFrame>, BufferTooSmall> {
-        let (slot, len, next) = match self.owed {
-            Owed::Result { slot, value } => {
-                let (name, v) = (self.calls.name(slot), &self.line[value.0..value.1]);
-                let n = write_counted(out, |s| frames::tool_result(s, name, v))?;
-                (slot, n, Owed::End { slot })
-            }
-            Owed::End { slot } => (slot, write_counted(out, frames::end)?, Owed::Nothing),
-            Owed::IsError { slot, result } => {
-                let (name, r) = (self.calls.name(slot), &self.line[result.0..result.1]);
-                let n = write_counted(out, |s| frames::error_texts(s, name, r))?;
-                (slot, n, Owed::Nothing)
-            }
-            Owed::RpcError { slot, error } => {
-                let name = self.calls.name(slot);
-                let message = get_str(&self.line[error.0..error.1], b"message");
-                let n = write_counted(out, |s| frames::error_message(s, name, message))?;
-                (slot, n, Owed::Nothing)
-            }
-            Owed::Progress { slot, params } => {
-                let p = &self.line[params.0..params.1];
-                let n = write_counted(out, |s| frames::progress(s, p))?;
-                let handle = self.calls.get(slot).handle;
-                self.owed = Owed::Nothing;
-                return Ok(Some(McpAdapterFrame { handle, len: n }));
-            }
-            _ => return self.poll_failure(out),
-        };
-        let handle = self.calls.get(slot).handle;
-        self.owed = next;
-        if next == Owed::Nothing {
-            self.calls.set_state(slot, CallState::Free);
-            bump64(&mut self.stats.answered);
-        }
-        Ok(Some(McpAdapterFrame { handle, len }))
-    }
-
-    /// The `ERROR` of a call the client failed itself, oldest first.
-    fn poll_failure(&mut self, out: &mut [u8]) -> Result<Option<McpAdapterFrame>, BufferTooSmall> {
-        if let Some(imm) = self.immediate {
-            let name = &self.imm_name[..imm.name_len];
-            let len = write_counted(out, |s| frames::failure(s, name, imm.why))?;
-            self.immediate = None;
-            bump64(&mut self.stats.failed);
-            return Ok(Some(McpAdapterFrame {
-                handle: imm.handle,
-                len,
-            }));
-        }
-        let Some((slot, why)) = self.calls.oldest_failing() else {
-            return Ok(None);
-        };
-        let name = self.calls.name(slot);
-        let len = write_counted(out, |s| frames::failure(s, name, why))?;
-        let handle = self.calls.get(slot).handle;
-        self.calls.set_state(slot, CallState::Free);
-        bump64(&mut self.stats.failed);
-        Ok(Some(McpAdapterFrame { handle, len }))
-    }
-
     /// The next thing the host learns from the server.
     pub fn poll_event(&mut self) -> Option<McpEvent<'_>> {
+        if self.owed == Owed::Nothing {
+            if let Some(fault) = self.deferred.take() {
+                self.owed = Owed::StartFailed(fault);
+            }
+        }
         match self.owed {
             Owed::Initialized { version, result } => {
                 self.owed = Owed::Nothing;
@@ -647,10 +604,23 @@ impl<'a> McpClient<'a> {
                     StartFault::TooManyPages => McpStartError::TooManyPages,
                     StartFault::TooLarge => McpStartError::ResponseTooLarge,
                     StartFault::NoAnswer => McpStartError::NoAnswer,
+                    StartFault::NoResponse(status) => McpStartError::NoResponse { status },
                 }))
             }
             Owed::Tools { list, pos, more } => self.next_tool(list, pos, more),
             _ => None,
         }
+    }
+}
+
+// Over a line transport only: a subscription costs no stream, and cancelling always tells.
+#[cfg(not(feature = "mcp-http"))]
+impl McpClient<'_> {
+    fn can_listen(&self) -> bool {
+        true
+    }
+
+    fn close_stream_of(&mut self, _rpc: u64) -> bool {
+        false
     }
 }

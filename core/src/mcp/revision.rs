@@ -25,15 +25,14 @@ impl McpClient<'_> {
     /// then counted and ignored.
     pub fn handle_timeout(&mut self, now: Instant) {
         let waiting = matches!(self.phase, Phase::SendDiscover | Phase::AwaitDiscover(_));
-        // Nothing is decided while the host has not polled out what the last line owes.
-        if !waiting || now < self.deadline || self.owed != Owed::Nothing {
+        if !waiting || now < self.deadline {
             return;
         }
         self.legacy(StartFault::NoAnswer);
     }
 
     /// Not a 2026-07-28 server: the handshake, unless the client is fixed to 2026-07-28.
-    fn legacy(&mut self, fault: StartFault) {
+    pub(super) fn legacy(&mut self, fault: StartFault) {
         match self.cfg.revision {
             McpRevision::V2026_07_28 => self.start_failed(fault),
             _ => self.phase = Phase::SendInit,
@@ -62,7 +61,7 @@ impl McpClient<'_> {
             .and_then(|c| get(c, b"tools"))
             .and_then(|t| get(t, b"listChanged"))
             .is_some_and(is_true);
-        if changes {
+        if changes && self.can_listen() {
             self.listen = Listen::Send;
         }
         self.version = Some(PROTOCOL_VERSION_2026);

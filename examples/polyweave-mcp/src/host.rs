@@ -302,9 +302,9 @@ pub fn start_up(io: &mut Io, client: &mut McpClient<'_>) -> Result<Vec<Listed>, 
         }
         // The `server/discover` probe's deadline comes first when it is still awaited.
         let now = io.now();
-        let probe = client.poll_timeout().map(|t| {
-            Duration::from_millis(t.as_millis().saturating_sub(now.as_millis()))
-        });
+        let probe = client
+            .poll_timeout()
+            .map(|t| Duration::from_millis(t.as_millis().saturating_sub(now.as_millis())));
         if probe.is_some_and(|p| p.is_zero()) {
             client.handle_timeout(now);
             continue;

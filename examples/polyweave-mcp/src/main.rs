@@ -392,7 +392,9 @@ mod tests {
             assert_eq!(o.revision, revision);
         }
         assert_eq!(
-            parse(&["--revision", "2024-11-05", "--", "s"]).err().as_deref(),
+            parse(&["--revision", "2024-11-05", "--", "s"])
+                .err()
+                .as_deref(),
             Some("--revision \"2024-11-05\": auto, 2025-11-25 or 2026-07-28")
         );
         assert!(parse(&["--timeout-ms", "x", "--", "s"]).is_err());

@@ -1,6 +1,6 @@
-//! Bytes in, events out: the one SSE reader every SSE provider shares (the WHATWG
-//! EventSource rules), and NDJSON lines cut by the crate's one line splitter, both over
-//! the decoder's event buffer.
+//! Bytes in, events out: the one SSE reader every SSE provider and MCP's Streamable HTTP
+//! share (the WHATWG EventSource rules), and NDJSON lines cut by the crate's one line
+//! splitter, both over their owner's buffer.
 //!
 //! The reader stores only what an event dispatches: its `data` lines joined with LF, and
 //! its `event` name. Input may stop anywhere (inside a field name, a CRLF, a UTF-8
@@ -31,13 +31,15 @@ const SSE: bool = cfg!(any(
     feature = "openai-chat",
     feature = "openai-responses",
     feature = "anthropic",
-    feature = "gemini"
+    feature = "gemini",
+    feature = "mcp-http"
 ));
 /// Ollama (NDJSON) is built in.
 const NDJSON: bool = cfg!(feature = "ollama");
 
 impl Framing {
     /// How `provider` frames its stream body.
+    #[cfg(feature = "_providers")]
     pub(crate) fn of(provider: crate::provider::Provider) -> Self {
         match provider {
             #[cfg(feature = "ollama")]
@@ -137,6 +139,13 @@ impl Reader {
     /// True when the event's data did not fit the buffer.
     pub(crate) fn overlong(&self, cap: usize) -> bool {
         self.len > cap
+    }
+
+    /// Whether bytes of an event not yet complete are in the buffer (or a `data` line was
+    /// seen): the buffer is this reader's until the event is read.
+    #[cfg(feature = "mcp-http")]
+    pub(crate) fn holds_event(&self) -> bool {
+        self.len > 0 || self.has_data
     }
 
     /// Makes room for the next event (after the decoder has read this one).
