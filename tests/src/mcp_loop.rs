@@ -5,7 +5,8 @@
 //! wrapper takes every frame the client gives it.
 
 use polyweave_tool_adapter::mcp::{
-    McpClient, McpClientInfo, McpConfig, McpError, McpEvent, McpHandled, McpSlot, McpStartError,
+    McpClient, McpClientInfo, McpConfig, McpError, McpEvent, McpHandled, McpRevision, McpSlot,
+    McpStartError,
 };
 use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::{json, Instant, NoHooks, Route, Tool};
@@ -89,6 +90,24 @@ pub fn tools_page(id: u64, tools: &[&str], cursor: Option<&str>) -> String {
 /// The `initialize` answer for request 1.
 pub const INIT_OK: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#;
 
+/// The `server/discover` result of a server that speaks 2026-07-28 and does not tell of
+/// tool-list changes.
+pub const DISCOVER_2026: &str = r#"{"supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}"#;
+
+/// The answer to `server/discover` (request 1) listing 2026-07-28.
+pub fn discover_ok() -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":1,"result":{DISCOVER_2026}}}"#)
+}
+
+/// The `_meta` members of 2026-07-28 (SPEC §9.9) this crate's client writes, written out
+/// here rather than taken from the client, so that a test compares against the text.
+pub fn envelope() -> String {
+    format!(
+        r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"polyweave-tool-adapter","version":"{}"}}"#,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 impl McpLoop<'static> {
     /// A wrapper with `tools` as adapter tools and `wrapper_slots` slots, served by a
     /// client of `client_slots` slots; not started. Its memory is leaked (for tests).
@@ -107,8 +126,7 @@ impl McpLoop<'static> {
         McpLoop::over(Box::leak(Box::new(storage)), cfg, mcp)
     }
 
-    /// [`new`](Self::new), started, with the server answering `initialize` and one
-    /// `tools/list` page of `tools`; what it saw is cleared.
+    /// [`new`](Self::new), started as [`start`](McpLoop::start) says; what it saw is cleared.
     pub fn ready(
         cfg: WrapperConfig,
         mcp: McpConfig,
@@ -146,12 +164,17 @@ impl<'s> McpLoop<'s> {
         }
     }
 
-    /// Starts the client, the server answering `initialize` and one `tools/list` page of
-    /// `tools`; what it saw is cleared.
+    /// Starts the client and answers its first request: `initialize` with [`INIT_OK`] when
+    /// the client is fixed to 2025-11-25, else `server/discover` with [`discover_ok`] (the
+    /// server speaks 2026-07-28); then one `tools/list` page of `tools` (request 2, so calls
+    /// take ids from 3 either way). What it saw is cleared.
     pub fn start(&mut self, tools: &[&str]) {
-        self.client.start().unwrap();
+        self.client.start(self.at()).unwrap();
         self.pump();
-        self.server(INIT_OK);
+        match self.client.config().revision {
+            McpRevision::V2025_11_25 => self.server(INIT_OK),
+            McpRevision::Auto | McpRevision::V2026_07_28 => self.server(&discover_ok()),
+        }
         self.server(&tools_page(2, tools, None));
         assert_eq!(
             self.client.state(),
@@ -218,12 +241,13 @@ impl<'s> McpLoop<'s> {
         }
     }
 
-    /// Time passes to `ms`: timeouts fire.
+    /// Time passes to `ms`: timeouts fire (the wrapper's calls, the client's start-up).
     pub fn tick(&mut self, ms: u64) {
         self.now = ms;
         self.wrapper
             .handle_timeout(self.at())
             .expect("handle_timeout");
+        self.client.handle_timeout(self.at());
         self.pump();
     }
 
@@ -295,12 +319,25 @@ impl<'s> McpLoop<'s> {
         while let Some(e) = self.client.poll_event() {
             moved = true;
             let text = match e {
+                McpEvent::Initialized {
+                    protocol_version,
+                    result,
+                } => format!(
+                    "Initialized {protocol_version} {}",
+                    String::from_utf8_lossy(result)
+                ),
                 McpEvent::Tool { name, .. } => format!("Tool {name}"),
                 McpEvent::StartFailed(McpStartError::UnsupportedVersion(v)) => {
                     format!(
                         "StartFailed UnsupportedVersion {}",
                         String::from_utf8_lossy(v)
                     )
+                }
+                McpEvent::StartFailed(McpStartError::Refused(e)) => {
+                    format!("StartFailed Refused {}", String::from_utf8_lossy(e))
+                }
+                McpEvent::StartFailed(McpStartError::BadResult(r)) => {
+                    format!("StartFailed BadResult {}", String::from_utf8_lossy(r))
                 }
                 McpEvent::Notification { method, params } => format!(
                     "Notification {} {}",
