@@ -167,10 +167,12 @@ impl McpClient<'_> {
             return None;
         }
         self.phase = Phase::Ready;
+        // The count is this listing's: a change told meanwhile starts the next from 0.
+        let tools = self.tools;
         if self.relist_again {
             self.begin_relist();
         }
-        Some(McpEvent::Ready { tools: self.tools })
+        Some(McpEvent::Ready { tools })
     }
 
     /// The next tool of a `tools/list` page, or the page's end.
