@@ -4,12 +4,14 @@
 //! every line the client writes is one compact JSON value ending in LF and that the
 //! wrapper takes every frame the client gives it.
 
+use std::collections::VecDeque;
+
 use polyweave_tool_adapter::mcp::{
     McpClient, McpClientInfo, McpConfig, McpError, McpEvent, McpHandled, McpRevision, McpSlot,
-    McpStartError,
+    McpStartError, McpState,
 };
 use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
-use polyweave_tool_adapter::{json, Instant, NoHooks, Route, Tool};
+use polyweave_tool_adapter::{json, CallHandle, Instant, NoHooks, Route, Tool};
 
 /// What the host saw, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +65,8 @@ pub struct McpLoop<'s> {
     /// Model `TOOL_CALL`s handed in.
     pub calls: usize,
     pub now: u64,
+    /// Adapter frames the client could not take yet (see `deliver`).
+    held: VecDeque<(CallHandle, Vec<u8>)>,
     buf: Vec<u8>,
 }
 
@@ -160,6 +164,7 @@ impl<'s> McpLoop<'s> {
             refused: Vec::new(),
             calls: 0,
             now: 0,
+            held: VecDeque::new(),
             buf: vec![0u8; 1 << 20],
         }
     }
@@ -176,12 +181,7 @@ impl<'s> McpLoop<'s> {
             McpRevision::Auto | McpRevision::V2026_07_28 => self.server(&discover_ok()),
         }
         self.server(&tools_page(2, tools, None));
-        assert_eq!(
-            self.client.state(),
-            polyweave_tool_adapter::mcp::McpState::Ready,
-            "{:?}",
-            self.seen
-        );
+        assert_eq!(self.client.state(), McpState::Ready, "{:?}", self.seen);
         self.seen.clear();
     }
 
@@ -269,24 +269,20 @@ impl<'s> McpLoop<'s> {
                 match t.route {
                     Route::Model => self.seen.push(Seen::Model(text)),
                     Route::Consumer => self.seen.push(Seen::Consumer(text)),
-                    Route::Adapter(h) => loop {
-                        match self.client.handle_frame(h, &frame) {
-                            Ok(
-                                McpHandled::Sent { .. }
-                                | McpHandled::Failed(_)
-                                | McpHandled::Cancelled { .. },
-                            ) => break,
-                            Err(McpError::OutboxFull { .. }) => {
-                                assert!(self.transmit(), "outbox full with nothing to send")
-                            }
-                            Err(McpError::FramePending) => {
-                                assert!(self.frames(), "frame pending with no frame")
-                            }
-                            Err(e) => panic!("client refused the wrapper's {text}: {e:?}"),
+                    Route::Adapter(h) if frame.starts_with(br#"{"type":"CANCEL""#) => {
+                        match self.held.iter().position(|(k, _)| *k == h) {
+                            // The client never saw the call: it is withdrawn with its cancel.
+                            Some(i) => drop(self.held.remove(i)),
+                            None => self.hand(h, &frame),
                         }
-                    },
+                    }
+                    Route::Adapter(h) => {
+                        self.held.push_back((h, frame));
+                        self.deliver();
+                    }
                 }
             }
+            moved |= self.deliver();
             moved |= self.frames();
             moved |= self.events();
             moved |= self.transmit();
@@ -294,6 +290,63 @@ impl<'s> McpLoop<'s> {
                 return;
             }
         }
+    }
+
+    /// Hands the client an adapter frame it must take now.
+    fn hand(&mut self, h: CallHandle, frame: &[u8]) {
+        loop {
+            match self.client.handle_frame(h, frame) {
+                Ok(_) => return,
+                Err(McpError::OutboxFull { .. }) => {
+                    assert!(self.transmit(), "outbox full with nothing to send")
+                }
+                Err(McpError::FramePending) => {
+                    assert!(self.frames(), "frame pending with no frame")
+                }
+                Err(e) => panic!(
+                    "client refused the wrapper's {}: {e:?}",
+                    String::from_utf8_lossy(frame)
+                ),
+            }
+        }
+    }
+
+    /// Hands the client the `TOOL_CALL`s held, in order. One whose line does not fit the
+    /// outbox while the client writes nothing (its calls wait for the start-up) stays held,
+    /// with every one after it, until the outbox drains.
+    fn deliver(&mut self) -> bool {
+        let mut moved = false;
+        while let Some((h, frame)) = self.held.front() {
+            let (h, frame) = (*h, frame.clone());
+            match self.client.handle_frame(h, &frame) {
+                Ok(
+                    McpHandled::Sent { .. } | McpHandled::Failed(_) | McpHandled::Cancelled { .. },
+                ) => {
+                    self.held.pop_front();
+                    moved = true;
+                }
+                Err(McpError::OutboxFull { .. }) => {
+                    if !self.transmit() {
+                        assert!(
+                            matches!(self.client.state(), McpState::Idle | McpState::Starting),
+                            "outbox full with nothing to send, {:?}",
+                            self.client
+                        );
+                        return moved;
+                    }
+                    moved = true;
+                }
+                Err(McpError::FramePending) => {
+                    assert!(self.frames(), "frame pending with no frame");
+                    moved = true;
+                }
+                Err(e) => panic!(
+                    "client refused the wrapper's {}: {e:?}",
+                    String::from_utf8_lossy(&frame)
+                ),
+            }
+        }
+        moved
     }
 
     fn frames(&mut self) -> bool {
@@ -392,6 +445,19 @@ impl<'s> McpLoop<'s> {
         self.seen.retain(|s| match s {
             Seen::Model(l) => {
                 out.push(l.clone());
+                false
+            }
+            _ => true,
+        });
+        out
+    }
+
+    /// The client's events since the last call, taken out of `seen`.
+    pub fn take_events(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.seen.retain(|s| match s {
+            Seen::Event(e) => {
+                out.push(e.clone());
                 false
             }
             _ => true,
