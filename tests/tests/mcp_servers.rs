@@ -1203,7 +1203,7 @@ fn real_servers_tools_are_declared_for_every_provider() {
     );
 }
 
-// ------------------------------------------------------------ the revisions, in process (SPEC §9.9)
+// ------------------------------------------------------------ the revisions, in process
 
 /// The crate's client itself (through `polyweave_tests::mcp_loop`, in real time) against
 /// each real server under the default configuration: `mcp-server-time` lists 2026-07-28 in
