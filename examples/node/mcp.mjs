@@ -930,7 +930,15 @@ export function connectMcpServer(command, args = [], options = {}) {
   const send = (line) => {
     if (child.stdin.writable) child.stdin.write(line);
   };
-  const server = new McpServer(send, options);
+  let server;
+  try {
+    server = new McpServer(send, options);
+  } catch (e) {
+    // An option the client refused (a revision it does not know...): no server left running.
+    child.on('error', () => {});
+    child.kill('SIGKILL');
+    return Promise.reject(e);
+  }
   server.child = child;
   server._exited = false;
   let exited;

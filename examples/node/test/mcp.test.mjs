@@ -549,6 +549,10 @@ test('mcp: start-up failures reject connectMcpServer with McpStartupError', asyn
     message: 'the MCP server did not finish its start-up within 200 ms',
   });
   await assert.rejects(connectMcpServer('/nonexistent/mcp-server'), (e) => e instanceof McpStartupError && /cannot start the MCP server/.test(e.message));
+  await assert.rejects(connectMcpServer(process.execPath, fake(), { revision: '2024-11-05' }), {
+    name: 'TypeError',
+    message: 'createMcpClient: revision "2024-11-05": one of auto, 2025-11-25, 2026-07-28',
+  });
 });
 
 test('mcp: connectMcpServer times server/discover on real timers: a silent server gets initialize after startTimeoutMs', async () => {
