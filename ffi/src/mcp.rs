@@ -542,6 +542,9 @@ pub(crate) fn failure(f: McpFailure) -> (pw_mcp_failure, usize, usize) {
         ),
         McpFailure::NoOutcome => (pw_mcp_failure::PW_MCP_FAILURE_NO_OUTCOME, 0, 0),
         McpFailure::InputRequired => (pw_mcp_failure::PW_MCP_FAILURE_INPUT_REQUIRED, 0, 0),
+        McpFailure::Http { status } => {
+            (pw_mcp_failure::PW_MCP_FAILURE_HTTP, usize::from(status), 0)
+        }
     }
 }
 
@@ -715,7 +718,7 @@ pub struct pw_mcp_event {
     /// For `PW_MCP_EVENT_START_FAILED`: why (`PW_MCP_START_NONE` otherwise).
     pub start_error: pw_mcp_start_error,
     /// `PW_MCP_SKIP_NAME_TOO_LONG`: the name's decoded length; `PW_MCP_START_CURSOR_TOO_LONG`:
-    /// the cursor's length; 0 otherwise.
+    /// the cursor's length; `PW_MCP_START_NO_RESPONSE`: the HTTP status; 0 otherwise.
     pub len: usize,
     /// `PW_MCP_SKIP_NAME_TOO_LONG`: `name_cap`; 0 otherwise.
     pub cap: usize,
@@ -775,6 +778,11 @@ fn start_error(e: McpStartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
             (pw_mcp_start_error::PW_MCP_START_RESPONSE_TOO_LARGE, &[], 0)
         }
         McpStartError::NoAnswer => (pw_mcp_start_error::PW_MCP_START_NO_ANSWER, &[], 0),
+        McpStartError::NoResponse { status } => (
+            pw_mcp_start_error::PW_MCP_START_NO_RESPONSE,
+            &[],
+            usize::from(status),
+        ),
         // A start-up failure newer than this table: the result was not one to go on with.
         _ => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, &[], 0),
     }
