@@ -1039,4 +1039,16 @@ fn fitting_keeps_the_revision_and_its_timeout() {
         (cfg.revision, cfg.start_timeout_ms, cfg.name_cap),
         (2, 7, 64)
     );
+    // A revision out of range stays so: the configuration is still refused after fitting.
+    cfg.revision = 3;
+    cfg.name_cap = 9;
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { pw_mcp_config_fit(&mut cfg, &w) }, pw_result::PW_OK);
+    assert_eq!((cfg.revision, cfg.name_cap), (3, 64));
+    let mut n = 0;
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { pw_mcp_size(&cfg, 1, &mut n) },
+        pw_result::PW_BAD_CONFIG
+    );
 }
