@@ -781,7 +781,7 @@ fn a_config_fits_a_wrapper_config() {
     );
 }
 
-/// 2026-07-28's `_meta` members naming the revision and this test's client (SPEC §9.9).
+/// 2026-07-28's `_meta` members naming the revision and this test's client.
 const ENVELOPE: &str = "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\
 \"io.modelcontextprotocol/clientCapabilities\":{},\
 \"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcp-api-test\",\"version\":\"1.0\"}";
@@ -823,6 +823,8 @@ fn listed(c: *mut pw_mcp) -> (Vec<String>, pw_mcp_event) {
     }
 }
 
+/// No handshake and the envelope on every request (SPEC §9.9), `input_required` failing its
+/// call (SPEC §9.10), the tools listed again when they change (SPEC §9.12).
 #[test]
 fn a_server_listing_2026_07_28_is_spoken_to_in_it() {
     let mut block = vec![0u64; size(&config(), 2) / 8 + 1];
@@ -934,6 +936,7 @@ fn a_server_listing_2026_07_28_is_spoken_to_in_it() {
     );
 }
 
+/// The handshake on the same connection (SPEC §9.9).
 #[test]
 fn a_server_refusing_server_discover_gets_initialize() {
     let initialize =
@@ -976,6 +979,8 @@ fn a_server_refusing_server_discover_gets_initialize() {
     }
 }
 
+/// `initialize` at the start-up's deadline; fixed to 2026-07-28, the start-up fails
+/// (SPEC §9.9).
 #[test]
 fn an_unanswered_server_discover_times_out() {
     let mut block = vec![0u64; size(&config(), 2) / 8 + 1];
