@@ -288,10 +288,18 @@ pub unsafe extern "C" fn pw_mcp_config_fit(
     // SAFETY: the caller hands `cfg` for one read and write and `wrapper` for one read. Only
     // the two fields the wrapper sets change, so a configuration out of range stays so.
     unsafe {
-        config_fit(cfg, wrapper, |c, w| pw_mcp_config {
-            name_cap: w.name_cap,
-            max_depth: w.max_depth,
-            ..c
+        config_fit(cfg, wrapper, |c, w| {
+            // The core's fit on the capacities; the revision is copied back as the host gave it.
+            let auto = pw_mcp_revision::PW_MCP_REVISION_AUTO as u32;
+            let capacities = pw_mcp_config {
+                revision: auto,
+                ..c
+            }
+            .to_config();
+            capacities.map_or(c, |k| pw_mcp_config {
+                revision: c.revision,
+                ..pw_mcp_config::of(&k.fit(w))
+            })
         })
     }
 }
