@@ -1159,6 +1159,16 @@ enum pw_mcp_skip
      * The entry is not an object with a string `name`.
      */
     PW_MCP_SKIP_NO_NAME = 2,
+    /**
+     * Over Streamable HTTP, its `inputSchema` has an `x-mcp-header` annotation the revision
+     * does not allow: such a tool is not offered.
+     */
+    PW_MCP_SKIP_BAD_HEADER_ANNOTATION = 3,
+    /**
+     * Over Streamable HTTP, its `x-mcp-header` parameters do not fit `header_table_cap`
+     * (`cap`).
+     */
+    PW_MCP_SKIP_HEADER_TABLE_FULL = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1943,6 +1953,12 @@ typedef struct pw_mcp_config {
      * (or, fixed to 2026-07-28, fails the start-up); default `PW_MCP_DEFAULT_START_TIMEOUT_MS`.
      */
     uint32_t start_timeout_ms;
+    /**
+     * Streamable HTTP only: bytes of the table of listed tools' `x-mcp-header` parameters
+     * (default 512); a tool whose annotations do not fit is skipped
+     * (`PW_MCP_SKIP_HEADER_TABLE_FULL`).
+     */
+    size_t header_table_cap;
 } pw_mcp_config;
 
 /**

@@ -169,7 +169,7 @@ step "docs.rs: both crates as docs.rs builds them (nightly, every feature, --cfg
 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo +nightly doc --quiet --no-deps --locked --all-features \
   -p polyweave-tool-adapter -p polyweave-tool-adapter-ffi
 
-step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5, mcp, request) for 60 s under libFuzzer, one per core at a time; any finding fails"
+step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5, mcp, mcp_http, request) for 60 s under libFuzzer, one per core at a time; any finding fails"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 (
   cd tests/fuzz

@@ -167,6 +167,27 @@ grep -q 'MCP: frames 3 lines 6 events 8 ' "$dir/mcp-z.log" &&
 mcp_state=$(sed -n 's/.*MCP: .* state \([0-9]*\).*/\1/p' "$dir/mcp-z.log")
 mcp_out=$(sed -n 's/.*MCP: .* out \([0-9]*\).*/\1/p' "$dir/mcp-z.log")
 mcp_stack=$(sed -n 's/.*MCP STACK: \([0-9]*\) bytes.*/\1/p' "$dir/mcp-z.log")
+# The MCP client over Streamable HTTP (feature mcp-http-client: the core's `mcp-http`): its flash
+# is the build with it minus the build without, less the scripted answers it carries (the probe
+# says how many bytes); state at McpConfig::SMALL with 2 call slots and 2 streams, and the
+# stack of its run alone.
+declare -A http_text
+for level in z s; do
+  cargo build --quiet --locked --profile footprint --bin footprint --features mcp-http-client \
+    --config "profile.footprint.opt-level=\"$level\""
+  elf="$dir/footprint-mcp-http-$level.elf"
+  cp "target/$target/footprint/footprint" "$elf"
+  http_text[$level]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
+done
+qemu "$dir/footprint-mcp-http-z.elf" >"$dir/mcp-http-z.bin" || { echo "probe mcp-http-z failed" >&2; exit 1; }
+defmt-print -e "$dir/footprint-mcp-http-z.elf" <"$dir/mcp-http-z.bin" >"$dir/mcp-http-z.log"
+grep -q 'MCP HTTP: posts 3 frames 3 events 3 ' "$dir/mcp-http-z.log" &&
+  grep -qF 'mcp http frame: b"{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"echo\",\"result\":[{\"type\":\"text\",\"text\":\"Echo: hi\"}]}}"' "$dir/mcp-http-z.log" ||
+  { echo "the MCP HTTP run did not give its 3 posts, 3 frames and 3 events" >&2; exit 1; }
+http_state=$(sed -n 's/.*MCP HTTP: .* state \([0-9]*\).*/\1/p' "$dir/mcp-http-z.log")
+http_out=$(sed -n 's/.*MCP HTTP: .* out \([0-9]*\).*/\1/p' "$dir/mcp-http-z.log")
+http_script=$(sed -n 's/.*MCP HTTP: .* script \([0-9]*\).*/\1/p' "$dir/mcp-http-z.log")
+http_stack=$(sed -n 's/.*MCP HTTP STACK: \([0-9]*\) bytes.*/\1/p' "$dir/mcp-http-z.log")
 # Stack over the BFCL corpus (3,302 calls, every frame validated; the feature adds the corpus
 # to flash, so this build is kept out of the flash figures).
 cargo build --quiet --locked --profile footprint --bin footprint --features bfcl-stack \
@@ -248,6 +269,10 @@ printf '\nMCP client on top of the wrapper (flash in bytes; McpConfig::SMALL, 2 
 printf '  flash z %6s   s %6s\n' "$((mcp_text[z] - text[with-z] - mcp_script))" "$((mcp_text[s] - text[with-s] - mcp_script))"
 printf '  state %s bytes (arena, slots, Client; the host'"'"'s output buffer %s more); stack high water %s bytes, shell included\n' \
   "$mcp_state" "$mcp_out" "$mcp_stack"
+printf '\nMCP client over Streamable HTTP on top of the wrapper (flash in bytes; McpConfig::SMALL, 2 call slots, 2 streams)\n'
+printf '  flash z %6s   s %6s\n' "$((http_text[z] - text[with-z] - http_script))" "$((http_text[s] - text[with-s] - http_script))"
+printf '  state %s bytes (arena, slots, streams, Client; the host'"'"'s body and header buffers %s more); stack high water %s bytes, shell included\n' \
+  "$http_state" "$http_out" "$http_stack"
 printf '\nBudgets: core flash at "z" %s <= %s, small arena %s <= %s\n' "$flash_z" "$FLASH_Z_BUDGET" "$small" "$SMALL_ARENA_BUDGET"
 status=0
 [ "$flash_z" -le "$FLASH_Z_BUDGET" ] || { echo "FAIL: core flash at \"z\" $flash_z > $FLASH_Z_BUDGET" >&2; status=1; }

@@ -205,6 +205,12 @@ pub enum pw_mcp_skip {
     PW_MCP_SKIP_NAME_TOO_LONG = 1,
     /// The entry is not an object with a string `name`.
     PW_MCP_SKIP_NO_NAME = 2,
+    /// Over Streamable HTTP, its `inputSchema` has an `x-mcp-header` annotation the revision
+    /// does not allow: such a tool is not offered.
+    PW_MCP_SKIP_BAD_HEADER_ANNOTATION = 3,
+    /// Over Streamable HTTP, its `x-mcp-header` parameters do not fit `header_table_cap`
+    /// (`cap`).
+    PW_MCP_SKIP_HEADER_TABLE_FULL = 4,
 }
 
 /// Why an MCP client's start-up failed (`pw_mcp_event.start_error`).

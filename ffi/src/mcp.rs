@@ -61,6 +61,10 @@ pub struct pw_mcp_config {
     /// Milliseconds `server/discover` may go unanswered before the client sends `initialize`
     /// (or, fixed to 2026-07-28, fails the start-up); default `PW_MCP_DEFAULT_START_TIMEOUT_MS`.
     pub start_timeout_ms: u32,
+    /// Streamable HTTP only: bytes of the table of listed tools' `x-mcp-header` parameters
+    /// (default 512); a tool whose annotations do not fit is skipped
+    /// (`PW_MCP_SKIP_HEADER_TABLE_FULL`).
+    pub header_table_cap: usize,
 }
 
 impl pw_mcp_config {
@@ -78,6 +82,7 @@ impl pw_mcp_config {
             max_depth: c.max_depth,
             revision: revision as u32,
             start_timeout_ms: c.start_timeout_ms,
+            header_table_cap: c.header_table_cap,
         }
     }
 
@@ -101,6 +106,7 @@ impl pw_mcp_config {
             max_depth: self.max_depth,
             revision,
             start_timeout_ms: self.start_timeout_ms,
+            header_table_cap: self.header_table_cap,
         })
     }
 }
@@ -830,6 +836,12 @@ pub unsafe extern "C" fn pw_mcp_poll_event(c: *mut pw_mcp, out: *mut pw_mcp_even
                         (pw_mcp_skip::PW_MCP_SKIP_NAME_TOO_LONG, len, cap)
                     }
                     McpToolSkip::NoName => (pw_mcp_skip::PW_MCP_SKIP_NO_NAME, 0, 0),
+                    McpToolSkip::BadHeaderAnnotation => {
+                        (pw_mcp_skip::PW_MCP_SKIP_BAD_HEADER_ANNOTATION, 0, 0)
+                    }
+                    McpToolSkip::HeaderTableFull { cap } => {
+                        (pw_mcp_skip::PW_MCP_SKIP_HEADER_TABLE_FULL, 0, cap)
+                    }
                 };
                 pw_mcp_event {
                     skip,

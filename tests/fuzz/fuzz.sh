@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 each="${SECONDS_EACH:-60}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(json framing wrapper ffi
-  decode_openai_chat decode_openai_responses decode_anthropic decode_gemini decode_ollama mcp request)
+  decode_openai_chat decode_openai_responses decode_anthropic decode_gemini decode_ollama mcp mcp_http request)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -40,6 +40,7 @@ for n in 1 2 3 5 8 13 21 34 55 89 144 233; do
 done
 seed wrapper "$tmp"/ch-*
 seed mcp "$tmp"/ch-*
+seed mcp_http "$tmp"/ch-*
 seed request "$tmp"/ch-*
 seed ffi "$tmp"/ch-*
 # wrapper: also 512 cases of the model test's generator (a fixed seed) as choice bytes; they

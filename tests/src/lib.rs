@@ -12,6 +12,7 @@ pub mod drive;
 pub mod host;
 pub mod library;
 pub mod mcp_hostile;
+pub mod mcp_http_hostile;
 pub mod mcp_loop;
 pub mod mcp_revision_hostile;
 pub mod model;

@@ -116,7 +116,7 @@ fn tools_result(c: &mut Choices<'_>, cursor: bool) -> String {
 /// An answer to request `id`, which asked `method`.
 fn answer(c: &mut Choices<'_>, id: u64, method: &str, line_cap: usize) -> Vec<u8> {
     let pad = || "p".repeat(line_cap + 1);
-    let id = Some(id);
+    let (n, id) = (id, Some(id));
     match method {
         "server/discover" => match c.pick(9) {
             0 | 1 => response(
@@ -174,7 +174,7 @@ fn answer(c: &mut Choices<'_>, id: u64, method: &str, line_cap: usize) -> Vec<u8
                 r#""result":{"isError":true,"content":[{"type":"text","text":"bad"}]}"#,
             ),
             5 => response(id, r#""error":{"code":-32602,"message":"Unknown tool"}"#),
-            6 => text(format!(r#"{{"jsonrpc":"2.0","id":{}}}"#, id.unwrap())),
+            6 => text(format!(r#"{{"jsonrpc":"2.0","id":{n}}}"#)),
             7 => response(id, &format!(r#""result":{{"content":"{}"}}"#, pad())),
             8 => response(
                 id,
@@ -182,7 +182,7 @@ fn answer(c: &mut Choices<'_>, id: u64, method: &str, line_cap: usize) -> Vec<u8
             ),
             9 => text(format!(
                 r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#,
-                id.unwrap()
+                n
             )),
             _ => response(id, r#""result":{"resultType":"complete"}"#),
         },

@@ -91,7 +91,7 @@ impl Host {
     /// The next POST; panics on a close.
     fn post(&mut self) -> Option<Post> {
         self.drain();
-        let (mut body, mut headers) = (vec![0u8; 1 << 16], vec![0u8; 4096]);
+        let (mut body, mut headers) = (vec![0u8; 1 << 16], vec![0u8; 1 << 14]);
         match self.c.poll_request(&mut body, &mut headers).unwrap()? {
             McpPost::Post {
                 stream,
@@ -433,7 +433,7 @@ fn a_cancelled_2026_call_closes_its_stream_and_nothing_after_applies() {
         h.c.handle_frame(CallHandle::from_parts(0, 0), cancel),
         Ok(McpHandled::Cancelled { notified: true })
     );
-    let (mut body, mut headers) = (vec![0u8; 4096], vec![0u8; 4096]);
+    let (mut body, mut headers) = (vec![0u8; 4096], vec![0u8; 1 << 14]);
     assert_eq!(
         h.c.poll_request(&mut body, &mut headers),
         Ok(Some(McpPost::Close { stream: p.stream }))
@@ -633,7 +633,7 @@ fn refusals_change_nothing() {
     h.c.handle_response_end(p.stream).unwrap();
     // The Initialized event is owed: a head waits for it to be polled.
     let p2 = {
-        let (mut b, mut hd) = (vec![0u8; 4096], vec![0u8; 4096]);
+        let (mut b, mut hd) = (vec![0u8; 4096], vec![0u8; 1 << 14]);
         match h.c.poll_request(&mut b, &mut hd).unwrap().unwrap() {
             McpPost::Post { stream, .. } => stream,
             other => panic!("{other:?}"),
@@ -836,4 +836,194 @@ mod hostile {
             run(&responses, &order);
         }
     }
+}
+
+/// The fuzz target's run (`polyweave_tests::mcp_http_hostile`) on seeded random inputs.
+#[test]
+fn hostile_http_servers_from_random_bytes() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for case in 0..polyweave_tests::proptest_cases(3000) {
+        let mut bytes = vec![0u8; (case as usize * 7) % 600];
+        for b in &mut bytes {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            *b = state as u8;
+        }
+        polyweave_tests::mcp_http_hostile::run(&bytes);
+    }
+}
+
+/// A 2026-07-28 client listing `tools` (entries as JSON); the events of the listing.
+fn listing(cfg: McpConfig, tools: &[&str]) -> (Host, Vec<Seen>) {
+    // A stream for each call the tests leave unanswered.
+    let mut h = host(cfg, 6);
+    let p = h.post().unwrap();
+    h.respond(
+        p.stream,
+        200,
+        "application/json",
+        None,
+        &discover_result(false),
+        1 << 16,
+    );
+    let p = h.post().unwrap();
+    let list = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"result":{{"resultType":"complete","tools":[{}]}}}}"#,
+        tools.join(",")
+    );
+    h.respond(p.stream, 200, "application/json", None, &list, 1 << 16);
+    let seen = h.take();
+    (h, seen)
+}
+
+fn skipped(seen: &[Seen]) -> Vec<String> {
+    seen.iter()
+        .filter_map(|s| match s {
+            Seen::Event(e) if e.starts_with("ToolSkipped") => {
+                Some(e.split(", tool").next().unwrap().to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+const ANNOTATED: &str = r#"{"name":"sql","inputSchema":{"type":"object","properties":{
+    "region":{"type":"string","x-mcp-header":"Region"},
+    "n":{"type":"integer","x-mcp-header":"N"},
+    "flag":{"type":"boolean","x-mcp-header":"Flag"},
+    "nested":{"type":"object","properties":{"deep":{"type":"string","x-mcp-header":"Deep"}}},
+    "query":{"type":"string","description":"not \"x-mcp-header\": mirrored"}}}}"#;
+
+fn call_args(h: &mut Host, index: u32, name: &str, args: &str) -> Post {
+    let frame = format!(r#"{{"type":"TOOL_CALL","content":{{"name":"{name}","args":{args}}}}}"#);
+    let r =
+        h.c.handle_frame(CallHandle::from_parts(0, index), frame.as_bytes());
+    assert!(matches!(r, Ok(McpHandled::Sent { .. })), "{r:?}");
+    h.post().unwrap()
+}
+
+#[test]
+fn x_mcp_header_parameters_are_mirrored_along_their_properties_chain() {
+    let (mut h, seen) = listing(McpConfig::DEFAULT, &[ANNOTATED]);
+    assert_eq!(skipped(&seen), Vec::<String>::new());
+    let head = format!(
+        "{COMMON}MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: sql\r\n"
+    );
+    let p = call_args(
+        &mut h,
+        0,
+        "sql",
+        r#"{"query":"q","flag":true,"n":42,"region":"us-west1","nested":{"deep":"Hello, \u4e16\u754c"}}"#,
+    );
+    assert_eq!(
+        p.headers,
+        format!("{head}Mcp-Param-Region: us-west1\r\nMcp-Param-N: 42\r\nMcp-Param-Flag: true\r\nMcp-Param-Deep: =?base64?SGVsbG8sIOS4lueVjA==?=\r\n")
+    );
+    // Absent values, and values that are no header's (a fraction, past 2^53 - 1, an object
+    // where a string goes), leave their headers out; the body is the same either way.
+    let p = call_args(
+        &mut h,
+        1,
+        "sql",
+        r#"{"n":1.5,"region":{"a":1},"flag":false}"#,
+    );
+    assert_eq!(p.headers, format!("{head}Mcp-Param-Flag: false\r\n"));
+    let p = call_args(&mut h, 2, "sql", r#"{"n":9007199254740992,"nested":{}}"#);
+    assert_eq!(p.headers, head);
+    let p = call_args(
+        &mut h,
+        3,
+        "sql",
+        r#"{"n":-9007199254740991,"region":" padded "}"#,
+    );
+    assert_eq!(
+        p.headers,
+        format!(
+            "{head}Mcp-Param-Region: =?base64?IHBhZGRlZCA=?=\r\nMcp-Param-N: -9007199254740991\r\n"
+        )
+    );
+}
+
+#[test]
+fn tools_with_annotations_the_revision_forbids_are_not_offered() {
+    let bad = [
+        // Under `items`, under `anyOf`, at the root, on a number, twice the same header in
+        // any case, empty, not a token, not a string.
+        r#"{"name":"b1","inputSchema":{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"A"}}}}}"#,
+        r#"{"name":"b2","inputSchema":{"type":"object","anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}}"#,
+        r#"{"name":"b3","inputSchema":{"type":"object","x-mcp-header":"Root"}}"#,
+        r#"{"name":"b4","inputSchema":{"type":"object","properties":{"a":{"type":"number","x-mcp-header":"A"}}}}"#,
+        r#"{"name":"b5","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Id"},"b":{"type":"string","x-mcp-header":"ID"}}}}"#,
+        r#"{"name":"b6","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":""}}}}"#,
+        r#"{"name":"b7","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"a b"}}}}"#,
+        r#"{"name":"b8","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":7}}}}"#,
+        r#"{"name":"b9","inputSchema":{"type":"object","properties":{"a":{"x-mcp-header":"A"}}}}"#,
+    ];
+    let mut tools: Vec<&str> = bad.to_vec();
+    tools.push(ANNOTATED);
+    tools.push(r#"{"name":"plain","inputSchema":{"type":"object"}}"#);
+    let (mut h, seen) = listing(McpConfig::DEFAULT, &tools);
+    assert_eq!(
+        skipped(&seen),
+        vec!["ToolSkipped { reason: BadHeaderAnnotation"; 9]
+    );
+    let listed: Vec<&Seen> = seen
+        .iter()
+        .filter(|s| matches!(s, Seen::Event(e) if e.starts_with("tool ")))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            &Seen::Event("tool sql".into()),
+            &Seen::Event("tool plain".into())
+        ]
+    );
+    assert_eq!(seen.last(), Some(&Seen::Event("ready 2".into())));
+    // What the refused tools left in the table is gone: the kept tool's headers are right.
+    let p = call_args(&mut h, 0, "sql", r#"{"region":"r"}"#);
+    assert!(
+        p.headers
+            .ends_with("Mcp-Name: sql\r\nMcp-Param-Region: r\r\n"),
+        "{}",
+        p.headers
+    );
+}
+
+#[test]
+fn a_table_too_small_skips_the_tool_and_says_so() {
+    let cfg = McpConfig {
+        header_table_cap: 16,
+        ..McpConfig::DEFAULT
+    };
+    let (_, seen) = listing(cfg, &[ANNOTATED, r#"{"name":"plain"}"#]);
+    assert_eq!(
+        skipped(&seen),
+        ["ToolSkipped { reason: HeaderTableFull { cap: 16 }"]
+    );
+    assert_eq!(seen.last(), Some(&Seen::Event("ready 1".into())));
+}
+
+#[test]
+fn a_2025_session_and_a_line_client_mirror_no_parameters() {
+    // Over stdio the annotations are not checked (the revision allows ignoring them).
+    let slots = Box::leak(vec![McpSlot::EMPTY; 1].into_boxed_slice());
+    let arena = Box::leak(vec![0u8; McpConfig::DEFAULT.arena_len(1)].into_boxed_slice());
+    let mut line = McpClient::new(McpConfig::DEFAULT, INFO, slots, arena).unwrap();
+    line.start(Instant::ZERO).unwrap();
+    let mut out = vec![0u8; 1 << 14];
+    line.poll_transmit(&mut out).unwrap().unwrap();
+    line.feed(format!("{}\n", discover_result(false)).as_bytes());
+    while line.poll_event().is_some() {}
+    line.poll_transmit(&mut out).unwrap().unwrap();
+    let list = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"result":{{"tools":[{}]}}}}"#,
+        ANNOTATED.replace('\n', "")
+    );
+    line.feed(format!("{list}\n").as_bytes());
+    let mut names = Vec::new();
+    while let Some(ev) = line.poll_event() {
+        names.push(format!("{ev:?}").split(',').next().unwrap().to_string());
+    }
+    assert_eq!(names, [r#"Tool { name: "sql""#, "Ready { tools: 1 }"]);
 }

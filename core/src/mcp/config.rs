@@ -62,6 +62,10 @@ pub struct McpConfig {
     pub revision: McpRevision,
     /// Milliseconds `server/discover` may go unanswered (see [`DEFAULT_START_TIMEOUT_MS`]).
     pub start_timeout_ms: u32,
+    /// Streamable HTTP only (a line client may set 0): bytes of the table of listed tools'
+    /// `x-mcp-header` parameters (names and property chains); a tool whose annotations do
+    /// not fit is skipped.
+    pub header_table_cap: usize,
 }
 
 impl McpConfig {
@@ -74,6 +78,7 @@ impl McpConfig {
         max_depth: DEFAULT_MAX_DEPTH,
         revision: McpRevision::Auto,
         start_timeout_ms: DEFAULT_START_TIMEOUT_MS,
+        header_table_cap: 512,
     };
 
     /// For a few KiB of RAM: 2 KiB lines, the least outbox allowed, 32-byte names.
@@ -85,6 +90,7 @@ impl McpConfig {
         max_depth: DEFAULT_MAX_DEPTH,
         revision: McpRevision::Auto,
         start_timeout_ms: DEFAULT_START_TIMEOUT_MS,
+        header_table_cap: 0,
     };
 
     /// `self` with the name capacity and depth limit of the wrapper whose adapter tools it
@@ -107,6 +113,7 @@ impl McpConfig {
             // One name per slot, one for a call failed at once, one to decode a listed
             // tool's name into.
             .saturating_add(self.name_cap.saturating_mul(calls.saturating_add(2)))
+            .saturating_add(self.header_table_cap)
     }
 
     /// The longest frame [`poll_frame`](super::McpClient::poll_frame) writes: a result or an

@@ -67,6 +67,15 @@ pub enum McpToolSkip {
     },
     /// The entry is not an object with a string `name`.
     NoName,
+    /// Over Streamable HTTP, its `inputSchema` has an `x-mcp-header` annotation the
+    /// revision does not allow (a misplaced one, a bad name, a non-primitive type, twice
+    /// the same header): the revision says such a tool is not offered.
+    BadHeaderAnnotation,
+    /// Over Streamable HTTP, its `x-mcp-header` parameters do not fit `header_table_cap`.
+    HeaderTableFull {
+        /// `header_table_cap`.
+        cap: usize,
+    },
 }
 
 /// Why the start-up failed.

@@ -76,6 +76,10 @@ impl McpClient<'_> {
     }
 
     fn begin_relist(&mut self) {
+        #[cfg(feature = "mcp-http")]
+        if let Some(h) = self.http.as_mut() {
+            h.clear_params();
+        }
         self.relist = Relist::Send;
         self.relist_again = false;
         self.cursor_len = None;
@@ -197,6 +201,15 @@ impl McpClient<'_> {
         };
         match name.decode_into(self.scratch) {
             Ok(name) => {
+                // Over HTTP a tool's `x-mcp-header` parameters are checked and kept first.
+                #[cfg(feature = "mcp-http")]
+                if let Some(reason) = self
+                    .http
+                    .as_mut()
+                    .and_then(|h| h.admit(name, tool, self.cfg.header_table_cap))
+                {
+                    return Some(McpEvent::ToolSkipped { reason, tool });
+                }
                 self.tools = self.tools.saturating_add(1);
                 Some(McpEvent::Tool { name, tool })
             }

@@ -251,6 +251,9 @@ pub struct McpClient<'a> {
     /// Streamable HTTP's state; `None` over a line transport.
     #[cfg(feature = "mcp-http")]
     http: Option<http::Http<'a>>,
+    /// The `x-mcp-header` table's memory, until an HTTP client takes it.
+    #[cfg(feature = "mcp-http")]
+    table: Option<&'a mut [u8]>,
     next_rpc: u64,
     pages: u32,
     tools: u32,
@@ -303,7 +306,12 @@ impl<'a> McpClient<'a> {
         let (cursor, rest) = rest.split_at_mut(cfg.cursor_cap);
         let (names, rest) = rest.split_at_mut(cfg.name_cap * slots.len());
         let (imm_name, rest) = rest.split_at_mut(cfg.name_cap);
-        let scratch = &mut rest[..cfg.name_cap];
+        let (scratch, rest) = rest.split_at_mut(cfg.name_cap);
+        // Streamable HTTP's `x-mcp-header` table (a line client leaves it unused).
+        #[cfg(feature = "mcp-http")]
+        let table = Some(&mut rest[..cfg.header_table_cap]);
+        #[cfg(not(feature = "mcp-http"))]
+        let _ = rest;
         Ok(Self {
             cfg,
             info,
@@ -329,6 +337,8 @@ impl<'a> McpClient<'a> {
             skip_list: false,
             #[cfg(feature = "mcp-http")]
             http: None,
+            #[cfg(feature = "mcp-http")]
+            table,
             next_rpc: 1,
             pages: 0,
             tools: 0,

@@ -65,13 +65,14 @@ pub const MCP: McpConfig = McpConfig {
     name_cap: NAME_CAP,
     cursor_cap: 4096,
     max_depth: DEFAULT_MAX_DEPTH,
-    // An earlier-revision server that ignores `server/discover` gets `initialize` after 5 s.
+    // Half of the start-up, as pw-mcp gives it: a server that leaves `server/discover`
+    // unanswered still gets `initialize` and `tools/list` in the other half.
     start_timeout_ms: 5_000,
     ..McpConfig::DEFAULT
 };
 
 /// How long the start-up may take (the `server/discover` probe's 5 s included).
-pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long the server may take to exit once its stdin is closed.
 pub const EXIT_GRACE: Duration = Duration::from_secs(5);
 
@@ -229,6 +230,16 @@ pub fn log_event(ev: &McpEvent<'_>) -> Option<Result<u32, String>> {
                 )
             }
             McpToolSkip::NoName => log!("tool skipped: no name: {}", short(tool)),
+            McpToolSkip::BadHeaderAnnotation => {
+                log!(
+                    "tool skipped: a bad x-mcp-header annotation: {}",
+                    short(tool)
+                )
+            }
+            McpToolSkip::HeaderTableFull { cap } => log!(
+                "tool skipped: its x-mcp-header parameters exceed {cap} bytes: {}",
+                short(tool)
+            ),
         },
         McpEvent::Ready { tools } => {
             log!("ready: {tools} tools");
@@ -593,6 +604,11 @@ impl Io {
             }
             while let Some(ev) = client.poll_event() {
                 moved = true;
+                // A re-listing's tools are not served (the wrapper's are fixed at start):
+                // only its count is logged, with `ToolsChanged`.
+                if matches!(ev, McpEvent::Tool { .. } | McpEvent::ToolSkipped { .. }) {
+                    continue;
+                }
                 if let Some(Err(why)) = log_event(&ev) {
                     log!("{why}");
                 }

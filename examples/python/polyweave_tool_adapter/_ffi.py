@@ -102,6 +102,8 @@ PW_MCP_EVENT_TOOLS_CHANGED = 6
 PW_MCP_SKIP_NONE = 0
 PW_MCP_SKIP_NAME_TOO_LONG = 1
 PW_MCP_SKIP_NO_NAME = 2
+PW_MCP_SKIP_BAD_HEADER_ANNOTATION = 3
+PW_MCP_SKIP_HEADER_TABLE_FULL = 4
 # enum pw_mcp_start_error
 PW_MCP_START_NONE = 0
 PW_MCP_START_UNSUPPORTED_VERSION = 1
@@ -427,6 +429,7 @@ class pw_mcp_config(Structure):
         ("max_depth", c_uint8),
         ("revision", c_uint32),
         ("start_timeout_ms", c_uint32),
+        ("header_table_cap", c_size_t),
     ]
 
 

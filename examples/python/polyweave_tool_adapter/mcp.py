@@ -109,6 +109,8 @@ class SkipReason(enum.IntEnum):
 
     NAME_TOO_LONG = _ffi.PW_MCP_SKIP_NAME_TOO_LONG
     NO_NAME = _ffi.PW_MCP_SKIP_NO_NAME
+    BAD_HEADER_ANNOTATION = _ffi.PW_MCP_SKIP_BAD_HEADER_ANNOTATION
+    HEADER_TABLE_FULL = _ffi.PW_MCP_SKIP_HEADER_TABLE_FULL
 
 
 class StartError(enum.IntEnum):

@@ -7,41 +7,63 @@ use crate::sink::Sink;
 /// Bytes of a 2025-11-25 `Mcp-Session-Id` kept; a longer one fails the start-up.
 pub const SESSION_CAP: usize = 128;
 
-/// Whether a header value can be written as it is: visible ASCII, inner spaces and tabs,
-/// and not looking like the Base64 sentinel.
-fn plain(value: &[u8]) -> bool {
-    let visible = |b: &u8| matches!(b, 0x21..=0x7e);
-    let inner = |b: &u8| matches!(b, 0x20..=0x7e | b'\t');
-    let sentinel = value.starts_with(b"=?base64?") && value.ends_with(b"?=");
-    !value.is_empty()
-        && value.first().is_some_and(visible)
-        && value.last().is_some_and(visible)
-        && value.iter().all(inner)
-        && !sentinel
+/// `value` as it may go in a header: as it is, or `=?base64?…?=`.
+pub(super) fn put_value(s: &mut dyn Sink, value: &[u8]) {
+    put_value_runs(s, |f| f(value));
+}
+
+/// [`put_value`] of a value given in runs (`runs` hands each to its argument, the same runs
+/// each time): read once to decide, once to write, no buffer.
+pub(super) fn put_value_runs(s: &mut dyn Sink, runs: impl Fn(&mut dyn FnMut(&[u8]))) {
+    const SENTINEL: &[u8] = b"=?base64?";
+    let (mut len, mut first, mut last2) = (0usize, None, [0u8; 2]);
+    let (mut inner, mut prefix) = (true, 0usize);
+    runs(&mut |run: &[u8]| {
+        for &b in run {
+            if len < SENTINEL.len() && b == SENTINEL[len] && prefix == len {
+                prefix += 1;
+            }
+            first.get_or_insert(b);
+            last2 = [last2[1], b];
+            inner &= matches!(b, 0x20..=0x7e | b'\t');
+            len += 1;
+        }
+    });
+    let visible = |b: u8| matches!(b, 0x21..=0x7e);
+    let sentinel = prefix == SENTINEL.len() && len >= SENTINEL.len() + 2 && last2 == *b"?=";
+    if inner && first.is_some_and(visible) && visible(last2[1]) && !sentinel {
+        return runs(&mut |run: &[u8]| s.put(run));
+    }
+    s.put(SENTINEL);
+    let (mut carry, mut n) = ([0u8; 3], 0usize);
+    runs(&mut |run: &[u8]| {
+        for &b in run {
+            carry[n] = b;
+            n += 1;
+            if n == 3 {
+                put_quantum(s, &carry, 3);
+                n = 0;
+            }
+        }
+    });
+    if n > 0 {
+        put_quantum(s, &carry, n);
+    }
+    s.put(b"?=");
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/// `value` as it may go in a header: as it is, or `=?base64?…?=`.
-pub(super) fn put_value(s: &mut dyn Sink, value: &[u8]) {
-    if plain(value) {
-        return s.put(value);
+/// The Base64 of `bytes[..n]` (`n` of 1 to 3), padded.
+fn put_quantum(s: &mut dyn Sink, bytes: &[u8; 3], n: usize) {
+    let v = (u32::from(bytes[0]) << 16)
+        | (u32::from(if n > 1 { bytes[1] } else { 0 }) << 8)
+        | u32::from(if n > 2 { bytes[2] } else { 0 });
+    let mut out = [b'='; 4];
+    for (i, o) in out.iter_mut().enumerate().take(n + 1) {
+        *o = B64[((v >> (18 - 6 * i)) & 63) as usize];
     }
-    s.put(b"=?base64?");
-    for chunk in value.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let mut out = [b'='; 4];
-        for (i, o) in out.iter_mut().enumerate().take(chunk.len() + 1) {
-            *o = B64[((n >> (18 - 6 * i)) & 63) as usize];
-        }
-        s.put(&out);
-    }
-    s.put(b"?=");
+    s.put(&out);
 }
 
 /// Bytes [`put_value`] writes at most for a value of `len` bytes.

@@ -16,6 +16,7 @@
 //! `poll_timeout`, `handle_timeout`.
 
 mod headers;
+mod params;
 mod streams;
 
 pub use headers::SESSION_CAP;

@@ -13,8 +13,9 @@ use super::super::frames::McpFailure;
 use super::super::jsonrpc::{self, Message};
 use super::super::listing::{Listen, Relist};
 use super::super::stats::{bump32, bump64};
-use super::super::{McpClient, Owed, Phase, StartFault};
+use super::super::{McpClient, McpToolSkip, Owed, Phase, StartFault};
 use super::headers::{put_common, put_header, put_value, value_bound, SESSION_CAP};
+use super::params::{Params, Refusal};
 
 /// Where a stream is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -121,12 +122,30 @@ impl core::error::Error for McpStreamError {}
 /// Streamable HTTP's part of a client.
 pub(crate) struct Http<'a> {
     streams: &'a mut [McpStream],
+    /// The listed tools' `x-mcp-header` parameters.
+    params: Params<'a>,
     /// The stream whose message is in the line buffer, unfinished.
     owner: Option<usize>,
     session: [u8; SESSION_CAP],
     session_len: usize,
     /// A new session was started once after a `404`.
     restarted: bool,
+}
+
+impl Http<'_> {
+    /// Checks a listed tool's `x-mcp-header` annotations and keeps them; why it is skipped.
+    pub(crate) fn admit(&mut self, name: &str, tool: &[u8], cap: usize) -> Option<McpToolSkip> {
+        match self.params.add(name, tool) {
+            Ok(()) => None,
+            Err(Refusal::Bad) => Some(McpToolSkip::BadHeaderAnnotation),
+            Err(Refusal::Full) => Some(McpToolSkip::HeaderTableFull { cap }),
+        }
+    }
+
+    /// Forgets the listed tools' annotations (the tools are listed again).
+    pub(crate) fn clear_params(&mut self) {
+        self.params.clear();
+    }
 }
 
 impl McpConfig {
@@ -137,14 +156,21 @@ impl McpConfig {
         let fixed = 160;
         let name = 12 + value_bound(self.name_cap);
         let session = 20 + SESSION_CAP;
-        fixed + if name > session { name } else { session }
+        // `Mcp-Param-*` lines: per header at most 16 bytes around its name (each takes 4 or
+        // more of the table), and values from the args, Base64 at worst.
+        let params = self
+            .header_table_cap
+            .saturating_mul(8)
+            .saturating_add(value_bound(self.outbox_cap));
+        fixed + params + if name > session { name } else { session }
     }
 }
 
 impl<'a> McpClient<'a> {
     /// A client over Streamable HTTP (SPEC §9.11): as [`new`](Self::new), with one
-    /// [`McpStream`] per response read at once (each request has its own; a 2026-07-28
-    /// subscription to tool-list changes keeps one open, and is made only with two or more).
+    /// [`McpStream`] per response read at once
+    /// (each request has its own; a 2026-07-28 subscription to tool-list changes keeps one
+    /// open, and is made only with two or more).
     pub fn new_http(
         cfg: McpConfig,
         info: super::super::McpClientInfo<'a>,
@@ -156,8 +182,10 @@ impl<'a> McpClient<'a> {
             return Err(crate::error::StorageError::TooManySlots);
         }
         let mut c = Self::new(cfg, info, slots, arena)?;
+        let table = c.table.take().unwrap_or_default();
         c.http = Some(Http {
             streams,
+            params: Params::new(table),
             owner: None,
             session: [0; SESSION_CAP],
             session_len: 0,
@@ -235,13 +263,14 @@ impl<'a> McpClient<'a> {
         } else {
             self.version
         };
-        let name = match method {
-            b"tools/call" => get(message, b"params")
-                .and_then(|p| get(p, b"name"))
-                .and_then(string)
-                .and_then(|n| n.decode_into(self.scratch).ok()),
-            _ => None,
-        };
+        let call = (method == b"tools/call")
+            .then(|| get(message, b"params"))
+            .flatten();
+        let name = call
+            .and_then(|p| get(p, b"name"))
+            .and_then(string)
+            .and_then(|n| n.decode_into(self.scratch).ok());
+        let args = call.and_then(|p| get(p, b"arguments")).unwrap_or(b"{}");
         let h = self.http.as_mut().expect("an HTTP client");
         let session = (!modern && h.session_len > 0 && method != b"initialize")
             .then(|| &h.session[..h.session_len]);
@@ -254,6 +283,7 @@ impl<'a> McpClient<'a> {
                 s.put(b"Mcp-Name: ");
                 put_value(s, name.as_bytes());
                 s.put(b"\r\n");
+                h.params.write(s, name.as_bytes(), args);
             }
             if let Some(id) = session {
                 put_header(s, b"Mcp-Session-Id", id);

@@ -708,6 +708,119 @@ mod mcp {
     }
 }
 
+/// The core's MCP client over Streamable HTTP (SPEC §9.11) at the small configuration with 2
+/// call slots and 2 streams, on a scripted exchange in memory: a 2026-07-28 server's
+/// `server/discover` and `tools/list` answers as JSON, then one call answered on an event
+/// stream (a progress, then the result), fed 64 bytes at a time; every POST built, every
+/// output drained.
+#[cfg(feature = "mcp-http-client")]
+mod mcp_http {
+    use defmt::info;
+    use polyweave_tool_adapter::mcp::http::{McpPost, McpStream};
+    use polyweave_tool_adapter::mcp::{
+        McpClient, McpClientInfo, McpConfig, McpHandled, McpSlot,
+    };
+    use polyweave_tool_adapter::{CallHandle, Instant};
+    use static_cell::ConstStaticCell;
+
+    const CFG: McpConfig = McpConfig::SMALL;
+    const CALLS: usize = 2;
+    const STREAMS: usize = 2;
+    /// Bytes of the client's state: its arena, slots, streams and the `McpClient` itself.
+    pub const STATE: usize = CFG.arena_len(CALLS)
+        + CALLS * core::mem::size_of::<McpSlot>()
+        + STREAMS * core::mem::size_of::<McpStream>()
+        + core::mem::size_of::<McpClient<'static>>();
+    /// The host's buffers: a POST's body and its header lines.
+    pub const OUT_LEN: usize = CFG.max_line_len() + CFG.max_headers_len();
+
+    static SLOTS: ConstStaticCell<[McpSlot; CALLS]> = ConstStaticCell::new([McpSlot::EMPTY; CALLS]);
+    static STREAM_STATE: ConstStaticCell<[McpStream; STREAMS]> =
+        ConstStaticCell::new([McpStream::EMPTY; STREAMS]);
+    static ARENA: ConstStaticCell<[u8; CFG.arena_len(CALLS)]> =
+        ConstStaticCell::new([0; CFG.arena_len(CALLS)]);
+    static BODY: ConstStaticCell<[u8; CFG.max_line_len()]> =
+        ConstStaticCell::new([0; CFG.max_line_len()]);
+    static HEADERS: ConstStaticCell<[u8; CFG.max_headers_len()]> =
+        ConstStaticCell::new([0; CFG.max_headers_len()]);
+
+    /// The server's answers, in the order of the POSTs (footprint.sh subtracts their bytes).
+    pub const SCRIPT: [(&[u8], &[u8]); 3] = [
+        (
+            b"application/json",
+            br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#,
+        ),
+        (
+            b"application/json",
+            br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}"#,
+        ),
+        (
+            b"text/event-stream",
+            b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":3,\"progress\":1}}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Echo: hi\"}]}}\n\n",
+        ),
+    ];
+    /// The wrapper's adapter `TOOL_CALL` the client carries.
+    const CALL: &[u8] =
+        br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"echo","args":{"message":"hi"}}}"#;
+
+    /// What came out of the client.
+    #[derive(Default)]
+    pub struct Counts {
+        pub posts: usize,
+        pub frames: usize,
+        pub events: usize,
+    }
+
+    /// Drains events and frames (into `out`).
+    fn drain(c: &mut McpClient<'_>, out: &mut [u8], n: &mut Counts) -> Option<()> {
+        while c.poll_event().is_some() {
+            n.events += 1;
+        }
+        while let Some(f) = c.poll_frame(out).ok()? {
+            n.frames += 1;
+            info!("mcp http frame: {=[u8]:a}", out[..f.len]);
+        }
+        Some(())
+    }
+
+    /// Runs the exchange; what came out.
+    pub fn run() -> Option<Counts> {
+        let (slots, streams) = (SLOTS.take(), STREAM_STATE.take());
+        let info = McpClientInfo::THIS_CRATE;
+        let mut c = McpClient::new_http(CFG, info, slots, streams, ARENA.take()).ok()?;
+        let (body, headers) = (BODY.take(), HEADERS.take());
+        let mut n = Counts::default();
+        c.start(Instant::ZERO).ok()?;
+        for (ct, answer) in core::hint::black_box(SCRIPT) {
+            drain(&mut c, body, &mut n)?;
+            if n.posts == 2 {
+                let call = core::hint::black_box(CALL);
+                let McpHandled::Sent { .. } =
+                    c.handle_frame(CallHandle::from_parts(0, 0), call).ok()?
+                else {
+                    return None;
+                };
+            }
+            let McpPost::Post { stream, headers: h, .. } = c.poll_request(body, headers).ok()?? else {
+                return None;
+            };
+            n.posts += 1;
+            info!("mcp http headers: {=[u8]:a}", headers[..h]);
+            c.handle_response(stream, 200, ct, None).ok()?;
+            for piece in answer.chunks(64) {
+                let mut at = 0;
+                while at < piece.len() {
+                    at += c.feed_response(stream, &piece[at..]).ok()?;
+                    drain(&mut c, body, &mut n)?;
+                }
+            }
+            c.handle_response_end(stream).ok()?;
+        }
+        drain(&mut c, body, &mut n)?;
+        (c.in_flight() == 0).then_some(n)
+    }
+}
+
 #[embassy_executor::main]
 async fn main(_spawner: Spawner) {
     paint_stack();
@@ -798,6 +911,25 @@ async fn main(_spawner: Spawner) {
             mcp::OUT_LEN
         );
         info!("MCP STACK: {=usize} bytes high water", stack_high_water());
+    }
+    #[cfg(feature = "mcp-http-client")]
+    {
+        paint_stack();
+        let Some(n) = mcp_http::run() else {
+            error!("MCP HTTP run failed");
+            exit_failure()
+        };
+        let script: usize = mcp_http::SCRIPT.iter().map(|(t, a)| t.len() + a.len()).sum();
+        info!(
+            "MCP HTTP: posts {=usize} frames {=usize} events {=usize} state {=usize} out {=usize} script {=usize}",
+            n.posts,
+            n.frames,
+            n.events,
+            mcp_http::STATE,
+            mcp_http::OUT_LEN,
+            script
+        );
+        info!("MCP HTTP STACK: {=usize} bytes high water", stack_high_water());
     }
     #[cfg(all(feature = "bfcl-stack", not(feature = "no-wrapper")))]
     {
