@@ -284,12 +284,7 @@ impl Request {
                 return;
             }
         };
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .map(|v| v.as_bytes().to_vec())
-        };
+        let header = |name: &str| response.headers().get(name).map(|v| v.as_bytes().to_vec());
         let head = Part::Head {
             status: response.status().as_u16(),
             content_type: header("content-type").unwrap_or_default(),

@@ -436,7 +436,9 @@ mod tests {
         assert_eq!(o.http.as_deref(), Some("http://127.0.0.1:1/mcp"));
         assert!(o.command.is_empty());
         assert_eq!(
-            parse(&["--http", "http://h/mcp", "--", "s"]).err().as_deref(),
+            parse(&["--http", "http://h/mcp", "--", "s"])
+                .err()
+                .as_deref(),
             Some("both --http and a server command: give one")
         );
         assert!(parse(&["--what", "--", "s"]).is_err());

@@ -71,7 +71,8 @@ mod tests {
         let mut out = [0u8; 128];
         let n = crate::sink::write_counted(&mut out, |s| put_value(s, v)).unwrap();
         let mut text = heapless::String::new();
-        text.push_str(core::str::from_utf8(&out[..n]).unwrap()).unwrap();
+        text.push_str(core::str::from_utf8(&out[..n]).unwrap())
+            .unwrap();
         text
     }
 
