@@ -6,8 +6,9 @@
  * done); the library never allocates and keeps no global state: objects live
  * in memory the host hands in (see pw_wrapper_size / pw_wrapper_align, or
  * PW_<OBJECT>_SIZE_BOUND for a static block); text is passed as pointer +
- * length, never NUL-terminated (except pw_version). A refused input changes
- * nothing. The full conventions are in the crate documentation of
+ * length, never NUL-terminated (except the static strings of pw_version and
+ * pw_mcp_protocol_version). A refused input changes nothing. The full
+ * conventions are in the crate documentation of
  * ffi/src/lib.rs and in ffi/README.md.
  *
  * The host loop. After every input (a model frame, a consumer frame, a
@@ -340,6 +341,11 @@
  * `pw_mcp_config_default`'s `cursor_cap`.
  */
 #define PW_MCP_DEFAULT_CURSOR_CAP 256
+
+/**
+ * `pw_mcp_config_default`'s `start_timeout_ms`.
+ */
+#define PW_MCP_DEFAULT_START_TIMEOUT_MS 10000
 
 /**
  * An upper bound, on every target, of what a client's block holds besides its call slots
@@ -963,6 +969,36 @@ typedef uint32_t pw_output_kind;
 #endif // __cplusplus
 
 /**
+ * Which MCP revision a client speaks (`pw_mcp_config.revision`, SPEC §9.9).
+ */
+enum pw_mcp_revision
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * `server/discover` first: 2026-07-28 when the server lists it, else the `initialize`
+     * handshake on the same connection.
+     */
+    PW_MCP_REVISION_AUTO = 0,
+    /**
+     * The `initialize` handshake only (2025-11-25 and the revisions before it).
+     */
+    PW_MCP_REVISION_2025_11_25 = 1,
+    /**
+     * 2026-07-28 only: a server that does not list it in `server/discover` fails the start.
+     */
+    PW_MCP_REVISION_2026_07_28 = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_revision pw_mcp_revision;
+#else
+typedef uint32_t pw_mcp_revision;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What `pw_mcp_handle_frame` did with a frame (`pw_mcp_handled.kind`).
  */
 enum pw_mcp_handled_kind
@@ -1037,6 +1073,11 @@ enum pw_mcp_failure
      * The response had neither `result` nor `error`.
      */
     PW_MCP_FAILURE_NO_OUTCOME = 8,
+    /**
+     * The result's `resultType` is `input_required` (SPEC §9.10): the server asks for input
+     * this client cannot give.
+     */
+    PW_MCP_FAILURE_INPUT_REQUIRED = 9,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1055,8 +1096,8 @@ enum pw_mcp_event_kind
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
     /**
-     * The server answered `initialize` with a revision the client speaks (`version`, and
-     * its result in `raw`).
+     * The server answered `initialize` with a revision the client speaks, or listed
+     * 2026-07-28 in its `server/discover` result (`version`, and the result in `raw`).
      */
     PW_MCP_EVENT_INITIALIZED = 0,
     /**
@@ -1079,6 +1120,11 @@ enum pw_mcp_event_kind
      * A notification other than progress (`method`, `params`); it changes nothing else.
      */
     PW_MCP_EVENT_NOTIFICATION = 5,
+    /**
+     * The server's tools changed and were listed again (SPEC §9.12): the `PW_MCP_EVENT_TOOL`s
+     * since its `notifications/tools/list_changed` are its whole list now (`tools` of them).
+     */
+    PW_MCP_EVENT_TOOLS_CHANGED = 6,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1130,7 +1176,8 @@ enum pw_mcp_start_error
      */
     PW_MCP_START_NONE = 0,
     /**
-     * `initialize` chose a revision the client does not speak (its value in `raw`).
+     * `initialize` chose a revision the client does not speak, or a client fixed to
+     * 2026-07-28 found it missing from `server/discover`'s list (the value in `raw`).
      */
     PW_MCP_START_UNSUPPORTED_VERSION = 1,
     /**
@@ -1155,6 +1202,11 @@ enum pw_mcp_start_error
      * deeper than the depth limit.
      */
     PW_MCP_START_RESPONSE_TOO_LARGE = 6,
+    /**
+     * The client was fixed to 2026-07-28 and the server did not answer `server/discover`
+     * within `start_timeout_ms`.
+     */
+    PW_MCP_START_NO_ANSWER = 7,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1871,6 +1923,16 @@ typedef struct pw_mcp_config {
      * least 3).
      */
     uint8_t max_depth;
+    /**
+     * The revision to speak (`pw_mcp_revision`; default `PW_MCP_REVISION_AUTO`: find it out
+     * with `server/discover`). Any other value is `PW_BAD_CONFIG`.
+     */
+    pw_mcp_revision revision;
+    /**
+     * Milliseconds `server/discover` may go unanswered before the client sends `initialize`
+     * (or, fixed to 2026-07-28, fails the start-up); default `PW_MCP_DEFAULT_START_TIMEOUT_MS`.
+     */
+    uint32_t start_timeout_ms;
 } pw_mcp_config;
 
 /**
@@ -1946,7 +2008,8 @@ typedef struct pw_mcp_event {
      */
     uint8_t method_cut;
     /**
-     * For `PW_MCP_EVENT_READY`: the tools handed out as `PW_MCP_EVENT_TOOL`.
+     * For `PW_MCP_EVENT_READY` and `PW_MCP_EVENT_TOOLS_CHANGED`: the tools handed out as
+     * `PW_MCP_EVENT_TOOL` (in the new list, for `TOOLS_CHANGED`).
      */
     uint32_t tools;
     /**
@@ -1967,7 +2030,7 @@ typedef struct pw_mcp_event {
      */
     size_t cap;
     /**
-     * For `PW_MCP_EVENT_INITIALIZED`: the protocol revision the server chose.
+     * For `PW_MCP_EVENT_INITIALIZED`: the protocol revision spoken from now on.
      */
     struct pw_str version;
     /**
@@ -1975,7 +2038,8 @@ typedef struct pw_mcp_event {
      */
     struct pw_str name;
     /**
-     * Raw JSON as the server sent it: the `initialize` result (`INITIALIZED`), the tool's
+     * Raw JSON as the server sent it: the `initialize` or `server/discover` result
+     * (`INITIALIZED`), the tool's
      * entry with its `description` and `inputSchema` (`TOOL`, `TOOL_SKIPPED`), the value
      * the start-up failed on (`START_FAILED` with `UNSUPPORTED_VERSION`, `BAD_RESULT`,
      * `REFUSED`).
@@ -2851,12 +2915,42 @@ pw_result pw_mcp_init(void *mem,
                       struct pw_mcp **out);
 
 /**
- * Begins the start-up: `initialize` goes out at the next `pw_mcp_poll_transmit`.
- * `PW_MCP_ALREADY_STARTED` the second time.
+ * Begins the start-up at `now_ms`: `server/discover` goes out at the next
+ * `pw_mcp_poll_transmit` (`initialize` with `PW_MCP_REVISION_2025_11_25`), and
+ * `pw_mcp_poll_timeout` says until when it may go unanswered. `PW_MCP_ALREADY_STARTED` the
+ * second time.
  *
  * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
  */
-pw_result pw_mcp_start(struct pw_mcp *c);
+pw_result pw_mcp_start(struct pw_mcp *c, uint64_t now_ms);
+
+/**
+ * When the start-up's `server/discover` counts as unanswered (ms, the clock of
+ * `pw_mcp_start`): call `pw_mcp_handle_timeout` then. `PW_NO_TIMEOUT` when it is not
+ * awaited (and for a NULL or misaligned client); calls are timed by the wrapper.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+uint64_t pw_mcp_poll_timeout(const struct pw_mcp *c);
+
+/**
+ * Gives the clock: a `server/discover` unanswered past its deadline makes the client send
+ * `initialize` (or, fixed to 2026-07-28, fails the start-up with `PW_MCP_START_NO_ANSWER`);
+ * its late answer is counted and ignored. Nothing is decided while what the last line owes
+ * is not polled out: drain, then call again.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+pw_result pw_mcp_handle_timeout(struct pw_mcp *c, uint64_t now_ms);
+
+/**
+ * The revision the client speaks, once the server said (`initialize`'s answer, or
+ * `"2026-07-28"`), as a static NUL-terminated C string; NULL before then (and for a NULL
+ * or misaligned client). The host must not free or modify it.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+ */
+const char *pw_mcp_protocol_version(const struct pw_mcp *c);
 
 /**
  * Bytes from the server; `*consumed` tells how many it took: up to the end of one line,

@@ -13,7 +13,7 @@ import { DV, U8, lastLen, malloc, mfree, putBytes, release, setup, sp, take, tem
 
 export { X } from './wasm.mjs';
 export { U8, DV, malloc, mfree, heapStats, memoryBytes, textAt, bytesAt, utf8, Stable, OutBuf, alignOffset } from './memory.mjs';
-export { STRUCTS } from './abi.mjs';
+export { ENUMS, STRUCTS } from './abi.mjs';
 
 // ------------------------------------------------------------ constants (the header's)
 
@@ -242,6 +242,17 @@ function fn(name, sig, ret = 'i') {
   };
 }
 
+/** The NUL-terminated string at `p` (UTF-8), null for NULL. */
+function cStringAt(p) {
+  if (p === 0) return null;
+  let end = p;
+  while (U8[end] !== 0) end++;
+  return textAt(p, end - p);
+}
+
+// Returns a pointer (a static C string), read as text by `C.mcpProtocolVersion`.
+const protocolVersionPtr = fn('pw_mcp_protocol_version', ['i']);
+
 /** The C functions this package calls, marshalled (see `fn`): the only place naming them. */
 export const C = {
   resultText: fn('pw_result_text', ['i', 'i', 'i', 'n']),
@@ -316,7 +327,10 @@ export const C = {
   mcpMaxFrameLen: fn('pw_mcp_max_frame_len', ['c', 'n']),
   mcpMaxLineLen: fn('pw_mcp_max_line_len', ['c', 'n']),
   mcpInit: fn('pw_mcp_init', ['i', 'i', 'c', 'i', 'b', 'b', 'n']),
-  mcpStart: fn('pw_mcp_start', ['i']),
+  mcpStart: fn('pw_mcp_start', ['i', 'j']),
+  mcpPollTimeout: fn('pw_mcp_poll_timeout', ['i'], 'j'),
+  mcpHandleTimeout: fn('pw_mcp_handle_timeout', ['i', 'j']),
+  mcpProtocolVersion: (c) => cStringAt(protocolVersionPtr(c)),
   mcpFeed: fn('pw_mcp_feed', ['i', 'b', 'n']),
   mcpHandleClosed: fn('pw_mcp_handle_closed', ['i']),
   mcpState: fn('pw_mcp_state', ['i', 'n']),
@@ -547,10 +561,7 @@ export function unregisterSyncTool(id) {
 /** The library's version (`pw_version`, a NUL-terminated string). */
 export function version() {
   if (X === null) throw notLoaded();
-  const p = X.pw_version() >>> 0;
-  let end = p;
-  while (U8[end] !== 0) end++;
-  return textAt(p, end - p);
+  return cStringAt(X.pw_version() >>> 0);
 }
 
 /** Sizes and alignments the module itself computed (`pwjs_layout`), for the layout test. */

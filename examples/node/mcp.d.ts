@@ -41,14 +41,24 @@ export interface McpHandle {
   index: number;
 }
 
+/**
+ * Which revision the client speaks (SPEC §9.9): `'auto'` sends `server/discover` first and
+ * speaks 2026-07-28 to a server that lists it, the `initialize` handshake to one that refuses it
+ * or is silent for `startTimeoutMs`; the others fix one.
+ */
+export type McpRevision = 'auto' | '2025-11-25' | '2026-07-28';
+
 export type McpEvent =
+  /** The `initialize` or `server/discover` result (raw JSON) and the revision spoken from now on. */
   | { type: 'initialized'; protocolVersion: string; result: string }
   | { type: 'tool'; name: string; tool: string }
   | { type: 'toolSkipped'; reason: 'nameTooLong' | 'noName'; tool: string; len: number; cap: number }
   | { type: 'ready'; tools: number }
+  /** Listed again after `notifications/tools/list_changed`: the last `tools` `tool` events are the whole list now. */
+  | { type: 'toolsChanged'; tools: number }
   | {
       type: 'startFailed';
-      error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge';
+      error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge' | 'noAnswer';
       raw: string;
       len: number;
     }
@@ -57,7 +67,7 @@ export type McpEvent =
 export interface McpHandled {
   kind: 'sent' | 'failed' | 'cancelled';
   request: number;
-  failure: null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome';
+  failure: null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome' | 'inputRequired';
   limit: number;
   len: number;
   notified: boolean;
@@ -92,6 +102,10 @@ export interface McpOptions {
   fit?: { nameCap?: number; maxDepth?: number };
   name?: string;
   version?: string;
+  /** `'auto'` by default. */
+  revision?: McpRevision;
+  /** How long `server/discover` may go unanswered (`pw_mcp_config_default`'s, 10000, by default). */
+  startTimeoutMs?: number;
 }
 
 /** The raw sans-IO client. */
@@ -100,8 +114,16 @@ export class McpClient {
   readonly maxFrameLen: number;
   readonly maxLineLen: number;
   readonly limits: Readonly<Required<McpLimits>>;
+  readonly revision: McpRevision;
+  readonly startTimeoutMs: number;
+  /** The revision spoken, once the server said; null before. */
+  readonly protocolVersion: string | null;
   close(): void;
-  start(): void;
+  /** Begins the start-up at `now` (milliseconds of the host's clock). */
+  start(now: number): void;
+  /** The start-up's `server/discover` deadline while it is awaited, else null. */
+  pollTimeout(): number | null;
+  handleTimeout(now: number): void;
   feed(bytes: Uint8Array | string, start?: number): number;
   handleFrame(handle: McpHandle, frame: object | string | Uint8Array): McpHandled;
   handleClosed(): void;
@@ -128,7 +150,15 @@ export interface McpSessionOptions {
   limits?: Limits;
   clientLimits?: McpLimits;
   clientInfo?: { name?: string; version?: string };
+  /** `'auto'` by default: `server/discover` first, `initialize` when the server refuses it or is silent. */
+  revision?: McpRevision;
+  /** How long `server/discover` may go unanswered before `initialize` goes out (10000 by default). */
+  startTimeoutMs?: number;
   onWire?: (direction: 'send' | 'recv', data: string | Uint8Array) => void;
+  /** The server's tools changed and were listed again: the new list (`session.tools` from now on). */
+  onToolsChanged?: (tools: Array<{ name: string; tool: any }>) => void;
+  /** Test-only: a manual clock (milliseconds); `session.tick()` gives it, and the session's wrappers get it. */
+  clock?: { now(): number };
 }
 
 export type Sent =
@@ -139,13 +169,20 @@ export type Sent =
 export class McpSession {
   constructor(send: (line: string) => void, options?: McpSessionOptions);
   readonly client: McpClient;
+  readonly clock: { now(): number };
+  /** The listed tools; replaced by the new list when the server's tools change. */
   readonly tools: Array<{ name: string; tool: any }>;
+  /** The `initialize` or `server/discover` result, parsed. */
   readonly serverInfo: any;
+  /** The revision spoken, once the server said; null before. */
+  readonly protocolVersion: string | null;
   readonly notifications: Array<Extract<McpEvent, { type: 'notification' }>>;
   readonly ready: Promise<this>;
   readonly closed: boolean;
   receive(chunk: Uint8Array | string): void;
   handleClosed(): void;
+  /** Gives the clock now (the start-up's `server/discover` deadline); with a manual clock the only way time passes. */
+  tick(): void;
   adapterTools(): Record<string, { adapter: () => Duplex }>;
   wrap(model: Duplex, options?: WrapperOptions): ToolAdapterWrapper;
   run(frames: Iterable<unknown>, options?: WrapperOptions): Promise<Sent[]>;
@@ -156,6 +193,7 @@ export class McpSession {
 export function createMcpSession(send: (line: string) => void, options?: McpSessionOptions): McpSession;
 
 export interface ConnectOptions extends McpSessionOptions {
+  /** How long the whole start-up may take (by default `startTimeoutMs` + 10000). */
   startupTimeoutMs?: number;
   graceMs?: number;
   env?: Record<string, string | undefined>;

@@ -3,16 +3,20 @@
 // Two levels:
 // - `createMcpClient(options)`: the sans-IO client itself. Bytes from the server go in with
 //   `feed`, the wrapper's adapter frames with `handleFrame`, the end of the transport with
-//   `handleClosed`; lines for the server come out of `pollTransmit`, frames for the adapter
-//   calls out of `pollFrame`, the start-up, the listed tools and notifications out of `pollEvent`.
-//   After every input, drain all three. It keeps no clock.
+//   `handleClosed`, the time with `handleTimeout` (at `pollTimeout`); lines for the server come
+//   out of `pollTransmit`, frames for the adapter calls out of `pollFrame`, the start-up, the
+//   listed tools and notifications out of `pollEvent`. After every input, drain all three. It
+//   keeps no clock: `start(now)` and `handleTimeout(now)` are given the host's.
 // - `connectMcpServer(command, args, options)`: the server as a child process
 //   (`child_process.spawn`), driven by its stdout's `data` events (its exit is the transport's
 //   end), started and listed; its tools become adapter tools of `createToolAdapterWrapper`
 //   (`server.wrap(model)`, or `server.run(frames)` / `server.call(name, args)`), whose timers
 //   (`setTimeout` at the library's deadline, moved by the server's progress) time calls out.
-//   `createMcpSession(send, options)` is the same over any transport (`send(line)` writes one).
-import { C, PW, OutBuf, Stable, alignOffset, strOf, resultText, withCode } from './binding.mjs';
+//   The start-up's `server/discover` is timed the same way (`setTimeout` at the client's
+//   `pollTimeout`). `createMcpSession(send, options)` is the same over any transport
+//   (`send(line)` writes one).
+import { C, ENUMS, PW, OutBuf, Stable, alignOffset, deadline, strOf, resultText, withCode } from './binding.mjs';
+import { realClock, clockOf } from './clock.mjs';
 import { createDuplex } from './duplex.mjs';
 import { objectOf, raw, rawText } from './raw.mjs';
 import { createToolAdapterWrapper } from './wrapper.mjs';
@@ -64,11 +68,31 @@ const check = (what, r) => {
 
 // ------------------------------------------------------------ the client
 
-const STATES = ['idle', 'starting', 'ready', 'failed', 'closed'];
-const SKIPS = [null, 'nameTooLong', 'noName'];
-const START_ERRORS = [null, 'unsupportedVersion', 'badResult', 'refused', 'cursorTooLong', 'tooManyPages', 'responseTooLarge'];
-const HANDLED = ['sent', 'failed', 'cancelled'];
-const FAILURES = [null, 'closed', 'notStarted', 'argsNotObject', 'tooMany', 'requestTooLong', 'responseTooLong', 'responseTooDeep', 'noOutcome'];
+/**
+ * The values of the header's enum `name` by number, as JS names them: the member's name after
+ * `prefix` in camelCase (`PW_MCP_SKIP_NAME_TOO_LONG` → `'nameTooLong'`), null for `_NONE`.
+ */
+function namesOf(name, prefix) {
+  const names = [];
+  for (const [k, v] of Object.entries(ENUMS[name] ?? {})) {
+    const rest = k.slice(prefix.length).toLowerCase();
+    names[v] = rest === 'none' ? null : rest.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+  }
+  return names;
+}
+const STATES = namesOf('pw_mcp_client_state', 'PW_MCP_STATE_');
+const SKIPS = namesOf('pw_mcp_skip', 'PW_MCP_SKIP_');
+const START_ERRORS = namesOf('pw_mcp_start_error', 'PW_MCP_START_');
+const HANDLED = namesOf('pw_mcp_handled_kind', 'PW_MCP_HANDLED_');
+const FAILURES = namesOf('pw_mcp_failure', 'PW_MCP_FAILURE_');
+
+/** `revision` as JS writes it → `pw_mcp_config.revision`. */
+const REVISIONS = Object.freeze({
+  auto: PW.MCP_REVISION_AUTO,
+  '2025-11-25': PW.MCP_REVISION_2025_11_25,
+  '2026-07-28': PW.MCP_REVISION_2026_07_28,
+});
+const revisionName = (v) => Object.keys(REVISIONS).find((k) => REVISIONS[k] === v) ?? null;
 
 /**
  * @typedef {object} McpLimits capacities of the client (`pw_mcp_config`; defaults of
@@ -82,18 +106,27 @@ const FAILURES = [null, 'closed', 'notStarted', 'argsNotObject', 'tooMany', 'req
  * @typedef {{ slot: number, index: number }} McpHandle a call, as the host names it (unique
  *   among the calls in flight; a wrapper's call handle does)
  *
+ * @typedef {'auto' | '2025-11-25' | '2026-07-28'} McpRevision which revision the client speaks:
+ *   `'auto'` sends `server/discover` first and speaks 2026-07-28 to a server that lists it,
+ *   the `initialize` handshake (2025-11-25) to one that refuses it or does not answer within
+ *   `startTimeoutMs`; the others fix one (SPEC §9.9)
+ *
  * @typedef {{ type: 'initialized', protocolVersion: string, result: string }
  *   | { type: 'tool', name: string, tool: string }
  *   | { type: 'toolSkipped', reason: 'nameTooLong' | 'noName', tool: string, len: number, cap: number }
  *   | { type: 'ready', tools: number }
- *   | { type: 'startFailed', error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge', raw: string, len: number }
+ *   | { type: 'toolsChanged', tools: number }
+ *   | { type: 'startFailed', error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge' | 'noAnswer', raw: string, len: number }
  *   | { type: 'notification', method: string, params: string | null, methodCut: boolean }} McpEvent
- *   what the client tells the host (raw JSON as the server sent it, as text)
+ *   what the client tells the host (raw JSON as the server sent it, as text): `initialized`
+ *   carries the `initialize` or `server/discover` result; `toolsChanged` ends a listing again
+ *   after `notifications/tools/list_changed`, its `tools` the last `tool` events (the whole
+ *   list now)
  *
  * @typedef {object} McpHandled what `handleFrame` did
  * @property {'sent' | 'failed' | 'cancelled'} kind
  * @property {number} request for `sent`: the JSON-RPC id, also the progress token
- * @property {null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome'} failure
+ * @property {null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome' | 'inputRequired'} failure
  *   for `failed`: why (its `ERROR` waits in `pollFrame`)
  * @property {number} limit the failure's limit (slots, outbox room, ...), else 0
  * @property {number} len for `requestTooLong`: the line's length, else 0
@@ -109,6 +142,12 @@ const FAILURES = [null, 'closed', 'notStarted', 'argsNotObject', 'tooMany', 'req
  * @property {number} answered @property {number} failed
  */
 
+/** A clock reading given to the client: whole milliseconds, at least 0. */
+function millis(what, now) {
+  if (!Number.isSafeInteger(now) || now < 0) throw new TypeError(`${what}: now ${now}: whole milliseconds of the host's clock, at least 0`);
+  return now;
+}
+
 const encoder = new TextEncoder();
 const toBytes = (v) => (v instanceof Uint8Array ? v : encoder.encode(typeof v === 'string' ? v : rawText(v)));
 /** `a` then `b`, as one Uint8Array. */
@@ -119,9 +158,19 @@ function concat(a, b) {
   return out;
 }
 
-function configOf(limits = {}) {
+function configOf(limits = {}, revision, startTimeoutMs) {
   const cfg = {};
   C.mcpConfigDefault(cfg);
+  if (revision !== undefined) {
+    if (!Object.hasOwn(REVISIONS, revision)) throw new TypeError(`createMcpClient: revision ${JSON.stringify(revision)}: one of ${Object.keys(REVISIONS).join(', ')}`);
+    cfg.revision = REVISIONS[revision];
+  }
+  if (startTimeoutMs !== undefined) {
+    if (!Number.isInteger(startTimeoutMs) || startTimeoutMs < 0 || startTimeoutMs > 0xffffffff) {
+      throw new TypeError(`createMcpClient: startTimeoutMs ${startTimeoutMs}: whole milliseconds, 0 to 4294967295`);
+    }
+    cfg.start_timeout_ms = startTimeoutMs;
+  }
   if (limits.lineCap !== undefined) cfg.line_cap = limits.lineCap;
   if (limits.outboxCap !== undefined) cfg.outbox_cap = limits.outboxCap;
   if (limits.nameCap !== undefined) cfg.name_cap = limits.nameCap;
@@ -132,8 +181,8 @@ function configOf(limits = {}) {
 
 /** The MCP client (`pw_mcp`) in one block of stable memory. See `createMcpClient`. */
 export class McpClient {
-  constructor({ calls = 8, limits, fit, name = 'polyweave-node', version = '0.1.0' } = {}) {
-    const cfg = configOf(limits);
+  constructor({ calls = 8, limits, fit, name = 'polyweave-node', version = '0.1.0', revision, startTimeoutMs } = {}) {
+    const cfg = configOf(limits, revision, startTimeoutMs);
     if (fit) {
       const w = {};
       C.wrapperConfigDefault(w);
@@ -158,6 +207,10 @@ export class McpClient {
       cursorCap: Number(cfg.cursor_cap),
       maxDepth: cfg.max_depth,
     });
+    /** @type {McpRevision} the revision asked for (`'auto'` by default) */
+    this.revision = revisionName(cfg.revision);
+    /** Milliseconds `server/discover` may go unanswered (`pw_mcp_config_default`'s by default). */
+    this.startTimeoutMs = cfg.start_timeout_ms;
     const align = Number(C.mcpAlign());
     this._mem = new Stable(Number(size[0]) + align);
     const out = [0];
@@ -186,9 +239,39 @@ export class McpClient {
     this._frame.free();
   }
 
-  /** Begins the start-up: `initialize` goes out at the next `pollTransmit`. */
-  start() {
-    check('start', C.mcpStart(this._ptr()));
+  /**
+   * Begins the start-up at `now` (milliseconds of the host's clock): `server/discover` goes
+   * out at the next `pollTransmit` (`initialize` with revision `'2025-11-25'`), and
+   * `pollTimeout` says until when it may go unanswered.
+   * @param {number} now
+   */
+  start(now) {
+    check('start', C.mcpStart(this._ptr(), millis('start', now)));
+  }
+
+  /**
+   * When the start-up's `server/discover` counts as unanswered (milliseconds of the clock
+   * `start` was given), while it is awaited: call `handleTimeout` then. Null otherwise.
+   * @returns {number | null}
+   */
+  pollTimeout() {
+    const d = deadline(C.mcpPollTimeout(this._ptr()));
+    return d === Infinity ? null : d;
+  }
+
+  /**
+   * The time is `now`: a `server/discover` unanswered past its deadline makes the client send
+   * `initialize` (fixed to `'2026-07-28'`, the start-up fails with `noAnswer`). Drain the
+   * outputs after it.
+   * @param {number} now
+   */
+  handleTimeout(now) {
+    check('handleTimeout', C.mcpHandleTimeout(this._ptr(), millis('handleTimeout', now)));
+  }
+
+  /** The revision spoken, once the server said (`'2026-07-28'`, or `initialize`'s), else null. @returns {string | null} */
+  get protocolVersion() {
+    return C.mcpProtocolVersion(this._ptr());
   }
 
   /**
@@ -263,18 +346,22 @@ export class McpClient {
     if (r === PW.NOTHING) return null;
     check('pollEvent', r);
     switch (e.kind) {
-      case 0:
+      case PW.MCP_EVENT_INITIALIZED:
         return { type: 'initialized', protocolVersion: strOf(e.version), result: strOf(e.raw) };
-      case 1:
+      case PW.MCP_EVENT_TOOL:
         return { type: 'tool', name: strOf(e.name), tool: strOf(e.raw) };
-      case 2:
+      case PW.MCP_EVENT_TOOL_SKIPPED:
         return { type: 'toolSkipped', reason: SKIPS[e.skip], tool: strOf(e.raw), len: Number(e.len), cap: Number(e.cap) };
-      case 3:
+      case PW.MCP_EVENT_READY:
         return { type: 'ready', tools: e.tools };
-      case 4:
+      case PW.MCP_EVENT_TOOLS_CHANGED:
+        return { type: 'toolsChanged', tools: e.tools };
+      case PW.MCP_EVENT_START_FAILED:
         return { type: 'startFailed', error: START_ERRORS[e.start_error], raw: strOf(e.raw), len: Number(e.len) };
-      default:
+      case PW.MCP_EVENT_NOTIFICATION:
         return { type: 'notification', method: strOf(e.method), params: e.has_params ? strOf(e.params) : null, methodCut: e.method_cut === 1 };
+      default:
+        throw new Error(`polyweave: pw_mcp_poll_event handed out event kind ${e.kind}, which this package does not know`);
     }
   }
 
@@ -340,8 +427,10 @@ if (typeof Symbol.dispose === 'symbol') McpClient.prototype[Symbol.dispose] = Mc
  * A raw MCP client (SPEC §9): no I/O, no clock. `calls`: the most calls in flight (8);
  * `limits`: its capacities (`McpLimits`); `fit: { nameCap, maxDepth }`: a wrapper's, so every
  * name and frame fits it (`pw_mcp_config_fit`); `name` / `version`: its `clientInfo` (at most
- * 64 bytes each). `close()` frees it.
- * @param {{ calls?: number, limits?: McpLimits, fit?: { nameCap?: number, maxDepth?: number }, name?: string, version?: string }} [options]
+ * 64 bytes each); `revision` (`McpRevision`, `'auto'`) and `startTimeoutMs` (how long
+ * `server/discover` may go unanswered; `pw_mcp_config_default`'s when left out). `close()`
+ * frees it.
+ * @param {{ calls?: number, limits?: McpLimits, fit?: { nameCap?: number, maxDepth?: number }, name?: string, version?: string, revision?: McpRevision, startTimeoutMs?: number }} [options]
  * @returns {McpClient}
  */
 export function createMcpClient(options = {}) {
@@ -364,7 +453,11 @@ const MAX_PENDING = 32;
  * @property {object} [limits] the wrappers' capacities (`createToolAdapterWrapper`'s `limits`)
  * @property {McpLimits} [clientLimits] the client's (line 1 MiB, an outbox for every pending call)
  * @property {{ name?: string, version?: string }} [clientInfo]
+ * @property {McpRevision} [revision] the revision to speak (`'auto'`: `server/discover` first, then `initialize` if the server refuses it or is silent)
+ * @property {number} [startTimeoutMs] how long `server/discover` may go unanswered before `initialize` goes out (`pw_mcp_config_default`'s, 10000)
  * @property {(direction: 'send' | 'recv', data: string | Buffer) => void} [onWire] sees every line sent and chunk received
+ * @property {(tools: Array<{ name: string, tool: object }>) => void} [onToolsChanged] the server's tools changed and were listed again: the new list (also in `session.tools` from now on)
+ * @property {{ now(): number }} [clock] test-only: a manual clock (milliseconds); then no timer fires by itself, `session.tick()` gives it, and the session's wrappers get it too
  *
  * @typedef {{ to: 'model' | 'consumer', frame: object } | { rejected: string, frame: unknown, error: Error }} Sent
  *   what a wrapper sent in `run` (frames as objects; `rawText(frame)` is their exact text)
@@ -395,11 +488,23 @@ export class McpSession {
       fit: { nameCap, maxDepth: options.maxDepth },
       name: options.clientInfo?.name,
       version: options.clientInfo?.version,
+      revision: options.revision,
+      startTimeoutMs: options.startTimeoutMs,
     });
-    /** @type {Array<{ name: string, tool: object }>} the listed tools, parsed (each carries its exact text: `rawText(tool)`, so `{ mcp: tool }` declares it as sent), in the server's order */
+    const manual = clockOf(options);
+    this._manual = manual !== null;
+    /** The clock the start-up is timed by (`options.clock`, else a monotonic one). */
+    this.clock = manual ?? realClock;
+    /**
+     * @type {Array<{ name: string, tool: object }>} the listed tools, parsed (each carries its
+     * exact text: `rawText(tool)`, so `{ mcp: tool }` declares it as sent), in the server's
+     * order; replaced by the new list when the server's tools change
+     */
     this.tools = [];
-    /** @type {object | null} the `initialize` result, parsed */
+    /** @type {object | null} the `initialize` or `server/discover` result, parsed */
     this.serverInfo = null;
+    /** @type {string | null} the revision spoken, once the server said (`'2026-07-28'`, `'2025-11-25'`...) */
+    this.protocolVersion = null;
     /** @type {Array<Extract<McpEvent, { type: 'notification' }>>} every notification other than progress */
     this.notifications = [];
     this._send = send;
@@ -414,13 +519,61 @@ export class McpSession {
     this._closed = false;
     this._disposed = false;
     this._settle = null;
+    this._listed = false; // the start-up's listing is done: later `tool` events are a new list
+    this._relisted = []; // the `tool` events of a listing again, until its `toolsChanged`
+    this._timer = null;
+    this._timerAt = Infinity;
     /** Resolves with this session when the tools are listed; rejects with `McpStartupError`. */
     this.ready = new Promise((resolve, reject) => {
       this._settle = { resolve, reject };
     });
     this.ready.catch(() => {}); // a rejection nobody awaits is not unhandled
-    this.client.start();
+    this.client.start(this.clock.now());
     this._pump();
+  }
+
+  /**
+   * Gives the clock now: a `server/discover` unanswered past its deadline makes the client fall
+   * back to `initialize` (or fail the start-up with revision `'2026-07-28'`). With
+   * `clock: { now() }` the only way time passes; otherwise a timer calls it.
+   */
+  tick() {
+    if (this._disposed) return;
+    // The client decides nothing while what the last line owes is not polled out: a pump
+    // drains it, so a second try is the last one needed.
+    for (let tries = 0; tries < 2; tries++) {
+      const now = this.clock.now();
+      this.client.handleTimeout(now);
+      this._pump();
+      if (this._disposed) return;
+      const d = this.client.pollTimeout();
+      if (d === null || d > now) return;
+    }
+  }
+
+  /**
+   * Arms the timer at the client's start-up deadline, or clears it when there is none. Not
+   * unref'd, as the wrappers' timers: what the deadline decides (the fallback to `initialize`,
+   * or a failed start-up) settles `ready`, which someone may be waiting for.
+   */
+  _arm() {
+    if (this._manual || this._disposed) return;
+    const d = this.client.pollTimeout() ?? Infinity;
+    if (d === this._timerAt && this._timer !== null) return;
+    this._clearTimer();
+    if (d === Infinity) return;
+    this._timerAt = d;
+    this._timer = setTimeout(() => {
+      this._timer = null;
+      this._timerAt = Infinity;
+      this.tick();
+    }, Math.max(0, d - this.clock.now()));
+  }
+
+  _clearTimer() {
+    if (this._timer !== null) clearTimeout(this._timer);
+    this._timer = null;
+    this._timerAt = Infinity;
   }
 
   /** Whether the transport closed (`handleClosed`). */
@@ -469,8 +622,9 @@ export class McpSession {
 
   /**
    * A wrapper (`createToolAdapterWrapper`) on `model` whose adapter tools this server serves,
-   * with the session's timeouts and `maxPending`; `options` are the wrapper's (its `tools` are
-   * added to the server's).
+   * with the session's timeouts, `maxPending` and manual clock; `options` are the wrapper's
+   * (its `tools` are added to the server's). Its tools are the server's now: a wrapper made
+   * before the server's tools changed keeps the list it was made with.
    */
   wrap(model, options = {}) {
     return createToolAdapterWrapper(model, {
@@ -479,6 +633,7 @@ export class McpSession {
       maxPending: this.maxPending,
       limits: this.options.limits,
       ...(this.options.maxDepth === undefined ? {} : { maxDepth: this.options.maxDepth }),
+      ...(this._manual ? { clock: this.clock } : {}),
       ...options,
       tools: { ...this.adapterTools(), ...(options.tools ?? {}) },
     });
@@ -593,6 +748,7 @@ export class McpSession {
     } finally {
       this._pumping = false;
     }
+    this._arm();
   }
 
   _framesToClient() {
@@ -620,17 +776,32 @@ export class McpSession {
     for (const e of this.client.events()) {
       moved = true;
       if (e.type === 'tool') {
-        if (!this.tools.some((t) => t.name === e.name)) this.tools.push({ name: e.name, tool: objectOf(e.tool) });
+        if (this._listed) this._relisted.push(e);
+        else if (!this.tools.some((t) => t.name === e.name)) this.tools.push({ name: e.name, tool: objectOf(e.tool) });
+      } else if (e.type === 'toolsChanged') {
+        // The new list is the last `tools` of them: a listing again that failed half-way
+        // handed out some before the one that ended.
+        const fresh = [];
+        for (const t of this._relisted.slice(this._relisted.length - e.tools)) {
+          if (!fresh.some((x) => x.name === t.name)) fresh.push({ name: t.name, tool: objectOf(t.tool) });
+        }
+        this._relisted = [];
+        this.tools = fresh;
+        this.options.onToolsChanged?.(fresh);
       } else if (e.type === 'initialized') {
         this.serverInfo = JSON.parse(e.result);
+        this.protocolVersion = e.protocolVersion;
       } else if (e.type === 'notification') {
         this.notifications.push(e);
-      } else if (e.type === 'ready' && this._settle !== null) {
-        const { resolve } = this._settle;
-        this._settle = null;
-        resolve(this);
+      } else if (e.type === 'ready') {
+        this._listed = true;
+        if (this._settle !== null) {
+          const { resolve } = this._settle;
+          this._settle = null;
+          resolve(this);
+        }
       } else if (e.type === 'startFailed') {
-        this._startFailed(new McpStartupError(`MCP start-up failed: ${START_WHY[e.error] ?? ''}${e.raw}`, e));
+        this._startFailed(new McpStartupError(`MCP start-up failed: ${this._startWhy(e)}`, e));
       }
     }
     return moved;
@@ -667,21 +838,38 @@ export class McpSession {
     return n > 0;
   }
 
+  /** A failed start-up's `startFailed` event, said in words. */
+  _startWhy(e) {
+    const fixed = this.client.revision === '2026-07-28';
+    switch (e.error) {
+      case 'unsupportedVersion':
+        return fixed
+          ? `the server does not list 2026-07-28 in its server/discover answer: ${e.raw}`
+          : `the server chose a protocol revision this client does not speak: ${e.raw}`;
+      case 'badResult':
+        return `the server's answer lacks what the start-up needs: ${e.raw}`;
+      case 'refused':
+        return `the server refused the start-up: ${e.raw}`;
+      case 'cursorTooLong':
+        return 'a tools/list cursor is longer than the client keeps';
+      case 'tooManyPages':
+        return 'the server never stops paging tools/list';
+      case 'responseTooLarge':
+        return "the server's answer is longer or deeper than the client reads";
+      case 'noAnswer':
+        return `the server did not answer server/discover within ${this.client.startTimeoutMs} ms`;
+      default:
+        return `${e.error} ${e.raw}`;
+    }
+  }
+
   /** Frees the client; frames wrappers still send are dropped (their calls time out). */
   dispose() {
     this._disposed = true;
+    this._clearTimer();
     this.client.close();
   }
 }
-
-const START_WHY = {
-  unsupportedVersion: 'the server chose a protocol revision this client does not speak: ',
-  badResult: "the server's answer lacks what the start-up needs: ",
-  refused: 'the server refused the start-up: ',
-  cursorTooLong: 'a tools/list cursor is longer than the client keeps',
-  tooManyPages: 'the server never stops paging tools/list',
-  responseTooLarge: "the server's answer is longer or deeper than the client reads",
-};
 
 /**
  * The MCP client over any transport: `send(line)` writes one line to the server; give it the
@@ -719,10 +907,13 @@ export class McpServer extends McpSession {
 /**
  * Spawns `command args` (`child_process.spawn`, stdin and stdout piped) and resolves, once the
  * server is started and its tools listed, with an `McpServer`: `tools` (`[{ name, tool }]`),
- * `serverInfo`, `notifications`, `wrap(model)`, `run(frames)`, `call(name, args)`,
- * `adapterTools()`, `client`, `child`, `close()`. The server's exit (its stdout's end) fails
- * the calls in flight. Beyond `McpSessionOptions`: `startupTimeoutMs` (10000), `graceMs`
- * (2000), `env`, `cwd`, `stderr` (`'inherit'`, or `'ignore'`, `'pipe'`).
+ * `serverInfo`, `protocolVersion`, `notifications`, `wrap(model)`, `run(frames)`,
+ * `call(name, args)`, `adapterTools()`, `client`, `child`, `close()`. The server's exit (its
+ * stdout's end) fails the calls in flight. Beyond `McpSessionOptions` (`revision`,
+ * `startTimeoutMs`, `onToolsChanged`...): `startupTimeoutMs` (how long the whole start-up may
+ * take; by default the client's `startTimeoutMs` + 10000, so a server silent to
+ * `server/discover` still has 10 s for `initialize` and the listing), `graceMs` (2000), `env`,
+ * `cwd`, `stderr` (`'inherit'`, or `'ignore'`, `'pipe'`).
  * @param {string} command @param {string[]} [args]
  * @param {McpSessionOptions & { startupTimeoutMs?: number, graceMs?: number, env?: object, cwd?: string, stderr?: 'inherit' | 'ignore' | 'pipe' }} [options]
  * @returns {Promise<McpServer>}
@@ -739,7 +930,15 @@ export function connectMcpServer(command, args = [], options = {}) {
   const send = (line) => {
     if (child.stdin.writable) child.stdin.write(line);
   };
-  const server = new McpServer(send, options);
+  let server;
+  try {
+    server = new McpServer(send, options);
+  } catch (e) {
+    // An option the client refused (a revision it does not know...): no server left running.
+    child.on('error', () => {});
+    child.kill('SIGKILL');
+    return Promise.reject(e);
+  }
   server.child = child;
   server._exited = false;
   let exited;
@@ -766,7 +965,7 @@ export function connectMcpServer(command, args = [], options = {}) {
       server.exited.then(() => server.dispose());
       reject(err);
     };
-    const startup = options.startupTimeoutMs ?? 10000;
+    const startup = options.startupTimeoutMs ?? server.client.startTimeoutMs + 10000;
     const timer = setTimeout(() => fail(new McpStartupError(`the MCP server did not finish its start-up within ${startup} ms`)), startup);
     child.on('error', (e) => {
       fail(new McpStartupError(`cannot start the MCP server ${command}: ${e.message}`));

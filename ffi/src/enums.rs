@@ -165,14 +165,17 @@ pub enum pw_mcp_failure {
     PW_MCP_FAILURE_RESPONSE_TOO_DEEP = 7,
     /// The response had neither `result` nor `error`.
     PW_MCP_FAILURE_NO_OUTCOME = 8,
+    /// The result's `resultType` is `input_required` (SPEC §9.10): the server asks for input
+    /// this client cannot give.
+    PW_MCP_FAILURE_INPUT_REQUIRED = 9,
 }
 
 /// What `pw_mcp_poll_event` handed out (`pw_mcp_event.kind`).
 #[repr(u32)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum pw_mcp_event_kind {
-    /// The server answered `initialize` with a revision the client speaks (`version`, and
-    /// its result in `raw`).
+    /// The server answered `initialize` with a revision the client speaks, or listed
+    /// 2026-07-28 in its `server/discover` result (`version`, and the result in `raw`).
     PW_MCP_EVENT_INITIALIZED = 0,
     /// A listed tool (`name`, its entry in `raw`): register it as an adapter tool to serve it.
     PW_MCP_EVENT_TOOL = 1,
@@ -184,6 +187,9 @@ pub enum pw_mcp_event_kind {
     PW_MCP_EVENT_START_FAILED = 4,
     /// A notification other than progress (`method`, `params`); it changes nothing else.
     PW_MCP_EVENT_NOTIFICATION = 5,
+    /// The server's tools changed and were listed again (SPEC §9.12): the `PW_MCP_EVENT_TOOL`s
+    /// since its `notifications/tools/list_changed` are its whole list now (`tools` of them).
+    PW_MCP_EVENT_TOOLS_CHANGED = 6,
 }
 
 /// Why a listed tool was skipped (`pw_mcp_event.skip`).
@@ -204,7 +210,8 @@ pub enum pw_mcp_skip {
 pub enum pw_mcp_start_error {
     /// Not a failed start-up.
     PW_MCP_START_NONE = 0,
-    /// `initialize` chose a revision the client does not speak (its value in `raw`).
+    /// `initialize` chose a revision the client does not speak, or a client fixed to
+    /// 2026-07-28 found it missing from `server/discover`'s list (the value in `raw`).
     PW_MCP_START_UNSUPPORTED_VERSION = 1,
     /// The `initialize` result has no string `protocolVersion`, or the `tools/list` result no
     /// `tools` array (the result in `raw`).
@@ -218,6 +225,22 @@ pub enum pw_mcp_start_error {
     /// The answer to `initialize` or `tools/list` was longer than `line_cap` or nested
     /// deeper than the depth limit.
     PW_MCP_START_RESPONSE_TOO_LARGE = 6,
+    /// The client was fixed to 2026-07-28 and the server did not answer `server/discover`
+    /// within `start_timeout_ms`.
+    PW_MCP_START_NO_ANSWER = 7,
+}
+
+/// Which MCP revision a client speaks (`pw_mcp_config.revision`, SPEC §9.9).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_mcp_revision {
+    /// `server/discover` first: 2026-07-28 when the server lists it, else the `initialize`
+    /// handshake on the same connection.
+    PW_MCP_REVISION_AUTO = 0,
+    /// The `initialize` handshake only (2025-11-25 and the revisions before it).
+    PW_MCP_REVISION_2025_11_25 = 1,
+    /// 2026-07-28 only: a server that does not list it in `server/discover` fails the start.
+    PW_MCP_REVISION_2026_07_28 = 2,
 }
 
 /// What a frame came to in a conversation (`pw_conversation_push_frame`).
@@ -259,4 +282,6 @@ pub mod raw {
     pub type pw_provider = u32;
     /// A [`pw_tool_choice`](super::pw_tool_choice) as C hands it in.
     pub type pw_tool_choice = u32;
+    /// A [`pw_mcp_revision`](super::pw_mcp_revision) as C hands it in.
+    pub type pw_mcp_revision = u32;
 }

@@ -24,7 +24,8 @@
 //!   line length with `PW_LINE_TOO_LONG`, an error offset, a refused
 //!   declaration's index from `pw_request_init`). On every other
 //!   error nothing at all is written. Text is UTF-8 with an explicit length,
-//!   never NUL-terminated (except [`pw_version`]'s static C string).
+//!   never NUL-terminated (except the static C strings of [`pw_version`] and
+//!   [`pw_mcp_protocol_version`]).
 //! - **NULL.** Every pointer argument is checked first: any NULL gives
 //!   `PW_NULL_POINTER` and the call does nothing, even with a length of 0.
 //!   There are no optional pointers.
@@ -96,9 +97,9 @@
 //! | [`pw_adapter_call_handle_frame`], [`pw_adapter_call_handle_closed`], [`pw_adapter_call_handle_timeout`] | the adapter's frames, its closing, the clock |
 //! | [`pw_adapter_call_poll_transmit`], [`pw_adapter_call_poll_timeout`], [`pw_adapter_call_outcome`] | frames for the adapter, the deadline, how it ended |
 //! | [`pw_mcp_size`], [`pw_mcp_align`], [`pw_mcp_max_frame_len`], [`pw_mcp_max_line_len`], [`pw_mcp_config_default`], [`pw_mcp_config_fit`], [`pw_mcp_init`] | an MCP client (SPEC §9) serving a wrapper's adapter tools, in host memory |
-//! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end |
+//! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`], [`pw_mcp_handle_timeout`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end, the clock (the start-up's `server/discover` only) |
 //! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
-//! | [`pw_mcp_state`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state and counters |
+//! | [`pw_mcp_state`], [`pw_mcp_protocol_version`], [`pw_mcp_poll_timeout`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state, the revision spoken, the start-up's deadline, counters |
 //! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
 //! | [`pw_conversation_size`], [`pw_conversation_align`], [`pw_conversation_init`] | a conversation (SPEC §10.2) in one block, its memory the rest of the block |
 //! | [`pw_conversation_set_system`], [`pw_conversation_push_user`], [`pw_conversation_pin_first_user`] | system and user texts |
@@ -194,8 +195,9 @@ pub use decoder::{
 };
 pub use enums::{
     pw_completed, pw_disposition_kind, pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure,
-    pw_mcp_handled_kind, pw_mcp_skip, pw_mcp_start_error, pw_output_kind, pw_pending_kind,
-    pw_provider, pw_pushed, pw_route, pw_tool_choice, pw_tool_kind, pw_tool_status,
+    pw_mcp_handled_kind, pw_mcp_revision, pw_mcp_skip, pw_mcp_start_error, pw_output_kind,
+    pw_pending_kind, pw_provider, pw_pushed, pw_route, pw_tool_choice, pw_tool_kind,
+    pw_tool_status,
 };
 pub use frame::{
     pw_frame_kind, pw_frame_peek_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate,
@@ -211,11 +213,13 @@ pub use line_splitter::{
 pub use mcp::{
     pw_mcp, pw_mcp_align, pw_mcp_config, pw_mcp_config_default, pw_mcp_config_fit, pw_mcp_event,
     pw_mcp_feed, pw_mcp_frame, pw_mcp_get_stats, pw_mcp_handle_closed, pw_mcp_handle_frame,
-    pw_mcp_handled, pw_mcp_in_flight, pw_mcp_init, pw_mcp_max_frame_len, pw_mcp_max_line_len,
-    pw_mcp_poll_event, pw_mcp_poll_frame, pw_mcp_poll_transmit, pw_mcp_queued, pw_mcp_size,
-    pw_mcp_start, pw_mcp_state, pw_mcp_stats, PW_MCP_CLIENT_TEXT_CAP, PW_MCP_DEFAULT_CURSOR_CAP,
+    pw_mcp_handle_timeout, pw_mcp_handled, pw_mcp_in_flight, pw_mcp_init, pw_mcp_max_frame_len,
+    pw_mcp_max_line_len, pw_mcp_poll_event, pw_mcp_poll_frame, pw_mcp_poll_timeout,
+    pw_mcp_poll_transmit, pw_mcp_protocol_version, pw_mcp_queued, pw_mcp_size, pw_mcp_start,
+    pw_mcp_state, pw_mcp_stats, PW_MCP_CLIENT_TEXT_CAP, PW_MCP_DEFAULT_CURSOR_CAP,
     PW_MCP_DEFAULT_LINE_CAP, PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP,
-    PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP, PW_MCP_MIN_OUTBOX,
+    PW_MCP_DEFAULT_START_TIMEOUT_MS, PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP,
+    PW_MCP_MIN_OUTBOX,
 };
 pub use request::{
     pw_declaration, pw_request, pw_request_align, pw_request_gemini_path, pw_request_init,

@@ -9,14 +9,15 @@
 
 #![allow(non_camel_case_types)]
 
-use core::ffi::c_void;
+use core::ffi::{c_char, c_void, CStr};
 use core::mem::{align_of, size_of};
 
 use polyweave_tool_adapter::mcp::{
-    McpClient, McpClientInfo, McpConfig, McpEvent, McpFailure, McpHandled, McpSlot, McpStartError,
-    McpState, McpStats, McpToolSkip, CLIENT_TEXT_CAP,
+    McpClient, McpClientInfo, McpConfig, McpEvent, McpFailure, McpHandled, McpRevision, McpSlot,
+    McpStartError, McpState, McpStats, McpToolSkip, CLIENT_TEXT_CAP, PROTOCOL_VERSION_2026,
+    SUPPORTED_VERSIONS,
 };
-use polyweave_tool_adapter::{CallHandle, StorageError};
+use polyweave_tool_adapter::{CallHandle, Instant, StorageError};
 
 use crate::boundary::{
     disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
@@ -25,10 +26,13 @@ use crate::boundary::{
 };
 use crate::codes::pw_result;
 use crate::enums::{
-    pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure, pw_mcp_handled_kind, pw_mcp_skip,
-    pw_mcp_start_error,
+    pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure, pw_mcp_handled_kind, pw_mcp_revision,
+    pw_mcp_skip, pw_mcp_start_error, raw,
 };
-use crate::shared::{block_at, config_fit, config_query, pw_str, write_out, Block, PW_MAX_ALIGN};
+use crate::shared::{
+    block_at, config_fit, config_query, deadline_ms, pw_str, write_out, Block, PW_MAX_ALIGN,
+    PW_NO_TIMEOUT,
+};
 
 /// An MCP client's capacities (`pw_mcp_config_default` fills in the defaults; all memory is
 /// the host's, in the block `pw_mcp_init` takes).
@@ -51,27 +55,53 @@ pub struct pw_mcp_config {
     /// JSON depth limit of the server's lines, the message object level 1 (default 32, at
     /// least 3).
     pub max_depth: u8,
+    /// The revision to speak (`pw_mcp_revision`; default `PW_MCP_REVISION_AUTO`: find it out
+    /// with `server/discover`). Any other value is `PW_BAD_CONFIG`.
+    pub revision: raw::pw_mcp_revision,
+    /// Milliseconds `server/discover` may go unanswered before the client sends `initialize`
+    /// (or, fixed to 2026-07-28, fails the start-up); default `PW_MCP_DEFAULT_START_TIMEOUT_MS`.
+    pub start_timeout_ms: u32,
 }
 
 impl pw_mcp_config {
     fn of(c: &McpConfig) -> Self {
+        let revision = match c.revision {
+            McpRevision::Auto => pw_mcp_revision::PW_MCP_REVISION_AUTO,
+            McpRevision::V2025_11_25 => pw_mcp_revision::PW_MCP_REVISION_2025_11_25,
+            McpRevision::V2026_07_28 => pw_mcp_revision::PW_MCP_REVISION_2026_07_28,
+        };
         Self {
             line_cap: c.line_cap,
             outbox_cap: c.outbox_cap,
             name_cap: c.name_cap,
             cursor_cap: c.cursor_cap,
             max_depth: c.max_depth,
+            revision: revision as u32,
+            start_timeout_ms: c.start_timeout_ms,
         }
     }
 
-    fn to_config(self) -> McpConfig {
-        McpConfig {
+    /// The core's configuration, or `PW_BAD_CONFIG` for a revision no `pw_mcp_revision` names.
+    fn to_config(self) -> Result<McpConfig, pw_result> {
+        let revision = match self.revision {
+            x if x == pw_mcp_revision::PW_MCP_REVISION_AUTO as u32 => McpRevision::Auto,
+            x if x == pw_mcp_revision::PW_MCP_REVISION_2025_11_25 as u32 => {
+                McpRevision::V2025_11_25
+            }
+            x if x == pw_mcp_revision::PW_MCP_REVISION_2026_07_28 as u32 => {
+                McpRevision::V2026_07_28
+            }
+            _ => return Err(pw_result::PW_BAD_CONFIG),
+        };
+        Ok(McpConfig {
             line_cap: self.line_cap,
             outbox_cap: self.outbox_cap,
             name_cap: self.name_cap,
             cursor_cap: self.cursor_cap,
             max_depth: self.max_depth,
-        }
+            revision,
+            start_timeout_ms: self.start_timeout_ms,
+        })
     }
 }
 
@@ -110,11 +140,17 @@ pub const PW_MCP_DEFAULT_OUTBOX_CAP: usize = 4096;
 pub const PW_MCP_DEFAULT_NAME_CAP: usize = 64;
 /// `pw_mcp_config_default`'s `cursor_cap`.
 pub const PW_MCP_DEFAULT_CURSOR_CAP: usize = 256;
+/// `pw_mcp_config_default`'s `start_timeout_ms`.
+pub const PW_MCP_DEFAULT_START_TIMEOUT_MS: u32 = 10_000;
 
 const _: () = {
     let d = McpConfig::DEFAULT;
     assert!(d.line_cap == PW_MCP_DEFAULT_LINE_CAP && d.outbox_cap == PW_MCP_DEFAULT_OUTBOX_CAP);
     assert!(d.name_cap == PW_MCP_DEFAULT_NAME_CAP && d.cursor_cap == PW_MCP_DEFAULT_CURSOR_CAP);
+    assert!(d.start_timeout_ms == PW_MCP_DEFAULT_START_TIMEOUT_MS);
+    assert!(
+        PW_MCP_DEFAULT_START_TIMEOUT_MS == polyweave_tool_adapter::mcp::DEFAULT_START_TIMEOUT_MS
+    );
 };
 
 /// An upper bound, on every target, of what a client's block holds besides its call slots
@@ -164,7 +200,7 @@ impl Layout {
 /// A non-NULL `cfg` must be valid for one read.
 unsafe fn read_config(cfg: *const pw_mcp_config) -> Result<McpConfig, pw_result> {
     // SAFETY: readable for one read when non-NULL (caller); integer fields only.
-    let cfg = unsafe { read_in(cfg) }?.to_config();
+    let cfg = unsafe { read_in(cfg) }?.to_config()?;
     // The client's own check, run on no memory: a configuration that works gets as far as
     // the arena, which is too small.
     match McpClient::new(cfg, McpClientInfo::THIS_CRATE, &mut [], &mut []) {
@@ -252,8 +288,10 @@ pub unsafe extern "C" fn pw_mcp_config_fit(
     // SAFETY: the caller hands `cfg` for one read and write and `wrapper` for one read. Only
     // the two fields the wrapper sets change, so a configuration out of range stays so.
     unsafe {
-        config_fit(cfg, wrapper, |c, w| {
-            pw_mcp_config::of(&c.to_config().fit(w))
+        config_fit(cfg, wrapper, |c, w| pw_mcp_config {
+            name_cap: w.name_cap,
+            max_depth: w.max_depth,
+            ..c
         })
     }
 }
@@ -352,14 +390,93 @@ pub unsafe extern "C" fn pw_mcp_init(
     })
 }
 
-/// Begins the start-up: `initialize` goes out at the next `pw_mcp_poll_transmit`.
-/// `PW_MCP_ALREADY_STARTED` the second time.
+/// Begins the start-up at `now_ms`: `server/discover` goes out at the next
+/// `pw_mcp_poll_transmit` (`initialize` with `PW_MCP_REVISION_2025_11_25`), and
+/// `pw_mcp_poll_timeout` says until when it may go unanswered. `PW_MCP_ALREADY_STARTED` the
+/// second time.
 ///
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn pw_mcp_start(c: *mut pw_mcp) -> pw_result {
+pub unsafe extern "C" fn pw_mcp_start(c: *mut pw_mcp, now_ms: u64) -> pw_result {
     // SAFETY: as the function's contract.
-    unsafe { with_placed(c, |c| c.client.start()) }
+    unsafe { with_placed(c, |c| c.client.start(Instant::from_millis(now_ms))) }
+}
+
+/// When the start-up's `server/discover` counts as unanswered (ms, the clock of
+/// `pw_mcp_start`): call `pw_mcp_handle_timeout` then. `PW_NO_TIMEOUT` when it is not
+/// awaited (and for a NULL or misaligned client); calls are timed by the wrapper.
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_poll_timeout(c: *const pw_mcp) -> u64 {
+    // SAFETY: as the function's contract.
+    unsafe { query_placed(c, PW_NO_TIMEOUT, |c| deadline_ms(c.client.poll_timeout())) }
+}
+
+/// Gives the clock: a `server/discover` unanswered past its deadline makes the client send
+/// `initialize` (or, fixed to 2026-07-28, fails the start-up with `PW_MCP_START_NO_ANSWER`);
+/// its late answer is counted and ignored. Nothing is decided while what the last line owes
+/// is not polled out: drain, then call again.
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_handle_timeout(c: *mut pw_mcp, now_ms: u64) -> pw_result {
+    // SAFETY: as the function's contract.
+    unsafe {
+        with_placed(c, |c| {
+            c.client.handle_timeout(Instant::from_millis(now_ms));
+            Ok::<(), pw_result>(())
+        })
+    }
+}
+
+/// The revisions the client can speak, NUL-terminated for `pw_mcp_protocol_version`.
+const VERSIONS: [&CStr; 4] = [c"2026-07-28", c"2025-11-25", c"2025-06-18", c"2025-03-26"];
+
+const _: () = {
+    // Each of the core's revisions has its C string here, in the same order.
+    const fn same(a: &CStr, b: &str) -> bool {
+        let (a, b) = (a.to_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    assert!(SUPPORTED_VERSIONS.len() + 1 == VERSIONS.len());
+    assert!(same(VERSIONS[0], PROTOCOL_VERSION_2026));
+    let mut i = 0;
+    while i < SUPPORTED_VERSIONS.len() {
+        assert!(same(VERSIONS[i + 1], SUPPORTED_VERSIONS[i]));
+        i += 1;
+    }
+};
+
+/// The revision the client speaks, once the server said (`initialize`'s answer, or
+/// `"2026-07-28"`), as a static NUL-terminated C string; NULL before then (and for a NULL
+/// or misaligned client). The host must not free or modify it.
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_protocol_version(c: *const pw_mcp) -> *const c_char {
+    // SAFETY: as the function's contract.
+    unsafe {
+        query_placed(c, core::ptr::null(), |c| {
+            let Some(spoken) = c.client.protocol_version() else {
+                return core::ptr::null();
+            };
+            VERSIONS
+                .iter()
+                .find(|v| v.to_bytes() == spoken.as_bytes())
+                .map_or(core::ptr::null(), |v| v.as_ptr())
+        })
+    }
 }
 
 /// Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
@@ -424,6 +541,7 @@ pub(crate) fn failure(f: McpFailure) -> (pw_mcp_failure, usize, usize) {
             0,
         ),
         McpFailure::NoOutcome => (pw_mcp_failure::PW_MCP_FAILURE_NO_OUTCOME, 0, 0),
+        McpFailure::InputRequired => (pw_mcp_failure::PW_MCP_FAILURE_INPUT_REQUIRED, 0, 0),
     }
 }
 
@@ -589,7 +707,8 @@ pub struct pw_mcp_event {
     pub has_params: u8,
     /// For `PW_MCP_EVENT_NOTIFICATION`: 1 when `method` was cut to `PW_MCP_METHOD_CAP` bytes.
     pub method_cut: u8,
-    /// For `PW_MCP_EVENT_READY`: the tools handed out as `PW_MCP_EVENT_TOOL`.
+    /// For `PW_MCP_EVENT_READY` and `PW_MCP_EVENT_TOOLS_CHANGED`: the tools handed out as
+    /// `PW_MCP_EVENT_TOOL` (in the new list, for `TOOLS_CHANGED`).
     pub tools: u32,
     /// For `PW_MCP_EVENT_TOOL_SKIPPED`: why (`PW_MCP_SKIP_NONE` otherwise).
     pub skip: pw_mcp_skip,
@@ -600,11 +719,12 @@ pub struct pw_mcp_event {
     pub len: usize,
     /// `PW_MCP_SKIP_NAME_TOO_LONG`: `name_cap`; 0 otherwise.
     pub cap: usize,
-    /// For `PW_MCP_EVENT_INITIALIZED`: the protocol revision the server chose.
+    /// For `PW_MCP_EVENT_INITIALIZED`: the protocol revision spoken from now on.
     pub version: pw_str,
     /// For `PW_MCP_EVENT_TOOL`: the tool's decoded name (register it under this name).
     pub name: pw_str,
-    /// Raw JSON as the server sent it: the `initialize` result (`INITIALIZED`), the tool's
+    /// Raw JSON as the server sent it: the `initialize` or `server/discover` result
+    /// (`INITIALIZED`), the tool's
     /// entry with its `description` and `inputSchema` (`TOOL`, `TOOL_SKIPPED`), the value
     /// the start-up failed on (`START_FAILED` with `UNSUPPORTED_VERSION`, `BAD_RESULT`,
     /// `REFUSED`).
@@ -654,6 +774,7 @@ fn start_error(e: McpStartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
         McpStartError::ResponseTooLarge => {
             (pw_mcp_start_error::PW_MCP_START_RESPONSE_TOO_LARGE, &[], 0)
         }
+        McpStartError::NoAnswer => (pw_mcp_start_error::PW_MCP_START_NO_ANSWER, &[], 0),
         // A start-up failure newer than this table: the result was not one to go on with.
         _ => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, &[], 0),
     }
@@ -705,6 +826,10 @@ pub unsafe extern "C" fn pw_mcp_poll_event(c: *mut pw_mcp, out: *mut pw_mcp_even
             McpEvent::Ready { tools } => pw_mcp_event {
                 tools,
                 ..pw_mcp_event::of_kind(pw_mcp_event_kind::PW_MCP_EVENT_READY)
+            },
+            McpEvent::ToolsChanged { tools } => pw_mcp_event {
+                tools,
+                ..pw_mcp_event::of_kind(pw_mcp_event_kind::PW_MCP_EVENT_TOOLS_CHANGED)
             },
             McpEvent::StartFailed(e) => {
                 let (start_error, raw, len) = start_error(e);

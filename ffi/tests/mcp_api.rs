@@ -2,7 +2,7 @@
 //! scripted server through start-up, calls, progress, notifications, ping, cancel and the
 //! transport closing; every refusal its own code with nothing written.
 
-use core::ffi::c_void;
+use core::ffi::{c_void, CStr};
 use std::mem::MaybeUninit;
 use std::ptr;
 
@@ -12,7 +12,8 @@ mod support;
 
 use support::{out_or_code, text, written};
 
-/// Small, so miri runs it quickly.
+/// Small, so miri runs it quickly; fixed to 2025-11-25, whose handshake most scripts here
+/// play (the 2026-07-28 tests set `revision` back).
 fn config() -> pw_mcp_config {
     // SAFETY: one write.
     let mut c = written(|c| unsafe { pw_mcp_config_default(c) });
@@ -22,14 +23,26 @@ fn config() -> pw_mcp_config {
             c.outbox_cap,
             c.name_cap,
             c.cursor_cap,
-            c.max_depth
+            c.max_depth,
+            c.revision,
+            c.start_timeout_ms
         ),
-        (8192, 4096, 64, 256, 32)
+        (
+            8192,
+            4096,
+            64,
+            256,
+            32,
+            pw_mcp_revision::PW_MCP_REVISION_AUTO as u32,
+            PW_MCP_DEFAULT_START_TIMEOUT_MS
+        )
     );
+    assert_eq!(PW_MCP_DEFAULT_START_TIMEOUT_MS, 10_000);
     c.line_cap = 512;
     c.outbox_cap = PW_MCP_MIN_OUTBOX + 200;
     c.name_cap = 16;
     c.cursor_cap = 16;
+    c.revision = pw_mcp_revision::PW_MCP_REVISION_2025_11_25 as u32;
     c
 }
 
@@ -138,6 +151,14 @@ fn state(c: *mut pw_mcp) -> pw_mcp_client_state {
     written(|s| unsafe { pw_mcp_state(c, s) })
 }
 
+/// The revision the client speaks, once known.
+fn spoken(c: *mut pw_mcp) -> Option<String> {
+    // SAFETY: a client from pw_mcp_init; the string is static and NUL-terminated.
+    let p = unsafe { pw_mcp_protocol_version(c) };
+    // SAFETY: non-NULL: a static NUL-terminated string.
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned())
+}
+
 fn stats(c: *mut pw_mcp) -> pw_mcp_stats {
     // SAFETY: valid pointers.
     written(|s| unsafe { pw_mcp_get_stats(c, s) })
@@ -150,12 +171,16 @@ fn started(block: &mut [u64], cfg: &pw_mcp_config, calls: usize) -> *mut pw_mcp 
     assert_eq!(state(c), pw_mcp_client_state::PW_MCP_STATE_IDLE);
     assert_eq!(transmit(c), None);
     // SAFETY: a client from pw_mcp_init.
-    assert_eq!(unsafe { pw_mcp_start(c) }, pw_result::PW_OK);
+    assert_eq!(unsafe { pw_mcp_start(c, 0) }, pw_result::PW_OK);
     // SAFETY: as above.
     assert_eq!(
-        unsafe { pw_mcp_start(c) },
+        unsafe { pw_mcp_start(c, 0) },
         pw_result::PW_MCP_ALREADY_STARTED
     );
+    // Fixed to 2025-11-25: no `server/discover`, so no deadline.
+    // SAFETY: as above.
+    assert_eq!(unsafe { pw_mcp_poll_timeout(c) }, PW_NO_TIMEOUT);
+    assert_eq!(spoken(c), None);
     assert_eq!(state(c), pw_mcp_client_state::PW_MCP_STATE_STARTING);
     assert_eq!(
         transmit(c).unwrap(),
@@ -171,6 +196,7 @@ fn started(block: &mut [u64], cfg: &pw_mcp_config, calls: usize) -> *mut pw_mcp 
     let ev = event(c).unwrap();
     assert_eq!(ev.kind, pw_mcp_event_kind::PW_MCP_EVENT_INITIALIZED);
     assert_eq!(text(&ev.version), "2025-06-18");
+    assert_eq!(spoken(c).as_deref(), Some("2025-06-18"));
     assert_eq!(
         text(&ev.raw),
         "{\"protocolVersion\":\"2025-06-18\",\"serverInfo\":{\"name\":\"s\"}}"
@@ -513,7 +539,7 @@ fn a_start_up_that_fails_fails_the_calls() {
     // A call handed in before the start-up ends waits in the outbox...
     assert_eq!(handle(c, 0, 0, ECHO).unwrap().request, 1);
     // SAFETY: a client from pw_mcp_init.
-    assert_eq!(unsafe { pw_mcp_start(c) }, pw_result::PW_OK);
+    assert_eq!(unsafe { pw_mcp_start(c, 0) }, pw_result::PW_OK);
     assert!(transmit(c)
         .unwrap()
         .contains("\"id\":2,\"method\":\"initialize\""));
@@ -619,7 +645,13 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
             pw_result::PW_NULL_POINTER
         );
         assert_eq!(pw_mcp_size(&cfg, 70_000, &mut 0), pw_result::PW_TOO_MANY);
-        assert_eq!(pw_mcp_start(ptr::null_mut()), pw_result::PW_NULL_POINTER);
+        assert_eq!(pw_mcp_start(ptr::null_mut(), 0), pw_result::PW_NULL_POINTER);
+        assert_eq!(
+            pw_mcp_handle_timeout(ptr::null_mut(), 0),
+            pw_result::PW_NULL_POINTER
+        );
+        assert_eq!(pw_mcp_poll_timeout(ptr::null()), PW_NO_TIMEOUT);
+        assert!(pw_mcp_protocol_version(ptr::null()).is_null());
         assert_eq!(
             pw_mcp_handle_closed(ptr::null_mut()),
             pw_result::PW_NULL_POINTER
@@ -643,6 +675,7 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
             line_cap: usize::MAX,
             ..cfg
         },
+        pw_mcp_config { revision: 3, ..cfg },
     ] {
         assert_eq!(
             init_with(&mut block, &bad, 1, NAME).err(),
@@ -675,7 +708,7 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
     // Short buffers: the size needed, nothing written, the line kept.
     let c = init_with(&mut block, &cfg, 2, NAME).unwrap();
     // SAFETY: a client from pw_mcp_init.
-    assert_eq!(unsafe { pw_mcp_start(c) }, pw_result::PW_OK);
+    assert_eq!(unsafe { pw_mcp_start(c, 0) }, pw_result::PW_OK);
     let mut tiny = [7u8; 8];
     let mut n = 0;
     // SAFETY: valid pointers.
@@ -693,7 +726,7 @@ fn memory_and_arguments_are_checked_before_anything_is_written() {
     let r = unsafe { pw_mcp_poll_transmit(c, base.add(need - 64), 32, &mut n) };
     assert_eq!(r, pw_result::PW_STORAGE_OVERLAP);
     // SAFETY: a misaligned client pointer, refused before it is read.
-    let r = unsafe { pw_mcp_start(c.cast::<u8>().add(1).cast()) };
+    let r = unsafe { pw_mcp_start(c.cast::<u8>().add(1).cast(), 0) };
     assert_eq!(r, pw_result::PW_STORAGE_MISALIGNED);
     assert_eq!(transmit(c).unwrap().len(), n);
 
@@ -745,5 +778,265 @@ fn a_config_fits_a_wrapper_config() {
     assert_eq!(
         unsafe { pw_mcp_config_fit(ptr::null_mut(), &w) },
         pw_result::PW_NULL_POINTER
+    );
+}
+
+/// 2026-07-28's `_meta` members naming the revision and this test's client (SPEC §9.9).
+const ENVELOPE: &str = "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\
+\"io.modelcontextprotocol/clientCapabilities\":{},\
+\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcp-api-test\",\"version\":\"1.0\"}";
+
+/// A client of `revision` whose `server/discover` may go 500 ms unanswered, started at
+/// 1000 ms, its `server/discover` polled out.
+fn discovering(block: &mut [u64], revision: pw_mcp_revision) -> *mut pw_mcp {
+    let cfg = pw_mcp_config {
+        revision: revision as u32,
+        start_timeout_ms: 500,
+        ..config()
+    };
+    let c = init_with(block, &cfg, 2, NAME).unwrap();
+    // SAFETY: a client from pw_mcp_init.
+    assert_eq!(unsafe { pw_mcp_poll_timeout(c) }, PW_NO_TIMEOUT);
+    // SAFETY: as above.
+    assert_eq!(unsafe { pw_mcp_start(c, 1000) }, pw_result::PW_OK);
+    // SAFETY: as above.
+    assert_eq!(unsafe { pw_mcp_poll_timeout(c) }, 1500);
+    assert_eq!(
+        transmit(c).unwrap(),
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{{\"_meta\":{{{ENVELOPE}}}}}}}\n"
+        )
+    );
+    assert_eq!((transmit(c), spoken(c)), (None, None));
+    c
+}
+
+/// The tools of a `tools/list` answer, then its last event.
+fn listed(c: *mut pw_mcp) -> (Vec<String>, pw_mcp_event) {
+    let mut names = Vec::new();
+    loop {
+        let ev = event(c).unwrap();
+        if ev.kind != pw_mcp_event_kind::PW_MCP_EVENT_TOOL {
+            return (names, ev);
+        }
+        names.push(text(&ev.name));
+    }
+}
+
+#[test]
+fn a_server_listing_2026_07_28_is_spoken_to_in_it() {
+    let mut block = vec![0u64; size(&config(), 2) / 8 + 1];
+    let c = discovering(&mut block, pw_mcp_revision::PW_MCP_REVISION_AUTO);
+    let result = r#"{"supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"s","version":"2"}}"#;
+    feed(
+        c,
+        &format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{result}}}\n"),
+    );
+    let ev = event(c).unwrap();
+    assert_eq!(
+        (ev.kind, text(&ev.version), text(&ev.raw)),
+        (
+            pw_mcp_event_kind::PW_MCP_EVENT_INITIALIZED,
+            "2026-07-28".into(),
+            result.into()
+        )
+    );
+    assert_eq!(spoken(c).as_deref(), Some("2026-07-28"));
+    // SAFETY: a client from pw_mcp_init.
+    assert_eq!(unsafe { pw_mcp_poll_timeout(c) }, PW_NO_TIMEOUT);
+    // No handshake: the tools are listed at once, with the envelope.
+    assert_eq!(
+        transmit(c).unwrap(),
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{{\"_meta\":{{{ENVELOPE}}}}}}}\n"
+        )
+    );
+    feed(
+        c,
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"echo\"}]}}\n",
+    );
+    let (names, ev) = listed(c);
+    assert_eq!(
+        (names, ev.kind, ev.tools),
+        (
+            vec!["echo".into()],
+            pw_mcp_event_kind::PW_MCP_EVENT_READY,
+            1
+        )
+    );
+    // The server tells of changes: the client listens for them.
+    assert_eq!(
+        transmit(c).unwrap(),
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"subscriptions/listen\",\"params\":{{\"notifications\":{{\"toolsListChanged\":true}},\"_meta\":{{{ENVELOPE}}}}}}}\n"
+        )
+    );
+    // A call carries the envelope inside its `_meta`, after the progress token.
+    assert_eq!(handle(c, 1, 9, ECHO).unwrap().request, 4);
+    assert_eq!(
+        transmit(c).unwrap(),
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"message\":\"hi\"}},\"_meta\":{{\"progressToken\":4,{ENVELOPE}}}}}}}\n"
+        )
+    );
+    // A result asking for input the client cannot give fails the call.
+    feed(
+        c,
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{}}}\n",
+    );
+    assert_eq!(
+        frame(c).unwrap(),
+        (
+            1,
+            9,
+            r#"{"type":"ERROR","content":{"message":"Tool echo needs input this client cannot give"}}"#.into()
+        )
+    );
+    assert_eq!(frame(c), None);
+    // The tools change: the notification, the list asked for again, the new list.
+    feed(
+        c,
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n",
+    );
+    let ev = event(c).unwrap();
+    assert_eq!(
+        (ev.kind, text(&ev.method)),
+        (
+            pw_mcp_event_kind::PW_MCP_EVENT_NOTIFICATION,
+            "notifications/tools/list_changed".into()
+        )
+    );
+    assert_eq!(
+        transmit(c).unwrap(),
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{{\"_meta\":{{{ENVELOPE}}}}}}}\n"
+        )
+    );
+    feed(
+        c,
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"tools\":[{\"name\":\"add\"},{\"name\":\"echo\"}]}}\n",
+    );
+    let (names, ev) = listed(c);
+    assert_eq!(
+        (names, ev.kind, ev.tools),
+        (
+            vec!["add".into(), "echo".into()],
+            pw_mcp_event_kind::PW_MCP_EVENT_TOOLS_CHANGED,
+            2
+        )
+    );
+    assert!(event(c).is_none());
+    assert_eq!(state(c), pw_mcp_client_state::PW_MCP_STATE_READY);
+    let s = stats(c);
+    assert_eq!(
+        (s.calls, s.answered, s.failed, s.notifications),
+        (1, 0, 1, 1)
+    );
+}
+
+#[test]
+fn a_server_refusing_server_discover_gets_initialize() {
+    let initialize =
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\
+         \"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp-api-test\",\"version\":\
+         \"1.0\"}}}\n";
+    for refusal in [
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n",
+        // An earlier revision's server may not read the id of a request it does not know.
+        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request\"}}\n",
+    ] {
+        let mut block = vec![0u64; size(&config(), 2) / 8 + 1];
+        let c = discovering(&mut block, pw_mcp_revision::PW_MCP_REVISION_AUTO);
+        feed(c, refusal);
+        assert!(event(c).is_none(), "{refusal}");
+        // SAFETY: a client from pw_mcp_init.
+        assert_eq!(unsafe { pw_mcp_poll_timeout(c) }, PW_NO_TIMEOUT);
+        assert_eq!(transmit(c).unwrap(), initialize);
+        feed(
+            c,
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":\"2025-11-25\"}}\n",
+        );
+        let ev = event(c).unwrap();
+        assert_eq!(
+            (ev.kind, text(&ev.version)),
+            (
+                pw_mcp_event_kind::PW_MCP_EVENT_INITIALIZED,
+                "2025-11-25".into()
+            )
+        );
+        assert_eq!(spoken(c).as_deref(), Some("2025-11-25"));
+        assert_eq!(
+            transmit(c).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+        );
+        assert_eq!(
+            transmit(c).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n"
+        );
+    }
+}
+
+#[test]
+fn an_unanswered_server_discover_times_out() {
+    let mut block = vec![0u64; size(&config(), 2) / 8 + 1];
+    let c = discovering(&mut block, pw_mcp_revision::PW_MCP_REVISION_AUTO);
+    // SAFETY: a client from pw_mcp_init.
+    assert_eq!(unsafe { pw_mcp_handle_timeout(c, 1499) }, pw_result::PW_OK);
+    // SAFETY: as above.
+    assert_eq!(
+        (transmit(c), unsafe { pw_mcp_poll_timeout(c) }),
+        (None, 1500)
+    );
+    // SAFETY: as above.
+    assert_eq!(unsafe { pw_mcp_handle_timeout(c, 1500) }, pw_result::PW_OK);
+    // SAFETY: as above.
+    assert_eq!(unsafe { pw_mcp_poll_timeout(c) }, PW_NO_TIMEOUT);
+    assert!(transmit(c)
+        .unwrap()
+        .starts_with("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\","));
+    // The late answer is counted and changes nothing.
+    feed(
+        c,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n",
+    );
+    assert!(event(c).is_none());
+    assert_eq!((spoken(c), transmit(c)), (None, None));
+    assert_eq!((stats(c).late, stats(c).unknown_id), (1, 0));
+
+    // Fixed to 2026-07-28, the start-up fails instead.
+    let c = discovering(&mut block, pw_mcp_revision::PW_MCP_REVISION_2026_07_28);
+    // SAFETY: a client from pw_mcp_init.
+    assert_eq!(unsafe { pw_mcp_handle_timeout(c, 5000) }, pw_result::PW_OK);
+    let ev = event(c).unwrap();
+    assert_eq!(
+        (ev.kind, ev.start_error, ev.raw.len),
+        (
+            pw_mcp_event_kind::PW_MCP_EVENT_START_FAILED,
+            pw_mcp_start_error::PW_MCP_START_NO_ANSWER,
+            0
+        )
+    );
+    assert_eq!(state(c), pw_mcp_client_state::PW_MCP_STATE_FAILED);
+    assert_eq!(transmit(c), None);
+    assert_eq!(
+        handle(c, 0, 0, ECHO).unwrap().failure,
+        pw_mcp_failure::PW_MCP_FAILURE_NOT_STARTED
+    );
+}
+
+#[test]
+fn fitting_keeps_the_revision_and_its_timeout() {
+    let mut cfg = pw_mcp_config {
+        revision: pw_mcp_revision::PW_MCP_REVISION_2026_07_28 as u32,
+        start_timeout_ms: 7,
+        ..config()
+    };
+    // SAFETY: one write.
+    let w = written(|w| unsafe { pw_wrapper_config_default(w) });
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { pw_mcp_config_fit(&mut cfg, &w) }, pw_result::PW_OK);
+    assert_eq!(
+        (cfg.revision, cfg.start_timeout_ms, cfg.name_cap),
+        (2, 7, 64)
     );
 }

@@ -13,6 +13,7 @@ pub mod host;
 pub mod library;
 pub mod mcp_hostile;
 pub mod mcp_loop;
+pub mod mcp_revision_hostile;
 pub mod model;
 pub mod ndjson_compare;
 pub mod programs;

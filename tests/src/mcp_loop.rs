@@ -4,11 +4,14 @@
 //! every line the client writes is one compact JSON value ending in LF and that the
 //! wrapper takes every frame the client gives it.
 
+use std::collections::VecDeque;
+
 use polyweave_tool_adapter::mcp::{
-    McpClient, McpClientInfo, McpConfig, McpError, McpEvent, McpHandled, McpSlot, McpStartError,
+    McpClient, McpClientInfo, McpConfig, McpError, McpEvent, McpHandled, McpRevision, McpSlot,
+    McpStartError, McpState,
 };
 use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
-use polyweave_tool_adapter::{json, Instant, NoHooks, Route, Tool};
+use polyweave_tool_adapter::{json, CallHandle, Instant, NoHooks, Route, Tool};
 
 /// What the host saw, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +65,8 @@ pub struct McpLoop<'s> {
     /// Model `TOOL_CALL`s handed in.
     pub calls: usize,
     pub now: u64,
+    /// Adapter frames the client could not take yet (see `deliver`).
+    held: VecDeque<(CallHandle, Vec<u8>)>,
     buf: Vec<u8>,
 }
 
@@ -89,6 +94,24 @@ pub fn tools_page(id: u64, tools: &[&str], cursor: Option<&str>) -> String {
 /// The `initialize` answer for request 1.
 pub const INIT_OK: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#;
 
+/// The `server/discover` result of a server that speaks 2026-07-28 and does not tell of
+/// tool-list changes.
+pub const DISCOVER_2026: &str = r#"{"supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}"#;
+
+/// The answer to `server/discover` (request 1) listing 2026-07-28.
+pub fn discover_ok() -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":1,"result":{DISCOVER_2026}}}"#)
+}
+
+/// The `_meta` members of 2026-07-28 (SPEC §9.9) this crate's client writes, written out
+/// here rather than taken from the client, so that a test compares against the text.
+pub fn envelope() -> String {
+    format!(
+        r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"polyweave-tool-adapter","version":"{}"}}"#,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 impl McpLoop<'static> {
     /// A wrapper with `tools` as adapter tools and `wrapper_slots` slots, served by a
     /// client of `client_slots` slots; not started. Its memory is leaked (for tests).
@@ -107,8 +130,7 @@ impl McpLoop<'static> {
         McpLoop::over(Box::leak(Box::new(storage)), cfg, mcp)
     }
 
-    /// [`new`](Self::new), started, with the server answering `initialize` and one
-    /// `tools/list` page of `tools`; what it saw is cleared.
+    /// [`new`](Self::new), started as [`start`](McpLoop::start) says; what it saw is cleared.
     pub fn ready(
         cfg: WrapperConfig,
         mcp: McpConfig,
@@ -142,23 +164,24 @@ impl<'s> McpLoop<'s> {
             refused: Vec::new(),
             calls: 0,
             now: 0,
+            held: VecDeque::new(),
             buf: vec![0u8; 1 << 20],
         }
     }
 
-    /// Starts the client, the server answering `initialize` and one `tools/list` page of
-    /// `tools`; what it saw is cleared.
+    /// Starts the client and answers its first request: `initialize` with [`INIT_OK`] when
+    /// the client is fixed to 2025-11-25, else `server/discover` with [`discover_ok`] (the
+    /// server speaks 2026-07-28); then one `tools/list` page of `tools` (request 2, so calls
+    /// take ids from 3 either way). What it saw is cleared.
     pub fn start(&mut self, tools: &[&str]) {
-        self.client.start().unwrap();
+        self.client.start(self.at()).unwrap();
         self.pump();
-        self.server(INIT_OK);
+        match self.client.config().revision {
+            McpRevision::V2025_11_25 => self.server(INIT_OK),
+            McpRevision::Auto | McpRevision::V2026_07_28 => self.server(&discover_ok()),
+        }
         self.server(&tools_page(2, tools, None));
-        assert_eq!(
-            self.client.state(),
-            polyweave_tool_adapter::mcp::McpState::Ready,
-            "{:?}",
-            self.seen
-        );
+        assert_eq!(self.client.state(), McpState::Ready, "{:?}", self.seen);
         self.seen.clear();
     }
 
@@ -218,12 +241,13 @@ impl<'s> McpLoop<'s> {
         }
     }
 
-    /// Time passes to `ms`: timeouts fire.
+    /// Time passes to `ms`: timeouts fire (the wrapper's calls, the client's start-up).
     pub fn tick(&mut self, ms: u64) {
         self.now = ms;
         self.wrapper
             .handle_timeout(self.at())
             .expect("handle_timeout");
+        self.client.handle_timeout(self.at());
         self.pump();
     }
 
@@ -245,24 +269,20 @@ impl<'s> McpLoop<'s> {
                 match t.route {
                     Route::Model => self.seen.push(Seen::Model(text)),
                     Route::Consumer => self.seen.push(Seen::Consumer(text)),
-                    Route::Adapter(h) => loop {
-                        match self.client.handle_frame(h, &frame) {
-                            Ok(
-                                McpHandled::Sent { .. }
-                                | McpHandled::Failed(_)
-                                | McpHandled::Cancelled { .. },
-                            ) => break,
-                            Err(McpError::OutboxFull { .. }) => {
-                                assert!(self.transmit(), "outbox full with nothing to send")
-                            }
-                            Err(McpError::FramePending) => {
-                                assert!(self.frames(), "frame pending with no frame")
-                            }
-                            Err(e) => panic!("client refused the wrapper's {text}: {e:?}"),
+                    Route::Adapter(h) if frame.starts_with(br#"{"type":"CANCEL""#) => {
+                        match self.held.iter().position(|(k, _)| *k == h) {
+                            // The client never saw the call: it is withdrawn with its cancel.
+                            Some(i) => drop(self.held.remove(i)),
+                            None => self.hand(h, &frame),
                         }
-                    },
+                    }
+                    Route::Adapter(h) => {
+                        self.held.push_back((h, frame));
+                        self.deliver();
+                    }
                 }
             }
+            moved |= self.deliver();
             moved |= self.frames();
             moved |= self.events();
             moved |= self.transmit();
@@ -270,6 +290,63 @@ impl<'s> McpLoop<'s> {
                 return;
             }
         }
+    }
+
+    /// Hands the client an adapter frame it must take now.
+    fn hand(&mut self, h: CallHandle, frame: &[u8]) {
+        loop {
+            match self.client.handle_frame(h, frame) {
+                Ok(_) => return,
+                Err(McpError::OutboxFull { .. }) => {
+                    assert!(self.transmit(), "outbox full with nothing to send")
+                }
+                Err(McpError::FramePending) => {
+                    assert!(self.frames(), "frame pending with no frame")
+                }
+                Err(e) => panic!(
+                    "client refused the wrapper's {}: {e:?}",
+                    String::from_utf8_lossy(frame)
+                ),
+            }
+        }
+    }
+
+    /// Hands the client the `TOOL_CALL`s held, in order. One whose line does not fit the
+    /// outbox while the client writes nothing (its calls wait for the start-up) stays held,
+    /// with every one after it, until the outbox drains.
+    fn deliver(&mut self) -> bool {
+        let mut moved = false;
+        while let Some((h, frame)) = self.held.front() {
+            let (h, frame) = (*h, frame.clone());
+            match self.client.handle_frame(h, &frame) {
+                Ok(
+                    McpHandled::Sent { .. } | McpHandled::Failed(_) | McpHandled::Cancelled { .. },
+                ) => {
+                    self.held.pop_front();
+                    moved = true;
+                }
+                Err(McpError::OutboxFull { .. }) => {
+                    if !self.transmit() {
+                        assert!(
+                            matches!(self.client.state(), McpState::Idle | McpState::Starting),
+                            "outbox full with nothing to send, {:?}",
+                            self.client
+                        );
+                        return moved;
+                    }
+                    moved = true;
+                }
+                Err(McpError::FramePending) => {
+                    assert!(self.frames(), "frame pending with no frame");
+                    moved = true;
+                }
+                Err(e) => panic!(
+                    "client refused the wrapper's {}: {e:?}",
+                    String::from_utf8_lossy(&frame)
+                ),
+            }
+        }
+        moved
     }
 
     fn frames(&mut self) -> bool {
@@ -295,12 +372,25 @@ impl<'s> McpLoop<'s> {
         while let Some(e) = self.client.poll_event() {
             moved = true;
             let text = match e {
+                McpEvent::Initialized {
+                    protocol_version,
+                    result,
+                } => format!(
+                    "Initialized {protocol_version} {}",
+                    String::from_utf8_lossy(result)
+                ),
                 McpEvent::Tool { name, .. } => format!("Tool {name}"),
                 McpEvent::StartFailed(McpStartError::UnsupportedVersion(v)) => {
                     format!(
                         "StartFailed UnsupportedVersion {}",
                         String::from_utf8_lossy(v)
                     )
+                }
+                McpEvent::StartFailed(McpStartError::Refused(e)) => {
+                    format!("StartFailed Refused {}", String::from_utf8_lossy(e))
+                }
+                McpEvent::StartFailed(McpStartError::BadResult(r)) => {
+                    format!("StartFailed BadResult {}", String::from_utf8_lossy(r))
                 }
                 McpEvent::Notification { method, params } => format!(
                     "Notification {} {}",
@@ -355,6 +445,19 @@ impl<'s> McpLoop<'s> {
         self.seen.retain(|s| match s {
             Seen::Model(l) => {
                 out.push(l.clone());
+                false
+            }
+            _ => true,
+        });
+        out
+    }
+
+    /// The client's events since the last call, taken out of `seen`.
+    pub fn take_events(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.seen.retain(|s| match s {
+            Seen::Event(e) => {
+                out.push(e.clone());
                 false
             }
             _ => true,

@@ -37,7 +37,7 @@ enum Ty {
 }
 
 /// Names the header declares as `uint32_t`-sized enums.
-const ENUMS: [&str; 18] = [
+const ENUMS: [&str; 19] = [
     "pw_result",
     "pw_frame_kind",
     "pw_tool_kind",
@@ -54,6 +54,7 @@ const ENUMS: [&str; 18] = [
     "pw_mcp_event_kind",
     "pw_mcp_skip",
     "pw_mcp_start_error",
+    "pw_mcp_revision",
     "pw_pushed",
     "pw_tool_choice",
 ];

@@ -5,20 +5,35 @@
 
 use polyweave_tests::mcp_loop::{call, tools_page, McpLoop, Seen, INIT_OK};
 use polyweave_tool_adapter::mcp::{
-    McpClient, McpClientInfo, McpConfig, McpError, McpFailure, McpHandled, McpSlot, McpState,
+    McpClient, McpClientInfo, McpConfig, McpError, McpFailure, McpHandled, McpRevision, McpSlot,
+    McpState,
 };
 use polyweave_tool_adapter::wrapper::WrapperConfig;
 use polyweave_tool_adapter::StorageError;
-use polyweave_tool_adapter::{CallHandle, FrameError};
+use polyweave_tool_adapter::{CallHandle, FrameError, Instant};
 
 const PROMPT: &str = r#"{"type":"TEXT","content":"Tool results above."}"#;
+
+/// The client fixed to 2025-11-25 (the `initialize` handshake first): the tests here are
+/// about calls, results and the server's lines, the same in either revision; the revision's
+/// own rules are tested in `mcp_revisions.rs`.
+const V2025: McpConfig = McpConfig {
+    revision: McpRevision::V2025_11_25,
+    ..McpConfig::DEFAULT
+};
+
+/// [`V2025`] at [`McpConfig::SMALL`]'s sizes.
+const V2025_SMALL: McpConfig = McpConfig {
+    revision: McpRevision::V2025_11_25,
+    ..McpConfig::SMALL
+};
 
 fn cfg() -> WrapperConfig {
     WrapperConfig::DEFAULT
 }
 
 fn ready(tools: &[&str]) -> McpLoop<'static> {
-    McpLoop::ready(cfg(), McpConfig::DEFAULT.fit(&cfg()), tools, 4, 4)
+    McpLoop::ready(cfg(), V2025.fit(&cfg()), tools, 4, 4)
 }
 
 fn tools_call(id: u64, name: &str, args: &str) -> String {
@@ -35,10 +50,10 @@ fn text_result(id: u64, text: &str) -> String {
 
 #[test]
 fn start_up_lines_pagination_and_the_listed_tools() {
-    let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a", "b", "c"], 2, 2);
+    let mut l = McpLoop::new(cfg(), V2025, &["a", "b", "c"], 2, 2);
     assert_eq!(l.client.state(), McpState::Idle);
-    l.client.start().unwrap();
-    assert_eq!(l.client.start(), Err(McpError::AlreadyStarted));
+    l.client.start(Instant::ZERO).unwrap();
+    assert_eq!(l.client.start(Instant::ZERO), Err(McpError::AlreadyStarted));
     l.pump();
     let version = env!("CARGO_PKG_VERSION");
     assert_eq!(
@@ -72,9 +87,9 @@ fn start_up_lines_pagination_and_the_listed_tools() {
             _ => None,
         })
         .collect();
-    assert!(
-        events[0].starts_with("Initialized { protocol_version: \"2025-11-25\""),
-        "{events:?}"
+    assert_eq!(
+        events[0],
+        r#"Initialized 2025-11-25 {"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}"#
     );
     assert_eq!(
         &events[1..],
@@ -85,26 +100,20 @@ fn start_up_lines_pagination_and_the_listed_tools() {
 #[test]
 fn every_supported_revision_goes_on_any_other_fails_the_start_and_its_calls() {
     for v in ["2025-11-25", "2025-06-18", "2025-03-26"] {
-        let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a"], 2, 2);
-        l.client.start().unwrap();
+        let mut l = McpLoop::new(cfg(), V2025, &["a"], 2, 2);
+        l.client.start(Instant::ZERO).unwrap();
         l.pump();
         l.take_server();
         let result = format!(r#"{{"protocolVersion":"{v}"}}"#);
         l.server(&format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#));
-        assert_eq!(
-            l.seen[0],
-            Seen::Event(format!(
-                "Initialized {{ protocol_version: {v:?}, result: {:?} }}",
-                result.as_bytes()
-            ))
-        );
+        assert_eq!(l.seen[0], Seen::Event(format!("Initialized {v} {result}")));
         assert_eq!(
             l.take_server()[1],
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#
         );
     }
-    let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a"], 2, 2);
-    l.client.start().unwrap();
+    let mut l = McpLoop::new(cfg(), V2025, &["a"], 2, 2);
+    l.client.start(Instant::ZERO).unwrap();
     l.pump();
     // A call handed in before the server is ready waits in the outbox...
     l.model(5, &call("c1", "a", "{}"));
@@ -130,15 +139,27 @@ fn every_supported_revision_goes_on_any_other_fails_the_start_and_its_calls() {
 #[test]
 fn start_up_errors_each_have_their_event() {
     let cases: [(&str, &str); 5] = [
-        (r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#, r#"StartFailed(Refused([123, 34, 99, 111, 100, 101, 34, 58, 45, 51, 50, 54, 48, 48, 44, 34, 109, 101, 115, 115, 97, 103, 101, 34, 58, 34, 110, 111, 34, 125]))"#),
-        (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, "StartFailed(BadResult([123, 125]))"),
-        (r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":20251125}}"#, "StartFailed UnsupportedVersion 20251125"),
-        (r#"{"jsonrpc":"2.0","id":1}"#, "StartFailed(BadResult([123, 34, 106, 115, 111, 110, 114, 112, 99, 34, 58, 34, 50, 46, 48, 34, 44, 34, 105, 100, 34, 58, 49, 125]))"),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#,
+            r#"StartFailed Refused {"code":-32600,"message":"no"}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            "StartFailed BadResult {}",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":20251125}}"#,
+            "StartFailed UnsupportedVersion 20251125",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"StartFailed BadResult {"jsonrpc":"2.0","id":1}"#,
+        ),
         ("", ""),
     ];
     for (line, event) in cases.iter().filter(|c| !c.0.is_empty()) {
-        let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a"], 2, 2);
-        l.client.start().unwrap();
+        let mut l = McpLoop::new(cfg(), V2025, &["a"], 2, 2);
+        l.client.start(Instant::ZERO).unwrap();
         l.pump();
         l.server(line);
         assert_eq!(l.client.state(), McpState::Failed, "{line}");
@@ -151,12 +172,12 @@ fn start_up_errors_each_have_their_event() {
     // tools/list: an error, a result without tools, a cursor over the cap.
     let small = McpConfig {
         cursor_cap: 4,
-        ..McpConfig::DEFAULT
+        ..V2025
     };
     for (page, event) in [
         (
             r#"{"jsonrpc":"2.0","id":2,"result":{"tools":{}}}"#,
-            "StartFailed(BadResult([123, 34, 116, 111, 111, 108, 115, 34, 58, 123, 125, 125]))",
+            r#"StartFailed BadResult {"tools":{}}"#,
         ),
         (
             r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[],"nextCursor":"12345"}}"#,
@@ -164,7 +185,7 @@ fn start_up_errors_each_have_their_event() {
         ),
     ] {
         let mut l = McpLoop::new(cfg(), small, &["a"], 2, 2);
-        l.client.start().unwrap();
+        l.client.start(Instant::ZERO).unwrap();
         l.pump();
         l.server(INIT_OK);
         l.server(page);
@@ -179,8 +200,8 @@ fn start_up_errors_each_have_their_event() {
 
 #[test]
 fn a_server_that_pages_forever_is_stopped() {
-    let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["a"], 2, 2);
-    l.client.start().unwrap();
+    let mut l = McpLoop::new(cfg(), V2025, &["a"], 2, 2);
+    l.client.start(Instant::ZERO).unwrap();
     l.pump();
     l.server(INIT_OK);
     let mut id = 2;
@@ -200,7 +221,7 @@ fn a_server_that_pages_forever_is_stopped() {
 fn listed_tools_it_cannot_serve_are_reported_and_skipped() {
     let mcp = McpConfig {
         name_cap: 4,
-        ..McpConfig::DEFAULT
+        ..V2025
     };
     let mut l = McpLoop::new(
         WrapperConfig {
@@ -212,7 +233,7 @@ fn listed_tools_it_cannot_serve_are_reported_and_skipped() {
         2,
         2,
     );
-    l.client.start().unwrap();
+    l.client.start(Instant::ZERO).unwrap();
     l.pump();
     l.server(INIT_OK);
     l.server(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"ok"},{"name":"toolong"},{"title":"x"},7,{"name":"\u00e9\u00e9"}]}}"#);
@@ -344,7 +365,7 @@ fn progress_restarts_the_timeout_until_the_cap() {
         max_total_timeout_ms: 5000,
         ..WrapperConfig::DEFAULT
     };
-    let mut l = McpLoop::ready(cfg, McpConfig::DEFAULT.fit(&cfg), &["long"], 2, 2);
+    let mut l = McpLoop::ready(cfg, V2025.fit(&cfg), &["long"], 2, 2);
     l.model(0, &call("c1", "long", "{}"));
     l.take_server();
     let progress = |n: u32| {
@@ -390,7 +411,7 @@ fn without_progress_the_plain_timeout_fires() {
         max_total_timeout_ms: 5000,
         ..WrapperConfig::DEFAULT
     };
-    let mut l = McpLoop::ready(cfg, McpConfig::DEFAULT.fit(&cfg), &["long"], 2, 2);
+    let mut l = McpLoop::ready(cfg, V2025.fit(&cfg), &["long"], 2, 2);
     l.model(0, &call("c1", "long", "{}"));
     l.tick(600);
     l.server(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":1}}"#);
@@ -448,8 +469,8 @@ fn cancel_tells_the_server_and_a_late_answer_is_ignored() {
 
 #[test]
 fn a_call_cancelled_before_it_went_out_is_withdrawn() {
-    let mut l = McpLoop::new(cfg(), McpConfig::DEFAULT, &["echo"], 2, 2);
-    l.client.start().unwrap();
+    let mut l = McpLoop::new(cfg(), V2025, &["echo"], 2, 2);
+    l.client.start(Instant::ZERO).unwrap();
     l.pump();
     l.model(1, &call("c1", "echo", "{}"));
     l.wrapper.cancel(l.at(), "never mind").unwrap();
@@ -478,6 +499,8 @@ fn ping_is_answered_other_requests_refused_notifications_handed_on() {
             r#"{"jsonrpc":"2.0","id":"p1","result":{}}"#,
             r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}"#,
             r#"{"jsonrpc":"2.0","id":-2.5e3,"error":{"code":-32601,"message":"Method not found"}}"#,
+            // The tools changed: listed again (SPEC §9.12, `mcp_revisions.rs`).
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
         ]
     );
     assert_eq!(
@@ -555,7 +578,7 @@ fn the_transport_closing_fails_every_call_in_flight_and_every_later_one() {
 fn a_response_too_long_or_too_deep_still_fails_its_call() {
     let mcp = McpConfig {
         line_cap: 256,
-        ..McpConfig::DEFAULT
+        ..V2025
     };
     let mut l = McpLoop::ready(cfg(), mcp, &["echo"], 4, 4);
     l.model(10, &call("c1", "echo", "{}"));
@@ -592,7 +615,7 @@ fn a_response_too_long_or_too_deep_still_fails_its_call() {
 fn more_calls_than_slots_or_a_request_too_long_fail_at_once() {
     let mcp = McpConfig {
         outbox_cap: 2048,
-        ..McpConfig::DEFAULT
+        ..V2025
     };
     let mut l = McpLoop::ready(cfg(), mcp, &["echo"], 4, 2);
     l.model(10, &call("c0", "echo", "{}"));
@@ -784,7 +807,7 @@ fn refusals_are_distinct_and_change_nothing() {
 fn a_full_outbox_refuses_until_the_host_writes_what_waits() {
     const CFG: McpConfig = McpConfig {
         outbox_cap: 1600,
-        ..McpConfig::SMALL
+        ..V2025_SMALL
     };
     let mut slots = [McpSlot::EMPTY; 4];
     let mut arena = vec![0u8; CFG.arena_len(4)];
@@ -815,7 +838,7 @@ fn a_full_outbox_refuses_until_the_host_writes_what_waits() {
     );
     assert_eq!(snapshot(&c), before);
     // Calls wait in the outbox until the server is ready; once it is, they go and room frees.
-    c.start().unwrap();
+    c.start(Instant::ZERO).unwrap();
     let mut line = vec![0u8; CFG.max_line_len()];
     // The calls took ids 1 and 2: `initialize` is 3, `tools/list` 4.
     answer_start_up(&mut c, &mut line, 3, &["a"]);
@@ -845,7 +868,7 @@ fn the_longest_frames_fit_max_frame_len() {
     let mcp = McpConfig {
         line_cap: 256,
         name_cap: 8,
-        ..McpConfig::DEFAULT
+        ..V2025
     };
     let name = "\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}";
     let wcfg = WrapperConfig {
@@ -923,13 +946,13 @@ fn what_the_client_tells_of_itself() {
 
 #[test]
 fn a_cancel_ends_only_its_own_call_and_tells_the_server_only_of_one_waiting() {
-    const CFG: McpConfig = McpConfig::SMALL;
+    const CFG: McpConfig = V2025_SMALL;
     let mut slots = [McpSlot::EMPTY; 1];
     let mut arena = [0u8; CFG.arena_len(1)];
     let mut c = McpClient::new(CFG, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
     let mut line = vec![0u8; CFG.max_line_len()];
     let mut frame = vec![0u8; CFG.max_frame_len()];
-    c.start().unwrap();
+    c.start(Instant::ZERO).unwrap();
     answer_start_up(&mut c, &mut line, 1, &["a"]);
     let (h1, h2) = (CallHandle::from_parts(0, 0), CallHandle::from_parts(1, 1));
     let call = br#"{"type":"TOOL_CALL","content":{"name":"a","args":{}}}"#;
@@ -1013,11 +1036,11 @@ fn fitting_takes_the_wrappers_name_cap_and_depth_limit_only() {
 /// tool's own name (escaped as a JSON string), and its frames back carry the model's name.
 #[test]
 fn a_call_under_a_mapped_name_reaches_the_server_under_the_tools_own() {
-    let cfg = McpConfig::DEFAULT;
+    let cfg = V2025;
     let mut slots = [McpSlot::EMPTY; 2];
     let mut arena = vec![0u8; cfg.arena_len(2)];
     let mut c = McpClient::new(cfg, McpClientInfo::THIS_CRATE, &mut slots, &mut arena).unwrap();
-    c.start().unwrap();
+    c.start(Instant::ZERO).unwrap();
     let mut line = [0u8; 1024];
     let mut frame = [0u8; 1024];
     let mut lines = |c: &mut McpClient<'_>| {

@@ -1202,3 +1202,302 @@ fn real_servers_tools_are_declared_for_every_provider() {
         "{text}"
     );
 }
+
+// ------------------------------------------------------------ the revisions, in process
+
+/// The crate's client itself (through `polyweave_tests::mcp_loop`, in real time) against
+/// each real server under the default configuration: `mcp-server-time` lists 2026-07-28 in
+/// its `server/discover` result and is spoken to in it, without a handshake;
+/// server-everything refuses the probe and gets the 2025-11-25 handshake on the same
+/// connection. Every line the client writes is recorded (and written to the server as is).
+mod revisions {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Child, ChildStdin, Command, Stdio};
+    use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+    use std::thread;
+    use std::time::{Duration, Instant};
+
+    use polyweave_tests::mcp_loop::{call, envelope, McpLoop};
+    use polyweave_tool_adapter::mcp::{McpConfig, McpState};
+    use polyweave_tool_adapter::wrapper::WrapperConfig;
+    use serde_json::Value;
+
+    /// A server run as a child, its stdout read line by line on a thread.
+    struct Server {
+        child: Child,
+        stdin: ChildStdin,
+        lines: Receiver<String>,
+        t0: Instant,
+        /// Every line the client wrote to it, in order (without the LF).
+        written: Vec<String>,
+        /// Every line it wrote, in order.
+        read: Vec<String>,
+        /// Both, in the order they passed (`> ` to the server, `< ` from it), as
+        /// `tests/mcp/log_proxy.py` logs them; written to a file at the end.
+        wire: Vec<String>,
+    }
+
+    impl Server {
+        fn start(cmd: &[std::ffi::OsString]) -> Server {
+            let mut child = Command::new(&cmd[0])
+                .args(&cmd[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("starting {cmd:?}: {e}"));
+            let stdin = child.stdin.take().unwrap();
+            let stdout = child.stdout.take().unwrap();
+            let (tx, lines) = mpsc::channel();
+            thread::spawn(move || {
+                for line in BufReader::new(stdout).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            Server {
+                child,
+                stdin,
+                lines,
+                t0: Instant::now(),
+                written: Vec::new(),
+                read: Vec::new(),
+                wire: Vec::new(),
+            }
+        }
+
+        fn ms(&self) -> u64 {
+            self.t0.elapsed().as_millis() as u64
+        }
+
+        /// Moves lines both ways, time going on, until `done` says so; fails after 20 s.
+        fn drive(&mut self, l: &mut McpLoop<'_>, done: impl Fn(&McpLoop<'_>) -> bool) {
+            let give_up = Instant::now() + Duration::from_secs(20);
+            loop {
+                for line in l.take_server() {
+                    writeln!(self.stdin, "{line}").expect("writing to the server");
+                    self.wire.push(format!("> {line}"));
+                    self.written.push(line);
+                }
+                if done(l) {
+                    return;
+                }
+                assert!(
+                    Instant::now() < give_up,
+                    "no end after 20 s; the client wrote:\n{}\nthe server wrote:\n{}\nseen: {:?}",
+                    self.written.join("\n"),
+                    self.read.join("\n"),
+                    l.seen
+                );
+                match self.lines.recv_timeout(Duration::from_millis(50)) {
+                    Ok(line) => {
+                        l.now = self.ms();
+                        l.server(&line);
+                        self.wire.push(format!("< {line}"));
+                        self.read.push(line);
+                    }
+                    Err(RecvTimeoutError::Timeout) => l.tick(self.ms()),
+                    Err(RecvTimeoutError::Disconnected) => panic!(
+                        "the server ended; the client wrote:\n{}\nthe server wrote:\n{}",
+                        self.written.join("\n"),
+                        self.read.join("\n")
+                    ),
+                }
+            }
+        }
+
+        /// Ends the server and records the wire in `<CARGO_TARGET_TMPDIR>/mcp-servers/<name>.log`.
+        fn stop(mut self, name: &str) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-servers");
+            std::fs::create_dir_all(&dir).expect("creating the wire log folder");
+            let log = dir.join(format!("{name}.log"));
+            std::fs::write(&log, self.wire.join("\n") + "\n")
+                .unwrap_or_else(|e| panic!("writing {}: {e}", log.display()));
+        }
+    }
+
+    /// The wrapper and the client under their default configurations, long lines allowed
+    /// (server-everything's `initialize` result carries its instructions).
+    fn client(tools: &[&str]) -> McpLoop<'static> {
+        let cfg = WrapperConfig::DEFAULT;
+        let mcp = McpConfig {
+            line_cap: 1 << 16,
+            ..McpConfig::DEFAULT.fit(&cfg)
+        };
+        McpLoop::new(cfg, mcp, tools, 4, 4)
+    }
+
+    fn discover_line() -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{"_meta":{{{}}}}}}}"#,
+            envelope()
+        )
+    }
+
+    fn methods(written: &[String]) -> Vec<String> {
+        written
+            .iter()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).expect("a JSON line");
+                v["method"].as_str().unwrap_or("<response>").to_string()
+            })
+            .collect()
+    }
+
+    /// SPEC §9.9, §9.3: `mcp-server-time` under the default configuration: `server/discover`,
+    /// then `tools/list` and `tools/call` with the envelope, no `initialize` ever; its
+    /// `get_current_time` answers its `structuredContent`, which is the call's result.
+    #[test]
+    fn time_server_is_spoken_to_in_2026_07_28() {
+        let mut l = client(&["get_current_time", "convert_time"]);
+        let mut s = Server::start(&super::time_server());
+        l.now = s.ms();
+        l.client.start(l.at()).unwrap();
+        l.pump();
+        s.drive(&mut l, |l| l.client.state() != McpState::Starting);
+        assert_eq!(l.client.state(), McpState::Ready, "{:?}", l.seen);
+        assert_eq!(l.client.protocol_version(), Some("2026-07-28"));
+        let events = l.take_events();
+        assert!(
+            events[0].starts_with("Initialized 2026-07-28 {")
+                && events[0].contains(r#""supportedVersions":["2026-07-28"]"#),
+            "{events:?}"
+        );
+        assert_eq!(
+            events[1..],
+            [
+                "Tool get_current_time",
+                "Tool convert_time",
+                "Ready { tools: 2 }"
+            ]
+        );
+        l.model(
+            s.ms(),
+            &call("t1", "get_current_time", r#"{"timezone":"UTC"}"#),
+        );
+        s.drive(&mut l, |l| !l.results().is_empty());
+        let results: Vec<String> = l.results().iter().map(|r| r.to_string()).collect();
+        let written = std::mem::take(&mut s.written);
+        s.stop("revisions-time");
+        assert_eq!(written[0], discover_line());
+        assert!(
+            written.iter().all(|w| !w
+                .starts_with(r#"{"jsonrpc":"2.0","id":1,"method":"initialize""#)
+                && !w.contains(r#""method":"initialize""#)),
+            "{written:#?}"
+        );
+        assert_eq!(
+            methods(&written),
+            ["server/discover", "tools/list", "tools/call"]
+        );
+        assert_eq!(
+            written[1],
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{"_meta":{{{}}}}}}}"#,
+                envelope()
+            )
+        );
+        assert_eq!(
+            written[2],
+            format!(
+                r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"get_current_time","arguments":{{"timezone":"UTC"}},"_meta":{{"progressToken":3,{}}}}}}}"#,
+                envelope()
+            )
+        );
+        assert_eq!(results.len(), 1);
+        let v: Value = serde_json::from_str(&results[0]).unwrap();
+        let content = &v["content"];
+        assert_eq!(
+            (&content["id"], &content["name"]),
+            (&"t1".into(), &"get_current_time".into())
+        );
+        let result = &content["result"];
+        let keys: Vec<&str> = result
+            .as_object()
+            .expect("the structuredContent object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys.len(), 4, "{result}");
+        for k in ["timezone", "datetime", "day_of_week", "is_dst"] {
+            assert!(keys.contains(&k), "{result}");
+        }
+        assert_eq!(
+            (&result["timezone"], &result["is_dst"]),
+            (&"UTC".into(), &false.into())
+        );
+        let datetime = result["datetime"].as_str().expect("a datetime string");
+        assert!(super::is_datetime(datetime, "+00:00"), "{datetime}");
+        assert_eq!(l.client.stats().unknown_id, 0);
+    }
+
+    /// SPEC §9.9: server-everything (2025-11-25 only) under the default configuration
+    /// refuses `server/discover` and gets `initialize` next on the same connection; `echo`
+    /// then works.
+    #[test]
+    fn everything_falls_back_to_2025_11_25() {
+        let mut l = client(&["echo"]);
+        let mut s = Server::start(&super::everything());
+        l.now = s.ms();
+        l.client.start(l.at()).unwrap();
+        l.pump();
+        s.drive(&mut l, |l| l.client.state() != McpState::Starting);
+        assert_eq!(l.client.state(), McpState::Ready, "{:?}", l.seen);
+        assert_eq!(l.client.protocol_version(), Some("2025-11-25"));
+        assert_eq!(
+            s.read[0],
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#
+        );
+        l.model(s.ms(), &call("e1", "echo", r#"{"message":"hi"}"#));
+        s.drive(&mut l, |l| !l.results().is_empty());
+        assert_eq!(
+            l.results(),
+            [
+                r#"{"type":"TOOL_RESULT","content":{"id":"e1","name":"echo","result":[{"type":"text","text":"Echo: hi"}]}}"#
+            ]
+        );
+        let written = std::mem::take(&mut s.written);
+        s.stop("revisions-everything");
+        assert_eq!(written[0], discover_line());
+        assert_eq!(
+            written[1],
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"polyweave-tool-adapter","version":"{}"}}}}}}"#,
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert_eq!(
+            written[2],
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        );
+        assert_eq!(
+            written[3],
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#
+        );
+        // No line after the fallback carries the 2026-07-28 envelope.
+        assert!(
+            written[1..]
+                .iter()
+                .all(|w| !w.contains("io.modelcontextprotocol/")),
+            "{written:#?}"
+        );
+        // The call, with its id whatever re-listings went before it (the server tells of a
+        // tool-list change as it starts), as 2025-11-25 writes it.
+        let calls: Vec<&String> = written
+            .iter()
+            .filter(|w| w.contains(r#""method":"tools/call""#))
+            .collect();
+        assert_eq!(calls.len(), 1, "{written:#?}");
+        let id = serde_json::from_str::<Value>(calls[0]).unwrap()["id"].clone();
+        assert_eq!(
+            *calls[0],
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hi"}},"_meta":{{"progressToken":{id}}}}}}}"#
+            )
+        );
+    }
+}

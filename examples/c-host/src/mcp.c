@@ -264,6 +264,7 @@ static void start_failed(const pw_mcp_event *ev) {
         "a tools/list cursor is longer than the client keeps",
         "the server never stops paging tools/list",
         "the server's answer is longer or deeper than the client reads",
+        "the server did not answer server/discover (the client is fixed to 2026-07-28)",
     };
     unsigned k = (unsigned)ev->start_error;
     note(k < sizeof why / sizeof why[0] ? why[k] : why[0], ev->raw.ptr, ev->raw.len);
@@ -278,7 +279,8 @@ static int client_events(void) {
         moved = 1;
         switch (ev.kind) {
         case PW_MCP_EVENT_TOOL:
-            add_tool(ev.name, "a tool listed twice, registered once: ");
+            /* Listed again after a change (TOOLS_CHANGED follows): the wrapper is built. */
+            if (!st.ready) add_tool(ev.name, "a tool listed twice, registered once: ");
             break;
         case PW_MCP_EVENT_TOOL_SKIPPED:
             note(ev.skip == PW_MCP_SKIP_NAME_TOO_LONG ? "a tool whose name is too long, skipped: "
@@ -287,6 +289,10 @@ static int client_events(void) {
             break;
         case PW_MCP_EVENT_READY:
             st.ready = 1;
+            break;
+        case PW_MCP_EVENT_TOOLS_CHANGED:
+            /* The wrapper's tools are fixed once it is built: the ones listed at start-up
+             * are served (one removed since fails at the server with its own error). */
             break;
         case PW_MCP_EVENT_START_FAILED:
             start_failed(&ev);
@@ -543,13 +549,20 @@ static int start_client(const pw_wrapper_config *wc) {
     snprintf(version, sizeof version, "%d.%d.%d", PW_VERSION_MAJOR, PW_VERSION_MINOR, PW_VERSION_PATCH);
     r = pw_mcp_init(client_mem, sizeof client_mem, &cfg, SLOTS, (const uint8_t *)"pw-mcp", 6,
                     (const uint8_t *)version, strlen(version), &st.c);
-    if (r != PW_OK || (r = pw_mcp_start(st.c)) != PW_OK) {
+    if (r != PW_OK || (r = pw_mcp_start(st.c, clock_ms())) != PW_OK) {
         note_code("cannot start the MCP client", (uint32_t)r);
         return -1;
     }
-    deadline = clock_ms() + STARTUP_MS;
+    /* A server of an earlier revision may leave server/discover unanswered for the whole
+     * start_timeout_ms before initialize goes out. */
+    deadline = clock_ms() + cfg.start_timeout_ms + STARTUP_MS;
     for (;;) {
         uint64_t now = clock_ms();
+        uint64_t wake = pw_mcp_poll_timeout(st.c);
+        if (wake <= now && (r = pw_mcp_handle_timeout(st.c, now)) != PW_OK) {
+            note_code("the MCP client's clock", (uint32_t)r);
+            return -1;
+        }
         pump(now);
         if (st.start_failed) return -1;
         if (st.ready) return 0;
@@ -562,7 +575,8 @@ static int start_client(const pw_wrapper_config *wc) {
                     (unsigned)STARTUP_MS);
             return -1;
         }
-        if (wait_io(until(deadline, now)) != 0) return -1;
+        wake = pw_mcp_poll_timeout(st.c);
+        if (wait_io(until(wake < deadline ? wake : deadline, now)) != 0) return -1;
     }
 }
 

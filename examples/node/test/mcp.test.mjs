@@ -19,12 +19,17 @@ const prompt = (error) => JSON.stringify({ type: 'TEXT', content: `Tool results 
 const INIT =
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"polyweave-node","version":"0.1.0"}}}\n';
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
+/** 2026-07-28's `_meta` members (SPEC §9.9), as the client writes them. */
+const ENVELOPE =
+  '"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},' +
+  '"io.modelcontextprotocol/clientInfo":{"name":"polyweave-node","version":"0.1.0"}';
+const DISCOVER = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{${ENVELOPE}}}}\n`;
 const CLOSED = 'Tool echo failed: the MCP server closed the connection';
 
-/** A session whose server the test plays (`lines`: what the client wrote), started and listed. */
+/** A session whose server the test plays (`lines`: what the client wrote), started (2025-11-25) and listed. */
 async function started(tools = ['echo'], options = {}) {
   const lines = [];
-  const s = createMcpSession((l) => lines.push(l), { timeoutMs: 1000, ...options });
+  const s = createMcpSession((l) => lines.push(l), { timeoutMs: 1000, revision: '2025-11-25', ...options });
   s.receive(rpc({ id: 1, result: { protocolVersion: '2025-11-25' } }));
   s.receive(rpc({ id: 2, result: { tools: tools.map((name) => ({ name, inputSchema: { type: 'object' } })) } }));
   await s.ready;
@@ -40,17 +45,19 @@ function wrapped(s, options = {}) {
   return { m, w, got: consumer(w), clock };
 }
 
-test('mcp: start-up lines, events and pagination are exact (raw client)', () => {
-  const c = createMcpClient({ calls: 2 });
+test('mcp: start-up lines, events and pagination are exact (raw client, 2025-11-25)', () => {
+  const c = createMcpClient({ calls: 2, revision: '2025-11-25' });
   assert.equal(c.state, 'idle');
   assert.equal(c.pollTransmit(), null);
-  c.start();
+  c.start(0);
   assert.equal(c.state, 'starting');
+  assert.equal(c.pollTimeout(), null, 'no server/discover to time');
   assert.deepEqual([...c.transmits()], [INIT]);
   const init = rpc({ id: 1, result: { protocolVersion: '2025-06-18', serverInfo: { name: 's' } } });
   assert.equal(c.feed(init), Buffer.byteLength(init));
   assert.equal(c.feed(init), 0, 'nothing while what the line owes is not polled out');
   assert.deepEqual([...c.events()], [{ type: 'initialized', protocolVersion: '2025-06-18', result: '{"protocolVersion":"2025-06-18","serverInfo":{"name":"s"}}' }]);
+  assert.equal(c.protocolVersion, '2025-06-18');
   assert.deepEqual([...c.transmits()], [INITIALIZED, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n']);
   c.feed(rpc({ id: 2, result: { tools: [{ name: 'echo', description: 'Echoes' }], nextCursor: 'page 2' } }));
   assert.deepEqual([...c.events()], [{ type: 'tool', name: 'echo', tool: '{"name":"echo","description":"Echoes"}' }]);
@@ -66,12 +73,12 @@ test('mcp: start-up lines, events and pagination are exact (raw client)', () => 
   assert.equal(c.stats().lines, 3);
   assert.deepEqual(c.limits, { lineCap: 8192, outboxCap: 4096, nameCap: 64, cursorCap: 256, maxDepth: 32 });
   c.close();
-  assert.throws(() => c.start(), /closed/);
+  assert.throws(() => c.start(0), /closed/);
 });
 
 test('mcp: an unsupported revision rejects the session ready with McpStartupError', async () => {
   const lines = [];
-  const s = createMcpSession((l) => lines.push(l));
+  const s = createMcpSession((l) => lines.push(l), { revision: '2025-11-25' });
   s.receive(rpc({ id: 1, result: { protocolVersion: '1999-01-01' } }));
   await assert.rejects(s.ready, (e) => {
     assert.ok(e instanceof McpStartupError);
@@ -136,8 +143,8 @@ test('mcp: isError without texts, args not an object', async () => {
 });
 
 test('mcp: progress becomes a PROGRESS frame (raw client) that restarts the timeout under the cap (session)', async () => {
-  const c = createMcpClient({ calls: 1 });
-  c.start();
+  const c = createMcpClient({ calls: 1, revision: '2025-11-25' });
+  c.start(0);
   c.pollTransmit();
   c.feed(rpc({ id: 1, result: { protocolVersion: '2025-11-25' } }));
   [...c.events(), ...c.transmits()];
@@ -209,8 +216,8 @@ test('mcp: closing fails the calls in flight and later ones with "the MCP server
 });
 
 test('mcp: each 500-508 code (and 302 for a name too long) is an McpError with its code and name, raised for its case', () => {
-  const c = createMcpClient({ calls: 2 });
-  c.start();
+  const c = createMcpClient({ calls: 2, revision: '2025-11-25' });
+  c.start(0);
   c.pollTransmit();
   c.feed(rpc({ id: 1, result: { protocolVersion: '2025-11-25' } }));
   [...c.events(), ...c.transmits()];
@@ -231,13 +238,13 @@ test('mcp: each 500-508 code (and 302 for a name too long) is an McpError with i
   assert.equal(c.handleFrame(h(1), call('echo', {})).kind, 'sent');
   refused(503, 'PW_MCP_DUPLICATE_CALL', () => c.handleFrame(h(1), call('echo', {})));
   refused(504, 'PW_MCP_UNKNOWN_CALL', () => c.handleFrame({ slot: 1, index: 9 }, { type: 'CANCEL', content: { name: 'echo', reason: 'r' } }));
-  refused(507, 'PW_MCP_ALREADY_STARTED', () => c.start());
+  refused(507, 'PW_MCP_ALREADY_STARTED', () => c.start(0));
   assert.deepEqual(c.handleFrame(h(2), call('echo', '[1]')), { kind: 'failed', request: 0, failure: 'argsNotObject', limit: 0, len: 0, notified: false });
   refused(506, 'PW_MCP_FRAME_PENDING', () => c.handleFrame(h(3), call('echo', {})));
   assert.deepEqual(c.pollFrame(), { slot: 0, index: 2, frame: '{"type":"ERROR","content":{"message":"Tool echo arguments must be an object"}}' });
   c.close();
-  const small = createMcpClient({ calls: 2, limits: { outboxCap: 396 } });
-  small.start();
+  const small = createMcpClient({ calls: 2, limits: { outboxCap: 396 }, revision: '2025-11-25' });
+  small.start(0);
   small.pollTransmit();
   small.feed(rpc({ id: 1, result: { protocolVersion: '2025-11-25' } }));
   [...small.events(), ...small.transmits()];
@@ -257,6 +264,200 @@ test('mcp: each 500-508 code (and 302 for a name too long) is an McpError with i
   assert.deepEqual(Object.values(McpCode), [500, 501, 503, 504, 505, 506, 507, 508]);
 });
 
+// ------------------------------------------------------------ 2026-07-28 (SPEC §9.9, §9.10, §9.12), scripted
+
+const LIST_2026 = (id, cursor) => `{"jsonrpc":"2.0","id":${id},"method":"tools/list","params":{${cursor ? `"cursor":"${cursor}",` : ''}"_meta":{${ENVELOPE}}}}\n`;
+const LISTEN = (id) => `{"jsonrpc":"2.0","id":${id},"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{${ENVELOPE}}}}\n`;
+const DISCOVERED = { supportedVersions: ['2025-11-25', '2026-07-28'], capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } };
+
+test('mcp 2026: the defaults come from the C library; a revision it does not know is a TypeError', () => {
+  const c = createMcpClient();
+  assert.equal(c.revision, 'auto');
+  assert.equal(c.startTimeoutMs, 10000);
+  assert.equal(c.protocolVersion, null);
+  c.close();
+  const fixed = createMcpClient({ revision: '2026-07-28', startTimeoutMs: 250 });
+  assert.deepEqual([fixed.revision, fixed.startTimeoutMs], ['2026-07-28', 250]);
+  fixed.close();
+  assert.throws(() => createMcpClient({ revision: '2026' }), { name: 'TypeError', message: 'createMcpClient: revision "2026": one of auto, 2025-11-25, 2026-07-28' });
+  assert.throws(() => createMcpClient({ startTimeoutMs: -1 }), TypeError);
+  const idle = createMcpClient();
+  assert.throws(() => idle.start(1.5), { name: 'TypeError', message: "start: now 1.5: whole milliseconds of the host's clock, at least 0" });
+  assert.equal(idle.state, 'idle', 'nothing changed');
+  idle.close();
+});
+
+test('mcp 2026: server/discover is the first line, exact; a server listing 2026-07-28 gets no handshake and every request its envelope (raw client)', () => {
+  const c = createMcpClient({ calls: 2 });
+  c.start(1000);
+  assert.equal(c.pollTimeout(), 11000, 'start + the default 10000 ms');
+  assert.deepEqual([...c.transmits()], [DISCOVER]);
+  assert.equal(c.pollTimeout(), 11000, 'still awaited');
+  const answer = rpc({ id: 1, result: DISCOVERED });
+  c.feed(answer);
+  assert.deepEqual([...c.events()], [{ type: 'initialized', protocolVersion: '2026-07-28', result: JSON.stringify(DISCOVERED) }]);
+  assert.equal(c.protocolVersion, '2026-07-28');
+  assert.equal(c.pollTimeout(), null, 'answered: nothing to time');
+  assert.deepEqual([...c.transmits()], [LIST_2026(2)], 'no initialize, no notifications/initialized');
+  c.feed(rpc({ id: 2, result: { tools: [{ name: 'echo' }], nextCursor: 'p2' } }));
+  assert.deepEqual([...c.events()], [{ type: 'tool', name: 'echo', tool: '{"name":"echo"}' }]);
+  assert.deepEqual([...c.transmits()], [LIST_2026(3, 'p2')]);
+  c.feed(rpc({ id: 3, result: { tools: [] } }));
+  assert.deepEqual([...c.events()], [{ type: 'ready', tools: 1 }]);
+  // The server can tell of tool-list changes: the client subscribes.
+  assert.deepEqual([...c.transmits()], [LISTEN(4)]);
+  assert.equal(c.handleFrame({ slot: 0, index: 1 }, call('echo', { m: 'hi' })).request, 5);
+  assert.deepEqual([...c.transmits()], [
+    `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"m":"hi"},"_meta":{"progressToken":5,${ENVELOPE}}}}\n`,
+  ]);
+  // No ping in 2026-07-28: refused as any other request.
+  c.feed('{"jsonrpc":"2.0","id":"p","method":"ping"}\n');
+  assert.deepEqual([...c.transmits()], ['{"jsonrpc":"2.0","id":"p","error":{"code":-32601,"message":"Method not found"}}\n']);
+  assert.deepEqual([c.stats().pings, c.stats().refusedRequests], [0, 1]);
+  c.close();
+});
+
+test('mcp 2026: a tools/call in a session carries the envelope; resultType input_required fails the call with its exact text', async () => {
+  const lines = [];
+  const s = createMcpSession((l) => lines.push(l), { timeoutMs: 1000 });
+  assert.deepEqual(lines, [DISCOVER]);
+  s.receive(rpc({ id: 1, result: { supportedVersions: ['2026-07-28'], capabilities: {} } }));
+  s.receive(rpc({ id: 2, result: { tools: [{ name: 'echo' }, { name: 'ask' }] } }));
+  await s.ready;
+  assert.equal(s.protocolVersion, '2026-07-28');
+  assert.deepEqual(s.serverInfo, { supportedVersions: ['2026-07-28'], capabilities: {} });
+  assert.deepEqual(lines.slice(1), [LIST_2026(2)], 'no subscription: the server cannot tell of changes');
+  lines.length = 0;
+  const { m, w } = wrapped(s);
+  m.say(call('echo', { message: 'hi' }, 'c1'));
+  m.say(call('ask', {}, 'c2'));
+  assert.deepEqual(lines, [
+    `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},"_meta":{"progressToken":3,${ENVELOPE}}}}\n`,
+    `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask","arguments":{},"_meta":{"progressToken":4,${ENVELOPE}}}}\n`,
+  ]);
+  s.receive(rpc({ id: 4, result: { resultType: 'input_required', inputRequests: { q: { method: 'elicitation/create', params: {} } } } }));
+  s.receive(rpc({ id: 3, result: { resultType: 'complete', content: [{ type: 'text', text: 'Echo: hi' }] } }));
+  const needs = 'Tool ask needs input this client cannot give';
+  assert.deepEqual(texts(m.toModel), [
+    `{"type":"TOOL_RESULT","content":{"id":"c2","name":"ask","error":"${needs}"}}`,
+    '{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo","result":[{"type":"text","text":"Echo: hi"}]}}',
+    prompt(needs),
+  ]);
+  w.close();
+  s.dispose();
+});
+
+test('mcp 2026: server/discover refused (an id:null error) or unanswered by the deadline: initialize on the same connection (manual clock)', async () => {
+  // Refused with "id":null, as some earlier-revision servers do.
+  const refusedLines = [];
+  const r = createMcpSession((l) => refusedLines.push(l));
+  r.receive('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}\n');
+  assert.deepEqual(refusedLines, [DISCOVER, INIT.replace('"id":1', '"id":2')]);
+  r.dispose();
+
+  const clock = { t: 5000, now: () => clock.t };
+  const lines = [];
+  const s = createMcpSession((l) => lines.push(l), { clock, startTimeoutMs: 500 });
+  assert.equal(s.client.pollTimeout(), 5500);
+  assert.deepEqual(lines, [DISCOVER]);
+  clock.t = 5499;
+  s.tick();
+  assert.deepEqual(lines, [DISCOVER], 'not yet due');
+  clock.t = 5500;
+  s.tick();
+  assert.deepEqual(lines, [DISCOVER, INIT.replace('"id":1', '"id":2')]);
+  assert.equal(s.client.pollTimeout(), null);
+  // The late answer to server/discover is counted and ignored.
+  s.receive(rpc({ id: 1, result: DISCOVERED }));
+  assert.equal(s.client.stats().late, 1);
+  s.receive(rpc({ id: 2, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'old' } } }));
+  s.receive(rpc({ id: 3, result: { tools: [{ name: 'echo' }] } }));
+  await s.ready;
+  assert.equal(s.protocolVersion, '2025-11-25');
+  assert.deepEqual(s.serverInfo, { protocolVersion: '2025-11-25', serverInfo: { name: 'old' } });
+  assert.deepEqual(lines.slice(2), [INITIALIZED, '{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n']);
+  s.dispose();
+
+  // Fixed to 2026-07-28: silence fails the start-up.
+  const fixed = createMcpSession(() => {}, { clock, revision: '2026-07-28', startTimeoutMs: 500 });
+  clock.t += 500;
+  fixed.tick();
+  await assert.rejects(fixed.ready, (e) => {
+    assert.ok(e instanceof McpStartupError);
+    assert.equal(e.message, 'MCP start-up failed: the server did not answer server/discover within 500 ms');
+    assert.deepEqual(e.event, { type: 'startFailed', error: 'noAnswer', raw: '', len: 0 });
+    return true;
+  });
+  assert.equal(fixed.client.state, 'failed');
+  fixed.dispose();
+
+  // Fixed to 2026-07-28: a server that does not list it fails the start-up.
+  const old = createMcpSession(() => {}, { clock, revision: '2026-07-28' });
+  old.receive(rpc({ id: 1, result: { supportedVersions: ['2025-11-25'] } }));
+  await assert.rejects(old.ready, {
+    name: 'McpStartupError',
+    message: 'MCP start-up failed: the server does not list 2026-07-28 in its server/discover answer: ["2025-11-25"]',
+  });
+  old.dispose();
+});
+
+test('mcp 2026: notifications/tools/list_changed → tools/list again → onToolsChanged with the new list; later wrappers serve it', async () => {
+  const lines = [];
+  const changes = [];
+  const s = createMcpSession((l) => lines.push(l), { timeoutMs: 1000, onToolsChanged: (tools) => changes.push(tools) });
+  s.receive(rpc({ id: 1, result: DISCOVERED }));
+  s.receive(rpc({ id: 2, result: { tools: [{ name: 'echo' }, { name: 'old' }] } }));
+  await s.ready;
+  assert.deepEqual(lines.slice(1), [LIST_2026(2), LISTEN(3)]);
+  const before = wrapped(s);
+  lines.length = 0;
+  s.receive('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n');
+  assert.deepEqual(lines, [LIST_2026(4)]);
+  assert.deepEqual(changes, [], 'nothing changed until the new list is in');
+  s.receive(rpc({ id: 4, result: { tools: [{ name: 'echo' }], nextCursor: 'c' } }));
+  assert.deepEqual(lines.slice(1), [LIST_2026(5, 'c')]);
+  s.receive(rpc({ id: 5, result: { tools: [{ name: 'new', inputSchema: { type: 'object' } }] } }));
+  const fresh = [{ name: 'echo', tool: { name: 'echo' } }, { name: 'new', tool: { name: 'new', inputSchema: { type: 'object' } } }];
+  assert.deepEqual(changes, [fresh]);
+  assert.deepEqual(s.tools, fresh);
+  assert.equal(rawText(s.tools[1].tool), '{"name":"new","inputSchema":{"type":"object"}}');
+  assert.deepEqual(s.notifications.map((n) => n.method), ['notifications/tools/list_changed']);
+  assert.deepEqual(Object.keys(s.adapterTools()), ['echo', 'new']);
+  // A wrapper made now serves the new tool; the one made before keeps its list.
+  const after = wrapped(s);
+  lines.length = 0;
+  after.m.say(call('new', {}, 'n1'));
+  assert.deepEqual(lines, [`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"new","arguments":{},"_meta":{"progressToken":6,${ENVELOPE}}}}\n`]);
+  before.m.say(call('new', {}, 'n2'));
+  assert.equal(lines.length, 1, 'the older wrapper does not know the tool');
+  assert.match(rawText(before.m.toModel[0]), /"id":"n2","name":"new","error":/);
+  before.w.close();
+  after.w.close();
+  s.dispose();
+});
+
+test('mcp: a re-listing is told as toolsChanged with its count, in 2025-11-25 too (raw client)', () => {
+  const c = createMcpClient({ revision: '2025-11-25' });
+  c.start(0);
+  c.pollTransmit();
+  c.feed(rpc({ id: 1, result: { protocolVersion: '2025-11-25' } }));
+  [...c.events(), ...c.transmits()];
+  c.feed(rpc({ id: 2, result: { tools: [{ name: 'a' }] } }));
+  assert.deepEqual([...c.events()], [{ type: 'tool', name: 'a', tool: '{"name":"a"}' }, { type: 'ready', tools: 1 }]);
+  assert.deepEqual([...c.transmits()], [], 'no subscription in 2025-11-25');
+  c.feed('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n');
+  assert.deepEqual([...c.events()], [{ type: 'notification', method: 'notifications/tools/list_changed', params: null, methodCut: false }]);
+  assert.deepEqual([...c.transmits()], ['{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n']);
+  c.feed(rpc({ id: 3, result: { tools: [{ name: 'b' }, { x: 1 }, { name: 'c' }] } }));
+  assert.deepEqual([...c.events()], [
+    { type: 'tool', name: 'b', tool: '{"name":"b"}' },
+    { type: 'toolSkipped', reason: 'noName', tool: '{"x":1}', len: 0, cap: 0 },
+    { type: 'tool', name: 'c', tool: '{"name":"c"}' },
+    { type: 'toolsChanged', tools: 2 },
+  ]);
+  c.close();
+});
+
 // ------------------------------------------------------------ connectMcpServer against a small Node server
 
 const FAKE = `
@@ -265,7 +466,11 @@ const say = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m })
 const mode = process.argv[1];
 rl.on('line', async (line) => {
   const m = JSON.parse(line);
-  if (m.method === 'initialize') {
+  if (m.method === 'server/discover') {
+    if (mode === 'silent') return; // an earlier-revision server that ignores what it does not know
+    if (mode !== 'modern') return say({ id: m.id, error: { code: -32601, message: 'Method not found' } });
+    say({ id: m.id, result: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'fake' } } });
+  } else if (m.method === 'initialize') {
     if (mode === 'refuse') return say({ id: m.id, error: { code: -32000, message: 'no' } });
     say({ id: m.id, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'fake' } } });
   } else if (m.method === 'tools/list') {
@@ -327,7 +532,8 @@ test('mcp: a call without progress times out on the real timers and the server i
   const took = performance.now() - t0;
   assert.ok(took >= 140 && took < 1000, `took ${took} ms`);
   const sentLines = wire.filter(([d]) => d === 'send').map(([, l]) => JSON.parse(l));
-  assert.deepEqual(sentLines.at(-1), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'timeout' } });
+  // server/discover (refused) 1, initialize 2, tools/list 3: the call is request 4.
+  assert.deepEqual(sentLines.at(-1), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'timeout' } });
   await s.close();
 });
 
@@ -343,6 +549,39 @@ test('mcp: start-up failures reject connectMcpServer with McpStartupError', asyn
     message: 'the MCP server did not finish its start-up within 200 ms',
   });
   await assert.rejects(connectMcpServer('/nonexistent/mcp-server'), (e) => e instanceof McpStartupError && /cannot start the MCP server/.test(e.message));
+  await assert.rejects(connectMcpServer(process.execPath, fake(), { revision: '2024-11-05' }), {
+    name: 'TypeError',
+    message: 'createMcpClient: revision "2024-11-05": one of auto, 2025-11-25, 2026-07-28',
+  });
+});
+
+test('mcp: connectMcpServer times server/discover on real timers: a silent server gets initialize after startTimeoutMs', async () => {
+  const wire = [];
+  const t0 = performance.now();
+  const s = await connectMcpServer(process.execPath, fake('silent'), { startTimeoutMs: 200, onWire: (d, data) => wire.push([d, String(data)]) });
+  const took = performance.now() - t0;
+  assert.ok(took >= 190 && took < 5000, `took ${took} ms`);
+  assert.equal(s.protocolVersion, '2025-11-25');
+  assert.deepEqual(wire.filter(([d]) => d === 'send').map(([, l]) => JSON.parse(l).method), ['server/discover', 'initialize', 'notifications/initialized', 'tools/list']);
+  assert.deepEqual(await s.call('echo', { a: 1 }), [{ type: 'text', text: '{"a":1}' }]);
+  await s.close();
+});
+
+test('mcp: connectMcpServer speaks 2026-07-28 to a server that lists it, and 2025-11-25 when told to', async () => {
+  const wire = [];
+  const s = await connectMcpServer(process.execPath, fake('modern'), { onWire: (d, data) => wire.push([d, String(data)]) });
+  assert.equal(s.protocolVersion, '2026-07-28');
+  assert.deepEqual(s.serverInfo.serverInfo, { name: 'fake' });
+  assert.deepEqual(await s.call('echo', { a: 1 }), [{ type: 'text', text: '{"a":1}' }]);
+  const sent = wire.filter(([d]) => d === 'send').map(([, l]) => l);
+  assert.deepEqual(sent.map((l) => JSON.parse(l).method), ['server/discover', 'tools/list', 'tools/call']);
+  assert.equal(sent[0], DISCOVER);
+  assert.equal(sent[2], `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"a":1},"_meta":{"progressToken":3,${ENVELOPE}}}}\n`);
+  await s.close();
+  const legacy = await connectMcpServer(process.execPath, fake('modern'), { revision: '2025-11-25' });
+  assert.equal(legacy.protocolVersion, '2025-11-25');
+  assert.equal(legacy.client.stats().lines, 3, "the answers to initialize and tools/list, and a notification: no server/discover's");
+  await legacy.close();
 });
 
 // ------------------------------------------------------------ the real servers
@@ -394,19 +633,35 @@ after(async () => {
   await Promise.all(open.map((s) => s.close()));
 });
 
-test('mcp real: server-everything — every listed tool, echo, an unknown tool, a long operation kept alive by progress', async (t) => {
+test('mcp real: server-everything — 2025-11-25 after refusing server/discover, its list_changed at start-up listed again, every listed tool, echo, an unknown tool, a long operation kept alive by progress', async (t) => {
   const srv = realServers(t);
   if (!srv) return;
   const wire = [];
+  let changed;
+  const relisted = new Promise((resolve) => (changed = resolve));
   const s = await connectMcpServer('node', [srv.everything, 'stdio'], {
     timeoutMs: 700,
     maxTotalTimeoutMs: 5000,
     extraTools: ['nope'],
     stderr: 'ignore',
     onWire: (d, data) => wire.push([d, String(data)]),
+    onToolsChanged: (tools) => changed(tools),
   });
   open.push(s);
+  // server/discover refused (-32601), then the 2025-11-25 handshake on the same connection.
+  assert.equal(s.protocolVersion, '2025-11-25');
+  const start = wire.filter(([d]) => d === 'send').map(([, l]) => l);
+  assert.deepEqual(start.slice(0, 4), [DISCOVER, INIT.replace('"id":1', '"id":2'), INITIALIZED, '{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n']);
+  const refusal = JSON.parse(wire.filter(([d]) => d === 'recv').map(([, c]) => c).join('').split('\n')[0]);
+  assert.equal(refusal.id, 1);
+  assert.equal(refusal.error.code, -32601);
   assert.deepEqual(s.tools.map((x) => x.name), EVERYTHING_TOOLS);
+  // It says its tools changed once initialized: they are listed again, the same 13.
+  const tools = await relisted;
+  assert.deepEqual(tools.map((x) => x.name), EVERYTHING_TOOLS);
+  assert.equal(s.tools, tools);
+  assert.equal(wire.filter(([d]) => d === 'send').map(([, l]) => l)[4], '{"jsonrpc":"2.0","id":4,"method":"tools/list"}\n');
+  assert.deepEqual(s.notifications.map((n) => n.method).filter((m) => m === 'notifications/tools/list_changed'), ['notifications/tools/list_changed']);
   assert.equal(s.tools.length, 13);
   assert.equal(s.tools[0].tool.inputSchema.properties.message.type, 'string');
   assert.equal(s.client.state, 'ready');
@@ -445,11 +700,14 @@ test('mcp real: server-everything — every listed tool, echo, an unknown tool, 
   assert.deepEqual(progress, [request.id, request.id, request.id, request.id]);
 });
 
-test('mcp real: mcp-server-time — get_current_time structuredContent, an unknown tool', async (t) => {
+test('mcp real: mcp-server-time — 2026-07-28 with no initialize written, get_current_time structuredContent, an unknown tool', async (t) => {
   const srv = realServers(t);
   if (!srv) return;
-  const s = await connectMcpServer(srv.time, [], { extraTools: ['nope'], stderr: 'ignore' });
+  const wire = [];
+  const s = await connectMcpServer(srv.time, [], { extraTools: ['nope'], stderr: 'ignore', onWire: (d, data) => wire.push([d, String(data)]) });
   open.push(s);
+  assert.equal(s.protocolVersion, '2026-07-28');
+  assert.ok(s.serverInfo.supportedVersions.includes('2026-07-28'), JSON.stringify(s.serverInfo));
   assert.deepEqual(s.tools.map((x) => x.name), ['get_current_time', 'convert_time']);
   const result = await s.call('get_current_time', { timezone: 'UTC' });
   assert.deepEqual(Object.keys(result).sort(), ['datetime', 'day_of_week', 'is_dst', 'timezone']);
@@ -462,4 +720,14 @@ test('mcp real: mcp-server-time — get_current_time structuredContent, an unkno
     `model ${prompt(e)}`,
     `consumer ${prompt(e)}`,
   ]);
+  const sent = wire.filter(([d]) => d === 'send').map(([, l]) => l);
+  assert.equal(sent[0], DISCOVER);
+  assert.equal(sent.filter((l) => JSON.parse(l).method === 'initialize').length, 0, 'no initialize written');
+  assert.equal(sent[1], LIST_2026(2));
+  const calls = sent.filter((l) => JSON.parse(l).method === 'tools/call');
+  assert.equal(calls.length, 2);
+  for (const l of calls) {
+    const { id } = JSON.parse(l);
+    assert.ok(l.endsWith(`"_meta":{"progressToken":${id},${ENVELOPE}}}}\n`), l);
+  }
 });

@@ -405,7 +405,7 @@ test('request: stream() is a fetch body, sent chunk by chunk with the length as 
 });
 
 test('request: an MCP session\'s listed tools are declared as the server sent them ({ mcp: tool })', async () => {
-  const s = createMcpSession(() => {});
+  const s = createMcpSession(() => {}, { revision: '2025-11-25' });
   s.receive('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}\n');
   // A schema whose number JS would rewrite (1.0 → 1) and members in the server's order.
   s.receive('{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fs.read","title":"Read","inputSchema":{"type":"object","properties":{"z":{"type":"number","maximum":1.0},"a":{}}}}]}}\n');

@@ -78,3 +78,23 @@ test('timers: once a call settles no timer is left armed, so the process exits a
   assert.deepEqual(lines, ['a: done', 'call timers: 0', 'call: done', 'd: ok', 'wrapper timers: 0', 'wrapper timers: 0'].sort());
   assert.ok(r.ms < PROMPT_MS, `exited after ${r.ms} ms`);
 });
+
+const mcpUrl = import.meta.resolve('../mcp.mjs');
+
+test('timers: an MCP session keeps the process alive until its server/discover deadline, falls back to initialize, then leaves no timer', async () => {
+  const r = await runScript(`
+    const { createMcpSession } = await import(${JSON.stringify(mcpUrl)});
+    const t0 = performance.now();
+    const timers = () => process.getActiveResourcesInfo().filter((x) => x === 'Timeout').length;
+    const s = createMcpSession((line) => {
+      const m = JSON.parse(line);
+      console.log(m.method + ' at ' + (performance.now() - t0 >= 290 ? 'the deadline' : 'once'));
+      if (m.method === 'initialize') setImmediate(() => console.log('timers after the fallback: ' + timers()));
+    }, { startTimeoutMs: 300 });
+    console.log('timers while awaited: ' + timers());
+  `);
+  assert.equal(r.signal, null, `killed: ${r.err}`);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'server/discover at once\ntimers while awaited: 1\ninitialize at the deadline\ntimers after the fallback: 0\n');
+  assert.ok(r.ms < PROMPT_MS, `exited after ${r.ms} ms`);
+});

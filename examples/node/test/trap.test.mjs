@@ -92,7 +92,8 @@ report.later = {
   'another wrapper: tick': outcome(() => other.tick()),
   'decoder: write': outcome(() => decoder.write('event: ping\\n\\n')),
   'decoder: stats': outcome(() => decoder.stats),
-  'MCP client: start': outcome(() => client.start()),
+  'MCP client: start': outcome(() => client.start(0)),
+  'MCP client: handleTimeout': outcome(() => client.handleTimeout(0)),
   'MCP client: stats': outcome(() => client.stats()),
   'wrapToolAdapter: a call': outcome(() => wrapped({}, () => {})),
   'a new wrapper': outcome(() => pw.createToolAdapterWrapper(pw.createDuplex(), {})),
@@ -125,7 +126,7 @@ test('trap: a trap under a sync tool stops the outer C call, and every later cal
     report.later,
     Object.fromEntries(Object.keys(report.later).map((k) => [k, closes.includes(k) ? 'no error' : 'PW_WASM_TRAPPED'])),
   );
-  assert.equal(Object.keys(report.later).length, 18);
+  assert.equal(Object.keys(report.later).length, 19);
 });
 
 test('trap: a RuntimeError a tool throws itself (another module, or JS) is a tool failure, not a trap of this one', () => {

@@ -85,15 +85,30 @@ async function decodeFetch(url: string): Promise<void> {
 }
 void decodeFetch;
 
-const client = createMcpClient({ calls: 2 });
-client.start();
+const client = createMcpClient({ calls: 2, revision: 'auto', startTimeoutMs: 5000 });
+client.start(performance.now());
 const line: string | null = client.pollTransmit();
 const ev: McpEvent | null = client.pollEvent();
-console.log(line, ev?.type, McpCode.OUTBOX_FULL, McpError, McpStartupError);
+if (ev?.type === 'toolsChanged') console.log(ev.tools + 1);
+const due: number | null = client.pollTimeout();
+if (due !== null) client.handleTimeout(due);
+const spoken: string | null = client.protocolVersion;
+console.log(line, ev?.type, spoken, McpCode.OUTBOX_FULL, McpError, McpStartupError);
 client.close();
-const session = createMcpSession((l: string) => console.log(l), { timeoutMs: 100 });
+// @ts-expect-error: a revision the client does not know
+createMcpClient({ revision: '2026' });
+const session = createMcpSession((l: string) => console.log(l), { timeoutMs: 100, revision: '2026-07-28', clock: { now: () => 0 } });
 session.receive('{}\n');
-void connectMcpServer('node', ['server.js'], { stderr: 'ignore' }).then((s) => s.close());
+session.tick();
+void connectMcpServer('node', ['server.js'], {
+  stderr: 'ignore',
+  revision: '2025-11-25',
+  startTimeoutMs: 2000,
+  onToolsChanged: (tools) => console.log(tools.map((t) => t.name)),
+}).then((s) => {
+  console.log(s.protocolVersion?.length, s.tools.length);
+  return s.close();
+});
 
 // Explicit loading (bundlers, workers): a URL, bytes or a compiled module.
 void init({ wasm: new URL('./polyweave_tool_adapter.wasm', import.meta.url) }).then(() => console.log(isLoaded(), version()));

@@ -69,6 +69,7 @@ PW_MCP_CLIENT_TEXT_CAP = 64
 PW_MCP_METHOD_CAP = 256
 PW_MCP_MAX_BASE_SIZE = 1536
 PW_MCP_MAX_SLOT_SIZE = 64
+PW_MCP_DEFAULT_START_TIMEOUT_MS = 10000
 PW_CONVERSATION_MAX_BASE_SIZE = 64
 PW_REQUEST_MAX_BASE_SIZE = 256
 PW_REQUEST_MAX_DECLARATION_SIZE = 96
@@ -96,6 +97,7 @@ PW_MCP_EVENT_TOOL_SKIPPED = 2
 PW_MCP_EVENT_READY = 3
 PW_MCP_EVENT_START_FAILED = 4
 PW_MCP_EVENT_NOTIFICATION = 5
+PW_MCP_EVENT_TOOLS_CHANGED = 6
 # enum pw_mcp_skip
 PW_MCP_SKIP_NONE = 0
 PW_MCP_SKIP_NAME_TOO_LONG = 1
@@ -108,6 +110,11 @@ PW_MCP_START_REFUSED = 3
 PW_MCP_START_CURSOR_TOO_LONG = 4
 PW_MCP_START_TOO_MANY_PAGES = 5
 PW_MCP_START_RESPONSE_TOO_LARGE = 6
+PW_MCP_START_NO_ANSWER = 7
+# enum pw_mcp_revision
+PW_MCP_REVISION_AUTO = 0
+PW_MCP_REVISION_2025_11_25 = 1
+PW_MCP_REVISION_2026_07_28 = 2
 # enum pw_mcp_handled_kind
 PW_MCP_HANDLED_SENT = 0
 PW_MCP_HANDLED_FAILED = 1
@@ -122,6 +129,7 @@ PW_MCP_FAILURE_REQUEST_TOO_LONG = 5
 PW_MCP_FAILURE_RESPONSE_TOO_LONG = 6
 PW_MCP_FAILURE_RESPONSE_TOO_DEEP = 7
 PW_MCP_FAILURE_NO_OUTCOME = 8
+PW_MCP_FAILURE_INPUT_REQUIRED = 9
 
 # enum pw_result (retired, never reused: 9, 200, 304, 308, 502)
 PW_OK = 0
@@ -415,6 +423,8 @@ class pw_mcp_config(Structure):
         ("name_cap", c_size_t),
         ("cursor_cap", c_size_t),
         ("max_depth", c_uint8),
+        ("revision", c_uint32),
+        ("start_timeout_ms", c_uint32),
     ]
 
 
@@ -648,7 +658,10 @@ _SIGNATURES = {
         pw_result,
         [c_void_p, c_size_t, _P(pw_mcp_config), c_size_t, c_void_p, c_size_t, c_void_p, c_size_t, _P(_P(pw_mcp))],
     ),
-    "pw_mcp_start": (pw_result, [_P(pw_mcp)]),
+    "pw_mcp_start": (pw_result, [_P(pw_mcp), c_uint64]),
+    "pw_mcp_poll_timeout": (c_uint64, [_P(pw_mcp)]),
+    "pw_mcp_handle_timeout": (pw_result, [_P(pw_mcp), c_uint64]),
+    "pw_mcp_protocol_version": (ctypes.c_char_p, [_P(pw_mcp)]),
     "pw_mcp_feed": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(c_size_t)]),
     "pw_mcp_handle_closed": (pw_result, [_P(pw_mcp)]),
     "pw_mcp_state": (pw_result, [_P(pw_mcp), _P(c_uint32)]),

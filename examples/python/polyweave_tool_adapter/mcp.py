@@ -7,13 +7,17 @@ Two levels:
   `handle_closed`; lines for the server come out of `poll_transmit`, frames for the wrapper's
   adapter calls out of `poll_frame` (hand them to `Wrapper.handle_adapter_frame`), the start-up,
   the listed tools and the server's notifications out of `poll_event` (small dataclasses). After
-  every input, drain all three. It keeps no clock: the wrapper times calls out (restarted by the
-  server's progress) and sends the `CANCEL` that becomes `notifications/cancelled`.
+  every input, drain all three. Its only clock is the start-up's: by default it asks
+  `server/discover` first (SPEC §9.9) and speaks 2026-07-28 to a server that lists it, else the
+  `initialize` handshake of 2025-11-25 follows on the same connection, when the server refuses
+  the probe or leaves it unanswered until `poll_timeout()` (call `handle_timeout(now_ms)` then);
+  `revision=` fixes one. The wrapper times calls out (restarted by the server's progress) and
+  sends the `CANCEL` that becomes `notifications/cancelled`.
 - `McpServer` (a context manager) and `serve_stdio`: a server run as a child process
   (`subprocess.Popen`, its stdin and stdout on pipes, served with `selectors`), started, its
   tools listed and registered as adapter tools of a `Wrapper`; `run(frames)` runs model frames
   through that wrapper and returns what it sent to the model and to the consumer, with the
-  clock (`time.monotonic`), progress and timeouts handled.
+  clock (`time.monotonic`), the start-up's deadline, progress and timeouts handled.
 
     with McpServer(["node", "server-everything/dist/index.js", "stdio"], timeout_ms=5000) as s:
         print([t.name for t in s.tools])
@@ -54,6 +58,7 @@ __all__ = [
     "ListedTool",
     "McpClient",
     "McpConfig",
+    "McpRevision",
     "McpFrame",
     "McpServer",
     "McpStartupError",
@@ -68,12 +73,13 @@ __all__ = [
     "StartFailed",
     "ToolListed",
     "ToolSkipped",
+    "ToolsChanged",
     "serve_stdio",
 ]
 
 
 #: An event of `McpClient.poll_event`.
-McpEvent = Union["Initialized", "ToolListed", "ToolSkipped", "Ready", "StartFailed", "Notification"]
+McpEvent = Union["Initialized", "ToolListed", "ToolSkipped", "Ready", "ToolsChanged", "StartFailed", "Notification"]
 #: What names an adapter call to the client: the wrapper's `CallHandle`, an `McpFrame`, or
 #: `(slot, index)`.
 CallRef = Union[CallHandle, "McpFrame", Tuple[int, int]]
@@ -114,6 +120,25 @@ class StartError(enum.IntEnum):
     CURSOR_TOO_LONG = _ffi.PW_MCP_START_CURSOR_TOO_LONG
     TOO_MANY_PAGES = _ffi.PW_MCP_START_TOO_MANY_PAGES
     RESPONSE_TOO_LARGE = _ffi.PW_MCP_START_RESPONSE_TOO_LARGE
+    NO_ANSWER = _ffi.PW_MCP_START_NO_ANSWER
+
+
+class McpRevision(str, enum.Enum):
+    """Which MCP revision a client speaks (`McpConfig(revision=...)`; SPEC §9.9): `AUTO` finds
+    it out with `server/discover`; the others fix one. Each is also its string."""
+
+    AUTO = "auto"
+    V2025_11_25 = "2025-11-25"
+    V2026_07_28 = "2026-07-28"
+
+
+# `pw_mcp_revision` of each `McpRevision`, and back.
+_REVISION_C = {
+    McpRevision.AUTO: _ffi.PW_MCP_REVISION_AUTO,
+    McpRevision.V2025_11_25: _ffi.PW_MCP_REVISION_2025_11_25,
+    McpRevision.V2026_07_28: _ffi.PW_MCP_REVISION_2026_07_28,
+}
+_REVISION_OF_C = {v: k for k, v in _REVISION_C.items()}
 
 
 class HandledKind(enum.IntEnum):
@@ -136,6 +161,7 @@ class Failure(enum.IntEnum):
     RESPONSE_TOO_LONG = _ffi.PW_MCP_FAILURE_RESPONSE_TOO_LONG
     RESPONSE_TOO_DEEP = _ffi.PW_MCP_FAILURE_RESPONSE_TOO_DEEP
     NO_OUTCOME = _ffi.PW_MCP_FAILURE_NO_OUTCOME
+    INPUT_REQUIRED = _ffi.PW_MCP_FAILURE_INPUT_REQUIRED
 
 
 # Events (`McpClient.poll_event`): raw JSON stays bytes as the server sent it; `.json` parses.
@@ -143,7 +169,9 @@ class Failure(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Initialized:
-    """The server answered `initialize` with a revision the client speaks; `result` as sent."""
+    """The server answered `initialize` with a revision the client speaks, or listed
+    2026-07-28 in its `server/discover` result; `protocol_version` is the revision spoken from
+    now on, `result` the answer as sent."""
 
     protocol_version: str
     result: bytes
@@ -178,6 +206,14 @@ class ToolSkipped:
 @dataclass(frozen=True)
 class Ready:
     """Every page is listed (`tools` handed out as `ToolListed`): calls go to the server."""
+
+    tools: int
+
+
+@dataclass(frozen=True)
+class ToolsChanged:
+    """The server's tools changed and were listed again (SPEC §9.12): the `ToolListed`s since
+    its `notifications/tools/list_changed` are its whole list now (`tools` of them)."""
 
     tools: int
 
@@ -251,8 +287,10 @@ class McpStats:
 
 class McpConfig:
     """`pw_mcp_config`: the defaults of `pw_mcp_config_default`, any field overridden by keyword
-    (`McpConfig(line_cap=1 << 20)`). `fit(wrapper_config)` gives the wrapper's `name_cap` and
-    `max_depth` (`pw_mcp_config_fit`)."""
+    (`McpConfig(line_cap=1 << 20)`). `revision` is an `McpRevision` (given as one or as its
+    string: `"auto"`, the default, `"2025-11-25"` or `"2026-07-28"`; anything else raises
+    `ValueError`); `start_timeout_ms` how long `server/discover` may go unanswered (10000).
+    `fit(wrapper_config)` gives the wrapper's `name_cap` and `max_depth` (`pw_mcp_config_fit`)."""
 
     FIELDS: List[str] = [f[0] for f in _ffi.pw_mcp_config._fields_]
 
@@ -261,10 +299,11 @@ class McpConfig:
         check(_ffi.lib.pw_mcp_config_default(byref(c)))
         for name in self.FIELDS:
             setattr(self, name, getattr(c, name))
+        self.revision = _REVISION_OF_C[c.revision]
         for name, value in fields.items():
             if name not in self.FIELDS:
                 raise TypeError("unknown MCP configuration field %r" % name)
-            setattr(self, name, value)
+            setattr(self, name, McpRevision(value) if name == "revision" else value)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for a name that is not set: every FIELDS name is, in __init__. Here so
@@ -274,7 +313,8 @@ class McpConfig:
     def _c(self) -> _ffi.pw_mcp_config:
         c = _ffi.pw_mcp_config()
         for name in self.FIELDS:
-            setattr(c, name, int(getattr(self, name)))
+            value = getattr(self, name)
+            setattr(c, name, _REVISION_C[McpRevision(value)] if name == "revision" else int(value))
         return c
 
     def fit(self, wrapper_config: WrapperConfig) -> McpConfig:
@@ -282,7 +322,9 @@ class McpConfig:
         c = self._c()
         w = wrapper_config._c()
         check(_ffi.lib.pw_mcp_config_fit(byref(c), byref(w)))
-        return McpConfig(**{name: getattr(c, name) for name in self.FIELDS})
+        fitted = {name: getattr(c, name) for name in self.FIELDS}
+        fitted["revision"] = _REVISION_OF_C[c.revision]
+        return McpConfig(**fitted)
 
     def size(self, calls: int) -> int:
         """Bytes of the client's block for `calls` call slots (`pw_mcp_size`)."""
@@ -305,7 +347,8 @@ class McpConfig:
         return n.value
 
     def __repr__(self) -> str:
-        return "McpConfig(%s)" % ", ".join("%s=%r" % (n, getattr(self, n)) for n in self.FIELDS)
+        shown = ("%s=%r" % (n, getattr(self, n).value if n == "revision" else getattr(self, n)) for n in self.FIELDS)
+        return "McpConfig(%s)" % ", ".join(shown)
 
 
 def _handle_parts(handle: CallRef) -> Tuple[int, int]:
@@ -322,7 +365,9 @@ class McpClient(_Owned):
     `calls` is the most calls in flight (give it the wrapper's slots); `config` an `McpConfig`
     (fields may also be given by keyword); `wrapper_config`, when given, fits it to the wrapper
     whose adapter tools it serves. `name` and `version` are its `clientInfo` (at most 64 bytes
-    each, else `McpClientInfoTooLong`). Call `start()`, then move bytes and frames; refusals
+    each, else `McpClientInfoTooLong`); `revision=` and `start_timeout_ms=` are `McpConfig`
+    fields like the others. Call `start()`, then move bytes and frames, and give the clock to
+    `handle_timeout` at `poll_timeout()` while the start-up waits for `server/discover`; refusals
     raise the `McpRefused` classes (`McpOutboxFull` / `McpFramePending`: poll, then hand the
     frame in again) and change nothing."""
 
@@ -358,10 +403,26 @@ class McpClient(_Owned):
 
     # -------------------------------------------------- inputs
 
-    def start(self) -> None:
-        """Begins the start-up: `initialize` goes out at the next `poll_transmit`
-        (`McpAlreadyStarted` the second time)."""
-        check(_ffi.lib.pw_mcp_start(self._ptr()))
+    def start(self, now_ms: Optional[int] = None) -> None:
+        """Begins the start-up at `now_ms` (by default `time.monotonic()` in ms: give
+        `handle_timeout` the same clock): `server/discover` goes out at the next `poll_transmit`
+        (`initialize` with `revision="2025-11-25"`). `McpAlreadyStarted` the second time."""
+        now = monotonic_ms() if now_ms is None else now_ms
+        check(_ffi.lib.pw_mcp_start(self._ptr(), now))
+
+    def poll_timeout(self) -> Optional[int]:
+        """When the start-up's `server/discover` counts as unanswered (ms, the clock of
+        `start`): call `handle_timeout` then. None when it is not awaited (calls are timed by
+        the wrapper)."""
+        t: int = _ffi.lib.pw_mcp_poll_timeout(self._ptr())
+        return None if t == _ffi.PW_NO_TIMEOUT else t
+
+    def handle_timeout(self, now_ms: int) -> None:
+        """Gives the clock: a `server/discover` unanswered past its deadline makes the client
+        send `initialize` (fixed to 2026-07-28: the start-up fails with `NO_ANSWER`); its late
+        answer is counted and ignored. Nothing is decided while what the last line owes is not
+        polled out: drain, then call again."""
+        check(_ffi.lib.pw_mcp_handle_timeout(self._ptr(), now_ms))
 
     def feed(self, data: Data, start: int = 0) -> int:
         """Bytes from the server, from offset `start`: returns how many it took (up to the end
@@ -420,8 +481,8 @@ class McpClient(_Owned):
         return McpFrame(f.slot, f.index, ctypes.string_at(self._frame, f.len))
 
     def poll_event(self) -> Optional[McpEvent]:
-        """The next event (`Initialized`, `ToolListed`, `ToolSkipped`, `Ready`, `StartFailed`,
-        `Notification`), or None. Its texts are copies."""
+        """The next event (`Initialized`, `ToolListed`, `ToolSkipped`, `Ready`, `ToolsChanged`,
+        `StartFailed`, `Notification`), or None. Its texts are copies."""
         e = self._event
         r = _ffi.lib.pw_mcp_poll_event(self._ptr(), byref(e))
         if r == _ffi.PW_NOTHING:
@@ -437,6 +498,8 @@ class McpClient(_Owned):
             return ToolSkipped(SkipReason(e.skip), raw, e.len, e.cap)
         if k == _ffi.PW_MCP_EVENT_READY:
             return Ready(e.tools)
+        if k == _ffi.PW_MCP_EVENT_TOOLS_CHANGED:
+            return ToolsChanged(e.tools)
         if k == _ffi.PW_MCP_EVENT_START_FAILED:
             return StartFailed(StartError(e.start_error), raw, e.len)
         return Notification(
@@ -479,6 +542,13 @@ class McpClient(_Owned):
         return McpState(s.value)
 
     @property
+    def protocol_version(self) -> Optional[str]:
+        """The revision spoken once the server said (`initialize`'s answer, or
+        `"2026-07-28"`), else None."""
+        v: Optional[bytes] = _ffi.lib.pw_mcp_protocol_version(self._ptr())
+        return None if v is None else v.decode("ascii")
+
+    @property
     def in_flight(self) -> int:
         """Calls waiting for the server, or with frames not yet polled."""
         n: int = _ffi.lib.pw_mcp_in_flight(self._ptr())
@@ -495,6 +565,11 @@ class McpClient(_Owned):
         s = _ffi.pw_mcp_stats()
         check(_ffi.lib.pw_mcp_get_stats(self._ptr(), byref(s)))
         return McpStats(*(getattr(s, f[0]) for f in _ffi.pw_mcp_stats._fields_))
+
+
+def monotonic_ms() -> int:
+    """`time.monotonic()` in whole milliseconds: `McpClient.start`'s clock by default."""
+    return int(time.monotonic() * 1000)
 
 
 def _default_version() -> str:
@@ -545,6 +620,7 @@ _START_WHY = {
     StartError.CURSOR_TOO_LONG: "a tools/list cursor is longer than the client keeps",
     StartError.TOO_MANY_PAGES: "the server never stops paging tools/list",
     StartError.RESPONSE_TOO_LARGE: "the server's answer is longer or deeper than the client reads",
+    StartError.NO_ANSWER: "the server did not answer server/discover (the client is fixed to 2026-07-28)",
 }
 
 #: The wrapper's capacities for a server's tools (the C defaults are sized for microcontrollers).
@@ -572,15 +648,21 @@ class McpServer:
 
     Calls time out after `timeout_ms` without progress, never later than `max_total_ms` after
     they started (0: progress restarts nothing); `extra_tools` are registered too, unlisted,
-    so that calls to them reach the server. The start-up must finish within
-    `startup_timeout_ms`, else `McpStartupError`. `slots` calls may be in flight at once.
+    so that calls to them reach the server. `revision` (`"auto"`, `"2025-11-25"`,
+    `"2026-07-28"`) and `start_timeout_ms`, when given, set the client's `McpConfig` fields; the
+    start-up must finish within `startup_timeout_ms`, counted once `server/discover` is
+    answered or given up on (so at most `start_timeout_ms` + `startup_timeout_ms` in all), else
+    `McpStartupError`. `slots` calls may be in flight at once.
     `env`, `cwd` and `stderr` go to `Popen` (stderr: inherited by default). `log(direction,
     data)`, when given, sees the wire: `("send", line)` for every line the client writes and
     `("recv", chunk)` for every chunk the server's stdout gives. Keyword `fields`
     override the wrapper's `WrapperConfig` (`WRAPPER_LIMITS` and the timeouts by default).
 
-    After the start-up: `tools` (`ListedTool`s, in the server's order), `wrapper`, `client`,
-    `server_info` (the `initialize` result, parsed), `notifications` (every `Notification`).
+    After the start-up: `tools` (`ListedTool`s, in the server's order; replaced by the new list
+    when the server's tools change, `tools_changed` counting those re-listings: the wrapper
+    keeps the tools it was built with), `wrapper`, `client`, `protocol_version` (the revision
+    spoken), `server_info` (the `initialize` or `server/discover` result, parsed),
+    `notifications` (every `Notification`).
     `run(frames)` and `call(name, args)` drive it; `close()` (or the end of a `with` block)
     closes the server's stdin, waits `grace_ms` for it to exit and kills it otherwise."""
 
@@ -603,6 +685,8 @@ class McpServer:
         stderr: Any = None,
         grace_ms: int = 2000,
         client_config: Optional[McpConfig] = None,
+        revision: Optional[Union[str, McpRevision]] = None,
+        start_timeout_ms: Optional[int] = None,
         name: Data = "polyweave-python",
         version: Optional[Data] = None,
         log: Optional[Callable[[str, bytes], Any]] = None,
@@ -612,6 +696,8 @@ class McpServer:
         self._log = log
         self.grace_ms = grace_ms
         self.tools: List[ListedTool] = []
+        self.tools_changed = 0
+        self._relisted: List[ListedTool] = []  # the tools listed again, until ToolsChanged
         self.notifications: List[Notification] = []
         self.server_info: Any = None
         self.proc: Optional[subprocess.Popen[bytes]] = None
@@ -637,6 +723,9 @@ class McpServer:
             # Room for every slot's tools/call (args and name escaped) or its notifications/cancelled.
             outbox = slots * (args_cap + 6 * name_cap + 256 + _ffi.PW_MCP_MIN_OUTBOX + 12)
             cfg = McpConfig(line_cap=self.wrapper_config.result_cap, outbox_cap=outbox, cursor_cap=4096)
+        chosen = {k: v for k, v in (("revision", revision), ("start_timeout_ms", start_timeout_ms)) if v is not None}
+        if chosen:
+            cfg = McpConfig(**{**{n: getattr(cfg, n) for n in McpConfig.FIELDS}, **chosen})
         try:
             self.client = McpClient(calls=slots, config=cfg, wrapper_config=self.wrapper_config, name=name,
                                     version=version)
@@ -652,7 +741,7 @@ class McpServer:
             self._out = self.proc.stdout.fileno()
             os.set_blocking(self._in, False)
             self._sel.register(self._out, selectors.EVENT_READ)
-            self.client.start()
+            self.client.start(self.now_ms())
             self._start_up(startup_timeout_ms)
             names = [t.name for t in self.tools]
             names += [n for n in extra_tools if n not in names]
@@ -697,6 +786,11 @@ class McpServer:
                 part.close()
 
     @property
+    def protocol_version(self) -> Optional[str]:
+        """The revision the server is spoken to in (`McpClient.protocol_version`)."""
+        return self.client.protocol_version
+
+    @property
     def transport_closed(self) -> bool:
         """Whether the server's output ended (or it died)."""
         return self._closed
@@ -709,6 +803,10 @@ class McpServer:
         deadline = self.now_ms() + startup_timeout_ms
         while True:
             self._pump(self.now_ms())
+            discovering = self.client.poll_timeout()
+            if discovering is not None:
+                # The start-up's time counts once server/discover is answered or given up on.
+                deadline = max(deadline, discovering + startup_timeout_ms)
             if self._start_failed is not None:
                 e = self._start_failed
                 why = _START_WHY.get(e.error, "the start-up failed: ")
@@ -720,7 +818,8 @@ class McpServer:
             now = self.now_ms()
             if now >= deadline:
                 raise McpStartupError("the MCP server did not finish its start-up within %d ms" % startup_timeout_ms)
-            self._wait(deadline - now)
+            wake = deadline if discovering is None else min(deadline, discovering)
+            self._wait(max(0, wake - now))
 
     # -------------------------------------------------- driving the wrapper
 
@@ -808,6 +907,9 @@ class McpServer:
     # -------------------------------------------------- the pump (SPEC polling order)
 
     def _pump(self, now: int) -> None:
+        discovering = self.client.poll_timeout()
+        if discovering is not None and discovering <= now:
+            self.client.handle_timeout(now)
         moved = True
         while moved:
             moved = self._drain_wrapper()
@@ -856,10 +958,14 @@ class McpServer:
         for e in self.client.events():
             moved = True
             if isinstance(e, ToolListed):
-                if all(t.name != e.name for t in self.tools):
-                    self.tools.append(ListedTool(e.name, e.json))
+                listing = self._relisted if self._ready else self.tools
+                if all(t.name != e.name for t in listing):
+                    listing.append(ListedTool(e.name, e.json))
             elif isinstance(e, Ready):
                 self._ready = True
+            elif isinstance(e, ToolsChanged):
+                self.tools, self._relisted = self._relisted, []
+                self.tools_changed += 1
             elif isinstance(e, StartFailed):
                 self._start_failed = e
             elif isinstance(e, Initialized):

@@ -550,7 +550,7 @@ class CallsFromInside(unittest.TestCase):
                 [(
                     [b'{"type":"TEXT","content":"x"}', b'{"type":"END","content":{"reason":null}}'],
                     b'{"type":"TOOL_CALL","content":{"name":"a","args":{}}}',
-                    b'{"jsonrpc":"2.0","id":1,"method":"initia',
+                    b'{"jsonrpc":"2.0","id":1,"method":"server',
                 )],
             )
             self.assertEqual(frames(outer)[0][1], b'{"type":"TOOL_RESULT","content":{"id":"o","name":"outer","result":[1]}}')

@@ -51,9 +51,12 @@ def prompts(error=None):
 class Host:
     """A wrapper whose adapter tools an `McpClient` serves, on a manual clock, the server
     played by the test: `lines` the client wrote, `sent` what the wrapper sent to the model
-    and the consumer, `frames` the client's frames for the wrapper, `events` its events."""
+    and the consumer, `frames` the client's frames for the wrapper, `events` its events. The
+    client is fixed to 2025-11-25 (its handshake is what most scripts here play) unless
+    `revision` says otherwise."""
 
     def __init__(self, tools=("echo",), slots=2, timeout_ms=1000, max_total_ms=0, **client_fields):
+        client_fields.setdefault("revision", "2025-11-25")
         self.now = 0
         self.config = pw.WrapperConfig(tool_timeout_ms=timeout_ms, max_total_timeout_ms=max_total_ms, result_cap=4096,
                                 message_cap=1024, args_cap=1024)
@@ -118,7 +121,7 @@ class Host:
         self.pump()
 
     def start(self, tools=("echo",)):
-        self.client.start()
+        self.client.start(self.now)
         self.pump()
         self.server(rpc(id=1, result={"protocolVersion": "2025-11-25"}))
         self.server(rpc(id=2, result={"tools": [{"name": t, "inputSchema": {"type": "object"}} for t in tools]}))
@@ -136,8 +139,9 @@ class StartUp(unittest.TestCase):
         try:
             self.assertEqual(h.client.state, mcp.McpState.IDLE)
             self.assertIsNone(h.client.poll_transmit())
-            h.client.start()
+            h.client.start(h.now)
             self.assertEqual(h.client.state, mcp.McpState.STARTING)
+            self.assertEqual((h.client.poll_timeout(), h.client.protocol_version), (None, None))
             h.pump()
             self.assertEqual(h.lines, [INIT])
             h.server(rpc(id=1, result={"protocolVersion": "2025-06-18", "serverInfo": {"name": "s", "version": "1"}}))
@@ -146,6 +150,7 @@ class StartUp(unittest.TestCase):
                 [mcp.Initialized("2025-06-18", b'{"protocolVersion":"2025-06-18","serverInfo":{"name":"s","version":"1"}}')],
             )
             self.assertEqual(h.events[0].json["serverInfo"]["name"], "s")
+            self.assertEqual(h.client.protocol_version, "2025-06-18")
             self.assertEqual(h.lines[1:], [INITIALIZED, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'])
             h.server(rpc(id=2, result={"tools": [{"name": "echo", "description": "Echoes"}], "nextCursor": "page 2"}))
             self.assertEqual(h.lines[3:], [b'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"page 2"}}\n'])
@@ -172,7 +177,7 @@ class StartUp(unittest.TestCase):
     def test_an_unsupported_revision_fails_the_start_up_and_later_calls(self):
         h = Host()
         try:
-            h.client.start()
+            h.client.start(h.now)
             h.pump()
             h.server(rpc(id=1, result={"protocolVersion": "1999-01-01"}))
             self.assertEqual(h.events, [mcp.StartFailed(mcp.StartError.UNSUPPORTED_VERSION, b'"1999-01-01"')])
@@ -188,6 +193,19 @@ class StartUp(unittest.TestCase):
             h.close()
 
     def test_config_fits_the_wrapper_and_reports_sizes(self):
+        d = pw.McpConfig()
+        self.assertEqual((d.revision, d.start_timeout_ms), (mcp.McpRevision.AUTO, 10000))
+        self.assertEqual(pw._ffi.PW_MCP_DEFAULT_START_TIMEOUT_MS, 10000)
+        self.assertEqual(
+            [pw.McpConfig(revision=r).revision for r in ("auto", "2025-11-25", "2026-07-28", mcp.McpRevision.V2026_07_28)],
+            [mcp.McpRevision.AUTO, mcp.McpRevision.V2025_11_25, mcp.McpRevision.V2026_07_28, mcp.McpRevision.V2026_07_28],
+        )
+        self.assertEqual(pw.McpConfig(revision="2026-07-28")._c().revision, pw._ffi.PW_MCP_REVISION_2026_07_28)
+        with self.assertRaises(ValueError):
+            pw.McpConfig(revision="2024-11-05")
+        fitted = pw.McpConfig(revision="2026-07-28", start_timeout_ms=7).fit(pw.WrapperConfig())
+        self.assertEqual((fitted.revision, fitted.start_timeout_ms), (mcp.McpRevision.V2026_07_28, 7))
+        self.assertIn("revision='2026-07-28', start_timeout_ms=7", repr(fitted))
         cfg = pw.McpConfig().fit(pw.WrapperConfig(name_cap=200, max_depth=12))
         self.assertEqual((cfg.name_cap, cfg.max_depth), (200, 12))
         self.assertGreater(cfg.max_frame_len, cfg.line_cap)
@@ -197,6 +215,134 @@ class StartUp(unittest.TestCase):
             pw.McpClient(outbox_cap=10)
         with self.assertRaises(TypeError):
             pw.McpConfig(nope=1)
+
+
+ENVELOPE = (
+    b'"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},'
+    b'"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}'
+)
+DISCOVER = b'{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{' + ENVELOPE + b'}}}\n'
+INITIALIZE_2 = (
+    b'{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+)
+
+
+class Revisions(unittest.TestCase):
+    """SPEC §9.9-§9.12 through the binding: `server/discover` first, 2026-07-28 with its
+    envelope, the handshake of 2025-11-25 after a refusal or a timeout, a fixed revision."""
+
+    def host(self, revision="auto", tools=("echo",)):
+        h = Host(tools=tools, revision=revision, start_timeout_ms=500, name="t", version="1")
+        h.now = 1000
+        h.client.start(h.now)
+        h.pump()
+        return h
+
+    def test_a_server_listing_2026_07_28_is_spoken_to_in_it(self):
+        h = self.host(tools=("echo", "add"))
+        try:
+            self.assertEqual(h.lines, [DISCOVER])
+            self.assertEqual((h.client.poll_timeout(), h.client.protocol_version), (1500, None))
+            result = {"supportedVersions": ["2025-11-25", "2026-07-28"], "capabilities": {"tools": {"listChanged": True}},
+                      "serverInfo": {"name": "s", "version": "2"}}
+            h.server(rpc(id=1, result=result))
+            self.assertEqual(h.events, [mcp.Initialized("2026-07-28", json.dumps(result, separators=(",", ":")).encode())])
+            self.assertEqual((h.client.protocol_version, h.client.poll_timeout()), ("2026-07-28", None))
+            # No handshake: the tools are listed at once, with the envelope.
+            self.assertEqual(h.lines[1:], [b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{' + ENVELOPE
+                                           + b'}}}\n'])
+            h.server(rpc(id=2, result={"tools": [{"name": "echo"}]}))
+            self.assertEqual(h.events[1:], [mcp.ToolListed("echo", b'{"name":"echo"}'), mcp.Ready(1)])
+            # The server can tell of changes: the client listens for them.
+            self.assertEqual(
+                h.lines[2:],
+                [b'{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":'
+                 b'{"toolsListChanged":true},"_meta":{' + ENVELOPE + b'}}}\n'],
+            )
+            # A call carries the envelope in its _meta, after the progress token.
+            h.model(tool_call("echo", "c1", {"message": "hi"}))
+            self.assertEqual(
+                h.lines[3:],
+                [b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},'
+                 b'"_meta":{"progressToken":4,' + ENVELOPE + b'}}}\n'],
+            )
+            # A result asking for input the client cannot give fails the call.
+            h.server(rpc(id=4, result={"resultType": "input_required", "inputRequests": {}}))
+            needs = "Tool echo needs input this client cannot give"
+            self.assertEqual(h.frames, [('{"type":"ERROR","content":{"message":"%s"}}' % needs).encode()])
+            self.assertEqual(
+                h.sent,
+                [("model", ('{"type":"TOOL_RESULT","content":{"id":"c1","name":"echo","error":"%s"}}' % needs).encode())]
+                + prompts(needs),
+            )
+            # The tools change: the notification, the list asked for again, the new list.
+            del h.events[:]
+            h.server(rpc(method="notifications/tools/list_changed"))
+            self.assertEqual(h.events, [mcp.Notification("notifications/tools/list_changed")])
+            self.assertEqual(h.lines[4:], [b'{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{' + ENVELOPE
+                                           + b'}}}\n'])
+            h.server(rpc(id=5, result={"tools": [{"name": "echo"}, {"name": "add"}]}))
+            self.assertEqual(
+                h.events[1:],
+                [mcp.ToolListed("echo", b'{"name":"echo"}'), mcp.ToolListed("add", b'{"name":"add"}'), mcp.ToolsChanged(2)],
+            )
+            self.assertEqual(h.client.state, mcp.McpState.READY)
+            # 2026-07-28 has no ping: it is refused like any other request of the server's.
+            h.server(b'{"jsonrpc":"2.0","id":"p","method":"ping"}\n')
+            self.assertEqual(h.lines[5:], [b'{"jsonrpc":"2.0","id":"p","error":{"code":-32601,"message":"Method not found"}}\n'])
+            s = h.client.stats()
+            self.assertEqual((s.calls, s.answered, s.failed, s.pings, s.refused_requests), (1, 0, 1, 0, 1))
+        finally:
+            h.close()
+
+    def test_a_refused_server_discover_gets_initialize(self):
+        for refusal in (rpc(id=1, error={"code": -32601, "message": "Method not found"}),
+                        rpc(id=None, error={"code": -32600, "message": "Invalid Request"})):
+            h = self.host()
+            try:
+                h.server(refusal)
+                self.assertEqual((h.events, h.client.poll_timeout()), ([], None))
+                self.assertEqual(h.lines, [DISCOVER, INITIALIZE_2])
+                h.server(rpc(id=2, result={"protocolVersion": "2025-11-25"}))
+                self.assertEqual(h.events, [mcp.Initialized("2025-11-25", b'{"protocolVersion":"2025-11-25"}')])
+                self.assertEqual(h.client.protocol_version, "2025-11-25")
+                self.assertEqual(h.lines[2:], [INITIALIZED, b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n'])
+            finally:
+                h.close()
+
+    def test_an_unanswered_server_discover_times_out_into_initialize(self):
+        h = self.host()
+        try:
+            self.assertEqual(h.client.poll_timeout(), 1500)
+            h.client.handle_timeout(1499)
+            h.pump()
+            self.assertEqual((h.lines, h.client.poll_timeout()), ([DISCOVER], 1500))
+            h.client.handle_timeout(1500)
+            h.pump()
+            self.assertEqual((h.lines, h.client.poll_timeout()), ([DISCOVER, INITIALIZE_2], None))
+            # Its late answer is counted and changes nothing.
+            h.server(rpc(id=1, result={"supportedVersions": ["2026-07-28"]}))
+            self.assertEqual((h.events, h.client.protocol_version, len(h.lines)), ([], None, 2))
+            self.assertEqual((h.client.stats().late, h.client.stats().unknown_id), (1, 0))
+        finally:
+            h.close()
+
+    def test_a_client_fixed_to_2026_07_28_fails_without_it(self):
+        h = self.host(revision="2026-07-28")
+        try:
+            h.client.handle_timeout(2000)
+            h.pump()
+            self.assertEqual(h.events, [mcp.StartFailed(mcp.StartError.NO_ANSWER)])
+            self.assertEqual((h.client.state, h.lines), (mcp.McpState.FAILED, [DISCOVER]))
+        finally:
+            h.close()
+        h = self.host(revision=mcp.McpRevision.V2026_07_28)
+        try:
+            h.server(rpc(id=1, result={"supportedVersions": ["2025-11-25"]}))
+            self.assertEqual(h.events, [mcp.StartFailed(mcp.StartError.UNSUPPORTED_VERSION, b'["2025-11-25"]')])
+        finally:
+            h.close()
 
 
 class Calls(unittest.TestCase):
@@ -330,7 +476,9 @@ class Calls(unittest.TestCase):
         self.assertEqual(
             h.lines,
             [b'{"jsonrpc":"2.0","id":"p-1","result":{}}\n',
-             b'{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}\n'],
+             b'{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}\n',
+             # The tools changed: they are listed again (SPEC §9.12).
+             b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n'],
         )
         self.assertEqual(
             h.events,
@@ -366,8 +514,8 @@ class Refusals(unittest.TestCase):
     """Each 500-508 code is its `McpRefused` class, raised for its case; nothing changes."""
 
     def client(self, **kw):
-        c = pw.McpClient(calls=kw.pop("calls", 2), **kw)
-        c.start()
+        c = pw.McpClient(calls=kw.pop("calls", 2), revision="2025-11-25", **kw)
+        c.start(0)
         c.poll_transmit()
         line = rpc(id=1, result={"protocolVersion": "2025-11-25"})
         self.assertEqual(c.feed(line), len(line))
@@ -450,7 +598,7 @@ class Refusals(unittest.TestCase):
         c = pw.McpClient(name="n" * 64)
         c.close()
         with self.assertRaises(ValueError):
-            c.start()
+            c.start(0)
 
 
 # ------------------------------------------------------------ McpServer against small Python servers
@@ -458,22 +606,36 @@ class Refusals(unittest.TestCase):
 FAKE = r'''
 import json, sys, time
 mode = sys.argv[1]
+grown = False
 def say(**m):
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", **m}) + "\n"); sys.stdout.flush()
 for line in sys.stdin:
     m = json.loads(line)
     method, id = m.get("method"), m.get("id")
-    if method == "initialize":
+    if method == "server/discover":
+        if mode == "2026":
+            say(id=id, result={"supportedVersions": ["2025-11-25", "2026-07-28"],
+                               "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "fake-2026"}})
+        elif mode != "silent-discover":
+            # An earlier-revision server: a request it does not know.
+            say(id=id, error={"code": -32601, "message": "Method not found"})
+    elif method == "subscriptions/listen":
+        pass  # open while the server runs
+    elif method == "initialize":
         if mode == "refuse":
             say(id=id, error={"code": -32000, "message": "no"}); continue
         say(id=id, result={"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake"}})
     elif method == "tools/list":
         say(method="notifications/message", params={"level": "info", "data": "listing"})
-        say(id=id, result={"tools": [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "die"}]})
+        tools = [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "die"}]
+        say(id=id, result={"tools": tools + ([{"name": "grow"}, {"name": "grown"}] if grown else [{"name": "grow"}])})
     elif method == "tools/call":
         p = m["params"]
         if p["name"] == "die":
             sys.exit(3)
+        if p["name"] == "grow":
+            grown = True
+            say(method="notifications/tools/list_changed")
         token = p["_meta"]["progressToken"]
         for i in range(p["arguments"].get("steps", 0)):
             time.sleep(0.1); say(method="notifications/progress", params={"progressToken": token, "progress": i})
@@ -494,9 +656,10 @@ class ServerLoop(unittest.TestCase):
     def test_tools_calls_progress_notifications_and_a_server_that_dies(self):
         with pw.McpServer(fake(), timeout_ms=250, max_total_ms=3000, extra_tools=["other"], **QUIET) as s:
             self.assertEqual(s.tools, [mcp.ListedTool("echo", {"name": "echo", "inputSchema": {"type": "object"}}),
-                                       mcp.ListedTool("die", {"name": "die"})])
+                                       mcp.ListedTool("die", {"name": "die"}), mcp.ListedTool("grow", {"name": "grow"})])
             self.assertEqual(s.server_info["serverInfo"], {"name": "fake"})
-            self.assertEqual(s.wrapper.tool_names, ["echo", "die", "other"])
+            self.assertEqual(s.protocol_version, "2025-11-25")
+            self.assertEqual(s.wrapper.tool_names, ["echo", "die", "grow", "other"])
             self.assertEqual(s.notifications, [mcp.Notification("notifications/message", b'{"level": "info", "data": "listing"}')])
             self.assertEqual(s.call("echo", {"a": 1}), [{"type": "text", "text": '{"a": 1}'}])
             # Six progress notifications 100 ms apart keep a 250 ms timeout alive for 600 ms.
@@ -534,8 +697,55 @@ class ServerLoop(unittest.TestCase):
             self.assertEqual(str(caught.exception), "Tool echo timed out after 150ms")
             self.assertTrue(0.14 <= took < 1.0, took)
             sent = [json.loads(b) for d, b in log if d == "send"]
+            # server/discover (refused), initialize, tools/list: the call is request 4.
+            self.assertEqual([m.get("method") for m in sent[:4]],
+                             ["server/discover", "initialize", "notifications/initialized", "tools/list"])
             self.assertEqual(sent[-1], {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                        "params": {"requestId": 3, "reason": "timeout"}})
+                                        "params": {"requestId": 4, "reason": "timeout"}})
+
+    def test_a_2026_07_28_server_and_its_tools_changing(self):
+        log = []
+        with pw.McpServer(fake("2026"), timeout_ms=2000, log=lambda d, b: log.append((d, b)), **QUIET) as s:
+            self.assertEqual((s.protocol_version, s.client.protocol_version), ("2026-07-28", "2026-07-28"))
+            self.assertEqual(s.server_info["serverInfo"], {"name": "fake-2026"})
+            self.assertEqual([t.name for t in s.tools], ["echo", "die", "grow"])
+            self.assertEqual(s.call("echo", {"a": 1}), [{"type": "text", "text": '{"a": 1}'}])
+            self.assertEqual(s.tools_changed, 0)
+            s.call("grow")
+            # The server's tools/list answer comes before the next call's.
+            s.call("echo")
+            self.assertEqual([t.name for t in s.tools], ["echo", "die", "grow", "grown"])
+            self.assertEqual(s.tools_changed, 1)
+            listing = mcp.Notification("notifications/message", b'{"level": "info", "data": "listing"}')
+            self.assertEqual(s.notifications, [listing, mcp.Notification("notifications/tools/list_changed"), listing])
+            self.assertEqual(s.wrapper.tool_names, ["echo", "die", "grow"])  # built at start-up
+        sent = [json.loads(b) for d, b in log if d == "send"]
+        self.assertEqual(
+            [m.get("method") for m in sent],
+            ["server/discover", "tools/list", "subscriptions/listen", "tools/call", "tools/call", "tools/list", "tools/call"],
+        )
+        meta = sent[3]["params"]["_meta"]
+        self.assertEqual(meta, {"progressToken": 4, "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                "io.modelcontextprotocol/clientCapabilities": {},
+                                "io.modelcontextprotocol/clientInfo": {"name": "polyweave-python",
+                                                                       "version": mcp._default_version()}})
+
+    def test_an_unanswered_server_discover_falls_back_to_initialize(self):
+        log = []
+        t0 = time.monotonic()
+        with pw.McpServer(fake("silent-discover"), start_timeout_ms=300, log=lambda d, b: log.append((d, b)),
+                          **QUIET) as s:
+            self.assertGreaterEqual(time.monotonic() - t0, 0.29)
+            self.assertEqual(s.protocol_version, "2025-11-25")
+            self.assertEqual(s.call("echo", {"b": 2}), [{"type": "text", "text": '{"b": 2}'}])
+        sent = [json.loads(b) for d, b in log if d == "send"]
+        self.assertEqual([m.get("method") for m in sent],
+                         ["server/discover", "initialize", "notifications/initialized", "tools/list", "tools/call"])
+        with self.assertRaises(pw.McpStartupError) as caught:
+            pw.McpServer(fake("silent-discover"), revision="2026-07-28", start_timeout_ms=100, **QUIET)
+        self.assertEqual(str(caught.exception), "MCP start-up failed: the server did not answer server/discover "
+                                                "(the client is fixed to 2026-07-28)")
+        self.assertEqual(caught.exception.event, mcp.StartFailed(mcp.StartError.NO_ANSWER))
 
     def test_start_up_failures(self):
         with self.assertRaises(pw.McpStartupError) as caught:
@@ -547,7 +757,8 @@ class ServerLoop(unittest.TestCase):
             pw.McpServer(fake("exit-at-start"), **QUIET)
         self.assertEqual(str(caught.exception), "the MCP server closed its output before listing its tools")
         with self.assertRaises(pw.McpStartupError) as caught:
-            pw.McpServer([sys.executable, "-c", "import time; time.sleep(5)"], startup_timeout_ms=200, grace_ms=100)
+            pw.McpServer([sys.executable, "-c", "import time; time.sleep(5)"], startup_timeout_ms=200, start_timeout_ms=100,
+                         grace_ms=100)
         self.assertEqual(str(caught.exception), "the MCP server did not finish its start-up within 200 ms")
         with self.assertRaises(pw.McpStartupError) as caught:
             pw.McpServer(["/nonexistent/mcp-server"])
@@ -617,6 +828,17 @@ class Everything(unittest.TestCase):
         self.assertEqual(self.server.wrapper.tool_names, EVERYTHING_TOOLS + ["nope"])
         self.assertEqual(self.server.client.state, mcp.McpState.READY)
 
+    def test_spoken_to_in_2025_11_25_after_refusing_server_discover(self):
+        self.assertEqual((self.server.protocol_version, self.server.client.protocol_version), ("2025-11-25", "2025-11-25"))
+        sent = [json.loads(b) for d, b in self.log if d == "send"]
+        self.assertEqual([m.get("method") for m in sent[:4]],
+                         ["server/discover", "initialize", "notifications/initialized", "tools/list"])
+        self.assertEqual(sent[1]["params"]["protocolVersion"], "2025-11-25")
+        received = [json.loads(line) for line in b"".join(b for d, b in self.log if d == "recv").split(b"\n") if line]
+        refusal = [m for m in received if m.get("id") == 1][0]
+        self.assertEqual(refusal["error"]["code"], -32601)
+        self.assertEqual(self.server.server_info["protocolVersion"], "2025-11-25")
+
     def test_echo(self):
         sent = self.server.run([tool_call("echo", "c1", {"message": "hi"})])
         self.assertEqual(
@@ -660,11 +882,29 @@ class Time(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         _, time_bin = real_servers()
-        cls.server = pw.McpServer([time_bin], extra_tools=["nope"], stderr=subprocess.DEVNULL)
+        cls.log = []
+        cls.server = pw.McpServer([time_bin], extra_tools=["nope"], stderr=subprocess.DEVNULL,
+                                  log=lambda d, b: cls.log.append((d, b)))
 
     @classmethod
     def tearDownClass(cls):
         cls.server.close()
+
+    def test_spoken_to_in_2026_07_28_without_initialize(self):
+        s = self.server
+        self.assertEqual((s.protocol_version, s.client.protocol_version), ("2026-07-28", "2026-07-28"))
+        self.assertIn("2026-07-28", s.server_info["supportedVersions"])
+        s.call("get_current_time", {"timezone": "UTC"})
+        sent = [json.loads(b) for d, b in self.log if d == "send"]
+        methods = [m.get("method") for m in sent]
+        self.assertEqual(methods[:2], ["server/discover", "tools/list"])
+        self.assertNotIn("initialize", methods)
+        self.assertNotIn("notifications/initialized", methods)
+        envelope = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "polyweave-python", "version": mcp._default_version()}}
+        self.assertEqual(sent[1]["params"]["_meta"], envelope)
+        call = [m for m in sent if m.get("method") == "tools/call"][0]
+        self.assertEqual(call["params"]["_meta"], {"progressToken": call["id"], **envelope})
 
     def test_tools_structured_content_and_unknown_tool(self):
         s = self.server

@@ -138,12 +138,23 @@ static void test_config_memory_and_codes(void)
     CHECK_RC(pw_mcp_config_default(&cfg), PW_OK);
     CHECK(cfg.line_cap == 8192 && cfg.outbox_cap == 4096 && cfg.name_cap == 64 &&
           cfg.cursor_cap == 256 && cfg.max_depth == PW_DEFAULT_MAX_DEPTH);
+    CHECK(cfg.revision == PW_MCP_REVISION_AUTO && cfg.start_timeout_ms == 10000 &&
+          PW_MCP_DEFAULT_START_TIMEOUT_MS == 10000);
     CHECK_RC(pw_wrapper_config_default(&wc), PW_OK);
     wc.name_cap = 48;
     wc.max_depth = 20;
     CHECK_RC(pw_mcp_config_fit(&cfg, &wc), PW_OK);
     CHECK(cfg.name_cap == 48 && cfg.max_depth == 20 && cfg.line_cap == 8192);
     CHECK_RC(pw_mcp_config_fit(NULL, &wc), PW_NULL_POINTER);
+    /* The revision is the host's: fitting keeps it, and one no enum value names is refused. */
+    bad = cfg;
+    bad.revision = PW_MCP_REVISION_2026_07_28;
+    bad.start_timeout_ms = 7;
+    CHECK_RC(pw_mcp_config_fit(&bad, &wc), PW_OK);
+    CHECK(bad.revision == PW_MCP_REVISION_2026_07_28 && bad.start_timeout_ms == 7);
+    bad.revision = 3;
+    CHECK_RC(pw_mcp_size(&bad, 1, &n), PW_BAD_CONFIG);
+    CHECK_RC(pw_mcp_max_line_len(&bad, &n), PW_BAD_CONFIG);
 
     CHECK_RC(pw_mcp_size(&cfg, 4, &size), PW_OK);
     CHECK(size > cfg.line_cap + cfg.outbox_cap + cfg.cursor_cap + 6 * cfg.name_cap);
@@ -173,8 +184,10 @@ static void test_config_memory_and_codes(void)
     CHECK(c == NULL);
     CHECK_RC(pw_mcp_init(client_mem, size, &cfg, 4, LIT("t"), LIT("1"), &c), PW_OK);
     CHECK((void *)c == (void *)client_mem);
-    CHECK_RC(pw_mcp_start(NULL), PW_NULL_POINTER);
+    CHECK_RC(pw_mcp_start(NULL, 0), PW_NULL_POINTER);
+    CHECK_RC(pw_mcp_handle_timeout(NULL, 0), PW_NULL_POINTER);
     CHECK(pw_mcp_in_flight(NULL) == 0 && pw_mcp_queued(NULL) == 0);
+    CHECK(pw_mcp_poll_timeout(NULL) == PW_NO_TIMEOUT && pw_mcp_protocol_version(NULL) == NULL);
 
     /* The client's codes: 500..508 but the retired 502 (a name too long is
      * PW_NAME_TOO_LONG), each with its own text. */
@@ -217,14 +230,17 @@ static void start(pw_wrapper **w_out, pw_mcp **c_out, uint32_t timeout_ms, uint3
     wc.mirror_continue = 0;
     CHECK_RC(pw_mcp_config_default(&cfg), PW_OK);
     cfg.line_cap = 2048;
+    /* This script is 2025-11-25's handshake: the host fixes the revision. */
+    cfg.revision = PW_MCP_REVISION_2025_11_25;
     CHECK_RC(pw_mcp_config_fit(&cfg, &wc), PW_OK);
     CHECK_RC(pw_mcp_size(&cfg, 2, &size), PW_OK);
     CHECK(size <= sizeof client_mem);
     CHECK_RC(pw_mcp_init(client_mem, sizeof client_mem, &cfg, 2, LIT("c-test"), LIT("0.1"), &c), PW_OK);
     CHECK_RC(pw_mcp_state(c, &st), PW_OK);
     CHECK(st == PW_MCP_STATE_IDLE);
-    CHECK_RC(pw_mcp_start(c), PW_OK);
-    CHECK_RC(pw_mcp_start(c), PW_MCP_ALREADY_STARTED);
+    CHECK_RC(pw_mcp_start(c, 0), PW_OK);
+    CHECK_RC(pw_mcp_start(c, 0), PW_MCP_ALREADY_STARTED);
+    CHECK(pw_mcp_poll_timeout(c) == PW_NO_TIMEOUT && pw_mcp_protocol_version(c) == NULL);
     expect_line(__LINE__, c,
                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
                 "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c-test\",\"version\":\"0.1\"}}}\n");
@@ -232,6 +248,7 @@ static void start(pw_wrapper **w_out, pw_mcp **c_out, uint32_t timeout_ms, uint3
     CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
     CHECK(ev.kind == PW_MCP_EVENT_INITIALIZED && span_is(ev.version, "2025-11-25"));
     CHECK(span_is(ev.raw, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}}}"));
+    CHECK(pw_mcp_protocol_version(c) != NULL && strcmp(pw_mcp_protocol_version(c), "2025-11-25") == 0);
     CHECK_RC(pw_mcp_poll_event(c, &ev), PW_NOTHING);
     expect_line(__LINE__, c, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
     expect_line(__LINE__, c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
@@ -422,8 +439,9 @@ static void test_refusals_and_short_buffers(void)
         pw_mcp_client_state st;
         pw_mcp *d = NULL;
         CHECK_RC(pw_mcp_config_default(&cfg), PW_OK);
+        cfg.revision = PW_MCP_REVISION_2025_11_25;
         CHECK_RC(pw_mcp_init(client_mem, sizeof client_mem, &cfg, 1, LIT("t"), LIT("1"), &d), PW_OK);
-        CHECK_RC(pw_mcp_start(d), PW_OK);
+        CHECK_RC(pw_mcp_start(d, 0), PW_OK);
         CHECK(strstr(next_line(d), "\"method\":\"initialize\"") != NULL);
         feed(d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32600,\"message\":\"nope\"}}\n");
         CHECK_RC(pw_mcp_poll_event(d, &ev), PW_OK);
@@ -437,10 +455,179 @@ static void test_refusals_and_short_buffers(void)
     }
 }
 
+/* 2026-07-28's `_meta` members naming the revision and the client "t" 1 (SPEC §9.9). */
+#define ENVELOPE                                                                               \
+    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                              \
+    "\"io.modelcontextprotocol/clientCapabilities\":{},"                                       \
+    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}"
+
+/* A client "t" 1 with `revision` and a start-up timeout of 500 ms, started at 1000 ms. */
+static pw_mcp *started_at_1000(uint32_t revision)
+{
+    pw_mcp_config cfg;
+    pw_mcp *c = NULL;
+    CHECK_RC(pw_mcp_config_default(&cfg), PW_OK);
+    cfg.revision = revision;
+    cfg.start_timeout_ms = 500;
+    CHECK_RC(pw_mcp_init(client_mem, sizeof client_mem, &cfg, 2, LIT("t"), LIT("1"), &c), PW_OK);
+    CHECK(pw_mcp_poll_timeout(c) == PW_NO_TIMEOUT);
+    CHECK_RC(pw_mcp_start(c, 1000), PW_OK);
+    return c;
+}
+
+/* A server listing 2026-07-28: no handshake, the envelope on every request, `input_required`
+ * failing its call, and the tools listed again when they change. */
+static void test_revision_2026(void)
+{
+    pw_mcp *c = started_at_1000(PW_MCP_REVISION_AUTO);
+    pw_mcp_event ev;
+    pw_mcp_handled h;
+    pw_mcp_frame f;
+    pw_mcp_stats s;
+    const char *discovered =
+        "{\"supportedVersions\":[\"2025-11-25\",\"2026-07-28\"],\"capabilities\":{\"tools\":"
+        "{\"listChanged\":true}},\"serverInfo\":{\"name\":\"s\",\"version\":\"2\"}}";
+    char answer[512];
+
+    CHECK(pw_mcp_poll_timeout(c) == 1500 && pw_mcp_protocol_version(c) == NULL);
+    expect_line(__LINE__, c,
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":{" ENVELOPE
+                "}}}\n");
+    expect_line(__LINE__, c, "");
+    snprintf(answer, sizeof answer, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":%s}\n", discovered);
+    feed(c, answer);
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_INITIALIZED && span_is(ev.version, "2026-07-28"));
+    CHECK(span_is(ev.raw, discovered));
+    CHECK(pw_mcp_protocol_version(c) != NULL && strcmp(pw_mcp_protocol_version(c), "2026-07-28") == 0);
+    CHECK(pw_mcp_poll_timeout(c) == PW_NO_TIMEOUT);
+    /* No notifications/initialized: the tools are listed at once, with the envelope. */
+    expect_line(__LINE__, c,
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"_meta\":{" ENVELOPE "}}}\n");
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"echo\"}]}}\n");
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_TOOL && span_is(ev.name, "echo"));
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_READY && ev.tools == 1);
+    /* The server can tell of changes: the client listens for them. */
+    expect_line(__LINE__, c,
+                "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":"
+                "{\"toolsListChanged\":true},\"_meta\":{" ENVELOPE "}}}\n");
+
+    /* A call carries the envelope after its progress token. */
+    CHECK_RC(pw_mcp_handle_frame(c, 0, 1, LIT("{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\",\"args\":{\"message\":\"hi\"}}}"), &h),
+             PW_OK);
+    CHECK(h.kind == PW_MCP_HANDLED_SENT && h.request == 4);
+    expect_line(__LINE__, c,
+                "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                "\"arguments\":{\"message\":\"hi\"},\"_meta\":{\"progressToken\":4," ENVELOPE "}}}\n");
+    /* The server asks for input the client cannot give: the call fails with its text. */
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{}}}\n");
+    CHECK_RC(pw_mcp_poll_frame(c, frame_buf, sizeof frame_buf, &f), PW_OK);
+    CHECK(f.slot == 0 && f.index == 1 &&
+          span_is((pw_str){frame_buf, f.len},
+                  "{\"type\":\"ERROR\",\"content\":{\"message\":\"Tool echo needs input this client cannot give\"}}"));
+    CHECK_RC(pw_mcp_poll_frame(c, frame_buf, sizeof frame_buf, &f), PW_NOTHING);
+
+    /* The tools change: the host hears the notification, the tools are listed again, then
+     * TOOLS_CHANGED with the new count. */
+    feed(c, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n");
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_NOTIFICATION && span_is(ev.method, "notifications/tools/list_changed"));
+    expect_line(__LINE__, c,
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{\"_meta\":{" ENVELOPE "}}}\n");
+    expect_line(__LINE__, c, "");
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"tools\":[{\"name\":\"echo\"},{\"name\":\"add\"}]}}\n");
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_TOOL && span_is(ev.name, "echo"));
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_TOOL && span_is(ev.name, "add") && span_is(ev.raw, "{\"name\":\"add\"}"));
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_TOOLS_CHANGED && ev.tools == 2 && ev.start_error == PW_MCP_START_NONE);
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_NOTHING);
+    /* 2026-07-28 has no ping: it is refused like any request of the server's. */
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}\n");
+    expect_line(__LINE__, c, "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n");
+    CHECK_RC(pw_mcp_get_stats(c, &s), PW_OK);
+    CHECK(s.calls == 1 && s.answered == 0 && s.failed == 1 && s.pings == 0 && s.refused_requests == 1 &&
+          s.notifications == 1);
+}
+
+/* A server that refuses server/discover, or does not answer it in time, gets initialize on
+ * the same connection; a client fixed to 2026-07-28 fails instead. */
+static void test_revision_fallbacks(void)
+{
+    pw_mcp *c;
+    pw_mcp_event ev;
+    pw_mcp_stats s;
+    pw_mcp_client_state st;
+    const char *initialize =
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+        "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n";
+
+    /* Refused with an error. */
+    c = started_at_1000(PW_MCP_REVISION_AUTO);
+    CHECK(strstr(next_line(c), "\"id\":1,\"method\":\"server/discover\"") != NULL);
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n");
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_NOTHING);
+    CHECK(pw_mcp_poll_timeout(c) == PW_NO_TIMEOUT);
+    expect_line(__LINE__, c, initialize);
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":\"2025-06-18\"}}\n");
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_INITIALIZED && span_is(ev.version, "2025-06-18"));
+    CHECK(pw_mcp_protocol_version(c) != NULL && strcmp(pw_mcp_protocol_version(c), "2025-06-18") == 0);
+    expect_line(__LINE__, c, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    expect_line(__LINE__, c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n");
+
+    /* Not answered by the deadline: initialize at pw_mcp_handle_timeout, the late answer
+     * counted and ignored. */
+    c = started_at_1000(PW_MCP_REVISION_AUTO);
+    CHECK(strstr(next_line(c), "\"method\":\"server/discover\"") != NULL);
+    CHECK(pw_mcp_poll_timeout(c) == 1500);
+    CHECK_RC(pw_mcp_handle_timeout(c, 1499), PW_OK);
+    expect_line(__LINE__, c, "");
+    CHECK(pw_mcp_poll_timeout(c) == 1500);
+    CHECK_RC(pw_mcp_handle_timeout(c, 1500), PW_OK);
+    CHECK(pw_mcp_poll_timeout(c) == PW_NO_TIMEOUT);
+    expect_line(__LINE__, c, initialize);
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n");
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_NOTHING);
+    CHECK(pw_mcp_protocol_version(c) == NULL);
+    CHECK_RC(pw_mcp_get_stats(c, &s), PW_OK);
+    CHECK(s.late == 1 && s.unknown_id == 0);
+    expect_line(__LINE__, c, "");
+
+    /* Fixed to 2026-07-28: no answer fails the start-up. */
+    c = started_at_1000(PW_MCP_REVISION_2026_07_28);
+    CHECK(strstr(next_line(c), "\"method\":\"server/discover\"") != NULL);
+    CHECK_RC(pw_mcp_handle_timeout(c, 2000), PW_OK);
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_START_FAILED && ev.start_error == PW_MCP_START_NO_ANSWER && ev.raw.len == 0);
+    CHECK_RC(pw_mcp_state(c, &st), PW_OK);
+    CHECK(st == PW_MCP_STATE_FAILED);
+    expect_line(__LINE__, c, "");
+
+    /* Fixed to 2026-07-28: a server that does not list it fails the start-up too. */
+    c = started_at_1000(PW_MCP_REVISION_2026_07_28);
+    CHECK(strstr(next_line(c), "\"method\":\"server/discover\"") != NULL);
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2025-11-25\"]}}\n");
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_OK);
+    CHECK(ev.kind == PW_MCP_EVENT_START_FAILED && ev.start_error == PW_MCP_START_UNSUPPORTED_VERSION &&
+          span_is(ev.raw, "[\"2025-11-25\"]"));
+
+    /* Fixed to 2025-11-25: initialize first, no deadline. */
+    c = started_at_1000(PW_MCP_REVISION_2025_11_25);
+    CHECK(pw_mcp_poll_timeout(c) == PW_NO_TIMEOUT);
+    CHECK(strstr(next_line(c), "\"id\":1,\"method\":\"initialize\"") != NULL);
+    CHECK_RC(pw_mcp_poll_event(c, &ev), PW_NOTHING);
+}
+
 int main(void)
 {
     test_config_memory_and_codes();
     test_calls_through_a_wrapper();
     test_refusals_and_short_buffers();
+    test_revision_2026();
+    test_revision_fallbacks();
     return check_report("mcp");
 }

@@ -605,12 +605,16 @@ mod requesting {
 mod mcp {
     use defmt::info;
     use polyweave_tool_adapter::mcp::{
-        McpClient, McpClientInfo, McpConfig, McpEvent, McpHandled, McpSlot,
+        McpClient, McpClientInfo, McpConfig, McpEvent, McpHandled, McpRevision, McpSlot,
     };
-    use polyweave_tool_adapter::CallHandle;
+    use polyweave_tool_adapter::{CallHandle, Instant};
     use static_cell::ConstStaticCell;
 
-    const CFG: McpConfig = McpConfig::SMALL;
+    /// The script is 2025-11-25's handshake (`initialize` first): the revision is fixed to it.
+    const CFG: McpConfig = McpConfig {
+        revision: McpRevision::V2025_11_25,
+        ..McpConfig::SMALL
+    };
     const CALLS: usize = 2;
     /// Bytes of the client's state: its arena, its slots and the `McpClient` itself.
     pub const STATE: usize = CFG.arena_len(CALLS)
@@ -676,7 +680,7 @@ mod mcp {
             McpClient::new(CFG, McpClientInfo::THIS_CRATE, SLOTS.take(), ARENA.take()).ok()?;
         let out = OUT.take();
         let mut n = Counts::default();
-        c.start().ok()?;
+        c.start(Instant::ZERO).ok()?;
         drain(&mut c, out, &mut n)?;
         let mut called = false;
         for piece in core::hint::black_box(SERVER).chunks(64) {

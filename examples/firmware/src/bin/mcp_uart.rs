@@ -4,7 +4,8 @@
 //! (`@modelcontextprotocol/server-everything`; see `mcp/README.md`).
 //!
 //! No heap: the `McpClient` and the `Wrapper` live in the main task with `static` storage. The
-//! client starts the server (`initialize`, `tools/list`); the firmware checks that the tools
+//! client starts the server (`server/discover`, then `initialize` when the server is of an
+//! earlier revision, `tools/list`); the firmware checks that the tools
 //! it wants (`echo`, `get-sum`) were listed and registers them as adapter tools of a wrapper
 //! (`McpConfig::fitting` its configuration). A scripted model turn then calls both, and one
 //! loop moves everything: UART bytes into `McpClient::feed`; the client's events, its frames into
@@ -204,17 +205,31 @@ async fn main(_spawner: Spawner) {
 async fn session(h: &mut Host, mut client: McpClient<'static>) -> u64 {
     let mut rx = [0u8; RX_CHUNK];
 
-    // Start-up: initialize and list the tools, before any wrapper exists.
+    // Start-up: `server/discover` (server-everything refuses it: `initialize` follows), the
+    // tools listed, before any wrapper exists; the client's deadline for the discovery on
+    // embassy time.
     client
-        .start()
+        .start(now())
         .unwrap_or_else(|e| fail!("McpClient::start: {}", e));
     loop {
         h.pump(&mut client, None);
         if h.startup.ready {
             break;
         }
-        let n = h.link.receive(&mut rx).await;
-        h.feed(&mut client, None, &rx[..n]);
+        let deadline = client.poll_timeout();
+        let timer = async {
+            match deadline {
+                Some(d) => Timer::at(d.into()).await,
+                None => core::future::pending().await,
+            }
+        };
+        match select(h.link.receive(&mut rx), timer).await {
+            Either::First(n) => h.feed(&mut client, None, &rx[..n]),
+            Either::Second(()) => {
+                warn!("server/discover unanswered: initialize next");
+                client.handle_timeout(now());
+            }
+        }
     }
     info!(
         "start-up done: {=usize} tools listed, {=u64} ms",
@@ -533,6 +548,9 @@ impl Host {
                     info!("ready: {=u32} tools", tools);
                     self.startup.ready = true;
                 }
+                // The wrapper's tools are fixed once it is built: the ones listed at start-up
+                // are served.
+                McpEvent::ToolsChanged { tools } => info!("tools changed: {=u32} tools", tools),
                 McpEvent::StartFailed(why) => match why {
                     McpStartError::UnsupportedVersion(v) => {
                         fail!("the start-up failed: version {=str}", shown(v))
