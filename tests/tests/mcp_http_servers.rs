@@ -433,7 +433,7 @@ fn round_lines(results: &[String], last_error: Option<&str>) -> Vec<String> {
         Some(e) => format!("Tool results above. Last tool error: {e}"),
         None => "Tool results above.".to_string(),
     };
-    let frame = json!({"type": "TEXT", "content": text}).to_string();
+    let frame = format!(r#"{{"type":"TEXT","content":{}}}"#, json!(text));
     let mut lines = results.to_vec();
     lines.push(format!(r#"{{"to":"model","frame":{frame}}}"#));
     lines.push(format!(r#"{{"to":"consumer","frame":{frame}}}"#));
@@ -457,6 +457,55 @@ fn initialized(stderr: &str) -> Option<&str> {
             .split(',')
             .next()
     })
+}
+
+// ------------------------------------------------------------ the command line
+
+/// Runs the program with `args` and stdin at its end, for at most `PATIENCE`: its exit
+/// code, stdout and stderr.
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let mut child = Command::new(program())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting polyweave-mcp");
+    let deadline = Instant::now() + PATIENCE;
+    while child.try_wait().expect("waiting for it").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("polyweave-mcp {args:?} still runs after {PATIENCE:?}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().expect("its output");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8 output");
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+/// `--http` and a server command together, or neither: exit 2 with one line. An endpoint
+/// where nothing listens: the start-up fails, exit 2, nothing on stdout.
+#[test]
+fn both_or_neither_refused_and_no_endpoint() {
+    let both = run(&["--http", "http://127.0.0.1:9/mcp", "--", "node", "x.js"]);
+    let line = "polyweave-mcp: both --http and a server command: give one (see --help)\n";
+    assert_eq!(both, (Some(2), String::new(), line.to_string()));
+    let neither = run(&["--timeout-ms", "5"]);
+    let line = "polyweave-mcp: no server: give a command after -- or --http URL (see --help)\n";
+    assert_eq!(neither, (Some(2), String::new(), line.to_string()));
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (code, stdout, stderr) = run(&["--http", &url]);
+    assert_eq!((code, stdout.as_str()), (Some(2), ""), "{stderr}");
+    assert!(
+        stderr.ends_with("polyweave-mcp: start-up failed: the server gave no response\n"),
+        "{stderr}"
+    );
 }
 
 // ------------------------------------------------------------ server-everything
@@ -499,6 +548,8 @@ fn everything_calls_answered_exactly() {
     );
     let f = s.finish();
     assert_eq!(initialized(&f.stderr), Some("2025-11-25"), "{}", f.stderr);
+    let server = "server mcp-servers/everything ";
+    assert!(f.stderr.contains(server), "{}", f.stderr);
     assert!(
         f.stderr.contains("polyweave-mcp: ready: 13 tools\n"),
         "{}",
@@ -606,6 +657,10 @@ fn python_calls_answered_exactly(json_mode: bool, legacy: bool) {
     );
     let f = s.finish();
     assert_eq!(initialized(&f.stderr), Some(protocol), "{}", f.stderr);
+    let line = format!(
+        "polyweave-mcp: initialized: protocol {protocol}, server polyweave-http-test 1.0.0\n"
+    );
+    assert!(f.stderr.contains(&line), "{}", f.stderr);
     assert!(
         f.stderr.contains("polyweave-mcp: ready: 4 tools\n"),
         "{}",
@@ -637,7 +692,13 @@ fn python_timeout_and_kill(json_mode: bool, legacy: bool) {
         lines,
         round_lines(&[result_line("a", "add", r#"{"sum":2}"#)], None)
     );
+    let f = s.finish();
+    assert_eq!(f.lines.len(), 3 * 3, "three rounds and nothing else");
+    assert_eq!(initialized(&f.stderr), Some(protocol), "{}", f.stderr);
 
+    // A new session with the default timeout, to the same server.
+    let mut s = Session::start(rev, &server);
+    one_call(&mut s, "e", "echo", json!({"message": "up"}));
     let from = s.lines.len();
     s.send(&call("k", "slow", json!({"seconds": 3})));
     // The call is on its way, its answer seconds off: the server dies under it.
@@ -650,8 +711,7 @@ fn python_timeout_and_kill(json_mode: bool, legacy: bool) {
     let e = "Tool echo failed: the MCP server closed the connection";
     assert_eq!(lines, round_lines(&[error_line("z", "echo", e)], Some(e)));
     let f = s.finish();
-    assert_eq!(f.lines.len(), 5 * 3, "five rounds and nothing else");
-    assert_eq!(initialized(&f.stderr), Some(protocol), "{}", f.stderr);
+    assert_eq!(f.lines.len(), 3 * 3, "three rounds and nothing else");
 }
 
 macro_rules! python_cases {

@@ -202,6 +202,11 @@ pub fn start_error(e: &McpStartError<'_>) -> String {
         McpStartError::CursorTooLong(n) => format!("a tools/list cursor of {n} bytes"),
         McpStartError::TooManyPages => "tools/list never stops paging".into(),
         McpStartError::ResponseTooLarge => "an answer longer than the client's line buffer".into(),
+        McpStartError::NoAnswer => "the server did not answer server/discover in time".into(),
+        McpStartError::NoResponse { status: 0 } => "the server gave no response".into(),
+        McpStartError::NoResponse { status } => {
+            format!("the server's response (HTTP {status}) had no answer")
+        }
         other => format!("{other:?}"),
     }
 }
@@ -213,9 +218,13 @@ pub fn log_event(ev: &McpEvent<'_>) -> Option<Result<u32, String>> {
             protocol_version,
             result,
         } => {
-            let server = polyweave_tool_adapter::json::find_member(result, b"serverInfo", 32)
-                .ok()
-                .flatten();
+            use polyweave_tool_adapter::json::find_member;
+            let member = |raw, key: &[u8]| find_member(raw, key, 32).ok().flatten();
+            // `initialize` answers `serverInfo`; `server/discover` has it in its `_meta`.
+            let server = member(result, b"serverInfo").or_else(|| {
+                member(result, b"_meta")
+                    .and_then(|m| member(m, b"io.modelcontextprotocol/serverInfo"))
+            });
             let name = server.and_then(|s| crate::lines::member_text(s, b"name"));
             let version = server.and_then(|s| crate::lines::member_text(s, b"version"));
             log!(
