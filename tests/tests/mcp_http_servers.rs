@@ -740,3 +740,156 @@ python_cases! {
     sse_2025: false, true;
     json_2025: true, true;
 }
+
+// ------------------------------------------------------------ the agent
+
+/// `polyweave-agent --mcp-http URL`: a fake provider (`tests/sdk/fake_provider.py`, in the
+/// SDK environment) calls `add`, the agent runs it on the Python server over Streamable
+/// HTTP (2026-07-28), and the result goes into the next request; without the SDK
+/// environment the case fails in CI and is skipped with a printed line elsewhere.
+#[test]
+fn agent_runs_the_tools_of_an_http_server() {
+    let Some(sdk) = polyweave_tests::library::sdk_python() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have the SDK environment (tests/run.sh makes target/sdk-venv)"
+        );
+        println!("skipped: no SDK environment (bash tests/run.sh makes target/sdk-venv)");
+        return;
+    };
+    let server = python(false);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("mcp-http-agent")
+        .join(std::process::id().to_string());
+    std::fs::create_dir_all(&dir).expect("the case's folder");
+    // An openai-chat stream calling `add`, its arguments in two pieces.
+    let chunk = |delta: Value, finish: Value| {
+        let c = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
+                       "model": "test-model",
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {c}\n\n")
+    };
+    let call = json!({"index": 0, "id": "call_1", "type": "function",
+                      "function": {"name": "add", "arguments": "{\"a\":2,"}});
+    let more = json!({"index": 0, "function": {"arguments": "\"b\":3}"}});
+    let body = [
+        chunk(
+            json!({"role": "assistant", "content": null, "tool_calls": [call]}),
+            Value::Null,
+        ),
+        chunk(json!({"tool_calls": [more]}), Value::Null),
+        chunk(json!({}), json!("tool_calls")),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let recording = dir.join("add.body");
+    std::fs::write(&recording, body).expect("writing the recording");
+    let log = dir.join("requests.ndjson");
+    let _ = std::fs::remove_file(&log);
+    let config = json!({"provider": "openai-chat", "model": "test-model",
+                        "path": "/v1/chat/completions", "key": null, "log": log,
+                        "turns": [{"body": recording}, {"text": ["It is ", "5."]}]});
+    let config_path = dir.join("fake.json");
+    std::fs::write(&config_path, config.to_string()).expect("writing the fake's config");
+    let mut fake = Command::new(&sdk)
+        .arg(workspace_root().join("tests/sdk/fake_provider.py"))
+        .arg(&config_path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("running fake_provider.py");
+    let mut line = String::new();
+    let _ = BufReader::new(fake.stdout.take().expect("its stdout")).read_line(&mut line);
+    let Some(port) = line.trim().strip_prefix("listening ").map(str::to_string) else {
+        let _ = fake.kill();
+        let _ = fake.wait();
+        panic!("the fake provider did not start: {line:?}");
+    };
+    let agent = {
+        let (profile, target) = (profile(), target_dir());
+        let out = cargo_build("polyweave-agent", &profile, &target)
+            .arg("-q")
+            .output()
+            .expect("running cargo build -p polyweave-agent");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        target.join(&profile).join("polyweave-agent")
+    };
+    let url = format!("http://127.0.0.1:{port}/v1/chat/completions");
+    let mut child = Command::new(agent)
+        .args([
+            "--provider",
+            "openai-chat",
+            "--url",
+            &url,
+            "--model",
+            "test-model",
+        ])
+        .args([
+            "--json",
+            "--prompt",
+            "Add 2 and 3",
+            "--mcp-http",
+            &server.url(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running polyweave-agent");
+    let deadline = Instant::now() + PATIENCE;
+    while child.try_wait().expect("waiting for the agent").is_none() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("the agent's output");
+    let _ = fake.kill();
+    let _ = fake.wait();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let tools: Vec<&Value> = events.iter().filter(|e| e.get("tool").is_some()).collect();
+    assert_eq!(
+        tools,
+        [&json!({"turn": 1, "tool": {"type": "TOOL_RESULT",
+                 "content": {"id": "call_1", "name": "add", "result": {"sum": 5}}}})],
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(
+        events.last(),
+        Some(&json!({"done": {"turns": 2, "stop": "answer", "text": "It is 5."}})),
+        "{stdout}"
+    );
+    let requests: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("the fake's log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    for r in &requests {
+        assert_eq!(
+            (&r["status"], &r["errors"]),
+            (&json!(200), &json!([])),
+            "{r}"
+        );
+    }
+    let messages = requests[1]["body"]["messages"]
+        .as_array()
+        .expect("messages");
+    assert_eq!(
+        messages.last(),
+        Some(&json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"sum\":5}"})),
+        "{messages:?}"
+    );
+    assert!(
+        stderr.contains("polyweave-agent: initialized: protocol 2026-07-28"),
+        "{stderr}"
+    );
+}
