@@ -1078,6 +1078,11 @@ enum pw_mcp_failure
      * this client cannot give.
      */
     PW_MCP_FAILURE_INPUT_REQUIRED = 9,
+    /**
+     * Over Streamable HTTP, the response ended without the answer and its status (`limit`)
+     * was no success (SPEC §9.11).
+     */
+    PW_MCP_FAILURE_HTTP = 10,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1207,6 +1212,11 @@ enum pw_mcp_start_error
      * within `start_timeout_ms`.
      */
     PW_MCP_START_NO_ANSWER = 7,
+    /**
+     * Over Streamable HTTP, the response to `initialize` or `tools/list` ended without the
+     * answer; its status (0: no response at all) is the event's `len`.
+     */
+    PW_MCP_START_NO_RESPONSE = 8,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -2022,7 +2032,7 @@ typedef struct pw_mcp_event {
     pw_mcp_start_error start_error;
     /**
      * `PW_MCP_SKIP_NAME_TOO_LONG`: the name's decoded length; `PW_MCP_START_CURSOR_TOO_LONG`:
-     * the cursor's length; 0 otherwise.
+     * the cursor's length; `PW_MCP_START_NO_RESPONSE`: the HTTP status; 0 otherwise.
      */
     size_t len;
     /**

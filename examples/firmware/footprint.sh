@@ -161,9 +161,9 @@ for level in z s; do
 done
 qemu "$dir/footprint-mcp-z.elf" >"$dir/mcp-z.bin" || { echo "probe mcp-z failed" >&2; exit 1; }
 defmt-print -e "$dir/footprint-mcp-z.elf" <"$dir/mcp-z.bin" >"$dir/mcp-z.log"
-grep -q 'MCP: frames 3 lines 5 events 5 ' "$dir/mcp-z.log" &&
+grep -q 'MCP: frames 3 lines 6 events 8 ' "$dir/mcp-z.log" &&
   grep -qF 'mcp frame: b"{\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"echo\",\"result\":[{\"type\":\"text\",\"text\":\"Echo: hi\"}]}}"' "$dir/mcp-z.log" ||
-  { echo "the MCP run did not give its 3 frames, 5 lines and 5 events" >&2; exit 1; }
+  { echo "the MCP run did not give its 3 frames, 6 lines and 8 events" >&2; exit 1; }
 mcp_state=$(sed -n 's/.*MCP: .* state \([0-9]*\).*/\1/p' "$dir/mcp-z.log")
 mcp_out=$(sed -n 's/.*MCP: .* out \([0-9]*\).*/\1/p' "$dir/mcp-z.log")
 mcp_stack=$(sed -n 's/.*MCP STACK: \([0-9]*\) bytes.*/\1/p' "$dir/mcp-z.log")

@@ -168,6 +168,9 @@ pub enum pw_mcp_failure {
     /// The result's `resultType` is `input_required` (SPEC §9.10): the server asks for input
     /// this client cannot give.
     PW_MCP_FAILURE_INPUT_REQUIRED = 9,
+    /// Over Streamable HTTP, the response ended without the answer and its status (`limit`)
+    /// was no success (SPEC §9.11).
+    PW_MCP_FAILURE_HTTP = 10,
 }
 
 /// What `pw_mcp_poll_event` handed out (`pw_mcp_event.kind`).
@@ -228,6 +231,9 @@ pub enum pw_mcp_start_error {
     /// The client was fixed to 2026-07-28 and the server did not answer `server/discover`
     /// within `start_timeout_ms`.
     PW_MCP_START_NO_ANSWER = 7,
+    /// Over Streamable HTTP, the response to `initialize` or `tools/list` ended without the
+    /// answer; its status (0: no response at all) is the event's `len`.
+    PW_MCP_START_NO_RESPONSE = 8,
 }
 
 /// Which MCP revision a client speaks (`pw_mcp_config.revision`, SPEC §9.9).

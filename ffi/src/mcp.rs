@@ -288,10 +288,18 @@ pub unsafe extern "C" fn pw_mcp_config_fit(
     // SAFETY: the caller hands `cfg` for one read and write and `wrapper` for one read. Only
     // the two fields the wrapper sets change, so a configuration out of range stays so.
     unsafe {
-        config_fit(cfg, wrapper, |c, w| pw_mcp_config {
-            name_cap: w.name_cap,
-            max_depth: w.max_depth,
-            ..c
+        config_fit(cfg, wrapper, |c, w| {
+            // The core's fit on the capacities; the revision is copied back as the host gave it.
+            let auto = pw_mcp_revision::PW_MCP_REVISION_AUTO as u32;
+            let capacities = pw_mcp_config {
+                revision: auto,
+                ..c
+            }
+            .to_config();
+            capacities.map_or(c, |k| pw_mcp_config {
+                revision: c.revision,
+                ..pw_mcp_config::of(&k.fit(w))
+            })
         })
     }
 }
@@ -542,6 +550,9 @@ pub(crate) fn failure(f: McpFailure) -> (pw_mcp_failure, usize, usize) {
         ),
         McpFailure::NoOutcome => (pw_mcp_failure::PW_MCP_FAILURE_NO_OUTCOME, 0, 0),
         McpFailure::InputRequired => (pw_mcp_failure::PW_MCP_FAILURE_INPUT_REQUIRED, 0, 0),
+        McpFailure::Http { status } => {
+            (pw_mcp_failure::PW_MCP_FAILURE_HTTP, usize::from(status), 0)
+        }
     }
 }
 
@@ -715,7 +726,7 @@ pub struct pw_mcp_event {
     /// For `PW_MCP_EVENT_START_FAILED`: why (`PW_MCP_START_NONE` otherwise).
     pub start_error: pw_mcp_start_error,
     /// `PW_MCP_SKIP_NAME_TOO_LONG`: the name's decoded length; `PW_MCP_START_CURSOR_TOO_LONG`:
-    /// the cursor's length; 0 otherwise.
+    /// the cursor's length; `PW_MCP_START_NO_RESPONSE`: the HTTP status; 0 otherwise.
     pub len: usize,
     /// `PW_MCP_SKIP_NAME_TOO_LONG`: `name_cap`; 0 otherwise.
     pub cap: usize,
@@ -775,6 +786,11 @@ fn start_error(e: McpStartError<'_>) -> (pw_mcp_start_error, &[u8], usize) {
             (pw_mcp_start_error::PW_MCP_START_RESPONSE_TOO_LARGE, &[], 0)
         }
         McpStartError::NoAnswer => (pw_mcp_start_error::PW_MCP_START_NO_ANSWER, &[], 0),
+        McpStartError::NoResponse { status } => (
+            pw_mcp_start_error::PW_MCP_START_NO_RESPONSE,
+            &[],
+            usize::from(status),
+        ),
         // A start-up failure newer than this table: the result was not one to go on with.
         _ => (pw_mcp_start_error::PW_MCP_START_BAD_RESULT, &[], 0),
     }

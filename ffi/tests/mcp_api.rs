@@ -781,7 +781,7 @@ fn a_config_fits_a_wrapper_config() {
     );
 }
 
-/// 2026-07-28's `_meta` members naming the revision and this test's client (SPEC §9.9).
+/// 2026-07-28's `_meta` members naming the revision and this test's client.
 const ENVELOPE: &str = "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\
 \"io.modelcontextprotocol/clientCapabilities\":{},\
 \"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcp-api-test\",\"version\":\"1.0\"}";
@@ -823,6 +823,8 @@ fn listed(c: *mut pw_mcp) -> (Vec<String>, pw_mcp_event) {
     }
 }
 
+/// No handshake and the envelope on every request (SPEC §9.9), `input_required` failing its
+/// call (SPEC §9.10), the tools listed again when they change (SPEC §9.12).
 #[test]
 fn a_server_listing_2026_07_28_is_spoken_to_in_it() {
     let mut block = vec![0u64; size(&config(), 2) / 8 + 1];
@@ -934,6 +936,7 @@ fn a_server_listing_2026_07_28_is_spoken_to_in_it() {
     );
 }
 
+/// The handshake on the same connection (SPEC §9.9).
 #[test]
 fn a_server_refusing_server_discover_gets_initialize() {
     let initialize =
@@ -976,6 +979,8 @@ fn a_server_refusing_server_discover_gets_initialize() {
     }
 }
 
+/// `initialize` at the start-up's deadline; fixed to 2026-07-28, the start-up fails
+/// (SPEC §9.9).
 #[test]
 fn an_unanswered_server_discover_times_out() {
     let mut block = vec![0u64; size(&config(), 2) / 8 + 1];
@@ -1038,5 +1043,17 @@ fn fitting_keeps_the_revision_and_its_timeout() {
     assert_eq!(
         (cfg.revision, cfg.start_timeout_ms, cfg.name_cap),
         (2, 7, 64)
+    );
+    // A revision out of range stays so: the configuration is still refused after fitting.
+    cfg.revision = 3;
+    cfg.name_cap = 9;
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { pw_mcp_config_fit(&mut cfg, &w) }, pw_result::PW_OK);
+    assert_eq!((cfg.revision, cfg.name_cap), (3, 64));
+    let mut n = 0;
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { pw_mcp_size(&cfg, 1, &mut n) },
+        pw_result::PW_BAD_CONFIG
     );
 }

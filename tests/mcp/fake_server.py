@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in MCP server for start-up failures: answers `initialize` with the protocol
-version given, then reads (and ignores) everything until its stdin ends.
+version given, any other request (`server/discover` among them) with `-32601` as a server of
+an earlier revision does, and ignores the rest until its stdin ends.
 
     fake_server.py PROTOCOL_VERSION
 
@@ -18,12 +19,17 @@ def main():
             msg = json.loads(line)
         except ValueError:
             continue
-        if isinstance(msg, dict) and msg.get("method") == "initialize" and "id" in msg:
+        if not isinstance(msg, dict) or "id" not in msg or "method" not in msg:
+            continue
+        if msg["method"] == "initialize":
             answer = {"jsonrpc": "2.0", "id": msg["id"], "result": {
                 "protocolVersion": version, "capabilities": {},
                 "serverInfo": {"name": "fake", "version": "0"}}}
-            sys.stdout.write(json.dumps(answer) + "\n")
-            sys.stdout.flush()
+        else:
+            answer = {"jsonrpc": "2.0", "id": msg["id"],
+                      "error": {"code": -32601, "message": "Method not found"}}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -2,12 +2,8 @@
 //! the messages of the calls it fails itself.
 
 use crate::json::valid::{get, get_str, Arr};
-use crate::json::{BufferTooSmall, JsonStr};
-use crate::sink::{put_escaped, put_json_string, put_u64, write_counted, Sink};
-
-use super::calls::CallState;
-use super::stats::bump64;
-use super::{McpAdapterFrame, McpClient, Owed};
+use crate::json::JsonStr;
+use crate::sink::{put_escaped, put_json_string, put_u64, Sink};
 
 /// Why the client failed a call itself.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -168,71 +164,4 @@ pub(crate) fn failure(s: &mut dyn Sink, name: &[u8], why: McpFailure) {
         }
     }
     s.put(ERROR_TAIL);
-}
-
-impl McpClient<'_> {
-    /// The next frame for a call's adapter, written into `out`: hand it to
-    /// [`Wrapper::handle_adapter_frame`](crate::Wrapper::handle_adapter_frame).
-    pub fn poll_frame(
-        &mut self,
-        out: &mut [u8],
-    ) -> Result<Option<McpAdapterFrame>, BufferTooSmall> {
-        let (slot, len, next) = match self.owed {
-            Owed::Result { slot, value } => {
-                let (name, v) = (self.calls.name(slot), &self.line[value.0..value.1]);
-                let n = write_counted(out, |s| tool_result(s, name, v))?;
-                (slot, n, Owed::End { slot })
-            }
-            Owed::End { slot } => (slot, write_counted(out, end)?, Owed::Nothing),
-            Owed::IsError { slot, result } => {
-                let (name, r) = (self.calls.name(slot), &self.line[result.0..result.1]);
-                let n = write_counted(out, |s| error_texts(s, name, r))?;
-                (slot, n, Owed::Nothing)
-            }
-            Owed::RpcError { slot, error } => {
-                let name = self.calls.name(slot);
-                let message = get_str(&self.line[error.0..error.1], b"message");
-                let n = write_counted(out, |s| error_message(s, name, message))?;
-                (slot, n, Owed::Nothing)
-            }
-            Owed::Progress { slot, params } => {
-                let p = &self.line[params.0..params.1];
-                let n = write_counted(out, |s| progress(s, p))?;
-                let handle = self.calls.get(slot).handle;
-                self.owed = Owed::Nothing;
-                return Ok(Some(McpAdapterFrame { handle, len: n }));
-            }
-            _ => return self.poll_failure(out),
-        };
-        let handle = self.calls.get(slot).handle;
-        self.owed = next;
-        if next == Owed::Nothing {
-            self.calls.set_state(slot, CallState::Free);
-            bump64(&mut self.stats.answered);
-        }
-        Ok(Some(McpAdapterFrame { handle, len }))
-    }
-
-    /// The `ERROR` of a call the client failed itself, oldest first.
-    fn poll_failure(&mut self, out: &mut [u8]) -> Result<Option<McpAdapterFrame>, BufferTooSmall> {
-        if let Some(imm) = self.immediate {
-            let name = &self.imm_name[..imm.name_len];
-            let len = write_counted(out, |s| failure(s, name, imm.why))?;
-            self.immediate = None;
-            bump64(&mut self.stats.failed);
-            return Ok(Some(McpAdapterFrame {
-                handle: imm.handle,
-                len,
-            }));
-        }
-        let Some((slot, why)) = self.calls.oldest_failing() else {
-            return Ok(None);
-        };
-        let name = self.calls.name(slot);
-        let len = write_counted(out, |s| failure(s, name, why))?;
-        let handle = self.calls.get(slot).handle;
-        self.calls.set_state(slot, CallState::Free);
-        bump64(&mut self.stats.failed);
-        Ok(Some(McpAdapterFrame { handle, len }))
-    }
 }

@@ -82,6 +82,7 @@
 //! ```
 
 mod adapter;
+mod answers;
 mod calls;
 mod config;
 mod error;

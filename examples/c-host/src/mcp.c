@@ -62,7 +62,7 @@
 #define OUTBOX_CAP (SLOTS * (ARGS_CAP + 6u * NAME_CAP + 256u + PW_MCP_MIN_OUTBOX + 12u))
 #define CURSOR_CAP 4096u            /* a tools/list cursor */
 #define IN_LINE_CAP (1024u * 1024u) /* a model frame */
-#define STARTUP_MS 10000u           /* for initialize and tools/list */
+#define STARTUP_MS 10000u           /* for server/discover, initialize and tools/list */
 #define GRACE_MS 5000               /* for the server to exit once its stdin is closed */
 
 /* The wrapper's and the client's capacities under the names the header's size macros read
@@ -536,6 +536,9 @@ static int start_client(const pw_wrapper_config *wc) {
     cfg.line_cap = LINE_CAP;
     cfg.outbox_cap = OUTBOX_CAP;
     cfg.cursor_cap = CURSOR_CAP;
+    /* Half the start-up's time for server/discover: a server that leaves it unanswered
+     * still has the other half for initialize and tools/list. */
+    cfg.start_timeout_ms = STARTUP_MS / 2;
     if ((r = pw_mcp_config_fit(&cfg, wc)) != PW_OK || (r = pw_mcp_size(&cfg, SLOTS, &size)) != PW_OK ||
         (r = pw_mcp_max_frame_len(&cfg, &frame_len)) != PW_OK ||
         (r = pw_mcp_max_line_len(&cfg, &line_len)) != PW_OK) {
@@ -553,9 +556,7 @@ static int start_client(const pw_wrapper_config *wc) {
         note_code("cannot start the MCP client", (uint32_t)r);
         return -1;
     }
-    /* A server of an earlier revision may leave server/discover unanswered for the whole
-     * start_timeout_ms before initialize goes out. */
-    deadline = clock_ms() + cfg.start_timeout_ms + STARTUP_MS;
+    deadline = clock_ms() + STARTUP_MS;
     for (;;) {
         uint64_t now = clock_ms();
         uint64_t wake = pw_mcp_poll_timeout(st.c);

@@ -121,6 +121,7 @@ class StartError(enum.IntEnum):
     TOO_MANY_PAGES = _ffi.PW_MCP_START_TOO_MANY_PAGES
     RESPONSE_TOO_LARGE = _ffi.PW_MCP_START_RESPONSE_TOO_LARGE
     NO_ANSWER = _ffi.PW_MCP_START_NO_ANSWER
+    NO_RESPONSE = _ffi.PW_MCP_START_NO_RESPONSE
 
 
 class McpRevision(str, enum.Enum):
@@ -162,6 +163,7 @@ class Failure(enum.IntEnum):
     RESPONSE_TOO_DEEP = _ffi.PW_MCP_FAILURE_RESPONSE_TOO_DEEP
     NO_OUTCOME = _ffi.PW_MCP_FAILURE_NO_OUTCOME
     INPUT_REQUIRED = _ffi.PW_MCP_FAILURE_INPUT_REQUIRED
+    HTTP = _ffi.PW_MCP_FAILURE_HTTP
 
 
 # Events (`McpClient.poll_event`): raw JSON stays bytes as the server sent it; `.json` parses.

@@ -229,7 +229,7 @@ INITIALIZE_2 = (
 
 
 class Revisions(unittest.TestCase):
-    """SPEC §9.9-§9.12 through the binding: `server/discover` first, 2026-07-28 with its
+    """The revisions through the binding: `server/discover` first, 2026-07-28 with its
     envelope, the handshake of 2025-11-25 after a refusal or a timeout, a fixed revision."""
 
     def host(self, revision="auto", tools=("echo",)):
@@ -240,6 +240,8 @@ class Revisions(unittest.TestCase):
         return h
 
     def test_a_server_listing_2026_07_28_is_spoken_to_in_it(self):
+        """No handshake, the envelope on every request (SPEC §9.9), `input_required` failing its
+        call (SPEC §9.10), the tools listed again when they change (SPEC §9.12)."""
         h = self.host(tools=("echo", "add"))
         try:
             self.assertEqual(h.lines, [DISCOVER])
@@ -297,6 +299,7 @@ class Revisions(unittest.TestCase):
             h.close()
 
     def test_a_refused_server_discover_gets_initialize(self):
+        """The handshake on the same connection (SPEC §9.9)."""
         for refusal in (rpc(id=1, error={"code": -32601, "message": "Method not found"}),
                         rpc(id=None, error={"code": -32600, "message": "Invalid Request"})):
             h = self.host()
@@ -312,6 +315,7 @@ class Revisions(unittest.TestCase):
                 h.close()
 
     def test_an_unanswered_server_discover_times_out_into_initialize(self):
+        """`initialize` at `poll_timeout()` (SPEC §9.9)."""
         h = self.host()
         try:
             self.assertEqual(h.client.poll_timeout(), 1500)
@@ -329,6 +333,7 @@ class Revisions(unittest.TestCase):
             h.close()
 
     def test_a_client_fixed_to_2026_07_28_fails_without_it(self):
+        """A fixed revision (SPEC §9.9)."""
         h = self.host(revision="2026-07-28")
         try:
             h.client.handle_timeout(2000)
@@ -704,6 +709,7 @@ class ServerLoop(unittest.TestCase):
                                         "params": {"requestId": 4, "reason": "timeout"}})
 
     def test_a_2026_07_28_server_and_its_tools_changing(self):
+        """SPEC §9.9 and SPEC §9.12 over a child's stdio."""
         log = []
         with pw.McpServer(fake("2026"), timeout_ms=2000, log=lambda d, b: log.append((d, b)), **QUIET) as s:
             self.assertEqual((s.protocol_version, s.client.protocol_version), ("2026-07-28", "2026-07-28"))
@@ -829,6 +835,7 @@ class Everything(unittest.TestCase):
         self.assertEqual(self.server.client.state, mcp.McpState.READY)
 
     def test_spoken_to_in_2025_11_25_after_refusing_server_discover(self):
+        """A real server of 2025-11-25 refuses the probe and gets the handshake (SPEC §9.9)."""
         self.assertEqual((self.server.protocol_version, self.server.client.protocol_version), ("2025-11-25", "2025-11-25"))
         sent = [json.loads(b) for d, b in self.log if d == "send"]
         self.assertEqual([m.get("method") for m in sent[:4]],
@@ -891,6 +898,7 @@ class Time(unittest.TestCase):
         cls.server.close()
 
     def test_spoken_to_in_2026_07_28_without_initialize(self):
+        """A real server listing 2026-07-28 gets no handshake (SPEC §9.9)."""
         s = self.server
         self.assertEqual((s.protocol_version, s.client.protocol_version), ("2026-07-28", "2026-07-28"))
         self.assertIn("2026-07-28", s.server_info["supportedVersions"])

@@ -455,7 +455,7 @@ static void test_refusals_and_short_buffers(void)
     }
 }
 
-/* 2026-07-28's `_meta` members naming the revision and the client "t" 1 (SPEC §9.9). */
+/* 2026-07-28's `_meta` members naming the revision and the client "t" 1. */
 #define ENVELOPE                                                                               \
     "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                              \
     "\"io.modelcontextprotocol/clientCapabilities\":{},"                                       \
@@ -475,8 +475,9 @@ static pw_mcp *started_at_1000(uint32_t revision)
     return c;
 }
 
-/* A server listing 2026-07-28: no handshake, the envelope on every request, `input_required`
- * failing its call, and the tools listed again when they change. */
+/* A server listing 2026-07-28: no handshake, the envelope on every request (SPEC §9.9),
+ * `input_required` failing its call (SPEC §9.10), and the tools listed again when they change
+ * (SPEC §9.12). */
 static void test_revision_2026(void)
 {
     pw_mcp *c = started_at_1000(PW_MCP_REVISION_AUTO);
@@ -554,7 +555,7 @@ static void test_revision_2026(void)
 }
 
 /* A server that refuses server/discover, or does not answer it in time, gets initialize on
- * the same connection; a client fixed to 2026-07-28 fails instead. */
+ * the same connection; a client fixed to 2026-07-28 fails instead (SPEC §9.9). */
 static void test_revision_fallbacks(void)
 {
     pw_mcp *c;

@@ -4,6 +4,9 @@
 
 use crate::sink::Sink;
 
+/// Bytes of a 2025-11-25 `Mcp-Session-Id` kept; a longer one fails the start-up.
+pub const SESSION_CAP: usize = 128;
+
 /// Whether a header value can be written as it is: visible ASCII, inner spaces and tabs,
 /// and not looking like the Base64 sentinel.
 fn plain(value: &[u8]) -> bool {

@@ -7,13 +7,10 @@
 //!
 //! # Methods by role
 //!
-//! - Set-up: [`McpClient::new_http`](super::McpClient::new_http) with one [`McpStream`] per
-//!   response read at once.
-//! - Effects: [`McpClient::poll_request`](super::McpClient::poll_request) (a POST to make, or
-//!   a stream to close).
-//! - Inputs: [`McpClient::handle_response`](super::McpClient::handle_response) (status and
-//!   headers), [`McpClient::feed_response`](super::McpClient::feed_response) (body bytes),
-//!   [`McpClient::handle_response_end`](super::McpClient::handle_response_end).
+//! - Set-up: [`McpClient::new_http`](super::McpClient::new_http) with one [`McpStream`] per response read at once.
+//! - Effects: [`McpClient::poll_request`](super::McpClient::poll_request) (a POST to make, or a stream to close).
+//! - Inputs: [`McpClient::handle_response`](super::McpClient::handle_response) (status and headers),
+//!   [`McpClient::feed_response`](super::McpClient::feed_response) (body bytes), [`McpClient::handle_response_end`](super::McpClient::handle_response_end).
 //!
 //! The rest is the line client's: `start`, `poll_event`, `poll_frame`, `handle_frame`,
 //! `poll_timeout`, `handle_timeout`.
@@ -21,8 +18,6 @@
 mod headers;
 mod streams;
 
+pub use headers::SESSION_CAP;
 pub(crate) use streams::Http;
 pub use streams::{McpPost, McpStream, McpStreamError};
-
-/// Bytes of a 2025-11-25 `Mcp-Session-Id` kept; a longer one fails the start-up.
-pub const SESSION_CAP: usize = 128;

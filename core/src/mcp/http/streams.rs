@@ -14,8 +14,7 @@ use super::super::jsonrpc::{self, Message};
 use super::super::listing::{Listen, Relist};
 use super::super::stats::{bump32, bump64};
 use super::super::{McpClient, Owed, Phase, StartFault};
-use super::headers::{put_common, put_header, put_value, value_bound};
-use super::SESSION_CAP;
+use super::headers::{put_common, put_header, put_value, value_bound, SESSION_CAP};
 
 /// Where a stream is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

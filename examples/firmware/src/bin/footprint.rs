@@ -599,8 +599,9 @@ mod requesting {
 
 /// The core's MCP client (SPEC §9) at the small configuration with 2 call slots, on a scripted
 /// exchange in memory (no UART): the server's lines (`mcp/footprint-server.ndjson`: the
-/// start-up, a notification, a ping, then a progress and the answer of one call) fed 64 bytes
-/// at a time, the call handed in once the tools are listed, every output drained.
+/// start-up, `notifications/tools/list_changed`, a ping, the tools listed again, then a
+/// progress and the answer of one call) fed 64 bytes at a time, the call handed in once the
+/// tools are listed, every output drained.
 #[cfg(feature = "mcp-client")]
 mod mcp {
     use defmt::info;
