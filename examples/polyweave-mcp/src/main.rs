@@ -54,7 +54,7 @@
 //! connection`, and later ones at once — over HTTP, each later call fails by itself, with
 //! that text or `Tool <name> failed: HTTP <status>`); 2 for bad arguments, a server that cannot be started,
 //! or a start-up that fails (the server refuses, answers an unknown protocol version, exits
-//! before it is ready, or is not ready within 10 s); 1 when stdout cannot be written.
+//! before it is ready, or is not ready within 20 s); 1 when stdout cannot be written.
 //!
 //! # Logs
 //!
