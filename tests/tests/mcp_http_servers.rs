@@ -113,15 +113,21 @@ struct Server {
 }
 
 impl Server {
-    /// Starts `cmd` (which takes the port `make` gives it) and waits until it accepts
-    /// connections.
+    /// Starts `cmd` (which takes the port `make` gives it) on a free port, and waits until it
+    /// accepts connections.
     fn start(make: impl FnOnce(u16) -> Command) -> Server {
-        static N: AtomicU32 = AtomicU32::new(0);
         // A port free now: the server binds it once this listener is dropped.
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("binding a free loopback port")
             .port();
+        Server::start_on(port, make)
+    }
+
+    /// Starts `cmd` on `port` (a server's again, once it is killed), and waits until it
+    /// accepts connections.
+    fn start_on(port: u16, make: impl FnOnce(u16) -> Command) -> Server {
+        static N: AtomicU32 = AtomicU32::new(0);
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-http-servers");
         std::fs::create_dir_all(&dir).expect("creating the server log folder");
         let n = N.fetch_add(1, Ordering::Relaxed);
@@ -177,19 +183,21 @@ impl Drop for Server {
 }
 
 /// `PORT=N node …/dist/index.js streamableHttp`.
+fn everything_command(port: u16) -> Command {
+    let mut cmd = Command::new("node");
+    cmd.arg(&installed().everything)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string());
+    cmd
+}
+
 fn everything() -> Server {
-    Server::start(|port| {
-        let mut cmd = Command::new("node");
-        cmd.arg(&installed().everything)
-            .arg("streamableHttp")
-            .env("PORT", port.to_string());
-        cmd
-    })
+    Server::start(everything_command)
 }
 
 /// `tests/mcp/http_server.py`, answering in JSON when `json`, else in SSE where it can.
-fn python(json: bool) -> Server {
-    Server::start(|port| {
+fn python_command(json: bool) -> impl FnOnce(u16) -> Command {
+    move |port| {
         let mut cmd = Command::new(&installed().python);
         cmd.arg(workspace_root().join("tests/mcp/http_server.py"))
             .arg("--port")
@@ -198,7 +206,11 @@ fn python(json: bool) -> Server {
             cmd.arg("--json-response");
         }
         cmd
-    })
+    }
+}
+
+fn python(json: bool) -> Server {
+    Server::start(python_command(json))
 }
 
 // ------------------------------------------------------------ a session
@@ -603,6 +615,23 @@ fn everything_killed_mid_call() {
     s.finish();
 }
 
+/// The server restarted on its port: it no longer knows the session, and answers `400`
+/// (not `404`, which would start a new session) with an error for no request; the call
+/// fails with its status.
+#[test]
+fn everything_restarted_forgets_the_session() {
+    let mut server = everything();
+    let mut s = Session::start(&[], &server);
+    one_call(&mut s, "e", "echo", json!({"message": "up"}));
+    server.kill();
+    let port = server.port;
+    let _again = Server::start_on(port, everything_command);
+    let (lines, _) = one_call(&mut s, "a", "echo", json!({"message": "after"}));
+    let e = "Tool echo failed: HTTP 400";
+    assert_eq!(lines, round_lines(&[error_line("a", "echo", e)], Some(e)));
+    s.finish();
+}
+
 // ------------------------------------------------------------ the Python server
 
 /// The revision flags of a mode, and the protocol it ends up in.
@@ -712,6 +741,42 @@ fn python_timeout_and_kill(json_mode: bool, legacy: bool) {
     assert_eq!(lines, round_lines(&[error_line("z", "echo", e)], Some(e)));
     let f = s.finish();
     assert_eq!(f.lines.len(), 3 * 3, "three rounds and nothing else");
+}
+
+/// 2025-11-25: the server restarted on its port answers `404` for the session it no
+/// longer knows; the call fails with that status, and a new session is started (once) for
+/// the calls after it, which are answered.
+fn python_restarted_starts_a_new_session(json_mode: bool) {
+    let mut server = python(json_mode);
+    let mut s = Session::start(&["--revision", "2025-11-25"], &server);
+    one_call(&mut s, "e", "echo", json!({"message": "up"}));
+    server.kill();
+    let port = server.port;
+    let _again = Server::start_on(port, python_command(json_mode));
+    let (lines, _) = one_call(&mut s, "a", "echo", json!({"message": "lost"}));
+    let e = "Tool echo failed: HTTP 404";
+    assert_eq!(lines, round_lines(&[error_line("a", "echo", e)], Some(e)));
+    let (lines, _) = one_call(&mut s, "b", "add", json!({"a": 4, "b": 5}));
+    assert_eq!(
+        lines,
+        round_lines(&[result_line("b", "add", r#"{"sum":9}"#)], None)
+    );
+    let f = s.finish();
+    let inits = f
+        .stderr
+        .matches("polyweave-mcp: initialized: protocol 2025-11-25")
+        .count();
+    assert_eq!(inits, 2, "{}", f.stderr);
+}
+
+#[test]
+fn python_restarted_starts_a_new_session_json() {
+    python_restarted_starts_a_new_session(true)
+}
+
+#[test]
+fn python_restarted_starts_a_new_session_sse() {
+    python_restarted_starts_a_new_session(false)
 }
 
 macro_rules! python_cases {
