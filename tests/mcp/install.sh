@@ -2,7 +2,9 @@
 # Installs the two pinned MCP servers the MCP client tests run against, into
 # <checkout>/target/mcp-servers/:
 #   npm/   @modelcontextprotocol/server-everything (run: node "$PW_MCP_EVERYTHING" stdio)
-#   venv/  mcp-server-time and its pinned dependencies (tests/mcp/requirements.txt)
+#   venv/  mcp-server-time and its pinned dependencies (tests/mcp/requirements.txt),
+#          among them the Python mcp package that tests/mcp/http_server.py runs on
+#          ("$(dirname "$PW_MCP_TIME")/python" tests/mcp/http_server.py --port N)
 # Idempotent: a stamp keyed on the pinned versions (and requirements.txt) skips the
 # install when it matches and both servers are in place; otherwise it reinstalls.
 # Writes target/mcp-servers/env.sh with two export lines and prints them last on
@@ -48,6 +50,8 @@ installed_ok() {
         "$npm_dir/node_modules/$EVERYTHING_PKG/package.json" "$EVERYTHING_VERSION" 2>/dev/null || return 1
     "$venv/bin/python" -c 'import sys, importlib.metadata as m; sys.exit(m.version(sys.argv[1]) != sys.argv[2])' \
         "$TIME_PKG" "$TIME_VERSION" 2>/dev/null || return 1
+    # The Streamable HTTP test server's class.
+    "$venv/bin/python" -c 'from mcp.server.mcpserver import MCPServer' 2>/dev/null || return 1
 }
 
 with_root() {

@@ -541,10 +541,12 @@ fn assert_exit_ok(f: &Finished) {
     );
 }
 
-/// The `polyweave-mcp: tool: NAME` lines of the Rust program's stderr, and its ready count.
+/// The `polyweave-mcp: tool: NAME` lines of the Rust program's stderr up to its ready line
+/// (a tool-list change after it logs the new list too), and its ready count.
 fn logged_tools(stderr: &str) -> (Vec<&str>, Option<&str>) {
     let tools = stderr
         .lines()
+        .take_while(|l| !l.starts_with("polyweave-mcp: ready: "))
         .filter_map(|l| l.strip_prefix("polyweave-mcp: tool: "))
         .collect();
     let ready = stderr
@@ -1061,10 +1063,11 @@ fn start_up_failures(p: &Program) {
     );
 }
 
-/// A server that never answers: the start-up gives up (after 10 s) with exit 2.
+/// A server that never answers: the start-up gives up (after 20 s, `pw-mcp` after 10 s) with
+/// exit 2.
 fn start_up_times_out(p: &Program) {
     let mute = ["sleep".into(), "60".into()];
-    let f = start_up_fails(p, &mute, Duration::from_secs(15));
+    let f = start_up_fails(p, &mute, Duration::from_secs(25));
     assert!(
         f.elapsed >= Duration::from_secs(5),
         "gave up after {:?}",

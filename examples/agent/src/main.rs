@@ -4,10 +4,11 @@
 //! ```text
 //! polyweave-agent --provider P --url URL --model M [--api-key-env VAR] [--max-turns N]
 //!                 [--max-tokens N] [--system TEXT] [--prompt TEXT] [--json]
-//!                 [--tool-from-mcp [--] SERVER [ARG]...]
+//!                 [--mcp-http URL | --tool-from-mcp [--] SERVER [ARG]...]
 //! ```
 //!
-//! It starts the MCP server (a child over its stdio), lists its tools and declares each one
+//! It starts the MCP server (a child over its stdio; with `--mcp-http URL`, the server is the
+//! Streamable HTTP endpoint URL instead, each message a POST), lists its tools and declares each one
 //! as the server sent it (`Declaration::from_mcp`; a name the provider cannot take goes
 //! under its mapped name, SPEC §10.1). The user's prompt (`--prompt`, else all of stdin) goes
 //! into a `Conversation`; each request's body is written by the library's `Request` straight
@@ -64,12 +65,14 @@ use polyweave_mcp::host::{
     exit_status, spawn, start_up, stop, Host, Io, Listed, StartFail, EXIT_GRACE, MCP, SLOTS,
     WRAPPER,
 };
+use polyweave_mcp::http::STREAMS;
 use polyweave_mcp::lines::{self, push_string, push_value, short};
 use polyweave_mcp::log;
 use polyweave_mcp::pipes::{spawn_reader, Input};
 use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
 use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::json::JsonStr;
+use polyweave_tool_adapter::mcp::http::McpStream;
 use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpSlot};
 use polyweave_tool_adapter::request::{
     find_declaration, gemini_path, model_name_of, Conversation, Declaration, Request, RequestError,
@@ -80,7 +83,7 @@ use polyweave_tool_adapter::{NoHooks, Provider, Route, Tool};
 
 const USAGE: &str = "usage: polyweave-agent --provider P --url URL --model M \
 [--api-key-env VAR] [--max-turns N] [--max-tokens N] [--system TEXT] [--prompt TEXT] [--json] \
-[--tool-from-mcp [--] SERVER [ARG]...]";
+[--mcp-http URL | --tool-from-mcp [--] SERVER [ARG]...]";
 
 /// Bytes of the conversation's memory.
 const CONVERSATION: usize = 4 << 20;
@@ -100,6 +103,8 @@ struct Options {
     prompt: Option<String>,
     json: bool,
     server: Vec<OsString>,
+    /// The MCP server's Streamable HTTP endpoint, instead of `server`.
+    mcp_http: Option<String>,
 }
 
 enum Parsed {
@@ -120,6 +125,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
         prompt: None,
         json: false,
         server: Vec::new(),
+        mcp_http: None,
     };
     while let Some(arg) = args.next() {
         let flag = arg
@@ -153,6 +159,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
             "--system" => o.system = Some(value(flag)?),
             "--prompt" => o.prompt = Some(value(flag)?),
             "--json" => o.json = true,
+            "--mcp-http" => o.mcp_http = Some(value(flag)?),
             "--tool-from-mcp" => {
                 // The server's command is the rest of the line.
                 o.server = args.collect();
@@ -166,6 +173,9 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
             }
             _ => return Err(format!("unknown option {flag:?}")),
         }
+    }
+    if o.mcp_http.is_some() && !o.server.is_empty() {
+        return Err("both --mcp-http and --tool-from-mcp: give one".into());
     }
     o.provider = provider.ok_or("--provider is required")?;
     o.url = url.ok_or("--url is required")?;
@@ -231,6 +241,16 @@ fn start_server(
     wcfg: &WrapperConfig,
 ) -> Result<(Option<Child>, Io, Vec<Listed>), Fail> {
     let mcfg = client.config();
+    if let Some(url) = &opts.mcp_http {
+        let mut io = Io::over_http(url, wcfg, &mcfg);
+        return match start_up(&mut io, client) {
+            Ok(listed) => Ok((None, io, listed)),
+            Err(StartFail::Other(why)) => Err(Fail::Start(format!("MCP start-up failed: {why}"))),
+            Err(StartFail::Closed) => Err(Fail::Start(
+                "MCP start-up failed: the server closed the connection".into(),
+            )),
+        };
+    }
     if opts.server.is_empty() {
         return Ok((None, Io::without_server(wcfg, &mcfg), Vec::new()));
     }
@@ -264,12 +284,16 @@ fn run(opts: Options) -> Result<(), Fail> {
     let mcfg = MCP.fit(&wcfg);
     let mut mcp_slots = vec![McpSlot::EMPTY; SLOTS];
     let mut mcp_arena = vec![0u8; mcfg.arena_len(SLOTS)];
+    let mut streams = vec![McpStream::EMPTY; STREAMS];
     let info = McpClientInfo {
         name: "polyweave-agent",
         version: env!("CARGO_PKG_VERSION"),
     };
-    let mut client = McpClient::new(mcfg, info, &mut mcp_slots, &mut mcp_arena)
-        .map_err(|e| Fail::Start(format!("MCP client: {e}")))?;
+    let client = match opts.mcp_http {
+        Some(_) => McpClient::new_http(mcfg, info, &mut mcp_slots, &mut streams, &mut mcp_arena),
+        None => McpClient::new(mcfg, info, &mut mcp_slots, &mut mcp_arena),
+    };
+    let mut client = client.map_err(|e| Fail::Start(format!("MCP client: {e}")))?;
     let (mut child, mut io, listed) = start_server(&opts, &mut client, &wcfg)?;
 
     let ran = agent(&opts, &text, key.as_deref(), &listed, &mut io, &mut client);
@@ -790,6 +814,38 @@ mod tests {
             panic!()
         };
         assert_eq!((o.max_turns, o.server.len(), o.json), (8, 0, false));
+        assert_eq!(o.mcp_http, None);
+        let Ok(Parsed::Run(o)) = parse(&[
+            "--provider",
+            "ollama",
+            "--url",
+            "u",
+            "--model",
+            "m",
+            "--mcp-http",
+            "http://127.0.0.1:1/mcp",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(o.mcp_http.as_deref(), Some("http://127.0.0.1:1/mcp"));
+        assert!(o.server.is_empty());
+        assert_eq!(
+            parse(&[
+                "--provider",
+                "ollama",
+                "--url",
+                "u",
+                "--model",
+                "m",
+                "--mcp-http",
+                "http://h/mcp",
+                "--tool-from-mcp",
+                "s"
+            ])
+            .err()
+            .as_deref(),
+            Some("both --mcp-http and --tool-from-mcp: give one")
+        );
         assert!(parse(&["--provider", "nope", "--url", "u", "--model", "m"]).is_err());
         assert!(parse(&["--url", "u", "--model", "m"]).is_err());
         assert!(parse(&[

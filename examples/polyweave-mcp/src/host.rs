@@ -1,5 +1,6 @@
-//! The MCP side of a `std` host: an MCP server run as a child over its stdio, the core's
-//! [`McpClient`] fed its lines, and the frames that go between the client and a
+//! The MCP side of a `std` host: an MCP server run as a child over its stdio (or reached over
+//! Streamable HTTP, [`crate::http`]), the core's [`McpClient`] fed its lines (or its
+//! responses), and the frames that go between the client and a
 //! [`Wrapper`] — the sans-IO loop's parts both programs share (`polyweave-mcp` reads the
 //! model's frames on stdin; `polyweave-agent` gets them from a provider's decoded response).
 //!
@@ -8,7 +9,9 @@
 //! `McpClient::feed` (one line at a time); `McpClient::poll_frame` →
 //! `Wrapper::handle_adapter_frame`; `Wrapper::poll_transmit` → the [`Host`] (to the model or
 //! the consumer), or, for [`Route::Adapter`], `McpClient::handle_frame`;
-//! `McpClient::poll_transmit` → the server's stdin. Time is `std::time::Instant` since the
+//! `McpClient::poll_transmit` → the server's stdin (over HTTP: `McpClient::poll_request` → a
+//! POST on its own thread, whose response comes back over the channel and goes to
+//! `McpClient::handle_response`, `feed_response` and `handle_response_end`). Time is `std::time::Instant` since the
 //! start, in milliseconds, as the core's [`Instant`].
 
 use std::collections::{HashMap, VecDeque};
@@ -19,6 +22,7 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
+use crate::http::Http;
 use crate::lines::short;
 use crate::log;
 use crate::pipes::{spawn_reader, Input};
@@ -199,6 +203,11 @@ pub fn start_error(e: &McpStartError<'_>) -> String {
         McpStartError::CursorTooLong(n) => format!("a tools/list cursor of {n} bytes"),
         McpStartError::TooManyPages => "tools/list never stops paging".into(),
         McpStartError::ResponseTooLarge => "an answer longer than the client's line buffer".into(),
+        McpStartError::NoAnswer => "the server did not answer server/discover in time".into(),
+        McpStartError::NoResponse { status: 0 } => "the server gave no response".into(),
+        McpStartError::NoResponse { status } => {
+            format!("the server's response (HTTP {status}) had no answer")
+        }
         other => format!("{other:?}"),
     }
 }
@@ -210,9 +219,13 @@ pub fn log_event(ev: &McpEvent<'_>) -> Option<Result<u32, String>> {
             protocol_version,
             result,
         } => {
-            let server = polyweave_tool_adapter::json::find_member(result, b"serverInfo", 32)
-                .ok()
-                .flatten();
+            use polyweave_tool_adapter::json::find_member;
+            let member = |raw, key: &[u8]| find_member(raw, key, 32).ok().flatten();
+            // `initialize` answers `serverInfo`; `server/discover` has it in its `_meta`.
+            let server = member(result, b"serverInfo").or_else(|| {
+                member(result, b"_meta")
+                    .and_then(|m| member(m, b"io.modelcontextprotocol/serverInfo"))
+            });
             let name = server.and_then(|s| crate::lines::member_text(s, b"name"));
             let version = server.and_then(|s| crate::lines::member_text(s, b"version"));
             log!(
@@ -293,13 +306,16 @@ pub fn start_up(io: &mut Io, client: &mut McpClient<'_>) -> Result<Vec<Listed>, 
             }
         }
         if io.server_waiting() {
-            if io.feed(client) == 0 {
-                // Nothing is owed once drained; a line refused now would never be taken.
+            if io.feed(client) > 0 {
+                continue;
+            }
+            // Nothing is owed once drained; a line refused now would never be taken. Over
+            // HTTP a response waits while another one's message is unfinished.
+            if !io.is_http() {
                 return Err(StartFail::Other(
                     "the MCP client takes no more input".into(),
                 ));
             }
-            continue;
         }
         if io.server_end {
             return Err(StartFail::Closed);
@@ -333,6 +349,8 @@ pub struct Io {
     _tx: Sender<Input>,
     /// The server's stdin (`None` once closed, or once writing it failed).
     pub server_in: Option<ChildStdin>,
+    /// The Streamable HTTP endpoint, instead of a server over stdio.
+    http: Option<Http>,
     /// Model bytes, `model[model_at..]` not yet read.
     pub model: Vec<u8>,
     /// Where reading `model` is.
@@ -387,6 +405,7 @@ impl Io {
             rx,
             _tx: tx,
             server_in,
+            http: None,
             model: Vec::new(),
             model_at: 0,
             model_end: false,
@@ -421,6 +440,11 @@ impl Io {
                 self.server.extend_from_slice(&bytes)
             }
             Input::ServerEnd => self.server_end = true,
+            Input::Http(piece) => {
+                if let Some(http) = self.http.as_mut() {
+                    http.take(piece);
+                }
+            }
         }
     }
 
@@ -437,12 +461,25 @@ impl Io {
         }
     }
 
+    /// Whether server input waits for the client.
     pub fn server_waiting(&self) -> bool {
-        self.server_at < self.server.len()
+        match &self.http {
+            Some(http) => http.waiting(),
+            None => self.server_at < self.server.len(),
+        }
     }
 
-    /// Feeds the client server bytes, up to the end of one line; returns how many it took.
+    /// Whether the server is reached over Streamable HTTP.
+    pub fn is_http(&self) -> bool {
+        self.http.is_some()
+    }
+
+    /// Feeds the client server bytes, up to the end of one line (over HTTP, one piece of a
+    /// response); returns how many it took.
     pub fn feed(&mut self, client: &mut McpClient<'_>) -> usize {
+        if let Some(http) = self.http.as_mut() {
+            return http.feed(client);
+        }
         let n = client.feed(&self.server[self.server_at..]);
         self.server_at += n;
         if self.server_at == self.server.len() {
@@ -452,8 +489,12 @@ impl Io {
         n
     }
 
-    /// Writes every line the client has for the server; true when there was one.
+    /// Writes every line the client has for the server (over HTTP: makes every POST it
+    /// asks for); true when there was one.
     pub fn write_lines(&mut self, client: &mut McpClient<'_>) -> bool {
+        if let Some(http) = self.http.as_mut() {
+            return http.post(client);
+        }
         let mut any = false;
         loop {
             let n = match client.poll_transmit(&mut self.lbuf) {
@@ -699,6 +740,16 @@ impl Io {
         Io::new(rx, tx, None, wcfg, mcfg)
     }
 
+    /// The loop's state for a server at the Streamable HTTP endpoint `url`.
+    pub fn over_http(url: &str, wcfg: &WrapperConfig, mcfg: &McpConfig) -> Io {
+        let (tx, rx) = mpsc::channel();
+        let http = Http::new(url, tx.clone(), mcfg.max_line_len(), mcfg.max_headers_len());
+        Io {
+            http: Some(http),
+            ..Io::new(rx, tx, None, wcfg, mcfg)
+        }
+    }
+
     /// A sender on the loop's channel, for a thread that brings the model's bytes.
     pub fn sender(&self) -> Sender<Input> {
         self._tx.clone()
@@ -710,7 +761,8 @@ impl Io {
     }
 
     /// Feeds the client every server line that came, moving what each owes; tells it once
-    /// when the server's stdout has ended.
+    /// when the server's stdout has ended. Over HTTP: every piece of a response that came
+    /// and that the client takes now.
     pub fn serve_server<H: Host>(
         &mut self,
         client: &mut McpClient<'_>,
@@ -718,6 +770,17 @@ impl Io {
         now: Instant,
         host: &mut H,
     ) -> Result<(), H::Error> {
+        if self.is_http() {
+            // A piece refused now is taken once what the client owes is moved, or once
+            // another response's unfinished message is read.
+            while self.server_waiting() {
+                self.pump(client, wrapper, now, host)?;
+                if self.feed(client) == 0 {
+                    break;
+                }
+            }
+            return self.pump(client, wrapper, now, host);
+        }
         while self.server_waiting() {
             let n = self.feed(client);
             self.pump(client, wrapper, now, host)?;

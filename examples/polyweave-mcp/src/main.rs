@@ -1,12 +1,14 @@
 //! `polyweave-mcp`: an MCP server's tools behind a polyweave [`Wrapper`], over the server's
-//! stdio — the core's sans-IO MCP client (SPEC §9) driven by a plain `std` host.
+//! stdio or Streamable HTTP — the core's sans-IO MCP client (SPEC §9) driven by a plain `std`
+//! host.
 //!
 //! ```text
 //! polyweave-mcp [--revision auto|2025-11-25|2026-07-28] [--timeout-ms T] [--max-total-ms M]
-//!               [--extra-tool NAME]... -- SERVER [ARG]...
+//!               [--extra-tool NAME]... (-- SERVER [ARG]... | --http URL)
 //! ```
 //!
-//! It starts `SERVER ARG…` as a child (stdin and stdout piped, stderr inherited), runs the MCP
+//! It starts `SERVER ARG…` as a child (stdin and stdout piped, stderr inherited) — or, with
+//! `--http URL`, speaks Streamable HTTP to the endpoint URL (SPEC §9.1 rule 11) — runs the MCP
 //! start-up (`server/discover`; then, for a server that does not list 2026-07-28, `initialize`
 //! and `notifications/initialized`; `tools/list` with every page), and
 //! registers every listed tool as an adapter tool of a [`Wrapper`]. Then it reads the model's
@@ -32,6 +34,10 @@
 //!
 //! # Options
 //!
+//! - `--http URL`: the server is the Streamable HTTP endpoint URL (`http://` or `https://`),
+//!   not a child: every message is a POST on its own thread, each response (JSON, or SSE
+//!   read as it streams) handed to the client as it arrives; a cancelled 2026-07-28 call's
+//!   response is dropped. Give either `--http` or a server command, not both.
 //! - `--revision R`: the MCP revision to speak: `auto` (default: what `server/discover`
 //!   finds, SPEC §9.9), `2025-11-25` (the `initialize` handshake at once) or `2026-07-28`
 //!   (a server that does not list it fails the start).
@@ -45,9 +51,10 @@
 //!
 //! 0 when the session ran to its end (whatever the server did after the start-up: a server
 //! that dies fails the calls in flight with `Tool <name> failed: the MCP server closed the
-//! connection`, and later ones at once); 2 for bad arguments, a server that cannot be started,
+//! connection`, and later ones at once — over HTTP, each later call fails by itself, with
+//! that text or `Tool <name> failed: HTTP <status>`); 2 for bad arguments, a server that cannot be started,
 //! or a start-up that fails (the server refuses, answers an unknown protocol version, exits
-//! before it is ready, or is not ready within 10 s); 1 when stdout cannot be written.
+//! before it is ready, or is not ready within 20 s); 1 when stdout cannot be written.
 //!
 //! # Logs
 //!
@@ -59,7 +66,8 @@
 //!
 //! # Design
 //!
-//! One thread per input pipe (our stdin, the server's stdout) only moves bytes: it reads
+//! One thread per input pipe (our stdin, the server's stdout; over HTTP, each POST's
+//! response) only moves bytes: it reads
 //! chunks and sends them over a channel. All protocol logic is in the single sans-IO loop
 //! (here, and in the library's `host` module, which `polyweave-agent` shares), which owns
 //! the [`McpClient`] and the [`Wrapper`] and moves bytes and frames between
@@ -78,15 +86,17 @@ use std::time::Duration;
 use polyweave_mcp::host::{
     exit_status, spawn, start_up, stop, Host, Io, StartFail, EXIT_GRACE, MCP, SLOTS, WRAPPER,
 };
+use polyweave_mcp::http::STREAMS;
 use polyweave_mcp::lines;
 use polyweave_mcp::log;
 use polyweave_mcp::pipes::{spawn_reader, Input};
+use polyweave_tool_adapter::mcp::http::McpStream;
 use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpConfig, McpRevision, McpSlot};
 use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::{NoHooks, Route, Tool};
 
 const USAGE: &str = "usage: polyweave-mcp [--revision auto|2025-11-25|2026-07-28] \
-[--timeout-ms T] [--max-total-ms M] [--extra-tool NAME]... -- SERVER [ARG]...";
+[--timeout-ms T] [--max-total-ms M] [--extra-tool NAME]... (-- SERVER [ARG]... | --http URL)";
 
 /// What the command line asks for.
 struct Options {
@@ -94,6 +104,8 @@ struct Options {
     max_total_ms: u32,
     extra_tools: Vec<String>,
     revision: McpRevision,
+    /// The Streamable HTTP endpoint, instead of a command.
+    http: Option<String>,
     command: Vec<OsString>,
 }
 
@@ -108,6 +120,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
         max_total_ms: 0,
         extra_tools: Vec::new(),
         revision: McpRevision::Auto,
+        http: None,
         command: Vec::new(),
     };
     while let Some(arg) = args.next() {
@@ -131,6 +144,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
             "--timeout-ms" => o.timeout_ms = ms(flag, value(flag)?)?,
             "--max-total-ms" => o.max_total_ms = ms(flag, value(flag)?)?,
             "--extra-tool" => o.extra_tools.push(value(flag)?),
+            "--http" => o.http = Some(value(flag)?),
             "--revision" => {
                 o.revision = match value(flag)?.as_str() {
                     "auto" => McpRevision::Auto,
@@ -143,10 +157,11 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
         }
     }
     o.command.extend(args);
-    if o.command.is_empty() {
-        return Err("no server command (put it after --)".into());
+    match (&o.http, o.command.is_empty()) {
+        (None, true) => Err("no server: give a command after -- or --http URL".into()),
+        (Some(_), false) => Err("both --http and a server command: give one".into()),
+        _ => Ok(Parsed::Run(o)),
     }
-    Ok(Parsed::Run(o))
 }
 
 /// Why the program stops early.
@@ -166,7 +181,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            log!("{e}\n{USAGE}");
+            log!("{e} (see --help)");
             return ExitCode::from(2);
         }
     };
@@ -202,14 +217,24 @@ fn run(opts: Options) -> Result<(), Fail> {
 
     let mut mcp_slots = vec![McpSlot::EMPTY; SLOTS];
     let mut mcp_arena = vec![0u8; mcfg.arena_len(SLOTS)];
+    let mut streams = vec![McpStream::EMPTY; STREAMS];
     let info = McpClientInfo {
         name: "polyweave-mcp",
         version: env!("CARGO_PKG_VERSION"),
     };
-    let mut client = McpClient::new(mcfg, info, &mut mcp_slots, &mut mcp_arena)
-        .map_err(|e| Fail::Start(format!("MCP client: {e}")))?;
+    let client = match &opts.http {
+        Some(_) => McpClient::new_http(mcfg, info, &mut mcp_slots, &mut streams, &mut mcp_arena),
+        None => McpClient::new(mcfg, info, &mut mcp_slots, &mut mcp_arena),
+    };
+    let mut client = client.map_err(|e| Fail::Start(format!("MCP client: {e}")))?;
 
-    let (mut child, mut io) = spawn(&opts.command, &wcfg, &mcfg).map_err(Fail::Start)?;
+    let (mut child, mut io) = match &opts.http {
+        Some(url) => (None, Io::over_http(url, &wcfg, &mcfg)),
+        None => {
+            let (child, io) = spawn(&opts.command, &wcfg, &mcfg).map_err(Fail::Start)?;
+            (Some(child), io)
+        }
+    };
     if let Err(e) = spawn_reader(
         io::stdin(),
         io.sender(),
@@ -217,21 +242,22 @@ fn run(opts: Options) -> Result<(), Fail> {
         Input::ModelEnd,
         "stdin",
     ) {
-        stop(&mut child);
+        child.as_mut().map(stop);
         return Err(Fail::Start(format!("cannot start the pipe threads: {e}")));
     }
 
     let mut names: Vec<String> = match start_up(&mut io, &mut client) {
         Ok(listed) => listed.into_iter().map(|t| t.name).collect(),
         Err(e) => {
-            let why = match e {
-                StartFail::Closed => {
-                    let status = exit_status(&mut child, Duration::from_secs(1));
+            let why = match (e, child.as_mut()) {
+                (StartFail::Closed, Some(child)) => {
+                    let status = exit_status(child, Duration::from_secs(1));
                     format!("the server exited before it was ready ({status})")
                 }
-                StartFail::Other(why) => why,
+                (StartFail::Closed, None) => "the server closed the connection".into(),
+                (StartFail::Other(why), _) => why,
             };
-            stop(&mut child);
+            child.as_mut().map(stop);
             return Err(Fail::Start(format!("start-up failed: {why}")));
         }
     };
@@ -247,7 +273,7 @@ fn run(opts: Options) -> Result<(), Fail> {
     let mut wrapper = match Wrapper::new(wcfg, &tools, NoHooks, &mut slots, &mut arena) {
         Ok(w) => w,
         Err(e) => {
-            stop(&mut child);
+            child.as_mut().map(stop);
             return Err(Fail::Start(format!("wrapper: {e}")));
         }
     };
@@ -255,10 +281,11 @@ fn run(opts: Options) -> Result<(), Fail> {
     let mut out = Stdout(BufWriter::new(io::stdout()));
     let served = serve(&mut io, &mut client, &mut wrapper, &mut out);
     log!("client stats: {:?}", client.stats());
-    // Closing its stdin tells the server to go.
-    drop(io.server_in.take());
-    let status = exit_status(&mut child, EXIT_GRACE);
-    log!("server {status}");
+    if let Some(child) = child.as_mut() {
+        // Closing its stdin tells the server to go.
+        drop(io.server_in.take());
+        log!("server {}", exit_status(child, EXIT_GRACE));
+    }
     served
 }
 
@@ -398,7 +425,22 @@ mod tests {
             Some("--revision \"2024-11-05\": auto, 2025-11-25 or 2026-07-28")
         );
         assert!(parse(&["--timeout-ms", "x", "--", "s"]).is_err());
-        assert!(parse(&["--"]).is_err());
+        assert_eq!(
+            parse(&["--"]).err().as_deref(),
+            Some("no server: give a command after -- or --http URL")
+        );
+        let Ok(Parsed::Run(o)) = parse(&["--http", "http://127.0.0.1:1/mcp", "--timeout-ms", "9"])
+        else {
+            panic!()
+        };
+        assert_eq!(o.http.as_deref(), Some("http://127.0.0.1:1/mcp"));
+        assert!(o.command.is_empty());
+        assert_eq!(
+            parse(&["--http", "http://h/mcp", "--", "s"])
+                .err()
+                .as_deref(),
+            Some("both --http and a server command: give one")
+        );
         assert!(parse(&["--what", "--", "s"]).is_err());
         assert!(matches!(parse(&["-h"]), Ok(Parsed::Help)));
     }

@@ -18,6 +18,8 @@ pub enum Input {
     Server(Vec<u8>),
     /// The server's stdout ended (or failed): the transport is closed.
     ServerEnd,
+    /// A piece of a Streamable HTTP response.
+    Http(crate::http::Piece),
 }
 
 /// Starts a thread that sends `wrap(chunk)` for every chunk read from `source`, then `end`.
