@@ -159,6 +159,8 @@ mod tool;
 mod call;
 // pw_mcp.
 mod mcp;
+// pw_mcp over Streamable HTTP: its size, init, POSTs and responses.
+mod mcp_http;
 // pw_encode_item.
 mod items;
 // pw_conversation.
@@ -195,9 +197,9 @@ pub use decoder::{
 };
 pub use enums::{
     pw_completed, pw_disposition_kind, pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure,
-    pw_mcp_handled_kind, pw_mcp_revision, pw_mcp_skip, pw_mcp_start_error, pw_output_kind,
-    pw_pending_kind, pw_provider, pw_pushed, pw_route, pw_tool_choice, pw_tool_kind,
-    pw_tool_status,
+    pw_mcp_handled_kind, pw_mcp_post_kind, pw_mcp_revision, pw_mcp_skip, pw_mcp_start_error,
+    pw_output_kind, pw_pending_kind, pw_provider, pw_pushed, pw_route, pw_tool_choice,
+    pw_tool_kind, pw_tool_status,
 };
 pub use frame::{
     pw_frame_kind, pw_frame_peek_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate,
@@ -220,6 +222,11 @@ pub use mcp::{
     PW_MCP_DEFAULT_LINE_CAP, PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP,
     PW_MCP_DEFAULT_START_TIMEOUT_MS, PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP,
     PW_MCP_MIN_OUTBOX,
+};
+pub use mcp_http::{
+    pw_mcp_feed_response, pw_mcp_handle_response, pw_mcp_handle_response_end, pw_mcp_http_init,
+    pw_mcp_http_size, pw_mcp_is_http, pw_mcp_max_headers_len, pw_mcp_poll_request, pw_mcp_post,
+    PW_MCP_MAX_STREAM_SIZE,
 };
 pub use request::{
     pw_declaration, pw_request, pw_request_align, pw_request_gemini_path, pw_request_init,
