@@ -129,6 +129,12 @@
 #define PW_MCP_SIZE_BOUND(P, calls)                                                           \
     PW_MCP_SIZE_BOUND_(P##_LINE_CAP, P##_OUTBOX_CAP, P##_NAME_CAP, P##_CURSOR_CAP, calls)
 #define PW_MCP_DEFAULT_SIZE_BOUND(calls) PW_MCP_SIZE_BOUND(PW_MCP_DEFAULT, calls)
+/* An MCP client over Streamable HTTP (pw_mcp_http_init): the line client's block, each
+ * response stream, and its alignment. */
+#define PW_MCP_HTTP_SIZE_BOUND(P, calls, streams)                                              \
+    (PW_MCP_SIZE_BOUND(P, calls) + (streams) * PW_MCP_MAX_STREAM_SIZE + PW_MAX_ALIGN)
+#define PW_MCP_HTTP_DEFAULT_SIZE_BOUND(calls, streams)                                         \
+    PW_MCP_HTTP_SIZE_BOUND(PW_MCP_DEFAULT, calls, streams)
 /* An adapter call's block for a result capacity. */
 #define PW_ADAPTER_CALL_SIZE_BOUND(result_cap) (PW_ADAPTER_CALL_MAX_BASE_SIZE + (result_cap))
 /* A conversation's block with at least `capacity` bytes of memory (its memory is every byte

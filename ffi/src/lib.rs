@@ -100,6 +100,8 @@
 //! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`], [`pw_mcp_handle_timeout`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end, the clock (the start-up's `server/discover` only) |
 //! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
 //! | [`pw_mcp_state`], [`pw_mcp_protocol_version`], [`pw_mcp_poll_timeout`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state, the revision spoken, the start-up's deadline, counters |
+//! | [`pw_mcp_http_size`], [`pw_mcp_http_init`], [`pw_mcp_max_headers_len`], [`pw_mcp_is_http`] | the MCP client over Streamable HTTP (SPEC §9.11), in host memory with its response streams |
+//! | [`pw_mcp_poll_request`], [`pw_mcp_handle_response`], [`pw_mcp_feed_response`], [`pw_mcp_handle_response_end`] | POSTs to make or responses to close; each response's head, body pieces and end |
 //! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
 //! | [`pw_conversation_size`], [`pw_conversation_align`], [`pw_conversation_init`] | a conversation (SPEC §10.2) in one block, its memory the rest of the block |
 //! | [`pw_conversation_set_system`], [`pw_conversation_push_user`], [`pw_conversation_pin_first_user`] | system and user texts |

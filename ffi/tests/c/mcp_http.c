@@ -18,8 +18,8 @@
 
 #include "check.h"
 
-#define WORDS 8192
-static uint64_t client_mem[WORDS];
+/* Sized by the header's bound for the most streams used here (3) and 4 call slots. */
+static uint64_t client_mem[PW_MCP_HTTP_DEFAULT_SIZE_BOUND(4, 3) / sizeof(uint64_t) + 1];
 static char body[8192];
 static char headers[1024];
 static char seen[8192];
@@ -191,6 +191,9 @@ static void test_sizes(void)
     CHECK_RC(pw_mcp_size(&cfg, 4, &line), PW_OK);
     CHECK_RC(pw_mcp_http_size(&cfg, 4, 1, &one), PW_OK);
     CHECK(one > line && one - line <= PW_MCP_MAX_STREAM_SIZE + PW_MAX_ALIGN);
+    CHECK(one <= PW_MCP_HTTP_DEFAULT_SIZE_BOUND(4, 1));
+    CHECK_RC(pw_mcp_http_size(&cfg, 4, 3, &n), PW_OK);
+    CHECK(n <= PW_MCP_HTTP_DEFAULT_SIZE_BOUND(4, 3) && n > PW_MCP_HTTP_DEFAULT_SIZE_BOUND(4, 3) / 2);
     CHECK_RC(pw_mcp_http_size(&cfg, 4, 0, &n), PW_BAD_ARGUMENT);
     CHECK_RC(pw_mcp_http_size(&cfg, 4, 65536, &n), PW_TOO_MANY);
     CHECK_RC(pw_mcp_max_headers_len(&cfg, &n), PW_OK);
