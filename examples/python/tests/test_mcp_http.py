@@ -377,6 +377,19 @@ class _PythonHttp:
         )
         self.assertEqual(self.client.client.in_flight, 0)
 
+    def test_a_timeout_closes_the_calls_connection(self):
+        log = []
+        with pw.connect_http(self.server.url, timeout_ms=150, log=lambda d, b: log.append((d, b))) as s:
+            with self.assertRaises(pw.McpToolError) as caught:
+                s.call("slow", {"seconds": 3})
+            self.assertEqual(str(caught.exception), "Tool slow timed out after 150ms")
+            self.assertEqual(s.client.in_flight, 0)
+            # Cancelled by closing its stream (SPEC §9.10): no notifications/cancelled is posted.
+            methods = [json.loads(b).get("method") for d, b in log if d == "send"]
+            self.assertNotIn("notifications/cancelled", methods)
+            self.assertEqual(methods.count("tools/call"), 1)
+            self.assertEqual(s.call("echo", {"message": "after"}), {"result": "Echo: after"})
+
     def test_unknown_tool(self):
         e = "Unknown tool: nope"
         sent = self.client.run([tool_call("nope", "n1", {})])
