@@ -18,6 +18,9 @@ Two levels:
   tools listed and registered as adapter tools of a `Wrapper`; `run(frames)` runs model frames
   through that wrapper and returns what it sent to the model and to the consumer, with the
   clock (`time.monotonic`), the start-up's deadline, progress and timeouts handled.
+- `McpHttpServer` / `connect_http`: the same for a server at an `http://` URL over Streamable
+  HTTP (SPEC §9.11), with `McpClient.http` (POSTs out of `poll_request`, each response reported
+  as its stream) on `http.client` threads, one connection per POST.
 
     with McpServer(["node", "server-everything/dist/index.js", "stdio"], timeout_ms=5000) as s:
         print([t.name for t in s.tools])
