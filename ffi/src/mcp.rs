@@ -523,7 +523,8 @@ pub unsafe extern "C" fn pw_mcp_protocol_version(c: *const pw_mcp) -> *const c_c
 /// Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
 /// and none while what the last line owes is not polled out (drain `pw_mcp_poll_event`,
 /// `pw_mcp_poll_frame` and `pw_mcp_poll_transmit`, then feed the rest). Once the
-/// transport is closed it takes everything and reads nothing.
+/// transport is closed it takes everything and reads nothing. (A client of
+/// `pw_mcp_http_init` reads its responses with `pw_mcp_feed_response` instead.)
 ///
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
 /// reads of `len` bytes and `consumed` for one write, both outside the client's block.
@@ -667,7 +668,8 @@ pub unsafe extern "C" fn pw_mcp_handle_closed(c: *mut pw_mcp) -> pw_result {
 /// Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
 /// length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
 /// `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
-/// (`pw_mcp_max_line_len` gives a buffer that always fits).
+/// (`pw_mcp_max_line_len` gives a buffer that always fits). A client of `pw_mcp_http_init`
+/// hands its messages out with `pw_mcp_poll_request` instead.
 ///
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
 /// `cap` writes and `len` for one, apart from each other and from the client's block.
