@@ -129,6 +129,12 @@
 #define PW_MCP_SIZE_BOUND(P, calls)                                                           \
     PW_MCP_SIZE_BOUND_(P##_LINE_CAP, P##_OUTBOX_CAP, P##_NAME_CAP, P##_CURSOR_CAP, calls)
 #define PW_MCP_DEFAULT_SIZE_BOUND(calls) PW_MCP_SIZE_BOUND(PW_MCP_DEFAULT, calls)
+/* An MCP client over Streamable HTTP (pw_mcp_http_init): the line client's block, each
+ * response stream, and its alignment. */
+#define PW_MCP_HTTP_SIZE_BOUND(P, calls, streams)                                              \
+    (PW_MCP_SIZE_BOUND(P, calls) + (streams) * PW_MCP_MAX_STREAM_SIZE + PW_MAX_ALIGN)
+#define PW_MCP_HTTP_DEFAULT_SIZE_BOUND(calls, streams)                                         \
+    PW_MCP_HTTP_SIZE_BOUND(PW_MCP_DEFAULT, calls, streams)
 /* An adapter call's block for a result capacity. */
 #define PW_ADAPTER_CALL_SIZE_BOUND(result_cap) (PW_ADAPTER_CALL_MAX_BASE_SIZE + (result_cap))
 /* A conversation's block with at least `capacity` bytes of memory (its memory is every byte
@@ -358,6 +364,11 @@
  * `name_cap` bytes of arena.
  */
 #define PW_MCP_MAX_SLOT_SIZE 64
+
+/**
+ * An upper bound, on every target, of the block's bytes per HTTP response stream.
+ */
+#define PW_MCP_MAX_STREAM_SIZE 160
 
 /**
  * An upper bound, on every target, of the bytes a conversation's block holds besides its
@@ -595,6 +606,31 @@ enum pw_result
      * `PW_MCP_CLIENT_TEXT_CAP` bytes.
      */
     PW_MCP_CLIENT_INFO_TOO_LONG = 508,
+    /**
+     * An HTTP entry (`pw_mcp_poll_request`, `pw_mcp_handle_response`, ...) on a client of
+     * `pw_mcp_init`, which speaks over lines; nothing changed.
+     */
+    PW_MCP_NOT_HTTP = 509,
+    /**
+     * No POST of this stream awaits its response (never handed out, ended, or closed);
+     * nothing changed.
+     */
+    PW_MCP_UNKNOWN_STREAM = 510,
+    /**
+     * The stream's response head (`pw_mcp_handle_response`) was given already; nothing
+     * changed.
+     */
+    PW_MCP_HEAD_TWICE = 511,
+    /**
+     * Body bytes before the stream's response head (`pw_mcp_handle_response`); nothing
+     * changed.
+     */
+    PW_MCP_NO_HEAD = 512,
+    /**
+     * What the last message owes is not polled out: drain `pw_mcp_poll_event`,
+     * `pw_mcp_poll_frame` and `pw_mcp_poll_request`, then call again; nothing changed.
+     */
+    PW_MCP_POLL_FIRST = 513,
     /**
      * The entry does not fit the conversation's memory even with every entry evicted that may
      * be; nothing changed.
@@ -1270,6 +1306,33 @@ enum pw_mcp_client_state
 typedef enum pw_mcp_client_state pw_mcp_client_state;
 #else
 typedef uint32_t pw_mcp_client_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What `pw_mcp_poll_request` hands out (`pw_mcp_post.kind`).
+ */
+enum pw_mcp_post_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * POST the body with the header lines to the MCP endpoint, and report its response as
+     * `pw_mcp_post.stream`.
+     */
+    PW_MCP_POST = 0,
+    /**
+     * Close the response of `pw_mcp_post.stream` (a cancelled call) and report nothing
+     * more of it: the stream is free again.
+     */
+    PW_MCP_POST_CLOSE = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_mcp_post_kind pw_mcp_post_kind;
+#else
+typedef uint32_t pw_mcp_post_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -2144,6 +2207,34 @@ typedef struct pw_mcp_stats {
 } pw_mcp_stats;
 
 /**
+ * One thing `pw_mcp_poll_request` asks the host to do.
+ */
+typedef struct pw_mcp_post {
+    /**
+     * A POST to make, or a response to close.
+     */
+    pw_mcp_post_kind kind;
+    /**
+     * The stream its response is reported as (`pw_mcp_handle_response` and the rest).
+     */
+    uint16_t stream;
+    /**
+     * Always 0.
+     */
+    uint16_t reserved;
+    /**
+     * For `PW_MCP_POST`: bytes of the body (a JSON-RPC message, no line ending); with
+     * `PW_BUFFER_TOO_SMALL`, the body buffer's size needed (0 when it is not short).
+     */
+    size_t body_len;
+    /**
+     * For `PW_MCP_POST`: bytes of the header lines (`Name: value` CRLF each); with
+     * `PW_BUFFER_TOO_SMALL`, the header buffer's size needed (0 when it is not short).
+     */
+    size_t headers_len;
+} pw_mcp_post;
+
+/**
  * What a conversation holds (`pw_conversation_get_stats`).
  */
 typedef struct pw_conversation_stats {
@@ -2982,7 +3073,8 @@ const char *pw_mcp_protocol_version(const struct pw_mcp *c);
  * Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
  * and none while what the last line owes is not polled out (drain `pw_mcp_poll_event`,
  * `pw_mcp_poll_frame` and `pw_mcp_poll_transmit`, then feed the rest). Once the
- * transport is closed it takes everything and reads nothing.
+ * transport is closed it takes everything and reads nothing. (A client of
+ * `pw_mcp_http_init` reads its responses with `pw_mcp_feed_response` instead.)
  *
  * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
  * reads of `len` bytes and `consumed` for one write, both outside the client's block.
@@ -3020,7 +3112,8 @@ pw_result pw_mcp_handle_closed(struct pw_mcp *c);
  * Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
  * length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
  * `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
- * (`pw_mcp_max_line_len` gives a buffer that always fits).
+ * (`pw_mcp_max_line_len` gives a buffer that always fits). A client of `pw_mcp_http_init`
+ * hands its messages out with `pw_mcp_poll_request` instead.
  *
  * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
  * `cap` writes and `len` for one, apart from each other and from the client's block.
@@ -3080,6 +3173,122 @@ size_t pw_mcp_in_flight(const struct pw_mcp *c);
  * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
  */
 size_t pw_mcp_queued(const struct pw_mcp *c);
+
+/**
+ * The size of the block `pw_mcp_http_init` needs for `cfg`, `calls` call slots and
+ * `streams` response streams (the most responses read at once: 1 to 65535, else
+ * `PW_BAD_ARGUMENT` / `PW_TOO_MANY`; with 2 or more a 2026-07-28 client keeps one open for
+ * tool-list changes when the server offers them). A configuration out of range gives
+ * `PW_BAD_CONFIG`.
+ *
+ * The caller must pass `cfg` valid for one read and `out_size` for one write.
+ */
+pw_result pw_mcp_http_size(const struct pw_mcp_config *cfg,
+                           size_t calls,
+                           size_t streams,
+                           size_t *out_size);
+
+/**
+ * Places a client over Streamable HTTP in `mem` (at least `pw_mcp_http_size(cfg, calls,
+ * streams)` bytes, aligned to `pw_mcp_align()`) and sets `*out` to it: as `pw_mcp_init`,
+ * with `streams` response streams (1 to 65535).
+ *
+ * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the client
+ * is used and touched by nothing else meanwhile; `cfg` valid for one read; `name` and
+ * `version` for `name_len` and `version_len` reads; `out` for one write; none of them
+ * inside `mem`.
+ */
+pw_result pw_mcp_http_init(void *mem,
+                           size_t mem_len,
+                           const struct pw_mcp_config *cfg,
+                           size_t calls,
+                           size_t streams,
+                           const uint8_t *name,
+                           size_t name_len,
+                           const uint8_t *version,
+                           size_t version_len,
+                           struct pw_mcp **out);
+
+/**
+ * 1 for a client of `pw_mcp_http_init`, 0 for one of `pw_mcp_init` (and for a NULL or
+ * misaligned client).
+ *
+ * The caller must pass `c` from `pw_mcp_init` or `pw_mcp_http_init`, not used concurrently.
+ */
+uint8_t pw_mcp_is_http(const struct pw_mcp *c);
+
+/**
+ * The longest header lines `pw_mcp_poll_request` writes for `cfg`, in `*out_len`: its
+ * header buffer must hold this many bytes. (Its body buffer never gets
+ * `PW_BUFFER_TOO_SMALL` with `pw_mcp_max_line_len` bytes.)
+ *
+ * The caller must pass `cfg` valid for one read and `out_len` for one write.
+ */
+pw_result pw_mcp_max_headers_len(const struct pw_mcp_config *cfg, size_t *out_len);
+
+/**
+ * The next thing to do over HTTP, in `*out`: `PW_OK` with a POST (its body in `body`, its
+ * header lines in `headers`) or a stream to close; `PW_NOTHING` (`*out` all 0) when nothing
+ * is to be sent or no stream is free; `PW_BUFFER_TOO_SMALL` with the size needed in
+ * `out->headers_len` (a header buffer under `pw_mcp_max_headers_len`) or `out->body_len`,
+ * nothing written and the message kept; `PW_MCP_NOT_HTTP` for a line client.
+ *
+ * The caller must pass `c` from `pw_mcp_http_init`, not used concurrently; `body` valid
+ * for `body_cap` writes, `headers` for `headers_cap` and `out` for one, apart from each
+ * other and from the client's block.
+ */
+pw_result pw_mcp_poll_request(struct pw_mcp *c,
+                              uint8_t *body,
+                              size_t body_cap,
+                              uint8_t *headers,
+                              size_t headers_cap,
+                              struct pw_mcp_post *out);
+
+/**
+ * The head of stream `stream`'s response: its HTTP `status`, its `Content-Type` value
+ * (`content_type_len` bytes; empty when it has none) and its `Mcp-Session-Id` value
+ * (`session` NULL when it has none). Refusals change nothing: `PW_MCP_NOT_HTTP`,
+ * `PW_MCP_UNKNOWN_STREAM` (no POST of this stream awaits its response),
+ * `PW_MCP_HEAD_TWICE`, `PW_MCP_POLL_FIRST` (drain `pw_mcp_poll_event`, `pw_mcp_poll_frame`
+ * and `pw_mcp_poll_request`, then call again).
+ *
+ * The caller must pass `c` from `pw_mcp_http_init`, not used concurrently; `content_type`
+ * valid for `content_type_len` reads and a non-NULL `session` for `session_len`, outside
+ * the client's block.
+ */
+pw_result pw_mcp_handle_response(struct pw_mcp *c,
+                                 uint16_t stream,
+                                 uint16_t status,
+                                 const uint8_t *content_type,
+                                 size_t content_type_len,
+                                 const uint8_t *session,
+                                 size_t session_len);
+
+/**
+ * Bytes of stream `stream`'s body, split anywhere; `*consumed` tells how many it took:
+ * all of a JSON body, up to the end of one event of an event stream, and none (`PW_OK`
+ * with 0) while another stream's message is half read or what the last message owes is
+ * not polled out: drain, feed the other streams, then feed the rest. Refusals change
+ * nothing and write nothing: `PW_MCP_NOT_HTTP`, `PW_MCP_UNKNOWN_STREAM`, `PW_MCP_NO_HEAD`.
+ *
+ * The caller must pass `c` from `pw_mcp_http_init`, not used concurrently; `bytes` valid
+ * for reads of `len` bytes and `consumed` for one write, both outside the client's block.
+ */
+pw_result pw_mcp_feed_response(struct pw_mcp *c,
+                               uint16_t stream,
+                               const uint8_t *bytes,
+                               size_t len,
+                               size_t *consumed);
+
+/**
+ * Stream `stream`'s response ended, whole or broken (or, with no head given, the POST got
+ * no response at all): the stream is free again, and a request it did not answer fails,
+ * a call with `Tool <name> failed: HTTP <status>` when the status was no success.
+ * Refusals change nothing: `PW_MCP_NOT_HTTP`, `PW_MCP_UNKNOWN_STREAM`, `PW_MCP_POLL_FIRST`.
+ *
+ * The caller must pass `c` from `pw_mcp_http_init`, not used concurrently.
+ */
+pw_result pw_mcp_handle_response_end(struct pw_mcp *c, uint16_t stream);
 
 /**
  * Encodes the `TOOL_CALL` (for the assistant turn) or `TOOL_RESULT` frame `frame` (`len`

@@ -2,6 +2,7 @@
 
 use polyweave_tool_adapter::frame::FrameError;
 use polyweave_tool_adapter::json::{JsonError, JsonErrorKind};
+use polyweave_tool_adapter::mcp::http::McpStreamError;
 use polyweave_tool_adapter::mcp::McpError;
 use polyweave_tool_adapter::request::{ConversationError, DeclarationError, RequestError};
 use polyweave_tool_adapter::{CallError, Error, StorageError};
@@ -137,6 +138,21 @@ pub enum pw_result {
     /// The MCP client's name or version (`clientInfo`) is longer than
     /// `PW_MCP_CLIENT_TEXT_CAP` bytes.
     PW_MCP_CLIENT_INFO_TOO_LONG = 508,
+    /// An HTTP entry (`pw_mcp_poll_request`, `pw_mcp_handle_response`, ...) on a client of
+    /// `pw_mcp_init`, which speaks over lines; nothing changed.
+    PW_MCP_NOT_HTTP = 509,
+    /// No POST of this stream awaits its response (never handed out, ended, or closed);
+    /// nothing changed.
+    PW_MCP_UNKNOWN_STREAM = 510,
+    /// The stream's response head (`pw_mcp_handle_response`) was given already; nothing
+    /// changed.
+    PW_MCP_HEAD_TWICE = 511,
+    /// Body bytes before the stream's response head (`pw_mcp_handle_response`); nothing
+    /// changed.
+    PW_MCP_NO_HEAD = 512,
+    /// What the last message owes is not polled out: drain `pw_mcp_poll_event`,
+    /// `pw_mcp_poll_frame` and `pw_mcp_poll_request`, then call again; nothing changed.
+    PW_MCP_POLL_FIRST = 513,
     /// The entry does not fit the conversation's memory even with every entry evicted that may
     /// be; nothing changed.
     PW_CONVERSATION_NO_ROOM = 600,
@@ -182,7 +198,7 @@ pub enum pw_result {
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [pw_result; 66] = [
+const ALL_RESULTS: [pw_result; 71] = [
     pw_result::PW_OK,
     pw_result::PW_NULL_POINTER,
     pw_result::PW_BUFFER_TOO_SMALL,
@@ -230,6 +246,11 @@ const ALL_RESULTS: [pw_result; 66] = [
     pw_result::PW_MCP_FRAME_PENDING,
     pw_result::PW_MCP_ALREADY_STARTED,
     pw_result::PW_MCP_CLIENT_INFO_TOO_LONG,
+    pw_result::PW_MCP_NOT_HTTP,
+    pw_result::PW_MCP_UNKNOWN_STREAM,
+    pw_result::PW_MCP_HEAD_TWICE,
+    pw_result::PW_MCP_NO_HEAD,
+    pw_result::PW_MCP_POLL_FIRST,
     pw_result::PW_CONVERSATION_NO_ROOM,
     pw_result::PW_CONVERSATION_BAD_CONTENT,
     pw_result::PW_CONVERSATION_NO_RESPONSE,
@@ -313,6 +334,11 @@ impl pw_result {
             pw_result::PW_MCP_CLIENT_INFO_TOO_LONG => {
                 "MCP client: clientInfo name or version too long"
             }
+            pw_result::PW_MCP_NOT_HTTP => "MCP client: not a Streamable HTTP client",
+            pw_result::PW_MCP_UNKNOWN_STREAM => "MCP client: no request is answered on this stream",
+            pw_result::PW_MCP_HEAD_TWICE => "MCP client: the stream's status was given already",
+            pw_result::PW_MCP_NO_HEAD => "MCP client: the stream's status is not given yet",
+            pw_result::PW_MCP_POLL_FIRST => "MCP client: poll what the client owes first",
             pw_result::PW_CONVERSATION_NO_ROOM => "conversation: the entry does not fit its memory",
             pw_result::PW_CONVERSATION_BAD_CONTENT => {
                 "conversation: a frame content of the wrong shape"
@@ -477,6 +503,18 @@ impl From<McpError> for pw_result {
             McpError::AlreadyStarted => pw_result::PW_MCP_ALREADY_STARTED,
             // A refusal newer than this table: nothing changed.
             _ => pw_result::PW_BAD_ARGUMENT,
+        }
+    }
+}
+
+impl From<McpStreamError> for pw_result {
+    fn from(e: McpStreamError) -> Self {
+        match e {
+            McpStreamError::NotHttp => pw_result::PW_MCP_NOT_HTTP,
+            McpStreamError::UnknownStream => pw_result::PW_MCP_UNKNOWN_STREAM,
+            McpStreamError::HeadTwice => pw_result::PW_MCP_HEAD_TWICE,
+            McpStreamError::NoHead => pw_result::PW_MCP_NO_HEAD,
+            McpStreamError::PollFirst => pw_result::PW_MCP_POLL_FIRST,
         }
     }
 }

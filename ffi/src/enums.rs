@@ -142,6 +142,18 @@ pub enum pw_mcp_handled_kind {
     PW_MCP_HANDLED_CANCELLED = 2,
 }
 
+/// What `pw_mcp_poll_request` hands out (`pw_mcp_post.kind`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_mcp_post_kind {
+    /// POST the body with the header lines to the MCP endpoint, and report its response as
+    /// `pw_mcp_post.stream`.
+    PW_MCP_POST = 0,
+    /// Close the response of `pw_mcp_post.stream` (a cancelled call) and report nothing
+    /// more of it: the stream is free again.
+    PW_MCP_POST_CLOSE = 1,
+}
+
 /// Why the MCP client failed a call itself (`pw_mcp_handled.failure`).
 #[repr(u32)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

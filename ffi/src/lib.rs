@@ -100,6 +100,8 @@
 //! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`], [`pw_mcp_handle_timeout`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end, the clock (the start-up's `server/discover` only) |
 //! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
 //! | [`pw_mcp_state`], [`pw_mcp_protocol_version`], [`pw_mcp_poll_timeout`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state, the revision spoken, the start-up's deadline, counters |
+//! | [`pw_mcp_http_size`], [`pw_mcp_http_init`], [`pw_mcp_max_headers_len`], [`pw_mcp_is_http`] | the MCP client over Streamable HTTP (SPEC §9.11), in host memory with its response streams |
+//! | [`pw_mcp_poll_request`], [`pw_mcp_handle_response`], [`pw_mcp_feed_response`], [`pw_mcp_handle_response_end`] | POSTs to make or responses to close; each response's head, body pieces and end |
 //! | [`pw_encode_item`] | a `TOOL_CALL` or `TOOL_RESULT` as a provider's request item |
 //! | [`pw_conversation_size`], [`pw_conversation_align`], [`pw_conversation_init`] | a conversation (SPEC §10.2) in one block, its memory the rest of the block |
 //! | [`pw_conversation_set_system`], [`pw_conversation_push_user`], [`pw_conversation_pin_first_user`] | system and user texts |
@@ -159,6 +161,8 @@ mod tool;
 mod call;
 // pw_mcp.
 mod mcp;
+// pw_mcp over Streamable HTTP: its size, init, POSTs and responses.
+mod mcp_http;
 // pw_encode_item.
 mod items;
 // pw_conversation.
@@ -195,9 +199,9 @@ pub use decoder::{
 };
 pub use enums::{
     pw_completed, pw_disposition_kind, pw_mcp_client_state, pw_mcp_event_kind, pw_mcp_failure,
-    pw_mcp_handled_kind, pw_mcp_revision, pw_mcp_skip, pw_mcp_start_error, pw_output_kind,
-    pw_pending_kind, pw_provider, pw_pushed, pw_route, pw_tool_choice, pw_tool_kind,
-    pw_tool_status,
+    pw_mcp_handled_kind, pw_mcp_post_kind, pw_mcp_revision, pw_mcp_skip, pw_mcp_start_error,
+    pw_output_kind, pw_pending_kind, pw_provider, pw_pushed, pw_route, pw_tool_choice,
+    pw_tool_kind, pw_tool_status,
 };
 pub use frame::{
     pw_frame_kind, pw_frame_peek_kind, pw_frame_validate, pw_json_string_decode, pw_json_validate,
@@ -220,6 +224,11 @@ pub use mcp::{
     PW_MCP_DEFAULT_LINE_CAP, PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP,
     PW_MCP_DEFAULT_START_TIMEOUT_MS, PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP,
     PW_MCP_MIN_OUTBOX,
+};
+pub use mcp_http::{
+    pw_mcp_feed_response, pw_mcp_handle_response, pw_mcp_handle_response_end, pw_mcp_http_init,
+    pw_mcp_http_size, pw_mcp_is_http, pw_mcp_max_headers_len, pw_mcp_poll_request, pw_mcp_post,
+    PW_MCP_MAX_STREAM_SIZE,
 };
 pub use request::{
     pw_declaration, pw_request, pw_request_align, pw_request_gemini_path, pw_request_init,

@@ -12,6 +12,7 @@
 use core::ffi::{c_char, c_void, CStr};
 use core::mem::{align_of, size_of};
 
+use polyweave_tool_adapter::mcp::http::McpStream;
 use polyweave_tool_adapter::mcp::{
     McpClient, McpClientInfo, McpConfig, McpEvent, McpFailure, McpHandled, McpRevision, McpSlot,
     McpStartError, McpState, McpStats, McpToolSkip, CLIENT_TEXT_CAP, PROTOCOL_VERSION_2026,
@@ -174,22 +175,26 @@ const _: () =
     assert!(align_of::<pw_mcp>() <= PW_MAX_ALIGN && align_of::<McpSlot>() <= PW_MAX_ALIGN);
 
 /// Where each part of a client's block is.
-struct Layout {
+pub(crate) struct Layout {
     slots: usize,
+    /// Where the HTTP response streams are (none for a line client).
+    streams: usize,
     info: usize,
     method: usize,
     arena: usize,
     arena_len: usize,
-    total: usize,
+    pub(crate) total: usize,
 }
 
 impl Layout {
-    fn of(cfg: &McpConfig, calls: usize) -> Option<Self> {
+    /// The block of a client with `calls` call slots and `streams` HTTP response streams.
+    pub(crate) fn of(cfg: &McpConfig, calls: usize, streams: usize) -> Option<Self> {
         let arena_len = cfg.arena_len(calls);
         (arena_len != usize::MAX).then_some(())?;
         let mut block = Block::starting_with::<pw_mcp>();
         Some(Self {
             slots: block.array::<McpSlot>(calls)?,
+            streams: block.array::<McpStream>(streams)?,
             info: block.bytes(INFO_LEN)?,
             method: block.bytes(PW_MCP_METHOD_CAP)?,
             arena: block.bytes(arena_len)?,
@@ -204,7 +209,7 @@ impl Layout {
 /// # Safety
 ///
 /// A non-NULL `cfg` must be valid for one read.
-unsafe fn read_config(cfg: *const pw_mcp_config) -> Result<McpConfig, pw_result> {
+pub(crate) unsafe fn read_config(cfg: *const pw_mcp_config) -> Result<McpConfig, pw_result> {
     // SAFETY: readable for one read when non-NULL (caller); integer fields only.
     let cfg = unsafe { read_in(cfg) }?.to_config()?;
     // The client's own check, run on no memory: a configuration that works gets as far as
@@ -232,7 +237,7 @@ pub unsafe extern "C" fn pw_mcp_size(
             if calls > usize::from(u16::MAX) {
                 return Err(pw_result::PW_TOO_MANY);
             }
-            Layout::of(&c, calls)
+            Layout::of(&c, calls, 0)
                 .map(|l| l.total)
                 .ok_or(pw_result::PW_BAD_CONFIG)
         })
@@ -242,7 +247,11 @@ pub unsafe extern "C" fn pw_mcp_size(
 /// The alignment in bytes a client's block needs (a power of two).
 #[unsafe(no_mangle)]
 pub extern "C" fn pw_mcp_align() -> usize {
-    guard(0, || align_of::<pw_mcp>().max(align_of::<McpSlot>()))
+    guard(0, || {
+        align_of::<pw_mcp>()
+            .max(align_of::<McpSlot>())
+            .max(align_of::<McpStream>())
+    })
 }
 
 /// The longest frame `pw_mcp_poll_frame` can write for `cfg`, in `*out_len`: a buffer this
@@ -341,14 +350,37 @@ pub unsafe extern "C" fn pw_mcp_init(
     version_len: usize,
     out: *mut *mut pw_mcp,
 ) -> pw_result {
+    let text = (name, name_len, version, version_len);
+    // SAFETY: as the function's contract.
+    unsafe { init(mem, mem_len, cfg, calls, 0, text, out) }
+}
+
+/// A client's `clientInfo` as C hands it: name, its length, version, its length.
+pub(crate) type InfoArgs = (*const u8, usize, *const u8, usize);
+
+/// `pw_mcp_init`, and with `streams` above 0 `pw_mcp_http_init`: a client over Streamable
+/// HTTP with that many response streams.
+///
+/// # Safety
+///
+/// As `pw_mcp_init`.
+pub(crate) unsafe fn init(
+    mem: *mut c_void,
+    mem_len: usize,
+    cfg: *const pw_mcp_config,
+    calls: usize,
+    streams: usize,
+    (name, name_len, version, version_len): InfoArgs,
+    out: *mut *mut pw_mcp,
+) -> pw_result {
     ffi(|| {
         require_non_null!(mem, cfg, name, version, out);
         // SAFETY: the caller hands `cfg` for one read.
         let config = unsafe { read_config(cfg) }?;
-        if calls > usize::from(u16::MAX) {
+        if calls > usize::from(u16::MAX) || streams > usize::from(u16::MAX) {
             return Err(pw_result::PW_TOO_MANY);
         }
-        let layout = Layout::of(&config, calls).ok_or(pw_result::PW_BAD_CONFIG)?;
+        let layout = Layout::of(&config, calls, streams).ok_or(pw_result::PW_BAD_CONFIG)?;
         let block = block_at(mem, mem_len, layout.total, pw_mcp_align())?;
         let reads = [
             span(cfg, 1),
@@ -364,15 +396,20 @@ pub unsafe extern "C" fn pw_mcp_init(
         let out = unsafe { out_slot(out) }?;
         let base = mem.cast::<u8>();
         // SAFETY: `mem` holds `layout.total` bytes (checked) aligned to `pw_mcp_align()`,
-        // which the slots' offset respects; the parts do not overlap; the caller gives the
-        // block to the client for as long as it is used ('static here).
-        let (slot_mem, info, method, arena) = unsafe {
+        // which the slots' and the streams' offsets respect; the parts do not overlap; the
+        // caller gives the block to the client for as long as it is used ('static here).
+        let (slot_mem, stream_mem, info, method, arena) = unsafe {
             let slot_ptr = base.add(layout.slots).cast::<McpSlot>();
             for i in 0..calls {
                 slot_ptr.add(i).write(McpSlot::EMPTY);
             }
+            let stream_ptr = base.add(layout.streams).cast::<McpStream>();
+            for i in 0..streams {
+                stream_ptr.add(i).write(McpStream::EMPTY);
+            }
             (
                 core::slice::from_raw_parts_mut(slot_ptr, calls),
+                core::slice::from_raw_parts_mut(stream_ptr, streams),
                 out_bytes(base.add(layout.info), INFO_LEN)?,
                 out_bytes(base.add(layout.method), PW_MCP_METHOD_CAP)?,
                 out_bytes(base.add(layout.arena), layout.arena_len)?,
@@ -388,7 +425,11 @@ pub unsafe extern "C" fn pw_mcp_init(
             version: core::str::from_utf8(&version_buf[..version.len()])
                 .map_err(|_| pw_result::PW_INVALID_UTF8)?,
         };
-        let client = McpClient::new(config, info, slot_mem, arena)?;
+        let client = if streams == 0 {
+            McpClient::new(config, info, slot_mem, arena)?
+        } else {
+            McpClient::new_http(config, info, slot_mem, stream_mem, arena)?
+        };
         let state = mem.cast::<pw_mcp>();
         // SAFETY: `state` is the block's start, aligned and with room for a `pw_mcp`
         // (checked); `pw_mcp` has no drop glue, so overwriting an old one leaks nothing.
@@ -496,7 +537,8 @@ pub unsafe extern "C" fn pw_mcp_protocol_version(c: *const pw_mcp) -> *const c_c
 /// Bytes from the server; `*consumed` tells how many it took: up to the end of one line,
 /// and none while what the last line owes is not polled out (drain `pw_mcp_poll_event`,
 /// `pw_mcp_poll_frame` and `pw_mcp_poll_transmit`, then feed the rest). Once the
-/// transport is closed it takes everything and reads nothing.
+/// transport is closed it takes everything and reads nothing. (A client of
+/// `pw_mcp_http_init` reads its responses with `pw_mcp_feed_response` instead.)
 ///
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently; `bytes` valid for
 /// reads of `len` bytes and `consumed` for one write, both outside the client's block.
@@ -640,7 +682,8 @@ pub unsafe extern "C" fn pw_mcp_handle_closed(c: *mut pw_mcp) -> pw_result {
 /// Writes the next line for the server (LF included) into `buf` (`cap` bytes) and its
 /// length into `*len`: `PW_OK`; `PW_NOTHING` (`*len` 0) when none waits;
 /// `PW_BUFFER_TOO_SMALL` with the size needed in `*len`, nothing written and the line kept
-/// (`pw_mcp_max_line_len` gives a buffer that always fits).
+/// (`pw_mcp_max_line_len` gives a buffer that always fits). A client of `pw_mcp_http_init`
+/// hands its messages out with `pw_mcp_poll_request` instead.
 ///
 /// The caller must pass `c` from `pw_mcp_init`, not used concurrently; `buf` valid for
 /// `cap` writes and `len` for one, apart from each other and from the client's block.

@@ -1,4 +1,5 @@
-//! Builds tests/c/test_api.c, tests/c/test_wrapper.c, tests/c/mcp.c, tests/c/request.c and
+//! Builds tests/c/test_api.c, tests/c/test_wrapper.c, tests/c/mcp.c, tests/c/mcp_http.c,
+//! tests/c/request.c and
 //! tests/c/request_example.c with the system C compiler
 //! against the checked-in header and the host static library, runs each, and expects
 //! exit status 0.
@@ -84,6 +85,15 @@ fn c_wrapper_program_passes() {
 #[test]
 fn c_mcp_program_passes() {
     c_program_passes("mcp");
+}
+
+/// The MCP client over Streamable HTTP from C (`tests/c/mcp_http.c`): recorded exchanges
+/// byte for byte (a 2026-07-28 server with JSON and event-stream bodies in small pieces, a
+/// 2025-11-25 server with its session id, an HTTP 500, a cancel closing its stream), and
+/// every refusal with its code and nothing changed.
+#[test]
+fn c_mcp_http_program_passes() {
+    c_program_passes("mcp_http");
 }
 
 /// The conversation's and the request's C API from C (`tests/c/request.c`): a conversation

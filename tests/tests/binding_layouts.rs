@@ -37,7 +37,7 @@ enum Ty {
 }
 
 /// Names the header declares as `uint32_t`-sized enums.
-const ENUMS: [&str; 19] = [
+const ENUMS: [&str; 20] = [
     "pw_result",
     "pw_frame_kind",
     "pw_tool_kind",
@@ -55,6 +55,7 @@ const ENUMS: [&str; 19] = [
     "pw_mcp_skip",
     "pw_mcp_start_error",
     "pw_mcp_revision",
+    "pw_mcp_post_kind",
     "pw_pushed",
     "pw_tool_choice",
 ];

@@ -7,7 +7,8 @@ response body `Decoder` / `decode` (frames out) and `encode_item` (a frame as th
 request item); for the next request's body `Conversation` (system and user texts, the decoded
 responses, the results) and `Conversation.request` (a `Request`: its length, then its bytes
 whole or in chunks); for MCP servers as tool adapters `polyweave_tool_adapter.mcp`
-(`McpClient`, and `McpServer` / `serve_stdio` over a child's stdio).
+(`McpClient`, `McpServer` / `serve_stdio` over a child's stdio, `McpHttpServer` /
+`connect_http` over Streamable HTTP).
 """
 
 from . import errors, mcp
@@ -19,9 +20,28 @@ from .wrapper import *  # noqa: F401,F403
 from .wrapper import __all__ as _wrapper_all
 from .request import *  # noqa: F401,F403
 from .request import __all__ as _request_all
-from .mcp import McpClient, McpConfig, McpServer, McpStartupError, McpToolError, serve_stdio
+from .mcp import (
+    McpClient,
+    McpConfig,
+    McpHttpServer,
+    McpServer,
+    McpStartupError,
+    McpToolError,
+    connect_http,
+    serve_stdio,
+)
 
-_mcp_all = ["mcp", "McpClient", "McpConfig", "McpServer", "McpStartupError", "McpToolError", "serve_stdio"]
+_mcp_all = [
+    "mcp",
+    "McpClient",
+    "McpConfig",
+    "McpHttpServer",
+    "McpServer",
+    "McpStartupError",
+    "McpToolError",
+    "connect_http",
+    "serve_stdio",
+]
 #: The package's version: its library's (`pw_version()`), which is the crates' and the
 #: distribution's (setup.py refuses to build a wheel where they differ).
 __version__: str = version().split("/", 1)[1]

@@ -70,6 +70,7 @@ PW_MCP_METHOD_CAP = 256
 PW_MCP_MAX_BASE_SIZE = 1536
 PW_MCP_MAX_SLOT_SIZE = 64
 PW_MCP_DEFAULT_START_TIMEOUT_MS = 10000
+PW_MCP_MAX_STREAM_SIZE = 160
 PW_CONVERSATION_MAX_BASE_SIZE = 64
 PW_REQUEST_MAX_BASE_SIZE = 256
 PW_REQUEST_MAX_DECLARATION_SIZE = 96
@@ -122,6 +123,9 @@ PW_MCP_REVISION_2026_07_28 = 2
 PW_MCP_HANDLED_SENT = 0
 PW_MCP_HANDLED_FAILED = 1
 PW_MCP_HANDLED_CANCELLED = 2
+# enum pw_mcp_post_kind
+PW_MCP_POST = 0
+PW_MCP_POST_CLOSE = 1
 # enum pw_mcp_failure
 PW_MCP_FAILURE_NONE = 0
 PW_MCP_FAILURE_CLOSED = 1
@@ -183,6 +187,11 @@ PW_MCP_OUTBOX_FULL = 505
 PW_MCP_FRAME_PENDING = 506
 PW_MCP_ALREADY_STARTED = 507
 PW_MCP_CLIENT_INFO_TOO_LONG = 508
+PW_MCP_NOT_HTTP = 509
+PW_MCP_UNKNOWN_STREAM = 510
+PW_MCP_HEAD_TWICE = 511
+PW_MCP_NO_HEAD = 512
+PW_MCP_POLL_FIRST = 513
 PW_CONVERSATION_NO_ROOM = 600
 PW_CONVERSATION_BAD_CONTENT = 601
 PW_CONVERSATION_NO_RESPONSE = 602
@@ -485,6 +494,16 @@ class pw_mcp_frame(Structure):
     _fields_ = [("index", c_uint32), ("slot", c_uint16), ("reserved", c_uint16), ("len", c_size_t)]
 
 
+class pw_mcp_post(Structure):
+    _fields_ = [
+        ("kind", c_uint32),
+        ("stream", c_uint16),
+        ("reserved", c_uint16),
+        ("body_len", c_size_t),
+        ("headers_len", c_size_t),
+    ]
+
+
 # the conversation and requests (pw_conversation_*, pw_request_*)
 
 
@@ -677,6 +696,29 @@ _SIGNATURES = {
     "pw_mcp_handle_frame": (pw_result, [_P(pw_mcp), c_uint16, c_uint32, c_void_p, c_size_t, _P(pw_mcp_handled)]),
     "pw_mcp_poll_transmit": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(c_size_t)]),
     "pw_mcp_poll_frame": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(pw_mcp_frame)]),
+    # the MCP client over Streamable HTTP
+    "pw_mcp_http_size": (pw_result, [_P(pw_mcp_config), c_size_t, c_size_t, _P(c_size_t)]),
+    "pw_mcp_http_init": (
+        pw_result,
+        [
+            c_void_p,
+            c_size_t,
+            _P(pw_mcp_config),
+            c_size_t,
+            c_size_t,
+            c_void_p,
+            c_size_t,
+            c_void_p,
+            c_size_t,
+            _P(_P(pw_mcp)),
+        ],
+    ),
+    "pw_mcp_is_http": (c_uint8, [_P(pw_mcp)]),
+    "pw_mcp_max_headers_len": (pw_result, [_P(pw_mcp_config), _P(c_size_t)]),
+    "pw_mcp_poll_request": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, c_void_p, c_size_t, _P(pw_mcp_post)]),
+    "pw_mcp_handle_response": (pw_result, [_P(pw_mcp), c_uint16, c_uint16, c_void_p, c_size_t, c_void_p, c_size_t]),
+    "pw_mcp_feed_response": (pw_result, [_P(pw_mcp), c_uint16, c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_mcp_handle_response_end": (pw_result, [_P(pw_mcp), c_uint16]),
     # the conversation and requests
     "pw_conversation_size": (pw_result, [c_size_t, _P(c_size_t)]),
     "pw_conversation_align": (c_size_t, []),

@@ -71,9 +71,11 @@ class ItemRefused(PolyweaveError, ValueError):
 
 
 class McpRefused(PolyweaveError):
-    """What the MCP client refused (codes 500-508 but the retired 502): a frame that is not for it, a call it
+    """What the MCP client refused (codes 500-513 but the retired 502): a frame that is not for it, a call it
     cannot take now (`McpOutboxFull`, `McpFramePending`: poll, then hand the frame in again),
-    a second start, a `clientInfo` text too long. Nothing changed in the client."""
+    a second start, a `clientInfo` text too long; over HTTP a response input out of order
+    (`McpUnknownStream`, `McpHeadTwice`, `McpNoHead`, `McpPollFirst`: poll, then give it again)
+    or given to a line client (`McpNotHttp`). Nothing changed in the client."""
 
 
 class ConversationRefused(PolyweaveError, ValueError):
@@ -107,7 +109,7 @@ def _base(code: int) -> Type[PolyweaveError]:
         return StorageError
     if _ffi.PW_ITEM_NOT_CALL_OR_RESULT <= code <= _ffi.PW_ITEM_NO_OUTCOME:
         return ItemRefused
-    if _ffi.PW_MCP_NOT_ADAPTER_FRAME <= code <= _ffi.PW_MCP_CLIENT_INFO_TOO_LONG:
+    if _ffi.PW_MCP_NOT_ADAPTER_FRAME <= code <= _ffi.PW_MCP_POLL_FIRST:
         return McpRefused
     if _ffi.PW_CONVERSATION_NO_ROOM <= code <= _ffi.PW_CONVERSATION_EMPTY_TEXT:
         return ConversationRefused
@@ -175,6 +177,11 @@ McpOutboxFull = _make("McpOutboxFull", _ffi.PW_MCP_OUTBOX_FULL)
 McpFramePending = _make("McpFramePending", _ffi.PW_MCP_FRAME_PENDING)
 McpAlreadyStarted = _make("McpAlreadyStarted", _ffi.PW_MCP_ALREADY_STARTED)
 McpClientInfoTooLong = _make("McpClientInfoTooLong", _ffi.PW_MCP_CLIENT_INFO_TOO_LONG)
+McpNotHttp = _make("McpNotHttp", _ffi.PW_MCP_NOT_HTTP)
+McpUnknownStream = _make("McpUnknownStream", _ffi.PW_MCP_UNKNOWN_STREAM)
+McpHeadTwice = _make("McpHeadTwice", _ffi.PW_MCP_HEAD_TWICE)
+McpNoHead = _make("McpNoHead", _ffi.PW_MCP_NO_HEAD)
+McpPollFirst = _make("McpPollFirst", _ffi.PW_MCP_POLL_FIRST)
 ConversationNoRoom = _make("ConversationNoRoom", _ffi.PW_CONVERSATION_NO_ROOM)
 ConversationBadContent = _make("ConversationBadContent", _ffi.PW_CONVERSATION_BAD_CONTENT)
 ConversationNoResponse = _make("ConversationNoResponse", _ffi.PW_CONVERSATION_NO_RESPONSE)

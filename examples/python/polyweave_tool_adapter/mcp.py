@@ -18,6 +18,9 @@ Two levels:
   tools listed and registered as adapter tools of a `Wrapper`; `run(frames)` runs model frames
   through that wrapper and returns what it sent to the model and to the consumer, with the
   clock (`time.monotonic`), the start-up's deadline, progress and timeouts handled.
+- `McpHttpServer` / `connect_http`: the same for a server at an `http://` URL over Streamable
+  HTTP (SPEC §9.11), with `McpClient.http` (POSTs out of `poll_request`, each response reported
+  as its stream) on `http.client` threads, one connection per POST.
 
     with McpServer(["node", "server-everything/dist/index.js", "stdio"], timeout_ms=5000) as s:
         print([t.name for t in s.tools])
@@ -28,11 +31,16 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import http.client
 import json
 import os
+import queue
 import selectors
+import socket
 import subprocess
+import threading
 import time
+import urllib.parse
 from collections import deque
 from ctypes import byref, c_size_t, c_uint32
 from dataclasses import dataclass
@@ -43,6 +51,7 @@ from .errors import (
     CallNotWaiting,
     McpFramePending,
     McpOutboxFull,
+    McpPollFirst,
     McpUnknownCall,
     QueueFull,
     check,
@@ -60,6 +69,9 @@ __all__ = [
     "McpConfig",
     "McpRevision",
     "McpFrame",
+    "McpHttpServer",
+    "McpPost",
+    "McpClose",
     "McpServer",
     "McpStartupError",
     "McpState",
@@ -74,6 +86,7 @@ __all__ = [
     "ToolListed",
     "ToolSkipped",
     "ToolsChanged",
+    "connect_http",
     "serve_stdio",
 ]
 
@@ -267,6 +280,30 @@ class McpFrame:
 
 
 @dataclass(frozen=True)
+class McpPost:
+    """A POST to make (`McpClient.poll_request`): `body` to the MCP endpoint with the header
+    lines `headers` (`Name: value` CRLF each, as sent; `header_items` splits them); report its
+    response as `stream`."""
+
+    stream: int
+    body: bytes
+    headers: bytes
+
+    @property
+    def header_items(self) -> List[Tuple[str, str]]:
+        """The headers as `(name, value)` pairs, in order."""
+        lines = self.headers.decode("latin-1").split("\r\n")
+        return [tuple(line.split(": ", 1)) for line in lines if line]  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class McpClose:
+    """Close `stream`'s response (a cancelled call) and report nothing more of it."""
+
+    stream: int
+
+
+@dataclass(frozen=True)
 class McpStats:
     """`pw_mcp_stats`: what the client counted (each saturates)."""
 
@@ -350,6 +387,13 @@ class McpConfig:
         check(_ffi.lib.pw_mcp_max_line_len(byref(self._c()), byref(n)))
         return n.value
 
+    @property
+    def max_headers_len(self) -> int:
+        """The longest header lines `poll_request` writes (`pw_mcp_max_headers_len`)."""
+        n = c_size_t(0)
+        check(_ffi.lib.pw_mcp_max_headers_len(byref(self._c()), byref(n)))
+        return n.value
+
     def __repr__(self) -> str:
         shown = ("%s=%r" % (n, getattr(self, n).value if n == "revision" else getattr(self, n)) for n in self.FIELDS)
         return "McpConfig(%s)" % ", ".join(shown)
@@ -376,7 +420,8 @@ class McpClient(_Owned):
     frame in again) and change nothing."""
 
     def __init__(self, *, calls: int = 8, config: Optional[McpConfig] = None, wrapper_config: Optional[WrapperConfig] = None,
-                 name: Data = "polyweave-python", version: Optional[Data] = None, **fields: Any) -> None:
+                 name: Data = "polyweave-python", version: Optional[Data] = None, streams: int = 0,
+                 **fields: Any) -> None:
         cfg = config if config is not None else McpConfig()
         if fields:
             cfg = McpConfig(**{**{n: getattr(cfg, n) for n in McpConfig.FIELDS}, **fields})
@@ -385,18 +430,34 @@ class McpClient(_Owned):
         self.config = cfg
         ccfg = cfg._c()
         size = c_size_t(0)
-        check(_ffi.lib.pw_mcp_size(byref(ccfg), calls, byref(size)))
+        if streams:
+            check(_ffi.lib.pw_mcp_http_size(byref(ccfg), calls, streams, byref(size)))
+        else:
+            check(_ffi.lib.pw_mcp_size(byref(ccfg), calls, byref(size)))
         self._block = _Block(size.value, _ffi.lib.pw_mcp_align())
         name_b = _bytes(name, "name")
         version_b = _bytes(version if version is not None else _default_version(), "version")
         c = ctypes.POINTER(_ffi.pw_mcp)()
-        check(
-            _ffi.lib.pw_mcp_init(
-                self._block.address, size.value, byref(ccfg), calls, name_b, len(name_b), version_b,
-                len(version_b), byref(c),
+        if streams:
+            check(
+                _ffi.lib.pw_mcp_http_init(
+                    self._block.address, size.value, byref(ccfg), calls, streams, name_b, len(name_b), version_b,
+                    len(version_b), byref(c),
+                )
             )
-        )
+        else:
+            check(
+                _ffi.lib.pw_mcp_init(
+                    self._block.address, size.value, byref(ccfg), calls, name_b, len(name_b), version_b,
+                    len(version_b), byref(c),
+                )
+            )
         self._c = c
+        self.streams = streams
+        if streams:
+            self._body = ctypes.create_string_buffer(min(cfg.max_line_len, 64 * 1024))
+            self._headers = ctypes.create_string_buffer(cfg.max_headers_len)
+            self._post = _ffi.pw_mcp_post()
         self._line = ctypes.create_string_buffer(min(cfg.max_line_len, 64 * 1024))
         self._frame = ctypes.create_string_buffer(min(cfg.max_frame_len, 64 * 1024))
         self._event = _ffi.pw_mcp_event()
@@ -535,6 +596,88 @@ class McpClient(_Owned):
             if e is None:
                 return
             yield e
+
+    # -------------------------------------------------- Streamable HTTP (SPEC §9.11)
+
+    @classmethod
+    def http(cls, *, streams: int = 4, **options: Any) -> McpClient:
+        """A client over Streamable HTTP (`pw_mcp_http_init`) reading up to `streams` responses
+        at once (1 to 65535; with 2 or more a 2026-07-28 client keeps one open for tool-list
+        changes when the server offers them); the other options are the constructor's. Instead
+        of `feed` and `poll_transmit` its host uses `poll_request` (a POST to make, or a response
+        to close) and reports each response as its stream: `handle_response`, `feed_response`,
+        `handle_response_end`."""
+        if streams < 1:
+            raise ValueError("an HTTP client needs at least one stream")
+        return cls(streams=streams, **options)
+
+    @property
+    def is_http(self) -> bool:
+        """Whether this client speaks Streamable HTTP (`McpClient.http`)."""
+        return bool(_ffi.lib.pw_mcp_is_http(self._ptr()))
+
+    def poll_request(self) -> Optional[Union[McpPost, McpClose]]:
+        """The next thing to do over HTTP: an `McpPost` (POST its body with its headers to the
+        endpoint, report the response as its stream) or an `McpClose` (close that stream's
+        response), or None when nothing is to be sent or no stream is free. `McpNotHttp` for a
+        line client."""
+        p = self._post if self.streams else _ffi.pw_mcp_post()
+        body = getattr(self, "_body", None) or ctypes.create_string_buffer(1)
+        headers = getattr(self, "_headers", None) or ctypes.create_string_buffer(1)
+        while True:
+            r = _ffi.lib.pw_mcp_poll_request(self._ptr(), body, len(body), headers, len(headers), byref(p))
+            if r != _ffi.PW_BUFFER_TOO_SMALL:
+                break
+            if p.body_len:
+                body = self._body = ctypes.create_string_buffer(p.body_len)
+            else:
+                headers = self._headers = ctypes.create_string_buffer(p.headers_len)
+        if r == _ffi.PW_NOTHING:
+            return None
+        check(r)
+        if p.kind == _ffi.PW_MCP_POST_CLOSE:
+            return McpClose(p.stream)
+        return McpPost(p.stream, ctypes.string_at(body, p.body_len), ctypes.string_at(headers, p.headers_len))
+
+    def requests(self) -> Iterator[Union[McpPost, McpClose]]:
+        """Drains `poll_request`."""
+        while True:
+            r = self.poll_request()
+            if r is None:
+                return
+            yield r
+
+    def handle_response(self, stream: int, status: int, content_type: Data = b"",
+                        session: Optional[Data] = None) -> None:
+        """The head of `stream`'s response: its HTTP status, its `Content-Type` (empty when it
+        has none) and its `Mcp-Session-Id` (None when it has none). `McpPollFirst`: drain the
+        events, frames and requests, then give it again."""
+        ct = _bytes(content_type, "content_type")
+        sid = None if session is None else _bytes(session, "session")
+        check(
+            _ffi.lib.pw_mcp_handle_response(
+                self._ptr(), stream, status, ct, len(ct), sid, 0 if sid is None else len(sid)
+            )
+        )
+
+    def feed_response(self, stream: int, data: Data, start: int = 0) -> int:
+        """Bytes of `stream`'s body, from offset `start`: returns how many it took (all of a JSON
+        body, up to the end of one event of an event stream, and none while another stream's
+        message is half read or what the last message owes is not polled out)."""
+        raw = _bytes(data, "data")
+        if start < 0 or start > len(raw):
+            raise ValueError("start out of range")
+        n = c_size_t(0)
+        base = ctypes.cast(ctypes.c_char_p(raw), ctypes.c_void_p).value or 0
+        check(_ffi.lib.pw_mcp_feed_response(self._ptr(), stream, base + start, len(raw) - start, byref(n)))
+        return n.value
+
+    def handle_response_end(self, stream: int) -> None:
+        """`stream`'s response ended, whole or broken (or the POST got none): the stream is free
+        again, and a request it did not answer fails (a call with `Tool <name> failed: HTTP
+        <status>` when the status was no success)."""
+        check(_ffi.lib.pw_mcp_handle_response_end(self._ptr(), stream))
+
 
     # -------------------------------------------------- state
 
@@ -732,19 +875,8 @@ class McpServer:
             cfg = McpConfig(**{**{n: getattr(cfg, n) for n in McpConfig.FIELDS}, **chosen})
         try:
             self.client = McpClient(calls=slots, config=cfg, wrapper_config=self.wrapper_config, name=name,
-                                    version=version)
-            try:
-                self.proc = subprocess.Popen(
-                    self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd,
-                    bufsize=0,
-                )
-            except OSError as e:
-                raise McpStartupError("cannot start the MCP server %r: %s" % (self.command, e)) from e
-            assert self.proc.stdin is not None and self.proc.stdout is not None  # both PIPE
-            self._in = self.proc.stdin.fileno()
-            self._out = self.proc.stdout.fileno()
-            os.set_blocking(self._in, False)
-            self._sel.register(self._out, selectors.EVENT_READ)
+                                    version=version, **self._client_options())
+            self._open(env, cwd, stderr)
             self.client.start(self.now_ms())
             self._start_up(startup_timeout_ms)
             names = [t.name for t in self.tools]
@@ -754,6 +886,25 @@ class McpServer:
         except BaseException:
             self.close()
             raise
+
+    def _client_options(self) -> Dict[str, Any]:
+        """What the client's constructor gets besides the configuration (a line client: none)."""
+        return {}
+
+    def _open(self, env: Optional[Dict[str, str]], cwd: Optional[str], stderr: Any) -> None:
+        """Starts the server as a child process, its stdin and stdout on pipes."""
+        try:
+            self.proc = subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd,
+                bufsize=0,
+            )
+        except OSError as e:
+            raise McpStartupError("cannot start the MCP server %r: %s" % (self.command, e)) from e
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both PIPE
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        os.set_blocking(self._in, False)
+        self._sel.register(self._out, selectors.EVENT_READ)
 
     # -------------------------------------------------- life
 
@@ -1090,3 +1241,172 @@ def serve_stdio(command: Sequence[str], timeout_ms: int = 30000, max_total_ms: i
     """Starts `command` as an MCP server over its stdio: the started `McpServer` (use it as a
     context manager, or `close()` it). See `McpServer` for the options."""
     return McpServer(command, timeout_ms=timeout_ms, max_total_ms=max_total_ms, **options)
+
+
+# ------------------------------------------------------------ a server over Streamable HTTP
+
+
+class McpHttpServer(McpServer):
+    """An MCP server at `url` (`http://host:port/mcp`) over Streamable HTTP (SPEC §9.11), served
+    as `McpServer` serves a child's stdio: the same `tools`, `run`, `call`, `cancel`, `close`
+    and options (but `env`, `cwd` and `stderr`, which start no process here).
+
+    Only the standard library: each POST the client asks for is made on a connection of its
+    own (`http.client`), on a thread that reads the response's body in small reads
+    (`read_size` bytes at most) and hands head, pieces and end to the thread driving the
+    client; closing a stream closes its connection. `streams` responses are read at once at
+    most; `headers` are sent with every POST besides the client's (for example an
+    `Authorization`). `log("send", body)` sees each POST's body, `log("recv", chunk)` each
+    piece of a response."""
+
+    def __init__(self, url: str, *, streams: int = 4, headers: Optional[Dict[str, str]] = None,
+                 read_size: int = 4096, **options: Any) -> None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("not an http:// or https:// URL: %r" % url)
+        self.url = url
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port
+        self._path = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+        self._stream_count = streams
+        self._extra_headers = dict(headers or {})
+        self.read_size = read_size
+        self._responses: "queue.Queue[Tuple[int, int, str, Any]]" = queue.Queue()
+        # stream -> (its POST's token, its connection); a token tells a closed stream's late
+        # pieces from those of the next POST on the same stream.
+        self._conns: Dict[int, Tuple[int, http.client.HTTPConnection]] = {}
+        self._pending: Dict[int, Deque[List[Any]]] = {}  # stream -> what the client is still to take
+        self._token = 0
+        super().__init__([url], **options)
+
+    def _client_options(self) -> Dict[str, Any]:
+        return {"streams": self._stream_count}
+
+    def _open(self, env: Optional[Dict[str, str]], cwd: Optional[str], stderr: Any) -> None:
+        pass  # every POST opens its own connection
+
+    def close(self) -> None:
+        """Closes every connection still open, then frees the wrapper and the client."""
+        for stream in list(self._conns):
+            self._close_stream(stream)
+        super().close()
+
+    # -------------------------------------------------- the client's requests and responses
+
+    def _client_transmit(self) -> bool:
+        moved = False
+        for r in self.client.requests():
+            moved = True
+            if isinstance(r, McpClose):
+                self._close_stream(r.stream)
+            else:
+                self._post(r)
+        return moved
+
+    def _post(self, r: McpPost) -> None:
+        if self._log is not None:
+            self._log("send", r.body)
+        self._token += 1
+        cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+        conn = cls(self._host, self._port)
+        self._conns[r.stream] = (self._token, conn)
+        self._pending[r.stream] = deque()
+        t = threading.Thread(target=self._exchange, args=(self._token, r, conn), daemon=True)
+        t.start()
+
+    def _exchange(self, token: int, r: McpPost, conn: http.client.HTTPConnection) -> None:
+        """On its own thread: one POST, its response's head, body pieces and end."""
+        put = self._responses.put
+        try:
+            conn.putrequest("POST", self._path, skip_accept_encoding=True)
+            for name, value in r.header_items + list(self._extra_headers.items()):
+                conn.putheader(name, value)
+            conn.putheader("Content-Length", str(len(r.body)))
+            conn.endheaders(r.body)
+            resp = conn.getresponse()
+            head = (resp.status, resp.getheader("Content-Type", ""), resp.getheader("Mcp-Session-Id"))
+            put((token, r.stream, "head", head))
+            while True:
+                chunk = resp.read1(self.read_size)
+                if not chunk:
+                    break
+                put((token, r.stream, "body", chunk))
+        except Exception:  # noqa: BLE001 (any failure of the connection ends the response)
+            pass
+        finally:
+            put((token, r.stream, "end", None))
+            conn.close()
+
+    def _close_stream(self, stream: int) -> None:
+        entry = self._conns.pop(stream, None)
+        self._pending.pop(stream, None)
+        if entry is None:
+            return
+        conn = entry[1]
+        sock = conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked reading it
+            except OSError:
+                pass
+        conn.close()
+
+    def _take(self, item: Tuple[int, int, str, Any]) -> None:
+        token, stream, kind, data = item
+        entry = self._conns.get(stream)
+        if entry is None or entry[0] != token:
+            return  # a closed stream's
+        if kind == "body" and self._log is not None:
+            self._log("recv", data)
+        self._pending[stream].append([kind, data, 0])
+
+    def _client_feed(self) -> bool:
+        moved = False
+        for stream in list(self._pending):
+            q = self._pending.get(stream)
+            while q:
+                kind, data, off = q[0]
+                try:
+                    if kind == "head":
+                        status, ct, session = data
+                        self.client.handle_response(stream, status, ct or "", session)
+                        q.popleft()
+                    elif kind == "body":
+                        n = self.client.feed_response(stream, data, off)
+                        if n == 0:
+                            break
+                        q[0][2] = off + n
+                        if off + n >= len(data):
+                            q.popleft()
+                    else:
+                        self.client.handle_response_end(stream)
+                        del self._pending[stream]
+                        del self._conns[stream]
+                        q = None
+                except McpPollFirst:
+                    break
+                moved = True
+        return moved
+
+    def _wait(self, timeout_ms: Optional[int]) -> None:
+        timeout = None if timeout_ms is None else timeout_ms / 1000
+        if not self._conns:
+            if timeout is None:
+                raise RuntimeError("stuck: calls pending with nothing to wait for")
+            time.sleep(timeout)
+            return
+        try:
+            self._take(self._responses.get(timeout=timeout))
+            while True:
+                self._take(self._responses.get_nowait())
+        except queue.Empty:
+            pass
+        self._pump(self.now_ms())
+
+
+def connect_http(url: str, timeout_ms: int = 30000, max_total_ms: int = 0, **options: Any) -> McpHttpServer:
+    """Connects to the MCP server at `url` over Streamable HTTP: the started `McpHttpServer`
+    (use it as a context manager, or `close()` it). See `McpHttpServer` and `McpServer` for the
+    options."""
+    return McpHttpServer(url, timeout_ms=timeout_ms, max_total_ms=max_total_ms, **options)
