@@ -15,14 +15,20 @@
 //   The start-up's `server/discover` is timed the same way (`setTimeout` at the client's
 //   `pollTimeout`). `createMcpSession(send, options)` is the same over any transport
 //   (`send(line)` writes one).
+// - `connectMcpServer({ url, ...options })`: the same over Streamable HTTP (SPEC §9.11) with
+//   `fetch` alone (Node and browsers): the client (made with `streams`) hands out POSTs
+//   (`pollRequest`), each made as one `fetch` whose response body is read as a stream and
+//   fed as it comes (`handleResponse`, `feedResponse`, `handleResponseEnd`); a stream the
+//   client closes aborts its `fetch` (`McpHttpSession`).
 import { C, ENUMS, PW, OutBuf, Stable, alignOffset, deadline, strOf, resultText, withCode } from './binding.mjs';
 import { realClock, clockOf } from './clock.mjs';
 import { createDuplex } from './duplex.mjs';
 import { objectOf, raw, rawText } from './raw.mjs';
 import { createToolAdapterWrapper } from './wrapper.mjs';
 
-// node:child_process only in Node: in a browser the client and `createMcpSession` (any
-// transport) work, and `connectMcpServer` (a child over stdio) says it needs Node.
+// node:child_process only in Node: in a browser the client, `createMcpSession` (any
+// transport) and `connectMcpServer({ url })` (HTTP) work, and `connectMcpServer(command)` (a
+// child over stdio) says it needs Node.
 const childProcess = globalThis.process?.versions?.node ? await import('node:child_process') : null;
 
 // ------------------------------------------------------------ codes and errors
@@ -121,19 +127,20 @@ const revisionName = (v) => Object.keys(REVISIONS).find((k) => REVISIONS[k] === 
  *   | { type: 'toolSkipped', reason: 'nameTooLong' | 'noName', tool: string, len: number, cap: number }
  *   | { type: 'ready', tools: number }
  *   | { type: 'toolsChanged', tools: number }
- *   | { type: 'startFailed', error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge' | 'noAnswer', raw: string, len: number }
+ *   | { type: 'startFailed', error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge' | 'noAnswer' | 'noResponse', raw: string, len: number }
  *   | { type: 'notification', method: string, params: string | null, methodCut: boolean }} McpEvent
  *   what the client tells the host (raw JSON as the server sent it, as text): `initialized`
- *   carries the `initialize` or `server/discover` result; `toolsChanged` ends a listing again
+ *   carries the `initialize` or `server/discover` result; `startFailed` `noResponse` (over
+ *   HTTP) has the status in `len` (0: no response at all); `toolsChanged` ends a listing again
  *   after `notifications/tools/list_changed`, its `tools` the last `tool` events (the whole
  *   list now)
  *
  * @typedef {object} McpHandled what `handleFrame` did
  * @property {'sent' | 'failed' | 'cancelled'} kind
  * @property {number} request for `sent`: the JSON-RPC id, also the progress token
- * @property {null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome' | 'inputRequired'} failure
+ * @property {null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome' | 'inputRequired' | 'http'} failure
  *   for `failed`: why (its `ERROR` waits in `pollFrame`)
- * @property {number} limit the failure's limit (slots, outbox room, ...), else 0
+ * @property {number} limit the failure's limit (slots, outbox room, ...; for `http` the status), else 0
  * @property {number} len for `requestTooLong`: the line's length, else 0
  * @property {boolean} notified for `cancelled`: `notifications/cancelled` was queued
  *
@@ -145,6 +152,18 @@ const revisionName = (v) => Object.keys(REVISIONS).find((k) => REVISIONS[k] === 
  * @property {number} late @property {number} unknownProgress @property {number} pings
  * @property {number} refusedRequests @property {number} notifications @property {number} calls
  * @property {number} answered @property {number} failed
+ */
+
+/**
+ * @typedef {{ type: 'post', stream: number, body: string, headers: Array<[string, string]> }
+ *   | { type: 'close', stream: number }} McpRequest what `pollRequest` asks of an HTTP host:
+ *   POST `body` with `headers` (the revision's, in order) and report its response as
+ *   `stream`; or close `stream`'s response (a cancelled 2026-07-28 call)
+ *
+ * @typedef {McpSessionOptions & { url: string | URL, fetch?: typeof fetch, headers?: Record<string, string> | Array<[string, string]>, streams?: number, startupTimeoutMs?: number }} McpHttpOptions
+ *   `connectMcpServer({ url })`'s options: `fetch` (the global one by default), `headers`
+ *   sent with every POST (authorization...; the protocol's own win), `streams` (responses read
+ *   at once: `maxPending` + 2 by default), `startupTimeoutMs` (as over stdio)
  */
 
 /** A clock reading given to the client: whole milliseconds, at least 0. */
@@ -517,13 +536,16 @@ export class McpClient {
 if (typeof Symbol.dispose === 'symbol') McpClient.prototype[Symbol.dispose] = McpClient.prototype.close;
 
 /**
- * A raw MCP client (SPEC §9): no I/O, no clock. `calls`: the most calls in flight (8);
+ * A raw MCP client (SPEC §9): no I/O, no clock. With `streams` (the most responses read at
+ * once, 1 to 65535) a client over Streamable HTTP (`pollRequest`, `handleResponse`,
+ * `feedResponse`, `handleResponseEnd` instead of `pollTransmit`, `feed`, `handleClosed`).
+ * `calls`: the most calls in flight (8);
  * `limits`: its capacities (`McpLimits`); `fit: { nameCap, maxDepth }`: a wrapper's, so every
  * name and frame fits it (`pw_mcp_config_fit`); `name` / `version`: its `clientInfo` (at most
  * 64 bytes each); `revision` (`McpRevision`, `'auto'`) and `startTimeoutMs` (how long
  * `server/discover` may go unanswered; `pw_mcp_config_default`'s when left out). `close()`
  * frees it.
- * @param {{ calls?: number, limits?: McpLimits, fit?: { nameCap?: number, maxDepth?: number }, name?: string, version?: string, revision?: McpRevision, startTimeoutMs?: number }} [options]
+ * @param {{ calls?: number, streams?: number, limits?: McpLimits, fit?: { nameCap?: number, maxDepth?: number }, name?: string, version?: string, revision?: McpRevision, startTimeoutMs?: number }} [options]
  * @returns {McpClient}
  */
 export function createMcpClient(options = {}) {
@@ -1159,10 +1181,15 @@ export class McpHttpSession extends McpSession {
     throw new TypeError('polyweave: an MCP session over HTTP reads its responses itself');
   }
 
-  /** Aborts every request in flight and frees the client (calls in flight time out in their wrappers). */
+  /**
+   * Aborts every request in flight, fails the calls waiting (`Tool <name> failed: the MCP
+   * server closed the connection`) and frees the client. Idempotent.
+   * @returns {Promise<void>}
+   */
   close() {
     if (!this._disposed) {
       for (const st of [...this._http.open.values()]) this._abort(st);
+      this.handleClosed();
       this.dispose();
     }
     return Promise.resolve();
@@ -1221,6 +1248,10 @@ export class McpServer extends McpSession {
 }
 
 /**
+ * `connectMcpServer({ url, ...options })` (`McpHttpOptions`): the server at `url` over
+ * Streamable HTTP, through `fetch`; resolves once its tools are listed with an
+ * `McpHttpSession` (the same members but `child`; `close()` aborts what is in flight).
+ *
  * Spawns `command args` (`child_process.spawn`, stdin and stdout piped) and resolves, once the
  * server is started and its tools listed, with an `McpServer`: `tools` (`[{ name, tool }]`),
  * `serverInfo`, `protocolVersion`, `notifications`, `wrap(model)`, `run(frames)`,
@@ -1230,14 +1261,14 @@ export class McpServer extends McpSession {
  * take; by default the client's `startTimeoutMs` + 10000, so a server silent to
  * `server/discover` still has 10 s for `initialize` and the listing), `graceMs` (2000), `env`,
  * `cwd`, `stderr` (`'inherit'`, or `'ignore'`, `'pipe'`).
- * @param {string} command @param {string[]} [args]
+ * @param {string | McpHttpOptions} command @param {string[]} [args]
  * @param {McpSessionOptions & { startupTimeoutMs?: number, graceMs?: number, env?: object, cwd?: string, stderr?: 'inherit' | 'ignore' | 'pipe' }} [options]
- * @returns {Promise<McpServer>}
+ * @returns {Promise<McpServer | McpHttpSession>}
  */
 export function connectMcpServer(command, args = [], options = {}) {
   if (command !== null && typeof command === 'object' && !(command instanceof URL)) return connectHttp(command);
   if (childProcess === null) {
-    return Promise.reject(new TypeError('polyweave: connectMcpServer spawns a child process (Node only); use createMcpSession over your own transport'));
+    return Promise.reject(new TypeError('polyweave: connectMcpServer(command) spawns a child process (Node only); use connectMcpServer({ url }) (Streamable HTTP) or createMcpSession over your own transport'));
   }
   const child = childProcess.spawn(command, args, {
     stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
