@@ -39,7 +39,7 @@ async function flush() {
  * A scripted `fetch`: `posts` are the requests it got (`{ url, method, headers, body, signal }`),
  * each answered with `post.respond(status, headers, body, { piece, broken })` (the body cut into
  * chunks of `piece` bytes, each read when asked for; `broken`: the stream errors after them;
- * `held`: it stays open after them) or
+ * `held`: it stays open after them, `post.push(text)` sending more) or
  * `post.fail(error)`.
  */
 function scripted() {
@@ -55,8 +55,9 @@ function scripted() {
         signal: init.signal,
         pulls: 0,
         respond(status, headers, body = '', { piece = 1 << 20, broken = false, held = false } = {}) {
-          const bytes = new TextEncoder().encode(body);
+          let bytes = new TextEncoder().encode(body);
           let at = 0;
+          let more = null;
           const stream = new ReadableStream({
             pull: (c) => {
               post.pulls++;
@@ -64,13 +65,21 @@ function scripted() {
                 c.enqueue(bytes.slice(at, at + piece));
                 at += piece;
               } else if (broken) c.error(new TypeError('terminated'));
-              else if (held) return new Promise(() => {});
-              else c.close();
+              else if (held) {
+                // Waits for `post.push(text)`.
+                return new Promise((resolve) => (more = resolve));
+              } else c.close();
             },
             cancel: () => {
               post.cancelled = true;
             },
           });
+          /** More body for a `held` response. */
+          post.push = (text) => {
+            bytes = new Uint8Array([...bytes.subarray(at), ...new TextEncoder().encode(text)]);
+            at = 0;
+            more?.();
+          };
           resolve(new Response(stream, { status, headers }));
         },
         fail: (e) => reject(e),
@@ -205,16 +214,21 @@ test('mcp http: a cancelled 2026-07-28 call aborts its fetch, stops reading its 
   await s.close();
 });
 
-test('mcp http: streams answered interleaved, each message whole before the next', async () => {
+test('mcp http: streams answered interleaved, each message whole before the next; a chunk is read only once the last was taken', async () => {
   const { s, f } = await modern();
   const a = s.call('echo', { n: 1 });
   const b = s.call('echo', { n: 2 });
-  const [pa, pb] = [await f.nth(2), await f.nth(3)];
-  const ra = '{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{"n":1}}}';
-  const rb = '{"jsonrpc":"2.0","id":4,"result":{"structuredContent":{"n":2}}}';
-  pb.respond(200, { 'content-type': 'text/event-stream' }, sse(rb), { piece: 2 });
-  pa.respond(200, { 'content-type': 'text/event-stream' }, sse(ra), { piece: 3 });
-  assert.deepEqual(await Promise.all([a, b]), [{ n: 1 }, { n: 2 }]);
+  const c = s.call('echo', { n: 3 });
+  const [pa, pb, pc] = [await f.nth(2), await f.nth(3), await f.nth(4)];
+  const result = (id, n) => `{"jsonrpc":"2.0","id":${id},"result":{"structuredContent":{"n":${n}}}}`;
+  const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":1}}';
+  // B's message begins first and holds the client's buffer: A's chunks wait, unread past the first.
+  pb.respond(200, { 'content-type': 'text/event-stream' }, sse(result(4, 2)), { piece: 2 });
+  pa.respond(200, { 'content-type': 'text/event-stream' }, sse(result(3, 1)), { piece: 3 });
+  // Two events in one chunk: the client takes the first; the rest is given again.
+  pc.respond(200, { 'content-type': 'text/event-stream' }, sse(progress, result(5, 3)));
+  assert.deepEqual(await Promise.all([a, b, c]), [{ n: 1 }, { n: 2 }, { n: 3 }]);
+  assert.equal(pc.pulls, 2, "C's body in one read, and its end");
   await s.close();
 });
 
@@ -262,6 +276,47 @@ test('mcp http: a server that gives no response rejects the start-up with why', 
   (await f.nth(0)).respond(405, {}, '');
   (await f.nth(1)).respond(405, {}, '');
   await assert.rejects(connecting, { message: 'MCP start-up failed: the server answered HTTP 405' });
+});
+
+test('mcp http: a 2026-07-28 server offering tool-list changes: subscriptions/listen held open, a change lists the tools again for onToolsChanged', async () => {
+  const f = scripted();
+  const changes = [];
+  const connecting = connectMcpServer({ url: URL_, fetch: f.fetch, onToolsChanged: (tools) => changes.push(tools.map((t) => t.name)) });
+  (await f.nth(0)).respond(200, { 'content-type': 'application/json' }, DISCOVERED.replace('"tools":{}', '"tools":{"listChanged":true}'));
+  (await f.nth(1)).respond(200, { 'content-type': 'application/json' }, LISTED);
+  const s = await connecting;
+  const listen = await f.nth(2);
+  assert.deepEqual(listen.headers, [...COMMON, V26, ['Mcp-Method', 'subscriptions/listen']]);
+  assert.equal(listen.body, `{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{${ENVELOPE}}}}`);
+  listen.respond(200, { 'content-type': 'text/event-stream' }, sse('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{}}'), { piece: 8, held: true });
+  await flush();
+  assert.equal(f.posts.length, 3);
+  // A call runs beside the held stream.
+  const r = s.call('echo', {});
+  (await f.nth(3)).respond(200, { 'content-type': 'application/json' }, '{"jsonrpc":"2.0","id":4,"result":{"content":[]}}');
+  assert.deepEqual(await r, []);
+  listen.push(sse('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'));
+  const again = await f.nth(4);
+  assert.equal(again.body, LIST.replace('"id":2', '"id":5'));
+  again.respond(200, { 'content-type': 'application/json' }, '{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"echo"},{"name":"add"}]}}', { piece: 9 });
+  await flush();
+  assert.deepEqual(changes, [['echo', 'add']]);
+  assert.deepEqual(s.tools.map((t) => t.name), ['echo', 'add']);
+  // close() aborts the held stream.
+  await s.close();
+  assert.equal(listen.signal.aborted, true);
+});
+
+test('mcp http: close() aborts the requests in flight and fails their calls', async () => {
+  const { s, f } = await modern();
+  const pending = s.call('echo', {});
+  const p = await f.nth(2);
+  p.respond(200, { 'content-type': 'text/event-stream' }, 'id: 0\ndata: \n\n', { held: true });
+  await flush();
+  await s.close();
+  assert.equal(p.signal.aborted, true);
+  await assert.rejects(pending, { message: CLOSED });
+  await s.close();
 });
 
 test('mcp http: the raw client: pollRequest, handleResponse, feedResponse, handleResponseEnd and their refusals', () => {
