@@ -1102,9 +1102,11 @@ export class McpHttpSession extends McpSession {
     // The caller's headers (authorization...), then the protocol's, which no caller's replaces.
     const own = new Set(r.headers.map(([k]) => k.toLowerCase()));
     const headers = [...h.extra.filter(([k]) => !own.has(k.toLowerCase())), ...r.headers];
+    // Called unbound: a browser's `fetch` refuses any `this` but the window (or none).
+    const fetchFn = h.fetch;
     let response;
     try {
-      response = Promise.resolve(h.fetch(h.url, { method: 'POST', headers, body: r.body, signal: st.ac.signal }));
+      response = Promise.resolve(fetchFn(h.url, { method: 'POST', headers, body: r.body, signal: st.ac.signal }));
     } catch (e) {
       response = Promise.reject(e);
     }

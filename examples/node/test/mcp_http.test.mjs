@@ -45,8 +45,10 @@ async function flush() {
 function scripted() {
   const posts = [];
   let wake = null;
-  const fetch = (url, init) =>
-    new Promise((resolve, reject) => {
+  // As a browser's: refuses any `this` but the global object (or none).
+  const fetch = function (url, init) {
+    if (this !== undefined && this !== globalThis) return Promise.reject(new TypeError("Failed to execute 'fetch' on 'Window': Illegal invocation"));
+    return new Promise((resolve, reject) => {
       const post = {
         url,
         method: init.method,
@@ -87,6 +89,7 @@ function scripted() {
       posts.push(post);
       wake?.();
     });
+  };
   /** The `n`th POST (0-based), once made. */
   const nth = async (n) => {
     while (posts.length <= n) await new Promise((resolve) => (wake = resolve));
