@@ -160,6 +160,7 @@ const declared = [];
 
 // An argument's kind: 'i' a number as is (u32, size_t, a pointer), 'j' a uint64_t (a JS number),
 // 'b' bytes in (a string as UTF-8 or a Uint8Array; it becomes the pointer and the length),
+// 'B' the same or null (NULL and 0),
 // 'n' a scalar out (an array: `[0]`, its element set), 'h' a `pw_call_handle` in (an object,
 // passed by pointer to the pwjs_ shims), 'o' a struct out (the object given is filled), 'c' a
 // struct in, 'u' a struct in and out, 'a' an array of structs in. Which struct is the header's
@@ -173,7 +174,7 @@ function fn(name, sig, ret = 'i') {
     kinds = sig.map((k) => {
       const [kind, t] = k.split(':');
       const ctype = (params[at] ?? '').replace(/\bconst\b|\bstruct\b|\*/g, '').trim();
-      at += kind === 'b' ? 2 : 1;
+      at += kind === 'b' || kind === 'B' ? 2 : 1;
       const s = 'ocua'.includes(kind) ? struct(t ?? ctype) : kind === 'h' ? struct(S.callHandle) : null;
       return { kind, s };
     });
@@ -197,6 +198,12 @@ function fn(name, sig, ret = 'i') {
           case 'j':
             c.push(BigInt(v));
             break;
+          case 'B':
+            if (v === null || v === undefined) {
+              c.push(0, 0);
+              break;
+            }
+          // falls through: bytes given
           case 'b':
             c.push(putBytes(v), lastLen);
             break;
@@ -341,6 +348,14 @@ export const C = {
   mcpHandleFrame: fn('pw_mcp_handle_frame', ['i', 'i', 'i', 'b', 'o']),
   mcpPollTransmit: fn('pw_mcp_poll_transmit', ['i', 'i', 'i', 'n']),
   mcpPollFrame: fn('pw_mcp_poll_frame', ['i', 'i', 'i', 'o']),
+  // the MCP client over Streamable HTTP (mcp.mjs)
+  mcpHttpSize: fn('pw_mcp_http_size', ['c', 'i', 'i', 'n']),
+  mcpHttpInit: fn('pw_mcp_http_init', ['i', 'i', 'c', 'i', 'i', 'b', 'b', 'n']),
+  mcpMaxHeadersLen: fn('pw_mcp_max_headers_len', ['c', 'n']),
+  mcpPollRequest: fn('pw_mcp_poll_request', ['i', 'i', 'i', 'i', 'i', 'o']),
+  mcpHandleResponse: fn('pw_mcp_handle_response', ['i', 'i', 'i', 'b', 'B']),
+  mcpFeedResponse: fn('pw_mcp_feed_response', ['i', 'i', 'b', 'n']),
+  mcpHandleResponseEnd: fn('pw_mcp_handle_response_end', ['i', 'i']),
   // The hot path, called directly (no argument marshalling): the out structs and buffers are
   // the caller's blocks (OutBlock, OutBuf), the frame goes through `withBytes`.
   pollOutput: (w, buf, cap, out) => X.pw_wrapper_poll_output(w, buf, cap, out),

@@ -1,5 +1,6 @@
-// Types of mcp.mjs: the MCP client (SPEC §9) raw, over any transport (McpSession), and over a
-// child's stdio (connectMcpServer: Node only).
+// Types of mcp.mjs: the MCP client (SPEC §9) raw, over any transport (McpSession), over a
+// child's stdio (connectMcpServer(command): Node only) and over Streamable HTTP through fetch
+// (connectMcpServer({ url }): Node and browsers).
 import type { Duplex } from './duplex.js';
 import type { ToolAdapterWrapper, WrapperOptions, Limits } from './index.js';
 
@@ -12,6 +13,11 @@ export declare const McpCode: Readonly<{
   FRAME_PENDING: 506;
   ALREADY_STARTED: 507;
   CLIENT_INFO_TOO_LONG: 508;
+  NOT_HTTP: 509;
+  UNKNOWN_STREAM: 510;
+  HEAD_TWICE: 511;
+  NO_HEAD: 512;
+  POLL_FIRST: 513;
 }>;
 
 /** A refusal of the MCP client: nothing changed. */
@@ -58,8 +64,9 @@ export type McpEvent =
   | { type: 'toolsChanged'; tools: number }
   | {
       type: 'startFailed';
-      error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge' | 'noAnswer';
+      error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge' | 'noAnswer' | 'noResponse';
       raw: string;
+      /** For `noResponse` (HTTP): the status, 0 when there was no response at all. */
       len: number;
     }
   | { type: 'notification'; method: string; params: string | null; methodCut: boolean };
@@ -67,7 +74,8 @@ export type McpEvent =
 export interface McpHandled {
   kind: 'sent' | 'failed' | 'cancelled';
   request: number;
-  failure: null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome' | 'inputRequired';
+  failure: null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome' | 'inputRequired' | 'http';
+  /** The failure's limit; for `http` the status. */
   limit: number;
   len: number;
   notified: boolean;
@@ -98,6 +106,8 @@ export interface McpStats {
 
 export interface McpOptions {
   calls?: number;
+  /** A client over Streamable HTTP reading this many responses at once (1 to 65535). */
+  streams?: number;
   limits?: McpLimits;
   fit?: { nameCap?: number; maxDepth?: number };
   name?: string;
@@ -108,6 +118,15 @@ export interface McpOptions {
   startTimeoutMs?: number;
 }
 
+/**
+ * What `pollRequest` asks of an HTTP host: POST `body` with `headers` (the revision's, in
+ * order) and report its response as `stream`; or close `stream`'s response and report nothing
+ * more of it (a cancelled 2026-07-28 call).
+ */
+export type McpRequest =
+  | { type: 'post'; stream: number; body: string; headers: Array<[string, string]> }
+  | { type: 'close'; stream: number };
+
 /** The raw sans-IO client. */
 export class McpClient {
   constructor(options?: McpOptions);
@@ -116,6 +135,10 @@ export class McpClient {
   readonly limits: Readonly<Required<McpLimits>>;
   readonly revision: McpRevision;
   readonly startTimeoutMs: number;
+  /** Responses read at once over Streamable HTTP; null for a line client. */
+  readonly streams: number | null;
+  /** The longest header lines `pollRequest` gives (0 for a line client). */
+  readonly maxHeadersLen: number;
   /** The revision spoken, once the server said; null before. */
   readonly protocolVersion: string | null;
   close(): void;
@@ -133,6 +156,16 @@ export class McpClient {
   transmits(): Generator<string>;
   frames(): Generator<McpFrame>;
   events(): Generator<McpEvent>;
+  /** HTTP: the next POST to make or stream to close; null when none (or no stream is free). */
+  pollRequest(): McpRequest | null;
+  /** HTTP: drains `pollRequest`. */
+  requests(): Generator<McpRequest>;
+  /** HTTP: a response's head. Throws `McpError` `PW_MCP_POLL_FIRST` until the outputs are drained. */
+  handleResponse(stream: number, status: number, contentType: string, sessionId?: string | null): void;
+  /** HTTP: body bytes from `start`; returns how many it took (maybe fewer, even 0: keep the rest, drain, give it again). */
+  feedResponse(stream: number, bytes: Uint8Array | string, start?: number): number;
+  /** HTTP: the response ended, whole or broken (or, before its head, there was none). */
+  handleResponseEnd(stream: number): void;
   readonly state: 'idle' | 'starting' | 'ready' | 'failed' | 'closed';
   readonly inFlight: number;
   readonly queued: number;
@@ -201,6 +234,29 @@ export interface ConnectOptions extends McpSessionOptions {
   stderr?: 'inherit' | 'ignore' | 'pipe';
 }
 
+/** `connectMcpServer({ url })`'s options. */
+export interface McpHttpOptions extends McpSessionOptions {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:3001/mcp`. */
+  url: string | URL;
+  /** The `fetch` to use (the global one by default). */
+  fetch?: (url: string, init: { method: 'POST'; headers: Array<[string, string]>; body: string; signal: AbortSignal }) => Promise<Response>;
+  /** Headers sent with every POST (authorization...); the protocol's own win. */
+  headers?: Record<string, string> | Array<[string, string]>;
+  /** Responses read at once (`maxPending` + 2 by default). */
+  streams?: number;
+  /** How long the whole start-up may take (by default `startTimeoutMs` + 10000). */
+  startupTimeoutMs?: number;
+}
+
+/** An MCP server over Streamable HTTP: one `fetch` per POST, each response's body read as it comes. */
+export class McpHttpSession extends McpSession {
+  constructor(url: string | URL, options?: Omit<McpHttpOptions, 'url'>);
+  /** The MCP endpoint. */
+  readonly url: string;
+  /** Aborts every request in flight, fails the calls waiting and frees the client. */
+  close(): Promise<void>;
+}
+
 /** An MCP server run as a child process (Node only). */
 export class McpServer extends McpSession {
   readonly child: any;
@@ -210,3 +266,5 @@ export class McpServer extends McpSession {
 
 /** Spawns `command args` and resolves once its tools are listed (Node only). */
 export function connectMcpServer(command: string, args?: string[], options?: ConnectOptions): Promise<McpServer>;
+/** The server at `url` over Streamable HTTP (through `fetch`: Node and browsers); resolves once its tools are listed. */
+export function connectMcpServer(options: McpHttpOptions): Promise<McpHttpSession>;

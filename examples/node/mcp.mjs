@@ -15,19 +15,25 @@
 //   The start-up's `server/discover` is timed the same way (`setTimeout` at the client's
 //   `pollTimeout`). `createMcpSession(send, options)` is the same over any transport
 //   (`send(line)` writes one).
+// - `connectMcpServer({ url, ...options })`: the same over Streamable HTTP (SPEC §9.11) with
+//   `fetch` alone (Node and browsers): the client (made with `streams`) hands out POSTs
+//   (`pollRequest`), each made as one `fetch` whose response body is read as a stream and
+//   fed as it comes (`handleResponse`, `feedResponse`, `handleResponseEnd`); a stream the
+//   client closes aborts its `fetch` (`McpHttpSession`).
 import { C, ENUMS, PW, OutBuf, Stable, alignOffset, deadline, strOf, resultText, withCode } from './binding.mjs';
 import { realClock, clockOf } from './clock.mjs';
 import { createDuplex } from './duplex.mjs';
 import { objectOf, raw, rawText } from './raw.mjs';
 import { createToolAdapterWrapper } from './wrapper.mjs';
 
-// node:child_process only in Node: in a browser the client and `createMcpSession` (any
-// transport) work, and `connectMcpServer` (a child over stdio) says it needs Node.
+// node:child_process only in Node: in a browser the client, `createMcpSession` (any
+// transport) and `connectMcpServer({ url })` (HTTP) work, and `connectMcpServer(command)` (a
+// child over stdio) says it needs Node.
 const childProcess = globalThis.process?.versions?.node ? await import('node:child_process') : null;
 
 // ------------------------------------------------------------ codes and errors
 
-/** The MCP client's own result codes (`pw_result` 500-508; 502 is retired: a name too long is
+/** The MCP client's own result codes (`pw_result` 500-513; 502 is retired: a name too long is
  * `PW_NAME_TOO_LONG`, 302, as everywhere). */
 export const McpCode = Object.freeze({
   NOT_ADAPTER_FRAME: PW.MCP_NOT_ADAPTER_FRAME,
@@ -38,6 +44,11 @@ export const McpCode = Object.freeze({
   FRAME_PENDING: PW.MCP_FRAME_PENDING,
   ALREADY_STARTED: PW.MCP_ALREADY_STARTED,
   CLIENT_INFO_TOO_LONG: PW.MCP_CLIENT_INFO_TOO_LONG,
+  NOT_HTTP: PW.MCP_NOT_HTTP,
+  UNKNOWN_STREAM: PW.MCP_UNKNOWN_STREAM,
+  HEAD_TWICE: PW.MCP_HEAD_TWICE,
+  NO_HEAD: PW.MCP_NO_HEAD,
+  POLL_FIRST: PW.MCP_POLL_FIRST,
 });
 /**
  * A refusal of the MCP client (or another `pw_result` it returned): `code` is its C name
@@ -116,19 +127,20 @@ const revisionName = (v) => Object.keys(REVISIONS).find((k) => REVISIONS[k] === 
  *   | { type: 'toolSkipped', reason: 'nameTooLong' | 'noName', tool: string, len: number, cap: number }
  *   | { type: 'ready', tools: number }
  *   | { type: 'toolsChanged', tools: number }
- *   | { type: 'startFailed', error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge' | 'noAnswer', raw: string, len: number }
+ *   | { type: 'startFailed', error: 'unsupportedVersion' | 'badResult' | 'refused' | 'cursorTooLong' | 'tooManyPages' | 'responseTooLarge' | 'noAnswer' | 'noResponse', raw: string, len: number }
  *   | { type: 'notification', method: string, params: string | null, methodCut: boolean }} McpEvent
  *   what the client tells the host (raw JSON as the server sent it, as text): `initialized`
- *   carries the `initialize` or `server/discover` result; `toolsChanged` ends a listing again
+ *   carries the `initialize` or `server/discover` result; `startFailed` `noResponse` (over
+ *   HTTP) has the status in `len` (0: no response at all); `toolsChanged` ends a listing again
  *   after `notifications/tools/list_changed`, its `tools` the last `tool` events (the whole
  *   list now)
  *
  * @typedef {object} McpHandled what `handleFrame` did
  * @property {'sent' | 'failed' | 'cancelled'} kind
  * @property {number} request for `sent`: the JSON-RPC id, also the progress token
- * @property {null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome' | 'inputRequired'} failure
+ * @property {null | 'closed' | 'notStarted' | 'argsNotObject' | 'tooMany' | 'requestTooLong' | 'responseTooLong' | 'responseTooDeep' | 'noOutcome' | 'inputRequired' | 'http'} failure
  *   for `failed`: why (its `ERROR` waits in `pollFrame`)
- * @property {number} limit the failure's limit (slots, outbox room, ...), else 0
+ * @property {number} limit the failure's limit (slots, outbox room, ...; for `http` the status), else 0
  * @property {number} len for `requestTooLong`: the line's length, else 0
  * @property {boolean} notified for `cancelled`: `notifications/cancelled` was queued
  *
@@ -140,6 +152,18 @@ const revisionName = (v) => Object.keys(REVISIONS).find((k) => REVISIONS[k] === 
  * @property {number} late @property {number} unknownProgress @property {number} pings
  * @property {number} refusedRequests @property {number} notifications @property {number} calls
  * @property {number} answered @property {number} failed
+ */
+
+/**
+ * @typedef {{ type: 'post', stream: number, body: string, headers: Array<[string, string]> }
+ *   | { type: 'close', stream: number }} McpRequest what `pollRequest` asks of an HTTP host:
+ *   POST `body` with `headers` (the revision's, in order) and report its response as
+ *   `stream`; or close `stream`'s response (a cancelled 2026-07-28 call)
+ *
+ * @typedef {McpSessionOptions & { url: string | URL, fetch?: typeof fetch, headers?: Record<string, string> | Array<[string, string]>, streams?: number, startupTimeoutMs?: number }} McpHttpOptions
+ *   `connectMcpServer({ url })`'s options: `fetch` (the global one by default), `headers`
+ *   sent with every POST (authorization...; the protocol's own win), `streams` (responses read
+ *   at once: `maxPending` + 2 by default), `startupTimeoutMs` (as over stdio)
  */
 
 /** A clock reading given to the client: whole milliseconds, at least 0. */
@@ -181,7 +205,7 @@ function configOf(limits = {}, revision, startTimeoutMs) {
 
 /** The MCP client (`pw_mcp`) in one block of stable memory. See `createMcpClient`. */
 export class McpClient {
-  constructor({ calls = 8, limits, fit, name = 'polyweave-node', version = '0.1.0', revision, startTimeoutMs } = {}) {
+  constructor({ calls = 8, streams, limits, fit, name = 'polyweave-node', version = '0.1.0', revision, startTimeoutMs } = {}) {
     const cfg = configOf(limits, revision, startTimeoutMs);
     if (fit) {
       const w = {};
@@ -190,8 +214,12 @@ export class McpClient {
       if (fit.maxDepth !== undefined) w.max_depth = fit.maxDepth;
       check('createMcpClient: fit', C.mcpConfigFit(cfg, w));
     }
+    const http = streams !== undefined;
+    if (http && (!Number.isInteger(streams) || streams < 1 || streams > 0xffff)) {
+      throw new TypeError(`createMcpClient: streams ${streams}: a whole number of responses read at once, 1 to 65535`);
+    }
     const size = [0];
-    check('createMcpClient: limits', C.mcpSize(cfg, calls, size));
+    check('createMcpClient: limits', http ? C.mcpHttpSize(cfg, calls, streams, size) : C.mcpSize(cfg, calls, size));
     const lens = [0];
     check('createMcpClient: limits', C.mcpMaxFrameLen(cfg, lens));
     /** The longest frame `pollFrame` can give. */
@@ -213,8 +241,19 @@ export class McpClient {
     this.startTimeoutMs = cfg.start_timeout_ms;
     const align = Number(C.mcpAlign());
     this._mem = new Stable(Number(size[0]) + align);
+    /** Responses read at once over Streamable HTTP (`streams`); null for a line client. */
+    this.streams = http ? streams : null;
+    /** The longest header lines `pollRequest` can give (0 for a line client). */
+    this.maxHeadersLen = 0;
+    if (http) {
+      check('createMcpClient: limits', C.mcpMaxHeadersLen(cfg, lens));
+      this.maxHeadersLen = Number(lens[0]);
+    }
     const out = [0];
-    const r = C.mcpInit(this._mem.at(alignOffset(this._mem.ptr, align)), Number(size[0]), cfg, calls, String(name), String(version), out);
+    const mem = this._mem.at(alignOffset(this._mem.ptr, align));
+    const r = http
+      ? C.mcpHttpInit(mem, Number(size[0]), cfg, calls, streams, String(name), String(version), out)
+      : C.mcpInit(mem, Number(size[0]), cfg, calls, String(name), String(version), out);
     if (r !== PW.OK) {
       this._mem.free();
       throw new McpError('createMcpClient', r);
@@ -222,6 +261,7 @@ export class McpClient {
     this._c = out[0];
     this._line = new OutBuf(Math.min(this.maxLineLen, 65536));
     this._frame = new OutBuf(Math.min(this.maxFrameLen, 65536));
+    this._headers = http ? new OutBuf(this.maxHeadersLen) : null;
     this._len = [0];
   }
 
@@ -237,6 +277,7 @@ export class McpClient {
     this._mem.free();
     this._line.free();
     this._frame.free();
+    this._headers?.free();
   }
 
   /**
@@ -322,6 +363,77 @@ export class McpClient {
       check('pollTransmit', r);
       return this._line.text(this._len[0]);
     }
+  }
+
+  // ---- Streamable HTTP (SPEC §9.11): a client made with `streams`
+
+  /**
+   * The next POST to make, or a response stream to close (a cancelled 2026-07-28 call: abort
+   * its request, read nothing more of it), or null (nothing to send, or no stream free).
+   * `headers` are the revision's, as `[name, value]` pairs in the client's order.
+   * @returns {McpRequest | null}
+   */
+  pollRequest() {
+    const p = {};
+    for (;;) {
+      const r = C.mcpPollRequest(this._ptr(), this._line.ptr, this._line.cap, this._headers.ptr, this._headers.cap, p);
+      if (r === PW.NOTHING) return null;
+      if (r === PW.BUFFER_TOO_SMALL && Number(p.body_len) > this._line.cap) {
+        // The header room is the client's bound: only the body can be short.
+        this._line.grow(Number(p.body_len));
+        continue;
+      }
+      check('pollRequest', r);
+      if (p.kind === PW.MCP_POST_CLOSE) return { type: 'close', stream: p.stream };
+      const lines = this._headers.text(Number(p.headers_len));
+      const headers = lines
+        .split('\r\n')
+        .filter((l) => l !== '')
+        .map((l) => {
+          const at = l.indexOf(': ');
+          return [l.slice(0, at), l.slice(at + 2)];
+        });
+      return { type: 'post', stream: p.stream, body: this._line.text(Number(p.body_len)), headers };
+    }
+  }
+
+  /**
+   * The head of stream `stream`'s response: its status, `Content-Type` (a string, '' when
+   * none) and `Mcp-Session-Id` (null when none). Throws `McpError` `PW_MCP_POLL_FIRST` while
+   * the outputs are not drained (nothing changed: drain them, then give it again).
+   * @param {number} stream @param {number} status @param {string} contentType @param {string | null} [sessionId]
+   */
+  handleResponse(stream, status, contentType, sessionId = null) {
+    const session = sessionId === null || sessionId === undefined ? null : toBytes(sessionId);
+    check('handleResponse', C.mcpHandleResponse(this._ptr(), stream, status, toBytes(contentType ?? ''), session));
+  }
+
+  /**
+   * Bytes of stream `stream`'s body, from offset `start`: returns how many it took (fewer,
+   * even none, while another stream's message is unfinished or the outputs are not drained:
+   * keep the rest and give it again after draining).
+   * @param {number} stream @param {Uint8Array | string} bytes @param {number} [start] @returns {number}
+   */
+  feedResponse(stream, bytes, start = 0) {
+    const b = toBytes(bytes).subarray(start);
+    const n = [0];
+    check('feedResponse', C.mcpFeedResponse(this._ptr(), stream, b, n));
+    return Number(n[0]);
+  }
+
+  /**
+   * Stream `stream`'s response ended, whole or broken (or, before its head, the request got
+   * no response): a call it did not answer fails. Throws `McpError` `PW_MCP_POLL_FIRST` as
+   * `handleResponse` does.
+   * @param {number} stream
+   */
+  handleResponseEnd(stream) {
+    check('handleResponseEnd', C.mcpHandleResponseEnd(this._ptr(), stream));
+  }
+
+  /** Drains the requests. @returns {Generator<McpRequest>} */
+  *requests() {
+    for (let r; (r = this.pollRequest()) !== null; ) yield r;
   }
 
   /** The next frame for a call's adapter, or null. @returns {McpFrame | null} */
@@ -424,13 +536,16 @@ export class McpClient {
 if (typeof Symbol.dispose === 'symbol') McpClient.prototype[Symbol.dispose] = McpClient.prototype.close;
 
 /**
- * A raw MCP client (SPEC §9): no I/O, no clock. `calls`: the most calls in flight (8);
+ * A raw MCP client (SPEC §9): no I/O, no clock. With `streams` (the most responses read at
+ * once, 1 to 65535) a client over Streamable HTTP (`pollRequest`, `handleResponse`,
+ * `feedResponse`, `handleResponseEnd` instead of `pollTransmit`, `feed`, `handleClosed`).
+ * `calls`: the most calls in flight (8);
  * `limits`: its capacities (`McpLimits`); `fit: { nameCap, maxDepth }`: a wrapper's, so every
  * name and frame fits it (`pw_mcp_config_fit`); `name` / `version`: its `clientInfo` (at most
  * 64 bytes each); `revision` (`McpRevision`, `'auto'`) and `startTimeoutMs` (how long
  * `server/discover` may go unanswered; `pw_mcp_config_default`'s when left out). `close()`
  * frees it.
- * @param {{ calls?: number, limits?: McpLimits, fit?: { nameCap?: number, maxDepth?: number }, name?: string, version?: string, revision?: McpRevision, startTimeoutMs?: number }} [options]
+ * @param {{ calls?: number, streams?: number, limits?: McpLimits, fit?: { nameCap?: number, maxDepth?: number }, name?: string, version?: string, revision?: McpRevision, startTimeoutMs?: number }} [options]
  * @returns {McpClient}
  */
 export function createMcpClient(options = {}) {
@@ -465,8 +580,11 @@ const MAX_PENDING = 32;
 
 /** The client over a transport, its listed tools served to any number of wrappers. */
 export class McpSession {
-  /** @param {(line: string) => void} send @param {McpSessionOptions} [options] */
-  constructor(send, options = {}) {
+  /**
+   * @param {((line: string) => void) | null} send @param {McpSessionOptions} [options]
+   * @param {object | null} [http] Streamable HTTP's part (McpHttpSession's): `{ streams, ... }`
+   */
+  constructor(send, options = {}, http = null) {
     this.options = options;
     // Left out, the wrappers' own defaults (the C library's) apply.
     this.timeoutMs = options.timeoutMs;
@@ -484,6 +602,7 @@ export class McpSession {
     /** The raw client. */
     this.client = createMcpClient({
       calls: this.maxPending,
+      ...(http === null ? {} : { streams: http.streams }),
       limits: clientLimits,
       fit: { nameCap, maxDepth: options.maxDepth },
       name: options.clientInfo?.name,
@@ -508,6 +627,7 @@ export class McpSession {
     /** @type {Array<Extract<McpEvent, { type: 'notification' }>>} every notification other than progress */
     this.notifications = [];
     this._send = send;
+    this._http = http;
     this._fifo = []; // frames for the client, in order: { handle, bytes }
     this._calls = new Map(); // `${slot}:${index}` -> the call's duplex
     this._next = 0; // handle index of the next call
@@ -858,9 +978,16 @@ export class McpSession {
         return "the server's answer is longer or deeper than the client reads";
       case 'noAnswer':
         return `the server did not answer server/discover within ${this.client.startTimeoutMs} ms`;
+      case 'noResponse':
+        return e.len !== 0 ? `the server answered HTTP ${e.len}` : `the server gave no response${this._noResponseWhy()}`;
       default:
         return `${e.error} ${e.raw}`;
     }
+  }
+
+  /** Why a request got no response, as far as the transport said (McpHttpSession's). */
+  _noResponseWhy() {
+    return '';
   }
 
   /** Frees the client; frames wrappers still send are dropped (their calls time out). */
@@ -879,6 +1006,224 @@ export class McpSession {
  */
 export function createMcpSession(send, options = {}) {
   return new McpSession(send, options);
+}
+
+// ------------------------------------------------------------ a server over Streamable HTTP
+
+/** `headers` (an object, `[name, value]` pairs or a `Headers`) as pairs. */
+function headerPairs(headers) {
+  if (headers === undefined || headers === null) return [];
+  if (typeof headers[Symbol.iterator] === 'function') return [...headers].map(([k, v]) => [String(k), String(v)]);
+  return Object.entries(headers).map(([k, v]) => [k, String(v)]);
+}
+
+/**
+ * An MCP server over Streamable HTTP (SPEC §9.11), through `fetch` only (so in a browser too,
+ * against a server that allows the page's origin): one `fetch` POST per message the client
+ * gives, its response's body read as a stream (`response.body.getReader()`) and fed chunk by
+ * chunk as it comes; a stream the client closes (a cancelled 2026-07-28 call) aborts its
+ * `fetch`. See `connectMcpServer({ url })`.
+ */
+export class McpHttpSession extends McpSession {
+  /** @param {string | URL} url @param {McpHttpOptions} [options] */
+  constructor(url, options = {}) {
+    const fetchFn = options.fetch ?? globalThis.fetch;
+    if (typeof fetchFn !== 'function') throw new TypeError('polyweave: MCP over HTTP needs fetch (Node >= 18, a browser) or options.fetch');
+    const maxPending = options.maxPending ?? MAX_PENDING;
+    // A stream per call in flight, one for a listing again and one for a reply or notification:
+    // a server's ping inside a response is answered even when every call waits.
+    const streams = options.streams ?? maxPending + 2;
+    super(null, options, { url: String(url), fetch: fetchFn, extra: headerPairs(options.headers), streams, open: new Map(), why: null });
+    /** The MCP endpoint. */
+    this.url = String(url);
+  }
+
+  // ---- the pump's transport steps (McpSession's `_pump` calls them)
+
+  /** POSTs the client's requests, aborts the streams it closes. */
+  _transmit() {
+    let moved = false;
+    for (const r of this.client.requests()) {
+      moved = true;
+      if (r.type === 'close') this._abort(this._http.open.get(r.stream));
+      else this._post(r);
+    }
+    return moved;
+  }
+
+  /** Gives the client what the responses brought: heads, body pieces, ends, in that order per stream. */
+  _feed() {
+    let moved = false;
+    for (const st of [...this._http.open.values()]) {
+      if (st.head !== null && !st.applied) {
+        const { status, contentType, sessionId } = st.head;
+        if (!this._tried(() => this.client.handleResponse(st.stream, status, contentType, sessionId))) continue;
+        st.applied = true;
+        moved = true;
+      }
+      if (st.chunk !== null && st.applied) {
+        const n = this.client.feedResponse(st.stream, st.chunk, st.off);
+        if (n > 0) {
+          moved = true;
+          st.off += n;
+          if (st.off >= st.chunk.length) {
+            st.chunk = null;
+            const wake = st.wake;
+            st.wake = null;
+            wake?.();
+          }
+        }
+      }
+      if (st.ended && st.chunk === null && (st.head === null || st.applied)) {
+        if (!this._tried(() => this.client.handleResponseEnd(st.stream))) continue;
+        this._http.open.delete(st.stream);
+        moved = true;
+      }
+    }
+    return moved;
+  }
+
+  /** Runs `f`; false when the client said to drain its outputs first (the pump's next round gives it again). */
+  _tried(f) {
+    try {
+      f();
+      return true;
+    } catch (e) {
+      if (e.errno === PW.MCP_POLL_FIRST) return false;
+      throw e;
+    }
+  }
+
+  _post(r) {
+    const h = this._http;
+    const st = { stream: r.stream, ac: new AbortController(), head: null, applied: false, chunk: null, off: 0, ended: false, wake: null, reader: null, gone: false };
+    h.open.set(r.stream, st);
+    this.options.onWire?.('send', r.body);
+    // The caller's headers (authorization...), then the protocol's, which no caller's replaces.
+    const own = new Set(r.headers.map(([k]) => k.toLowerCase()));
+    const headers = [...h.extra.filter(([k]) => !own.has(k.toLowerCase())), ...r.headers];
+    // Called unbound: a browser's `fetch` refuses any `this` but the window (or none).
+    const fetchFn = h.fetch;
+    let response;
+    try {
+      response = Promise.resolve(fetchFn(h.url, { method: 'POST', headers, body: r.body, signal: st.ac.signal }));
+    } catch (e) {
+      response = Promise.reject(e);
+    }
+    response.then(
+      (res) => this._opened(st, res),
+      (e) => {
+        h.why = e;
+        this._ended(st);
+      },
+    );
+  }
+
+  _opened(st, res) {
+    if (st.gone || this._disposed) {
+      res.body?.cancel().catch(() => {});
+      return;
+    }
+    st.head = { status: res.status, contentType: res.headers.get('content-type') ?? '', sessionId: res.headers.get('mcp-session-id') };
+    st.reader = res.body ? res.body.getReader() : null;
+    this._pump();
+    this._read(st);
+  }
+
+  /** Reads a response's body, a chunk at a time: the next only once the client took this one. */
+  async _read(st) {
+    try {
+      while (st.reader !== null) {
+        const { done, value } = await st.reader.read();
+        if (st.gone) return;
+        if (done) break;
+        if (value.length === 0) continue;
+        this.options.onWire?.('recv', value);
+        st.chunk = value;
+        st.off = 0;
+        this._pump();
+        if (st.chunk !== null) await new Promise((resolve) => (st.wake = resolve));
+        if (st.gone) return;
+      }
+    } catch (e) {
+      // A broken stream: its end, below, fails the call it carried (never sent again).
+      if (st.gone) return;
+      this._http.why = e;
+    }
+    this._ended(st);
+  }
+
+  _ended(st) {
+    if (st.gone || this._disposed) return;
+    st.ended = true;
+    this._pump();
+  }
+
+  /** Stops reading stream record `st` and aborts its request. */
+  _abort(st) {
+    if (st === undefined) return;
+    st.gone = true;
+    this._http.open.delete(st.stream);
+    st.ac.abort();
+    st.reader?.cancel().catch(() => {});
+    const wake = st.wake;
+    st.wake = null;
+    wake?.();
+  }
+
+  _noResponseWhy() {
+    const e = this._http.why;
+    if (e === null) return '';
+    const cause = e.cause?.code ?? e.cause?.message;
+    return `: ${e.message}${cause ? ` (${cause})` : ''}`;
+  }
+
+  /** Not a line transport: throws. */
+  receive() {
+    throw new TypeError('polyweave: an MCP session over HTTP reads its responses itself');
+  }
+
+  /**
+   * Aborts every request in flight, fails the calls waiting (`Tool <name> failed: the MCP
+   * server closed the connection`) and frees the client. Idempotent.
+   * @returns {Promise<void>}
+   */
+  close() {
+    if (!this._disposed) {
+      for (const st of [...this._http.open.values()]) this._abort(st);
+      this.handleClosed();
+      this.dispose();
+    }
+    return Promise.resolve();
+  }
+}
+
+/** Starts a session over Streamable HTTP and resolves once the server's tools are listed. */
+function connectHttp(options) {
+  let session;
+  try {
+    session = new McpHttpSession(options.url, options);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  return new Promise((resolve, reject) => {
+    const startup = options.startupTimeoutMs ?? session.client.startTimeoutMs + 10000;
+    const timer = setTimeout(() => {
+      session.close();
+      reject(new McpStartupError(`the MCP server at ${session.url} did not finish its start-up within ${startup} ms`));
+    }, startup);
+    session.ready.then(
+      () => {
+        clearTimeout(timer);
+        resolve(session);
+      },
+      (e) => {
+        clearTimeout(timer);
+        session.close();
+        reject(e);
+      },
+    );
+  });
 }
 
 // ------------------------------------------------------------ a server over a child's stdio
@@ -905,6 +1250,10 @@ export class McpServer extends McpSession {
 }
 
 /**
+ * `connectMcpServer({ url, ...options })` (`McpHttpOptions`): the server at `url` over
+ * Streamable HTTP, through `fetch`; resolves once its tools are listed with an
+ * `McpHttpSession` (the same members but `child`; `close()` aborts what is in flight).
+ *
  * Spawns `command args` (`child_process.spawn`, stdin and stdout piped) and resolves, once the
  * server is started and its tools listed, with an `McpServer`: `tools` (`[{ name, tool }]`),
  * `serverInfo`, `protocolVersion`, `notifications`, `wrap(model)`, `run(frames)`,
@@ -914,13 +1263,14 @@ export class McpServer extends McpSession {
  * take; by default the client's `startTimeoutMs` + 10000, so a server silent to
  * `server/discover` still has 10 s for `initialize` and the listing), `graceMs` (2000), `env`,
  * `cwd`, `stderr` (`'inherit'`, or `'ignore'`, `'pipe'`).
- * @param {string} command @param {string[]} [args]
+ * @param {string | McpHttpOptions} command @param {string[]} [args]
  * @param {McpSessionOptions & { startupTimeoutMs?: number, graceMs?: number, env?: object, cwd?: string, stderr?: 'inherit' | 'ignore' | 'pipe' }} [options]
- * @returns {Promise<McpServer>}
+ * @returns {Promise<McpServer | McpHttpSession>}
  */
 export function connectMcpServer(command, args = [], options = {}) {
+  if (command !== null && typeof command === 'object' && !(command instanceof URL)) return connectHttp(command);
   if (childProcess === null) {
-    return Promise.reject(new TypeError('polyweave: connectMcpServer spawns a child process (Node only); use createMcpSession over your own transport'));
+    return Promise.reject(new TypeError('polyweave: connectMcpServer(command) spawns a child process (Node only); use connectMcpServer({ url }) (Streamable HTTP) or createMcpSession over your own transport'));
   }
   const child = childProcess.spawn(command, args, {
     stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],

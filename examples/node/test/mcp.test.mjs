@@ -215,7 +215,7 @@ test('mcp: closing fails the calls in flight and later ones with "the MCP server
   s.dispose();
 });
 
-test('mcp: each 500-508 code (and 302 for a name too long) is an McpError with its code and name, raised for its case', () => {
+test('mcp: each 500-508 code (and 302 for a name too long) is an McpError with its code and name, raised for its case (509-513: mcp_http.test.mjs)', () => {
   const c = createMcpClient({ calls: 2, revision: '2025-11-25' });
   c.start(0);
   c.pollTransmit();
@@ -261,7 +261,7 @@ test('mcp: each 500-508 code (and 302 for a name too long) is an McpError with i
   small.close();
   refused(508, 'PW_MCP_CLIENT_INFO_TOO_LONG', () => createMcpClient({ name: 'n'.repeat(65) }));
   refused(508, 'PW_MCP_CLIENT_INFO_TOO_LONG', () => createMcpClient({ version: 'v'.repeat(65) }));
-  assert.deepEqual(Object.values(McpCode), [500, 501, 503, 504, 505, 506, 507, 508]);
+  assert.deepEqual(Object.values(McpCode), [500, 501, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 513]);
 });
 
 // ------------------------------------------------------------ 2026-07-28 (SPEC §9.9, §9.10, §9.12), scripted

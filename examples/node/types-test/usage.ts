@@ -36,7 +36,7 @@ import {
 } from 'polyweave-tool-adapter';
 import { createDecoder as createDecoder2 } from 'polyweave-tool-adapter/decode';
 import { createDuplex as createDuplex2 } from 'polyweave-tool-adapter/duplex';
-import { connectMcpServer, createMcpClient, createMcpSession, McpCode, McpError, McpStartupError, type McpEvent } from 'polyweave-tool-adapter/mcp';
+import { connectMcpServer, createMcpClient, createMcpSession, McpCode, McpError, McpStartupError, type McpEvent, type McpHttpSession, type McpRequest } from 'polyweave-tool-adapter/mcp';
 import * as alias from '@polyweave/tool-adapter';
 
 const llm = createDuplex({ onWrite: (frame) => console.log('to model', rawText(frame)) });
@@ -109,6 +109,35 @@ void connectMcpServer('node', ['server.js'], {
   console.log(s.protocolVersion?.length, s.tools.length);
   return s.close();
 });
+
+// Over Streamable HTTP through fetch (a browser's, or one given).
+void connectMcpServer({
+  url: new URL('http://127.0.0.1:3001/mcp'),
+  fetch: (input, init) => fetch(input, init),
+  headers: { Authorization: 'Bearer t' },
+  streams: 4,
+  revision: 'auto',
+}).then(async (s: McpHttpSession) => {
+  console.log(s.url, s.protocolVersion, s.tools.map((t) => t.name), await s.call('echo', { message: 'hi' }));
+  await s.close();
+});
+const httpClient = createMcpClient({ calls: 2, streams: 3 });
+httpClient.start(0);
+const postOrClose: McpRequest | null = httpClient.pollRequest();
+if (postOrClose?.type === 'post') {
+  const headers: Array<[string, string]> = postOrClose.headers;
+  console.log(postOrClose.body.length, headers, httpClient.maxHeadersLen);
+  httpClient.handleResponse(postOrClose.stream, 200, 'application/json', null);
+  const took: number = httpClient.feedResponse(postOrClose.stream, new Uint8Array([123, 125]));
+  httpClient.handleResponseEnd(postOrClose.stream);
+  console.log(took, McpCode.POLL_FIRST);
+} else if (postOrClose?.type === 'close') {
+  console.log(postOrClose.stream);
+}
+// @ts-expect-error: a POST has no `stream` of type string
+const wrongStream: string = httpClient.pollRequest()!.stream;
+void wrongStream;
+httpClient.close();
 
 // Explicit loading (bundlers, workers): a URL, bytes or a compiled module.
 void init({ wasm: new URL('./polyweave_tool_adapter.wasm', import.meta.url) }).then(() => console.log(isLoaded(), version()));

@@ -24,11 +24,11 @@ mod wasm {
     use polyweave_tool_adapter_ffi::{
         pw_adapter_call_options, pw_call_handle, pw_call_info, pw_completed, pw_conversation_stats,
         pw_declaration, pw_decoder_config, pw_decoder_stats, pw_disposition, pw_event, pw_hooks,
-        pw_mcp_config, pw_mcp_event, pw_mcp_frame, pw_mcp_handled, pw_mcp_stats, pw_outcome,
-        pw_output, pw_request_options, pw_result, pw_str, pw_tool, pw_tool_status, pw_trace_entry,
-        pw_transmit, pw_wrapper, pw_wrapper_complete, pw_wrapper_complete_unwritable,
-        pw_wrapper_config, pw_wrapper_handle_adapter_closed, pw_wrapper_handle_adapter_frame,
-        pw_wrapper_stats, pw_writer,
+        pw_mcp_config, pw_mcp_event, pw_mcp_frame, pw_mcp_handled, pw_mcp_post, pw_mcp_stats,
+        pw_outcome, pw_output, pw_request_options, pw_result, pw_str, pw_tool, pw_tool_status,
+        pw_trace_entry, pw_transmit, pw_wrapper, pw_wrapper_complete,
+        pw_wrapper_complete_unwritable, pw_wrapper_config, pw_wrapper_handle_adapter_closed,
+        pw_wrapper_handle_adapter_frame, pw_wrapper_stats, pw_writer,
     };
 
     /// A struct's name, size and alignment as this build lays it out (for the JS layout test).
@@ -41,7 +41,7 @@ mod wasm {
     }
 
     /// The table of `Layout`s (only read: the raw pointer names a `'static` string).
-    struct Layouts([Layout; 24]);
+    struct Layouts([Layout; 25]);
     // SAFETY: the table is immutable and its pointers point to 'static strings.
     unsafe impl Sync for Layouts {}
 
@@ -78,6 +78,7 @@ mod wasm {
         pw_mcp_stats,
         pw_mcp_handled,
         pw_mcp_frame,
+        pw_mcp_post,
         pw_conversation_stats,
         pw_request_options,
         pw_declaration,
