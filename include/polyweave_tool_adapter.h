@@ -122,12 +122,13 @@
 #define PW_DECODER_SIZE_BOUND(P, calls)                                                       \
     PW_DECODER_SIZE_BOUND_(P##_EVENT_CAP, P##_ARGS_CAP, P##_NAME_CAP, P##_ID_CAP, calls)
 #define PW_DECODER_DEFAULT_SIZE_BOUND(calls) PW_DECODER_SIZE_BOUND(PW_DECODER_DEFAULT, calls)
-/* An MCP client's block: a name per call slot and two more. */
-#define PW_MCP_SIZE_BOUND_(line_cap, outbox_cap, name_cap, cursor_cap, calls)                  \
+/* An MCP client's block: a name per call slot and two more, and the x-mcp-header table. */
+#define PW_MCP_SIZE_BOUND_(line_cap, outbox_cap, name_cap, cursor_cap, header_table_cap, calls) \
     (PW_MCP_MAX_BASE_SIZE + (calls) * PW_MCP_MAX_SLOT_SIZE + (line_cap) + (outbox_cap) +      \
-     (cursor_cap) + (name_cap) * ((calls) + 2))
+     (cursor_cap) + (name_cap) * ((calls) + 2) + (header_table_cap))
 #define PW_MCP_SIZE_BOUND(P, calls)                                                           \
-    PW_MCP_SIZE_BOUND_(P##_LINE_CAP, P##_OUTBOX_CAP, P##_NAME_CAP, P##_CURSOR_CAP, calls)
+    PW_MCP_SIZE_BOUND_(P##_LINE_CAP, P##_OUTBOX_CAP, P##_NAME_CAP, P##_CURSOR_CAP,          \
+                       P##_HEADER_TABLE_CAP, calls)
 #define PW_MCP_DEFAULT_SIZE_BOUND(calls) PW_MCP_SIZE_BOUND(PW_MCP_DEFAULT, calls)
 /* An MCP client over Streamable HTTP (pw_mcp_http_init): the line client's block, each
  * response stream, and its alignment. */
@@ -347,6 +348,11 @@
  * `pw_mcp_config_default`'s `cursor_cap`.
  */
 #define PW_MCP_DEFAULT_CURSOR_CAP 256
+
+/**
+ * `pw_mcp_config_default`'s `header_table_cap`.
+ */
+#define PW_MCP_DEFAULT_HEADER_TABLE_CAP 512
 
 /**
  * `pw_mcp_config_default`'s `start_timeout_ms`.

@@ -147,6 +147,8 @@ pub const PW_MCP_DEFAULT_OUTBOX_CAP: usize = 4096;
 pub const PW_MCP_DEFAULT_NAME_CAP: usize = 64;
 /// `pw_mcp_config_default`'s `cursor_cap`.
 pub const PW_MCP_DEFAULT_CURSOR_CAP: usize = 256;
+/// `pw_mcp_config_default`'s `header_table_cap`.
+pub const PW_MCP_DEFAULT_HEADER_TABLE_CAP: usize = 512;
 /// `pw_mcp_config_default`'s `start_timeout_ms`.
 pub const PW_MCP_DEFAULT_START_TIMEOUT_MS: u32 = 10_000;
 
@@ -155,6 +157,7 @@ const _: () = {
     assert!(d.line_cap == PW_MCP_DEFAULT_LINE_CAP && d.outbox_cap == PW_MCP_DEFAULT_OUTBOX_CAP);
     assert!(d.name_cap == PW_MCP_DEFAULT_NAME_CAP && d.cursor_cap == PW_MCP_DEFAULT_CURSOR_CAP);
     assert!(d.start_timeout_ms == PW_MCP_DEFAULT_START_TIMEOUT_MS);
+    assert!(d.header_table_cap == PW_MCP_DEFAULT_HEADER_TABLE_CAP);
     assert!(
         PW_MCP_DEFAULT_START_TIMEOUT_MS == polyweave_tool_adapter::mcp::DEFAULT_START_TIMEOUT_MS
     );

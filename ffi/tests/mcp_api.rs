@@ -573,7 +573,11 @@ fn a_start_up_that_fails_fails_the_calls() {
 fn memory_and_arguments_are_checked_before_anything_is_written() {
     let cfg = config();
     let need = size(&cfg, 2);
-    let arena = cfg.line_cap + cfg.outbox_cap + cfg.cursor_cap + cfg.name_cap * (2 + 2);
+    let arena = cfg.line_cap
+        + cfg.outbox_cap
+        + cfg.cursor_cap
+        + cfg.name_cap * (2 + 2)
+        + cfg.header_table_cap;
     assert!(need > arena && need <= PW_MCP_MAX_BASE_SIZE + 2 * PW_MCP_MAX_SLOT_SIZE + arena);
     assert!(pw_mcp_align().is_power_of_two() && pw_mcp_align() <= 8);
     let mut block = vec![0u64; need / 8 + 2];

@@ -104,7 +104,7 @@ impl Client {
 
     /// The next POST as (stream, body, headers), or `None`; panics on a close.
     fn post(&mut self) -> Option<(u16, String, String)> {
-        let (r, out, body, headers) = self.poll(1 << 14, 1024);
+        let (r, out, body, headers) = self.poll(1 << 14, 1 << 14);
         match r {
             pw_result::PW_NOTHING => {
                 assert_eq!((out.stream, out.body_len, out.headers_len), (0, 0, 0));
@@ -294,10 +294,12 @@ fn sizes_init_and_the_header_bound() {
     bad.max_depth = 1;
     assert_eq!(http_size(&bad, 4, 2), Err(pw_result::PW_BAD_CONFIG));
     // Content-Type, Accept, MCP-Protocol-Version, Mcp-Method (160), then the longer of a
-    // Base64 name of name_cap (64) bytes (12 + 11 + 88) and a session (20 + 128).
+    // Base64 name of name_cap (64) bytes (12 + 11 + 88) and a session (20 + 128); then the
+    // Mcp-Param-* lines: 8 bytes per byte of the 512-byte table, and the Base64 of an
+    // outbox's worth (4,096) of values (11 + 4 * 1,366).
     // SAFETY: valid pointers.
     let headers = out_or_code(|n| unsafe { pw_mcp_max_headers_len(&cfg, n) });
-    assert_eq!(headers, Ok(308));
+    assert_eq!(headers, Ok(308 + 8 * 512 + 11 + 4 * 1366));
 
     // Too small a block, and no streams, place nothing.
     let mut block = vec![0u64; one.div_ceil(8)];
@@ -360,7 +362,7 @@ fn a_line_client_refuses_every_http_entry() {
     let line = Client { c, _block: block };
     // SAFETY: a client from pw_mcp_init.
     assert_eq!(unsafe { pw_mcp_is_http(c) }, 0);
-    let (r, _, _, _) = line.poll(1024, 1024);
+    let (r, _, _, _) = line.poll(1024, 1 << 14);
     assert_eq!(r, pw_result::PW_MCP_NOT_HTTP);
     assert_eq!(
         line.head(0, 200, "application/json", None),
@@ -457,7 +459,7 @@ fn a_cancel_closes_the_calls_stream() {
         (h.kind, h.notified),
         (pw_mcp_handled_kind::PW_MCP_HANDLED_CANCELLED, 1)
     );
-    let (r, out, _, _) = c.poll(1024, 1024);
+    let (r, out, _, _) = c.poll(1024, 1 << 14);
     assert_eq!(r, pw_result::PW_OK);
     assert_eq!(
         (out.kind, out.stream, out.body_len, out.headers_len),
@@ -536,10 +538,11 @@ fn each_refusal_has_its_code_and_changes_nothing() {
     c.call(0, "echo");
     c.call(1, "echo");
     // Buffers too small: the size needed in the short one's length, the request kept.
-    let (r, out, _, _) = c.poll(1 << 14, 307);
+    const MAX_HEADERS: usize = 308 + 8 * 512 + 11 + 4 * 1366;
+    let (r, out, _, _) = c.poll(1 << 14, MAX_HEADERS - 1);
     assert_eq!(r, pw_result::PW_BUFFER_TOO_SMALL);
-    assert_eq!((out.body_len, out.headers_len), (0, 308));
-    let (r, out, _, _) = c.poll(10, 1024);
+    assert_eq!((out.body_len, out.headers_len), (0, MAX_HEADERS));
+    let (r, out, _, _) = c.poll(10, 1 << 14);
     assert_eq!(r, pw_result::PW_BUFFER_TOO_SMALL);
     assert_eq!(out.headers_len, 0);
     assert!(out.body_len > 200, "{}", out.body_len);

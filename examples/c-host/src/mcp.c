@@ -79,6 +79,7 @@
 #define CLIENT_OUTBOX_CAP OUTBOX_CAP
 #define CLIENT_NAME_CAP NAME_CAP
 #define CLIENT_CURSOR_CAP CURSOR_CAP
+#define CLIENT_HEADER_TABLE_CAP 0u /* a line client: no x-mcp-header table */
 #define WRAPPER_BYTES PW_WRAPPER_SIZE_BOUND(WRAPPER, SLOTS, MAX_TOOLS)
 #define WRAPPER_FRAME_CAP PW_WRAPPER_MAX_FRAME_LEN(WRAPPER)
 #define CLIENT_BYTES PW_MCP_SIZE_BOUND(CLIENT, SLOTS)
@@ -536,6 +537,7 @@ static int start_client(const pw_wrapper_config *wc) {
     cfg.line_cap = LINE_CAP;
     cfg.outbox_cap = OUTBOX_CAP;
     cfg.cursor_cap = CURSOR_CAP;
+    cfg.header_table_cap = CLIENT_HEADER_TABLE_CAP;
     /* Half the start-up's time for server/discover: a server that leaves it unanswered
      * still has the other half for initialize and tools/list. */
     cfg.start_timeout_ms = STARTUP_MS / 2;

@@ -157,9 +157,10 @@ static void test_config_memory_and_codes(void)
     CHECK_RC(pw_mcp_max_line_len(&bad, &n), PW_BAD_CONFIG);
 
     CHECK_RC(pw_mcp_size(&cfg, 4, &size), PW_OK);
-    CHECK(size > cfg.line_cap + cfg.outbox_cap + cfg.cursor_cap + 6 * cfg.name_cap);
+    CHECK(size > cfg.line_cap + cfg.outbox_cap + cfg.cursor_cap + 6 * cfg.name_cap +
+                     cfg.header_table_cap);
     CHECK(size <= PW_MCP_MAX_BASE_SIZE + 4 * PW_MCP_MAX_SLOT_SIZE + cfg.line_cap +
-                      cfg.outbox_cap + cfg.cursor_cap + 6 * cfg.name_cap);
+                      cfg.outbox_cap + cfg.cursor_cap + 6 * cfg.name_cap + cfg.header_table_cap);
     CHECK(pw_mcp_align() >= 1 && pw_mcp_align() <= 8);
     CHECK_RC(pw_mcp_max_frame_len(&cfg, &n), PW_OK);
     CHECK(n > cfg.line_cap);

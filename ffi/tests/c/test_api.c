@@ -440,7 +440,7 @@ static void test_size_bounds(void)
             mc.cursor_cap = mcp_caps[k][3];
             CHECK_RC(pw_mcp_size(&mc, calls, &n), PW_OK);
             check_bound(PW_MCP_SIZE_BOUND_(mc.line_cap, mc.outbox_cap, mc.name_cap, mc.cursor_cap,
-                                           calls),
+                                           mc.header_table_cap, calls),
                         n, PW_MCP_MAX_BASE_SIZE + calls * PW_MCP_MAX_SLOT_SIZE, k, &first);
         }
     }
@@ -470,7 +470,8 @@ static void test_size_bounds(void)
     CHECK(mc.line_cap == PW_MCP_DEFAULT_LINE_CAP && mc.outbox_cap == PW_MCP_DEFAULT_OUTBOX_CAP);
     CHECK(mc.name_cap == PW_MCP_DEFAULT_NAME_CAP && mc.cursor_cap == PW_MCP_DEFAULT_CURSOR_CAP);
     CHECK(PW_MCP_DEFAULT_SIZE_BOUND(2) ==
-          PW_MCP_SIZE_BOUND_(mc.line_cap, mc.outbox_cap, mc.name_cap, mc.cursor_cap, 2));
+          PW_MCP_SIZE_BOUND_(mc.line_cap, mc.outbox_cap, mc.name_cap, mc.cursor_cap,
+                             mc.header_table_cap, 2));
     CHECK_RC(pw_mcp_init(mcp_block, sizeof mcp_block, &mc, 2, (const uint8_t *)"t", 1,
                          (const uint8_t *)"1", 1, &m),
              PW_OK);
