@@ -230,10 +230,22 @@ impl<'a> McpClient<'a> {
         body: &mut [u8],
         headers: &mut [u8],
     ) -> Result<Option<McpPost>, BufferTooSmall> {
-        let needed = self.cfg.max_headers_len();
-        let Some(h) = self.http.as_mut() else {
+        // Held apart while the next message is taken from the line client's queue.
+        let Some(mut h) = self.http.take() else {
             return Ok(None);
         };
+        let out = self.next_post(&mut h, body, headers);
+        self.http = Some(h);
+        out
+    }
+
+    fn next_post(
+        &mut self,
+        h: &mut Http<'_>,
+        body: &mut [u8],
+        headers: &mut [u8],
+    ) -> Result<Option<McpPost>, BufferTooSmall> {
+        let needed = self.cfg.max_headers_len();
         if let Some(i) = h.streams.iter().position(|s| s.state == State::Closing) {
             h.streams[i] = McpStream::EMPTY;
             return Ok(Some(McpPost::Close { stream: i as u16 }));
@@ -271,7 +283,6 @@ impl<'a> McpClient<'a> {
             .and_then(string)
             .and_then(|n| n.decode_into(self.scratch).ok());
         let args = call.and_then(|p| get(p, b"arguments")).unwrap_or(b"{}");
-        let h = self.http.as_mut().expect("an HTTP client");
         let session = (!modern && h.session_len > 0 && method != b"initialize")
             .then(|| &h.session[..h.session_len]);
         let len = write_counted(headers, |s| {
@@ -423,10 +434,11 @@ impl<'a> McpClient<'a> {
             Some(Body::Sse) if s.reader.finish() => self.read_event(i),
             _ => {}
         }
-        let h = self.http.as_mut().expect("an HTTP client");
-        h.streams[i] = McpStream::EMPTY;
-        if h.owner == Some(i) {
-            h.owner = None;
+        if let Some(h) = self.http.as_mut() {
+            h.streams[i] = McpStream::EMPTY;
+            if h.owner == Some(i) {
+                h.owner = None;
+            }
         }
         self.unanswered(rpc, status);
         Ok(())
