@@ -595,6 +595,34 @@ fn everything_call_times_out() {
     assert_eq!(f.status.code(), Some(0));
 }
 
+/// Progress keeps a long call alive past its timeout, but not past its cap (SPEC §5): the
+/// 3 s operation's progress every 0.5 s restarts the 1.5 s timeout, and the call fails at
+/// the 2 s cap with the wrapper's text; its stream is closed, and nothing of it comes after.
+#[test]
+fn everything_call_fails_at_its_cap() {
+    let server = everything();
+    let mut s = Session::start(&["--timeout-ms", "1500", "--max-total-ms", "2000"], &server);
+    one_call(&mut s, "e", "echo", json!({"message": "up"}));
+    let (lines, took) = one_call(&mut s, "L", LONG, json!({"duration": 3, "steps": 6}));
+    let e = format!("Tool {LONG} timed out after 2000ms");
+    assert_eq!(lines, round_lines(&[error_line("L", LONG, &e)], Some(&e)));
+    assert!(
+        took >= Duration::from_millis(1950) && took < Duration::from_millis(2900),
+        "the call ended after {took:?}, not at its 2 s cap"
+    );
+    thread::sleep(Duration::from_millis(1500));
+    let (lines, _) = one_call(&mut s, "a", "echo", json!({"message": "after"}));
+    let echo = result_line("a", "echo", r#"[{"type":"text","text":"Echo: after"}]"#);
+    assert_eq!(lines, round_lines(&[echo], None));
+    let f = s.finish();
+    assert_eq!(f.lines.len(), 3 * 3, "three rounds and nothing else");
+    assert!(
+        f.stderr.matches("polyweave-mcp: call 1: progress ").count() >= 3,
+        "{}",
+        f.stderr
+    );
+}
+
 /// The server killed in the middle of a call: the call fails as the connection closed, and
 /// so does a call made after it (nothing listens any more).
 #[test]
