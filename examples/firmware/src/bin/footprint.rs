@@ -717,9 +717,7 @@ mod mcp {
 mod mcp_http {
     use defmt::info;
     use polyweave_tool_adapter::mcp::http::{McpPost, McpStream};
-    use polyweave_tool_adapter::mcp::{
-        McpClient, McpClientInfo, McpConfig, McpHandled, McpSlot,
-    };
+    use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpConfig, McpHandled, McpSlot};
     use polyweave_tool_adapter::{CallHandle, Instant};
     use static_cell::ConstStaticCell;
 
@@ -801,7 +799,10 @@ mod mcp_http {
                     return None;
                 };
             }
-            let McpPost::Post { stream, headers: h, .. } = c.poll_request(body, headers).ok()?? else {
+            let McpPost::Post {
+                stream, headers: h, ..
+            } = c.poll_request(body, headers).ok()??
+            else {
                 return None;
             };
             n.posts += 1;
@@ -919,7 +920,10 @@ async fn main(_spawner: Spawner) {
             error!("MCP HTTP run failed");
             exit_failure()
         };
-        let script: usize = mcp_http::SCRIPT.iter().map(|(t, a)| t.len() + a.len()).sum();
+        let script: usize = mcp_http::SCRIPT
+            .iter()
+            .map(|(t, a)| t.len() + a.len())
+            .sum();
         info!(
             "MCP HTTP: posts {=usize} frames {=usize} events {=usize} state {=usize} out {=usize} script {=usize}",
             n.posts,
@@ -929,7 +933,10 @@ async fn main(_spawner: Spawner) {
             mcp_http::OUT_LEN,
             script
         );
-        info!("MCP HTTP STACK: {=usize} bytes high water", stack_high_water());
+        info!(
+            "MCP HTTP STACK: {=usize} bytes high water",
+            stack_high_water()
+        );
     }
     #[cfg(all(feature = "bfcl-stack", not(feature = "no-wrapper")))]
     {
