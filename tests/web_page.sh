@@ -51,7 +51,7 @@ else
   tgz=$(npm_pack "$tmp") || die "npm pack failed"
 fi
 
-# The served folder: the page, the recording, and the package as its tarball holds it.
+# The served folder: the pages, the recording, and the package as its tarball holds it.
 site="$tmp/site"
 mkdir -p "$site/node_modules/polyweave-tool-adapter"
 tar xzf "$tgz" -C "$site/node_modules/polyweave-tool-adapter" --strip-components=1
