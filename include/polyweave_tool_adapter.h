@@ -3237,7 +3237,8 @@ pw_result pw_mcp_max_headers_len(const struct pw_mcp_config *cfg, size_t *out_le
  * header lines in `headers`) or a stream to close; `PW_NOTHING` (`*out` all 0) when nothing
  * is to be sent or no stream is free; `PW_BUFFER_TOO_SMALL` with the size needed in
  * `out->headers_len` (a header buffer under `pw_mcp_max_headers_len`) or `out->body_len`,
- * nothing written and the message kept; `PW_MCP_NOT_HTTP` for a line client.
+ * nothing written and the message kept; `PW_MCP_NOT_HTTP` for a line client. At start-up
+ * `tools/list` waits for the head of `notifications/initialized`'s response.
  *
  * The caller must pass `c` from `pw_mcp_http_init`, not used concurrently; `body` valid
  * for `body_cap` writes, `headers` for `headers_cap` and `out` for one, apart from each

@@ -123,7 +123,7 @@ export PW_REQUIRE_MCP_SERVERS=1
 step "npm package: npm pack (prepack builds the wasm), installed in empty temp folders (no install script, nothing native), the package's tests against the installed copy, tsc --noEmit, the @polyweave/tool-adapter alias"
 bash tests/npm_package.sh
 
-step "browser: examples/web in headless Chromium, served with the tarball npm_package.sh left; the page's verdict read back"
+step "browser: examples/web in headless Chromium, served with the tarball npm_package.sh left: the page's verdict and mcp.html's (the MCP client over Streamable HTTP, cross-origin, against server-everything) read back"
 PW_NPM_TGZ="$(target_dir)/npm-pack/polyweave-tool-adapter-$(crate_version).tgz" bash tests/web_page.sh
 
 step "firmware over MCP: the core's MCP client on the Cortex-M4F serves adapter tools from server-everything over UART0 (QEMU bridged to the server)"

@@ -476,6 +476,12 @@ fn a_2025_server_over_http_session_initialized_and_a_new_session_after_404() {
     let with_session =
         format!("{COMMON}MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: sess-1\r\n");
     assert_eq!(p.headers, with_session);
+    // tools/list waits for the notification's response head: on two POSTs at once the server
+    // may answer the listing before it handled the notification.
+    assert!(
+        h.post().is_none(),
+        "tools/list posted before notifications/initialized was answered"
+    );
     h.respond(p.stream, 202, "", None, "", 1);
     let p = h.post().unwrap();
     assert_eq!(p.body, r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);

@@ -249,6 +249,9 @@ test('mcp http: a 2025-11-25 server: the probe refused, initialize, its session 
   const session = [...COMMON, ['MCP-Protocol-Version', '2025-11-25'], ['Mcp-Session-Id', 'sess-1']];
   assert.equal(note.body, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
   assert.deepEqual(note.headers, session);
+  // tools/list waits for the notification's answer: on two POSTs at once the server could list first.
+  await flush();
+  assert.equal(f.posts.length, 3, 'tools/list posted before notifications/initialized was answered');
   note.respond(202, {});
   const list = await f.nth(3);
   assert.equal(list.body, '{"jsonrpc":"2.0","id":3,"method":"tools/list"}');

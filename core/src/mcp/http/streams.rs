@@ -224,7 +224,8 @@ impl<'a> McpClient<'a> {
 
     /// The next POST to make (its body into `body`, its header lines into `headers`, which
     /// must hold [`McpConfig::max_headers_len`]), or a stream to close. `None` when there is
-    /// nothing to send, or no stream is free.
+    /// nothing to send, or no stream is free; at start-up `tools/list` waits for the head of
+    /// `notifications/initialized`'s response (SPEC §9 rule 1's order across two POSTs).
     pub fn poll_request(
         &mut self,
         body: &mut [u8],
@@ -256,6 +257,13 @@ impl<'a> McpClient<'a> {
         let Some(i) = h.streams.iter().position(|s| s.state == State::Free) else {
             return Ok(None);
         };
+        // The start-up's order (SPEC §9 rule 1) holds across separate POSTs only if `tools/list`
+        // waits for the head of `notifications/initialized`'s response: sent at once, a server
+        // may list before it handled the notification (server-everything registers tools then).
+        let notified = |s: &McpStream| s.state == State::Posted && s.rpc == 0;
+        if self.phase == Phase::SendList && h.streams.iter().any(notified) {
+            return Ok(None);
+        }
         let Some(n) = self.poll_transmit(body)? else {
             return Ok(None);
         };
