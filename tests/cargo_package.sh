@@ -76,10 +76,8 @@ crate_holds polyweave-tool-adapter-ffi ffi README.md LICENSE-MIT LICENSE-APACHE 
 # version is the same: a core packaged by an earlier run (same path, same 0.1.0) would be
 # built instead of this one. Those unpacked copies of our two crates are removed first
 # (nothing else is touched; neither crate comes from crates.io).
-for unpacked in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/polyweave-tool-adapter-"$version" \
-  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/polyweave-tool-adapter-ffi-"$version"; do
-  [ -d "$unpacked" ] && rm -rf "$unpacked"
-done
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/polyweave-tool-adapter-"$version" \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/polyweave-tool-adapter-ffi-"$version"
 cargo publish --dry-run --locked "${dirty[@]}" -p polyweave-tool-adapter -p polyweave-tool-adapter-ffi
 
 # Every other workspace member stays off crates.io.
