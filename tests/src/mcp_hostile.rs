@@ -13,21 +13,22 @@ use polyweave_tool_adapter::wrapper::WrapperConfig;
 
 use crate::mcp_loop::{call, McpLoop, McpStorage};
 
-/// The input as a stream of choices.
-struct Choices<'d>(&'d [u8]);
+/// The input as a stream of choices (the MCP hostile runs over lines and over HTTP read
+/// their inputs through it too).
+pub(crate) struct Choices<'d>(pub(crate) &'d [u8]);
 
 impl Choices<'_> {
-    fn byte(&mut self) -> Option<u8> {
+    pub(crate) fn byte(&mut self) -> Option<u8> {
         let (&b, rest) = self.0.split_first()?;
         self.0 = rest;
         Some(b)
     }
 
-    fn pick(&mut self, n: u8) -> u8 {
+    pub(crate) fn pick(&mut self, n: u8) -> u8 {
         self.byte().map_or(0, |b| b % n)
     }
 
-    fn bytes(&mut self, max: usize) -> Vec<u8> {
+    pub(crate) fn bytes(&mut self, max: usize) -> Vec<u8> {
         let n = (self.pick(255) as usize).min(max).min(self.0.len());
         let (take, rest) = self.0.split_at(n);
         self.0 = rest;

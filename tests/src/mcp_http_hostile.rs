@@ -15,25 +15,7 @@ use polyweave_tool_adapter::mcp::{
 };
 use polyweave_tool_adapter::{CallHandle, Instant};
 
-/// The input as a stream of choices.
-struct Choices<'d>(&'d [u8]);
-
-impl Choices<'_> {
-    fn pick(&mut self, n: u8) -> u8 {
-        let Some((&b, rest)) = self.0.split_first() else {
-            return 0;
-        };
-        self.0 = rest;
-        b % n
-    }
-
-    fn bytes(&mut self, max: usize) -> Vec<u8> {
-        let n = usize::from(self.pick(255)).min(max).min(self.0.len());
-        let (take, rest) = self.0.split_at(n);
-        self.0 = rest;
-        take.to_vec()
-    }
-}
+use crate::mcp_hostile::Choices;
 
 /// A message of some kind about request `id`.
 fn message(c: &mut Choices<'_>, id: u64) -> String {

@@ -21,29 +21,8 @@ use std::collections::HashMap;
 use polyweave_tool_adapter::mcp::{McpConfig, McpRevision};
 use polyweave_tool_adapter::wrapper::WrapperConfig;
 
+use crate::mcp_hostile::Choices;
 use crate::mcp_loop::{call, McpLoop, McpStorage, Seen};
-
-/// The input as a stream of choices.
-struct Choices<'d>(&'d [u8]);
-
-impl Choices<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        let (&b, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(b)
-    }
-
-    fn pick(&mut self, n: u8) -> u8 {
-        self.byte().map_or(0, |b| b % n)
-    }
-
-    fn bytes(&mut self, max: usize) -> Vec<u8> {
-        let n = (self.pick(255) as usize).min(max).min(self.0.len());
-        let (take, rest) = self.0.split_at(n);
-        self.0 = rest;
-        take.to_vec()
-    }
-}
 
 const TOOLS: [&str; 3] = ["echo", "slow", "t\u{e9}"];
 
