@@ -13,6 +13,14 @@ use super::stats::bump32;
 use super::{span, McpClient, Owed, Phase, StartFault};
 
 impl McpClient<'_> {
+    /// The message of `len` bytes in the line buffer (a line, or an HTTP response's body or
+    /// event), read out of the buffer, which the handlers leave alone.
+    pub(super) fn read_stored(&mut self, len: usize) {
+        let buf = core::mem::take(&mut self.line);
+        self.on_line(&buf[..len]);
+        self.line = buf;
+    }
+
     pub(super) fn on_line(&mut self, line: &[u8]) {
         match json::validate(line, self.cfg.max_depth) {
             Ok(()) => {}

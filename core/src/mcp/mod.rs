@@ -440,10 +440,7 @@ impl<'a> McpClient<'a> {
             }
             Cut::Line(len) => {
                 bump64(&mut self.stats.lines);
-                // The line is read out of its buffer, which the handlers leave alone.
-                let buf = core::mem::take(&mut self.line);
-                self.on_line(&buf[..len]);
-                self.line = buf;
+                self.read_stored(len);
             }
             Cut::TooLong(_) => {
                 bump64(&mut self.stats.lines);

@@ -478,9 +478,7 @@ impl<'a> McpClient<'a> {
             };
             return self.fail_request(rpc, why, StartFault::TooLarge);
         }
-        let buf = core::mem::take(&mut self.line);
-        self.on_line(&buf[..len]);
-        self.line = buf;
+        self.read_stored(len);
     }
 
     /// Request `rpc`'s response ended without its answer.
