@@ -16,7 +16,7 @@
 //!   (0) or a code saying why not. Codes are stable, numbered in groups
 //!   (1–99 arguments and memory, 100–199 JSON and frames, 200–299 the line
 //!   splitter, 300–399 the wrapper, 400–499 the stream decoders, 500–599 the MCP
-//!   client, 600–699 the conversation and requests, 900+ internal) and never
+//!   client, 600–699 the conversation and requests, 700–799 JSON Schema, 900+ internal) and never
 //!   reused; [`pw_result_text`] writes a message for any code. Other outputs
 //!   go through out-pointers.
 //! - **Outputs.** Out-pointers are written only on `PW_OK`, except where a
@@ -81,6 +81,7 @@
 //! | [`pw_frame_validate`] | validates a whole frame, gives its kind |
 //! | [`pw_tool_call_fields`] | id / name / args spans of a validated `TOOL_CALL` |
 //! | [`pw_json_string_decode`] | decodes a JSON string token into a buffer |
+//! | [`pw_schema_check`], [`pw_schema_validate`] | whether the validator reads a schema (why not, where); a value checked against it, `<where>: <why>` (SPEC §11) |
 //! | [`pw_line_splitter_size`], [`pw_line_splitter_align`], [`pw_line_splitter_init`] | an NDJSON line splitter in host memory |
 //! | [`pw_line_splitter_feed`], [`pw_line_splitter_next_line`], [`pw_line_splitter_finish`] | NDJSON lines from a byte stream |
 //! | [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_max_frame_len`], [`pw_decoder_config_default`], [`pw_decoder_config_fit`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
@@ -149,6 +150,8 @@ mod boundary;
 mod enums;
 // JSON and frames, stateless.
 mod frame;
+// JSON Schema validation, stateless.
+mod schema;
 // pw_line_splitter.
 mod line_splitter;
 // pw_decoder.
@@ -235,6 +238,7 @@ pub use request::{
     pw_request_len, pw_request_options, pw_request_options_default, pw_request_size,
     pw_request_write, PW_REQUEST_MAX_BASE_SIZE, PW_REQUEST_MAX_DECLARATION_SIZE,
 };
+pub use schema::{pw_schema_check, pw_schema_error, pw_schema_error_kind, pw_schema_validate};
 pub use shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
 pub use tool::{pw_sync_fn, pw_tool, pw_writer, pw_writer_write, PW_TOOL_DEFAULT_TIMEOUT};
 pub use wrapper::{
