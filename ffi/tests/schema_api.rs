@@ -81,7 +81,7 @@ fn a_schema_the_validator_refuses_says_why_and_where() {
         check(r#"{"pattern":"(a"}"#),
         Err((bad, PW_SCHEMA_ERROR_BAD_PATTERN, 11))
     );
-    let deep = format!("{}{}", r#"{"not":"#.repeat(40), "true}".to_owned() + &"}".repeat(39));
+    let deep = format!("{}true{}", r#"{"not":"#.repeat(40), "}".repeat(40));
     assert_eq!(check(&deep), Err((bad, PW_SCHEMA_ERROR_TOO_DEEP, 224)));
 }
 
@@ -89,7 +89,10 @@ fn a_schema_the_validator_refuses_says_why_and_where() {
 fn a_value_is_checked_with_the_exact_text() {
     let ok = pw_result::PW_OK;
     let invalid = pw_result::PW_SCHEMA_INVALID;
-    assert_eq!(validate(WEATHER, r#" {"city":"Paris","days":2.0} "#, 64), (ok, None));
+    assert_eq!(
+        validate(WEATHER, r#" {"city":"Paris","days":2.0} "#, 64),
+        (ok, None)
+    );
     assert_eq!(
         validate(WEATHER, r#"{"city":7}"#, 64),
         (invalid, Some("/city: expected string".into()))

@@ -204,9 +204,8 @@ fn complete(
 #[test]
 fn a_tool_schema_checks_its_args_and_a_refused_one_changes_nothing() {
     let mut tools = tools();
-    tools[0].schema = span(
-        r#"{"type":"object","required":["city"],"properties":{"city":{"type":"string"}}}"#,
-    );
+    tools[0].schema =
+        span(r#"{"type":"object","required":["city"],"properties":{"city":{"type":"string"}}}"#);
     tools[2].schema = span(r#" {"properties":{"days":{"type":"integer","minimum":1}}} "#);
     let cfg = config();
     let mut block = Block::new(size(&cfg, 2, tools.len()));
@@ -217,7 +216,11 @@ fn a_tool_schema_checks_its_args_and_a_refused_one_changes_nothing() {
             r#"{{"type":"TOOL_CALL","content":{{"id":"{id}","name":"{name}","args":{args}}}}}"#
         );
         let d = respond(w, now, &frame).unwrap();
-        assert_eq!((d.kind, d.has_handle), (PW_DISPOSITION_INTERCEPTED, 0), "{frame}");
+        assert_eq!(
+            (d.kind, d.has_handle),
+            (PW_DISPOSITION_INTERCEPTED, 0),
+            "{frame}"
+        );
         drain(w).into_iter().next().unwrap()
     };
     assert_eq!(
