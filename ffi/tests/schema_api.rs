@@ -185,7 +185,7 @@ fn bad_arguments_write_nothing() {
             pw_result::PW_NULL_POINTER
         );
         // The error buffer over the value, and the length inside the error buffer.
-        buf[..1].copy_from_slice(b"1");
+        bp.write(b'1');
         assert_eq!(
             args(s.as_ptr(), bp.cast_const(), bp, lp),
             pw_result::PW_STORAGE_OVERLAP

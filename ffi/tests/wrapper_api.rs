@@ -284,29 +284,38 @@ fn a_tool_schema_checks_its_args_and_a_refused_one_changes_nothing() {
     ] {
         let mut bad_tools = tools;
         bad_tools[3].schema = span(bad);
-        let before = block.0.clone();
         let hooks = pw_hooks {
             userdata: ptr::null_mut(),
             on_tool_call: None,
             on_tool_result: None,
         };
-        let mut out = ptr::null_mut();
-        // SAFETY: valid pointers; the block outlives the call.
-        let r = unsafe {
-            pw_wrapper_init(
-                block.ptr(),
-                block.len(),
-                &cfg,
-                2,
-                bad_tools.as_ptr(),
-                bad_tools.len(),
-                &hooks,
-                &mut out,
-            )
+        let mut init = |block: &mut Block| {
+            let mut out = ptr::null_mut();
+            // SAFETY: valid pointers; the block outlives the call.
+            let r = unsafe {
+                pw_wrapper_init(
+                    block.ptr(),
+                    block.len(),
+                    &cfg,
+                    2,
+                    bad_tools.as_ptr(),
+                    bad_tools.len(),
+                    &hooks,
+                    &mut out,
+                )
+            };
+            assert_eq!(r, pw_result::PW_BAD_SCHEMA, "{bad}");
+            assert!(out.is_null());
         };
-        assert_eq!(r, pw_result::PW_BAD_SCHEMA, "{bad}");
-        assert!(out.is_null());
-        assert!(block.0 == before, "the block is untouched");
+        // Into a block of a known pattern, which stays whole; and over the live wrapper.
+        let mut fresh = Block::new(block.len());
+        fresh.0.fill(0xA5A5_A5A5_A5A5_A5A5);
+        init(&mut fresh);
+        assert!(
+            fresh.0.iter().all(|w| *w == 0xA5A5_A5A5_A5A5_A5A5),
+            "the block is untouched"
+        );
+        init(&mut block);
     }
     // The wrapper placed before is still whole: its pending call completes.
     assert_eq!(complete(w, 5, d.handle, 0, "1"), Ok(0));
