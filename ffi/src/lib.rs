@@ -22,7 +22,8 @@
 //! - **Outputs.** Out-pointers are written only on `PW_OK`, except where a
 //!   function documents more (the needed size with `PW_BUFFER_TOO_SMALL`, a
 //!   line length with `PW_LINE_TOO_LONG`, an error offset, a refused
-//!   declaration's index from `pw_request_init`). On every other
+//!   declaration's index from `pw_request_init`, a refused schema's kind and offset from
+//!   `pw_schema_check`, a verdict's text from `pw_schema_validate`). On every other
 //!   error nothing at all is written. Text is UTF-8 with an explicit length,
 //!   never NUL-terminated (except the static C strings of [`pw_version`] and
 //!   [`pw_mcp_protocol_version`]).
