@@ -1,6 +1,7 @@
-//! The JSON Schema validator's C ABI (`pw_schema_check`, `pw_schema_validate`), called from
-//! Rust as C would call it: each refusal's kind and offset, each verdict's exact text, the
-//! cut on a character boundary, and every bad argument with its code and nothing written.
+//! The JSON Schema validator's C ABI (SPEC §11: `pw_schema_check`, `pw_schema_validate`),
+//! called from Rust as C would call it: each refusal's kind and offset, each verdict's exact
+//! text, the cut on a character boundary, and every bad argument with its code and nothing
+//! written.
 
 use std::ptr;
 

@@ -1,3 +1,5 @@
+// SPEC §11 through the npm package: `validate`, and tools registered with a schema ({ fn, schema },
+// { adapter, schema }), every text exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createToolAdapterWrapper, raw, validate } from '../index.mjs';
