@@ -289,7 +289,7 @@ fn a_tool_schema_checks_its_args_and_a_refused_one_changes_nothing() {
             on_tool_call: None,
             on_tool_result: None,
         };
-        let mut init = |block: &mut Block| {
+        let init = |block: &mut Block| {
             let mut out = ptr::null_mut();
             // SAFETY: valid pointers; the block outlives the call.
             let r = unsafe {
