@@ -23,14 +23,26 @@ fn a_ref_loop_stops_at_the_depth_limit() {
         let e = s.validate(b"1").unwrap_err();
         assert_eq!(e.why(), Why::TooDeep, "{text}");
         assert!(e.is_limit());
-        assert_eq!(e.display(&s, b"1").to_string(), "(args): too deeply nested to check");
+        assert_eq!(
+            e.display(&s, b"1").to_string(),
+            "(args): too deeply nested to check"
+        );
     }
     // Recursion that follows the value ends with it.
-    let tree = Schema::new(br##"{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#"}}}}"##).unwrap();
-    assert_eq!(why(&tree, r#"{"kids":[{"kids":[{"kids":[]}]},{}]}"#), Ok(()));
+    let tree = Schema::new(
+        br##"{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#"}}}}"##,
+    )
+    .unwrap();
+    assert_eq!(
+        why(&tree, r#"{"kids":[{"kids":[{"kids":[]}]},{}]}"#),
+        Ok(())
+    );
     assert_eq!(
         why(&tree, r#"{"kids":[{"kids":[{"kids":[7]}]}]}"#),
-        Err((Why::Type(8), "/kids/0/kids/0/kids/0: expected object".into()))
+        Err((
+            Why::Type(8),
+            "/kids/0/kids/0/kids/0: expected object".into()
+        ))
     );
 }
 
@@ -40,7 +52,10 @@ fn a_ref_loop_stops_at_the_depth_limit() {
 fn values_and_schemas_deeper_than_the_limit() {
     let s = Schema::new(b"{}").unwrap();
     let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
-    assert_eq!(why(&s, &deep), Err((Why::TooDeep, "(args): too deeply nested to check".into())));
+    assert_eq!(
+        why(&s, &deep),
+        Err((Why::TooDeep, "(args): too deeply nested to check".into()))
+    );
     let shallow = Limits {
         max_depth: 4,
         ..Limits::DEFAULT
@@ -65,12 +80,20 @@ fn unique_items_work_is_budgeted() {
         },
     )
     .unwrap();
-    let items = |n: usize| format!("[{}]", (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let items = |n: usize| {
+        format!(
+            "[{}]",
+            (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+        )
+    };
     // 44 items: 1 subschema and 946 pairs; 46 items: 1,035 pairs.
     assert_eq!(why(&s, &items(44)), Ok(()));
     assert_eq!(
         why(&s, &items(46)),
-        Err((Why::TooManySubschemas, "(args): too many subschemas to check".into()))
+        Err((
+            Why::TooManySubschemas,
+            "(args): too many subschemas to check".into()
+        ))
     );
     assert_eq!(
         why(&s, "[1,2,1.0]"),
@@ -97,7 +120,10 @@ fn a_limit_is_never_taken_for_a_verdict() {
         let s = Schema::with_limits(text.as_bytes(), tight).unwrap();
         assert_eq!(
             why(&s, &long),
-            Err((Why::PatternTooCostly, "(args): a pattern too costly to check".into())),
+            Err((
+                Why::PatternTooCostly,
+                "(args): a pattern too costly to check".into()
+            )),
             "{text}"
         );
     }
@@ -113,18 +139,40 @@ fn schemas_refused_at_registration() {
         (r#"{"items":3}"#, SchemaErrorKind::NotASchema, 9),
         (r#"{"minLength":-1}"#, SchemaErrorKind::BadKeyword, 13),
         (r#"{"required":"a"}"#, SchemaErrorKind::BadKeyword, 12),
-        (r#"{"$ref":"https://example.com/s.json"}"#, SchemaErrorKind::RemoteRef, 8),
-        (r##"{"$ref":"#/$defs/nope"}"##, SchemaErrorKind::UnresolvedRef, 8),
-        (r#"{"pattern":"(a)\\1"}"#, SchemaErrorKind::UnsupportedPattern, 11),
+        (
+            r#"{"$ref":"https://example.com/s.json"}"#,
+            SchemaErrorKind::RemoteRef,
+            8,
+        ),
+        (
+            r##"{"$ref":"#/$defs/nope"}"##,
+            SchemaErrorKind::UnresolvedRef,
+            8,
+        ),
+        (
+            r#"{"pattern":"(a)\\1"}"#,
+            SchemaErrorKind::UnsupportedPattern,
+            11,
+        ),
         (r#"{"pattern":"(a"}"#, SchemaErrorKind::BadPattern, 11),
-        (r#"{"patternProperties":{"\\p{L}":{}}}"#, SchemaErrorKind::UnsupportedPattern, 22),
+        (
+            r#"{"patternProperties":{"\\p{L}":{}}}"#,
+            SchemaErrorKind::UnsupportedPattern,
+            22,
+        ),
     ];
     for (text, kind, at) in cases {
         let e = Schema::new(text.as_bytes()).unwrap_err();
         assert_eq!((e.kind, e.at), (*kind, *at), "{text}");
     }
     // A property named like a keyword is a property; `const`/`enum` values are no schemas.
-    let s = Schema::new(br#"{"properties":{"pattern":{"type":"string"},"$ref":{"const":{"$ref":"x"}}}}"#).unwrap();
+    let s = Schema::new(
+        br#"{"properties":{"pattern":{"type":"string"},"$ref":{"const":{"$ref":"x"}}}}"#,
+    )
+    .unwrap();
     assert_eq!(why(&s, r#"{"pattern":"(","$ref":{"$ref":"x"}}"#), Ok(()));
-    assert_eq!(why(&s, r#"{"pattern":1}"#).unwrap_err().1, "/pattern: expected string");
+    assert_eq!(
+        why(&s, r#"{"pattern":1}"#).unwrap_err().1,
+        "/pattern: expected string"
+    );
 }
