@@ -809,7 +809,7 @@ fn python_results_checked_against_the_output_schema() {
     let mut s = Session::start(&[], &server);
     let (lines, _) = one_call(&mut s, "p", tool, json!({"city": "Paris"}));
     let paris = result_line("p", tool, r#"{"city":"Paris","temp_c":21}"#);
-    assert_eq!(lines, round_lines(&[paris.clone()], None));
+    assert_eq!(lines, round_lines(&[paris], None));
     let (lines, _) = one_call(&mut s, "a", tool, json!({"city": "Atlantis"}));
     let e = "Tool weather.report returned a result that does not match its output schema: \
              /temp_c: expected number";
