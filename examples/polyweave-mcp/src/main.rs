@@ -49,9 +49,9 @@
 //! - `--extra-tool NAME`: also register `NAME` as an adapter tool although the server did not
 //!   list it, so calls to it reach the server (which answers for a name it does not know).
 //!   Without it, such a call gets the wrapper's own `Tool "NAME" not found`.
-//! - `--no-validate`: check neither args nor results against the tools' schemas. A schema
-//!   the validator refuses (a `$ref` to another document, say) leaves its tool unchecked
-//!   either way, with a log line `tool NAME: its inputSchema is not checked: WHY`.
+//! - `--no-validate`: check neither args nor results against the tools' schemas. Without
+//!   it, a schema the validator refuses (a `$ref` to another document, say) leaves that side
+//!   of its tool unchecked, with a log line `tool NAME: its inputSchema is not checked: WHY`.
 //!
 //! # Exit status
 //!
