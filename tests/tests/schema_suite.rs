@@ -354,6 +354,13 @@ fn run_file(file: &str, problems: &mut Vec<String>) -> (usize, usize, usize, usi
                         UNEVALUATED.contains(&(file, &group.description, &case.description));
                     let valid = case.valid != flipped;
                     otherwise += usize::from(flipped);
+                    if let Err(e) = got {
+                        let text = e.display(&s, case.data).to_string();
+                        let pointer = text.starts_with("(args): ") || text.starts_with('/');
+                        if e.at() >= case.data.len() || !pointer {
+                            problems.push(format!("{at}: at {} says {text:?}", e.at()));
+                        }
+                    }
                     match got {
                         Err(e) if e.is_limit() => problems.push(format!(
                             "{at}: a limit was hit: {}",
@@ -413,6 +420,50 @@ fn every_suite_test_gets_the_suites_answer() {
     assert_eq!(LEFT_OUT.len(), 6);
     // Each test answered otherwise is found, once.
     assert_eq!(otherwise, UNEVALUATED.len());
+}
+
+/// The same schemas with their members sorted and no white space, and the same values with
+/// no white space, get the same answers: the validator reads JSON, not a layout.
+#[test]
+fn answers_do_not_depend_on_layout_or_member_order() {
+    let mut compared = 0;
+    let mut problems = Vec::new();
+    for &(file, ..) in FIGURES {
+        let bytes = fs::read(suite_dir().join(file)).expect("readable");
+        let draft7 = file.starts_with("draft7/");
+        for group in groups(&bytes) {
+            if LEFT_OUT
+                .iter()
+                .any(|(f, g, _)| *f == file && *g == group.description)
+            {
+                continue;
+            }
+            // serde_json's map keeps members sorted by name.
+            let tree: serde_json::Value = serde_json::from_slice(group.schema).expect("JSON");
+            let sorted = serde_json::to_vec(&tree).expect("JSON");
+            let (written, sorted) = if draft7 {
+                (as_draft7(group.schema), as_draft7(&sorted))
+            } else {
+                (group.schema.to_vec(), sorted)
+            };
+            let written = Schema::new(&written).expect("read in the other test");
+            let sorted = Schema::new(&sorted).expect("sorted members");
+            for case in &group.tests {
+                let value: serde_json::Value = serde_json::from_slice(case.data).expect("JSON");
+                let compact = serde_json::to_vec(&value).expect("JSON");
+                let want = written.validate(case.data).is_ok();
+                if sorted.validate(&compact).is_ok() != want {
+                    problems.push(format!(
+                        "{file}: {:?} / {:?}: {want} as written, not compact and sorted",
+                        group.description, case.description
+                    ));
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(compared, 1657);
 }
 
 /// The copy holds exactly the files of [`FIGURES`], its README and its LICENSE.
