@@ -304,7 +304,6 @@ fn verdicts() -> Vec<Case> {
 }
 
 /// SPEC §11: each reason's text, on a small schema and a value that breaks it.
-// SPEC §11
 #[test]
 fn each_reason_reads_as_the_spec_words_it() {
     let mut seen = BTreeSet::new();

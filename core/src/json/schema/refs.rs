@@ -164,7 +164,7 @@ fn find_id<'s>(schema: &Schema<'s>, uri: &[u8], base: &'s [u8]) -> Option<&'s [u
         schema.root,
         schema.limits.max_depth,
         &mut |node, _| {
-            let named = base_id(schema, node).is_some()
+            let named = base_id(schema, node).is_some_and(|id| may_name(id, target.as_bytes()))
                 && absolute(schema, node).is_some_and(|a| a.as_bytes() == target.as_bytes());
             if named {
                 found = Some(node);
@@ -173,6 +173,18 @@ fn find_id<'s>(schema: &Schema<'s>, uri: &[u8], base: &'s [u8]) -> Option<&'s [u
         },
     );
     found
+}
+
+/// Whether `id`, resolved against any base, can be `target`: resolving keeps an `$id`'s last
+/// path segment (a dot segment or a query aside), so most `$id`s are ruled out without the
+/// walk [`absolute`] takes.
+fn may_name(id: JsonStr<'_>, target: &[u8]) -> bool {
+    let raw = id.raw().split(|&b| b == b'#').next().unwrap_or(b"");
+    let last = raw.rsplit(|&b| b == b'/').next().unwrap_or(b"");
+    raw.contains(&b'\\')
+        || raw.contains(&b'?')
+        || matches!(last, b"" | b"." | b"..")
+        || target.ends_with(last)
 }
 
 /// The subschema in `resource` with `$anchor` `name` (or draft-07's `"$id":"#name"`).
