@@ -372,6 +372,13 @@
 #define PW_MCP_MAX_SLOT_SIZE 64
 
 /**
+ * An upper bound, on every target, of the bytes per schema `pw_mcp_set_output_schemas` places
+ * in the memory it is given (`n * PW_MCP_MAX_OUTPUT_SCHEMA_SIZE` bytes, `PW_MAX_ALIGN`
+ * aligned, always do).
+ */
+#define PW_MCP_MAX_OUTPUT_SCHEMA_SIZE 96
+
+/**
  * An upper bound, on every target, of the block's bytes per HTTP response stream.
  */
 #define PW_MCP_MAX_STREAM_SIZE 160
@@ -2302,6 +2309,21 @@ typedef struct pw_mcp_stats {
 } pw_mcp_stats;
 
 /**
+ * One MCP tool's output schema for `pw_mcp_set_output_schemas`: the tool's name as the
+ * server lists it and its `outputSchema`'s JSON text, both borrowed.
+ */
+typedef struct pw_mcp_output_schema {
+    /**
+     * The tool's name (UTF-8).
+     */
+    struct pw_str tool;
+    /**
+     * Its output schema's JSON text.
+     */
+    struct pw_str schema;
+} pw_mcp_output_schema;
+
+/**
  * One thing `pw_mcp_poll_request` asks the host to do.
  */
 typedef struct pw_mcp_post {
@@ -3301,6 +3323,33 @@ size_t pw_mcp_in_flight(const struct pw_mcp *c);
  * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
  */
 size_t pw_mcp_queued(const struct pw_mcp *c);
+
+/**
+ * The bytes of memory `pw_mcp_set_output_schemas` needs for `n` schemas, in `*out_size`.
+ *
+ * The caller must pass `out_size` valid for one write.
+ */
+pw_result pw_mcp_output_schemas_size(size_t n, size_t *out_size);
+
+/**
+ * Registers the output schemas results are checked against (SPEC §11), replacing any
+ * earlier ones (`n` 0 removes them): a result whose `structuredContent` does not satisfy its
+ * tool's schema fails the call with `Tool <name> returned a result that does not match its
+ * output schema: <where>: <why>`. The schemas are read into `mem` (at least
+ * `pw_mcp_output_schemas_size(n)` bytes, aligned to `PW_MAX_ALIGN`), which the client then
+ * uses. A schema the validator refuses gives `PW_BAD_SCHEMA` (`pw_schema_check` says why), a
+ * name that is not UTF-8 `PW_TEXT_NOT_UTF8`: nothing changed.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `mem` valid for writes
+ * of `mem_len` bytes, outside the client's block, and each name and schema readable, all
+ * unchanged and touched by nothing else until the client is no longer used or this function
+ * is called again; `schemas` valid for `n` reads.
+ */
+pw_result pw_mcp_set_output_schemas(struct pw_mcp *c,
+                                    void *mem,
+                                    size_t mem_len,
+                                    const struct pw_mcp_output_schema *schemas,
+                                    size_t n);
 
 /**
  * The size of the block `pw_mcp_http_init` needs for `cfg`, `calls` call slots and

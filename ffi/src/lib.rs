@@ -101,6 +101,7 @@
 //! | [`pw_mcp_size`], [`pw_mcp_align`], [`pw_mcp_max_frame_len`], [`pw_mcp_max_line_len`], [`pw_mcp_config_default`], [`pw_mcp_config_fit`], [`pw_mcp_init`] | an MCP client (SPEC §9) serving a wrapper's adapter tools, in host memory |
 //! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`], [`pw_mcp_handle_timeout`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end, the clock (the start-up's `server/discover` only) |
 //! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
+//! | [`pw_mcp_output_schemas_size`], [`pw_mcp_set_output_schemas`] | tools' output schemas results are checked against (SPEC §11), in memory the host hands in |
 //! | [`pw_mcp_state`], [`pw_mcp_protocol_version`], [`pw_mcp_poll_timeout`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state, the revision spoken, the start-up's deadline, counters |
 //! | [`pw_mcp_http_size`], [`pw_mcp_http_init`], [`pw_mcp_max_headers_len`], [`pw_mcp_is_http`] | the MCP client over Streamable HTTP (SPEC §9.11), in host memory with its response streams |
 //! | [`pw_mcp_poll_request`], [`pw_mcp_handle_response`], [`pw_mcp_feed_response`], [`pw_mcp_handle_response_end`] | POSTs to make or responses to close; each response's head, body pieces and end |
@@ -222,11 +223,12 @@ pub use mcp::{
     pw_mcp, pw_mcp_align, pw_mcp_config, pw_mcp_config_default, pw_mcp_config_fit, pw_mcp_event,
     pw_mcp_feed, pw_mcp_frame, pw_mcp_get_stats, pw_mcp_handle_closed, pw_mcp_handle_frame,
     pw_mcp_handle_timeout, pw_mcp_handled, pw_mcp_in_flight, pw_mcp_init, pw_mcp_max_frame_len,
-    pw_mcp_max_line_len, pw_mcp_poll_event, pw_mcp_poll_frame, pw_mcp_poll_timeout,
-    pw_mcp_poll_transmit, pw_mcp_protocol_version, pw_mcp_queued, pw_mcp_size, pw_mcp_start,
-    pw_mcp_state, pw_mcp_stats, PW_MCP_CLIENT_TEXT_CAP, PW_MCP_DEFAULT_CURSOR_CAP,
-    PW_MCP_DEFAULT_LINE_CAP, PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP,
-    PW_MCP_DEFAULT_START_TIMEOUT_MS, PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP,
+    pw_mcp_max_line_len, pw_mcp_output_schema, pw_mcp_output_schemas_size, pw_mcp_poll_event,
+    pw_mcp_poll_frame, pw_mcp_poll_timeout, pw_mcp_poll_transmit, pw_mcp_protocol_version,
+    pw_mcp_queued, pw_mcp_set_output_schemas, pw_mcp_size, pw_mcp_start, pw_mcp_state,
+    pw_mcp_stats, PW_MCP_CLIENT_TEXT_CAP, PW_MCP_DEFAULT_CURSOR_CAP, PW_MCP_DEFAULT_LINE_CAP,
+    PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP, PW_MCP_DEFAULT_START_TIMEOUT_MS,
+    PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_OUTPUT_SCHEMA_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP,
     PW_MCP_MIN_OUTBOX,
 };
 pub use mcp_http::{
