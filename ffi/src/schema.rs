@@ -3,8 +3,6 @@
 
 #![allow(non_camel_case_types)]
 
-use core::fmt::{self, Write};
-
 use polyweave_tool_adapter::json::schema::{Schema, SchemaError, SchemaErrorKind, Why};
 
 use crate::boundary::{disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span};
@@ -143,7 +141,9 @@ pub unsafe extern "C" fn pw_schema_validate(
         if invalid.why() == Why::NotJson {
             return Err(pw_result::PW_INVALID_JSON);
         }
-        error_len.write(write_cut(error, invalid.display(&schema, value)));
+        error_len.write(write_cut(error, |put| {
+            invalid.display(&schema, value).write_to(put)
+        }));
         Err(if invalid.is_limit() {
             pw_result::PW_SCHEMA_LIMIT
         } else {
@@ -152,40 +152,25 @@ pub unsafe extern "C" fn pw_schema_validate(
     })
 }
 
-/// Writes `text` into `buf`, cut after its last whole character that fits; the bytes written.
-pub(crate) fn write_cut(buf: &mut [u8], text: impl fmt::Display) -> usize {
-    let mut w = Cut {
-        buf,
-        len: 0,
-        full: false,
-    };
-    // `Cut` never fails: it stops taking text once full.
-    let _ = write!(w, "{text}");
-    w.len
-}
-
-/// A `fmt::Write` into a fixed buffer that keeps the longest prefix ending on a character.
-struct Cut<'b> {
-    buf: &'b mut [u8],
-    len: usize,
-    full: bool,
-}
-
-impl Write for Cut<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        if self.full {
-            return Ok(());
+/// Writes the pieces `text` hands out into `buf`, cut after the last whole character that
+/// fits (nothing after the cut); the bytes written. No `core::fmt`: a firmware build of the
+/// library links none for it.
+pub(crate) fn write_cut(buf: &mut [u8], text: impl FnOnce(&mut dyn FnMut(&str))) -> usize {
+    let (mut len, mut full) = (0, false);
+    text(&mut |s: &str| {
+        if full {
+            return;
         }
-        let room = self.buf.len() - self.len;
+        let room = buf.len() - len;
         let mut n = s.len().min(room);
         while !s.is_char_boundary(n) {
             n -= 1;
         }
-        self.full = n < s.len();
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
-    }
+        full = n < s.len();
+        buf[len..len + n].copy_from_slice(&s.as_bytes()[..n]);
+        len += n;
+    });
+    len
 }
 
 #[cfg(test)]
@@ -196,10 +181,12 @@ mod tests {
     fn a_cut_ends_on_a_character_and_stops() {
         let mut buf = [0u8; 6];
         // "é" is 2 bytes: 5 fit, then "é" would end at 7; nothing after the cut is taken.
-        let n = write_cut(&mut buf, format_args!("{}{}{}", "abcde", "é", "f"));
+        let n = write_cut(&mut buf, |put| {
+            ["abcde", "é", "f"].into_iter().for_each(put)
+        });
         assert_eq!(&buf[..n], b"abcde");
-        let n = write_cut(&mut buf, format_args!("{}{}", "abcdé", "f"));
+        let n = write_cut(&mut buf, |put| ["abcdé", "f"].into_iter().for_each(put));
         assert_eq!(&buf[..n], "abcdé".as_bytes());
-        assert_eq!(write_cut(&mut [], "x"), 0);
+        assert_eq!(write_cut(&mut [], |put| put("x")), 0);
     }
 }

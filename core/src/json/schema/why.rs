@@ -141,9 +141,9 @@ impl InvalidDisplay<'_> {
 }
 
 impl InvalidDisplay<'_> {
-    /// Hands the text to `put` in pieces: no `core::fmt` machinery, so a firmware that
-    /// writes the text into a frame links none.
-    pub(crate) fn write_to(&self, put: &mut dyn FnMut(&str)) {
+    /// Hands the text to `put` in pieces, with no `core::fmt` machinery (a firmware that
+    /// writes the text into a buffer links none); `Display` writes the same pieces.
+    pub fn write_to(&self, put: &mut dyn FnMut(&str)) {
         if !write_pointer(put, self.value, self.invalid.at()) {
             put(self.root);
         }
