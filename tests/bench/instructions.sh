@@ -22,6 +22,10 @@
 #   request64_<provider> (the same through 64 bytes), measure_request_<provider> (Request::new
 #   alone: the counting pass), validate_request_<provider> (json::validate over the body);
 #   `request` runs them all for every provider, with the write/validate ratio
+# schema workloads (tests/benches/schema.rs: the 2,935 BFCL calls that have a function, each
+#   against its function's schema), per byte of args: schema_validate (Schema::validate),
+#   jsonschema_validate (serde_json::from_slice + the jsonschema crate); schema_new per byte of
+#   schema and per declaration (2,452); `schema` runs the three
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
@@ -82,6 +86,7 @@ wanted=()
 for w in "$@"; do
   case $w in
     request) for p in openai-chat openai-responses anthropic gemini ollama; do wanted+=("request:$p"); done ;;
+    schema) wanted+=(schema_validate jsonschema_validate schema_new) ;;
     decode) for p in openai-chat openai-responses anthropic gemini ollama; do wanted+=("decode_$p" "validate_$p"); done ;;
     *) wanted+=("$w") ;;
   esac
@@ -102,6 +107,9 @@ for w in "${wanted[@]}"; do
     request:*) per_request "$(bin request)" "${w#request:}" ;;
     request_*|request64_*|measure_request_*|validate_request_*) b=$(bin request); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of body' ;;
     decode_*) per_decode "$(bin decode)" "${w#decode_}" ;;
+    schema_validate|jsonschema_validate) b=$(bin schema); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of args' ;;
+    schema_new) b=$(bin schema); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of schema'
+      per "$b" "$w" '*run_once*' 2452 declaration ;;
     validate_*) b=$(bin decode); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of payload' ;;
     *) per "$(bin wrapper)" "$w" '*run_once*' "$calls" call ;;
   esac
