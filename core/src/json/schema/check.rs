@@ -559,11 +559,18 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     }
 
     #[inline(never)]
-    fn unique(&self, v: &'v [u8]) -> Res {
-        let items = Arr::of(v).into_iter().flatten();
-        for (i, a) in items.clone().enumerate() {
-            if items.clone().skip(i + 1).any(|b| json_eq(a, b, 64)) {
-                return Err(self.fail(v, Why::UniqueItems));
+    fn unique(&mut self, v: &'v [u8]) -> Res {
+        let mut rest = Arr::of(v).into_iter().flatten();
+        while let Some(a) = rest.next() {
+            for b in rest.clone() {
+                // Each pair compared is work the subschema budget pays for: n items cost n².
+                if self.subschemas == 0 {
+                    return Err(self.fail(v, Why::TooManySubschemas));
+                }
+                self.subschemas -= 1;
+                if json_eq(a, b, 64) {
+                    return Err(self.fail(v, Why::UniqueItems));
+                }
             }
         }
         Ok(())

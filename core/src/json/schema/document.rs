@@ -20,17 +20,18 @@ pub struct Limits {
     /// Subschemas applied inside one another (a level per property, item, `$ref` or
     /// applicator), and containers nested in either document.
     pub max_depth: u8,
-    /// Subschemas applied to values in one validation, in all.
+    /// Subschemas applied to values in one validation, in all, and pairs of items
+    /// `uniqueItems` compares (each is work of the same order).
     pub max_subschemas: u32,
     /// Steps of the `pattern` matcher in one validation, in all.
     pub max_pattern_steps: u32,
 }
 
 impl Limits {
-    /// 32 levels, 10,000 subschemas, 1,000,000 pattern steps.
+    /// 32 levels, 100,000 subschemas, 1,000,000 pattern steps.
     pub const DEFAULT: Self = Self {
         max_depth: 32,
-        max_subschemas: 10_000,
+        max_subschemas: 100_000,
         max_pattern_steps: 1_000_000,
     };
 }
