@@ -188,6 +188,25 @@ http_state=$(sed -n 's/.*MCP HTTP: .* state \([0-9]*\).*/\1/p' "$dir/mcp-http-z.
 http_out=$(sed -n 's/.*MCP HTTP: .* out \([0-9]*\).*/\1/p' "$dir/mcp-http-z.log")
 http_script=$(sed -n 's/.*MCP HTTP: .* script \([0-9]*\).*/\1/p' "$dir/mcp-http-z.log")
 http_stack=$(sed -n 's/.*MCP HTTP STACK: \([0-9]*\) bytes.*/\1/p' "$dir/mcp-http-z.log")
+# JSON Schema validation (SPEC §11; feature schema-check: the core's `schema`): at "z" and "s",
+# its flash is the build with it minus the build without (the probe's schemas, calls and answers,
+# 1,396 bytes of .rodata, stay in). The "z" build runs under QEMU: a tool with a schema takes a
+# valid call and two invalid ones, each answer checked byte for byte, then the stack of the worst
+# schema the default Limits accept (32 levels of properties, anyOf/oneOf and $ref, with
+# patternProperties, uniqueItems and pattern at the bottom) read and checked alone.
+declare -A schema_text
+for level in z s; do
+  cargo build --quiet --locked --profile footprint --bin footprint --features schema-check \
+    --config "profile.footprint.opt-level=\"$level\""
+  elf="$dir/footprint-schema-$level.elf"
+  cp "target/$target/footprint/footprint" "$elf"
+  schema_text[$level]=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 }')
+done
+schema_fmt=$(arm-none-eabi-nm -C "$dir/footprint-schema-z.elf" | grep -c 'core::fmt' || true)
+qemu "$dir/footprint-schema-z.elf" >"$dir/schema-z.bin" || { echo "probe schema-z failed" >&2; exit 1; }
+defmt-print -e "$dir/footprint-schema-z.elf" <"$dir/schema-z.bin" >"$dir/schema-z.log"
+grep -q 'SCHEMA: calls 3' "$dir/schema-z.log" || { echo "the schema run did not answer its 3 calls as expected" >&2; exit 1; }
+schema_stack=$(sed -n 's/.*SCHEMA STACK: \([0-9]*\) bytes.*/\1/p' "$dir/schema-z.log")
 # Stack over the BFCL corpus (3,302 calls, every frame validated; the feature adds the corpus
 # to flash, so this build is kept out of the flash figures).
 cargo build --quiet --locked --profile footprint --bin footprint --features bfcl-stack \
@@ -273,6 +292,9 @@ printf '\nMCP client over Streamable HTTP on top of the wrapper (flash in bytes;
 printf '  flash z %6s   s %6s\n' "$((http_text[z] - text[with-z] - http_script))" "$((http_text[s] - text[with-s] - http_script))"
 printf '  state %s bytes (arena, slots, streams, Client; the host'"'"'s body and header buffers %s more); stack high water %s bytes, shell included\n' \
   "$http_state" "$http_out" "$http_stack"
+printf '\nJSON Schema validation on top of the wrapper (flash in bytes; core::fmt symbols %s)\n' "$schema_fmt"
+printf '  flash z %6s   s %6s\n' "$((schema_text[z] - text[with-z]))" "$((schema_text[s] - text[with-s]))"
+printf '  stack high water of the worst schema (32 levels, the default Limits) %s bytes, shell included\n' "$schema_stack"
 printf '\nBudgets: core flash at "z" %s <= %s, small arena %s <= %s\n' "$flash_z" "$FLASH_Z_BUDGET" "$small" "$SMALL_ARENA_BUDGET"
 status=0
 [ "$flash_z" -le "$FLASH_Z_BUDGET" ] || { echo "FAIL: core flash at \"z\" $flash_z > $FLASH_Z_BUDGET" >&2; status=1; }

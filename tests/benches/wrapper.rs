@@ -11,6 +11,13 @@
 //!   consumer). Throughput is in calls.
 //! * `roundtrip/bfcl_deferred`: the same calls with every tool deferred,
 //!   completed at once through `poll_event` + [`Wrapper::complete`] (the slot path).
+//! * `roundtrip/bfcl_sync_echo_schema`: the sync round trip with every tool that has a BFCL
+//!   declaration registered with its input schema ([`Tool::with_schema`]), so each call's
+//!   args are checked before the tool runs; `roundtrip/bfcl_sync_echo_checked_calls` is the
+//!   same calls without schemas. A name declared more than once (263 of the 960 declared
+//!   names) takes the declaration that accepts most of its calls; the calls its schema
+//!   refuses would take the error path instead of the echo, so both runs leave them out
+//!   (3,106 calls remain, 2,888 of them checked against a schema).
 //! * `full_validation/…`: the pass-through and the sync round trip with
 //!   `WrapperConfig::full_validation` on (SPEC §7.25): every pass-through frame is then
 //!   scanned whole, so its cost grows with the frame; a `TOOL_CALL` is validated
@@ -24,7 +31,8 @@
 //!
 //! For instruction counts without criterion's own work, set `POLYWEAVE_BENCH_ONCE`
 //! to a workload name (`passthrough_64B`, `passthrough_16KiB`, `sync_echo`, `sync_echo_unsorted`,
-//! `deferred`, `full_passthrough_64B`, `full_passthrough_16KiB`, `full_sync_echo`) and an optional `POLYWEAVE_BENCH_ITERS` (default 1); the binary
+//! `deferred`, `full_passthrough_64B`, `full_passthrough_16KiB`, `full_sync_echo`, `schema_sync_echo`,
+//! `sync_echo_checked`) and an optional `POLYWEAVE_BENCH_ITERS` (default 1); the binary
 //! then runs just that loop (in `run_once`) and exits:
 //!
 //! ```text
@@ -41,10 +49,13 @@ use std::hint::black_box;
 
 mod common;
 
-use common::{corpus, lines, text_frame, tool_name, CFG, SLOTS};
+use common::{
+    call_args, corpus, declarations, functions, lines, text_frame, tool_name, CFG, SLOTS,
+};
 use criterion::{Criterion, Throughput};
 use polyweave_tests::drive::echo;
 use polyweave_tests::host::{Entry, Host, Script, Storage};
+use polyweave_tool_adapter::json::schema::Schema;
 use polyweave_tool_adapter::json::DEFAULT_MAX_DEPTH;
 use polyweave_tool_adapter::wrapper::Event;
 use polyweave_tool_adapter::{
@@ -156,6 +167,14 @@ struct Inputs {
     large: Vec<u8>,
     data: Vec<u8>,
     names: Vec<String>,
+    functions: Vec<u8>,
+}
+
+/// The BFCL input schemas, read once, and the one registered for each tool name.
+struct Schemas<'a> {
+    schemas: Vec<Schema<'a>>,
+    /// Per tool name (as `Inputs::names`), the index of its schema, when it has one.
+    of_name: Vec<Option<usize>>,
 }
 
 impl Inputs {
@@ -167,7 +186,65 @@ impl Inputs {
             large: text_frame(16 * 1024),
             data,
             names,
+            functions: functions(),
         }
+    }
+
+    /// Each declared name's schema: of its declarations, the one that accepts most of the
+    /// calls by that name (the first on a tie).
+    fn schemas(&self) -> Schemas<'_> {
+        let declarations = declarations(&self.functions);
+        let schemas: Vec<Schema<'_>> = declarations
+            .iter()
+            .map(|d| Schema::new(d.schema).unwrap())
+            .collect();
+        let lines = lines(&self.data);
+        let calls: Vec<(String, &[u8])> =
+            lines.iter().map(|l| (tool_name(l), call_args(l))).collect();
+        let of_name = self
+            .names
+            .iter()
+            .map(|name| {
+                let accepted = |i: usize| {
+                    calls
+                        .iter()
+                        .filter(|(n, args)| n == name && schemas[i].validate(args).is_ok())
+                        .count()
+                };
+                let candidates = (0..declarations.len()).filter(|&i| declarations[i].name == *name);
+                // `max_by_key` keeps the last of equals: reversed, the first declaration wins.
+                candidates.rev().max_by_key(|&i| accepted(i))
+            })
+            .collect();
+        Schemas { schemas, of_name }
+    }
+
+    /// Sync echo tools sorted by name, each declared one with its schema.
+    fn schema_tools<'a>(&'a self, schemas: &'a Schemas<'a>) -> Vec<Tool<'a>> {
+        let mut tools: Vec<Tool<'a>> = self
+            .names
+            .iter()
+            .zip(&schemas.of_name)
+            .map(|(n, s)| match s {
+                Some(i) => Tool::sync(n, &echo).with_schema(&schemas.schemas[*i]),
+                None => Tool::sync(n, &echo),
+            })
+            .collect();
+        tools.sort_by(|a, b| a.name.cmp(b.name));
+        tools
+    }
+
+    /// The calls whose args the schema registered for their name accepts (or that have none).
+    fn checked_lines<'a>(&'a self, schemas: &Schemas<'_>) -> Vec<&'a [u8]> {
+        lines(&self.data)
+            .into_iter()
+            .filter(|line| {
+                let name = tool_name(line);
+                let at = self.names.iter().position(|n| *n == name).unwrap();
+                schemas.of_name[at]
+                    .is_none_or(|i| schemas.schemas[i].validate(call_args(line)).is_ok())
+            })
+            .collect()
     }
 
     /// Sync echo tools, registered sorted by name (found by binary search).
@@ -200,11 +277,24 @@ impl Inputs {
         let sync = self.sync_tools();
         let unsorted = self.sync_tools_unsorted();
         let deferred = self.deferred_tools();
-        for (tools, is_sync) in [(&sync, true), (&unsorted, true), (&deferred, false)] {
+        let schemas = self.schemas();
+        let schema_tools = self.schema_tools(&schemas);
+        let checked = self.checked_lines(&schemas);
+        assert_eq!(checked.len(), 3106);
+        assert_eq!(
+            schema_tools.iter().filter(|t| t.schema.is_some()).count(),
+            960
+        );
+        for (tools, is_sync, lines) in [
+            (&sync, true, &lines),
+            (&unsorted, true, &lines),
+            (&deferred, false, &lines),
+            (&schema_tools, true, &checked),
+        ] {
             with_wrapper(tools, |w, host| {
                 // Each deferred call is completed at once with its args.
                 host.script_all(Script::Echo);
-                for line in &lines {
+                for line in lines {
                     let frame = Frame::parse_validated(line, DEFAULT_MAX_DEPTH).unwrap();
                     let args = frame.tool_call().unwrap().args;
                     let d = w.handle_response(Instant::ZERO, line).unwrap();
@@ -239,6 +329,20 @@ impl Inputs {
                 assert_eq!(w.trace().truncated(), 0);
             });
         }
+        // The calls left out are refused by the schema: the bench's schemas are really checked.
+        with_wrapper(&schema_tools, |w, host| {
+            let refused = lines
+                .iter()
+                .filter(|line| !checked.contains(line))
+                .filter(|line| {
+                    w.handle_response(Instant::ZERO, line).unwrap();
+                    let log = host.drive(w);
+                    let sent: Vec<(Route, &[u8])> = log.iter().filter_map(Entry::frame).collect();
+                    let f = Frame::parse_validated(sent[0].1, DEFAULT_MAX_DEPTH).unwrap();
+                    f.tool_result().unwrap().error.is_some()
+                });
+            assert_eq!(refused.count(), lines.len() - checked.len());
+        });
         // The timed loops count what they write.
         let per_call = |(frames, _): (usize, usize)| frames / lines.len();
         assert_eq!(
@@ -273,6 +377,20 @@ fn bench(c: &mut Criterion, inputs: &Inputs) {
             b.iter(|| roundtrip_sync(w, host, &lines))
         });
     });
+    let schemas = inputs.schemas();
+    let checked = inputs.checked_lines(&schemas);
+    group.throughput(Throughput::Elements(checked.len() as u64));
+    with_wrapper(&sync, |w, host| {
+        group.bench_function("bfcl_sync_echo_checked_calls", |b| {
+            b.iter(|| roundtrip_sync(w, host, &checked))
+        });
+    });
+    with_wrapper(&inputs.schema_tools(&schemas), |w, host| {
+        group.bench_function("bfcl_sync_echo_schema", |b| {
+            b.iter(|| roundtrip_sync(w, host, &checked))
+        });
+    });
+    group.throughput(Throughput::Elements(lines.len() as u64));
     let unsorted = inputs.sync_tools_unsorted();
     with_wrapper(&unsorted, |w, host| {
         group.bench_function("bfcl_sync_echo_unsorted_tools", |b| {
@@ -320,14 +438,20 @@ fn run_once(name: &str, iters: usize, inputs: &Inputs, lines: &[&[u8]], tools: &
                 "passthrough_16KiB" => {
                     usize::from(passthrough(w, &inputs.large) == Disposition::Forward)
                 }
-                "sync_echo" | "sync_echo_unsorted" => roundtrip_sync(w, host, lines).0,
+                "sync_echo" | "sync_echo_unsorted" | "schema_sync_echo" | "sync_echo_checked" => {
+                    roundtrip_sync(w, host, lines).0
+                }
                 "deferred" => roundtrip_deferred(w, host, lines).0,
                 other => panic!("unknown POLYWEAVE_BENCH_ONCE workload {other:?}"),
             };
         }
         sink
     });
-    println!("{name} x{iters}: {}", black_box(sink));
+    println!(
+        "{name} x{iters}: {} ({} calls a pass)",
+        black_box(sink),
+        lines.len()
+    );
 }
 
 fn main() {
@@ -344,10 +468,16 @@ fn main() {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(1);
-        let tools = match name.as_str() {
-            "deferred" => inputs.deferred_tools(),
-            "sync_echo_unsorted" => inputs.sync_tools_unsorted(),
-            _ => inputs.sync_tools(),
+        let schemas = inputs.schemas();
+        let (tools, lines) = match name.as_str() {
+            "deferred" => (inputs.deferred_tools(), lines),
+            "sync_echo_unsorted" => (inputs.sync_tools_unsorted(), lines),
+            "schema_sync_echo" => (
+                inputs.schema_tools(&schemas),
+                inputs.checked_lines(&schemas),
+            ),
+            "sync_echo_checked" => (inputs.sync_tools(), inputs.checked_lines(&schemas)),
+            _ => (inputs.sync_tools(), lines),
         };
         run_once(&name, iters, &inputs, &lines, &tools);
         return;

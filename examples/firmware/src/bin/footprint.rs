@@ -12,7 +12,8 @@
 //! and stack. With a `request-*` feature it writes the next request after a recorded response
 //! instead of the decoder's run (its own decoder replaces that one): the conversation and the
 //! request writer's flash is that build minus the `decode-*` one, and its bodies must be the
-//! host's.
+//! host's. With `schema-check` a tool carries an input schema (SPEC §11): calls with valid and
+//! invalid args, and the worst schema the default `Limits` let through, for the stack.
 
 #![no_std]
 #![no_main]
@@ -270,6 +271,110 @@ mod conversation {
     pub fn run(_cfg: WrapperConfig, stream: &[u8]) -> Option<usize> {
         let stream = core::hint::black_box(stream);
         Some(stream.iter().filter(|&&b| b == b'\n').count())
+    }
+}
+
+/// JSON Schema validation (SPEC §11) at the small configuration: a sync tool registered with
+/// its input schema takes one call with valid args and two without, each answer checked byte
+/// for byte; then the deepest validation the default `Limits` allow, on its own painted stack.
+#[cfg(all(feature = "schema-check", not(feature = "no-wrapper")))]
+mod schema {
+    use polyweave_tool_adapter::json::schema::{Limits, Schema, Why};
+    use polyweave_tool_adapter::{
+        Disposition, Instant, NoHooks, ResultWriter, Slot, Tool, ToolFailed, Wrapper,
+    };
+    use static_cell::ConstStaticCell;
+
+    static SLOT_MEM: ConstStaticCell<[Slot; super::SLOTS]> =
+        ConstStaticCell::new([Slot::EMPTY; super::SLOTS]);
+    static ARENA: ConstStaticCell<[u8; super::SMALL_ARENA]> =
+        ConstStaticCell::new([0; super::SMALL_ARENA]);
+    static TX: ConstStaticCell<[u8; 256]> = ConstStaticCell::new([0; 256]);
+
+    /// The tool's input schema, as a declaration gives it.
+    const ADD: &[u8] = br#"{"type":"object","required":["a","b"],"additionalProperties":false,
+"properties":{"a":{"type":"integer"},"b":{"type":"integer","minimum":0}}}"#;
+
+    /// Each call, with the `TOOL_RESULT` the wrapper must answer.
+    const CALLS: [(&[u8], &[u8]); 3] = [
+        (
+            br#"{"type":"TOOL_CALL","content":{"id":"c1","name":"add","args":{"a":2,"b":40}}}"#,
+            br#"{"type":"TOOL_RESULT","content":{"id":"c1","name":"add","result":42}}"#,
+        ),
+        (
+            br#"{"type":"TOOL_CALL","content":{"id":"c2","name":"add","args":{"a":"2","b":40}}}"#,
+            br#"{"type":"TOOL_RESULT","content":{"id":"c2","name":"add","error":"Tool add arguments are invalid: /a: expected integer"}}"#,
+        ),
+        (
+            br#"{"type":"TOOL_CALL","content":{"id":"c3","name":"add","args":{"a":2}}}"#,
+            br#"{"type":"TOOL_RESULT","content":{"id":"c3","name":"add","error":"Tool add arguments are invalid: (args): missing required property \"b\""}}"#,
+        ),
+    ];
+
+    /// The worst schema the default `Limits` accept for the stack: every level of the value
+    /// goes through `properties`, `anyOf` or `oneOf` and a `$ref`, with `patternProperties`
+    /// beside them; the bottom holds `uniqueItems` over nested arrays and a `pattern`.
+    /// `WORST_VALUE` takes all 32 levels: `worst` checks that 31 are too few.
+    const WORST: &[u8] = br##"{"$defs":{
+"n":{"type":"object","required":["n"],"properties":{"n":{"anyOf":[{"$ref":"#/$defs/m"},{"$ref":"#/$defs/leaf"}]}},
+  "patternProperties":{"^n$":{"oneOf":[{"type":"object"},{"$ref":"#/$defs/leaf"}]}}},
+"m":{"type":"object","required":["n"],"properties":{"n":{"oneOf":[{"$ref":"#/$defs/n"},{"$ref":"#/$defs/leaf"}]}},
+  "patternProperties":{"^[mn]$":{"anyOf":[{"type":"object"},{"$ref":"#/$defs/leaf"}]}}},
+"leaf":{"type":"array","uniqueItems":true,"items":{"type":"array","uniqueItems":true,
+  "items":{"type":"array","items":{"type":"string","pattern":"^(a|b)+[0-9]{2}$"}}}}},
+"$ref":"#/$defs/n"}"##;
+    pub const WORST_VALUE: &[u8] = br#"{"n":{"n":{"n":{"n":{"n":{"n":{"n":{"n":{"n":[[["ab12","ba34"],["ab12"]],[["aab56"]]]}}}}}}}}}"#;
+
+    fn add(_args: &[u8], out: &mut ResultWriter<'_>) -> Result<(), ToolFailed> {
+        out.write(b"42");
+        Ok(())
+    }
+
+    /// The three calls through a wrapper whose tool has a schema; the answers given as expected.
+    pub fn calls() -> Option<usize> {
+        let schema = Schema::new(core::hint::black_box(ADD)).ok()?;
+        // The same answers straight from the validator, where in the args and why.
+        let args = br#"{"a":"2","b":40}"#;
+        let refused = schema.validate(args).err()?;
+        if refused.at() != 5 || !matches!(refused.why(), Why::Type(_)) {
+            return None;
+        }
+        schema.validate(br#"{"a":2,"b":40}"#).ok()?;
+        let tools = [Tool::sync("add", &add).with_schema(&schema)];
+        let mut w =
+            Wrapper::new(super::SMALL, &tools, NoHooks, SLOT_MEM.take(), ARENA.take()).ok()?;
+        let tx = TX.take();
+        let mut answered = 0;
+        for (call, want) in CALLS {
+            let call = core::hint::black_box(call);
+            let Disposition::Intercepted { handle: None, .. } =
+                w.handle_response(Instant::ZERO, call).ok()?
+            else {
+                return None;
+            };
+            // The result first, then the continue prompt and its mirror.
+            let out = w.poll_transmit(tx).ok()??;
+            if &tx[..out.len] != want {
+                defmt::error!("schema answer: {=[u8]:a}", tx[..out.len]);
+                return None;
+            }
+            answered += 1;
+            while w.poll_transmit(tx).ok()?.is_some() {}
+        }
+        Some(answered)
+    }
+
+    /// The worst schema read and the deepest value checked against it.
+    pub fn worst() -> Option<()> {
+        let schema = Schema::new(core::hint::black_box(WORST)).ok()?;
+        schema.validate(core::hint::black_box(WORST_VALUE)).ok()?;
+        let limits = Limits {
+            max_depth: Limits::DEFAULT.max_depth - 1,
+            ..Limits::DEFAULT
+        };
+        let shallower = Schema::with_limits(WORST, limits).ok()?;
+        let refused = shallower.validate(WORST_VALUE).err()?;
+        (refused.why() == Why::TooDeep).then_some(())
     }
 }
 
@@ -859,6 +964,25 @@ async fn main(_spawner: Spawner) {
     };
     info!("frames: {=usize}", frames);
     info!("STACK: {=usize} bytes high water", stack_high_water());
+    #[cfg(all(feature = "schema-check", not(feature = "no-wrapper")))]
+    {
+        let Some(n) = schema::calls() else {
+            error!("schema calls failed");
+            exit_failure()
+        };
+        info!("SCHEMA: calls {=usize}", n);
+        // Painted again: the figure is the worst validation's alone (the shell included).
+        paint_stack();
+        if schema::worst().is_none() {
+            error!("worst schema failed");
+            exit_failure()
+        }
+        info!(
+            "SCHEMA STACK: {=usize} bytes high water, value of {=usize} bytes",
+            stack_high_water(),
+            schema::WORST_VALUE.len()
+        );
+    }
     #[cfg(probe_decode)]
     {
         let Some(frames) = decoding::run() else {
