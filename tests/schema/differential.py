@@ -17,8 +17,9 @@ escaped and raw characters; white space), the same text given to both. Ours is
 
 The reference takes the draft the schema's `$schema` names, 2020-12 when it names none.
 Everything is seeded (`--seed`, default 31): the same run gives the same values and counts.
-Exit status 0 when every answer agreed, 1 otherwise (each disagreement printed with its schema,
-value and both answers), 2 for bad arguments.
+Exit status 0 when every answer agreed and every schema got both answers among its values, 1
+otherwise (each disagreement printed with its schema, value and both answers; at most 50), 2
+for bad arguments.
 """
 
 import argparse
@@ -145,8 +146,10 @@ class Generator:
                     pass
         extra = schema.get("additionalProperties", True)
         if extra is not False and rng.random() < 0.2 and depth < 6:
+            name = self.string(1, 8)
             try:
-                out[self.string(1, 8)] = self.valid(extra, depth + 1)
+                if name not in props and name not in out:
+                    out[name] = self.valid(extra, depth + 1)
             except NoValue:
                 pass
         keys = list(out)
@@ -463,6 +466,12 @@ def main():
                 failures += 1
                 print(f"FAIL {file}:{n + 1} {name}: refused: {got}\n  schema {json.dumps(schema)}")
                 continue
+            # A schema whose values all got one answer checked nothing on the other side.
+            if all(want) or not any(want):
+                failures += 1
+                print(f"FAIL {file}:{n + 1} {name}: every value built is "
+                      f"{'valid' if want and want[0] else 'invalid'}: the generator reached one "
+                      f"answer only\n  schema {json.dumps(schema)}")
             for (_, text), w, g in zip(built, want, got):
                 values += 1
                 valid += w
