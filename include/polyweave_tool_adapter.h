@@ -299,7 +299,7 @@
 /**
  * An upper bound, on every target, of the block's bytes per registered tool.
  */
-#define PW_WRAPPER_MAX_TOOL_SIZE 64
+#define PW_WRAPPER_MAX_TOOL_SIZE 128
 
 /**
  * `pw_tool.timeout_ms`: use the wrapper's `tool_timeout_ms`.

@@ -36,12 +36,12 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "docs (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
-step "no_std builds: core on Cortex-M4F and Cortex-M0 with every feature combination, each provider alone, the MCP client alone, over lines and over HTTP"
+step "no_std builds: core on Cortex-M4F and Cortex-M0 with every feature combination, each provider alone, the MCP client alone, over lines and over HTTP, the schema validator alone and with MCP"
 providers="openai-chat openai-responses anthropic gemini ollama"
 for t in $targets; do
   for f in "" "defmt" "embassy-time" "defmt,embassy-time" $providers "mcp" "mcp,defmt" "mcp-http" \
-    "mcp-http,defmt" "openai-chat,mcp-http" \
-    "openai-chat,openai-responses,anthropic,gemini,ollama,mcp,mcp-http,defmt,embassy-time"; do
+    "mcp-http,defmt" "openai-chat,mcp-http" "schema" "schema,defmt" "mcp,schema" \
+    "openai-chat,openai-responses,anthropic,gemini,ollama,mcp,mcp-http,schema,defmt,embassy-time"; do
     echo "   core --target $t --features '${f}'"
     cargo build --quiet --locked -p polyweave-tool-adapter --target "$t" --no-default-features --features "$f"
   done

@@ -4,7 +4,8 @@
 //!
 //! Eight public modules, in the order the data flows through them:
 //!
-//! 1. [`json`]: validating and reading JSON text in place (every layer's bytes).
+//! 1. [`json`]: validating and reading JSON text in place (every layer's bytes), and checking
+//!    a value against a JSON Schema ([`json::schema`], a tool's args before it runs).
 //! 2. [`frame`]: a byte stream cut into lines ([`LineSplitter`]), and one line read as a
 //!    [`Frame`].
 //! 3. [`decode`]: a provider's streamed HTTP body in, frames out.

@@ -280,6 +280,9 @@ pub struct Tool<'t> {
     pub kind: ToolKind<'t>,
     /// Its own timeout, overriding the wrapper's `tool_timeout_ms`.
     pub timeout_ms: Option<u32>,
+    /// Its input schema: a call whose args do not satisfy it is not run (SPEC §11).
+    #[cfg(feature = "schema")]
+    pub schema: Option<&'t crate::json::schema::Schema<'t>>,
 }
 
 impl<'t> Tool<'t> {
@@ -289,6 +292,8 @@ impl<'t> Tool<'t> {
             name,
             kind: ToolKind::Sync(f),
             timeout_ms: None,
+            #[cfg(feature = "schema")]
+            schema: None,
         }
     }
 
@@ -298,6 +303,8 @@ impl<'t> Tool<'t> {
             name,
             kind: ToolKind::Pending(PendingKind::Deferred),
             timeout_ms: None,
+            #[cfg(feature = "schema")]
+            schema: None,
         }
     }
 
@@ -307,12 +314,21 @@ impl<'t> Tool<'t> {
             name,
             kind: ToolKind::Pending(PendingKind::Adapter),
             timeout_ms: None,
+            #[cfg(feature = "schema")]
+            schema: None,
         }
     }
 
     /// The same tool with its own timeout.
     pub const fn with_timeout_ms(mut self, ms: u32) -> Self {
         self.timeout_ms = Some(ms);
+        self
+    }
+
+    /// The same tool, its calls' args checked against `schema` before it runs (SPEC §11).
+    #[cfg(feature = "schema")]
+    pub const fn with_schema(mut self, schema: &'t crate::json::schema::Schema<'t>) -> Self {
+        self.schema = Some(schema);
         self
     }
 }

@@ -306,7 +306,7 @@ pub const PW_WRAPPER_MAX_BASE_SIZE: usize = 640;
 /// share of the arena).
 pub const PW_WRAPPER_MAX_SLOT_SIZE: usize = 64;
 /// An upper bound, on every target, of the block's bytes per registered tool.
-pub const PW_WRAPPER_MAX_TOOL_SIZE: usize = 64;
+pub const PW_WRAPPER_MAX_TOOL_SIZE: usize = 128;
 
 const _: () = assert!(size_of::<pw_wrapper>() + 3 * 7 <= PW_WRAPPER_MAX_BASE_SIZE);
 const _: () = assert!(size_of::<Slot>() <= PW_WRAPPER_MAX_SLOT_SIZE);

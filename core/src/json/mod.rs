@@ -57,6 +57,8 @@ mod error;
 pub(crate) mod escape;
 mod members;
 mod scan;
+#[cfg(feature = "schema")]
+pub mod schema;
 mod string;
 pub(crate) mod valid;
 

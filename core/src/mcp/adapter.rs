@@ -125,14 +125,7 @@ impl McpClient<'_> {
             notified = true;
         }
         // What the line in the buffer owed this call goes with it.
-        let owes = match self.owed {
-            Owed::Result { slot: s, .. }
-            | Owed::End { slot: s }
-            | Owed::IsError { slot: s, .. }
-            | Owed::RpcError { slot: s, .. }
-            | Owed::Progress { slot: s, .. } => s == slot,
-            _ => false,
-        };
+        let owes = self.owed.call_slot() == Some(slot);
         if owes {
             self.owed = Owed::Nothing;
         }

@@ -7,6 +7,8 @@ use crate::sink::write_counted;
 
 use super::calls::CallState;
 use super::frames;
+#[cfg(feature = "schema")]
+use super::output;
 use super::stats::bump64;
 use super::{McpAdapterFrame, McpClient, Owed};
 
@@ -27,6 +29,23 @@ impl McpClient<'_> {
             Owed::IsError { slot, result } => {
                 let (name, r) = (self.calls.name(slot), &self.line[result.0..result.1]);
                 let n = write_counted(out, |s| frames::error_texts(s, name, r))?;
+                (slot, n, Owed::Nothing)
+            }
+            #[cfg(feature = "schema")]
+            Owed::OutputInvalid {
+                slot,
+                value,
+                schema,
+                invalid,
+            } => {
+                let (name, v) = (self.calls.name(slot), &self.line[value.0..value.1]);
+                let Some(schema) = self.output_schema(schema) else {
+                    return Ok(None);
+                };
+                let cap = self.cfg.line_cap;
+                let n = write_counted(out, |s| {
+                    frames::error_with(s, |s| output::write_text(s, name, schema, invalid, v, cap))
+                })?;
                 (slot, n, Owed::Nothing)
             }
             Owed::RpcError { slot, error } => {

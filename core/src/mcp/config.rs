@@ -196,3 +196,14 @@ impl McpClientInfo<'static> {
         version: env!("CARGO_PKG_VERSION"),
     };
 }
+
+#[cfg(feature = "schema")]
+/// A tool's output schema, kept by the host for as long as the client is used.
+#[derive(Copy, Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct McpOutputSchema<'a> {
+    /// The tool's name, as the server lists it.
+    pub tool: &'a str,
+    /// Its `outputSchema`, read.
+    pub schema: &'a crate::json::schema::Schema<'a>,
+}

@@ -104,6 +104,13 @@ pub(crate) fn error_texts(s: &mut dyn Sink, name: &[u8], result: &[u8]) {
     s.put(ERROR_TAIL);
 }
 
+/// An `ERROR` frame around the escaped text `text` writes.
+pub(crate) fn error_with(s: &mut dyn Sink, text: impl FnOnce(&mut dyn Sink)) {
+    s.put(ERROR_HEAD);
+    text(s);
+    s.put(ERROR_TAIL);
+}
+
 /// The `ERROR` of a JSON-RPC error: its `message`, or `Tool <name> failed` without one.
 pub(crate) fn error_message(s: &mut dyn Sink, name: &[u8], message: Option<JsonStr<'_>>) {
     s.put(ERROR_HEAD);

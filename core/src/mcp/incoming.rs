@@ -108,9 +108,20 @@ impl McpClient<'_> {
                 result: span(line, r),
             },
             Outcome::Result(r) => {
-                let value = get(r, b"structuredContent")
-                    .or_else(|| get(r, b"content"))
-                    .unwrap_or(r);
+                let structured = get(r, b"structuredContent");
+                #[cfg(feature = "schema")]
+                if let Some(c) = structured {
+                    if let Some((schema, invalid)) = self.check_output(slot, c) {
+                        self.owed = Owed::OutputInvalid {
+                            slot,
+                            value: span(line, c),
+                            schema,
+                            invalid,
+                        };
+                        return self.calls.set_state(slot, CallState::Answering);
+                    }
+                }
+                let value = structured.or_else(|| get(r, b"content")).unwrap_or(r);
                 Owed::Result {
                     slot,
                     value: span(line, value),

@@ -95,11 +95,16 @@ mod jsonrpc;
 mod listing;
 mod outbox;
 mod outgoing;
+#[cfg(feature = "schema")]
+mod output;
+mod owed;
 mod revision;
 mod salvage;
 mod stats;
 
 pub use calls::McpSlot;
+#[cfg(feature = "schema")]
+pub use config::McpOutputSchema;
 pub use config::{
     McpClientInfo, McpConfig, McpRevision, CANCEL_LINE_BOUND, CLIENT_TEXT_CAP,
     DEFAULT_START_TIMEOUT_MS, OUTBOX_HEADER, PROTOCOL_VERSION, PROTOCOL_VERSION_2026, REASON_CAP,
@@ -121,6 +126,7 @@ use crate::sink::write_counted;
 
 use calls::Calls;
 use outbox::Outbox;
+use owed::{Immediate, Owed, Span, StartFault};
 use salvage::Salvage;
 use stats::{bump32, bump64};
 
@@ -171,49 +177,6 @@ enum Phase {
     Closed,
 }
 
-/// Bytes `[start, end)` of the line buffer.
-type Span = (usize, usize);
-
-/// What went wrong in the start-up, by spans of the line.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-enum StartFault {
-    Version(Span),
-    BadResult(Span),
-    Refused(Span),
-    CursorTooLong(usize),
-    TooManyPages,
-    TooLarge,
-    NoAnswer,
-    NoResponse(u16),
-}
-
-/// What the line in the buffer still owes the host.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-enum Owed {
-    Nothing,
-    Result { slot: usize, value: Span },
-    End { slot: usize },
-    IsError { slot: usize, result: Span },
-    RpcError { slot: usize, error: Span },
-    Progress { slot: usize, params: Span },
-    Reply { id: Span, ping: bool },
-    Initialized { version: &'static str, result: Span },
-    Tools { list: Span, pos: usize, more: bool },
-    StartFailed(StartFault),
-    Notification { method: Span, params: Option<Span> },
-}
-
-/// A call failed as it was handed in, when no slot may hold it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-struct Immediate {
-    handle: CallHandle,
-    why: McpFailure,
-    name_len: usize,
-}
-
 /// The MCP client.
 pub struct McpClient<'a> {
     cfg: McpConfig,
@@ -235,6 +198,9 @@ pub struct McpClient<'a> {
     scan: Option<Salvage>,
     owed: Owed,
     immediate: Option<Immediate>,
+    /// The output schemas the host registered.
+    #[cfg(feature = "schema")]
+    outputs: &'a [McpOutputSchema<'a>],
     phase: Phase,
     /// The revision spoken, once the server said.
     version: Option<&'static str>,
@@ -327,6 +293,8 @@ impl<'a> McpClient<'a> {
             scan: None,
             owed: Owed::Nothing,
             immediate: None,
+            #[cfg(feature = "schema")]
+            outputs: &[],
             phase: Phase::Idle,
             version: None,
             deadline: Instant::ZERO,

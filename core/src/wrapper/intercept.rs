@@ -147,6 +147,18 @@ impl<H: Hooks> Wrapper<'_, H> {
                 _ => None,
             },
         };
+        // SPEC §11: the schema comes after the args' size and before a free slot.
+        #[cfg(feature = "schema")]
+        let invalid = match (tool, &failure) {
+            (Some(t), None | Some(Message::TooMany(_))) => self
+                .tools
+                .get(t)
+                .schema
+                .and_then(|s| s.validate_valid(call.args).err().map(|e| (s, e))),
+            _ => None,
+        };
+        #[cfg(not(feature = "schema"))]
+        let invalid: Option<()> = None;
         // The model said its arguments are broken: answered with its words, cut (and
         // counted) like a sync tool's message, never refused, so the call gets its result.
         let given = call.args_error.filter(|_| name_bytes.is_some());
@@ -154,6 +166,21 @@ impl<H: Hooks> Wrapper<'_, H> {
             let (decoded, cut) = text.decode_prefix_into(msg_buf);
             let len = escaped_prefix(decoded.as_bytes(), self.cfg.message_cap);
             let cut = cut || len < decoded.len();
+            let bound = escaped_len(&msg_buf[..len]) + 2;
+            self.out
+                .reserve(self.out.completion_cost(&self.cfg, escaped, bound))?;
+            Plan::Fail { len, cut }
+        } else if let Some(_invalid) = invalid {
+            // Its texts quote the args and the schema, so unlike the wrapper's own they can
+            // be long: written cut to `message_cap`, escaped, and counted when cut.
+            #[cfg(feature = "schema")]
+            let (len, cut) = {
+                let (schema, e) = _invalid;
+                invalid_args_text(msg_buf, name_bytes.unwrap_or(b""), schema, e, call.args)
+            };
+            #[cfg(not(feature = "schema"))]
+            let (len, cut) = (0, false);
+            let len = escaped_prefix(&msg_buf[..len], self.cfg.message_cap);
             let bound = escaped_len(&msg_buf[..len]) + 2;
             self.out
                 .reserve(self.out.completion_cost(&self.cfg, escaped, bound))?;
@@ -329,4 +356,53 @@ impl<H: Hooks> Wrapper<'_, H> {
             handle,
         })
     }
+}
+
+/// `Tool <name> arguments are invalid: <where>: <why>` (SPEC §11) written into `buf`, cut at
+/// a character boundary when it does not fit: its length, and whether it was cut.
+#[cfg(feature = "schema")]
+fn invalid_args_text(
+    buf: &mut [u8],
+    name: &[u8],
+    schema: &crate::json::schema::Schema<'_>,
+    invalid: crate::json::schema::Invalid,
+    args: &[u8],
+) -> (usize, bool) {
+    use core::fmt::Write;
+    struct Cut<'b> {
+        buf: &'b mut [u8],
+        len: usize,
+        cut: bool,
+    }
+    impl Write for Cut<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            let room = self.buf.len() - self.len;
+            let mut n = s.len().min(room);
+            while !s.is_char_boundary(n) {
+                n -= 1;
+            }
+            self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+            self.len += n;
+            match n < s.len() {
+                true => {
+                    self.cut = true;
+                    Err(core::fmt::Error)
+                }
+                false => Ok(()),
+            }
+        }
+    }
+    let mut w = Cut {
+        buf,
+        len: 0,
+        cut: false,
+    };
+    // The name is the call's decoded name: UTF-8, as the registry matched it.
+    let name = core::str::from_utf8(name).unwrap_or("");
+    let _ = write!(
+        w,
+        "Tool {name} arguments are invalid: {}",
+        invalid.display(schema, args)
+    );
+    (w.len, w.cut)
 }

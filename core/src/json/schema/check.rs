@@ -1,0 +1,587 @@
+//! One validation: the schema's keywords applied to the value, subschema by subschema.
+//!
+//! `Run::check` is the one recursive step (a level of [`Limits::max_depth`]); each keyword's
+//! work is a function of its own, kept out of line so the recursion's frame stays small.
+//! The first failure found is the answer, in the order the schema writes its keywords.
+//!
+//! [`Limits::max_depth`]: super::Limits::max_depth
+
+use super::super::valid::{Arr, Obj};
+use super::super::{trim_ws, JsonStr};
+use super::document::{offset, Draft, Schema};
+use super::equal::{json_eq, member};
+use super::number::Decimal;
+use super::pattern::{self, PatternFault};
+use super::why::{Invalid, Why};
+use super::{refs, text};
+
+impl Schema<'_> {
+    /// Checks a value's JSON text (any white space): `Ok` when it satisfies the schema.
+    pub fn validate(&self, value: &[u8]) -> Result<(), Invalid> {
+        if let Err(e) = super::super::validate(value, self.limits.max_depth) {
+            let why = match e.kind {
+                super::super::JsonErrorKind::TooDeep => Why::TooDeep,
+                _ => Why::NotJson,
+            };
+            return Err(Invalid::new(0, why));
+        }
+        self.validate_valid(value)
+    }
+
+    /// [`validate`](Self::validate) for a value already known to be valid JSON (a frame's args).
+    pub(crate) fn validate_valid(&self, value: &[u8]) -> Result<(), Invalid> {
+        run(self, value)
+    }
+}
+
+/// Validates `value` (valid JSON) against the schema.
+pub(super) fn run(schema: &Schema<'_>, value: &[u8]) -> Result<(), Invalid> {
+    let mut run = Run {
+        schema,
+        value,
+        subschemas: schema.limits.max_subschemas,
+        steps: schema.limits.max_pattern_steps,
+    };
+    run.check(
+        schema.root,
+        trim_ws(value),
+        schema.limits.max_depth,
+        schema.root,
+    )
+}
+
+/// What one validation carries down: the two documents and the work left.
+struct Run<'r, 's, 'v> {
+    schema: &'r Schema<'s>,
+    value: &'v [u8],
+    subschemas: u32,
+    steps: u32,
+}
+
+/// What a value is, as `type` names it (`integer` is a number checked further).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Kind {
+    Object,
+    Array,
+    String,
+    Number,
+    Boolean,
+    Null,
+}
+
+impl Kind {
+    fn of(v: &[u8]) -> Self {
+        match v.first() {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b't' | b'f') => Kind::Boolean,
+            Some(b'n') => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+}
+
+type Res = Result<(), Invalid>;
+
+impl<'s, 'v> Run<'_, 's, 'v> {
+    fn fail(&self, v: &'v [u8], why: Why) -> Invalid {
+        Invalid::new(offset(self.value, v), why)
+    }
+
+    /// Where a schema token starts in the schema's text (for the texts that quote it).
+    fn at(&self, s: &[u8]) -> u32 {
+        offset(self.schema.text, s) as u32
+    }
+
+    /// Applies the subschema `s` to `v`; `base` is the resource `#` means here.
+    fn check(&mut self, s: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        if depth == 0 {
+            return Err(self.fail(v, Why::TooDeep));
+        }
+        if self.subschemas == 0 {
+            return Err(self.fail(v, Why::TooManySubschemas));
+        }
+        self.subschemas -= 1;
+        match s.first() {
+            Some(b'{') => {}
+            Some(b'f') => return Err(self.fail(v, Why::False)),
+            _ => return Ok(()),
+        }
+        let base = match self.schema.nested_ids && refs::own_id(s).is_some() {
+            true => s,
+            false => base,
+        };
+        let draft7 = self.schema.draft == Draft::Draft07;
+        if draft7 {
+            if let Some(r) = member_text(s, b"$ref") {
+                return self.follow(r, v, depth, base);
+            }
+        }
+        let kind = Kind::of(v);
+        let depth = depth - 1;
+        for (key, kv) in Obj::of(s).into_iter().flatten() {
+            let mut buf = [0u8; 24];
+            let name = match key.is_plain() {
+                true => key.raw(),
+                false => key.decode_into(&mut buf).map_or(&b""[..], str::as_bytes),
+            };
+            self.keyword(name, s, kv, v, kind, depth, base)?;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn keyword(
+        &mut self,
+        name: &[u8],
+        s: &'s [u8],
+        kv: &'s [u8],
+        v: &'v [u8],
+        kind: Kind,
+        depth: u8,
+        base: &'s [u8],
+    ) -> Res {
+        let draft7 = self.schema.draft == Draft::Draft07;
+        match (name, kind) {
+            (b"type", _) => self.types(kv, v, kind),
+            (b"enum", _) => match Arr::of(kv).into_iter().flatten().any(|e| json_eq(e, v, 64)) {
+                true => Ok(()),
+                false => Err(self.fail(v, Why::Enum)),
+            },
+            (b"const", _) => match json_eq(kv, v, 64) {
+                true => Ok(()),
+                false => Err(self.fail(v, Why::Const)),
+            },
+            (b"$ref", _) => self.follow(kv, v, depth + 1, base),
+            (b"allOf", _) => {
+                for sub in Arr::of(kv).into_iter().flatten() {
+                    self.check(sub, v, depth, base)?;
+                }
+                Ok(())
+            }
+            (b"anyOf", _) => self.any_of(kv, v, depth, base),
+            (b"oneOf", _) => self.one_of(kv, v, depth, base),
+            (b"not", _) => match self.attempt(kv, v, depth, base)? {
+                true => Err(self.fail(v, Why::Not)),
+                false => Ok(()),
+            },
+            (b"if", _) => {
+                let branch: &[u8] = match self.attempt(kv, v, depth, base)? {
+                    true => b"then",
+                    false => b"else",
+                };
+                match member_text(s, branch) {
+                    Some(sub) => self.check(sub, v, depth, base),
+                    None => Ok(()),
+                }
+            }
+            (b"minimum" | b"maximum" | b"exclusiveMinimum" | b"exclusiveMaximum", Kind::Number) => {
+                self.bound(name, kv, v)
+            }
+            (b"multipleOf", Kind::Number) => match (Decimal::parse(v), Decimal::parse(kv)) {
+                (Some(x), Some(d)) if !x.is_multiple_of(&d) => {
+                    Err(self.fail(v, Why::MultipleOf(self.at(kv))))
+                }
+                _ => Ok(()),
+            },
+            (b"minLength" | b"maxLength", Kind::String) => self.length(name, kv, v),
+            (b"pattern", Kind::String) => self.pattern(kv, v),
+            (b"properties", Kind::Object) => self.properties(kv, v, depth, base),
+            (b"patternProperties", Kind::Object) => self.pattern_properties(kv, v, depth, base),
+            (b"additionalProperties", Kind::Object) => self.additional(s, kv, v, depth, base),
+            (b"required", Kind::Object) => self.required(kv, v),
+            (b"propertyNames", Kind::Object) => self.property_names(kv, v, depth, base),
+            (b"minProperties" | b"maxProperties", Kind::Object) => {
+                let n = Obj::of(v).map_or(0, Iterator::count);
+                self.count(
+                    name == b"minProperties",
+                    n,
+                    kv,
+                    v,
+                    Why::MinProperties,
+                    Why::MaxProperties,
+                )
+            }
+            (b"dependentRequired", Kind::Object) => self.dependent(kv, v, depth, base, true),
+            (b"dependentSchemas", Kind::Object) => self.dependent(kv, v, depth, base, false),
+            (b"dependencies", Kind::Object) if draft7 => self.dependent(kv, v, depth, base, true),
+            (b"prefixItems", Kind::Array) if !draft7 => self.positional(kv, v, depth, base),
+            (b"items", Kind::Array) => match draft7 && kv.first() == Some(&b'[') {
+                true => self.positional(kv, v, depth, base),
+                false => {
+                    let before = match draft7 {
+                        true => 0,
+                        false => member_text(s, b"prefixItems").map_or(0, array_len),
+                    };
+                    self.items_from(before, kv, v, depth, base)
+                }
+            },
+            (b"additionalItems", Kind::Array) if draft7 => match member_text(s, b"items") {
+                Some(items) if items.first() == Some(&b'[') => {
+                    self.items_from(array_len(items), kv, v, depth, base)
+                }
+                _ => Ok(()),
+            },
+            (b"contains", Kind::Array) => self.contains(s, kv, v, depth, base),
+            (b"minItems" | b"maxItems", Kind::Array) => {
+                let n = Arr::of(v).map_or(0, Iterator::count);
+                self.count(name == b"minItems", n, kv, v, Why::MinItems, Why::MaxItems)
+            }
+            (b"uniqueItems", Kind::Array) if kv == b"true" => self.unique(v),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether `s` accepts `v`, for the applicators that look for a match; a limit still stops.
+    fn attempt(
+        &mut self,
+        s: &'s [u8],
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Result<bool, Invalid> {
+        match self.check(s, v, depth, base) {
+            Ok(()) => Ok(true),
+            Err(e) if e.is_limit() => Err(e),
+            Err(_) => Ok(false),
+        }
+    }
+
+    #[inline(never)]
+    fn follow(&mut self, r: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        let target = JsonStr::from_token(trim_ws(r))
+            .ok()
+            .and_then(|r| refs::resolve(self.schema, r, base).ok());
+        match target {
+            Some((sub, sub_base)) => self.check(sub, v, depth - 1, sub_base),
+            // `Schema::new` resolved every `$ref`: a value is never let through unchecked.
+            None => Err(self.fail(v, Why::False)),
+        }
+    }
+
+    #[inline(never)]
+    fn types(&self, kv: &'s [u8], v: &'v [u8], kind: Kind) -> Res {
+        let is = |t: &[u8]| {
+            let name = JsonStr::from_token(t).map_or(&b""[..], |s| s.raw());
+            match (name, kind) {
+                (b"object", Kind::Object)
+                | (b"array", Kind::Array)
+                | (b"string", Kind::String)
+                | (b"number", Kind::Number)
+                | (b"boolean", Kind::Boolean)
+                | (b"null", Kind::Null) => true,
+                (b"integer", Kind::Number) => Decimal::parse(v).is_some_and(|d| d.is_integer()),
+                _ => false,
+            }
+        };
+        let ok = match Arr::of(kv) {
+            Some(mut names) => names.any(is),
+            None => is(kv),
+        };
+        match ok {
+            true => Ok(()),
+            false => Err(self.fail(v, Why::Type(self.at(kv)))),
+        }
+    }
+
+    #[inline(never)]
+    fn any_of(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        for sub in Arr::of(kv).into_iter().flatten() {
+            if self.attempt(sub, v, depth, base)? {
+                return Ok(());
+            }
+        }
+        Err(self.fail(v, Why::AnyOf))
+    }
+
+    #[inline(never)]
+    fn one_of(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        let mut matched = false;
+        for sub in Arr::of(kv).into_iter().flatten() {
+            if self.attempt(sub, v, depth, base)? {
+                if matched {
+                    return Err(self.fail(v, Why::OneOfMany));
+                }
+                matched = true;
+            }
+        }
+        match matched {
+            true => Ok(()),
+            false => Err(self.fail(v, Why::OneOfNone)),
+        }
+    }
+
+    #[inline(never)]
+    fn bound(&self, name: &[u8], kv: &'s [u8], v: &'v [u8]) -> Res {
+        let (Some(x), Some(b)) = (Decimal::parse(v), Decimal::parse(kv)) else {
+            // Draft-04's boolean `exclusiveMinimum` is no bound of its own.
+            return Ok(());
+        };
+        let order = x.cmp(&b);
+        let (ok, why): (bool, fn(u32) -> Why) = match name {
+            b"minimum" => (order.is_ge(), Why::Minimum),
+            b"maximum" => (order.is_le(), Why::Maximum),
+            b"exclusiveMinimum" => (order.is_gt(), Why::ExclusiveMinimum),
+            _ => (order.is_lt(), Why::ExclusiveMaximum),
+        };
+        match ok {
+            true => Ok(()),
+            false => Err(self.fail(v, why(self.at(kv)))),
+        }
+    }
+
+    #[inline(never)]
+    fn length(&self, name: &[u8], kv: &'s [u8], v: &'v [u8]) -> Res {
+        let n = text::code_point_count(JsonStr::from_scanned_lenient(v).raw());
+        self.count(
+            name == b"minLength",
+            n,
+            kv,
+            v,
+            Why::MinLength,
+            Why::MaxLength,
+        )
+    }
+
+    /// A `min…`/`max…` count bound: `n` against the bound `kv`.
+    fn count(
+        &self,
+        min: bool,
+        n: usize,
+        kv: &'s [u8],
+        v: &'v [u8],
+        lo: fn(u32) -> Why,
+        hi: fn(u32) -> Why,
+    ) -> Res {
+        let bound = Decimal::parse(kv).and_then(|d| d.as_u64()).unwrap_or(0);
+        let n = n as u64;
+        match (min, n < bound, n > bound) {
+            (true, true, _) => Err(self.fail(v, lo(self.at(kv)))),
+            (false, _, true) => Err(self.fail(v, hi(self.at(kv)))),
+            _ => Ok(()),
+        }
+    }
+
+    #[inline(never)]
+    fn pattern(&mut self, kv: &'s [u8], v: &'v [u8]) -> Res {
+        let p = JsonStr::from_scanned_lenient(kv).raw();
+        match self.matches(p, JsonStr::from_scanned_lenient(v).raw()) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(self.fail(v, Why::Pattern(self.at(kv)))),
+            Err(why) => Err(self.fail(v, why)),
+        }
+    }
+
+    /// Whether the pattern (raw string contents) matches the subject, on this run's budget.
+    fn matches(&mut self, pattern_raw: &[u8], subject_raw: &[u8]) -> Result<bool, Why> {
+        match pattern::is_match(pattern_raw, subject_raw, &mut self.steps) {
+            Ok(m) => Ok(m),
+            Err(PatternFault::TooCostly | PatternFault::Unreadable) => Err(Why::PatternTooCostly),
+        }
+    }
+
+    #[inline(never)]
+    fn properties(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        for (name, sub) in Obj::of(kv).into_iter().flatten() {
+            if let Some(pv) = member(v, name) {
+                self.check(sub, pv, depth, base)?;
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn pattern_properties(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        for (p, sub) in Obj::of(kv).into_iter().flatten() {
+            for (name, pv) in Obj::of(v).into_iter().flatten() {
+                if self
+                    .matches(p.raw(), name.raw())
+                    .map_err(|why| self.fail(v, why))?
+                {
+                    self.check(sub, pv, depth, base)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn additional(
+        &mut self,
+        s: &'s [u8],
+        kv: &'s [u8],
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Res {
+        let props = member_text(s, b"properties");
+        let patterns = member_text(s, b"patternProperties");
+        for (name, pv) in Obj::of(v).into_iter().flatten() {
+            if props.is_some_and(|p| member(p, name).is_some()) {
+                continue;
+            }
+            let mut matched = false;
+            for (p, _) in patterns.and_then(Obj::of).into_iter().flatten() {
+                if self
+                    .matches(p.raw(), name.raw())
+                    .map_err(|why| self.fail(v, why))?
+                {
+                    matched = true;
+                    break;
+                }
+            }
+            match (matched, kv.first()) {
+                (true, _) => {}
+                (false, Some(b'f')) => return Err(self.fail(pv, Why::PropertyNotAllowed)),
+                (false, _) => self.check(kv, pv, depth, base)?,
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn required(&self, kv: &'s [u8], v: &'v [u8]) -> Res {
+        for name in Arr::of(kv).into_iter().flatten() {
+            if member(v, JsonStr::from_scanned_lenient(name)).is_none() {
+                return Err(self.fail(v, Why::Required(self.at(name))));
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn property_names(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        for (name, _) in Obj::of(v).into_iter().flatten() {
+            // The name's token, quotes included, read as a string value.
+            let start = offset(self.value, name.raw()).saturating_sub(1);
+            let token = self
+                .value
+                .get(start..start + name.raw().len() + 2)
+                .unwrap_or(&[]);
+            if !self.attempt(kv, token, depth, base)? {
+                return Err(self.fail(v, Why::PropertyName(start as u32)));
+            }
+        }
+        Ok(())
+    }
+
+    /// `dependentRequired` (names) or `dependentSchemas` (schemas), and draft-07's
+    /// `dependencies`, which holds either per member.
+    #[inline(never)]
+    fn dependent(
+        &mut self,
+        kv: &'s [u8],
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+        names: bool,
+    ) -> Res {
+        for (name, dep) in Obj::of(kv).into_iter().flatten() {
+            if member(v, name).is_none() {
+                continue;
+            }
+            match (names, dep.first()) {
+                (true, Some(b'[')) => {
+                    for r in Arr::of(dep).into_iter().flatten() {
+                        if member(v, JsonStr::from_scanned_lenient(r)).is_none() {
+                            let by = offset(self.schema.text, name.raw()).saturating_sub(1);
+                            return Err(self.fail(v, Why::DependentRequired(self.at(r), by as u32)));
+                        }
+                    }
+                }
+                (true, _) if self.schema.draft != Draft::Draft07 => {}
+                _ => self.check(dep, v, depth, base)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Item `i` against schema `i` (`prefixItems`, draft-07's array `items`).
+    #[inline(never)]
+    fn positional(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        let subs = Arr::of(kv).into_iter().flatten();
+        for (sub, item) in subs.zip(Arr::of(v).into_iter().flatten()) {
+            self.check(sub, item, depth, base)?;
+        }
+        Ok(())
+    }
+
+    /// Every item from index `from` on against `kv`.
+    #[inline(never)]
+    fn items_from(
+        &mut self,
+        from: usize,
+        kv: &'s [u8],
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Res {
+        for item in Arr::of(v).into_iter().flatten().skip(from) {
+            self.check(kv, item, depth, base)?;
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn contains(
+        &mut self,
+        s: &'s [u8],
+        kv: &'s [u8],
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Res {
+        let bound = |name: &[u8]| match self.schema.draft {
+            Draft::Draft07 => None,
+            Draft::Draft2020_12 => member_text(s, name),
+        };
+        let (min, max) = (bound(b"minContains"), bound(b"maxContains"));
+        let number = |b: Option<&[u8]>| b.and_then(Decimal::parse).and_then(|d| d.as_u64());
+        let (lo, hi) = (number(min).unwrap_or(1), number(max));
+        let mut n = 0u64;
+        for item in Arr::of(v).into_iter().flatten() {
+            if self.attempt(kv, item, depth, base)? {
+                n += 1;
+            }
+        }
+        if n < lo {
+            return Err(self.fail(
+                v,
+                min.map_or(Why::Contains, |m| Why::MinContains(self.at(m))),
+            ));
+        }
+        match (hi, max) {
+            (Some(h), Some(m)) if n > h => Err(self.fail(v, Why::MaxContains(self.at(m)))),
+            _ => Ok(()),
+        }
+    }
+
+    #[inline(never)]
+    fn unique(&mut self, v: &'v [u8]) -> Res {
+        let mut rest = Arr::of(v).into_iter().flatten();
+        while let Some(a) = rest.next() {
+            for b in rest.clone() {
+                // Each pair compared is work the subschema budget pays for: n items cost n².
+                if self.subschemas == 0 {
+                    return Err(self.fail(v, Why::TooManySubschemas));
+                }
+                self.subschemas -= 1;
+                if json_eq(a, b, 64) {
+                    return Err(self.fail(v, Why::UniqueItems));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The value of the member named `name` (plain text) in the schema object `s`.
+fn member_text<'s>(s: &'s [u8], name: &[u8]) -> Option<&'s [u8]> {
+    Obj::of(s)?.find(|(k, _)| k.eq_text(name)).map(|(_, v)| v)
+}
+
+fn array_len(a: &[u8]) -> usize {
+    Arr::of(a).map_or(0, Iterator::count)
+}

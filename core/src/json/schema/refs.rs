@@ -1,0 +1,286 @@
+//! `$ref` inside one document: `#`, JSON Pointer fragments, `$anchor`s and embedded `$id`s,
+//! and the walk over every subschema that finding an anchor or an `$id` needs.
+
+use super::super::valid::{Arr, Obj};
+use super::super::{trim_ws, JsonStr};
+use super::document::{Draft, Schema, SchemaErrorKind};
+use super::number::Decimal;
+
+/// The longest `$ref` (decoded) this module resolves.
+const REF_MAX: usize = 256;
+
+/// Where a `$ref` leads: the target subschema and the resource (the subschema with the
+/// nearest `$id`, or the root) that `#` means inside it.
+pub(super) type Target<'s> = (&'s [u8], &'s [u8]);
+
+/// Resolves a `$ref` string met inside the resource `base`.
+pub(super) fn resolve<'s>(
+    schema: &Schema<'s>,
+    r: JsonStr<'_>,
+    base: &'s [u8],
+) -> Result<Target<'s>, SchemaErrorKind> {
+    let mut buf = [0u8; REF_MAX];
+    let text = r
+        .decode_into(&mut buf)
+        .map_err(|_| SchemaErrorKind::UnresolvedRef)?
+        .as_bytes();
+    let (uri, fragment) = match text.iter().position(|&b| b == b'#') {
+        Some(i) => (&text[..i], Some(&text[i + 1..])),
+        None => (text, None),
+    };
+    let resource = match uri {
+        b"" => base,
+        _ => find_id(schema, uri).ok_or(SchemaErrorKind::RemoteRef)?,
+    };
+    match fragment {
+        None | Some(b"") => Ok((resource, resource)),
+        Some(f) if f.first() == Some(&b'/') => pointer(resource, f),
+        Some(name) => find_anchor(schema, resource, name)
+            .map(|t| (t, resource))
+            .ok_or(SchemaErrorKind::UnresolvedRef),
+    }
+}
+
+/// Follows a JSON Pointer (`/a/b~1c/0`, each token percent-decoded) from `node`.
+fn pointer<'s>(mut node: &'s [u8], fragment: &[u8]) -> Result<Target<'s>, SchemaErrorKind> {
+    let mut resource = node;
+    for raw in fragment[1..].split(|&b| b == b'/') {
+        let mut tok = [0u8; REF_MAX];
+        let tok = unescape(raw, &mut tok).ok_or(SchemaErrorKind::UnresolvedRef)?;
+        node = match node.first() {
+            Some(b'{') => Obj::of(node)
+                .and_then(|mut o| o.find(|(k, _)| k.eq_text(tok)))
+                .map(|(_, v)| v),
+            Some(b'[') => index(tok).and_then(|i| Arr::of(node).and_then(|mut a| a.nth(i))),
+            _ => None,
+        }
+        .ok_or(SchemaErrorKind::UnresolvedRef)?;
+        if own_id(node).is_some() {
+            resource = node;
+        }
+    }
+    Ok((node, resource))
+}
+
+/// A pointer token decoded: `%XX` escapes, then `~1` → `/` and `~0` → `~`.
+fn unescape<'b>(raw: &[u8], out: &'b mut [u8; REF_MAX]) -> Option<&'b [u8]> {
+    let mut n = 0;
+    let mut i = 0;
+    let mut pct = [0u8; REF_MAX];
+    while i < raw.len() {
+        let b = match raw[i] {
+            b'%' => {
+                let hex = |c: u8| (c as char).to_digit(16);
+                let v = hex(*raw.get(i + 1)?)? * 16 + hex(*raw.get(i + 2)?)?;
+                i += 2;
+                v as u8
+            }
+            b => b,
+        };
+        pct[n] = b;
+        n += 1;
+        i += 1;
+    }
+    let mut m = 0;
+    let mut j = 0;
+    while j < n {
+        out[m] = match (pct[j], pct.get(j + 1).filter(|_| j + 1 < n)) {
+            (b'~', Some(b'0')) => {
+                j += 1;
+                b'~'
+            }
+            (b'~', Some(b'1')) => {
+                j += 1;
+                b'/'
+            }
+            (b'~', _) => return None,
+            (b, _) => b,
+        };
+        m += 1;
+        j += 1;
+    }
+    Some(&out[..m])
+}
+
+/// An array index token: digits, no leading zero.
+fn index(tok: &[u8]) -> Option<usize> {
+    if tok.is_empty() || (tok.len() > 1 && tok[0] == b'0') {
+        return None;
+    }
+    Decimal::parse(tok)?
+        .as_u64()
+        .and_then(|v| usize::try_from(v).ok())
+}
+
+/// A subschema's own `$id` when it names a resource (draft-07's `"$id":"#x"` is an anchor).
+pub(super) fn own_id<'s>(node: &'s [u8]) -> Option<JsonStr<'s>> {
+    let (_, v) = Obj::of(node)?.find(|(k, _)| k.eq_text(b"$id"))?;
+    let id = JsonStr::from_token(trim_ws(v)).ok()?;
+    (id.raw().first() != Some(&b'#')).then_some(id)
+}
+
+/// The subschema whose `$id` is `uri`, as written or resolved against the root's `$id`.
+fn find_id<'s>(schema: &Schema<'s>, uri: &[u8]) -> Option<&'s [u8]> {
+    let root_id = own_id(schema.root).map(|s| s.raw()).unwrap_or(b"");
+    let same = |id: JsonStr<'_>| {
+        let raw = id.raw();
+        let raw = raw.strip_suffix(b"#").unwrap_or(raw);
+        raw == uri || joined_eq(root_id, uri, raw) || joined_eq(root_id, raw, uri)
+    };
+    let mut found = None;
+    walk(
+        schema,
+        schema.root,
+        schema.root,
+        schema.limits.max_depth,
+        &mut |node, _| {
+            if own_id(node).is_some_and(same) {
+                found = Some(node);
+            }
+            found.is_some()
+        },
+    );
+    found
+}
+
+/// True when `relative`, resolved against `base` (an absolute URI), is `absolute`.
+fn joined_eq(base: &[u8], relative: &[u8], absolute: &[u8]) -> bool {
+    if base.is_empty() || relative.is_empty() || relative.windows(3).any(|w| w == b"://") {
+        return false;
+    }
+    let dir = match relative[0] {
+        b'/' => {
+            // Scheme and authority only: up to the first `/` after `://`.
+            let after = base
+                .windows(3)
+                .position(|w| w == b"://")
+                .map_or(0, |i| i + 3);
+            base[after..]
+                .iter()
+                .position(|&b| b == b'/')
+                .map_or(base.len(), |i| after + i)
+        }
+        _ => base.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1),
+    };
+    absolute.len() == dir + relative.len()
+        && absolute.starts_with(&base[..dir])
+        && absolute.ends_with(relative)
+}
+
+/// The subschema in `resource` with `$anchor` `name` (or draft-07's `"$id":"#name"`).
+fn find_anchor<'s>(schema: &Schema<'s>, resource: &'s [u8], name: &[u8]) -> Option<&'s [u8]> {
+    let mut found = None;
+    walk(
+        schema,
+        resource,
+        resource,
+        schema.limits.max_depth,
+        &mut |node, base| {
+            // An anchor belongs to its own resource: one inside an embedded `$id` is not this one's.
+            let named = core::ptr::eq(base, resource)
+                && Obj::of(node).is_some_and(|mut o| {
+                    o.any(|(k, v)| {
+                        let Ok(s) = JsonStr::from_token(v) else {
+                            return false;
+                        };
+                        (k.eq_text(b"$anchor") && s.eq_text(name))
+                            || (k.eq_text(b"$id")
+                                && s.raw()
+                                    .split(|&b| b == b'#')
+                                    .nth(1)
+                                    .is_some_and(|f| JsonStr::from_inner(f).eq_text(name)))
+                    })
+                });
+            if named {
+                found = Some(node);
+            }
+            named
+        },
+    );
+    found
+}
+
+/// Visits `node` and every subschema below it that a keyword holds, until `visit` says
+/// stop (true). Values of other keywords (`enum`, `const`, `default`, unknown ones) are not
+/// schemas and are not entered. Returns whether it stopped.
+pub(super) fn walk<'s>(
+    schema: &Schema<'s>,
+    node: &'s [u8],
+    base: &'s [u8],
+    depth: u8,
+    visit: &mut dyn FnMut(&'s [u8], &'s [u8]) -> bool,
+) -> bool {
+    let base = match own_id(node) {
+        Some(_) => node,
+        None => base,
+    };
+    if visit(node, base) {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    let Some(members) = Obj::of(node) else {
+        return false;
+    };
+    for (key, value) in members {
+        let value = trim_ws(value);
+        let stop = match holds(schema.draft, key, value) {
+            Holds::One => walk(schema, value, base, depth - 1, visit),
+            Holds::Each => Arr::of(value)
+                .into_iter()
+                .flatten()
+                .any(|v| walk(schema, v, base, depth - 1, visit)),
+            // Draft-07's `dependencies` mixes schemas with arrays of names.
+            Holds::Values => Obj::of(value)
+                .into_iter()
+                .flatten()
+                .filter(|(_, v)| v.first() != Some(&b'['))
+                .any(|(_, v)| walk(schema, v, base, depth - 1, visit)),
+            Holds::Nothing => false,
+        };
+        if stop {
+            return true;
+        }
+    }
+    false
+}
+
+/// How a keyword's value holds subschemas.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Holds {
+    /// The value is one schema.
+    One,
+    /// The value is an array of schemas.
+    Each,
+    /// The value is an object whose member values are schemas.
+    Values,
+    /// The value is no schema.
+    Nothing,
+}
+
+/// Which keywords hold subschemas, and how.
+pub(super) fn holds(draft: Draft, key: JsonStr<'_>, value: &[u8]) -> Holds {
+    let k = key.raw();
+    match k {
+        b"properties" | b"patternProperties" | b"$defs" | b"definitions" | b"dependentSchemas" => {
+            Holds::Values
+        }
+        b"dependencies" if draft == Draft::Draft07 => Holds::Values,
+        b"allOf" | b"anyOf" | b"oneOf" | b"prefixItems" => Holds::Each,
+        b"items" if value.first() == Some(&b'[') => Holds::Each,
+        b"items"
+        | b"additionalProperties"
+        | b"propertyNames"
+        | b"contains"
+        | b"not"
+        | b"if"
+        | b"then"
+        | b"else"
+        | b"additionalItems"
+        | b"unevaluatedItems"
+        | b"unevaluatedProperties"
+        | b"contentSchema" => Holds::One,
+        _ => Holds::Nothing,
+    }
+}

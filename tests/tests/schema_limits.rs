@@ -1,0 +1,178 @@
+//! SPEC §11's bounds: a depth limit and a cap on the work of one validation, each a distinct
+//! answer, never a panic and never a value let through; and schemas that loop or grow work
+//! with the value.
+
+use polyweave_tool_adapter::json::schema::{Limits, Schema, SchemaErrorKind, Why};
+
+fn why(schema: &Schema<'_>, value: &str) -> Result<(), (Why, String)> {
+    schema
+        .validate(value.as_bytes())
+        .map_err(|e| (e.why(), e.display(schema, value.as_bytes()).to_string()))
+}
+
+/// A `$ref` that loops without going into the value stops at the depth limit.
+// SPEC §11
+#[test]
+fn a_ref_loop_stops_at_the_depth_limit() {
+    for text in [
+        r##"{"$ref":"#"}"##,
+        r##"{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"anyOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}"##,
+        r##"{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$ref":"#/definitions/a"}},"$ref":"#/definitions/a"}"##,
+    ] {
+        let s = Schema::new(text.as_bytes()).unwrap();
+        let e = s.validate(b"1").unwrap_err();
+        assert_eq!(e.why(), Why::TooDeep, "{text}");
+        assert!(e.is_limit());
+        assert_eq!(
+            e.display(&s, b"1").to_string(),
+            "(args): too deeply nested to check"
+        );
+    }
+    // Recursion that follows the value ends with it.
+    let tree = Schema::new(
+        br##"{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#"}}}}"##,
+    )
+    .unwrap();
+    assert_eq!(
+        why(&tree, r#"{"kids":[{"kids":[{"kids":[]}]},{}]}"#),
+        Ok(())
+    );
+    assert_eq!(
+        why(&tree, r#"{"kids":[{"kids":[{"kids":[7]}]}]}"#),
+        Err((
+            Why::Type(8),
+            "/kids/0/kids/0/kids/0: expected object".into()
+        ))
+    );
+}
+
+/// A value deeper than the limit is refused as such, before any keyword is read.
+// SPEC §11
+#[test]
+fn values_and_schemas_deeper_than_the_limit() {
+    let s = Schema::new(b"{}").unwrap();
+    let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+    assert_eq!(
+        why(&s, &deep),
+        Err((Why::TooDeep, "(args): too deeply nested to check".into()))
+    );
+    let shallow = Limits {
+        max_depth: 4,
+        ..Limits::DEFAULT
+    };
+    let nested = br#"{"items":{"items":{"items":{"items":{"items":{}}}}}}"#;
+    let e = Schema::with_limits(nested, shallow).unwrap_err();
+    assert_eq!(e.kind, SchemaErrorKind::TooDeep);
+    let s = Schema::with_limits(br#"{"items":{"items":{"type":"integer"}}}"#, shallow).unwrap();
+    assert_eq!(why(&s, "[[1]]"), Ok(()));
+    assert_eq!(why(&s, "[[[1]]]").unwrap_err().0, Why::Type(26));
+}
+
+/// `uniqueItems` over n items compares up to n²/2 pairs: each pays the subschema budget.
+// SPEC §11
+#[test]
+fn unique_items_work_is_budgeted() {
+    let s = Schema::with_limits(
+        br#"{"uniqueItems":true}"#,
+        Limits {
+            max_subschemas: 1_000,
+            ..Limits::DEFAULT
+        },
+    )
+    .unwrap();
+    let items = |n: usize| {
+        format!(
+            "[{}]",
+            (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+        )
+    };
+    // 44 items: 1 subschema and 946 pairs; 46 items: 1,035 pairs.
+    assert_eq!(why(&s, &items(44)), Ok(()));
+    assert_eq!(
+        why(&s, &items(46)),
+        Err((
+            Why::TooManySubschemas,
+            "(args): too many subschemas to check".into()
+        ))
+    );
+    assert_eq!(
+        why(&s, "[1,2,1.0]"),
+        Err((Why::UniqueItems, "(args): items must be unique".into()))
+    );
+}
+
+/// A limit inside `anyOf`, `oneOf`, `not` or `if` is the answer: it is not read as "this branch
+/// does not match" (which `not` would turn into a pass).
+// SPEC §11
+#[test]
+fn a_limit_is_never_taken_for_a_verdict() {
+    let tight = Limits {
+        max_pattern_steps: 50,
+        ..Limits::DEFAULT
+    };
+    let long = format!("\"{}\"", "a".repeat(200));
+    for text in [
+        r#"{"not":{"pattern":"c"}}"#,
+        r#"{"anyOf":[{"pattern":"c"},{"type":"string"}]}"#,
+        r#"{"oneOf":[{"pattern":"c"},{"type":"number"}]}"#,
+        r#"{"if":{"pattern":"c"},"else":true}"#,
+    ] {
+        let s = Schema::with_limits(text.as_bytes(), tight).unwrap();
+        assert_eq!(
+            why(&s, &long),
+            Err((
+                Why::PatternTooCostly,
+                "(args): a pattern too costly to check".into()
+            )),
+            "{text}"
+        );
+    }
+}
+
+/// What the validator cannot check is said when the schema is read, each its own kind.
+// SPEC §11
+#[test]
+fn schemas_refused_at_registration() {
+    let cases: &[(&str, SchemaErrorKind, usize)] = &[
+        ("{", SchemaErrorKind::NotJson, 1),
+        ("[]", SchemaErrorKind::NotASchema, 0),
+        (r#"{"items":3}"#, SchemaErrorKind::NotASchema, 9),
+        (r#"{"minLength":-1}"#, SchemaErrorKind::BadKeyword, 13),
+        (r#"{"required":"a"}"#, SchemaErrorKind::BadKeyword, 12),
+        (
+            r#"{"$ref":"https://example.com/s.json"}"#,
+            SchemaErrorKind::RemoteRef,
+            8,
+        ),
+        (
+            r##"{"$ref":"#/$defs/nope"}"##,
+            SchemaErrorKind::UnresolvedRef,
+            8,
+        ),
+        (
+            r#"{"pattern":"(a)\\1"}"#,
+            SchemaErrorKind::UnsupportedPattern,
+            11,
+        ),
+        (r#"{"pattern":"(a"}"#, SchemaErrorKind::BadPattern, 11),
+        (
+            r#"{"patternProperties":{"\\p{L}":{}}}"#,
+            SchemaErrorKind::UnsupportedPattern,
+            22,
+        ),
+    ];
+    for (text, kind, at) in cases {
+        let e = Schema::new(text.as_bytes()).unwrap_err();
+        assert_eq!((e.kind, e.at), (*kind, *at), "{text}");
+    }
+    // A property named like a keyword is a property; `const`/`enum` values are no schemas.
+    let s = Schema::new(
+        br#"{"properties":{"pattern":{"type":"string"},"$ref":{"const":{"$ref":"x"}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(why(&s, r#"{"pattern":"(","$ref":{"$ref":"x"}}"#), Ok(()));
+    assert_eq!(
+        why(&s, r#"{"pattern":1}"#).unwrap_err().1,
+        "/pattern: expected string"
+    );
+}
