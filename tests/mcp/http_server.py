@@ -11,23 +11,47 @@ serves http://127.0.0.1:N/mcp. Tools:
   slow(seconds)   -> progress notifications (one every 0.25 s) while it sleeps, then the
                      text "slept <seconds>"
   fail()          -> raises: the result is an error ("fail was asked to fail")
+  weather.report(city)
+                  -> structured output {"city": city, "temp_c": T}: T is 21 for "Paris" and
+                     the string "unknown" for any other city, which breaks the outputSchema
+                     the listing declares for it (temp_c a number)
 """
 
 import argparse
+import json
 
 import anyio
 from pydantic import BaseModel
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, Tool
+
+WEATHER_OUTPUT = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "temp_c": {"type": "number"}},
+    "required": ["city", "temp_c"],
+}
 
 
 class Sum(BaseModel):
     sum: int
 
 
+class Server(MCPServer):
+    """Lists `weather.report` with an outputSchema its results need not keep to: the SDK
+    checks a typed tool's results against their schema itself, an untyped one's it lists none."""
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        return [
+            t.model_copy(update={"output_schema": WEATHER_OUTPUT}) if t.name == "weather.report" else t
+            for t in tools
+        ]
+
+
 def build() -> MCPServer:
-    server = MCPServer(name="polyweave-http-test", version="1.0.0", log_level="WARNING")
+    server = Server(name="polyweave-http-test", version="1.0.0", log_level="WARNING")
 
     @server.tool()
     def echo(message: str) -> str:
@@ -52,6 +76,13 @@ def build() -> MCPServer:
     def fail() -> str:
         """Always fails."""
         raise ToolError("fail was asked to fail")
+
+    @server.tool(name="weather.report")
+    def weather_report(city: str) -> CallToolResult:
+        """The temperature in a city, when it knows the city."""
+        report = {"city": city, "temp_c": 21 if city == "Paris" else "unknown"}
+        text = TextContent(type="text", text=json.dumps(report))
+        return CallToolResult(content=[text], structured_content=report)
 
     return server
 

@@ -2,10 +2,12 @@
 """A tiny MCP server over stdio (newline-delimited JSON-RPC, revision 2025-11-25) whose tool
 names carry a dot, as MCP allows and most providers do not: `weather.now` and `clock.now`.
 
-    weather_server.py [CALL_LOG]
+    weather_server.py [--remote-ref] [CALL_LOG]
 
 `weather.now` answers `structuredContent` {"place", "sky", "temp_c"} for its `location` (or
-`city`) argument; `clock.now` answers a text content item. Every `tools/call` it gets is
+`city`) argument; `clock.now` answers a text content item. With `--remote-ref` it also lists
+`place.find`, whose inputSchema holds a `$ref` to another document (which a validator that
+fetches nothing refuses), and which answers the text "found <its near argument as JSON>". Every `tools/call` it gets is
 appended to CALL_LOG as one JSON line {"name", "arguments"}, so a test sees which names
 the server was called by. Python 3.9+, standard library only.
 """
@@ -22,8 +24,12 @@ TOOLS = [
      "inputSchema": {"type": "object"}},
 ]
 
+PLACE_FIND = {"name": "place.find", "description": "A place near a point",
+              "inputSchema": {"type": "object", "properties": {
+                  "near": {"$ref": "https://example.com/point.json"}}}}
 
-def answer(msg, log):
+
+def answer(msg, log, tools):
     method, params = msg.get("method"), msg.get("params") or {}
     if method == "initialize":
         return {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
@@ -31,7 +37,7 @@ def answer(msg, log):
     if method == "ping":
         return {}
     if method == "tools/list":
-        return {"tools": TOOLS}
+        return {"tools": tools}
     if method == "tools/call":
         name, args = params.get("name"), params.get("arguments") or {}
         if log:
@@ -42,6 +48,8 @@ def answer(msg, log):
             weather = {"place": place, "sky": "sunny", "temp_c": 21}
             return {"content": [{"type": "text", "text": json.dumps(weather)}],
                     "structuredContent": weather}
+        if name == "place.find":
+            return {"content": [{"type": "text", "text": "found " + json.dumps(args.get("near"))}]}
         if name == "clock.now":
             return {"content": [{"type": "text", "text": "2026-01-01T12:00:00Z"}]}
         return {"content": [{"type": "text", "text": f"unknown tool {name}"}], "isError": True}
@@ -49,7 +57,11 @@ def answer(msg, log):
 
 
 def main():
-    log = sys.argv[1] if len(sys.argv) > 1 else None
+    args = sys.argv[1:]
+    tools = TOOLS
+    if args[:1] == ["--remote-ref"]:
+        args, tools = args[1:], TOOLS + [PLACE_FIND]
+    log = args[0] if args else None
     for line in sys.stdin:
         try:
             msg = json.loads(line)
@@ -57,7 +69,7 @@ def main():
             continue
         if not isinstance(msg, dict) or "id" not in msg or "method" not in msg:
             continue
-        result = answer(msg, log)
+        result = answer(msg, log, tools)
         if result is None:
             reply = {"jsonrpc": "2.0", "id": msg["id"],
                      "error": {"code": -32601, "message": "Method not found"}}

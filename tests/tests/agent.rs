@@ -725,3 +725,86 @@ fn a_provider_error_in_the_stream_ends_the_run() {
     );
     assert_eq!(fake.requests().len(), 1);
 }
+
+/// The agent checks the model's args against the MCP tool's `inputSchema` (`weather.now`'s
+/// `location` is a string): a call that breaks it is answered at once with SPEC §11's text,
+/// under the name the model used, and the server never gets it; with `--no-validate` the
+/// server gets it and answers.
+// SPEC §11
+#[test]
+fn args_that_break_the_input_schema_never_reach_the_server() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let chunk = |delta: Value, finish: Value| {
+        let c = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
+                       "model": "test-model",
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {c}\n\n")
+    };
+    let call = json!({"index": 0, "id": "call_1", "type": "function",
+                      "function": {"name": "weather_now", "arguments": "{\"location\":7}"}});
+    let body = [
+        chunk(
+            json!({"role": "assistant", "content": null, "tool_calls": [call]}),
+            Value::Null,
+        ),
+        chunk(json!({}), json!("tool_calls")),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    for (flags, content) in [
+        (
+            &[][..],
+            json!({"id": "call_1", "name": "weather_now",
+                   "error": "Tool weather_now arguments are invalid: /location: expected string"}),
+        ),
+        (
+            &["--no-validate"][..],
+            json!({"id": "call_1", "name": "weather_now",
+                   "result": {"place": 7, "sky": "sunny", "temp_c": 21}}),
+        ),
+    ] {
+        let dir = scratch(if flags.is_empty() {
+            "args-checked"
+        } else {
+            "args-unchecked"
+        });
+        let recording = dir.join("call.body");
+        std::fs::write(&recording, &body).unwrap();
+        let fake = Fake::start(
+            &python,
+            &dir,
+            json!({"provider": "openai-chat", "model": "test-model",
+                   "path": "/v1/chat/completions", "key": null,
+                   "turns": [{"body": recording}, {"text": FINAL}]}),
+        );
+        let url = format!("http://127.0.0.1:{}/v1/chat/completions", fake.port);
+        let out = run_agent(&python, &dir, "openai-chat", &url, flags);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{flags:?}: {stderr}");
+        let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(parse)
+            .collect();
+        let results: Vec<&Value> = events.iter().filter_map(|e| e.get("tool")).collect();
+        assert_eq!(
+            results,
+            [&json!({"type": "TOOL_RESULT", "content": content})],
+            "{flags:?}: {stderr}"
+        );
+        assert_eq!(
+            events.last().unwrap(),
+            &json!({"done": {"turns": 2, "stop": "answer", "text": FINAL.concat()}})
+        );
+        let requests = fake.requests();
+        assert_eq!(requests.len(), 2);
+        assert!(requests.iter().all(|r| r["status"] == 200), "{requests:#?}");
+        let served = std::fs::read_to_string(dir.join("calls.ndjson")).unwrap_or_default();
+        let want = match flags.is_empty() {
+            true => String::new(),
+            false => "{\"name\": \"weather.now\", \"arguments\": {\"location\": 7}}\n".to_string(),
+        };
+        assert_eq!(served, want, "{flags:?}");
+    }
+}

@@ -147,7 +147,7 @@ fn copies_match_shared_originals() {
                 "drift: {} shared files compared, all identical",
                 json_files + scenario_files + bfcl_files + stream_files + 1
             );
-            // 318 cases and the LICENSE; the one corpus file; 71 bodies, their expected
+            // 318 cases and the LICENSE; the BFCL calls and functions; 71 bodies, their expected
             // files, the README and 4 licences.
             assert_eq!((json_files, bfcl_files, stream_files), (319, 2, 147));
             assert!(scenario_files > 0);

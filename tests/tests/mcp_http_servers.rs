@@ -719,7 +719,7 @@ fn python_calls_answered_exactly(json_mode: bool, legacy: bool) {
     );
     assert!(f.stderr.contains(&line), "{}", f.stderr);
     assert!(
-        f.stderr.contains("polyweave-mcp: ready: 4 tools\n"),
+        f.stderr.contains("polyweave-mcp: ready: 5 tools\n"),
         "{}",
         f.stderr
     );
@@ -797,6 +797,58 @@ fn python_restarted_starts_a_new_session(json_mode: bool) {
     assert_eq!(inits, 2, "{}", f.stderr);
 }
 
+/// `weather.report`'s `structuredContent` checked against the `outputSchema` its listing
+/// declares: Paris's passes; another city's breaks it (`temp_c` is no number) and fails the
+/// call with SPEC §11's text. Args that break its `inputSchema` fail at once and no request
+/// goes out. With `--no-validate` both reach the model as the server sent them.
+// SPEC §9.1, §11
+#[test]
+fn python_results_checked_against_the_output_schema() {
+    let server = python(false);
+    let tool = "weather.report";
+    let mut s = Session::start(&[], &server);
+    let (lines, _) = one_call(&mut s, "p", tool, json!({"city": "Paris"}));
+    let paris = result_line("p", tool, r#"{"city":"Paris","temp_c":21}"#);
+    assert_eq!(lines, round_lines(&[paris], None));
+    let (lines, _) = one_call(&mut s, "a", tool, json!({"city": "Atlantis"}));
+    let e = "Tool weather.report returned a result that does not match its output schema: \
+             /temp_c: expected number";
+    assert_eq!(lines, round_lines(&[error_line("a", tool, e)], Some(e)));
+    let (lines, _) = one_call(&mut s, "t", tool, json!({"town": "Atlantis"}));
+    let e =
+        r#"Tool weather.report arguments are invalid: (args): missing required property "city""#;
+    assert_eq!(lines, round_lines(&[error_line("t", tool, e)], Some(e)));
+    let f = s.finish();
+    // Two of the three calls went out: requests 4 and 5, after `server/discover`, `tools/list`
+    // and the subscription to changes (1 to 3).
+    let sent: Vec<&str> = f
+        .stderr
+        .lines()
+        .filter(|l| l.contains(" sent as request "))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            "polyweave-mcp: call 0: weather.report sent as request 4",
+            "polyweave-mcp: call 1: weather.report sent as request 5",
+        ],
+        "{}",
+        f.stderr
+    );
+
+    let mut s = Session::start(&["--no-validate"], &server);
+    let (lines, _) = one_call(&mut s, "a", tool, json!({"city": "Atlantis"}));
+    let atlantis = result_line("a", tool, r#"{"city":"Atlantis","temp_c":"unknown"}"#);
+    assert_eq!(lines, round_lines(&[atlantis], None));
+    let (lines, _) = one_call(&mut s, "t", tool, json!({"town": "Atlantis"}));
+    let e = "Error executing tool weather.report: 1 validation error for \
+             weather_reportArguments\ncity\n  Field required [type=missing, \
+             input_value={'town': 'Atlantis'}, input_type=dict]\n    For further information \
+             visit https://errors.pydantic.dev/2.14/v/missing";
+    assert_eq!(lines, round_lines(&[error_line("t", tool, e)], Some(e)));
+    s.finish();
+}
+
 #[test]
 fn python_restarted_starts_a_new_session_json() {
     python_restarted_starts_a_new_session(true)
@@ -836,46 +888,55 @@ python_cases! {
 
 // ------------------------------------------------------------ the agent
 
-/// `polyweave-agent --mcp-http URL`: a fake provider (`tests/sdk/fake_provider.py`, in the
-/// SDK environment) calls `add`, the agent runs it on the Python server over Streamable
-/// HTTP (2026-07-28), and the result goes into the next request; without the SDK
-/// environment the case fails in CI and is skipped with a printed line elsewhere.
-#[test]
-fn agent_runs_the_tools_of_an_http_server() {
-    let Some(sdk) = polyweave_tests::library::sdk_python() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have the SDK environment (tests/run.sh makes target/sdk-venv)"
-        );
-        println!("skipped: no SDK environment (bash tests/run.sh makes target/sdk-venv)");
-        return;
-    };
-    let server = python(false);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("mcp-http-agent")
-        .join(std::process::id().to_string());
-    std::fs::create_dir_all(&dir).expect("the case's folder");
-    // An openai-chat stream calling `add`, its arguments in two pieces.
+/// What a run of `polyweave-agent --mcp-http` gave: its `--json` events, its stderr, and the
+/// requests the fake provider got.
+struct AgentRun {
+    events: Vec<Value>,
+    stderr: String,
+    requests: Vec<Value>,
+}
+
+/// An openai-chat stream whose one call (`call_1`) is `name` with `arguments` (JSON text,
+/// sent in the pieces given).
+fn openai_call(name: &str, arguments: &[&str]) -> String {
     let chunk = |delta: Value, finish: Value| {
         let c = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
                        "model": "test-model",
                        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
         format!("data: {c}\n\n")
     };
-    let call = json!({"index": 0, "id": "call_1", "type": "function",
-                      "function": {"name": "add", "arguments": "{\"a\":2,"}});
-    let more = json!({"index": 0, "function": {"arguments": "\"b\":3}"}});
-    let body = [
-        chunk(
-            json!({"role": "assistant", "content": null, "tool_calls": [call]}),
-            Value::Null,
-        ),
-        chunk(json!({"tool_calls": [more]}), Value::Null),
-        chunk(json!({}), json!("tool_calls")),
-        "data: [DONE]\n\n".to_string(),
-    ]
-    .concat();
-    let recording = dir.join("add.body");
+    let first = json!({"index": 0, "id": "call_1", "type": "function",
+                       "function": {"name": name, "arguments": arguments[0]}});
+    let mut body = vec![chunk(
+        json!({"role": "assistant", "content": null, "tool_calls": [first]}),
+        Value::Null,
+    )];
+    for piece in &arguments[1..] {
+        let more = json!({"index": 0, "function": {"arguments": piece}});
+        body.push(chunk(json!({"tool_calls": [more]}), Value::Null));
+    }
+    body.push(chunk(json!({}), json!("tool_calls")));
+    body.push("data: [DONE]\n\n".to_string());
+    body.concat()
+}
+
+/// `polyweave-agent --mcp-http` on `server` with `flags`, a fake provider (in the SDK
+/// environment) answering `body` then the text "It is 5."; `None` (after saying so) without
+/// the SDK environment outside CI.
+fn run_agent(server: &Server, name: &str, body: &str, flags: &[&str]) -> Option<AgentRun> {
+    let Some(sdk) = polyweave_tests::library::sdk_python() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have the SDK environment (tests/run.sh makes target/sdk-venv)"
+        );
+        println!("skipped: no SDK environment (bash tests/run.sh makes target/sdk-venv)");
+        return None;
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("mcp-http-agent")
+        .join(format!("{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the case's folder");
+    let recording = dir.join("call.body");
     std::fs::write(&recording, body).expect("writing the recording");
     let log = dir.join("requests.ndjson");
     let _ = std::fs::remove_file(&log);
@@ -921,13 +982,9 @@ fn agent_runs_the_tools_of_an_http_server() {
             "--model",
             "test-model",
         ])
-        .args([
-            "--json",
-            "--prompt",
-            "Add 2 and 3",
-            "--mcp-http",
-            &server.url(),
-        ])
+        .args(["--json", "--prompt", "Add 2 and 3"])
+        .args(flags)
+        .args(["--mcp-http", &server.url()])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -942,19 +999,12 @@ fn agent_runs_the_tools_of_an_http_server() {
     let _ = fake.kill();
     let _ = fake.wait();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
     let events: Vec<Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
-    let tools: Vec<&Value> = events.iter().filter(|e| e.get("tool").is_some()).collect();
-    assert_eq!(
-        tools,
-        [&json!({"turn": 1, "tool": {"type": "TOOL_RESULT",
-                 "content": {"id": "call_1", "name": "add", "result": {"sum": 5}}}})],
-        "{stdout}\n{stderr}"
-    );
     assert_eq!(
         events.last(),
         Some(&json!({"done": {"turns": 2, "stop": "answer", "text": "It is 5."}})),
@@ -973,16 +1023,97 @@ fn agent_runs_the_tools_of_an_http_server() {
             "{r}"
         );
     }
-    let messages = requests[1]["body"]["messages"]
-        .as_array()
-        .expect("messages");
+    Some(AgentRun {
+        events,
+        stderr,
+        requests,
+    })
+}
+
+impl AgentRun {
+    /// The `tool` events: each call's `TOOL_RESULT`.
+    fn tools(&self) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| e.get("tool").is_some())
+            .collect()
+    }
+
+    /// The last message of the second request: the call's result as the model got it.
+    fn last_message(&self) -> &Value {
+        let messages = self.requests[1]["body"]["messages"]
+            .as_array()
+            .expect("messages");
+        messages.last().expect("a message")
+    }
+}
+
+/// `polyweave-agent --mcp-http URL`: a fake provider (`tests/sdk/fake_provider.py`, in the
+/// SDK environment) calls `add`, the agent runs it on the Python server over Streamable
+/// HTTP (2026-07-28), and the result goes into the next request; without the SDK
+/// environment the case fails in CI and is skipped with a printed line elsewhere.
+#[test]
+fn agent_runs_the_tools_of_an_http_server() {
+    let server = python(false);
+    // Its arguments in two pieces.
+    let body = openai_call("add", &["{\"a\":2,", "\"b\":3}"]);
+    let Some(run) = run_agent(&server, "add", &body, &[]) else {
+        return;
+    };
     assert_eq!(
-        messages.last(),
-        Some(&json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"sum\":5}"})),
-        "{messages:?}"
+        run.tools(),
+        [&json!({"turn": 1, "tool": {"type": "TOOL_RESULT",
+                 "content": {"id": "call_1", "name": "add", "result": {"sum": 5}}}})],
+        "{:?}\n{}",
+        run.events,
+        run.stderr
+    );
+    assert_eq!(
+        run.last_message(),
+        &json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"sum\":5}"}),
     );
     assert!(
-        stderr.contains("polyweave-agent: initialized: protocol 2026-07-28"),
-        "{stderr}"
+        run.stderr
+            .contains("polyweave-agent: initialized: protocol 2026-07-28"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The agent checks a result against its tool's `outputSchema` under the name the model
+/// calls the tool by (`weather.report` is `weather_report` to openai-chat, SPEC §10.1): a
+/// result that breaks it reaches the model as the call's error; with `--no-validate` as the
+/// server sent it.
+// SPEC §10.1, §11
+#[test]
+fn agent_checks_results_under_the_mapped_name() {
+    let server = python(false);
+    let body = openai_call("weather_report", &[r#"{"city":"Atlantis"}"#]);
+    let Some(run) = run_agent(&server, "checked", &body, &[]) else {
+        return;
+    };
+    let e = "Tool weather_report returned a result that does not match its output schema: \
+             /temp_c: expected number";
+    assert_eq!(
+        run.tools(),
+        [&json!({"turn": 1, "tool": {"type": "TOOL_RESULT",
+                 "content": {"id": "call_1", "name": "weather_report", "error": e}}})],
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.last_message(),
+        &json!({"role": "tool", "tool_call_id": "call_1", "content": e})
+    );
+    let Some(run) = run_agent(&server, "unchecked", &body, &["--no-validate"]) else {
+        return;
+    };
+    let result = json!({"city": "Atlantis", "temp_c": "unknown"});
+    assert_eq!(
+        run.tools(),
+        [&json!({"turn": 1, "tool": {"type": "TOOL_RESULT",
+                 "content": {"id": "call_1", "name": "weather_report", "result": result}}})],
+        "{}",
+        run.stderr
     );
 }

@@ -556,9 +556,11 @@ fn logged_tools(stderr: &str) -> (Vec<&str>, Option<&str>) {
 }
 
 /// Every name in `names` is registered as an adapter tool: a call with args that are not an
-/// object fails in the MCP client with its own error (SPEC §9.2), never reaching the server —
-/// where an unregistered name gets the wrapper's `Tool "<name>" not found`.
-fn assert_registered(s: &mut Session, names: &[&str]) {
+/// object fails at once, never reaching the server — where an unregistered name gets the
+/// wrapper's `Tool "<name>" not found`. The Rust program checks the args against the tool's
+/// `inputSchema` (every one these servers list says `"type":"object"`, SPEC §11); the C
+/// twin leaves them to the MCP client's own check (SPEC §9.2).
+fn assert_registered(s: &mut Session, names: &[&str], validated: bool) {
     let from = s.lines.len();
     for (i, name) in names.iter().enumerate() {
         s.send(&call(&format!("r{i}"), name, json!([])));
@@ -576,11 +578,11 @@ fn assert_registered(s: &mut Session, names: &[&str]) {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            error_line(
-                &format!("r{i}"),
-                n,
-                &format!("Tool {n} arguments must be an object"),
-            )
+            let e = match validated {
+                true => format!("Tool {n} arguments are invalid: (args): expected object"),
+                false => format!("Tool {n} arguments must be an object"),
+            };
+            error_line(&format!("r{i}"), n, &e)
         })
         .collect();
     want.push(error_line(
@@ -619,7 +621,7 @@ const LONG: &str = "trigger-long-running-operation";
 /// Every tool server-everything lists is registered, and no other.
 fn everything_registers_every_listed_tool(p: &Program) {
     let mut s = Session::start(p, &[], &everything());
-    assert_registered(&mut s, &EVERYTHING_TOOLS);
+    assert_registered(&mut s, &EVERYTHING_TOOLS, p.rust);
     let f = s.finish();
     assert_exit_ok(&f);
     // The C twin's logs are its own: there the behaviour above is the check.
@@ -921,7 +923,7 @@ fn server_killed_mid_call(p: &Program) {
 /// tool's JSON-RPC error becomes the call's error.
 fn time_server_tools(p: &Program) {
     let mut s = Session::start(p, &["--extra-tool", "nope"], &time_server());
-    assert_registered(&mut s, &TIME_TOOLS);
+    assert_registered(&mut s, &TIME_TOOLS, p.rust);
 
     s.send(&call("t1", "get_current_time", json!({"timezone": "UTC"})));
     let line = s.until(|v| is_result(v, "t1"));
@@ -1102,6 +1104,190 @@ cases!(
     start_up_failures,
     start_up_times_out,
 );
+
+// ------------------------------------------------------------ their tools' schemas (SPEC §11)
+
+/// The `tools/call` requests on the wire: each one's tool and arguments.
+fn calls_on_the_wire(log: &Path) -> Vec<(String, Value)> {
+    wire(log)
+        .into_iter()
+        .filter(|(to_server, m)| *to_server && m["method"] == "tools/call")
+        .map(|(_, m)| {
+            let name = m["params"]["name"].as_str().unwrap_or("?").to_string();
+            (name, m["params"]["arguments"].clone())
+        })
+        .collect()
+}
+
+/// Each call alone in its round, behind the log proxy: the lines of every round, and the
+/// `tools/call` requests the server got.
+fn rounds(
+    flags: &[&str],
+    server: Vec<OsString>,
+    calls: &[(&str, Value)],
+) -> (Vec<String>, Vec<(String, Value)>) {
+    let (server, log) = logged(server);
+    let mut s = Session::start(&Program::rust(), flags, &server);
+    for (i, (name, args)) in calls.iter().enumerate() {
+        s.send(&call(&format!("v{i}"), name, args.clone()));
+        s.round();
+    }
+    let lines = s.since(0).iter().map(|l| l.to_string()).collect();
+    assert_exit_ok(&s.finish());
+    (lines, calls_on_the_wire(&log))
+}
+
+/// One round's lines: a call's error and the continue prompt naming it.
+fn error_round(id: &str, name: &str, e: &str) -> Vec<String> {
+    let [to_model, to_consumer] = prompt_lines(Some(e));
+    vec![error_line(id, name, e), to_model, to_consumer]
+}
+
+/// One round's lines: a call's result and the continue prompt.
+fn result_round(id: &str, name: &str, result: &str) -> Vec<String> {
+    let [to_model, to_consumer] = prompt_lines(None);
+    vec![result_line(id, name, result), to_model, to_consumer]
+}
+
+/// server-everything: args that break a tool's `inputSchema` fail at once with SPEC §11's
+/// text and never reach the server; the valid calls do, and `get-structured-content`'s
+/// result satisfies the `outputSchema` it declares, so it passes.
+// SPEC §11
+#[test]
+fn everything_args_that_break_the_input_schema_never_reach_the_server() {
+    let calls = [
+        ("get-sum", json!({"a": "x", "b": 1})),
+        ("echo", json!({})),
+        ("get-structured-content", json!({"location": "Paris"})),
+        ("get-sum", json!({"a": 2, "b": 3})),
+        ("get-structured-content", json!({"location": "New York"})),
+    ];
+    let (lines, wire) = rounds(&[], everything(), &calls);
+    let invalid = |tool: &str, why: &str| format!("Tool {tool} arguments are invalid: {why}");
+    let want = [
+        error_round("v0", "get-sum", &invalid("get-sum", "/a: expected number")),
+        error_round(
+            "v1",
+            "echo",
+            &invalid("echo", r#"(args): missing required property "message""#),
+        ),
+        error_round(
+            "v2",
+            "get-structured-content",
+            &invalid(
+                "get-structured-content",
+                "/location: not one of the allowed values",
+            ),
+        ),
+        result_round(
+            "v3",
+            "get-sum",
+            r#"[{"type":"text","text":"The sum of 2 and 3 is 5."}]"#,
+        ),
+        result_round(
+            "v4",
+            "get-structured-content",
+            r#"{"temperature":33,"conditions":"Cloudy","humidity":82}"#,
+        ),
+    ]
+    .concat();
+    assert_eq!(lines, want);
+    assert_eq!(
+        wire,
+        [
+            ("get-sum".to_string(), json!({"a": 2, "b": 3})),
+            (
+                "get-structured-content".to_string(),
+                json!({"location": "New York"})
+            ),
+        ]
+    );
+}
+
+/// `--no-validate`: the same call reaches the server, which answers with its own error.
+// SPEC §9.1, §11
+#[test]
+fn everything_without_validation_answers_for_itself() {
+    let (lines, wire) = rounds(
+        &["--no-validate"],
+        everything(),
+        &[("get-sum", json!({"a": "x", "b": 1}))],
+    );
+    let e = "MCP error -32602: Input validation error: Invalid arguments for tool get-sum: \
+             Invalid input: expected number, received string at a";
+    assert_eq!(lines, error_round("v0", "get-sum", e));
+    assert_eq!(wire, [("get-sum".to_string(), json!({"a": "x", "b": 1}))]);
+}
+
+/// mcp-server-time: `get_current_time` without its required `timezone` fails at once, and the
+/// server never hears of it; with `--no-validate` it gets it and answers with its own error.
+// SPEC §9.1, §11
+#[test]
+fn time_server_args_checked_unless_told_not_to() {
+    let calls = [("get_current_time", json!({}))];
+    let (lines, wire) = rounds(&[], time_server(), &calls);
+    let e = r#"Tool get_current_time arguments are invalid: (args): missing required property "timezone""#;
+    assert_eq!(lines, error_round("v0", "get_current_time", e));
+    assert_eq!(wire, []);
+    let (lines, wire) = rounds(&["--no-validate"], time_server(), &calls);
+    let e = "Error executing tool get_current_time: 1 validation error for \
+             get_current_timeArguments\ntimezone\n  Field required [type=missing, \
+             input_value={}, input_type=dict]\n    For further information visit \
+             https://errors.pydantic.dev/2.14/v/missing";
+    assert_eq!(lines, error_round("v0", "get_current_time", e));
+    assert_eq!(wire, [("get_current_time".to_string(), json!({}))]);
+}
+
+/// A tool whose `inputSchema` the validator refuses (a `$ref` to another document) is still
+/// registered, unchecked, with one log line naming it and why; the others are checked.
+/// `tests/mcp/weather_server.py --remote-ref` lists such a tool, `place.find`.
+// SPEC §11
+#[test]
+fn a_schema_the_validator_refuses_leaves_its_tool_unchecked() {
+    let (server, log) = logged(vec![
+        "python3".into(),
+        mcp_script("weather_server.py"),
+        "--remote-ref".into(),
+    ]);
+    let mut s = Session::start(&Program::rust(), &[], &server);
+    s.send(&call("p", "place.find", json!({"near": [1, 2]})));
+    s.round();
+    s.send(&call("w", "weather.now", json!({"location": 7})));
+    s.round();
+    let e = "Tool weather.now arguments are invalid: /location: expected string";
+    assert_eq!(
+        s.since(0),
+        [
+            result_round(
+                "p",
+                "place.find",
+                r#"[{"type":"text","text":"found [1, 2]"}]"#
+            ),
+            error_round("w", "weather.now", e),
+        ]
+        .concat()
+    );
+    let f = s.finish();
+    assert_exit_ok(&f);
+    let refused: Vec<&str> = f
+        .stderr
+        .lines()
+        .filter(|l| l.contains(" is not checked: "))
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            "polyweave-mcp: tool place.find: its inputSchema is not checked: schema at byte 51: \
+          a $ref to another document (never fetched)"
+        ],
+        "{}",
+        f.stderr
+    );
+    assert_eq!(
+        calls_on_the_wire(&log),
+        [("place.find".to_string(), json!({"near": [1, 2]}))]
+    );
+}
 
 // ------------------------------------------------------------ their tools, declared (SPEC §10.1)
 

@@ -202,7 +202,8 @@ impl McpClientInfo<'static> {
 #[derive(Copy, Clone, Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct McpOutputSchema<'a> {
-    /// The tool's name, as the server lists it.
+    /// The tool's name as its calls carry it: the server's own, or the name a call was
+    /// handed in under (`handle_frame_as`, a name mapped for a provider).
     pub tool: &'a str,
     /// Its `outputSchema`, read.
     pub schema: &'a crate::json::schema::Schema<'a>,

@@ -3,14 +3,16 @@
 //!
 //! ```text
 //! polyweave-agent --provider P --url URL --model M [--api-key-env VAR] [--max-turns N]
-//!                 [--max-tokens N] [--system TEXT] [--prompt TEXT] [--json]
+//!                 [--max-tokens N] [--system TEXT] [--prompt TEXT] [--json] [--no-validate]
 //!                 [--mcp-http URL | --tool-from-mcp [--] SERVER [ARG]...]
 //! ```
 //!
 //! It starts the MCP server (a child over its stdio; with `--mcp-http URL`, the server is the
 //! Streamable HTTP endpoint URL instead, each message a POST), lists its tools and declares each one
 //! as the server sent it (`Declaration::from_mcp`; a name the provider cannot take goes
-//! under its mapped name, SPEC §10.1). The user's prompt (`--prompt`, else all of stdin) goes
+//! under its mapped name, SPEC §10.1), its `inputSchema` checking the model's calls and its
+//! `outputSchema` the results (SPEC §11; `--no-validate` turns both off, and a schema the
+//! validator refuses leaves its tool unchecked, with a log line). The user's prompt (`--prompt`, else all of stdin) goes
 //! into a `Conversation`; each request's body is written by the library's `Request` straight
 //! into the HTTP client's buffer (`Content-Length` is `Request::len`, known before the first
 //! byte) and POSTed to URL. The response is read as it arrives: its bytes go through the
@@ -69,6 +71,7 @@ use polyweave_mcp::http::STREAMS;
 use polyweave_mcp::lines::{self, push_string, push_value, short};
 use polyweave_mcp::log;
 use polyweave_mcp::pipes::{spawn_reader, Input};
+use polyweave_mcp::schemas::{adapter_tool, output_schemas, ToolSchemas};
 use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
 use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::json::JsonStr;
@@ -83,7 +86,7 @@ use polyweave_tool_adapter::{NoHooks, Provider, Route, Tool};
 
 const USAGE: &str = "usage: polyweave-agent --provider P --url URL --model M \
 [--api-key-env VAR] [--max-turns N] [--max-tokens N] [--system TEXT] [--prompt TEXT] [--json] \
-[--mcp-http URL | --tool-from-mcp [--] SERVER [ARG]...]";
+[--no-validate] [--mcp-http URL | --tool-from-mcp [--] SERVER [ARG]...]";
 
 /// Bytes of the conversation's memory.
 const CONVERSATION: usize = 4 << 20;
@@ -102,6 +105,8 @@ struct Options {
     system: Option<String>,
     prompt: Option<String>,
     json: bool,
+    /// Check the MCP tools' args and results against their schemas (SPEC §11).
+    validate: bool,
     server: Vec<OsString>,
     /// The MCP server's Streamable HTTP endpoint, instead of `server`.
     mcp_http: Option<String>,
@@ -124,6 +129,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
         system: None,
         prompt: None,
         json: false,
+        validate: true,
         server: Vec::new(),
         mcp_http: None,
     };
@@ -159,6 +165,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
             "--system" => o.system = Some(value(flag)?),
             "--prompt" => o.prompt = Some(value(flag)?),
             "--json" => o.json = true,
+            "--no-validate" => o.validate = false,
             "--mcp-http" => o.mcp_http = Some(value(flag)?),
             "--tool-from-mcp" => {
                 // The server's command is the rest of the line.
@@ -296,7 +303,42 @@ fn run(opts: Options) -> Result<(), Fail> {
     let mut client = client.map_err(|e| Fail::Start(format!("MCP client: {e}")))?;
     let (mut child, mut io, listed) = start_server(&opts, &mut client, &wcfg)?;
 
-    let ran = agent(&opts, &text, key.as_deref(), &listed, &mut io, &mut client);
+    let (decls, model_names, from) = declare(opts.provider, &listed);
+    for (d, name) in decls.iter().zip(&model_names) {
+        let mut buf = [0u8; 1024];
+        let declared = d.declared_name(&mut buf).unwrap_or(b"?");
+        if declared != name.as_bytes() {
+            log!(
+                "tool {} is declared as {name}",
+                String::from_utf8_lossy(declared)
+            );
+        }
+    }
+    let schemas: Vec<ToolSchemas<'_>> = match opts.validate {
+        true => from
+            .iter()
+            .map(|&i| ToolSchemas::read(&listed[i]))
+            .collect(),
+        false => Vec::new(),
+    };
+    // The adapter tools go by the names the model calls them by; so do the client's calls.
+    let tools: Vec<Tool<'_>> = model_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| adapter_tool(n, schemas.get(i).and_then(|s| s.input.as_ref())))
+        .collect();
+    let outputs = output_schemas(&model_names, &schemas);
+    client.set_output_schemas(&outputs);
+
+    let ran = agent(
+        &opts,
+        &text,
+        key.as_deref(),
+        &decls,
+        &tools,
+        &mut io,
+        &mut client,
+    );
     log!("client stats: {:?}", client.stats());
     if let Some(child) = child.as_mut() {
         // Closing its stdin tells the server to go.
@@ -306,21 +348,25 @@ fn run(opts: Options) -> Result<(), Fail> {
     ran
 }
 
-/// The declarations of the listed tools the provider takes, and the names the model sees
-/// them by. A tool the provider cannot take (its schema is no object, say) is left out
-/// with a log line rather than failing every request.
-fn declare(provider: Provider, listed: &[Listed]) -> (Vec<Declaration<'_>>, Vec<String>) {
+/// The declarations of the listed tools the provider takes, the names the model sees them
+/// by, and where in `listed` each is. A tool the provider cannot take (its schema is no
+/// object, say) is left out with a log line rather than failing every request.
+fn declare(
+    provider: Provider,
+    listed: &[Listed],
+) -> (Vec<Declaration<'_>>, Vec<String>, Vec<usize>) {
     let mut empty = [0u8; 0];
     let conv = Conversation::new(&mut empty);
     let opts = RequestOptions::new("");
-    let decls: Vec<Declaration<'_>> = listed
+    let (decls, from): (Vec<Declaration<'_>>, Vec<usize>) = listed
         .iter()
-        .filter_map(|t| {
+        .enumerate()
+        .filter_map(|(i, t)| {
             let d = Declaration::from_mcp(&t.entry)
                 .map_err(RequestError::from)
                 .and_then(|d| Request::new(&conv, provider, &opts, &[d]).map(|_| d));
             match d {
-                Ok(d) => Some(d),
+                Ok(d) => Some((d, i)),
                 Err(e) => {
                     log!("tool {} not declared: {e}", t.name);
                     None
@@ -334,7 +380,7 @@ fn declare(provider: Provider, listed: &[Listed]) -> (Vec<Declaration<'_>>, Vec<
             String::from_utf8_lossy(model_name_of(provider, &decls, i, &mut out)).into_owned()
         })
         .collect();
-    (decls, names)
+    (decls, names, from)
 }
 
 /// The whole loop: requests and their responses until an answer or `--max-turns`.
@@ -342,28 +388,16 @@ fn agent(
     opts: &Options,
     prompt: &str,
     key: Option<&str>,
-    listed: &[Listed],
+    decls: &[Declaration<'_>],
+    tools: &[Tool<'_>],
     io: &mut Io,
     client: &mut McpClient<'_>,
 ) -> Result<(), Fail> {
     let provider = opts.provider;
-    let (decls, model_names) = declare(provider, listed);
-    for (d, name) in decls.iter().zip(&model_names) {
-        let mut buf = [0u8; 1024];
-        let declared = d.declared_name(&mut buf).unwrap_or(b"?");
-        if declared != name.as_bytes() {
-            log!(
-                "tool {} is declared as {name}",
-                String::from_utf8_lossy(declared)
-            );
-        }
-    }
-    // The adapter tools go by the names the model calls them by.
-    let tools: Vec<Tool<'_>> = model_names.iter().map(|n| Tool::adapter(n)).collect();
     let wcfg = WRAPPER;
     let mut slots = vec![Slot::EMPTY; SLOTS];
     let mut arena = vec![0u8; wcfg.arena_len(SLOTS)];
-    let mut wrapper = Wrapper::new(wcfg, &tools, NoHooks, &mut slots, &mut arena)
+    let mut wrapper = Wrapper::new(wcfg, tools, NoHooks, &mut slots, &mut arena)
         .map_err(|e| Fail::Start(format!("wrapper: {e}")))?;
     let dcfg = DecoderConfig {
         event_cap: EVENT_CAP,
@@ -401,7 +435,7 @@ fn agent(
             break "max-turns";
         }
         turn += 1;
-        let req = Request::new(&conv, provider, &req_opts, &decls)
+        let req = Request::new(&conv, provider, &req_opts, decls)
             .map_err(|e| Fail::Run(format!("the request cannot be written: {e}")))?;
         out.request(turn, &url, req.len())?;
         let body = post(&http, &url, provider, key, req)?;
@@ -421,7 +455,7 @@ fn agent(
         let mut host = Turn {
             turn,
             provider,
-            decls: &decls,
+            decls,
             conv: &mut conv,
             out: &mut out,
             calls: 0,
@@ -794,6 +828,7 @@ mod tests {
             "--max-turns",
             "3",
             "--json",
+            "--no-validate",
             "--tool-from-mcp",
             "--",
             "python3",
@@ -809,11 +844,15 @@ mod tests {
         );
         assert_eq!(o.api_key_env.as_deref(), Some("KEY"));
         assert_eq!(o.server, ["python3", "server.py", "--flag"]);
+        assert!(!o.validate);
         let Ok(Parsed::Run(o)) = parse(&["--provider", "gemini", "--url", "u", "--model", "m"])
         else {
             panic!()
         };
-        assert_eq!((o.max_turns, o.server.len(), o.json), (8, 0, false));
+        assert_eq!(
+            (o.max_turns, o.server.len(), o.json, o.validate),
+            (8, 0, false, true)
+        );
         assert_eq!(o.mcp_http, None);
         let Ok(Parsed::Run(o)) = parse(&[
             "--provider",
@@ -887,10 +926,11 @@ mod tests {
             listed("?", r#"{"title":"no name"}"#),
             listed("echo", r#"{"name":"echo"}"#),
         ];
-        let (decls, names) = declare(Provider::OpenAiChat, &tools);
+        let (decls, names, from) = declare(Provider::OpenAiChat, &tools);
         assert_eq!(decls.len(), 2);
         assert_eq!(names, ["fs_read", "echo"]);
-        let (_, names) = declare(Provider::Gemini, &tools);
+        assert_eq!(from, [0, 3]);
+        let (_, names, _) = declare(Provider::Gemini, &tools);
         assert_eq!(names, ["fs.read", "echo"]);
     }
 

@@ -490,7 +490,7 @@ test('mcp http real: tests/mcp/http_server.py (Python mcp) — 2026-07-28: JSON 
     const s = await connectMcpServer({ url, extraTools: ['nope'], timeoutMs: 600, maxTotalTimeoutMs: 5000, onWire });
     try {
       assert.equal(s.protocolVersion, '2026-07-28');
-      assert.deepEqual(s.tools.map((x) => x.name), ['echo', 'add', 'slow', 'fail']);
+      assert.deepEqual(s.tools.map((x) => x.name), ['echo', 'add', 'slow', 'fail', 'weather.report']);
       assert.deepEqual(await s.call('echo', { message: 'hi' }), { result: 'Echo: hi' });
       assert.deepEqual(await s.call('add', { a: 2, b: 40 }), { sum: 42 });
       const t0 = performance.now();

@@ -4,14 +4,17 @@
 //!
 //! ```text
 //! polyweave-mcp [--revision auto|2025-11-25|2026-07-28] [--timeout-ms T] [--max-total-ms M]
-//!               [--extra-tool NAME]... (-- SERVER [ARG]... | --http URL)
+//!               [--extra-tool NAME]... [--no-validate] (-- SERVER [ARG]... | --http URL)
 //! ```
 //!
 //! It starts `SERVER ARG…` as a child (stdin and stdout piped, stderr inherited) — or, with
 //! `--http URL`, speaks Streamable HTTP to the endpoint URL (SPEC §9.1 rule 11) — runs the MCP
 //! start-up (`server/discover`; then, for a server that does not list 2026-07-28, `initialize`
 //! and `notifications/initialized`; `tools/list` with every page), and
-//! registers every listed tool as an adapter tool of a [`Wrapper`]. Then it reads the model's
+//! registers every listed tool as an adapter tool of a [`Wrapper`], with its `inputSchema`
+//! (a call whose args break it fails at once with `Tool <name> arguments are invalid: <where>:
+//! <why>` and never reaches the server) and its `outputSchema` (a `structuredContent` that
+//! breaks it fails the call), SPEC §11. Then it reads the model's
 //! frames (SPEC §1, NDJSON: one frame a line, `\r\n` accepted, blank lines skipped) on stdin,
 //! as the wrapper's response path, and writes what the wrapper sends on stdout as SPEC §6
 //! events, one per line, in the order they happened:
@@ -46,6 +49,9 @@
 //! - `--extra-tool NAME`: also register `NAME` as an adapter tool although the server did not
 //!   list it, so calls to it reach the server (which answers for a name it does not know).
 //!   Without it, such a call gets the wrapper's own `Tool "NAME" not found`.
+//! - `--no-validate`: check neither args nor results against the tools' schemas. Without
+//!   it, a schema the validator refuses (a `$ref` to another document, say) leaves that side
+//!   of its tool unchecked, with a log line `tool NAME: its inputSchema is not checked: WHY`.
 //!
 //! # Exit status
 //!
@@ -90,19 +96,23 @@ use polyweave_mcp::http::STREAMS;
 use polyweave_mcp::lines;
 use polyweave_mcp::log;
 use polyweave_mcp::pipes::{spawn_reader, Input};
+use polyweave_mcp::schemas::{adapter_tool, output_schemas, ToolSchemas};
 use polyweave_tool_adapter::mcp::http::McpStream;
 use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpConfig, McpRevision, McpSlot};
 use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::{NoHooks, Route, Tool};
 
 const USAGE: &str = "usage: polyweave-mcp [--revision auto|2025-11-25|2026-07-28] \
-[--timeout-ms T] [--max-total-ms M] [--extra-tool NAME]... (-- SERVER [ARG]... | --http URL)";
+[--timeout-ms T] [--max-total-ms M] [--extra-tool NAME]... [--no-validate] \
+(-- SERVER [ARG]... | --http URL)";
 
 /// What the command line asks for.
 struct Options {
     timeout_ms: u32,
     max_total_ms: u32,
     extra_tools: Vec<String>,
+    /// Check args and results against the tools' schemas (SPEC §11).
+    validate: bool,
     revision: McpRevision,
     /// The Streamable HTTP endpoint, instead of a command.
     http: Option<String>,
@@ -119,6 +129,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
         timeout_ms: WRAPPER.tool_timeout_ms,
         max_total_ms: 0,
         extra_tools: Vec::new(),
+        validate: true,
         revision: McpRevision::Auto,
         http: None,
         command: Vec::new(),
@@ -144,6 +155,7 @@ fn parse_args(mut args: impl Iterator<Item = OsString>) -> Result<Parsed, String
             "--timeout-ms" => o.timeout_ms = ms(flag, value(flag)?)?,
             "--max-total-ms" => o.max_total_ms = ms(flag, value(flag)?)?,
             "--extra-tool" => o.extra_tools.push(value(flag)?),
+            "--no-validate" => o.validate = false,
             "--http" => o.http = Some(value(flag)?),
             "--revision" => {
                 o.revision = match value(flag)?.as_str() {
@@ -246,8 +258,8 @@ fn run(opts: Options) -> Result<(), Fail> {
         return Err(Fail::Start(format!("cannot start the pipe threads: {e}")));
     }
 
-    let mut names: Vec<String> = match start_up(&mut io, &mut client) {
-        Ok(listed) => listed.into_iter().map(|t| t.name).collect(),
+    let listed = match start_up(&mut io, &mut client) {
+        Ok(listed) => listed,
         Err(e) => {
             let why = match (e, child.as_mut()) {
                 (StartFail::Closed, Some(child)) => {
@@ -261,13 +273,25 @@ fn run(opts: Options) -> Result<(), Fail> {
             return Err(Fail::Start(format!("start-up failed: {why}")));
         }
     };
-    for extra in opts.extra_tools {
-        if !names.contains(&extra) {
+    let mut names: Vec<&str> = listed.iter().map(|t| t.name.as_str()).collect();
+    for extra in &opts.extra_tools {
+        if !names.contains(&extra.as_str()) {
             log!("extra tool: {extra}");
             names.push(extra);
         }
     }
-    let tools: Vec<Tool<'_>> = names.iter().map(|n| Tool::adapter(n)).collect();
+    // The listed tools come first in `names`, in the order of their schemas.
+    let schemas: Vec<ToolSchemas<'_>> = match opts.validate {
+        true => listed.iter().map(ToolSchemas::read).collect(),
+        false => Vec::new(),
+    };
+    let tools: Vec<Tool<'_>> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| adapter_tool(n, schemas.get(i).and_then(|s| s.input.as_ref())))
+        .collect();
+    let outputs = output_schemas(&names, &schemas);
+    client.set_output_schemas(&outputs);
     let mut slots = vec![Slot::EMPTY; SLOTS];
     let mut arena = vec![0u8; wcfg.arena_len(SLOTS)];
     let mut wrapper = match Wrapper::new(wcfg, &tools, NoHooks, &mut slots, &mut arena) {
@@ -393,6 +417,7 @@ mod tests {
             "9000",
             "--extra-tool",
             "nope",
+            "--no-validate",
             "--",
             "node",
             "--x",
@@ -402,11 +427,13 @@ mod tests {
         };
         assert_eq!((o.timeout_ms, o.max_total_ms), (1500, 9000));
         assert_eq!(o.extra_tools, ["nope"]);
+        assert!(!o.validate);
         assert_eq!(o.command, ["node", "--x", "stdio"]);
         let Ok(Parsed::Run(o)) = parse(&["server"]) else {
             panic!()
         };
         assert_eq!((o.timeout_ms, o.max_total_ms), (30_000, 0));
+        assert!(o.validate);
         assert_eq!(o.revision, McpRevision::Auto);
         for (flag, revision) in [
             ("auto", McpRevision::Auto),

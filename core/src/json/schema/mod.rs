@@ -33,6 +33,7 @@ mod number;
 pub(crate) mod pattern;
 mod refs;
 pub(crate) mod text;
+mod uri;
 mod why;
 
 pub use document::{Draft, Limits, Schema, SchemaError, SchemaErrorKind};

@@ -5,6 +5,7 @@ use super::super::valid::{Arr, Obj};
 use super::super::{trim_ws, JsonStr};
 use super::document::{Draft, Schema, SchemaErrorKind};
 use super::number::Decimal;
+use super::uri::{Uri, URI_MAX};
 
 /// The longest `$ref` (decoded) this module resolves.
 const REF_MAX: usize = 256;
@@ -30,7 +31,7 @@ pub(super) fn resolve<'s>(
     };
     let resource = match uri {
         b"" => base,
-        _ => find_id(schema, uri).ok_or(SchemaErrorKind::RemoteRef)?,
+        _ => find_id(schema, uri, base).ok_or(SchemaErrorKind::RemoteRef)?,
     };
     match fragment {
         None | Some(b"") => Ok((resource, resource)),
@@ -119,14 +120,43 @@ pub(super) fn own_id<'s>(node: &'s [u8]) -> Option<JsonStr<'s>> {
     (id.raw().first() != Some(&b'#')).then_some(id)
 }
 
-/// The subschema whose `$id` is `uri`, as written or resolved against the root's `$id`.
-fn find_id<'s>(schema: &Schema<'s>, uri: &[u8]) -> Option<&'s [u8]> {
-    let root_id = own_id(schema.root).map(|s| s.raw()).unwrap_or(b"");
-    let same = |id: JsonStr<'_>| {
-        let raw = id.raw();
-        let raw = raw.strip_suffix(b"#").unwrap_or(raw);
-        raw == uri || joined_eq(root_id, uri, raw) || joined_eq(root_id, raw, uri)
+/// A subschema's `$id` as it sets the base URI: draft-07 ignores one beside `$ref`.
+fn base_id<'s>(schema: &Schema<'s>, node: &'s [u8]) -> Option<JsonStr<'s>> {
+    let beside_ref = || Obj::of(node).is_some_and(|mut o| o.any(|(k, _)| k.eq_text(b"$ref")));
+    own_id(node).filter(|_| schema.draft != Draft::Draft07 || !beside_ref())
+}
+
+/// The absolute URI of `resource` (a subschema of the document): its `$id` resolved
+/// against those of the subschemas around it, outermost first.
+fn absolute<'s>(schema: &Schema<'s>, resource: &'s [u8]) -> Option<Uri> {
+    let inside = |outer: &[u8]| {
+        let (o, r) = (outer.as_ptr() as usize, resource.as_ptr() as usize);
+        o <= r && r + resource.len() <= o + outer.len()
     };
+    let mut uri = Some(Uri::new());
+    walk(
+        schema,
+        schema.root,
+        schema.root,
+        schema.limits.max_depth,
+        // The walk goes depth first, so the subschemas around `resource` come outermost first.
+        &mut |node, _| {
+            if let (Some(id), Some(base)) = (base_id(schema, node).filter(|_| inside(node)), uri) {
+                let mut buf = [0u8; URI_MAX];
+                uri = id
+                    .decode_into(&mut buf)
+                    .ok()
+                    .and_then(|id| base.join(id.as_bytes()));
+            }
+            uri.is_none()
+        },
+    );
+    uri
+}
+
+/// The subschema whose `$id` is `uri` resolved against the resource `base` it is met in.
+fn find_id<'s>(schema: &Schema<'s>, uri: &[u8], base: &'s [u8]) -> Option<&'s [u8]> {
+    let target = absolute(schema, base)?.join(uri)?;
     let mut found = None;
     walk(
         schema,
@@ -134,37 +164,27 @@ fn find_id<'s>(schema: &Schema<'s>, uri: &[u8]) -> Option<&'s [u8]> {
         schema.root,
         schema.limits.max_depth,
         &mut |node, _| {
-            if own_id(node).is_some_and(same) {
+            let named = base_id(schema, node).is_some_and(|id| may_name(id, target.as_bytes()))
+                && absolute(schema, node).is_some_and(|a| a.as_bytes() == target.as_bytes());
+            if named {
                 found = Some(node);
             }
-            found.is_some()
+            named
         },
     );
     found
 }
 
-/// True when `relative`, resolved against `base` (an absolute URI), is `absolute`.
-fn joined_eq(base: &[u8], relative: &[u8], absolute: &[u8]) -> bool {
-    if base.is_empty() || relative.is_empty() || relative.windows(3).any(|w| w == b"://") {
-        return false;
-    }
-    let dir = match relative[0] {
-        b'/' => {
-            // Scheme and authority only: up to the first `/` after `://`.
-            let after = base
-                .windows(3)
-                .position(|w| w == b"://")
-                .map_or(0, |i| i + 3);
-            base[after..]
-                .iter()
-                .position(|&b| b == b'/')
-                .map_or(base.len(), |i| after + i)
-        }
-        _ => base.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1),
-    };
-    absolute.len() == dir + relative.len()
-        && absolute.starts_with(&base[..dir])
-        && absolute.ends_with(relative)
+/// Whether `id`, resolved against any base, can be `target`: resolving keeps an `$id`'s last
+/// path segment (a dot segment or a query aside), so most `$id`s are ruled out without the
+/// walk [`absolute`] takes.
+fn may_name(id: JsonStr<'_>, target: &[u8]) -> bool {
+    let raw = id.raw().split(|&b| b == b'#').next().unwrap_or(b"");
+    let last = raw.rsplit(|&b| b == b'/').next().unwrap_or(b"");
+    raw.contains(&b'\\')
+        || raw.contains(&b'?')
+        || matches!(last, b"" | b"." | b"..")
+        || target.ends_with(last)
 }
 
 /// The subschema in `resource` with `$anchor` `name` (or draft-07's `"$id":"#name"`).
