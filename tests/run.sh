@@ -120,10 +120,10 @@ bash tests/mcp/install.sh >/dev/null
 export PW_REQUIRE_C_MCP=1
 export PW_REQUIRE_MCP_SERVERS=1
 
-step "validated arguments (SPEC §11): polyweave-replay --validate against Python jsonschema 4.26.0 (the MCP servers' venv) on the real tools' schemas and the BFCL declarations, values built to pass and to fail; any disagreement fails"
+step "validated arguments (SPEC §11): polyweave-replay --validate against Python jsonschema 4.26.0 (the MCP servers' venv) on the real tools' schemas, the JSON Schema Test Suite's and the BFCL declarations, values built to pass and to fail; any disagreement fails"
 cargo build --quiet --locked -p polyweave-replay
 target/mcp-servers/venv/bin/python tests/schema/differential.py --replay "$(target_dir)/debug/polyweave-replay" \
-  tests/data/mcp-tool-schemas.ndjson
+  tests/data/mcp-tool-schemas.ndjson tests/data/json-schema-test-suite
 target/mcp-servers/venv/bin/python tests/schema/differential.py --replay "$(target_dir)/debug/polyweave-replay" \
   --values 20 tests/data/bfcl/functions.ndjson
 

@@ -183,3 +183,59 @@ fn a_limit_hit_is_marked_as_no_verdict() {
         ]
     );
 }
+
+/// Where Python `jsonschema` (tests/schema/differential.py's reference) answers in doubles,
+/// the validator answers exactly: `1e400` is an integer and `1e-400` is not, `19.99` is a
+/// multiple of `0.01`, `3e100` of 3, `9007199254740993` is not `9007199254740992`. The
+/// differential test keeps its values where both agree; these are the exact answers.
+#[test]
+fn numbers_are_read_exactly_where_a_double_would_round() {
+    for (schema, input, want) in [
+        (
+            r#"{"type":"integer"}"#,
+            "1e400\n1e-400\n1.0e2\n",
+            &[
+                r#"{"valid":true}"#,
+                r#"{"valid":false,"error":"(args): expected integer"}"#,
+                r#"{"valid":true}"#,
+            ][..],
+        ),
+        (
+            r#"{"multipleOf":0.01}"#,
+            "19.99\n0.07\n0.015\n",
+            &[
+                r#"{"valid":true}"#,
+                r#"{"valid":true}"#,
+                r#"{"valid":false,"error":"(args): must be a multiple of 0.01"}"#,
+            ],
+        ),
+        (
+            r#"{"multipleOf":3}"#,
+            "3e100\n3e-100\n",
+            &[
+                r#"{"valid":true}"#,
+                r#"{"valid":false,"error":"(args): must be a multiple of 3"}"#,
+            ],
+        ),
+        (
+            r#"{"const":9007199254740992}"#,
+            "9007199254740992.0\n9007199254740993E0\n",
+            &[
+                r#"{"valid":true}"#,
+                r#"{"valid":false,"error":"(args): not the allowed value"}"#,
+            ],
+        ),
+        (
+            r#"{"maximum":0.3}"#,
+            "0.30000000000000004\n3e-1\n",
+            &[
+                r#"{"valid":false,"error":"(args): must be <= 0.3"}"#,
+                r#"{"valid":true}"#,
+            ],
+        ),
+    ] {
+        let (out, _) = validate("numbers.json", schema, input.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{schema}");
+        assert_eq!(stdout_lines(&out), want, "{schema}");
+    }
+}
