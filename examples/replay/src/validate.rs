@@ -24,10 +24,9 @@ pub fn run_validate(path: &str) -> Result<(), String> {
     let stdin = io::stdin().lock();
     let mut out = io::BufWriter::new(io::stdout().lock());
     for line in stdin.split(b'\n') {
+        // A CRLF file's CR stays on the line: JSON white space after the value.
         let line = line.map_err(|e| format!("standard input: {e}"))?;
-        // A CRLF file's lines: the CR is white space around the value either way.
-        let answer = answer(&schema, &line);
-        writeln!(out, "{answer}").map_err(|e| format!("standard output: {e}"))?;
+        writeln!(out, "{}", answer(&schema, &line)).map_err(|e| format!("standard output: {e}"))?;
     }
     out.flush().map_err(|e| format!("standard output: {e}"))
 }
