@@ -372,6 +372,13 @@
 #define PW_MCP_MAX_SLOT_SIZE 64
 
 /**
+ * An upper bound, on every target, of the bytes per schema `pw_mcp_set_output_schemas` places
+ * in the memory it is given (`n * PW_MCP_MAX_OUTPUT_SCHEMA_SIZE` bytes, `PW_MAX_ALIGN`
+ * aligned, always do).
+ */
+#define PW_MCP_MAX_OUTPUT_SCHEMA_SIZE 96
+
+/**
  * An upper bound, on every target, of the block's bytes per HTTP response stream.
  */
 #define PW_MCP_MAX_STREAM_SIZE 160
@@ -400,8 +407,8 @@
  * later API slices can add codes without renumbering: 1-99 arguments and
  * memory and configuration, 100-199 JSON and frames, 200-299 the line
  * splitter, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
- * encoders, 500-599 the MCP client, 600-699 the conversation and requests, 900 and up
- * internal failures.
+ * encoders, 500-599 the MCP client, 600-699 the conversation and requests, 700-799 JSON
+ * Schema validation, 900 and up internal failures.
  * Use `pw_result_text` for a message.
  *
  * Retired numbers (never returned, never reused; `pw_result_text` calls them unknown):
@@ -714,6 +721,21 @@ enum pw_result
      */
     PW_REQUEST_STALE = 624,
     /**
+     * A schema the validator refuses (SPEC §11): not JSON, a keyword of the wrong shape, a
+     * `$ref` to another document, a `pattern` it does not read; `pw_schema_check` says which
+     * and where. Nothing changed.
+     */
+    PW_BAD_SCHEMA = 700,
+    /**
+     * The value does not satisfy the schema (`pw_schema_validate` wrote why).
+     */
+    PW_SCHEMA_INVALID = 701,
+    /**
+     * A limit of the validator (depth, subschemas tried, pattern steps) stopped the check:
+     * the value is neither shown valid nor invalid (`pw_schema_validate` wrote which).
+     */
+    PW_SCHEMA_LIMIT = 702,
+    /**
      * A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
      */
     PW_PANIC = 900,
@@ -768,6 +790,59 @@ enum pw_frame_kind
 typedef enum pw_frame_kind pw_frame_kind;
 #else
 typedef uint32_t pw_frame_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why the validator refuses a schema (`pw_schema_error.kind`, the Rust `SchemaErrorKind`).
+ */
+enum pw_schema_error_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The text is not JSON.
+     */
+    PW_SCHEMA_ERROR_NOT_JSON = 0,
+    /**
+     * A schema (the root or a subschema) that is neither an object nor a boolean.
+     */
+    PW_SCHEMA_ERROR_NOT_A_SCHEMA = 1,
+    /**
+     * A keyword whose value has the wrong shape (`"minimum":"1"`, `"required":{}`).
+     */
+    PW_SCHEMA_ERROR_BAD_KEYWORD = 2,
+    /**
+     * A `$ref` to another document: the validator never fetches one.
+     */
+    PW_SCHEMA_ERROR_REMOTE_REF = 3,
+    /**
+     * A `$ref` inside the document that names nothing there (or is longer than 256 bytes).
+     */
+    PW_SCHEMA_ERROR_UNRESOLVED_REF = 4,
+    /**
+     * A `pattern` (or `patternProperties` name) using syntax the matcher does not read.
+     */
+    PW_SCHEMA_ERROR_UNSUPPORTED_PATTERN = 5,
+    /**
+     * A `pattern` that is not an ECMA-262 regular expression.
+     */
+    PW_SCHEMA_ERROR_BAD_PATTERN = 6,
+    /**
+     * A `pattern` too large for the matcher's fixed program.
+     */
+    PW_SCHEMA_ERROR_PATTERN_TOO_LARGE = 7,
+    /**
+     * Containers nested deeper than the validator's depth limit (32).
+     */
+    PW_SCHEMA_ERROR_TOO_DEEP = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum pw_schema_error_kind pw_schema_error_kind;
+#else
+typedef uint32_t pw_schema_error_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1513,6 +1588,20 @@ typedef struct pw_tool_call {
 } pw_tool_call;
 
 /**
+ * Why and where a schema is refused (`pw_schema_check`).
+ */
+typedef struct pw_schema_error {
+    /**
+     * What is wrong.
+     */
+    pw_schema_error_kind kind;
+    /**
+     * The byte offset in the schema's text.
+     */
+    size_t at;
+} pw_schema_error;
+
+/**
  * The capacities of a stream decoder (`pw_decoder_config_default` fills in the defaults).
  */
 typedef struct pw_decoder_config {
@@ -1669,8 +1758,8 @@ typedef struct pw_str {
 typedef pw_tool_status (*pw_sync_fn)(void *userdata, struct pw_str args, struct pw_writer *out);
 
 /**
- * One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
- * while the wrapper is used.
+ * One registered tool. The name's and the schema's bytes are borrowed: they must stay valid
+ * and unchanged while the wrapper is used.
  */
 typedef struct pw_tool {
     /**
@@ -1693,6 +1782,13 @@ typedef struct pw_tool {
      * Passed to `call` as is.
      */
     void *userdata;
+    /**
+     * Its input schema's JSON text (SPEC §11), or length 0 for none: a call whose args do
+     * not satisfy it completes at once with `Tool <name> arguments are invalid: <where>:
+     * <why>`, unrun. `pw_wrapper_init` refuses one the validator refuses (`PW_BAD_SCHEMA`;
+     * `pw_schema_check` says why).
+     */
+    struct pw_str schema;
 } pw_tool;
 
 /**
@@ -2213,6 +2309,21 @@ typedef struct pw_mcp_stats {
 } pw_mcp_stats;
 
 /**
+ * One MCP tool's output schema for `pw_mcp_set_output_schemas`: the tool's name as the
+ * server lists it and its `outputSchema`'s JSON text, both borrowed.
+ */
+typedef struct pw_mcp_output_schema {
+    /**
+     * The tool's name (UTF-8).
+     */
+    struct pw_str tool;
+    /**
+     * Its output schema's JSON text.
+     */
+    struct pw_str schema;
+} pw_mcp_output_schema;
+
+/**
  * One thing `pw_mcp_poll_request` asks the host to do.
  */
 typedef struct pw_mcp_post {
@@ -2460,6 +2571,37 @@ pw_result pw_json_string_decode(const uint8_t *token,
                                 size_t *out_len);
 
 /**
+ * Checks that the validator reads `text` (a schema's JSON text) whole: `PW_OK`, or
+ * `PW_BAD_SCHEMA` with `*out` saying why and where. `*out` is written only with
+ * `PW_BAD_SCHEMA`. A schema `pw_tool.schema` names is checked the same way by
+ * `pw_wrapper_init`, which gives only the code.
+ *
+ * The caller must pass `text` valid for `len` reads and `out` for one write, outside `text`.
+ */
+pw_result pw_schema_check(const uint8_t *text, size_t len, struct pw_schema_error *out);
+
+/**
+ * Checks a value's JSON text against a schema's (SPEC §11, the validator's default limits):
+ * `PW_OK` when it satisfies the schema; `PW_SCHEMA_INVALID` when it does not, and
+ * `PW_SCHEMA_LIMIT` when a limit of the validator stopped the check, each with the text
+ * `<where>: <why>` (`/city: expected string`, `(args): missing required property "city"`)
+ * written into `error`, cut on a UTF-8 boundary to `error_cap` bytes, and its length in
+ * `*error_len`. `PW_BAD_SCHEMA` when the validator refuses the schema (`pw_schema_check` says
+ * why), `PW_INVALID_JSON` when the value is not JSON: nothing written with those.
+ *
+ * The caller must pass `schema` valid for `schema_len` reads, `value` for `value_len` reads,
+ * `error` for `error_cap` writes and `error_len` for one write, the two outputs apart from
+ * each other and from the inputs.
+ */
+pw_result pw_schema_validate(const uint8_t *schema,
+                             size_t schema_len,
+                             const uint8_t *value,
+                             size_t value_len,
+                             uint8_t *error,
+                             size_t error_cap,
+                             size_t *error_len);
+
+/**
  * The size in bytes of the memory block `pw_line_splitter_init` needs.
  */
 size_t pw_line_splitter_size(void);
@@ -2672,12 +2814,14 @@ pw_result pw_wrapper_config_default(struct pw_wrapper_config *out);
 /**
  * Places a wrapper in `mem` (at least `pw_wrapper_size(cfg, slots, n_tools)` bytes, aligned to
  * `pw_wrapper_align()`) and sets `*out` to it. The tools are copied into the block but their
- * names are borrowed; `hooks` is copied. On any error nothing is written to `*out`.
+ * names and schemas are borrowed; `hooks` is copied. A schema the validator refuses gives
+ * `PW_BAD_SCHEMA` before anything is written (`pw_schema_check` says why). On any error
+ * nothing is written to `*out`.
  *
  * The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the wrapper is
  * used and touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools`
- * for `n_tools` reads, each name for `name.len` reads for as long as the wrapper is used;
- * `out` for one write.
+ * for `n_tools` reads, each name for `name.len` reads and each schema for `schema.len` reads
+ * for as long as the wrapper is used; `out` for one write.
  */
 pw_result pw_wrapper_init(void *mem,
                           size_t mem_len,
@@ -3179,6 +3323,33 @@ size_t pw_mcp_in_flight(const struct pw_mcp *c);
  * The caller must pass `c` from `pw_mcp_init`, not used concurrently.
  */
 size_t pw_mcp_queued(const struct pw_mcp *c);
+
+/**
+ * The bytes of memory `pw_mcp_set_output_schemas` needs for `n` schemas, in `*out_size`.
+ *
+ * The caller must pass `out_size` valid for one write.
+ */
+pw_result pw_mcp_output_schemas_size(size_t n, size_t *out_size);
+
+/**
+ * Registers the output schemas results are checked against (SPEC §11), replacing any
+ * earlier ones (`n` 0 removes them): a result whose `structuredContent` does not satisfy its
+ * tool's schema fails the call with `Tool <name> returned a result that does not match its
+ * output schema: <where>: <why>`. The schemas are read into `mem` (at least
+ * `pw_mcp_output_schemas_size(n)` bytes, aligned to `PW_MAX_ALIGN`), which the client then
+ * uses. A schema the validator refuses gives `PW_BAD_SCHEMA` (`pw_schema_check` says why), a
+ * name that is not UTF-8 `PW_TEXT_NOT_UTF8`: nothing changed.
+ *
+ * The caller must pass `c` from `pw_mcp_init`, not used concurrently; `mem` valid for writes
+ * of `mem_len` bytes, outside the client's block, and each name and schema readable, all
+ * unchanged and touched by nothing else until the client is no longer used or this function
+ * is called again; `schemas` valid for `n` reads.
+ */
+pw_result pw_mcp_set_output_schemas(struct pw_mcp *c,
+                                    void *mem,
+                                    size_t mem_len,
+                                    const struct pw_mcp_output_schema *schemas,
+                                    size_t n);
 
 /**
  * The size of the block `pw_mcp_http_init` needs for `cfg`, `calls` call slots and

@@ -169,7 +169,7 @@ step "miri: the C ABI's unsafe code, exercised as C would call it, and the core"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 rustup +nightly component list --installed | grep -q '^miri' || rustup +nightly component add miri rust-src
 cargo +nightly miri test --quiet -p polyweave-tool-adapter-ffi --lib --test abi --test wrapper_api --test call_api \
-  --test decoder_api --test mcp_api --test mcp_http_api --test request_api
+  --test decoder_api --test mcp_api --test mcp_http_api --test request_api --test schema_api
 echo "   miri: the core's unit tests"
 cargo +nightly miri test --quiet -p polyweave-tool-adapter --lib
 

@@ -294,6 +294,9 @@ export const C = {
   pollEvent: fn('pw_wrapper_poll_event', ['i', 'o']),
   traceEntry: fn('pw_wrapper_trace_entry', ['i', 'i', 'o']),
   frameKind: fn('pw_frame_peek_kind', ['b', 'n', 'n', 'n']),
+  // JSON Schema (wrapper.mjs: tools' schemas, `validate`)
+  schemaCheck: fn('pw_schema_check', ['b', 'o']),
+  schemaValidate: fn('pw_schema_validate', ['b', 'b', 'i', 'i', 'n']),
   frameValidate: fn('pw_frame_validate', ['b', 'i', 'n']),
   // stream decoders and item encoders (decode.mjs)
   decoderConfigDefault: fn('pw_decoder_config_default', ['o']),

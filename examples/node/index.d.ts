@@ -61,6 +61,12 @@ export function version(): string;
 export interface PolyweaveError extends Error {
   code: string;
   errno?: number;
+  /** `'PW_BAD_SCHEMA'`: why the validator refuses the schema (`'PW_SCHEMA_ERROR_REMOTE_REF'`...). */
+  kind?: string;
+  /** `'PW_BAD_SCHEMA'`: where, a byte offset in the schema's UTF-8 text. */
+  offset?: number;
+  /** `'PW_BAD_SCHEMA'` from `createToolAdapterWrapper`: the tool whose schema it is. */
+  tool?: string;
 }
 
 /** `this` of a tool, a hook and a callback. */
@@ -80,10 +86,20 @@ export type SyncTool = (this: CallContext, args: any) => unknown;
 /** A deferred tool: `async (args) => result` or `(args, cb) => void`. */
 export type AsyncTool = (this: CallContext, args: any) => Promise<unknown>;
 export type CallbackTool = (this: CallContext, args: any, cb: Callback) => void;
+/** A JSON Schema (SPEC §11): its JSON text, `raw(text)`, or a value (`JSON.stringify`d once). */
+export type SchemaInput = string | object | boolean;
 export type AdapterTool =
   | Duplex
-  | { adapter: Duplex | ((this: CallContext, ctx: CallContext) => Duplex); timeoutMs?: number };
-export type Tool = SyncTool | AsyncTool | CallbackTool | AdapterTool;
+  | { adapter: Duplex | ((this: CallContext, ctx: CallContext) => Duplex); timeoutMs?: number; schema?: SchemaInput };
+/**
+ * A function tool with its input schema: a call whose args do not satisfy it completes at once
+ * with `Tool <name> arguments are invalid: <where>: <why>`, and `fn` never sees it.
+ */
+export interface SchemaTool {
+  fn: SyncTool | AsyncTool | CallbackTool;
+  schema?: SchemaInput;
+}
+export type Tool = SyncTool | AsyncTool | CallbackTool | AdapterTool | SchemaTool;
 
 /** A manual clock (test-only): nothing fires by itself; `tick()` gives the clock. */
 export interface Clock {
@@ -156,6 +172,12 @@ export interface ToolAdapterWrapper extends Duplex {
   readonly isClosed: boolean;
 }
 
+/**
+ * Checks `value` (a JS value, or `raw(text)`) against `schema`: `null` when it satisfies it,
+ * else why (`'/city: expected string'`). Throws `PW_BAD_SCHEMA` (`kind`, `offset`) for a schema
+ * the validator refuses, `PW_INVALID_JSON` for a `raw` value that is not JSON.
+ */
+export function validate(schema: SchemaInput, value: unknown): string | null;
 /** Wraps an LLM adapter duplex: TOOL_CALL frames on its response path go to the registered tools. */
 export function createToolAdapterWrapper(innerDuplex: Duplex, options?: WrapperOptions): ToolAdapterWrapper;
 

@@ -3,6 +3,7 @@
 // continue prompts, timeouts, cancel, round limits and the trace all happen in the C library.
 import {
   C,
+  ENUMS,
   PW,
   Stable,
   alignOffset,
@@ -28,7 +29,7 @@ import {
 } from './binding.mjs';
 import { realClock, clockOf } from './clock.mjs';
 import { createSource, isDuplex } from './duplex.mjs';
-import { frameBytes, frameOf, resultJSON, valueOf } from './raw.mjs';
+import { frameBytes, frameOf, rawText, resultJSON, valueOf } from './raw.mjs';
 
 function messageOf(err) {
   if (err instanceof Error) return err.message;
@@ -67,6 +68,55 @@ const freeBlocks = new FinalizationRegistry(release);
 const isAsyncFunction = (fn) => Object.prototype.toString.call(fn) === '[object AsyncFunction]';
 const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
 
+// ------------------------------------------------------------ JSON Schema (SPEC §11)
+
+const SCHEMA_KINDS = new Map(Object.entries(ENUMS.pw_schema_error_kind ?? {}).map(([k, v]) => [v, k]));
+
+/** A schema's UTF-8 JSON text: a string as is, `raw(text)` or an object carrying its text, else a value's JSON. */
+const schemaBytes = (v) => utf8(typeof v === 'string' ? v : rawText(v));
+
+/**
+ * Throws, for a schema the validator refuses, the error `PW_BAD_SCHEMA` with `kind` (the C
+ * name of why: `'PW_SCHEMA_ERROR_REMOTE_REF'`...) and `offset` (in the schema's UTF-8 text).
+ */
+function checkSchema(bytes, what) {
+  const e = {};
+  const r = C.schemaCheck(bytes, e);
+  if (r === PW.OK) return;
+  if (r !== PW.BAD_SCHEMA) throw pwError(what, r);
+  const kind = SCHEMA_KINDS.get(e.kind) ?? `PW_SCHEMA_ERROR_${e.kind}`;
+  const err = pwError(`${what} is refused at byte ${e.at} (${kind})`, r);
+  err.kind = kind;
+  err.offset = e.at;
+  throw err;
+}
+
+/**
+ * Checks `value` (any JSON value: a JS value is written by `JSON.stringify`, `raw(text)` is
+ * taken as is) against `schema` (a JSON string, `raw(text)`, or an object): `null` when it
+ * satisfies it, else why, as the wrapper tells the model (`'/city: expected string'`,
+ * `'(args): missing required property "city"'`; a limit of the validator is refused the same
+ * way). Throws `PW_BAD_SCHEMA` (with `kind`, `offset`) for a schema the validator refuses,
+ * `PW_INVALID_JSON` for a `raw` value that is not JSON.
+ */
+export function validate(schema, value) {
+  const s = schemaBytes(schema);
+  const v = utf8(rawText(value));
+  // The text quotes the value's path (each byte at most twice, as `~0`) and schema tokens.
+  const cap = 2 * (s.length + v.length) + 128;
+  const buf = new OutBuf(cap);
+  try {
+    const n = [0];
+    const r = C.schemaValidate(s, v, buf.ptr, cap, n);
+    if (r === PW.OK) return null;
+    if (r === PW.SCHEMA_INVALID || r === PW.SCHEMA_LIMIT) return buf.text(n[0]);
+    if (r === PW.BAD_SCHEMA) checkSchema(s, 'validate: the schema');
+    throw pwError('validate: the value', r);
+  } finally {
+    buf.free();
+  }
+}
+
 /**
  * A JS tool registration, classified as the JS package does (`fn.length > 1`: the callback form),
  * with one split the C library needs: a plain function of at most one parameter (the package's
@@ -81,11 +131,16 @@ function classify(name, v) {
   }
   if (v !== null && typeof v === 'object' && 'adapter' in v) {
     const a = v.adapter;
-    if (typeof a === 'function') return { form: 'factory', factory: a, kind: PW.TOOL_KIND_ADAPTER, timeoutMs: v.timeoutMs };
-    if (isDuplex(a)) return { form: 'adapter', duplex: a, kind: PW.TOOL_KIND_ADAPTER, timeoutMs: v.timeoutMs };
+    const { timeoutMs, schema } = v;
+    if (typeof a === 'function') return { form: 'factory', factory: a, kind: PW.TOOL_KIND_ADAPTER, timeoutMs, schema };
+    if (isDuplex(a)) return { form: 'adapter', duplex: a, kind: PW.TOOL_KIND_ADAPTER, timeoutMs, schema };
+  }
+  // `{ fn, schema }`: a function tool of any form, its calls' args checked first (SPEC §11).
+  if (v !== null && typeof v === 'object' && 'fn' in v && typeof v.fn === 'function') {
+    return { ...classify(name, v.fn), schema: v.schema };
   }
   if (isDuplex(v)) return { form: 'adapter', duplex: v, kind: PW.TOOL_KIND_ADAPTER };
-  throw new TypeError(`Tool ${JSON.stringify(name)} must be a function, { adapter: duplex }, or a duplex`);
+  throw new TypeError(`Tool ${JSON.stringify(name)} must be a function, { fn, schema }, { adapter: duplex }, or a duplex`);
 }
 
 /**
@@ -175,6 +230,19 @@ class ToolAdapterWrapper {
     const limits = { ...NODE_LIMITS, ...(options.limits ?? {}) };
     const tools = toolEntries(options.tools);
     this.tools = tools.map(([name, v]) => ({ name, ...classify(name, v), active: [], router: null }));
+    const schemas = this.tools.map((t) => (t.schema === undefined || t.schema === null ? null : schemaBytes(t.schema)));
+    // Each schema checked alone first: pw_wrapper_init says only PW_BAD_SCHEMA, not why or whose.
+    schemas.forEach((b, i) => {
+      if (b === null) return;
+      try {
+        checkSchema(b, `createToolAdapterWrapper: the schema of tool ${JSON.stringify(this.tools[i].name)}`);
+      } catch (e) {
+        this.outMem.free();
+        this.outBuf.free();
+        e.tool = this.tools[i].name;
+        throw e;
+      }
+    });
     const cfg = {};
     C.wrapperConfigDefault(cfg);
     // What is left out keeps pw_wrapper_config_default's value: the defaults are the C library's.
@@ -210,11 +278,14 @@ class ToolAdapterWrapper {
     }
     const align = Number(C.wrapperAlign());
     const names = this.tools.map((t) => utf8(t.name));
-    const nameMem = new Stable(names.reduce((n, b) => n + b.length, 0));
+    // The names and then the schemas, in one block: the C wrapper borrows both for its life.
+    const namesLen = names.reduce((n, b) => n + b.length, 0);
+    const nameMem = new Stable(namesLen + schemas.reduce((n, b) => n + (b === null ? 0 : b.length), 0));
     const mem = new Stable(Number(size[0]) + align);
     const reg = registerHooks();
     const syncIds = [];
     let off = 0;
+    let schemaOff = namesLen;
     const cTools = this.tools.map((t, i) => {
       nameMem.write(off, names[i]);
       const entry = {
@@ -223,7 +294,13 @@ class ToolAdapterWrapper {
         timeout_ms: t.timeoutMs ?? PW.TOOL_DEFAULT_TIMEOUT,
         call: 0,
         userdata: 0,
+        schema: null,
       };
+      if (schemas[i] !== null) {
+        nameMem.write(schemaOff, schemas[i]);
+        entry.schema = { ptr: nameMem.at(schemaOff), len: schemas[i].length };
+        schemaOff += schemas[i].length;
+      }
       if (t.kind === PW.TOOL_KIND_SYNC) {
         const s = registerSyncTool(reg.id, i);
         syncIds.push(s.id);

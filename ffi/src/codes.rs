@@ -13,8 +13,8 @@ use polyweave_tool_adapter::{CallError, Error, StorageError};
 /// later API slices can add codes without renumbering: 1-99 arguments and
 /// memory and configuration, 100-199 JSON and frames, 200-299 the line
 /// splitter, 300-399 the wrapper and its calls, 400-499 the stream decoders and item
-/// encoders, 500-599 the MCP client, 600-699 the conversation and requests, 900 and up
-/// internal failures.
+/// encoders, 500-599 the MCP client, 600-699 the conversation and requests, 700-799 JSON
+/// Schema validation, 900 and up internal failures.
 /// Use `pw_result_text` for a message.
 ///
 /// Retired numbers (never returned, never reused; `pw_result_text` calls them unknown):
@@ -193,12 +193,21 @@ pub enum pw_result {
     /// The conversation was changed (or given to a call that may change it) after the request
     /// was made: make the request again.
     PW_REQUEST_STALE = 624,
+    /// A schema the validator refuses (SPEC §11): not JSON, a keyword of the wrong shape, a
+    /// `$ref` to another document, a `pattern` it does not read; `pw_schema_check` says which
+    /// and where. Nothing changed.
+    PW_BAD_SCHEMA = 700,
+    /// The value does not satisfy the schema (`pw_schema_validate` wrote why).
+    PW_SCHEMA_INVALID = 701,
+    /// A limit of the validator (depth, subschemas tried, pattern steps) stopped the check:
+    /// the value is neither shown valid nor invalid (`pw_schema_validate` wrote which).
+    PW_SCHEMA_LIMIT = 702,
     /// A Rust panic was caught at the C boundary (a bug: please report it); outputs are unspecified.
     PW_PANIC = 900,
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [pw_result; 71] = [
+const ALL_RESULTS: [pw_result; 74] = [
     pw_result::PW_OK,
     pw_result::PW_NULL_POINTER,
     pw_result::PW_BUFFER_TOO_SMALL,
@@ -269,6 +278,9 @@ const ALL_RESULTS: [pw_result; 71] = [
     pw_result::PW_REQUEST_BAD_EXTRA,
     pw_result::PW_REQUEST_EXTRA_CLASH,
     pw_result::PW_REQUEST_STALE,
+    pw_result::PW_BAD_SCHEMA,
+    pw_result::PW_SCHEMA_INVALID,
+    pw_result::PW_SCHEMA_LIMIT,
     pw_result::PW_PANIC,
 ];
 
@@ -377,6 +389,9 @@ impl pw_result {
                 "request: an extra member names one the library writes"
             }
             pw_result::PW_REQUEST_STALE => "request: the conversation changed since it was made",
+            pw_result::PW_BAD_SCHEMA => "schema: not one the validator reads whole",
+            pw_result::PW_SCHEMA_INVALID => "schema: the value does not satisfy it",
+            pw_result::PW_SCHEMA_LIMIT => "schema: a limit of the validator stopped the check",
             pw_result::PW_PANIC => "internal panic caught at the C boundary",
         }
     }

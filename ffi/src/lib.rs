@@ -16,13 +16,14 @@
 //!   (0) or a code saying why not. Codes are stable, numbered in groups
 //!   (1–99 arguments and memory, 100–199 JSON and frames, 200–299 the line
 //!   splitter, 300–399 the wrapper, 400–499 the stream decoders, 500–599 the MCP
-//!   client, 600–699 the conversation and requests, 900+ internal) and never
+//!   client, 600–699 the conversation and requests, 700–799 JSON Schema, 900+ internal) and never
 //!   reused; [`pw_result_text`] writes a message for any code. Other outputs
 //!   go through out-pointers.
 //! - **Outputs.** Out-pointers are written only on `PW_OK`, except where a
 //!   function documents more (the needed size with `PW_BUFFER_TOO_SMALL`, a
 //!   line length with `PW_LINE_TOO_LONG`, an error offset, a refused
-//!   declaration's index from `pw_request_init`). On every other
+//!   declaration's index from `pw_request_init`, a refused schema's kind and offset from
+//!   `pw_schema_check`, a verdict's text from `pw_schema_validate`). On every other
 //!   error nothing at all is written. Text is UTF-8 with an explicit length,
 //!   never NUL-terminated (except the static C strings of [`pw_version`] and
 //!   [`pw_mcp_protocol_version`]).
@@ -81,6 +82,7 @@
 //! | [`pw_frame_validate`] | validates a whole frame, gives its kind |
 //! | [`pw_tool_call_fields`] | id / name / args spans of a validated `TOOL_CALL` |
 //! | [`pw_json_string_decode`] | decodes a JSON string token into a buffer |
+//! | [`pw_schema_check`], [`pw_schema_validate`] | whether the validator reads a schema (why not, where); a value checked against it, `<where>: <why>` (SPEC §11) |
 //! | [`pw_line_splitter_size`], [`pw_line_splitter_align`], [`pw_line_splitter_init`] | an NDJSON line splitter in host memory |
 //! | [`pw_line_splitter_feed`], [`pw_line_splitter_next_line`], [`pw_line_splitter_finish`] | NDJSON lines from a byte stream |
 //! | [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_max_frame_len`], [`pw_decoder_config_default`], [`pw_decoder_config_fit`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
@@ -99,6 +101,7 @@
 //! | [`pw_mcp_size`], [`pw_mcp_align`], [`pw_mcp_max_frame_len`], [`pw_mcp_max_line_len`], [`pw_mcp_config_default`], [`pw_mcp_config_fit`], [`pw_mcp_init`] | an MCP client (SPEC §9) serving a wrapper's adapter tools, in host memory |
 //! | [`pw_mcp_start`], [`pw_mcp_feed`], [`pw_mcp_handle_frame`], [`pw_mcp_handle_closed`], [`pw_mcp_handle_timeout`] | start-up, the server's bytes, the wrapper's adapter frames, the transport's end, the clock (the start-up's `server/discover` only) |
 //! | [`pw_mcp_poll_transmit`], [`pw_mcp_poll_frame`], [`pw_mcp_poll_event`] | lines for the server, frames for the wrapper, tools and notifications |
+//! | [`pw_mcp_output_schemas_size`], [`pw_mcp_set_output_schemas`] | tools' output schemas results are checked against (SPEC §11), in memory the host hands in |
 //! | [`pw_mcp_state`], [`pw_mcp_protocol_version`], [`pw_mcp_poll_timeout`], [`pw_mcp_get_stats`], [`pw_mcp_in_flight`], [`pw_mcp_queued`] | state, the revision spoken, the start-up's deadline, counters |
 //! | [`pw_mcp_http_size`], [`pw_mcp_http_init`], [`pw_mcp_max_headers_len`], [`pw_mcp_is_http`] | the MCP client over Streamable HTTP (SPEC §9.11), in host memory with its response streams |
 //! | [`pw_mcp_poll_request`], [`pw_mcp_handle_response`], [`pw_mcp_feed_response`], [`pw_mcp_handle_response_end`] | POSTs to make or responses to close; each response's head, body pieces and end |
@@ -149,6 +152,8 @@ mod boundary;
 mod enums;
 // JSON and frames, stateless.
 mod frame;
+// JSON Schema validation, stateless.
+mod schema;
 // pw_line_splitter.
 mod line_splitter;
 // pw_decoder.
@@ -218,11 +223,12 @@ pub use mcp::{
     pw_mcp, pw_mcp_align, pw_mcp_config, pw_mcp_config_default, pw_mcp_config_fit, pw_mcp_event,
     pw_mcp_feed, pw_mcp_frame, pw_mcp_get_stats, pw_mcp_handle_closed, pw_mcp_handle_frame,
     pw_mcp_handle_timeout, pw_mcp_handled, pw_mcp_in_flight, pw_mcp_init, pw_mcp_max_frame_len,
-    pw_mcp_max_line_len, pw_mcp_poll_event, pw_mcp_poll_frame, pw_mcp_poll_timeout,
-    pw_mcp_poll_transmit, pw_mcp_protocol_version, pw_mcp_queued, pw_mcp_size, pw_mcp_start,
-    pw_mcp_state, pw_mcp_stats, PW_MCP_CLIENT_TEXT_CAP, PW_MCP_DEFAULT_CURSOR_CAP,
-    PW_MCP_DEFAULT_LINE_CAP, PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP,
-    PW_MCP_DEFAULT_START_TIMEOUT_MS, PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP,
+    pw_mcp_max_line_len, pw_mcp_output_schema, pw_mcp_output_schemas_size, pw_mcp_poll_event,
+    pw_mcp_poll_frame, pw_mcp_poll_timeout, pw_mcp_poll_transmit, pw_mcp_protocol_version,
+    pw_mcp_queued, pw_mcp_set_output_schemas, pw_mcp_size, pw_mcp_start, pw_mcp_state,
+    pw_mcp_stats, PW_MCP_CLIENT_TEXT_CAP, PW_MCP_DEFAULT_CURSOR_CAP, PW_MCP_DEFAULT_LINE_CAP,
+    PW_MCP_DEFAULT_NAME_CAP, PW_MCP_DEFAULT_OUTBOX_CAP, PW_MCP_DEFAULT_START_TIMEOUT_MS,
+    PW_MCP_MAX_BASE_SIZE, PW_MCP_MAX_OUTPUT_SCHEMA_SIZE, PW_MCP_MAX_SLOT_SIZE, PW_MCP_METHOD_CAP,
     PW_MCP_MIN_OUTBOX,
 };
 pub use mcp_http::{
@@ -235,6 +241,7 @@ pub use request::{
     pw_request_len, pw_request_options, pw_request_options_default, pw_request_size,
     pw_request_write, PW_REQUEST_MAX_BASE_SIZE, PW_REQUEST_MAX_DECLARATION_SIZE,
 };
+pub use schema::{pw_schema_check, pw_schema_error, pw_schema_error_kind, pw_schema_validate};
 pub use shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
 pub use tool::{pw_sync_fn, pw_tool, pw_writer, pw_writer_write, PW_TOOL_DEFAULT_TIMEOUT};
 pub use wrapper::{

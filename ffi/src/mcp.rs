@@ -12,18 +12,19 @@
 use core::ffi::{c_char, c_void, CStr};
 use core::mem::{align_of, size_of};
 
+use polyweave_tool_adapter::json::schema::Schema;
 use polyweave_tool_adapter::mcp::http::McpStream;
 use polyweave_tool_adapter::mcp::{
-    McpClient, McpClientInfo, McpConfig, McpEvent, McpFailure, McpHandled, McpRevision, McpSlot,
-    McpStartError, McpState, McpStats, McpToolSkip, CLIENT_TEXT_CAP, PROTOCOL_VERSION_2026,
-    SUPPORTED_VERSIONS,
+    McpClient, McpClientInfo, McpConfig, McpEvent, McpFailure, McpHandled, McpOutputSchema,
+    McpRevision, McpSlot, McpStartError, McpState, McpStats, McpToolSkip, CLIENT_TEXT_CAP,
+    PROTOCOL_VERSION_2026, SUPPORTED_VERSIONS,
 };
 use polyweave_tool_adapter::{CallHandle, Instant, StorageError};
 
 use crate::boundary::{
-    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_by_block_field,
-    placed_bytes_in_one_out, placed_one_out, placed_poll, query_placed, read_in, require_non_null,
-    span, with_placed, First,
+    disjoint, ffi, guard, in_bytes, out_bytes, out_slot, placed, placed_bytes_in_one_out,
+    placed_one_out, placed_poll, query_placed, read_in, require_non_null, span, with_placed, First,
+    Placed,
 };
 use crate::codes::pw_result;
 use crate::enums::{
@@ -134,9 +135,23 @@ pub struct pw_mcp {
     pub(crate) method: &'static mut [u8],
     /// Address and length of the whole block (inputs and outputs must not overlap it).
     block: (usize, usize),
+    /// Address and length of the memory `pw_mcp_set_output_schemas` last placed the output
+    /// schemas in (lent: inputs and outputs must not overlap it either).
+    outputs: (usize, usize),
 }
 
-placed_by_block_field!(pw_mcp);
+impl Placed for pw_mcp {
+    unsafe fn block(this: *const Self) -> (usize, usize) {
+        // SAFETY: `this` points at a placed client (trait contract); one field is copied, no
+        // reference made.
+        unsafe { (*this).block }
+    }
+
+    unsafe fn lent(this: *const Self) -> (usize, usize) {
+        // SAFETY: as in `block`.
+        unsafe { (*this).outputs }
+    }
+}
 
 /// `pw_mcp_config_default`'s `line_cap`: with the other `PW_MCP_DEFAULT_*` capacities,
 /// the configuration `PW_MCP_DEFAULT_SIZE_BOUND` sizes.
@@ -441,6 +456,7 @@ pub(crate) unsafe fn init(
                 client,
                 method,
                 block,
+                outputs: (0, 0),
             })
         };
         out.write(state);
@@ -1046,4 +1062,143 @@ pub unsafe extern "C" fn pw_mcp_in_flight(c: *const pw_mcp) -> usize {
 pub unsafe extern "C" fn pw_mcp_queued(c: *const pw_mcp) -> usize {
     // SAFETY: as the function's contract.
     unsafe { query_placed(c, 0, |c| c.client.queued()) }
+}
+
+/// One MCP tool's output schema for `pw_mcp_set_output_schemas`: the tool's name as the
+/// server lists it and its `outputSchema`'s JSON text, both borrowed.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_mcp_output_schema {
+    /// The tool's name (UTF-8).
+    pub tool: pw_str,
+    /// Its output schema's JSON text.
+    pub schema: pw_str,
+}
+
+/// An upper bound, on every target, of the bytes per schema `pw_mcp_set_output_schemas` places
+/// in the memory it is given (`n * PW_MCP_MAX_OUTPUT_SCHEMA_SIZE` bytes, `PW_MAX_ALIGN`
+/// aligned, always do).
+pub const PW_MCP_MAX_OUTPUT_SCHEMA_SIZE: usize = 96;
+
+// The two arrays, and the padding between them (under 8), for one schema and more.
+const _: () = assert!(
+    size_of::<McpOutputSchema<'static>>() + size_of::<Schema<'static>>() + 7
+        <= PW_MCP_MAX_OUTPUT_SCHEMA_SIZE
+);
+const _: () = assert!(
+    align_of::<McpOutputSchema<'static>>() <= PW_MAX_ALIGN
+        && align_of::<Schema<'static>>() <= PW_MAX_ALIGN
+);
+
+/// Where the two arrays of `n` output schemas lie in their memory, and its length.
+fn output_layout(n: usize) -> Option<(usize, usize, usize)> {
+    let mut block = Block::starting_with::<()>();
+    let entries = block.array::<McpOutputSchema<'static>>(n)?;
+    let schemas = block.array::<Schema<'static>>(n)?;
+    Some((entries, schemas, block.len()))
+}
+
+/// The bytes of memory `pw_mcp_set_output_schemas` needs for `n` schemas, in `*out_size`.
+///
+/// The caller must pass `out_size` valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_output_schemas_size(n: usize, out_size: *mut usize) -> pw_result {
+    ffi(|| {
+        require_non_null!(out_size);
+        let (_, _, len) = output_layout(n).ok_or(pw_result::PW_TOO_MANY)?;
+        // SAFETY: the caller hands `out_size` for one write.
+        unsafe { write_out(out_size, len) }.ok()
+    })
+}
+
+/// Registers the output schemas results are checked against (SPEC §11), replacing any
+/// earlier ones (`n` 0 removes them): a result whose `structuredContent` does not satisfy its
+/// tool's schema fails the call with `Tool <name> returned a result that does not match its
+/// output schema: <where>: <why>`. The schemas are read into `mem` (at least
+/// `pw_mcp_output_schemas_size(n)` bytes, aligned to `PW_MAX_ALIGN`), which the client then
+/// uses. A schema the validator refuses gives `PW_BAD_SCHEMA` (`pw_schema_check` says why), a
+/// name that is not UTF-8 `PW_TEXT_NOT_UTF8`: nothing changed.
+///
+/// The caller must pass `c` from `pw_mcp_init`, not used concurrently; `mem` valid for writes
+/// of `mem_len` bytes, outside the client's block, and each name and schema readable, all
+/// unchanged and touched by nothing else until the client is no longer used or this function
+/// is called again; `schemas` valid for `n` reads.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_mcp_set_output_schemas(
+    c: *mut pw_mcp,
+    mem: *mut c_void,
+    mem_len: usize,
+    schemas: *const pw_mcp_output_schema,
+    n: usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(c, mem, schemas);
+        let (entries_at, schemas_at, need) = output_layout(n).ok_or(pw_result::PW_TOO_MANY)?;
+        let region = block_at(mem, mem_len, need, PW_MAX_ALIGN)?;
+        if !schemas.is_aligned() {
+            return Err(pw_result::PW_STORAGE_MISALIGNED);
+        }
+        disjoint(&[region], &[span(schemas, n)])?;
+        // The memory the client holds now may be given again: it is checked against the
+        // block alone, and let go before it is written.
+        // SAFETY: the caller hands `c` from `pw_mcp_init`, used by nothing else.
+        let m = unsafe { placed(c, &[span(schemas, n)]) }?;
+        disjoint(&[m.block], &[region])?;
+        // SAFETY: the caller hands `schemas` for `n` reads, aligned (checked).
+        let given = unsafe { core::slice::from_raw_parts(schemas, n) };
+        // Every entry read first, so that a refused one changes nothing.
+        for e in given {
+            // SAFETY: the caller keeps each text readable while the client is used.
+            unsafe { read_output_schema(e) }?;
+        }
+        m.client.set_output_schemas(&[]);
+        let base = mem.cast::<u8>();
+        // SAFETY: `mem` holds `need` bytes (checked), aligned to `PW_MAX_ALIGN`, which both
+        // arrays' offsets respect; the client no longer refers to it (just above).
+        let (entry_mem, schema_mem) = unsafe {
+            (
+                base.add(entries_at).cast::<McpOutputSchema<'static>>(),
+                base.add(schemas_at).cast::<Schema<'static>>(),
+            )
+        };
+        for (i, e) in given.iter().enumerate() {
+            // SAFETY: as in the first pass.
+            let (tool, schema) = unsafe { read_output_schema(e) }?;
+            // SAFETY: slot `i` of each array is in `mem` (layout) and written once; the caller
+            // keeps `mem` for the client.
+            unsafe {
+                schema_mem.add(i).write(schema);
+                entry_mem.add(i).write(McpOutputSchema {
+                    tool,
+                    schema: &*schema_mem.add(i),
+                });
+            }
+        }
+        // SAFETY: the first `n` entries were written just above.
+        let table: &'static [McpOutputSchema<'static>] =
+            unsafe { core::slice::from_raw_parts(entry_mem, n) };
+        m.client.set_output_schemas(table);
+        m.outputs = region;
+        Ok(())
+    })
+}
+
+/// An output schema's name and schema, read.
+///
+/// # Safety
+///
+/// Both texts must be readable for their lengths for `'static` (the client's life).
+unsafe fn read_output_schema(
+    e: &pw_mcp_output_schema,
+) -> Result<(&'static str, Schema<'static>), pw_result> {
+    // SAFETY: as the function's contract.
+    let (tool, text) = unsafe {
+        (
+            in_bytes(e.tool.ptr, e.tool.len)?,
+            in_bytes(e.schema.ptr, e.schema.len)?,
+        )
+    };
+    let tool = core::str::from_utf8(tool).map_err(|_| pw_result::PW_TEXT_NOT_UTF8)?;
+    let schema = Schema::new(text).map_err(|_| pw_result::PW_BAD_SCHEMA)?;
+    Ok((tool, schema))
 }

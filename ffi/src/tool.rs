@@ -31,8 +31,8 @@ pub type pw_sync_fn = Option<
     ) -> raw::pw_tool_status,
 >;
 
-/// One registered tool. The name's bytes are borrowed: they must stay valid and unchanged
-/// while the wrapper is used.
+/// One registered tool. The name's and the schema's bytes are borrowed: they must stay valid
+/// and unchanged while the wrapper is used.
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct pw_tool {
@@ -46,6 +46,11 @@ pub struct pw_tool {
     pub call: pw_sync_fn,
     /// Passed to `call` as is.
     pub userdata: *mut c_void,
+    /// Its input schema's JSON text (SPEC §11), or length 0 for none: a call whose args do
+    /// not satisfy it completes at once with `Tool <name> arguments are invalid: <where>:
+    /// <why>`, unrun. `pw_wrapper_init` refuses one the validator refuses (`PW_BAD_SCHEMA`;
+    /// `pw_schema_check` says why).
+    pub schema: pw_str,
 }
 
 /// A sync tool registered from C.

@@ -11,6 +11,7 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
+use polyweave_tool_adapter::json::schema::Schema;
 use polyweave_tool_adapter::wrapper::{CallInfo, HookEvent, HookLog, Hooks, Log, Logged, Tool};
 use polyweave_tool_adapter::wrapper::{
     Completed, Disposition, Event, PendingKind, Slot, Wrapper, WrapperConfig as Config,
@@ -263,6 +264,7 @@ struct Layout {
     slots: usize,
     tools: usize,
     syncs: usize,
+    schemas: usize,
     arena: usize,
     arena_len: usize,
     log: usize,
@@ -308,11 +310,16 @@ pub const PW_WRAPPER_MAX_SLOT_SIZE: usize = 64;
 /// An upper bound, on every target, of the block's bytes per registered tool.
 pub const PW_WRAPPER_MAX_TOOL_SIZE: usize = 128;
 
-const _: () = assert!(size_of::<pw_wrapper>() + 3 * 7 <= PW_WRAPPER_MAX_BASE_SIZE);
+// The padding before each of the four typed arrays (slots, tools, syncs, schemas): under 8.
+const _: () = assert!(size_of::<pw_wrapper>() + 4 * 7 <= PW_WRAPPER_MAX_BASE_SIZE);
 const _: () = assert!(size_of::<Slot>() <= PW_WRAPPER_MAX_SLOT_SIZE);
-const _: () = assert!(size_of::<Tool<'static>>() + size_of::<CSync>() <= PW_WRAPPER_MAX_TOOL_SIZE);
+const _: () = assert!(
+    size_of::<Tool<'static>>() + size_of::<CSync>() + size_of::<Schema<'static>>()
+        <= PW_WRAPPER_MAX_TOOL_SIZE
+);
 const _: () =
     assert!(align_of::<pw_wrapper>() <= PW_MAX_ALIGN && align_of::<Slot>() <= PW_MAX_ALIGN);
+const _: () = assert!(align_of::<Schema<'static>>() <= PW_MAX_ALIGN);
 
 impl Layout {
     fn of(cfg: &Config, log_len: usize, slots: usize, tools: usize) -> Option<Self> {
@@ -322,6 +329,7 @@ impl Layout {
             slots: block.array::<Slot>(slots)?,
             tools: block.array::<Tool<'static>>(tools)?,
             syncs: block.array::<CSync>(tools)?,
+            schemas: block.array::<Schema<'static>>(tools)?,
             arena: block.bytes(arena_len)?,
             arena_len,
             log: block.bytes(log_len)?,
@@ -362,6 +370,7 @@ pub extern "C" fn pw_wrapper_align() -> usize {
             .max(align_of::<Slot>())
             .max(align_of::<Tool<'static>>())
             .max(align_of::<CSync>())
+            .max(align_of::<Schema<'static>>())
     })
 }
 
@@ -410,12 +419,14 @@ pub(crate) unsafe fn read_config(
 
 /// Places a wrapper in `mem` (at least `pw_wrapper_size(cfg, slots, n_tools)` bytes, aligned to
 /// `pw_wrapper_align()`) and sets `*out` to it. The tools are copied into the block but their
-/// names are borrowed; `hooks` is copied. On any error nothing is written to `*out`.
+/// names and schemas are borrowed; `hooks` is copied. A schema the validator refuses gives
+/// `PW_BAD_SCHEMA` before anything is written (`pw_schema_check` says why). On any error
+/// nothing is written to `*out`.
 ///
 /// The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the wrapper is
 /// used and touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools`
-/// for `n_tools` reads, each name for `name.len` reads for as long as the wrapper is used;
-/// `out` for one write.
+/// for `n_tools` reads, each name for `name.len` reads and each schema for `schema.len` reads
+/// for as long as the wrapper is used; `out` for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_init(
     mem: *mut c_void,
@@ -445,17 +456,23 @@ pub unsafe extern "C" fn pw_wrapper_init(
         let out = unsafe { out_slot(out) }?;
         // SAFETY: the caller hands `tools` for `n_tools` reads, aligned (checked).
         let regs = unsafe { core::slice::from_raw_parts(tools, n_tools) };
+        // Every schema first, so that one refused leaves the block as it was.
+        for t in regs {
+            // SAFETY: the caller keeps each schema readable for as long as the wrapper is used.
+            unsafe { tool_schema(t) }?;
+        }
         // SAFETY: the caller hands `hooks` for one read, aligned (checked); any bits are valid.
         let hooks = unsafe { hooks.read() };
         let base = mem.cast::<u8>();
         // SAFETY: `mem` holds `layout.total` bytes (checked) aligned to `pw_wrapper_align()`,
         // which every part's offset respects; the parts do not overlap; the caller gives the
         // block to the wrapper for as long as it is used ('static here).
-        let (slot_mem, tool_mem, sync_mem, arena, log) = unsafe {
+        let (slot_mem, tool_mem, sync_mem, schema_mem, arena, log) = unsafe {
             (
                 core::slice::from_raw_parts_mut(base.add(layout.slots).cast::<Slot>(), slots),
                 base.add(layout.tools).cast::<Tool<'static>>(),
                 base.add(layout.syncs).cast::<CSync>(),
+                base.add(layout.schemas).cast::<Schema<'static>>(),
                 out_bytes(base.add(layout.arena), layout.arena_len)?,
                 out_bytes(base.add(layout.log), layout.log_len)?,
             )
@@ -489,6 +506,20 @@ pub unsafe extern "C" fn pw_wrapper_init(
                 PW_TOOL_DEFAULT_TIMEOUT => tool,
                 ms => tool.with_timeout_ms(ms),
             };
+            // SAFETY: as in the first pass over the schemas.
+            let tool = match unsafe { tool_schema(t) }? {
+                Some(schema) => {
+                    // SAFETY: slot `i` of the schema table is in the block (layout) and written
+                    // once.
+                    let schema: &'static Schema<'static> = unsafe {
+                        let at = schema_mem.add(i);
+                        at.write(schema);
+                        &*at
+                    };
+                    tool.with_schema(schema)
+                }
+                None => tool,
+            };
             // SAFETY: entry `i` of the tool table is in the block (layout).
             unsafe { tool_mem.add(i).write(tool) };
         }
@@ -507,6 +538,23 @@ pub unsafe extern "C" fn pw_wrapper_init(
         out.write(state);
         Ok(())
     })
+}
+
+/// A registration's schema read by the validator: `None` for length 0, `PW_BAD_SCHEMA` for
+/// one it refuses.
+///
+/// # Safety
+///
+/// A non-empty `t.schema` must be readable for its length for `'static` (the wrapper's life).
+unsafe fn tool_schema(t: &pw_tool) -> Result<Option<Schema<'static>>, pw_result> {
+    if t.schema.len == 0 {
+        return Ok(None);
+    }
+    // SAFETY: as the function's contract.
+    let text = unsafe { in_bytes(t.schema.ptr, t.schema.len) }?;
+    Schema::new(text)
+        .map(Some)
+        .map_err(|_| pw_result::PW_BAD_SCHEMA)
 }
 
 impl pw_wrapper {

@@ -1061,3 +1061,88 @@ fn fitting_keeps_the_revision_and_its_timeout() {
         pw_result::PW_BAD_CONFIG
     );
 }
+
+/// SPEC §11 from C: output schemas read into memory the host hands in; a `structuredContent`
+/// that does not satisfy its tool's schema fails the call with the text SPEC gives. A refused
+/// schema or name, short, misaligned or overlapping memory change nothing; the memory is then
+/// lent (an input inside it is refused); it may be given again, and `n` 0 removes them.
+#[test]
+fn output_schemas_check_structured_content_in_memory_the_host_hands_in() {
+    let cfg = config();
+    let mut block = vec![0u64; size(&cfg, 2) / 8 + 1];
+    let c = started(&mut block, &cfg, 2);
+    let s = |tool: &'static str, schema: &'static str| pw_mcp_output_schema {
+        tool: support::span(tool),
+        schema: support::span(schema),
+    };
+    let entries = [s(
+        "echo",
+        r#"{"type":"object","required":["t"],"properties":{"t":{"type":"number"}}}"#,
+    )];
+    // SAFETY: valid pointers.
+    let need = written(|n| unsafe { pw_mcp_output_schemas_size(1, n) });
+    assert!(need > 0 && need <= PW_MCP_MAX_OUTPUT_SCHEMA_SIZE);
+    let mut mem = vec![0u64; need.div_ceil(8) + 1];
+    let m = mem.as_mut_ptr().cast::<c_void>();
+    let set = |mem: *mut c_void, len: usize, e: &[pw_mcp_output_schema]| {
+        // SAFETY: valid pointers; `mem` and the texts outlive the client.
+        unsafe { pw_mcp_set_output_schemas(c, mem, len, e.as_ptr(), e.len()) }
+    };
+    assert_eq!(set(m, need - 1, &entries), pw_result::PW_STORAGE_TOO_SMALL);
+    let odd = m.cast::<u8>().wrapping_add(1).cast::<c_void>();
+    assert_eq!(set(odd, need, &entries), pw_result::PW_STORAGE_MISALIGNED);
+    let over = block.as_mut_ptr().cast::<c_void>();
+    assert_eq!(set(over, need, &entries), pw_result::PW_STORAGE_OVERLAP);
+    assert_eq!(
+        set(m, need, &[s("echo", r#"{"$ref":"other.json"}"#)]),
+        pw_result::PW_BAD_SCHEMA
+    );
+    let bad_name = pw_mcp_output_schema {
+        tool: pw_str {
+            ptr: b"\xff".as_ptr(),
+            len: 1,
+        },
+        ..entries[0]
+    };
+    assert_eq!(set(m, need, &[bad_name]), pw_result::PW_TEXT_NOT_UTF8);
+    assert!(mem.iter().all(|w| *w == 0), "nothing written");
+    assert_eq!(set(m, need, &entries), pw_result::PW_OK);
+
+    handle(c, 1, 7, ECHO).unwrap();
+    assert!(transmit(c).is_some());
+    let structured = |id: u32, content: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"x\"}}],\"structuredContent\":{content}}}}}\n"
+        )
+    };
+    feed(c, &structured(3, r#"{"c":1}"#));
+    assert_eq!(
+        frame(c).unwrap(),
+        (
+            1,
+            7,
+            r#"{"type":"ERROR","content":{"message":"Tool echo returned a result that does not match its output schema: (result): missing required property \"t\""}}"#.into()
+        )
+    );
+    assert_eq!(frame(c), None, "an ERROR ends the call");
+    // An input inside the lent memory is refused before it is read.
+    let mut used = 0;
+    // SAFETY: refused before anything is read.
+    let r = unsafe { pw_mcp_feed(c, m.cast::<u8>().cast_const(), 1, &mut used) };
+    assert_eq!(r, pw_result::PW_STORAGE_OVERLAP);
+
+    // The same memory again, then none: a result passes unchecked.
+    assert_eq!(set(m, need, &entries), pw_result::PW_OK);
+    assert_eq!(set(m, need, &[]), pw_result::PW_OK);
+    handle(c, 1, 8, ECHO).unwrap();
+    assert!(transmit(c).is_some());
+    feed(c, &structured(4, r#"{"c":1}"#));
+    assert_eq!(
+        frame(c).unwrap(),
+        (
+            1,
+            8,
+            r#"{"type":"TOOL_RESULT","content":{"name":"echo","result":{"c":1}}}"#.into()
+        )
+    );
+}

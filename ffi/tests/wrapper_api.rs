@@ -71,6 +71,10 @@ fn tools() -> [pw_tool; 4] {
         timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
         call,
         userdata: ptr::null_mut(),
+        schema: pw_str {
+            ptr: ptr::null(),
+            len: 0,
+        },
     };
     [
         t("echo", PW_TOOL_KIND_SYNC as u32, Some(echo)),
@@ -191,6 +195,134 @@ fn complete(
         pw_result::PW_OK => Ok(c),
         e => Err(e),
     }
+}
+
+/// A tool's schema (SPEC §11): args that do not satisfy it complete the call at once with
+/// the validator's text, unrun (no event for a deferred tool); args that do run it. A schema
+/// the validator refuses is `PW_BAD_SCHEMA`, before anything is written: a wrapper in the
+/// block stays as it was.
+#[test]
+fn a_tool_schema_checks_its_args_and_a_refused_one_changes_nothing() {
+    let mut tools = tools();
+    tools[0].schema =
+        span(r#"{"type":"object","required":["city"],"properties":{"city":{"type":"string"}}}"#);
+    tools[2].schema = span(r#" {"properties":{"days":{"type":"integer","minimum":1}}} "#);
+    let cfg = config();
+    let mut block = Block::new(size(&cfg, 2, tools.len()));
+    let mut seen = Seen::default();
+    let w = make(&mut block, &tools, &mut seen);
+    let call = |now, id: &str, name: &str, args: &str| {
+        let frame = format!(
+            r#"{{"type":"TOOL_CALL","content":{{"id":"{id}","name":"{name}","args":{args}}}}}"#
+        );
+        let d = respond(w, now, &frame).unwrap();
+        assert_eq!(
+            (d.kind, d.has_handle),
+            (PW_DISPOSITION_INTERCEPTED, 0),
+            "{frame}"
+        );
+        drain(w).into_iter().next().unwrap()
+    };
+    assert_eq!(
+        call(0, "a", "echo", r#"{"city":7}"#),
+        (
+            PW_ROUTE_MODEL,
+            r#"{"type":"TOOL_RESULT","content":{"id":"a","name":"echo","error":"Tool echo arguments are invalid: /city: expected string"}}"#.into()
+        )
+    );
+    assert_eq!(
+        call(1, "b", "echo", "{}"),
+        (
+            PW_ROUTE_MODEL,
+            r#"{"type":"TOOL_RESULT","content":{"id":"b","name":"echo","error":"Tool echo arguments are invalid: (args): missing required property \"city\""}}"#.into()
+        )
+    );
+    assert_eq!(
+        call(2, "c", "later", r#"{"days":0}"#),
+        (
+            PW_ROUTE_MODEL,
+            r#"{"type":"TOOL_RESULT","content":{"id":"c","name":"later","error":"Tool later arguments are invalid: /days: must be >= 1"}}"#.into()
+        )
+    );
+    assert!(event(w).is_none(), "an invalid call is never started");
+    assert_eq!(
+        call(3, "d", "echo", r#"{"city":"Paris"}"#),
+        (
+            PW_ROUTE_MODEL,
+            r#"{"type":"TOOL_RESULT","content":{"id":"d","name":"echo","result":{"city":"Paris"}}}"#.into()
+        )
+    );
+    let d = respond(
+        w,
+        4,
+        r#"{"type":"TOOL_CALL","content":{"id":"e","name":"later","args":{"days":2}}}"#,
+    )
+    .unwrap();
+    assert_eq!(d.has_handle, 1);
+    assert_eq!(text(&event(w).unwrap().args), r#"{"days":2}"#);
+    // Each completed call queues its result and the round's two prompts.
+    assert_eq!(
+        seen.0,
+        [
+            "call 0 echo seq 0",
+            r#"result 0 1 Tool echo arguments are invalid: /city: expected string"#,
+            "call 1 echo seq 3",
+            r#"result 1 1 Tool echo arguments are invalid: (args): missing required property "city""#,
+            "call 2 later seq 6",
+            "result 2 1 Tool later arguments are invalid: /days: must be >= 1",
+            "call 3 echo seq 9",
+            r#"result 3 0 {"city":"Paris"}"#,
+            "call 4 later seq 12",
+        ]
+    );
+
+    // Refused schemas: a $ref to another document, a keyword of the wrong shape, not JSON.
+    for bad in [
+        r#"{"$ref":"https://example.com/s.json"}"#,
+        r#"{"minimum":"1"}"#,
+        r#"{"type":"#,
+    ] {
+        let mut bad_tools = tools;
+        bad_tools[3].schema = span(bad);
+        let hooks = pw_hooks {
+            userdata: ptr::null_mut(),
+            on_tool_call: None,
+            on_tool_result: None,
+        };
+        let init = |block: &mut Block| {
+            let mut out = ptr::null_mut();
+            // SAFETY: valid pointers; the block outlives the call.
+            let r = unsafe {
+                pw_wrapper_init(
+                    block.ptr(),
+                    block.len(),
+                    &cfg,
+                    2,
+                    bad_tools.as_ptr(),
+                    bad_tools.len(),
+                    &hooks,
+                    &mut out,
+                )
+            };
+            assert_eq!(r, pw_result::PW_BAD_SCHEMA, "{bad}");
+            assert!(out.is_null());
+        };
+        // Into a block of a known pattern, which stays whole; and over the live wrapper.
+        let mut fresh = Block::new(block.len());
+        fresh.0.fill(0xA5A5_A5A5_A5A5_A5A5);
+        init(&mut fresh);
+        assert!(
+            fresh.0.iter().all(|w| *w == 0xA5A5_A5A5_A5A5_A5A5),
+            "the block is untouched"
+        );
+        init(&mut block);
+    }
+    // The wrapper placed before is still whole: its pending call completes.
+    assert_eq!(complete(w, 5, d.handle, 0, "1"), Ok(0));
+    assert_eq!(
+        drain(w)[0].1,
+        r#"{"type":"TOOL_RESULT","content":{"id":"e","name":"later","result":1}}"#
+    );
 }
 
 #[test]
@@ -355,6 +487,7 @@ fn a_sync_a_deferred_and_an_adapter_call_round_trip() {
         unsafe { pw_wrapper_trace_entry(w, 3, ptr::from_mut(&mut std::mem::zeroed())) },
         pw_result::PW_NOTHING
     );
+    // Each completed call queues its result and the round's two prompts.
     assert_eq!(
         seen.0,
         [

@@ -57,6 +57,10 @@ impl CWrapper {
                 timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
                 call: Some(c_echo),
                 userdata: ptr::null_mut(),
+                schema: pw_str {
+                    ptr: ptr::null(),
+                    len: 0,
+                },
             })
             .collect();
         let mut cfg = MaybeUninit::uninit();

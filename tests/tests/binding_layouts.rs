@@ -37,7 +37,7 @@ enum Ty {
 }
 
 /// Names the header declares as `uint32_t`-sized enums.
-const ENUMS: [&str; 20] = [
+const ENUMS: [&str; 21] = [
     "pw_result",
     "pw_frame_kind",
     "pw_tool_kind",
@@ -58,6 +58,7 @@ const ENUMS: [&str; 20] = [
     "pw_mcp_post_kind",
     "pw_pushed",
     "pw_tool_choice",
+    "pw_schema_error_kind",
 ];
 
 /// A C type as written in the header or in a Python field declaration.

@@ -1,8 +1,6 @@
 //! MCP results checked against their tool's `outputSchema` (SPEC §11): the host registers the
 //! schemas it keeps; a `structuredContent` that does not satisfy its tool's fails the call.
 
-use core::fmt::{self, Write};
-
 use crate::frame::write::escaped_len;
 use crate::json::escape::escaped_prefix;
 use crate::json::schema::{Invalid, Schema};
@@ -50,24 +48,22 @@ pub(super) fn write_text(
     content: &[u8],
     cap: usize,
 ) {
-    struct Escaping<'s> {
-        sink: &'s mut dyn Sink,
-        left: usize,
-    }
-    impl Write for Escaping<'_> {
-        fn write_str(&mut self, text: &str) -> fmt::Result {
-            let n = escaped_prefix(text.as_bytes(), self.left);
-            put_escaped(self.sink, &text.as_bytes()[..n]);
-            self.left -= escaped_len(&text.as_bytes()[..n]);
-            match n < text.len() {
-                true => Err(fmt::Error),
-                false => Ok(()),
-            }
-        }
-    }
     s.put(b"Tool ");
     put_escaped(s, name);
     s.put(b" returned a result that does not match its output schema: ");
-    let shown = invalid.display(schema, content).with_root("(result)");
-    let _ = write!(Escaping { sink: s, left: cap }, "{shown}");
+    let (mut left, mut cut) = (cap, false);
+    let mut put = |piece: &str| {
+        // Once cut, nothing more: a later piece must not fill the rest of the room.
+        if cut {
+            return;
+        }
+        let n = escaped_prefix(piece.as_bytes(), left);
+        put_escaped(s, &piece.as_bytes()[..n]);
+        left -= escaped_len(&piece.as_bytes()[..n]);
+        cut = n < piece.len();
+    };
+    invalid
+        .display(schema, content)
+        .with_root("(result)")
+        .write_to(&mut put);
 }

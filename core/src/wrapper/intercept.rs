@@ -368,41 +368,25 @@ fn invalid_args_text(
     invalid: crate::json::schema::Invalid,
     args: &[u8],
 ) -> (usize, bool) {
-    use core::fmt::Write;
-    struct Cut<'b> {
-        buf: &'b mut [u8],
-        len: usize,
-        cut: bool,
-    }
-    impl Write for Cut<'_> {
-        fn write_str(&mut self, s: &str) -> core::fmt::Result {
-            let room = self.buf.len() - self.len;
-            let mut n = s.len().min(room);
-            while !s.is_char_boundary(n) {
-                n -= 1;
-            }
-            self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-            self.len += n;
-            match n < s.len() {
-                true => {
-                    self.cut = true;
-                    Err(core::fmt::Error)
-                }
-                false => Ok(()),
-            }
+    let (mut len, mut cut) = (0, false);
+    let mut put = |piece: &str| {
+        // Once cut, nothing more: a later piece must not fill the rest of the room.
+        if cut {
+            return;
         }
-    }
-    let mut w = Cut {
-        buf,
-        len: 0,
-        cut: false,
+        let room = buf.len() - len;
+        let mut n = piece.len().min(room);
+        while !piece.is_char_boundary(n) {
+            n -= 1;
+        }
+        buf[len..len + n].copy_from_slice(&piece.as_bytes()[..n]);
+        len += n;
+        cut |= n < piece.len();
     };
     // The name is the call's decoded name: UTF-8, as the registry matched it.
-    let name = core::str::from_utf8(name).unwrap_or("");
-    let _ = write!(
-        w,
-        "Tool {name} arguments are invalid: {}",
-        invalid.display(schema, args)
-    );
-    (w.len, w.cut)
+    put("Tool ");
+    put(core::str::from_utf8(name).unwrap_or(""));
+    put(" arguments are invalid: ");
+    invalid.display(schema, args).write_to(&mut put);
+    (len, cut)
 }

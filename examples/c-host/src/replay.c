@@ -446,6 +446,8 @@ static int run_wrapper(struct run *run, struct scenario *sc) {
         tools[i].timeout_ms = PW_TOOL_DEFAULT_TIMEOUT;
         tools[i].call = NULL;
         tools[i].userdata = t;
+        tools[i].schema.ptr = NULL; /* scenarios carry no schemas */
+        tools[i].schema.len = 0;
         if (t->kind == TOOL_DEFERRED) {
             tools[i].kind = PW_TOOL_KIND_DEFERRED;
         } else if (t->kind == TOOL_ADAPTER) {

@@ -30,6 +30,8 @@ import {
   type ToolAdapterWrapper,
   type WrapperStats,
   type PolyweaveError,
+  type SchemaInput,
+  validate,
   init,
   isLoaded,
   version,
@@ -48,6 +50,8 @@ const wrapper: ToolAdapterWrapper = createToolAdapterWrapper(llm, {
       cb(null, 'yes');
     },
     remote: { adapter: createDuplex2(), timeoutMs: 100 },
+    weather: { fn: (args: { city: string }) => args.city, schema: { type: 'object', required: ['city'] } },
+    checked: { adapter: createDuplex2(), schema: '{"type":"object"}' },
   },
   toolTimeoutMs: 5000,
   onToolCall(name, args) {
@@ -190,5 +194,16 @@ w2.close();
 
 // @ts-expect-error: tools must be functions, duplexes or { adapter }
 createToolAdapterWrapper(llm, { tools: { bad: 42 } });
+// JSON Schema: null or why; a refused schema's kind and offset on the error.
+const schema: SchemaInput = { type: 'integer' };
+const why: string | null = validate(schema, 3);
+try {
+  validate('{"$ref":"other.json"}', raw('1'));
+} catch (e) {
+  const err = e as PolyweaveError;
+  console.log(why, err.code, err.kind, err.offset, err.tool);
+}
+// @ts-expect-error: a { fn } tool needs a function
+createToolAdapterWrapper(llm, { tools: { bad: { fn: 1, schema: true } } });
 // @ts-expect-error: an unknown provider number type
 createDecoder({ provider: 1 });

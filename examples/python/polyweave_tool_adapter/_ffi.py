@@ -210,7 +210,21 @@ PW_REQUEST_UNKNOWN_TOOL = 621
 PW_REQUEST_BAD_EXTRA = 622
 PW_REQUEST_EXTRA_CLASH = 623
 PW_REQUEST_STALE = 624
+PW_BAD_SCHEMA = 700
+PW_SCHEMA_INVALID = 701
+PW_SCHEMA_LIMIT = 702
 PW_PANIC = 900
+
+# enum pw_schema_error_kind
+PW_SCHEMA_ERROR_NOT_JSON = 0
+PW_SCHEMA_ERROR_NOT_A_SCHEMA = 1
+PW_SCHEMA_ERROR_BAD_KEYWORD = 2
+PW_SCHEMA_ERROR_REMOTE_REF = 3
+PW_SCHEMA_ERROR_UNRESOLVED_REF = 4
+PW_SCHEMA_ERROR_UNSUPPORTED_PATTERN = 5
+PW_SCHEMA_ERROR_BAD_PATTERN = 6
+PW_SCHEMA_ERROR_PATTERN_TOO_LARGE = 7
+PW_SCHEMA_ERROR_TOO_DEEP = 8
 
 # enum pw_provider
 PW_PROVIDER_OPENAI_CHAT = 1
@@ -304,7 +318,12 @@ class pw_tool(Structure):
         ("timeout_ms", c_uint32),
         ("call", pw_sync_fn),
         ("userdata", c_void_p),
+        ("schema", pw_str),
     ]
+
+
+class pw_schema_error(Structure):
+    _fields_ = [("kind", c_uint32), ("at", c_size_t)]
 
 
 class pw_call_info(Structure):
@@ -604,6 +623,11 @@ _SIGNATURES = {
     "pw_frame_validate": (pw_result, [c_void_p, c_size_t, c_uint8, _P(pw_frame_kind)]),
     "pw_tool_call_fields": (pw_result, [c_void_p, c_size_t, c_uint8, _P(pw_tool_call)]),
     "pw_json_string_decode": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)]),
+    "pw_schema_check": (pw_result, [c_void_p, c_size_t, _P(pw_schema_error)]),
+    "pw_schema_validate": (
+        pw_result,
+        [c_void_p, c_size_t, c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)],
+    ),
     "pw_line_splitter_size": (c_size_t, []),
     "pw_line_splitter_align": (c_size_t, []),
     "pw_line_splitter_init": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(_P(pw_line_splitter))]),

@@ -93,6 +93,21 @@ class RequestRefused(PolyweaveError, ValueError):
     conversation changed since it was made (`RequestStale`, 624: make it again)."""
 
 
+class SchemaError(PolyweaveError, ValueError):
+    """A JSON Schema the validator refuses (`PW_BAD_SCHEMA`, SPEC §11): `.kind` says why (a
+    `SchemaErrorKind`), `.offset` where in the schema's text, `.tool` the tool's name when a
+    `Wrapper` was given it. Nothing was registered."""
+
+    code = _ffi.PW_BAD_SCHEMA
+
+    def __init__(self, code: Optional[int] = None, message: Optional[str] = None) -> None:
+        super().__init__(code, message)
+        #: Why (a `SchemaErrorKind`), when the schema was checked alone (`check_schema`).
+        self.kind: Optional[int] = None
+        #: The tool whose schema it is, for a `Wrapper`'s tool.
+        self.tool: Optional[str] = None
+
+
 class ReentrantCall(RuntimeError):
     """Not a `pw_result`: a call into the library refused by the binding itself, made from
     inside one of the same object's sync tools or hooks while the C function that runs them is
@@ -200,6 +215,8 @@ RequestUnknownTool = _make("RequestUnknownTool", _ffi.PW_REQUEST_UNKNOWN_TOOL)
 RequestBadExtra = _make("RequestBadExtra", _ffi.PW_REQUEST_BAD_EXTRA)
 RequestExtraClash = _make("RequestExtraClash", _ffi.PW_REQUEST_EXTRA_CLASH)
 RequestStale = _make("RequestStale", _ffi.PW_REQUEST_STALE)
+SchemaInvalid = _make("SchemaInvalid", _ffi.PW_SCHEMA_INVALID)
+SchemaLimit = _make("SchemaLimit", _ffi.PW_SCHEMA_LIMIT)
 Panic = _make("Panic", _ffi.PW_PANIC)
 
 #: Every class by its code.

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import json
 from ctypes import byref, c_size_t, c_uint32
 from typing import Any, Callable, Iterator, List, Mapping, Optional, Union
 
 from . import _ffi
 from ._owned import _Block, _Owned
-from .errors import BufferTooSmall, check, error_for
+from .errors import BufferTooSmall, SchemaError, check, error_for
 
 __all__ = [
     "AdapterCall",
@@ -23,6 +24,7 @@ __all__ = [
     "HookEvent",
     "Outcome",
     "Route",
+    "SchemaErrorKind",
     "Tool",
     "TraceEntry",
     "Transmit",
@@ -30,8 +32,10 @@ __all__ = [
     "WrapperConfig",
     "WrapperStats",
     "adapter",
+    "check_schema",
     "deferred",
     "sync",
+    "validate",
     "validate_json",
     "version",
 ]
@@ -39,6 +43,9 @@ __all__ = [
 
 #: What the inputs take as bytes: `bytes`, `bytearray`, `memoryview`, or `str` (as UTF-8).
 Data = Union[bytes, bytearray, memoryview, str]
+#: A JSON Schema: its JSON text (`bytes` or `str`), or a `dict` (or `True` / `False`) that
+#: `json.dumps` writes once.
+SchemaLike = Union[bytes, bytearray, memoryview, str, Mapping[str, Any], bool]
 #: A sync tool: the call's raw JSON arguments in, its raw JSON result out.
 SyncFn = Callable[[bytes], Data]
 #: `on_tool_call(name, args)`: the call's name (None without one) and raw JSON arguments.
@@ -78,6 +85,61 @@ def validate_json(data: Data, max_depth: int = _ffi.PW_DEFAULT_MAX_DEPTH) -> Non
         e = error_for(r)
         e.offset = off.value
         raise e
+
+
+class SchemaErrorKind(enum.IntEnum):
+    """Why the validator refuses a schema (`pw_schema_error_kind`, `SchemaError.kind`)."""
+
+    NOT_JSON = _ffi.PW_SCHEMA_ERROR_NOT_JSON
+    NOT_A_SCHEMA = _ffi.PW_SCHEMA_ERROR_NOT_A_SCHEMA
+    BAD_KEYWORD = _ffi.PW_SCHEMA_ERROR_BAD_KEYWORD
+    REMOTE_REF = _ffi.PW_SCHEMA_ERROR_REMOTE_REF
+    UNRESOLVED_REF = _ffi.PW_SCHEMA_ERROR_UNRESOLVED_REF
+    UNSUPPORTED_PATTERN = _ffi.PW_SCHEMA_ERROR_UNSUPPORTED_PATTERN
+    BAD_PATTERN = _ffi.PW_SCHEMA_ERROR_BAD_PATTERN
+    PATTERN_TOO_LARGE = _ffi.PW_SCHEMA_ERROR_PATTERN_TOO_LARGE
+    TOO_DEEP = _ffi.PW_SCHEMA_ERROR_TOO_DEEP
+
+
+def _schema_bytes(schema: SchemaLike) -> bytes:
+    """A schema's JSON text: as given, or a `dict` / `bool` written by `json.dumps`."""
+    if isinstance(schema, (Mapping, bool)):
+        return json.dumps(schema, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _bytes(schema, "schema")
+
+
+def check_schema(schema: SchemaLike) -> None:
+    """`pw_schema_check`: None when the validator reads `schema` whole, else raises
+    `SchemaError` with `.kind` (a `SchemaErrorKind`) and `.offset` (in the schema's text)."""
+    raw = _schema_bytes(schema)
+    e = _ffi.pw_schema_error()
+    r = _ffi.lib.pw_schema_check(raw, len(raw), byref(e))
+    if r == _ffi.PW_BAD_SCHEMA:
+        err = SchemaError()
+        err.kind, err.offset = SchemaErrorKind(e.kind), e.at
+        raise err
+    check(r)
+
+
+def validate(schema: SchemaLike, value: Data) -> Optional[str]:
+    """`pw_schema_validate` (SPEC §11): None when the JSON text `value` satisfies `schema`,
+    else why, as the wrapper tells the model: `/city: expected string`, `(args): missing
+    required property "city"` (a limit of the validator, `(args): too deeply nested to check`,
+    is refused the same way). Raises `SchemaError` for a schema the validator refuses and
+    `InvalidJson` for a value that is not JSON."""
+    raw, val = _schema_bytes(schema), _bytes(value, "value")
+    # The text quotes the value's path (each byte at most twice, as `~0`) and schema tokens.
+    cap = 2 * (len(raw) + len(val)) + 128
+    buf = ctypes.create_string_buffer(cap)
+    n = c_size_t(0)
+    r = _ffi.lib.pw_schema_validate(raw, len(raw), val, len(val), buf, cap, byref(n))
+    if r == _ffi.PW_OK:
+        return None
+    if r in (_ffi.PW_SCHEMA_INVALID, _ffi.PW_SCHEMA_LIMIT):
+        return buf.raw[: n.value].decode("utf-8")
+    if r == _ffi.PW_BAD_SCHEMA:
+        check_schema(raw)  # raises with why and where
+    raise error_for(r)
 
 
 # ------------------------------------------------------------ typed values
@@ -284,29 +346,39 @@ class WrapperConfig:
 
 
 class Tool:
-    """A tool registration: `sync(fn)`, `deferred()` or `adapter()`, with an optional timeout."""
+    """A tool registration: `sync(fn)`, `deferred()` or `adapter()`, with an optional timeout
+    and an optional input `schema` (SPEC §11): a call whose args do not satisfy it completes at
+    once with `Tool <name> arguments are invalid: <where>: <why>`, unrun."""
 
-    def __init__(self, kind: int, fn: Optional[SyncFn] = None, timeout_ms: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        kind: int,
+        fn: Optional[SyncFn] = None,
+        timeout_ms: Optional[int] = None,
+        schema: Optional[SchemaLike] = None,
+    ) -> None:
         if kind == _ffi.PW_TOOL_KIND_SYNC and not callable(fn):
             raise TypeError("a sync tool needs a callable")
         self.kind, self.fn, self.timeout_ms = kind, fn, timeout_ms
+        #: The schema's JSON text (a `dict` written once), or None.
+        self.schema: Optional[bytes] = None if schema is None else _schema_bytes(schema)
 
 
-def sync(fn: SyncFn, timeout_ms: Optional[int] = None) -> Tool:
+def sync(fn: SyncFn, timeout_ms: Optional[int] = None, *, schema: Optional[SchemaLike] = None) -> Tool:
     """A sync tool: `fn(args: bytes)` returns the raw JSON result (bytes or str); an exception
     fails the call with its message."""
-    return Tool(_ffi.PW_TOOL_KIND_SYNC, fn, timeout_ms)
+    return Tool(_ffi.PW_TOOL_KIND_SYNC, fn, timeout_ms, schema)
 
 
-def deferred(timeout_ms: Optional[int] = None) -> Tool:
+def deferred(timeout_ms: Optional[int] = None, *, schema: Optional[SchemaLike] = None) -> Tool:
     """A deferred tool: `poll_event` tells, `complete` finishes it."""
-    return Tool(_ffi.PW_TOOL_KIND_DEFERRED, None, timeout_ms)
+    return Tool(_ffi.PW_TOOL_KIND_DEFERRED, None, timeout_ms, schema)
 
 
-def adapter(timeout_ms: Optional[int] = None) -> Tool:
+def adapter(timeout_ms: Optional[int] = None, *, schema: Optional[SchemaLike] = None) -> Tool:
     """An adapter tool: its frames go to `poll_transmit(Route.ADAPTER)` and come back through
     `handle_adapter_frame` / `handle_adapter_closed`."""
-    return Tool(_ffi.PW_TOOL_KIND_ADAPTER, None, timeout_ms)
+    return Tool(_ffi.PW_TOOL_KIND_ADAPTER, None, timeout_ms, schema)
 
 
 # ------------------------------------------------------------ the wrapper
@@ -363,6 +435,15 @@ class Wrapper(_Owned):
             if spec.kind == _ffi.PW_TOOL_KIND_SYNC:
                 t.call = self._sync_cb
             t.userdata = i
+            if spec.schema is not None:
+                try:
+                    check_schema(spec.schema)  # why and where, which pw_wrapper_init does not say
+                except SchemaError as e:
+                    e.tool = _text(raw)
+                    raise
+                kept = ctypes.create_string_buffer(spec.schema, len(spec.schema) + 1)
+                self._names.append(kept)
+                t.schema = _ffi.pw_str(ctypes.cast(kept, ctypes.POINTER(ctypes.c_uint8)), len(spec.schema))
             self._fns.append(spec.fn)
 
         self.on_tool_call = on_tool_call

@@ -624,6 +624,51 @@ static void test_revision_fallbacks(void)
     CHECK_RC(pw_mcp_poll_event(c, &ev), PW_NOTHING);
 }
 
+/* Output schemas (SPEC §11) in static memory: a structuredContent that does not satisfy its
+ * tool's schema fails the call with the text; a refused schema changes nothing. */
+static void test_output_schemas(void)
+{
+    static uint64_t schema_mem[2 * PW_MCP_MAX_OUTPUT_SCHEMA_SIZE / sizeof(uint64_t)];
+    pw_mcp_output_schema out[2];
+    pw_wrapper *w;
+    pw_mcp *c;
+    size_t need = 0;
+    start(&w, &c, 1000, 5000);
+    log_text[0] = '\0';
+
+    out[0].tool.ptr = (const uint8_t *)"add";
+    out[0].tool.len = 3;
+    out[0].schema.ptr = (const uint8_t *)"{\"required\":[\"sum\"],\"properties\":{\"sum\":{\"type\":\"integer\"}}}";
+    out[0].schema.len = strlen((const char *)out[0].schema.ptr);
+    out[1] = out[0];
+    out[1].tool.ptr = (const uint8_t *)"echo";
+    out[1].tool.len = 4;
+    out[1].schema.ptr = (const uint8_t *)"{\"$ref\":\"other.json\"}";
+    out[1].schema.len = strlen((const char *)out[1].schema.ptr);
+    CHECK_RC(pw_mcp_output_schemas_size(2, &need), PW_OK);
+    CHECK(need > 0 && need <= sizeof schema_mem);
+    CHECK_RC(pw_mcp_set_output_schemas(c, schema_mem, sizeof schema_mem, out, 2), PW_BAD_SCHEMA);
+    CHECK_RC(pw_mcp_set_output_schemas(c, client_mem, sizeof schema_mem, out, 1), PW_STORAGE_OVERLAP);
+    CHECK_RC(pw_mcp_set_output_schemas(NULL, schema_mem, sizeof schema_mem, out, 1), PW_NULL_POINTER);
+    CHECK_RC(pw_mcp_set_output_schemas(c, schema_mem, sizeof schema_mem, out, 1), PW_OK);
+
+    model(w, c, 10, "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"a\",\"name\":\"add\",\"args\":{}}}");
+    CHECK(strstr(next_line(c), "\"id\":4,\"method\":\"tools/call\"") != NULL);
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[],\"structuredContent\":{\"sum\":\"3\"}}}\n");
+    pump(w, c, 20);
+    model(w, c, 30, "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"b\",\"name\":\"add\",\"args\":{}}}");
+    CHECK(strstr(next_line(c), "\"id\":5,\"method\":\"tools/call\"") != NULL);
+    feed(c, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[],\"structuredContent\":{\"sum\":3}}}\n");
+    pump(w, c, 40);
+    expect_log(__LINE__,
+               "M {\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"a\",\"name\":\"add\",\"error\":\"Tool add "
+               "returned a result that does not match its output schema: /sum: expected integer\"}}\n"
+               "M {\"type\":\"TEXT\",\"content\":\"Tool results above. Last tool error: Tool add returned "
+               "a result that does not match its output schema: /sum: expected integer\"}\n"
+               "M {\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"b\",\"name\":\"add\",\"result\":{\"sum\":3}}}\n"
+               "M {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}\n");
+}
+
 int main(void)
 {
     test_config_memory_and_codes();
@@ -631,5 +676,6 @@ int main(void)
     test_refusals_and_short_buffers();
     test_revision_2026();
     test_revision_fallbacks();
+    test_output_schemas();
     return check_report("mcp");
 }

@@ -394,6 +394,87 @@ static void check_bound(size_t bound, size_t exact, size_t most, size_t k, size_
     CHECK(bound - exact == *first);
 }
 
+/* Runs pw_schema_validate with an error buffer of `cap` bytes; expects `want` and, when
+ * `text` is not NULL, exactly that text (else nothing written). */
+static void expect_verdict(int line, const char *schema, const char *value, size_t cap,
+                           pw_result want, const char *text)
+{
+    uint8_t buf[80];
+    size_t n = 999;
+    pw_result rc;
+    memset(buf, 0xAA, sizeof buf);
+    rc = pw_schema_validate((const uint8_t *)schema, strlen(schema), (const uint8_t *)value,
+                            strlen(value), buf, cap, &n);
+    checks++;
+    if (rc != want || (text == NULL ? n != 999 || buf[0] != 0xAA : !span_is(buf, n, text)) ||
+        buf[cap] != 0xAA) {
+        failures++;
+        fprintf(stderr, "test_api.c:%d: pw_schema_validate gave %u, %.*s\n", line, (unsigned)rc,
+                (int)(n == 999 ? 0 : n), (const char *)buf);
+    }
+}
+
+/* JSON Schema (SPEC §11): a refused schema's kind and offset, each verdict's exact text, the
+ * cut on a character boundary, the codes for a refused schema, a value not JSON and a limit. */
+static void test_schema(void)
+{
+    static const char weather[] =
+        "{\"type\":\"object\",\"required\":[\"city\"],\"additionalProperties\":false,"
+        "\"properties\":{\"city\":{\"type\":\"string\"},\"days\":{\"minimum\":1}}}";
+    static const char cafe[] = "{\"city\":\"P\",\"caf\xc3\xa9\":1}";
+    char deep[81];
+    uint8_t buf[8];
+    size_t n = 99;
+    pw_schema_error e;
+
+    e.kind = PW_SCHEMA_ERROR_TOO_DEEP;
+    e.at = 99;
+    CHECK_RC(pw_schema_check(LIT(weather), &e), PW_OK);
+    CHECK(e.kind == PW_SCHEMA_ERROR_TOO_DEEP && e.at == 99); /* nothing written on PW_OK */
+    CHECK_RC(pw_schema_check(LIT("{\"type\":"), &e), PW_BAD_SCHEMA);
+    CHECK(e.kind == PW_SCHEMA_ERROR_NOT_JSON && e.at == 8);
+    CHECK_RC(pw_schema_check(LIT("{\"minimum\":\"1\"}"), &e), PW_BAD_SCHEMA);
+    CHECK(e.kind == PW_SCHEMA_ERROR_BAD_KEYWORD && e.at == 11);
+    CHECK_RC(pw_schema_check(LIT("{\"$ref\":\"https://example.com/s.json\"}"), &e),
+             PW_BAD_SCHEMA);
+    CHECK(e.kind == PW_SCHEMA_ERROR_REMOTE_REF && e.at == 8);
+    CHECK_RC(pw_schema_check(LIT("{\"pattern\":\"(a\"}"), &e), PW_BAD_SCHEMA);
+    CHECK(e.kind == PW_SCHEMA_ERROR_BAD_PATTERN && e.at == 11);
+
+    expect_verdict(__LINE__, weather, "{\"city\":\"Paris\",\"days\":2}", 64, PW_OK, NULL);
+    expect_verdict(__LINE__, weather, "{\"city\":7}", 64, PW_SCHEMA_INVALID,
+                   "/city: expected string");
+    expect_verdict(__LINE__, weather, "{}", 64, PW_SCHEMA_INVALID,
+                   "(args): missing required property \"city\"");
+    expect_verdict(__LINE__, weather, "{\"city\":\"P\",\"days\":0}", 64, PW_SCHEMA_INVALID,
+                   "/days: must be >= 1");
+    expect_verdict(__LINE__, weather, cafe, 64, PW_SCHEMA_INVALID,
+                   "/caf\xc3\xa9: property not allowed");
+    expect_verdict(__LINE__, weather, cafe, 6, PW_SCHEMA_INVALID, "/caf\xc3\xa9");
+    expect_verdict(__LINE__, weather, cafe, 5, PW_SCHEMA_INVALID, "/caf"); /* not half an e */
+    expect_verdict(__LINE__, weather, cafe, 0, PW_SCHEMA_INVALID, "");
+    expect_verdict(__LINE__, "{\"minimum\":\"1\"}", "1", 64, PW_BAD_SCHEMA, NULL);
+    expect_verdict(__LINE__, weather, "{\"city\":", 64, PW_INVALID_JSON, NULL);
+    memset(deep, '[', 40);
+    memset(deep + 40, ']', 40);
+    deep[80] = '\0';
+    expect_verdict(__LINE__, "true", deep, 64, PW_SCHEMA_LIMIT,
+                   "(args): too deeply nested to check");
+
+    CHECK_RC(pw_result_text(PW_SCHEMA_INVALID, (uint8_t *)deep, sizeof deep, &n), PW_OK);
+    CHECK(span_is((const uint8_t *)deep, n, "schema: the value does not satisfy it"));
+    n = 99;
+    CHECK_RC(pw_schema_check(NULL, 0, &e), PW_NULL_POINTER);
+    CHECK_RC(pw_schema_check(LIT("true"), NULL), PW_NULL_POINTER);
+    CHECK_RC(pw_schema_validate(NULL, 0, LIT("1"), buf, sizeof buf, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_schema_validate(LIT("true"), NULL, 0, buf, sizeof buf, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_schema_validate(LIT("true"), LIT("1"), NULL, 0, &n), PW_NULL_POINTER);
+    CHECK_RC(pw_schema_validate(LIT("true"), LIT("1"), buf, sizeof buf, NULL), PW_NULL_POINTER);
+    buf[0] = '1'; /* the value inside the error buffer */
+    CHECK_RC(pw_schema_validate(LIT("true"), buf, 1, buf, sizeof buf, &n), PW_STORAGE_OVERLAP);
+    CHECK(n == 99 && e.at == 11);
+}
+
 static void test_size_bounds(void)
 {
     static const size_t decoder_caps[][4] = {
@@ -496,5 +577,6 @@ int main(void)
     test_splitter_memory();
     test_line_splitter_stream();
     test_size_bounds();
+    test_schema();
     return check_report("test_api");
 }

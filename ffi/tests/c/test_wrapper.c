@@ -132,6 +132,8 @@ static pw_tool tool(const char *name, uint32_t kind, pw_sync_fn fn)
     t.timeout_ms = PW_TOOL_DEFAULT_TIMEOUT;
     t.call = fn;
     t.userdata = NULL;
+    t.schema.ptr = NULL; /* no schema */
+    t.schema.len = 0;
     return t;
 }
 
@@ -1246,6 +1248,62 @@ static void test_sync_tools(void)
     USABLE(w, 3);
 }
 
+/* A tool's schema (SPEC §11): args that do not satisfy it complete the call at once with the
+ * validator's text, unrun (a deferred tool's call is never started); args that do run it. A
+ * schema the validator refuses is PW_BAD_SCHEMA before anything is written: the wrapper in
+ * the block goes on as it was. */
+static void test_schema_tools(void)
+{
+    static uint64_t before[MEM_WORDS];
+    pw_wrapper_config cfg = test_config();
+    pw_hooks hooks = test_hooks();
+    size_t need = need_for(&cfg, 2, N_TOOLS);
+    pw_tool checked[N_TOOLS];
+    pw_wrapper *w = NULL, *again = NULL;
+    pw_disposition d;
+    pw_event ev;
+
+    memcpy(checked, tools, sizeof checked);
+    checked[T_ECHO].schema.ptr = (const uint8_t *)"{\"type\":\"object\",\"properties\":"
+                                                  "{\"city\":{\"type\":\"string\"}}}";
+    checked[T_ECHO].schema.len = strlen((const char *)checked[T_ECHO].schema.ptr);
+    checked[T_LATER].schema.ptr = (const uint8_t *)"{\"properties\":{\"days\":{\"minimum\":1}}}";
+    checked[T_LATER].schema.len = strlen((const char *)checked[T_LATER].schema.ptr);
+    CHECK_RC(pw_wrapper_init(mem_a, need, &cfg, 2, checked, N_TOOLS, &hooks, &w), PW_OK);
+    hook_log[0] = '\0';
+
+    CHECK_RC(respond(w, 0, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\","
+                           "\"args\":{\"city\":7}}}", &d), PW_OK);
+    CHECK(d.kind == PW_DISPOSITION_INTERCEPTED && d.has_handle == 0);
+    expect_error_round(__LINE__, w, "echo", "Tool echo arguments are invalid: /city: expected string");
+    CHECK_RC(respond(w, 1, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"later\","
+                           "\"args\":{\"days\":0}}}", &d), PW_OK);
+    CHECK(d.kind == PW_DISPOSITION_INTERCEPTED && d.has_handle == 0);
+    CHECK_RC(pw_wrapper_poll_event(w, &ev), PW_NOTHING);
+    expect_error_round(__LINE__, w, "later", "Tool later arguments are invalid: /days: must be >= 1");
+    CHECK_RC(respond(w, 2, "{\"type\":\"TOOL_CALL\",\"content\":{\"name\":\"echo\","
+                           "\"args\":{\"city\":\"Paris\"}}}", &d), PW_OK);
+    EXPECT_FRAMES(w,
+                  "M {\"type\":\"TOOL_RESULT\",\"content\":{\"name\":\"echo\",\"result\":"
+                  "{\"city\":\"Paris\"}}}",
+                  "M {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}",
+                  "C {\"type\":\"TEXT\",\"content\":\"Tool results above.\"}");
+    CHECK(strcmp(hook_log, "call echo|result echo|error Tool echo arguments are invalid: /city: "
+                           "expected string|call later|result later|error Tool later arguments "
+                           "are invalid: /days: must be >= 1|call echo|result echo|ok "
+                           "{\"city\":\"Paris\"}|") == 0);
+
+    /* Refused: a $ref to another document; the block is exactly as it was. */
+    memcpy(before, mem_a, sizeof before);
+    checked[T_FILES].schema.ptr = (const uint8_t *)"{\"$ref\":\"other.json\"}";
+    checked[T_FILES].schema.len = strlen((const char *)checked[T_FILES].schema.ptr);
+    CHECK_RC(pw_wrapper_init(mem_a, need, &cfg, 2, checked, N_TOOLS, &hooks, &again),
+             PW_BAD_SCHEMA);
+    CHECK(again == NULL);
+    CHECK(memcmp(before, mem_a, sizeof before) == 0);
+    USABLE(w, 3);
+}
+
 int main(void)
 {
     setup_tools();
@@ -1264,5 +1322,6 @@ int main(void)
     test_clock_backwards();
     test_malformed_input();
     test_sync_tools();
+    test_schema_tools();
     return check_report("test_wrapper");
 }

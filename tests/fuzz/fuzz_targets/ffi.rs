@@ -215,6 +215,7 @@ fuzz_target!(|data: &[u8]| {
             timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
             call: Some(echo),
             userdata: ptr::null_mut(),
+            schema: lit(""),
         },
         pw_tool {
             name: lit("boom"),
@@ -222,6 +223,7 @@ fuzz_target!(|data: &[u8]| {
             timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
             call: Some(boom),
             userdata: ptr::null_mut(),
+            schema: lit(""),
         },
         pw_tool {
             name: lit("later"),
@@ -229,6 +231,8 @@ fuzz_target!(|data: &[u8]| {
             timeout_ms: 30,
             call: None,
             userdata: ptr::null_mut(),
+            // A schema on one tool: the fuzzed args go through the validator too.
+            schema: lit(r#"{"properties":{"q":{"type":"integer","minimum":1}}}"#),
         },
         pw_tool {
             name: lit("files"),
@@ -236,6 +240,7 @@ fuzz_target!(|data: &[u8]| {
             timeout_ms: PW_TOOL_DEFAULT_TIMEOUT,
             call: None,
             userdata: ptr::null_mut(),
+            schema: lit(""),
         },
     ];
     let mut cfg = MaybeUninit::<pw_wrapper_config>::uninit();

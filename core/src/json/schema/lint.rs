@@ -92,8 +92,10 @@ fn subschema<'s>(schema: &Schema<'s>, node: &'s [u8], base: &'s [u8]) -> Result<
             b"exclusiveMinimum" | b"exclusiveMaximum" => {
                 Decimal::parse(value).is_some() || matches!(value, b"true" | b"false")
             }
-            b"multipleOf" => Decimal::parse(value)
-                .is_some_and(|d| d.cmp(&Decimal::parse(b"0").unwrap_or(d)).is_gt()),
+            // Positive, its significant digits within 64 bits: a divisor taken exactly.
+            b"multipleOf" => Decimal::parse(value).is_some_and(|d| {
+                d.cmp(&Decimal::parse(b"0").unwrap_or(d)).is_gt() && d.divisor_digits().is_some()
+            }),
             b"uniqueItems" => matches!(value, b"true" | b"false"),
             b"allOf" | b"anyOf" | b"oneOf" => {
                 Arr::of(value).is_some_and(|mut a| a.next().is_some())

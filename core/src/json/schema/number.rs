@@ -142,39 +142,39 @@ impl<'a> Decimal<'a> {
         }
     }
 
-    /// The significant digits as an integer, when they fit in a `u128` (38 digits).
-    fn digits(&self) -> Option<u128> {
-        if self.len > 38 {
+    /// The significant digits as an integer, when they fit in a `u64`: a divisor
+    /// `multipleOf` can take exactly (`Schema::new` refuses any other).
+    pub(super) fn divisor_digits(&self) -> Option<u64> {
+        if self.len > 20 {
             return None;
         }
-        Some((0..self.len).fold(0u128, |v, i| v * 10 + u128::from(self.digit(i))))
+        (0..self.len).try_fold(0u64, |v, i| {
+            v.checked_mul(10)?.checked_add(u64::from(self.digit(i)))
+        })
     }
 
-    /// True when `self / divisor` is an integer (`divisor` is positive; JSON Schema requires it).
+    /// True when `self / divisor` is an integer (`divisor` is positive; JSON Schema requires it),
+    /// exactly, whatever the value's length: no float.
     pub(super) fn is_multiple_of(&self, divisor: &Self) -> bool {
         if self.is_zero() {
             return true;
         }
-        if divisor.is_zero() {
+        let Some(d) = divisor.divisor_digits().filter(|&d| d != 0) else {
             return false;
-        }
+        };
         // self = V × 10^a and divisor = D × 10^b, with V and D free of trailing zeros: the
         // quotient is (V / D) × 10^(a − b). With a < b it needs V divisible by a power of ten,
         // which V, ending in a non-zero digit, is not.
-        let (Some(v), Some(d)) = (self.digits(), divisor.digits()) else {
-            return self.float_multiple(divisor);
-        };
-        if d > u128::from(u64::MAX) {
-            return self.float_multiple(divisor);
-        }
         let shift = (self.point - self.len as i64) - (divisor.point - divisor.len as i64);
         if shift < 0 {
             return false;
         }
-        let mut rem = v % d;
-        let mut ten_pow = 10u128 % d;
+        let d = u128::from(d);
+        // V mod D digit by digit (V may have any number of digits), then × 10^shift mod D by
+        // squaring (shift may be in the hundreds: 1e308); every product stays below 2^128.
+        let mut rem = (0..self.len).fold(0u128, |r, i| (r * 10 + u128::from(self.digit(i))) % d);
+        let mut ten_pow = 10 % d;
         let mut k = shift as u64;
-        // rem × 10^shift mod d, by squaring: shift may be in the hundreds (1e308).
         while k > 0 && rem != 0 {
             if k & 1 == 1 {
                 rem = rem * ten_pow % d;
@@ -183,37 +183,6 @@ impl<'a> Decimal<'a> {
             k >>= 1;
         }
         rem == 0
-    }
-
-    /// The fallback for more digits than a `u128` holds: as a float, like most validators.
-    fn float_multiple(&self, divisor: &Self) -> bool {
-        let q = self.to_f64() / divisor.to_f64();
-        q.is_finite() && q == (q as i128) as f64
-    }
-
-    fn to_f64(self) -> f64 {
-        let mut m = 0f64;
-        for i in 0..self.len.min(20) {
-            m = m * 10.0 + f64::from(self.digit(i));
-        }
-        let e = self.point - self.len.min(20) as i64;
-        let mut v = m;
-        let mut k = e.unsigned_abs().min(400);
-        let mut p = 10f64;
-        let mut scale = 1f64;
-        while k > 0 {
-            if k & 1 == 1 {
-                scale *= p;
-            }
-            p *= p;
-            k >>= 1;
-        }
-        v = if e >= 0 { v * scale } else { v / scale };
-        if self.neg {
-            -v
-        } else {
-            v
-        }
     }
 }
 
@@ -262,5 +231,11 @@ mod tests {
         assert!(!d("1e308").is_multiple_of(&d("0.123456789")));
         assert!(d("1e308").is_multiple_of(&d("2")));
         assert!(!d("12").is_multiple_of(&d("0")));
+        // Longer than any integer type: exact all the same.
+        assert!(d("123456789012345678901234567890123456789012345678900").is_multiple_of(&d("25")));
+        assert!(!d("123456789012345678901234567890123456789012345678901").is_multiple_of(&d("3")));
+        assert!(d("1e400").is_multiple_of(&d("1e-400")));
+        assert_eq!(d("18446744073709551615").divisor_digits(), Some(u64::MAX));
+        assert_eq!(d("18446744073709551616").divisor_digits(), None);
     }
 }

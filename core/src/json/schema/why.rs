@@ -1,6 +1,6 @@
 //! A failed validation: where in the value, why, and its text (SPEC §11's `<where>: <why>`).
 
-use core::fmt::{self, Write};
+use core::fmt;
 
 use super::super::valid::{self, Arr, Obj};
 use super::super::{skip_ws, JsonStr};
@@ -140,64 +140,73 @@ impl InvalidDisplay<'_> {
     }
 }
 
+impl InvalidDisplay<'_> {
+    /// Hands the text to `put` in pieces, with no `core::fmt` machinery (a firmware that
+    /// writes the text into a buffer links none); `Display` writes the same pieces.
+    pub fn write_to(&self, put: &mut dyn FnMut(&str)) {
+        if !write_pointer(put, self.value, self.invalid.at()) {
+            put(self.root);
+        }
+        put(": ");
+        let token = |at: u32| raw(token_at(self.schema, at as usize));
+        let value_token = |at: u32| raw(token_at(self.value, at as usize));
+        let (lead, quoted, tail): (&str, &str, &str) = match self.invalid.why {
+            Why::NotJson => ("not valid JSON", "", ""),
+            Why::Type(at) => return write_types(put, token_at(self.schema, at as usize)),
+            Why::Enum => ("not one of the allowed values", "", ""),
+            Why::Const => ("not the allowed value", "", ""),
+            Why::False => ("no value is allowed here", "", ""),
+            Why::Required(at) => ("missing required property ", token(at), ""),
+            Why::DependentRequired(at, by) => {
+                put("missing property ");
+                put(token(at));
+                ((", required when "), token(by), " is present")
+            }
+            Why::PropertyNotAllowed => ("property not allowed", "", ""),
+            Why::PropertyName(at) => (
+                "property name ",
+                value_token(at),
+                " does not match its schema",
+            ),
+            Why::MinProperties(at) => ("must have at least ", token(at), " properties"),
+            Why::MaxProperties(at) => ("must have at most ", token(at), " properties"),
+            Why::MinItems(at) => ("must have at least ", token(at), " items"),
+            Why::MaxItems(at) => ("must have at most ", token(at), " items"),
+            Why::UniqueItems => ("items must be unique", "", ""),
+            Why::Contains => ("must contain a matching item", "", ""),
+            Why::MinContains(at) => ("must contain at least ", token(at), " matching items"),
+            Why::MaxContains(at) => ("must contain at most ", token(at), " matching items"),
+            Why::MinLength(at) => ("must be at least ", token(at), " characters long"),
+            Why::MaxLength(at) => ("must be at most ", token(at), " characters long"),
+            Why::Pattern(at) => ("must match the pattern ", token(at), ""),
+            Why::Minimum(at) => ("must be >= ", token(at), ""),
+            Why::Maximum(at) => ("must be <= ", token(at), ""),
+            Why::ExclusiveMinimum(at) => ("must be > ", token(at), ""),
+            Why::ExclusiveMaximum(at) => ("must be < ", token(at), ""),
+            Why::MultipleOf(at) => ("must be a multiple of ", token(at), ""),
+            Why::AnyOf => ("does not match any of the allowed schemas", "", ""),
+            Why::OneOfNone => ("does not match any of the oneOf schemas", "", ""),
+            Why::OneOfMany => ("matches more than one of the oneOf schemas", "", ""),
+            Why::Not => ("must not match the schema under \"not\"", "", ""),
+            Why::TooDeep => ("too deeply nested to check", "", ""),
+            Why::TooManySubschemas => ("too many subschemas to check", "", ""),
+            Why::PatternTooCostly => ("a pattern too costly to check", "", ""),
+        };
+        put(lead);
+        put(quoted);
+        put(tail);
+    }
+}
+
 impl fmt::Display for InvalidDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !write_pointer(f, self.value, self.invalid.at())? {
-            f.write_str(self.root)?;
-        }
-        f.write_str(": ")?;
-        let token = |at: u32| token_at(self.schema, at as usize);
-        let value_token = |at: u32| token_at(self.value, at as usize);
-        let text = |f: &mut fmt::Formatter<'_>, t: &str| f.write_str(t);
-        match self.invalid.why {
-            Why::NotJson => text(f, "not valid JSON"),
-            Why::Type(at) => write_types(f, token(at)),
-            Why::Enum => text(f, "not one of the allowed values"),
-            Why::Const => text(f, "not the allowed value"),
-            Why::False => text(f, "no value is allowed here"),
-            Why::Required(at) => write!(f, "missing required property {}", Raw(token(at))),
-            Why::DependentRequired(at, by) => write!(
-                f,
-                "missing property {}, required when {} is present",
-                Raw(token(at)),
-                Raw(token(by))
-            ),
-            Why::PropertyNotAllowed => text(f, "property not allowed"),
-            Why::PropertyName(at) => write!(
-                f,
-                "property name {} does not match its schema",
-                Raw(value_token(at))
-            ),
-            Why::MinProperties(at) => write!(f, "must have at least {} properties", Raw(token(at))),
-            Why::MaxProperties(at) => write!(f, "must have at most {} properties", Raw(token(at))),
-            Why::MinItems(at) => write!(f, "must have at least {} items", Raw(token(at))),
-            Why::MaxItems(at) => write!(f, "must have at most {} items", Raw(token(at))),
-            Why::UniqueItems => text(f, "items must be unique"),
-            Why::Contains => text(f, "must contain a matching item"),
-            Why::MinContains(at) => {
-                write!(f, "must contain at least {} matching items", Raw(token(at)))
+        let mut result = Ok(());
+        self.write_to(&mut |piece| {
+            if result.is_ok() {
+                result = f.write_str(piece);
             }
-            Why::MaxContains(at) => {
-                write!(f, "must contain at most {} matching items", Raw(token(at)))
-            }
-            Why::MinLength(at) => {
-                write!(f, "must be at least {} characters long", Raw(token(at)))
-            }
-            Why::MaxLength(at) => write!(f, "must be at most {} characters long", Raw(token(at))),
-            Why::Pattern(at) => write!(f, "must match the pattern {}", Raw(token(at))),
-            Why::Minimum(at) => write!(f, "must be >= {}", Raw(token(at))),
-            Why::Maximum(at) => write!(f, "must be <= {}", Raw(token(at))),
-            Why::ExclusiveMinimum(at) => write!(f, "must be > {}", Raw(token(at))),
-            Why::ExclusiveMaximum(at) => write!(f, "must be < {}", Raw(token(at))),
-            Why::MultipleOf(at) => write!(f, "must be a multiple of {}", Raw(token(at))),
-            Why::AnyOf => text(f, "does not match any of the allowed schemas"),
-            Why::OneOfNone => text(f, "does not match any of the oneOf schemas"),
-            Why::OneOfMany => text(f, "matches more than one of the oneOf schemas"),
-            Why::Not => text(f, "must not match the schema under \"not\""),
-            Why::TooDeep => text(f, "too deeply nested to check"),
-            Why::TooManySubschemas => text(f, "too many subschemas to check"),
-            Why::PatternTooCostly => text(f, "a pattern too costly to check"),
-        }
+        });
+        result
     }
 }
 
@@ -207,46 +216,40 @@ fn token_at(doc: &[u8], at: usize) -> &[u8] {
     doc.get(at..end).unwrap_or(&[])
 }
 
-/// A token printed as written (numbers, and strings with their quotes and escapes).
-struct Raw<'a>(&'a [u8]);
-
-impl fmt::Display for Raw<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Validated JSON is UTF-8; anything else prints nothing rather than panicking.
-        f.write_str(core::str::from_utf8(self.0).unwrap_or(""))
-    }
+/// A token as written (numbers, and strings with their quotes and escapes): validated JSON
+/// is UTF-8; anything else shows as nothing rather than panicking.
+fn raw(token: &[u8]) -> &str {
+    core::str::from_utf8(token).unwrap_or("")
 }
 
 /// `expected string`, `expected string or null`, `expected integer, number or null`.
-fn write_types<'a>(f: &mut fmt::Formatter<'_>, types: &'a [u8]) -> fmt::Result {
-    f.write_str("expected ")?;
+fn write_types<'a>(put: &mut dyn FnMut(&str), types: &'a [u8]) {
+    put("expected ");
     let mut names: [&'a [u8]; 7] = [b""; 7];
     let mut n = 0;
-    let mut put = |t: &'a [u8]| {
+    let mut keep = |t: &'a [u8]| {
         if let (Some(slot), Some(s)) = (names.get_mut(n), JsonStr::from_token(t).ok()) {
             *slot = s.raw();
             n += 1;
         }
     };
     match Arr::of(types) {
-        Some(items) => items.for_each(&mut put),
-        None => put(types),
+        Some(items) => items.for_each(&mut keep),
+        None => keep(types),
     }
     for (i, name) in names[..n].iter().enumerate() {
-        let sep = match (i, n - i) {
+        put(match (i, n - i) {
             (0, _) => "",
             (_, 1) => " or ",
             _ => ", ",
-        };
-        f.write_str(sep)?;
-        f.write_str(core::str::from_utf8(name).unwrap_or(""))?;
+        });
+        put(raw(name));
     }
-    Ok(())
 }
 
 /// Writes the JSON Pointer of the value at `at` in `doc`; false (nothing written) for the
 /// document itself. Each level finds the member or element whose text holds `at`.
-fn write_pointer(f: &mut fmt::Formatter<'_>, doc: &[u8], at: usize) -> Result<bool, fmt::Error> {
+fn write_pointer(put: &mut dyn FnMut(&str), doc: &[u8], at: usize) -> bool {
     let mut node = {
         let start = skip_ws(doc, 0);
         doc.get(start..valid::skip(doc, start)).unwrap_or(&[])
@@ -254,7 +257,7 @@ fn write_pointer(f: &mut fmt::Formatter<'_>, doc: &[u8], at: usize) -> Result<bo
     let mut wrote = false;
     loop {
         if offset(doc, node) >= at {
-            return Ok(wrote);
+            return wrote;
         }
         let holds = |v: &[u8]| {
             let start = offset(doc, v);
@@ -270,20 +273,37 @@ fn write_pointer(f: &mut fmt::Formatter<'_>, doc: &[u8], at: usize) -> Result<bo
             _ => None,
         };
         let Some((key, index, value)) = next else {
-            return Ok(wrote);
+            return wrote;
         };
-        f.write_char('/')?;
+        put("/");
         match key {
-            Some(k) => write_token(f, k)?,
-            None => write!(f, "{index}")?,
+            Some(k) => write_token(put, k),
+            None => {
+                let mut digits = [0u8; 20];
+                put(decimal(index, &mut digits));
+            }
         }
         wrote = true;
         node = value;
     }
 }
 
+/// `n` in decimal, in `buf`.
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    core::str::from_utf8(&buf[i..]).unwrap_or("")
+}
+
 /// A member name as a JSON Pointer token: decoded, `~` as `~0`, `/` as `~1`.
-fn write_token(f: &mut fmt::Formatter<'_>, key: JsonStr<'_>) -> fmt::Result {
+fn write_token(put: &mut dyn FnMut(&str), key: JsonStr<'_>) {
     let mut buf = [0u8; 4];
     let mut n = 0;
     for b in key.decoded() {
@@ -298,12 +318,11 @@ fn write_token(f: &mut fmt::Formatter<'_>, key: JsonStr<'_>) -> fmt::Result {
         if n < need {
             continue;
         }
-        match &buf[..n] {
-            b"~" => f.write_str("~0")?,
-            b"/" => f.write_str("~1")?,
-            bytes => f.write_str(core::str::from_utf8(bytes).unwrap_or("\u{fffd}"))?,
-        }
+        put(match &buf[..n] {
+            b"~" => "~0",
+            b"/" => "~1",
+            bytes => core::str::from_utf8(bytes).unwrap_or("\u{fffd}"),
+        });
         n = 0;
     }
-    Ok(())
 }

@@ -25,8 +25,8 @@ mod wasm {
         pw_adapter_call_options, pw_call_handle, pw_call_info, pw_completed, pw_conversation_stats,
         pw_declaration, pw_decoder_config, pw_decoder_stats, pw_disposition, pw_event, pw_hooks,
         pw_mcp_config, pw_mcp_event, pw_mcp_frame, pw_mcp_handled, pw_mcp_post, pw_mcp_stats,
-        pw_outcome, pw_output, pw_request_options, pw_result, pw_str, pw_tool, pw_tool_status,
-        pw_trace_entry, pw_transmit, pw_wrapper, pw_wrapper_complete,
+        pw_outcome, pw_output, pw_request_options, pw_result, pw_schema_error, pw_str, pw_tool,
+        pw_tool_status, pw_trace_entry, pw_transmit, pw_wrapper, pw_wrapper_complete,
         pw_wrapper_complete_unwritable, pw_wrapper_config, pw_wrapper_handle_adapter_closed,
         pw_wrapper_handle_adapter_frame, pw_wrapper_stats, pw_writer,
     };
@@ -41,7 +41,7 @@ mod wasm {
     }
 
     /// The table of `Layout`s (only read: the raw pointer names a `'static` string).
-    struct Layouts([Layout; 25]);
+    struct Layouts([Layout; 26]);
     // SAFETY: the table is immutable and its pointers point to 'static strings.
     unsafe impl Sync for Layouts {}
 
@@ -82,6 +82,7 @@ mod wasm {
         pw_conversation_stats,
         pw_request_options,
         pw_declaration,
+        pw_schema_error,
     );
 
     /// How many entries `pwjs_layout` has.

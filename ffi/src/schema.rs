@@ -1,0 +1,192 @@
+//! JSON Schema validation for C (SPEC §11): whether the validator reads a schema, and a
+//! value checked against one, its `<where>: <why>` text written into the caller's buffer.
+
+#![allow(non_camel_case_types)]
+
+use polyweave_tool_adapter::json::schema::{Schema, SchemaError, SchemaErrorKind, Why};
+
+use crate::boundary::{disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span};
+use crate::codes::pw_result;
+
+/// Why the validator refuses a schema (`pw_schema_error.kind`, the Rust `SchemaErrorKind`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum pw_schema_error_kind {
+    /// The text is not JSON.
+    PW_SCHEMA_ERROR_NOT_JSON = 0,
+    /// A schema (the root or a subschema) that is neither an object nor a boolean.
+    PW_SCHEMA_ERROR_NOT_A_SCHEMA = 1,
+    /// A keyword whose value has the wrong shape (`"minimum":"1"`, `"required":{}`).
+    PW_SCHEMA_ERROR_BAD_KEYWORD = 2,
+    /// A `$ref` to another document: the validator never fetches one.
+    PW_SCHEMA_ERROR_REMOTE_REF = 3,
+    /// A `$ref` inside the document that names nothing there (or is longer than 256 bytes).
+    PW_SCHEMA_ERROR_UNRESOLVED_REF = 4,
+    /// A `pattern` (or `patternProperties` name) using syntax the matcher does not read.
+    PW_SCHEMA_ERROR_UNSUPPORTED_PATTERN = 5,
+    /// A `pattern` that is not an ECMA-262 regular expression.
+    PW_SCHEMA_ERROR_BAD_PATTERN = 6,
+    /// A `pattern` too large for the matcher's fixed program.
+    PW_SCHEMA_ERROR_PATTERN_TOO_LARGE = 7,
+    /// Containers nested deeper than the validator's depth limit (32).
+    PW_SCHEMA_ERROR_TOO_DEEP = 8,
+}
+
+impl From<SchemaErrorKind> for pw_schema_error_kind {
+    fn from(kind: SchemaErrorKind) -> Self {
+        match kind {
+            SchemaErrorKind::NotJson => Self::PW_SCHEMA_ERROR_NOT_JSON,
+            SchemaErrorKind::NotASchema => Self::PW_SCHEMA_ERROR_NOT_A_SCHEMA,
+            SchemaErrorKind::RemoteRef => Self::PW_SCHEMA_ERROR_REMOTE_REF,
+            SchemaErrorKind::UnresolvedRef => Self::PW_SCHEMA_ERROR_UNRESOLVED_REF,
+            SchemaErrorKind::UnsupportedPattern => Self::PW_SCHEMA_ERROR_UNSUPPORTED_PATTERN,
+            SchemaErrorKind::BadPattern => Self::PW_SCHEMA_ERROR_BAD_PATTERN,
+            SchemaErrorKind::PatternTooLarge => Self::PW_SCHEMA_ERROR_PATTERN_TOO_LARGE,
+            SchemaErrorKind::TooDeep => Self::PW_SCHEMA_ERROR_TOO_DEEP,
+            // `BadKeyword`, and a kind newer than this table: some keyword the host must fix.
+            _ => Self::PW_SCHEMA_ERROR_BAD_KEYWORD,
+        }
+    }
+}
+
+/// Why and where a schema is refused (`pw_schema_check`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct pw_schema_error {
+    /// What is wrong.
+    pub kind: pw_schema_error_kind,
+    /// The byte offset in the schema's text.
+    pub at: usize,
+}
+
+impl From<SchemaError> for pw_schema_error {
+    fn from(e: SchemaError) -> Self {
+        Self {
+            kind: e.kind.into(),
+            at: e.at,
+        }
+    }
+}
+
+/// Checks that the validator reads `text` (a schema's JSON text) whole: `PW_OK`, or
+/// `PW_BAD_SCHEMA` with `*out` saying why and where. `*out` is written only with
+/// `PW_BAD_SCHEMA`. A schema `pw_tool.schema` names is checked the same way by
+/// `pw_wrapper_init`, which gives only the code.
+///
+/// The caller must pass `text` valid for `len` reads and `out` for one write, outside `text`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_schema_check(
+    text: *const u8,
+    len: usize,
+    out: *mut pw_schema_error,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(text, out);
+        disjoint(&[span(out, 1)], &[span(text, len)])?;
+        // SAFETY: the caller hands `text` for `len` reads.
+        let text = unsafe { in_bytes(text, len) }?;
+        // SAFETY: the caller hands `out` for one write, outside `text` (checked).
+        let out = unsafe { out_slot(out) }?;
+        match Schema::new(text) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                out.write(e.into());
+                Err(pw_result::PW_BAD_SCHEMA)
+            }
+        }
+    })
+}
+
+/// Checks a value's JSON text against a schema's (SPEC §11, the validator's default limits):
+/// `PW_OK` when it satisfies the schema; `PW_SCHEMA_INVALID` when it does not, and
+/// `PW_SCHEMA_LIMIT` when a limit of the validator stopped the check, each with the text
+/// `<where>: <why>` (`/city: expected string`, `(args): missing required property "city"`)
+/// written into `error`, cut on a UTF-8 boundary to `error_cap` bytes, and its length in
+/// `*error_len`. `PW_BAD_SCHEMA` when the validator refuses the schema (`pw_schema_check` says
+/// why), `PW_INVALID_JSON` when the value is not JSON: nothing written with those.
+///
+/// The caller must pass `schema` valid for `schema_len` reads, `value` for `value_len` reads,
+/// `error` for `error_cap` writes and `error_len` for one write, the two outputs apart from
+/// each other and from the inputs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_schema_validate(
+    schema: *const u8,
+    schema_len: usize,
+    value: *const u8,
+    value_len: usize,
+    error: *mut u8,
+    error_cap: usize,
+    error_len: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(schema, value, error, error_len);
+        disjoint(
+            &[span(error, error_cap), span(error_len, 1)],
+            &[span(schema, schema_len), span(value, value_len)],
+        )?;
+        // SAFETY: the caller hands `schema` and `value` for their lengths' reads, `error` for
+        // `error_cap` writes and `error_len` for one write, apart (checked).
+        let (schema, value, error, error_len) = unsafe {
+            (
+                in_bytes(schema, schema_len)?,
+                in_bytes(value, value_len)?,
+                out_bytes(error, error_cap)?,
+                out_slot(error_len)?,
+            )
+        };
+        let schema = Schema::new(schema).map_err(|_| pw_result::PW_BAD_SCHEMA)?;
+        let Err(invalid) = schema.validate(value) else {
+            return Ok(());
+        };
+        if invalid.why() == Why::NotJson {
+            return Err(pw_result::PW_INVALID_JSON);
+        }
+        error_len.write(write_cut(error, |put| {
+            invalid.display(&schema, value).write_to(put)
+        }));
+        Err(if invalid.is_limit() {
+            pw_result::PW_SCHEMA_LIMIT
+        } else {
+            pw_result::PW_SCHEMA_INVALID
+        })
+    })
+}
+
+/// Writes the pieces `text` hands out into `buf`, cut after the last whole character that
+/// fits (nothing after the cut); the bytes written. No `core::fmt`: a firmware build of the
+/// library links none for it.
+pub(crate) fn write_cut(buf: &mut [u8], text: impl FnOnce(&mut dyn FnMut(&str))) -> usize {
+    let (mut len, mut full) = (0, false);
+    text(&mut |s: &str| {
+        if full {
+            return;
+        }
+        let room = buf.len() - len;
+        let mut n = s.len().min(room);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        full = n < s.len();
+        buf[len..len + n].copy_from_slice(&s.as_bytes()[..n]);
+        len += n;
+    });
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_ends_on_a_character_and_stops() {
+        let mut buf = [0u8; 6];
+        // "é" is 2 bytes: 5 fit, then "é" would end at 7; nothing after the cut is taken.
+        let n = write_cut(&mut buf, |put| {
+            ["abcde", "é", "f"].into_iter().for_each(put)
+        });
+        assert_eq!(&buf[..n], b"abcde");
+        let n = write_cut(&mut buf, |put| ["abcdé", "f"].into_iter().for_each(put));
+        assert_eq!(&buf[..n], "abcdé".as_bytes());
+        assert_eq!(write_cut(&mut [], |put| put("x")), 0);
+    }
+}
