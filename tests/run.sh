@@ -120,6 +120,13 @@ bash tests/mcp/install.sh >/dev/null
 export PW_REQUIRE_C_MCP=1
 export PW_REQUIRE_MCP_SERVERS=1
 
+step "validated arguments (SPEC §11): polyweave-replay --validate against Python jsonschema 4.26.0 (the MCP servers' venv) on the real tools' schemas, the JSON Schema Test Suite's and the BFCL declarations, values built to pass and to fail; any disagreement fails"
+cargo build --quiet --locked -p polyweave-replay
+target/mcp-servers/venv/bin/python tests/schema/differential.py --replay "$(target_dir)/debug/polyweave-replay" \
+  tests/data/mcp-tool-schemas.ndjson tests/data/json-schema-test-suite
+target/mcp-servers/venv/bin/python tests/schema/differential.py --replay "$(target_dir)/debug/polyweave-replay" \
+  --values 20 tests/data/bfcl/functions.ndjson
+
 step "npm package: npm pack (prepack builds the wasm), installed in empty temp folders (no install script, nothing native), the package's tests against the installed copy, tsc --noEmit, the @polyweave/tool-adapter alias"
 bash tests/npm_package.sh
 
@@ -170,7 +177,7 @@ step "docs.rs: both crates as docs.rs builds them (nightly, every feature, --cfg
 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo +nightly doc --quiet --no-deps --locked --all-features \
   -p polyweave-tool-adapter -p polyweave-tool-adapter-ffi
 
-step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5, mcp, mcp_http, request) for 60 s under libFuzzer, one per core at a time; any finding fails"
+step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5, mcp, mcp_http, request, schema) for 60 s under libFuzzer, one per core at a time; any finding fails"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 (
   cd tests/fuzz

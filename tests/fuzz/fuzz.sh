@@ -10,7 +10,8 @@ cd "$(dirname "$0")"
 each="${SECONDS_EACH:-60}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(json framing wrapper ffi
-  decode_openai_chat decode_openai_responses decode_anthropic decode_gemini decode_ollama mcp mcp_http request)
+  decode_openai_chat decode_openai_responses decode_anthropic decode_gemini decode_ollama mcp mcp_http request
+  schema)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -64,6 +65,32 @@ for p in openai-chat openai-responses anthropic gemini ollama; do
   done
   seed "decode_${p//-/_}" "$tmp"/dec-"$p"-*
 done
+# schema: a schema's length (two bytes, little-endian), the schema, a value
+# (fuzz_targets/schema.rs): the MCP servers' tool schemas with `{}`, 300 BFCL declarations
+# each with its first call's args and with `{}`, and every case of the JSON Schema Test Suite.
+mkdir -p "$tmp/schema"
+python3 - "$data" "$tmp/schema" <<'PY'
+import json, pathlib, sys
+data, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+pairs = []
+for line in (data / "mcp-tool-schemas.ndjson").read_text(encoding="utf-8").splitlines():
+    pairs.append((json.loads(line)["schema"], {}))
+args = {}
+for line in (data / "bfcl/tool-calls.ndjson").read_text(encoding="utf-8").splitlines():
+    content = json.loads(line)["content"]
+    args.setdefault(content["name"], content["args"])
+for line in (data / "bfcl/functions.ndjson").read_text(encoding="utf-8").splitlines()[:300]:
+    f = json.loads(line)
+    pairs += [(f["input_schema"], args.get(f["name"], {})), (f["input_schema"], {})]
+for file in sorted((data / "json-schema-test-suite").glob("*/*.json")):
+    for group in json.loads(file.read_text(encoding="utf-8")):
+        pairs += [(group["schema"], test["data"]) for test in group["tests"]]
+for i, (schema, value) in enumerate(pairs):
+    s = json.dumps(schema, ensure_ascii=False).encode()
+    v = json.dumps(value, ensure_ascii=False).encode()
+    (out / f"s{i}").write_bytes(len(s).to_bytes(2, "little") + s + v)
+PY
+seed schema "$tmp"/schema/*
 
 mkdir -p logs
 # Each target is one libFuzzer process on one core: FUZZ_JOBS of them run at once (default: one

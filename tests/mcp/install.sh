@@ -4,7 +4,9 @@
 #   npm/   @modelcontextprotocol/server-everything (run: node "$PW_MCP_EVERYTHING" stdio)
 #   venv/  mcp-server-time and its pinned dependencies (tests/mcp/requirements.txt),
 #          among them the Python mcp package that tests/mcp/http_server.py runs on
-#          ("$(dirname "$PW_MCP_TIME")/python" tests/mcp/http_server.py --port N)
+#          ("$(dirname "$PW_MCP_TIME")/python" tests/mcp/http_server.py --port N), and
+#          jsonschema 4.26.0, the reference tests/schema/differential.py checks the argument
+#          validator against
 # Idempotent: a stamp keyed on the pinned versions (and requirements.txt) skips the
 # install when it matches and both servers are in place; otherwise it reinstalls.
 # Writes target/mcp-servers/env.sh with two export lines and prints them last on
@@ -17,6 +19,8 @@ EVERYTHING_PKG=@modelcontextprotocol/server-everything
 EVERYTHING_VERSION=2026.8.31
 TIME_PKG=mcp-server-time
 TIME_VERSION=2026.10.19
+# Pinned in requirements.txt (a dependency of mcp): checked here because differential.py needs it.
+JSONSCHEMA_VERSION=4.26.0
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -52,6 +56,9 @@ installed_ok() {
         "$TIME_PKG" "$TIME_VERSION" 2>/dev/null || return 1
     # The Streamable HTTP test server's class.
     "$venv/bin/python" -c 'from mcp.server.mcpserver import MCPServer' 2>/dev/null || return 1
+    # The schema validator's reference (tests/schema/differential.py).
+    "$venv/bin/python" -c 'import sys, importlib.metadata as m; import jsonschema; sys.exit(m.version("jsonschema") != sys.argv[1])' \
+        "$JSONSCHEMA_VERSION" 2>/dev/null || return 1
 }
 
 with_root() {
@@ -104,6 +111,7 @@ log "installing $TIME_PKG==$TIME_VERSION into $venv"
 make_venv
 pip=("$venv/bin/python" -m pip --disable-pip-version-check --no-input)
 grep -qx "$TIME_PKG==$TIME_VERSION" "$req" || die "$req does not pin $TIME_PKG==$TIME_VERSION"
+grep -qx "jsonschema==$JSONSCHEMA_VERSION" "$req" || die "$req does not pin jsonschema==$JSONSCHEMA_VERSION"
 # Every package is pinned in requirements.txt: --no-deps installs exactly that set,
 # and pip check proves it is complete and consistent for this Python.
 "${pip[@]}" install -q --no-deps -r "$req" >&2

@@ -2,8 +2,11 @@
 //! simulated clock and prints what happened, one NDJSON event per line, or with
 //! `--pretty` as a readable timeline.
 //!
+//! With `--validate SCHEMA.json` it is the argument validator (SPEC §11) on NDJSON values
+//! read from standard input, one answer line per value (`src/validate.rs`).
+//!
 //! Exit codes: 0 when the scenario ran (whatever it printed), 2 for a bad
-//! scenario file or bad arguments.
+//! scenario file, a schema the validator refuses, or bad arguments.
 
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
@@ -12,6 +15,7 @@ mod request;
 mod scenario;
 mod streams;
 mod surrogates;
+mod validate;
 
 use polyweave_tests::host::{Call, Entry, Host, Outcome, Recorder, Storage};
 use polyweave_tool_adapter::wrapper::ENTRY_HEADER;
@@ -191,7 +195,8 @@ const USAGE: &str = "usage: polyweave-replay [--pretty] SCENARIO.json\n\
        polyweave-replay --decode PROVIDER [--chunk N] BODY\n\
        polyweave-replay --encode PROVIDER FRAMES.ndjson\n\
        polyweave-replay [--pretty] --stream PROVIDER BODY\n\
-       polyweave-replay --request PROVIDER CONVERSATION.json";
+       polyweave-replay --request PROVIDER CONVERSATION.json\n\
+       polyweave-replay --validate SCHEMA.json < VALUES.ndjson";
 
 /// What the command line asks for.
 enum Mode {
@@ -200,6 +205,7 @@ enum Mode {
     Encode(String),
     Stream(String),
     Request(String),
+    Validate(String),
 }
 
 fn main() -> ExitCode {
@@ -219,6 +225,7 @@ fn main() -> ExitCode {
             "--encode" => value("--encode").map(|p| mode = Mode::Encode(p)),
             "--stream" => value("--stream").map(|p| mode = Mode::Stream(p)),
             "--request" => value("--request").map(|p| mode = Mode::Request(p)),
+            "--validate" => value("--validate").map(|p| mode = Mode::Validate(p)),
             "--chunk" => value("--chunk").and_then(|n| {
                 n.parse()
                     .map(|n| chunk = n)
@@ -239,7 +246,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let Some(file) = file else {
+    // `--validate` reads its values on standard input: it takes no file.
+    let validating = matches!(mode, Mode::Validate(_));
+    if let (true, Some(extra)) = (validating, &file) {
+        eprintln!("polyweave-replay: unexpected argument {extra:?}\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let Some(file) = file.or_else(|| validating.then(String::new)) else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
@@ -253,6 +266,7 @@ fn main() -> ExitCode {
             Some(streams::provider(p).and_then(|p| streams::run_stream(p, &file, pretty)))
         }
         Mode::Request(p) => Some(streams::provider(p).and_then(|p| request::run_request(p, &file))),
+        Mode::Validate(schema) => Some(validate::run_validate(schema)),
     };
     if let Some(run) = stream_run {
         return match run {
