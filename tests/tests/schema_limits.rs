@@ -176,3 +176,29 @@ fn schemas_refused_at_registration() {
         "/pattern: expected string"
     );
 }
+
+/// A member name given twice would leave one of its values unchecked (lookups read the
+/// first, a tool's parser may keep the last): the value is refused, at the second one.
+// SPEC §11
+#[test]
+fn a_name_given_twice_is_refused() {
+    let s = Schema::new(br#"{"properties":{"a":{"type":"integer"}}}"#).unwrap();
+    for (value, text) in [
+        (r#"{"a":1,"a":"x"}"#, "/a: property given more than once"),
+        (r#"{"a":1,"\u0061":1}"#, "/a: property given more than once"),
+        (
+            r#"{"a":1,"b":[0,{"c":1,"d":2,"c":3}]}"#,
+            "/b/1/c: property given more than once",
+        ),
+    ] {
+        assert_eq!(
+            why(&s, value),
+            Err((Why::RepeatedName, text.into())),
+            "{value}"
+        );
+    }
+    assert_eq!(
+        why(&s, r#"{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}"#),
+        Ok(())
+    );
+}

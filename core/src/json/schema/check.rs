@@ -9,7 +9,7 @@
 use super::super::valid::{Arr, Obj};
 use super::super::{trim_ws, JsonStr};
 use super::document::{offset, Draft, Schema};
-use super::equal::{json_eq, member};
+use super::equal::{json_eq, member, str_eq};
 use super::number::Decimal;
 use super::pattern::{self, PatternFault};
 use super::why::{Invalid, Why};
@@ -42,12 +42,11 @@ pub(super) fn run(schema: &Schema<'_>, value: &[u8]) -> Result<(), Invalid> {
         subschemas: schema.limits.max_subschemas,
         steps: schema.limits.max_pattern_steps,
     };
-    run.check(
-        schema.root,
-        trim_ws(value),
-        schema.limits.max_depth,
-        schema.root,
-    )
+    let root = trim_ws(value);
+    // A name given twice would leave one of its values unchecked (lookups read the first; a
+    // tool's parser may keep the last): such a value is refused before the schema is read.
+    run.names_once(root, schema.limits.max_depth)?;
+    run.check(schema.root, root, schema.limits.max_depth, schema.root)
 }
 
 /// What one validation carries down: the two documents and the work left.
@@ -87,6 +86,40 @@ type Res = Result<(), Invalid>;
 impl<'s, 'v> Run<'_, 's, 'v> {
     fn fail(&self, v: &'v [u8], why: Why) -> Invalid {
         Invalid::new(offset(self.value, v), why)
+    }
+
+    /// Every object in `v` names each member once; each pair of names compared pays the
+    /// work budget, as `uniqueItems`' pairs do.
+    #[inline(never)]
+    fn names_once(&mut self, v: &'v [u8], depth: u8) -> Res {
+        if depth == 0 {
+            return Err(self.fail(v, Why::TooDeep));
+        }
+        match v.first() {
+            Some(b'{') => {
+                let mut rest = Obj::of(v).into_iter().flatten();
+                while let Some((name, value)) = rest.next() {
+                    for (later, again) in rest.clone() {
+                        if self.subschemas == 0 {
+                            return Err(self.fail(v, Why::TooManySubschemas));
+                        }
+                        self.subschemas -= 1;
+                        if str_eq(name, later) {
+                            return Err(self.fail(again, Why::RepeatedName));
+                        }
+                    }
+                    self.names_once(value, depth - 1)?;
+                }
+                Ok(())
+            }
+            Some(b'[') => {
+                for item in Arr::of(v).into_iter().flatten() {
+                    self.names_once(item, depth - 1)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Where a schema token starts in the schema's text (for the texts that quote it).

@@ -70,6 +70,9 @@ pub enum Why {
     OneOfMany,
     /// Matches `not`'s schema.
     Not,
+    /// A member name given twice in one object (at the second one's value): which of the
+    /// two a tool reads is its parser's choice, so the value is not checked.
+    RepeatedName,
     /// A limit: subschemas nested deeper than [`Limits::max_depth`](super::Limits::max_depth).
     TooDeep,
     /// A limit: more subschemas applied than [`Limits::max_subschemas`](super::Limits::max_subschemas).
@@ -188,6 +191,7 @@ impl InvalidDisplay<'_> {
             Why::OneOfNone => ("does not match any of the oneOf schemas", "", ""),
             Why::OneOfMany => ("matches more than one of the oneOf schemas", "", ""),
             Why::Not => ("must not match the schema under \"not\"", "", ""),
+            Why::RepeatedName => ("property given more than once", "", ""),
             Why::TooDeep => ("too deeply nested to check", "", ""),
             Why::TooManySubschemas => ("too many subschemas to check", "", ""),
             Why::PatternTooCostly => ("a pattern too costly to check", "", ""),
