@@ -208,6 +208,8 @@ fn subject(rng: &mut Rng, len: usize, ascii: bool) -> (String, String) {
     (text, raw)
 }
 
+// Under miri the `regex` crate alone takes minutes per pattern: the native run covers it.
+#[cfg_attr(miri, ignore)]
 #[test]
 fn agrees_with_the_regex_crate() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -253,7 +255,8 @@ fn never_panics_on_any_bytes() {
         b"\\\\\\u{}()[]?<>=!*+|^$-,.:0129aAdDbBkpPcxXu/\"\xF0\x9F\x98\x80\xC3\xA9\xE2";
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let (mut readable, mut refused) = (0, 0);
-    for _ in 0..20_000 {
+    let cases = if cfg!(miri) { 100 } else { 20_000 };
+    for _ in 0..cases {
         let mut pattern = Vec::new();
         for _ in 0..rng.below(12) {
             pattern.push(rng.pick(BYTES));
@@ -276,5 +279,9 @@ fn never_panics_on_any_bytes() {
             }
         }
     }
-    assert!(readable > 2_000 && refused > 2_000, "{readable} {refused}");
+    // Both kinds are common: at least a tenth of the cases each.
+    assert!(
+        readable > cases / 10 && refused > cases / 10,
+        "{readable} {refused}"
+    );
 }
