@@ -3,7 +3,7 @@
 
 #![allow(non_camel_case_types)]
 
-use polyweave_tool_adapter::json::schema::{Schema, SchemaError, SchemaErrorKind, Why};
+use polyweave_tool_adapter::json::schema::{write_cut, Schema, SchemaError, SchemaErrorKind, Why};
 
 use crate::boundary::{disjoint, ffi, in_bytes, out_bytes, out_slot, require_non_null, span};
 use crate::codes::pw_result;
@@ -141,52 +141,12 @@ pub unsafe extern "C" fn pw_schema_validate(
         if invalid.why() == Why::NotJson {
             return Err(pw_result::PW_INVALID_JSON);
         }
-        error_len.write(write_cut(error, |put| {
-            invalid.display(&schema, value).write_to(put)
-        }));
+        let (len, _) = write_cut(error, |put| invalid.display(&schema, value).write_to(put));
+        error_len.write(len);
         Err(if invalid.is_limit() {
             pw_result::PW_SCHEMA_LIMIT
         } else {
             pw_result::PW_SCHEMA_INVALID
         })
     })
-}
-
-/// Writes the pieces `text` hands out into `buf`, cut after the last whole character that
-/// fits (nothing after the cut); the bytes written. No `core::fmt`: a firmware build of the
-/// library links none for it.
-pub(crate) fn write_cut(buf: &mut [u8], text: impl FnOnce(&mut dyn FnMut(&str))) -> usize {
-    let (mut len, mut full) = (0, false);
-    text(&mut |s: &str| {
-        if full {
-            return;
-        }
-        let room = buf.len() - len;
-        let mut n = s.len().min(room);
-        while !s.is_char_boundary(n) {
-            n -= 1;
-        }
-        full = n < s.len();
-        buf[len..len + n].copy_from_slice(&s.as_bytes()[..n]);
-        len += n;
-    });
-    len
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_cut_ends_on_a_character_and_stops() {
-        let mut buf = [0u8; 6];
-        // "é" is 2 bytes: 5 fit, then "é" would end at 7; nothing after the cut is taken.
-        let n = write_cut(&mut buf, |put| {
-            ["abcde", "é", "f"].into_iter().for_each(put)
-        });
-        assert_eq!(&buf[..n], b"abcde");
-        let n = write_cut(&mut buf, |put| ["abcdé", "f"].into_iter().for_each(put));
-        assert_eq!(&buf[..n], "abcdé".as_bytes());
-        assert_eq!(write_cut(&mut [], |put| put("x")), 0);
-    }
 }

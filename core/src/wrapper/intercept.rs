@@ -368,25 +368,11 @@ fn invalid_args_text(
     invalid: crate::json::schema::Invalid,
     args: &[u8],
 ) -> (usize, bool) {
-    let (mut len, mut cut) = (0, false);
-    let mut put = |piece: &str| {
-        // Once cut, nothing more: a later piece must not fill the rest of the room.
-        if cut {
-            return;
-        }
-        let room = buf.len() - len;
-        let mut n = piece.len().min(room);
-        while !piece.is_char_boundary(n) {
-            n -= 1;
-        }
-        buf[len..len + n].copy_from_slice(&piece.as_bytes()[..n]);
-        len += n;
-        cut |= n < piece.len();
-    };
-    // The name is the call's decoded name: UTF-8, as the registry matched it.
-    put("Tool ");
-    put(core::str::from_utf8(name).unwrap_or(""));
-    put(" arguments are invalid: ");
-    invalid.display(schema, args).write_to(&mut put);
-    (len, cut)
+    crate::json::schema::write_cut(buf, |put| {
+        // The name is the call's decoded name: UTF-8, as the registry matched it.
+        put("Tool ");
+        put(core::str::from_utf8(name).unwrap_or(""));
+        put(" arguments are invalid: ");
+        invalid.display(schema, args).write_to(put);
+    })
 }

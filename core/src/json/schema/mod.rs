@@ -37,4 +37,4 @@ mod uri;
 mod why;
 
 pub use document::{Draft, Limits, Schema, SchemaError, SchemaErrorKind};
-pub use why::{Invalid, InvalidDisplay, Why};
+pub use why::{write_cut, Invalid, InvalidDisplay, Why};

@@ -330,3 +330,43 @@ fn write_token(put: &mut dyn FnMut(&str), key: JsonStr<'_>) {
         n = 0;
     }
 }
+
+/// Writes the pieces `text` hands out into `buf`, cut after the last whole character that
+/// fits (nothing after a cut): the bytes written, and whether the text was cut. The
+/// wrapper's invalid-args message and the C ABI's `pw_schema_validate` both write this way.
+pub fn write_cut(buf: &mut [u8], text: impl FnOnce(&mut dyn FnMut(&str))) -> (usize, bool) {
+    let (mut len, mut cut) = (0, false);
+    text(&mut |piece: &str| {
+        if cut {
+            return;
+        }
+        let mut n = piece.len().min(buf.len() - len);
+        while !piece.is_char_boundary(n) {
+            n -= 1;
+        }
+        buf[len..len + n].copy_from_slice(&piece.as_bytes()[..n]);
+        len += n;
+        cut = n < piece.len();
+    });
+    (len, cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_cut;
+
+    #[test]
+    fn a_cut_ends_on_a_character_and_stops() {
+        let mut buf = [0u8; 6];
+        // "é" is 2 bytes: 5 fit, then "é" would end at 7; nothing after the cut is taken.
+        let (n, cut) = write_cut(&mut buf, |put| {
+            ["abcde", "é", "f"].into_iter().for_each(put)
+        });
+        assert_eq!((&buf[..n], cut), (&b"abcde"[..], true));
+        let (n, cut) = write_cut(&mut buf, |put| ["abcdé", "f"].into_iter().for_each(put));
+        assert_eq!((&buf[..n], cut), ("abcdé".as_bytes(), true));
+        let (n, cut) = write_cut(&mut buf, |put| ["ab", "cd"].into_iter().for_each(put));
+        assert_eq!((&buf[..n], cut), (&b"abcd"[..], false));
+        assert_eq!(write_cut(&mut [], |put| put("x")), (0, true));
+    }
+}
