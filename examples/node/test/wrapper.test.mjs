@@ -361,3 +361,45 @@ test('a plain function returning a promise fails (declare it async); a sync tool
   await sleep(5); // the dropped promise's rejection is handled
   assert.equal(w.getToolTrace().length, 3, 'the wrapper works again once the tool returned');
 });
+
+test("a sync tool driving another wrapper: each wrapper's hooks and tools answer its own calls, in order", () => {
+  // The hooks find their wrapper among the ones whose C calls are on the stack (binding.mjs):
+  // the inner wrapper is bound and unbound inside the outer one's call, which must still be found.
+  const hooks = [];
+  const mi = llm();
+  const inner = createToolAdapterWrapper(mi.duplex, {
+    tools: { double: (args) => ({ v: args.v * 2 }) },
+    onToolCall: (name) => hooks.push(['inner call', name]),
+    onToolResult: (name, _args, result) => hooks.push(['inner result', name, result]),
+  });
+  const mo = llm();
+  const outer = createToolAdapterWrapper(mo.duplex, {
+    tools: {
+      viaInner: (args) => {
+        mi.say(call('double', { v: args.v }, `i${args.v}`));
+        return { inner: mi.toModel.at(-2).content.result };
+      },
+    },
+    onToolCall: (name) => hooks.push(['outer call', name]),
+    onToolResult: (name, _args, result) => hooks.push(['outer result', name, result]),
+  });
+  mo.say(call('viaInner', { v: 3 }, 'o1'));
+  mo.say(call('viaInner', { v: 5 }, 'o2'));
+  // A wrapper's hooks fire once its C call is over (the hook log): the inner call's first.
+  assert.deepEqual(hooks, [
+    ['inner call', 'double'],
+    ['inner result', 'double', { v: 6 }],
+    ['outer call', 'viaInner'],
+    ['outer result', 'viaInner', { inner: { v: 6 } }],
+    ['inner call', 'double'],
+    ['inner result', 'double', { v: 10 }],
+    ['outer call', 'viaInner'],
+    ['outer result', 'viaInner', { inner: { v: 10 } }],
+  ]);
+  assert.deepEqual(mo.toModel.filter((f) => f.type === 'TOOL_RESULT'), [
+    { type: 'TOOL_RESULT', content: { id: 'o1', name: 'viaInner', result: { inner: { v: 6 } } } },
+    { type: 'TOOL_RESULT', content: { id: 'o2', name: 'viaInner', result: { inner: { v: 10 } } } },
+  ]);
+  assert.equal(inner.getToolTrace().length, 2);
+  assert.equal(outer.getToolTrace().length, 2);
+});
