@@ -351,6 +351,8 @@ export const C = {
   mcpHandleFrame: fn('pw_mcp_handle_frame', ['i', 'i', 'i', 'b', 'o']),
   mcpPollTransmit: fn('pw_mcp_poll_transmit', ['i', 'i', 'i', 'n']),
   mcpPollFrame: fn('pw_mcp_poll_frame', ['i', 'i', 'i', 'o']),
+  mcpOutputSchemasSize: fn('pw_mcp_output_schemas_size', ['i', 'n']),
+  mcpSetOutputSchemas: fn('pw_mcp_set_output_schemas', ['i', 'i', 'i', 'a', 'i']),
   // the MCP client over Streamable HTTP (mcp.mjs)
   mcpHttpSize: fn('pw_mcp_http_size', ['c', 'i', 'i', 'n']),
   mcpHttpInit: fn('pw_mcp_http_init', ['i', 'i', 'c', 'i', 'i', 'b', 'b', 'n']),

@@ -178,6 +178,11 @@ export interface ToolAdapterWrapper extends Duplex {
  * the validator refuses, `PW_INVALID_JSON` for a `raw` value that is not JSON.
  */
 export function validate(schema: SchemaInput, value: unknown): string | null;
+/**
+ * Checks that the validator reads `schema`: returns when it does; throws `PW_BAD_SCHEMA`
+ * (`kind`, `offset`) when it refuses it (a remote `$ref`, a pattern it cannot run...).
+ */
+export function checkSchema(schema: SchemaInput): void;
 /** Wraps an LLM adapter duplex: TOOL_CALL frames on its response path go to the registered tools. */
 export function createToolAdapterWrapper(innerDuplex: Duplex, options?: WrapperOptions): ToolAdapterWrapper;
 

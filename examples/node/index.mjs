@@ -9,7 +9,7 @@ export { init, isLoaded, version } from './binding.mjs';
 export { createSource, createSink, createDuplex, isDuplex } from './duplex.mjs';
 export { RawJSON, raw, RAW_TEXT, rawText } from './raw.mjs';
 export { wrapToolAdapter } from './adapter_call.mjs';
-export { createToolAdapterWrapper, validate } from './wrapper.mjs';
+export { createToolAdapterWrapper, validate, checkSchema } from './wrapper.mjs';
 export {
   createDecoder,
   DecoderStream,

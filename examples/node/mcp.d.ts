@@ -166,6 +166,12 @@ export class McpClient {
   feedResponse(stream: number, bytes: Uint8Array | string, start?: number): number;
   /** HTTP: the response ended, whole or broken (or, before its head, there was none). */
   handleResponseEnd(stream: number): void;
+  /**
+   * The output schemas results are checked against (SPEC §11), replacing the earlier ones: a
+   * result whose `structuredContent` does not satisfy its tool's fails the call. Throws
+   * `PW_BAD_SCHEMA` (`tool`, `kind`, `offset`) for a schema the validator refuses: nothing changed.
+   */
+  setOutputSchemas(schemas: Array<{ tool: string; schema: unknown }>): void;
   readonly state: 'idle' | 'starting' | 'ready' | 'failed' | 'closed';
   readonly inFlight: number;
   readonly queued: number;
@@ -188,6 +194,12 @@ export interface McpSessionOptions {
   /** How long `server/discover` may go unanswered before `initialize` goes out (10000 by default). */
   startTimeoutMs?: number;
   onWire?: (direction: 'send' | 'recv', data: string | Uint8Array) => void;
+  /**
+   * Check each call's args against its tool's listed `inputSchema` (a call that does not satisfy
+   * it fails at once: `Tool <name> arguments are invalid: <where>: <why>`, the server never sees
+   * it) and each result's `structuredContent` against its `outputSchema` (SPEC §11). True by default.
+   */
+  validate?: boolean;
   /** The server's tools changed and were listed again: the new list (`session.tools` from now on). */
   onToolsChanged?: (tools: Array<{ name: string; tool: any }>) => void;
   /** Test-only: a manual clock (milliseconds); `session.tick()` gives it, and the session's wrappers get it. */
@@ -210,6 +222,10 @@ export class McpSession {
   /** The revision spoken, once the server said; null before. */
   readonly protocolVersion: string | null;
   readonly notifications: Array<Extract<McpEvent, { type: 'notification' }>>;
+  /** Whether listed schemas are checked (`validate`). */
+  readonly validate: boolean;
+  /** The listed schemas the validator refuses (a remote `$ref`...): those sides run unchecked. */
+  readonly unchecked: Array<{ tool: string; schema: 'inputSchema' | 'outputSchema'; kind: string; offset: number }>;
   readonly ready: Promise<this>;
   readonly closed: boolean;
   receive(chunk: Uint8Array | string): void;

@@ -20,11 +20,11 @@
 //   (`pollRequest`), each made as one `fetch` whose response body is read as a stream and
 //   fed as it comes (`handleResponse`, `feedResponse`, `handleResponseEnd`); a stream the
 //   client closes aborts its `fetch` (`McpHttpSession`).
-import { C, ENUMS, PW, OutBuf, Stable, alignOffset, deadline, strOf, resultText, withCode } from './binding.mjs';
+import { C, ENUMS, PW, OutBuf, Stable, alignOffset, deadline, strOf, resultText, utf8, withCode } from './binding.mjs';
 import { realClock, clockOf } from './clock.mjs';
 import { createDuplex } from './duplex.mjs';
-import { objectOf, raw, rawText } from './raw.mjs';
-import { createToolAdapterWrapper } from './wrapper.mjs';
+import { memberText, objectOf, raw, rawText } from './raw.mjs';
+import { checkSchema, createToolAdapterWrapper, schemaAccepted } from './wrapper.mjs';
 
 // node:child_process only in Node: in a browser the client, `createMcpSession` (any
 // transport) and `connectMcpServer({ url })` (HTTP) work, and `connectMcpServer(command)` (a
@@ -278,6 +278,54 @@ export class McpClient {
     this._line.free();
     this._frame.free();
     this._headers?.free();
+    this._schemas?.free();
+    this._schemas = null;
+  }
+
+  /**
+   * Registers the output schemas results are checked against (SPEC §11), replacing the
+   * earlier ones (`[]` removes them): a result whose `structuredContent` does not satisfy its
+   * tool's schema fails the call with `Tool <name> returned a result that does not match its
+   * output schema: <where>: <why>`. `schemas`: `{ tool, schema }` pairs, `tool` the name calls
+   * are made under, `schema` a JSON string, `raw(text)` or an object. A schema the validator
+   * refuses throws `PW_BAD_SCHEMA` (with `tool`, `kind`, `offset`) and changes nothing.
+   * @param {Array<{ tool: string, schema: unknown }>} schemas
+   */
+  setOutputSchemas(schemas) {
+    const c = this._ptr();
+    const given = schemas.map(({ tool, schema }) => [String(tool), typeof schema === 'string' ? schema : rawText(schema)]);
+    for (const [i, [, text]] of given.entries()) {
+      try {
+        checkSchema(text);
+      } catch (e) {
+        e.message = `setOutputSchemas: the output schema of tool ${JSON.stringify(String(schemas[i].tool))}: ${e.message}`;
+        e.tool = String(schemas[i].tool);
+        throw e;
+      }
+    }
+    const texts = given.map(([tool, text]) => [utf8(tool), utf8(text)]);
+    const size = [0];
+    check('setOutputSchemas', C.mcpOutputSchemasSize(texts.length, size));
+    const align = PW.MAX_ALIGN;
+    const textLen = texts.reduce((n, [a, b]) => n + a.length + b.length, 0);
+    // One block the client keeps using: the names and schemas, then its own memory.
+    const block = new Stable(textLen + align + Number(size[0]));
+    const entries = [];
+    let at = 0;
+    for (const [name, schema] of texts) {
+      block.write(at, name);
+      block.write(at + name.length, schema);
+      entries.push({ tool: { ptr: block.at(at), len: name.length }, schema: { ptr: block.at(at + name.length), len: schema.length } });
+      at += name.length + schema.length;
+    }
+    const mem = block.at(at) + alignOffset(block.at(at), align);
+    const r = C.mcpSetOutputSchemas(c, mem, Number(size[0]), entries, entries.length);
+    if (r !== PW.OK) {
+      block.free();
+      throw new McpError('setOutputSchemas', r);
+    }
+    this._schemas?.free();
+    this._schemas = block;
   }
 
   /**
@@ -571,6 +619,8 @@ const MAX_PENDING = 32;
  * @property {McpRevision} [revision] the revision to speak (`'auto'`: `server/discover` first, then `initialize` if the server refuses it or is silent)
  * @property {number} [startTimeoutMs] how long `server/discover` may go unanswered before `initialize` goes out (`pw_mcp_config_default`'s, 10000)
  * @property {(direction: 'send' | 'recv', data: string | Buffer) => void} [onWire] sees every line sent and chunk received
+ * @property {boolean} [validate] check calls' args against each listed tool's `inputSchema` and results'
+ *   `structuredContent` against its `outputSchema` (SPEC §11); true by default
  * @property {(tools: Array<{ name: string, tool: object }>) => void} [onToolsChanged] the server's tools changed and were listed again: the new list (also in `session.tools` from now on)
  * @property {{ now(): number }} [clock] test-only: a manual clock (milliseconds); then no timer fires by itself, `session.tick()` gives it, and the session's wrappers get it too
  *
@@ -626,6 +676,14 @@ export class McpSession {
     this.protocolVersion = null;
     /** @type {Array<Extract<McpEvent, { type: 'notification' }>>} every notification other than progress */
     this.notifications = [];
+    /** Whether listed tools' schemas are checked (SPEC §11): `options.validate`, true by default. */
+    this.validate = options.validate ?? true;
+    /**
+     * @type {Array<{ tool: string, schema: 'inputSchema' | 'outputSchema', kind: string, offset: number }>}
+     * the listed schemas the validator refuses: those tools run unchecked on that side (SPEC §11)
+     */
+    this.unchecked = [];
+    this._inputSchemas = new Map(); // tool name -> its inputSchema's text, when checked
     this._send = send;
     this._http = http;
     this._fifo = []; // frames for the client, in order: { handle, bytes }
@@ -736,8 +794,42 @@ export class McpSession {
   adapterTools() {
     const names = [...this.tools.map((t) => t.name), ...(this.options.extraTools ?? [])];
     const tools = {};
-    for (const name of names) tools[name] = { adapter: () => this._adapter() };
+    for (const name of names) {
+      const schema = this._inputSchemas.get(name);
+      tools[name] = schema === undefined ? { adapter: () => this._adapter() } : { adapter: () => this._adapter(), schema: raw(schema) };
+    }
     return tools;
+  }
+
+  /**
+   * Reads the listed tools' schemas (SPEC §11): each `inputSchema` goes with its adapter tool
+   * (the wrapper checks a call's args before the server sees them), each `outputSchema` to the
+   * client (a result's `structuredContent` is checked). A schema the validator refuses leaves
+   * that side unchecked and is noted in `unchecked`. Nothing with `validate: false`.
+   */
+  _readSchemas() {
+    this._inputSchemas = new Map();
+    this.unchecked = [];
+    if (!this.validate) return;
+    const outputs = [];
+    for (const { name, tool } of this.tools) {
+      const text = rawText(tool);
+      for (const member of ['inputSchema', 'outputSchema']) {
+        const schema = memberText(text, member);
+        if (schema === null) continue;
+        if (!schemaAccepted(schema)) {
+          try {
+            checkSchema(schema);
+          } catch (e) {
+            this.unchecked.push({ tool: name, schema: member, kind: e.kind, offset: e.offset });
+          }
+          continue;
+        }
+        if (member === 'inputSchema') this._inputSchemas.set(name, schema);
+        else outputs.push({ tool: name, schema });
+      }
+    }
+    this.client.setOutputSchemas(outputs);
   }
 
   /**
@@ -907,6 +999,7 @@ export class McpSession {
         }
         this._relisted = [];
         this.tools = fresh;
+        this._readSchemas();
         this.options.onToolsChanged?.(fresh);
       } else if (e.type === 'initialized') {
         this.serverInfo = JSON.parse(e.result);
@@ -915,6 +1008,7 @@ export class McpSession {
         this.notifications.push(e);
       } else if (e.type === 'ready') {
         this._listed = true;
+        this._readSchemas();
         if (this._settle !== null) {
           const { resolve } = this._settle;
           this._settle = null;

@@ -29,6 +29,65 @@ export function rawText(value) {
   return t === undefined ? 'null' : t;
 }
 
+// ---- a member's exact text in valid JSON (what an object parsed from it cannot give back)
+
+const isWs = (c) => c === ' ' || c === '\n' || c === '\r' || c === '\t';
+function skipWs(t, i) {
+  while (i < t.length && isWs(t[i])) i++;
+  return i;
+}
+/** Just past the string whose quote is at `i`. */
+function stringEnd(t, i) {
+  for (i++; i < t.length; i++) {
+    if (t[i] === '\\') i++;
+    else if (t[i] === '"') return i + 1;
+  }
+  return t.length;
+}
+/** Just past the value that starts at `i`. */
+function valueEnd(t, i) {
+  if (t[i] === '"') return stringEnd(t, i);
+  if (t[i] === '{' || t[i] === '[') {
+    let depth = 0;
+    while (i < t.length) {
+      const c = t[i];
+      if (c === '"') {
+        i = stringEnd(t, i);
+        continue;
+      }
+      if (c === '{' || c === '[') depth++;
+      else if ((c === '}' || c === ']') && --depth === 0) return i + 1;
+      i++;
+    }
+    return t.length;
+  }
+  while (i < t.length && !isWs(t[i]) && t[i] !== ',' && t[i] !== '}' && t[i] !== ']') i++;
+  return i;
+}
+
+/**
+ * The exact text of member `key`'s value in `text`, a JSON object's valid text (the last member
+ * so named, as `JSON.parse` reads it), or null: a tool's `inputSchema` as the server wrote it,
+ * numbers past a double's precision included.
+ */
+export function memberText(text, key) {
+  let found = null;
+  let i = skipWs(text, 0);
+  if (text[i] !== '{') return null;
+  i++;
+  for (;;) {
+    i = skipWs(text, i);
+    if (text[i] === ',') i = skipWs(text, i + 1);
+    if (text[i] !== '"') return found;
+    const nameEnd = stringEnd(text, i);
+    const name = JSON.parse(text.slice(i, nameEnd));
+    const start = skipWs(text, skipWs(text, nameEnd) + 1);
+    const end = valueEnd(text, start);
+    if (name === key) found = text.slice(start, end);
+    i = end;
+  }
+}
+
 /**
  * The bytes of a frame for the library: its exact text when it has one (`raw(text)`, a frame
  * the package handed out, a string), bytes as given, else the object's JSON.

@@ -79,7 +79,7 @@ const schemaBytes = (v) => utf8(typeof v === 'string' ? v : rawText(v));
  * Throws, for a schema the validator refuses, the error `PW_BAD_SCHEMA` with `kind` (the C
  * name of why: `'PW_SCHEMA_ERROR_REMOTE_REF'`...) and `offset` (in the schema's UTF-8 text).
  */
-function checkSchema(bytes, what) {
+function refuseSchema(bytes, what) {
   const e = {};
   const r = C.schemaCheck(bytes, e);
   if (r === PW.OK) return;
@@ -90,6 +90,19 @@ function checkSchema(bytes, what) {
   err.offset = e.at;
   throw err;
 }
+
+/**
+ * Checks that the validator reads `schema` (a JSON string, `raw(text)`, or an object): returns
+ * nothing when it does; throws `PW_BAD_SCHEMA` with `kind` (`'PW_SCHEMA_ERROR_REMOTE_REF'`...)
+ * and `offset` (in the schema's UTF-8 text) when it refuses it (SPEC §11: a tool with such a
+ * schema is registered unchecked, or refused, as the host decides).
+ */
+export function checkSchema(schema) {
+  refuseSchema(schemaBytes(schema), 'checkSchema: the schema');
+}
+
+/** Whether the validator reads `schema` (JSON text): `checkSchema` without the throw. */
+export const schemaAccepted = (text) => C.schemaCheck(utf8(text), {}) === PW.OK;
 
 /**
  * Checks `value` (any JSON value: a JS value is written by `JSON.stringify`, `raw(text)` is
@@ -110,7 +123,7 @@ export function validate(schema, value) {
     const r = C.schemaValidate(s, v, buf.ptr, cap, n);
     if (r === PW.OK) return null;
     if (r === PW.SCHEMA_INVALID || r === PW.SCHEMA_LIMIT) return buf.text(n[0]);
-    if (r === PW.BAD_SCHEMA) checkSchema(s, 'validate: the schema');
+    if (r === PW.BAD_SCHEMA) refuseSchema(s, 'validate: the schema');
     throw pwError('validate: the value', r);
   } finally {
     buf.free();
@@ -235,7 +248,7 @@ class ToolAdapterWrapper {
     schemas.forEach((b, i) => {
       if (b === null) return;
       try {
-        checkSchema(b, `createToolAdapterWrapper: the schema of tool ${JSON.stringify(this.tools[i].name)}`);
+        refuseSchema(b, `createToolAdapterWrapper: the schema of tool ${JSON.stringify(this.tools[i].name)}`);
       } catch (e) {
         this.outMem.free();
         this.outBuf.free();

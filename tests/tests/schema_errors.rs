@@ -212,7 +212,7 @@ fn verdicts() -> Vec<Case> {
             s12,
             r#"["a","b"]"#,
             0,
-            "(args): must contain at most 1 matching items",
+            "(args): must contain at most 1 matching item",
             MaxContains(off(s12, "1")),
         ),
         // One code point in two bytes is shorter than 2.
@@ -391,6 +391,77 @@ fn the_value_itself_can_be_named_otherwise() {
         e.display(&s, b"{}").with_root("(result)").to_string(),
         r#"(result): missing required property "temp""#
     );
+}
+
+/// A count of one reads in the singular, whichever way the schema spells the number; others
+/// (zero included) in the plural.
+#[test]
+fn a_count_of_one_is_singular() {
+    for (schema, value, text) in [
+        (
+            r#"{"minProperties":1}"#,
+            "{}",
+            "(args): must have at least 1 property",
+        ),
+        (
+            r#"{"maxProperties":1.0}"#,
+            r#"{"a":1,"b":2}"#,
+            "(args): must have at most 1.0 property",
+        ),
+        (
+            r#"{"maxProperties":0}"#,
+            r#"{"a":1}"#,
+            "(args): must have at most 0 properties",
+        ),
+        (
+            r#"{"minItems":1}"#,
+            "[]",
+            "(args): must have at least 1 item",
+        ),
+        (
+            r#"{"maxItems":1e0}"#,
+            "[1,2]",
+            "(args): must have at most 1e0 item",
+        ),
+        (
+            r#"{"maxItems":10E-1}"#,
+            "[1,2]",
+            "(args): must have at most 10E-1 item",
+        ),
+        (
+            r#"{"maxItems":2}"#,
+            "[1,2,3]",
+            "(args): must have at most 2 items",
+        ),
+        (
+            r#"{"contains":{},"maxContains":1}"#,
+            "[1,2]",
+            "(args): must contain at most 1 matching item",
+        ),
+        (
+            r#"{"minLength":1}"#,
+            r#""""#,
+            "(args): must be at least 1 character long",
+        ),
+        (
+            r#"{"maxLength":1}"#,
+            r#""ab""#,
+            "(args): must be at most 1 character long",
+        ),
+        (
+            r#"{"maxLength":11}"#,
+            r#""abcdefghijkl""#,
+            "(args): must be at most 11 characters long",
+        ),
+    ] {
+        let s = Schema::new(schema.as_bytes()).unwrap_or_else(|e| panic!("{schema}: {e}"));
+        let e = s.validate(value.as_bytes()).expect_err(schema);
+        assert_eq!(
+            e.display(&s, value.as_bytes()).to_string(),
+            text,
+            "{schema} / {value}"
+        );
+    }
 }
 
 /// Each kind of `SchemaError`, from a schema that has that fault and no other, with its text.

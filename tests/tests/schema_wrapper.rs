@@ -40,7 +40,7 @@ fn invalid_args_never_reach_the_tool() {
         (r#"{"city":7}"#, Some("/city: expected string")),
         (
             r#"{"city":""}"#,
-            Some("/city: must be at least 1 characters long"),
+            Some("/city: must be at least 1 character long"),
         ),
         (r#"{"city":"P","days":0}"#, Some("/days: must be >= 1")),
         (

@@ -29,7 +29,7 @@ test('validate: null for a value that satisfies the schema, else the text the mo
   const cases = [
     [{ city: 7 }, '/city: expected string'],
     [{}, '(args): missing required property "city"'],
-    [{ city: '' }, '/city: must be at least 1 characters long'],
+    [{ city: '' }, '/city: must be at least 1 character long'],
     [{ city: 'P', days: 0 }, '/days: must be >= 1'],
     [raw('{"city":"P","days":1.5}'), '/days: expected integer'],
     [{ city: 'P', 'caf\u00e9': 1 }, '/caf\u00e9: property not allowed'],

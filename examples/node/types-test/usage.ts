@@ -32,6 +32,7 @@ import {
   type PolyweaveError,
   type SchemaInput,
   validate,
+  checkSchema,
   init,
   isLoaded,
   version,
@@ -101,8 +102,10 @@ console.log(line, ev?.type, spoken, McpCode.OUTBOX_FULL, McpError, McpStartupErr
 client.close();
 // @ts-expect-error: a revision the client does not know
 createMcpClient({ revision: '2026' });
-const session = createMcpSession((l: string) => console.log(l), { timeoutMs: 100, revision: '2026-07-28', clock: { now: () => 0 } });
+const session = createMcpSession((l: string) => console.log(l), { timeoutMs: 100, revision: '2026-07-28', validate: true, clock: { now: () => 0 } });
 session.receive('{}\n');
+for (const u of session.unchecked) console.log(u.tool, u.schema === 'inputSchema', u.kind, u.offset + 1, session.validate);
+client.setOutputSchemas([{ tool: 'weather', schema: { type: 'object' } }, { tool: 'time', schema: '{"required":["t"]}' }]);
 session.tick();
 void connectMcpServer('node', ['server.js'], {
   stderr: 'ignore',
@@ -203,6 +206,7 @@ try {
   const err = e as PolyweaveError;
   console.log(why, err.code, err.kind, err.offset, err.tool);
 }
+checkSchema({ type: 'object', required: ['city'] });
 // @ts-expect-error: a { fn } tool needs a function
 createToolAdapterWrapper(llm, { tools: { bad: { fn: 1, schema: true } } });
 // @ts-expect-error: an unknown provider number type

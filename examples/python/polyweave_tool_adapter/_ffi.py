@@ -479,6 +479,10 @@ class pw_mcp_event(Structure):
     ]
 
 
+class pw_mcp_output_schema(Structure):
+    _fields_ = [("tool", pw_str), ("schema", pw_str)]
+
+
 class pw_mcp_stats(Structure):
     _fields_ = [
         ("lines", c_uint64),
@@ -715,6 +719,8 @@ _SIGNATURES = {
     "pw_mcp_state": (pw_result, [_P(pw_mcp), _P(c_uint32)]),
     "pw_mcp_in_flight": (c_size_t, [_P(pw_mcp)]),
     "pw_mcp_queued": (c_size_t, [_P(pw_mcp)]),
+    "pw_mcp_output_schemas_size": (pw_result, [c_size_t, _P(c_size_t)]),
+    "pw_mcp_set_output_schemas": (pw_result, [_P(pw_mcp), c_void_p, c_size_t, _P(pw_mcp_output_schema), c_size_t]),
     "pw_mcp_poll_event": (pw_result, [_P(pw_mcp), _P(pw_mcp_event)]),
     "pw_mcp_get_stats": (pw_result, [_P(pw_mcp), _P(pw_mcp_stats)]),
     "pw_mcp_handle_frame": (pw_result, [_P(pw_mcp), c_uint16, c_uint32, c_void_p, c_size_t, _P(pw_mcp_handled)]),

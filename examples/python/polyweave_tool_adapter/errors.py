@@ -96,7 +96,7 @@ class RequestRefused(PolyweaveError, ValueError):
 class SchemaError(PolyweaveError, ValueError):
     """A JSON Schema the validator refuses (`PW_BAD_SCHEMA`, SPEC §11): `.kind` says why (a
     `SchemaErrorKind`), `.offset` where in the schema's text, `.tool` the tool's name when a
-    `Wrapper` was given it. Nothing was registered."""
+    `Wrapper` or `McpClient.set_output_schemas` was given it. Nothing was registered."""
 
     code = _ffi.PW_BAD_SCHEMA
 
@@ -104,7 +104,7 @@ class SchemaError(PolyweaveError, ValueError):
         super().__init__(code, message)
         #: Why (a `SchemaErrorKind`), when the schema was checked alone (`check_schema`).
         self.kind: Optional[int] = None
-        #: The tool whose schema it is, for a `Wrapper`'s tool.
+        #: The tool whose schema it is, for a `Wrapper`'s tool or an MCP output schema.
         self.tool: Optional[str] = None
 
 

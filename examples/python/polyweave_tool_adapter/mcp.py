@@ -57,7 +57,20 @@ from .errors import (
     check,
 )
 from ._owned import _Block, _Owned
-from .wrapper import CallHandle, Data, Disposition, Route, Wrapper, WrapperConfig, _bytes, adapter
+from .errors import SchemaError
+from .wrapper import (
+    CallHandle,
+    Data,
+    Disposition,
+    Route,
+    SchemaLike,
+    Wrapper,
+    WrapperConfig,
+    _bytes,
+    _schema_bytes,
+    adapter,
+    check_schema,
+)
 
 __all__ = [
     "Failure",
@@ -86,9 +99,78 @@ __all__ = [
     "ToolListed",
     "ToolSkipped",
     "ToolsChanged",
+    "UncheckedSchema",
     "connect_http",
     "serve_stdio",
 ]
+
+
+def _value_end(t: bytes, i: int) -> int:
+    """Just past the JSON value that starts at `i` in valid JSON `t`."""
+    c = t[i:i + 1]
+    if c == b'"':
+        return _string_end(t, i)
+    if c in (b"{", b"["):
+        depth = 0
+        while i < len(t):
+            c = t[i:i + 1]
+            if c == b'"':
+                i = _string_end(t, i)
+                continue
+            if c in (b"{", b"["):
+                depth += 1
+            elif c in (b"}", b"]"):
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        return len(t)
+    while i < len(t) and t[i:i + 1] not in (b" ", b"\t", b"\n", b"\r", b",", b"}", b"]"):
+        i += 1
+    return i
+
+
+def _string_end(t: bytes, i: int) -> int:
+    i += 1
+    while i < len(t):
+        c = t[i:i + 1]
+        if c == b"\\":
+            i += 2
+            continue
+        if c == b'"':
+            return i + 1
+        i += 1
+    return len(t)
+
+
+def _skip_ws(t: bytes, i: int) -> int:
+    while i < len(t) and t[i:i + 1] in (b" ", b"\t", b"\n", b"\r"):
+        i += 1
+    return i
+
+
+def _member_text(entry: bytes, key: str) -> Optional[bytes]:
+    """The exact text of member `key`'s value in `entry`, a JSON object's valid text (the last
+    member so named, as `json.loads` reads it), or None: a tool's `inputSchema` as the server
+    wrote it, numbers past a double's precision included."""
+    i = _skip_ws(entry, 0)
+    if entry[i:i + 1] != b"{":
+        return None
+    found = None
+    i += 1
+    while True:
+        i = _skip_ws(entry, i)
+        if entry[i:i + 1] == b",":
+            i = _skip_ws(entry, i + 1)
+        if entry[i:i + 1] != b'"':
+            return found
+        name_end = _string_end(entry, i)
+        name = json.loads(entry[i:name_end])
+        start = _skip_ws(entry, _skip_ws(entry, name_end) + 1)
+        end = _value_end(entry, start)
+        if name == key:
+            found = entry[start:end]
+        i = end
 
 
 #: An event of `McpClient.poll_event`.
@@ -466,6 +548,38 @@ class McpClient(_Owned):
 
     # (memory: close, with, closed, memory_size: `_Owned`)
 
+    def set_output_schemas(self, schemas: Iterable[Tuple[Data, SchemaLike]]) -> None:
+        """Registers the output schemas results are checked against (SPEC §11), replacing the
+        earlier ones (an empty list removes them): a result whose `structuredContent` does not
+        satisfy its tool's fails the call with `Tool <name> returned a result that does not
+        match its output schema: <where>: <why>`. `schemas`: `(tool, schema)` pairs, `tool` the
+        name calls are made under. A schema the validator refuses raises `SchemaError` (`.kind`,
+        `.offset`, and `.tool`) and changes nothing."""
+        pairs = [(_bytes(tool, "tool"), _schema_bytes(schema)) for tool, schema in schemas]
+        for tool, schema in pairs:
+            try:
+                check_schema(schema)
+            except SchemaError as e:
+                e.tool = tool.decode("utf-8", "replace")
+                raise
+        size = c_size_t(0)
+        check(_ffi.lib.pw_mcp_output_schemas_size(len(pairs), byref(size)))
+        block = _Block(size.value, _ffi.PW_MAX_ALIGN)
+        keep: List[Any] = []
+        entries = (_ffi.pw_mcp_output_schema * max(1, len(pairs)))()
+
+        def span(raw: bytes) -> _ffi.pw_str:
+            buf = ctypes.create_string_buffer(raw, len(raw) + 1)
+            keep.append(buf)
+            return _ffi.pw_str(ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8)), len(raw))
+
+        for i, (tool, schema) in enumerate(pairs):
+            entries[i].tool = span(tool)
+            entries[i].schema = span(schema)
+        check(_ffi.lib.pw_mcp_set_output_schemas(self._ptr(), block.address, size.value, entries, len(pairs)))
+        # The client reads the names, the schemas and the block until they are replaced.
+        self._output_schemas = (block, keep)
+
     # -------------------------------------------------- inputs
 
     def start(self, now_ms: Optional[int] = None) -> None:
@@ -741,11 +855,23 @@ class McpToolError(RuntimeError):
 
 @dataclass(frozen=True)
 class ListedTool:
-    """A tool the server listed: its `name` and its entry parsed (`description`,
-    `inputSchema`, ...)."""
+    """A tool the server listed: its `name`, its entry parsed (`description`, `inputSchema`,
+    ...) and the entry's exact text (`entry`)."""
 
     name: str
     tool: Dict[str, Any]
+    entry: bytes = b""
+
+
+@dataclass(frozen=True)
+class UncheckedSchema:
+    """A listed schema the validator refuses (SPEC §11): `tool`'s `schema` (`"inputSchema"` or
+    `"outputSchema"`) is not checked; `kind` and `offset` say why and where."""
+
+    tool: str
+    schema: str
+    kind: Any
+    offset: int
 
 
 @dataclass(frozen=True)
@@ -810,6 +936,10 @@ class McpServer:
     keeps the tools it was built with), `wrapper`, `client`, `protocol_version` (the revision
     spoken), `server_info` (the `initialize` or `server/discover` result, parsed),
     `notifications` (every `Notification`).
+    With `validate` (true by default), each call's args are checked against its tool's listed
+    `inputSchema` (a call that does not satisfy it fails at once, the server never sees it) and
+    each result's `structuredContent` against its `outputSchema` (SPEC §11); `unchecked` lists
+    the schemas the validator refuses (`UncheckedSchema`: that side of the tool runs unchecked).
     `run(frames)` and `call(name, args)` drive it; `close()` (or the end of a `with` block)
     closes the server's stdin, waits `grace_ms` for it to exit and kills it otherwise."""
 
@@ -837,9 +967,13 @@ class McpServer:
         name: Data = "polyweave-python",
         version: Optional[Data] = None,
         log: Optional[Callable[[str, bytes], Any]] = None,
+        validate: bool = True,
         **fields: Any,
     ) -> None:
         self.command = list(command)
+        self.validate = validate
+        self.unchecked: List[UncheckedSchema] = []
+        self._input_schemas: Dict[str, bytes] = {}
         self._log = log
         self.grace_ms = grace_ms
         self.tools: List[ListedTool] = []
@@ -879,13 +1013,43 @@ class McpServer:
             self._open(env, cwd, stderr)
             self.client.start(self.now_ms())
             self._start_up(startup_timeout_ms)
+            self._read_schemas()
             names = [t.name for t in self.tools]
             names += [n for n in extra_tools if n not in names]
-            self.wrapper = Wrapper({n: adapter() for n in dict.fromkeys(names)}, slots=slots,
+            inputs = self._input_schemas
+            self.wrapper = Wrapper({n: adapter(schema=inputs.get(n)) for n in dict.fromkeys(names)}, slots=slots,
                                    config=self.wrapper_config)
         except BaseException:
             self.close()
             raise
+
+    def _read_schemas(self) -> None:
+        """Reads the listed tools' schemas (SPEC §11): each `inputSchema` for the wrapper (a
+        call's args are checked before the server sees them; the wrapper keeps those it was
+        built with), each `outputSchema` for the client (a result's `structuredContent` is
+        checked, the current list's). A schema the validator refuses leaves that side unchecked
+        and is noted in `unchecked`. Nothing with `validate=False`."""
+        self.unchecked = []
+        if not self.validate:
+            return
+        inputs: Dict[str, bytes] = {}
+        outputs: List[Tuple[str, bytes]] = []
+        for t in self.tools:
+            for member in ("inputSchema", "outputSchema"):
+                schema = _member_text(t.entry, member)
+                if schema is None:
+                    continue
+                try:
+                    check_schema(schema)
+                except SchemaError as e:
+                    self.unchecked.append(UncheckedSchema(t.name, member, e.kind, e.offset or 0))
+                    continue
+                if member == "inputSchema":
+                    inputs[t.name] = schema
+                else:
+                    outputs.append((t.name, schema))
+        self._input_schemas = inputs
+        self.client.set_output_schemas(outputs)
 
     def _client_options(self) -> Dict[str, Any]:
         """What the client's constructor gets besides the configuration (a line client: none)."""
@@ -1115,12 +1279,13 @@ class McpServer:
             if isinstance(e, ToolListed):
                 listing = self._relisted if self._ready else self.tools
                 if all(t.name != e.name for t in listing):
-                    listing.append(ListedTool(e.name, e.json))
+                    listing.append(ListedTool(e.name, e.json, e.tool))
             elif isinstance(e, Ready):
                 self._ready = True
             elif isinstance(e, ToolsChanged):
                 self.tools, self._relisted = self._relisted, []
                 self.tools_changed += 1
+                self._read_schemas()
             elif isinstance(e, StartFailed):
                 self._start_failed = e
             elif isinstance(e, Initialized):

@@ -630,6 +630,25 @@ for line in sys.stdin:
         if mode == "refuse":
             say(id=id, error={"code": -32000, "message": "no"}); continue
         say(id=id, result={"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake"}})
+    elif method == "tools/list" and mode == "schemas":
+        weather = {"name": "weather",
+                   "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}, "reply": {}},
+                                   "required": ["city"], "additionalProperties": False},
+                   "outputSchema": {"type": "object", "properties": {"temp": {"type": "number"}}, "required": ["temp"]}}
+        remote = {"name": "remote", "inputSchema": {"$ref": "https://example.com/schema.json"}}
+        # `big`'s bound is written as text: past a double's precision, it reads as 1.0 once parsed.
+        big = '{"name":"big","outputSchema":{"properties":{"n":{"maximum":1.00000000000000000001}}}}'
+        sys.stdout.write('{"jsonrpc":"2.0","id":%d,"result":{"tools":[%s,%s,%s]}}\n'
+                         % (id, json.dumps(weather), big, json.dumps(remote)))
+        sys.stdout.flush()
+    elif method == "tools/call" and mode == "schemas":
+        a = m["params"]["arguments"]
+        if "n" in a:
+            n = {"under": "1.000000000000000000005", "over": "1.00000000000000000002"}[a["n"]]
+            sys.stdout.write('{"jsonrpc":"2.0","id":%d,"result":{"content":[],"structuredContent":{"n":%s}}}\n' % (id, n))
+            sys.stdout.flush()
+        else:
+            say(id=id, result={"content": [], "structuredContent": a.get("reply")})
     elif method == "tools/list":
         say(method="notifications/message", params={"level": "info", "data": "listing"})
         tools = [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "die"}]
@@ -657,11 +676,81 @@ def fake(mode="ok"):
 QUIET = dict(stderr=subprocess.DEVNULL)
 
 
+class Schemas(unittest.TestCase):
+    """SPEC §11 through `McpServer`: listed schemas checked by default."""
+
+    def test_args_and_structured_content_are_checked_against_the_listed_schemas(self):
+        log = []
+        with pw.McpServer(fake("schemas"), log=lambda d, b: log.append((d, b)), **QUIET) as s:
+            self.assertTrue(s.validate)
+            # The offset is in the schema's text as the server wrote it: `{"$ref": "https:...`.
+            self.assertEqual(s.unchecked, [mcp.UncheckedSchema("remote", "inputSchema", pw.SchemaErrorKind.REMOTE_REF, 9)])
+            calls = lambda: [b for d, b in log if d == "send" and b'"tools/call"' in b]  # noqa: E731
+            for args, why in [({"city": 3}, "/city: expected string"),
+                              ({}, '(args): missing required property "city"'),
+                              ({"city": "Oslo", "when": 1}, "/when: property not allowed")]:
+                with self.assertRaises(pw.McpToolError) as caught:
+                    s.call("weather", args)
+                self.assertEqual(str(caught.exception), "Tool weather arguments are invalid: " + why)
+            self.assertEqual(calls(), [], "no call reached the server")
+            with self.assertRaises(pw.McpToolError) as caught:
+                s.call("weather", {"city": "Oslo", "reply": {"temp": "warm"}})
+            self.assertEqual(str(caught.exception),
+                             "Tool weather returned a result that does not match its output schema: /temp: expected number")
+            self.assertEqual(s.call("weather", {"city": "Oslo", "reply": {"temp": 21.5}}), {"temp": 21.5})
+            # The bound as the server wrote it, past a double's precision: a value just under it
+            # passes (it would not against the 1.0 a parsed copy holds), one just over it fails.
+            self.assertEqual(s.call("big", {"n": "under"}), {"n": 1.0})
+            with self.assertRaises(pw.McpToolError) as caught:
+                s.call("big", {"n": "over"})
+            self.assertEqual(str(caught.exception), "Tool big returned a result that does not match its output "
+                             "schema: /n: must be <= 1.00000000000000000001")
+            # The schema the validator refuses: the tool runs unchecked.
+            self.assertEqual(s.call("remote", {"reply": {"any": [1]}}), {"any": [1]})
+            self.assertEqual(len(calls()), 5)
+
+    def test_validate_false_checks_nothing(self):
+        with pw.McpServer(fake("schemas"), validate=False, **QUIET) as s:
+            self.assertEqual(s.unchecked, [])
+            self.assertEqual(s.call("weather", {"city": 3, "reply": {"temp": "warm"}}), {"temp": "warm"})
+
+    def test_the_raw_client_replaces_removes_and_refuses_output_schemas(self):
+        c = pw.McpClient(calls=2, revision="2025-11-25")
+        c.start(0)
+        c.poll_transmit()
+        c.feed(rpc(id=1, result={"protocolVersion": "2025-11-25"}))
+        list(c.events()), list(c.transmits())
+        c.feed(rpc(id=2, result={"tools": [{"name": "t"}]}))
+        list(c.events())
+
+        def answer(index):
+            h = c.handle_frame((0, index), tool_call("t", "c%d" % index, {}))
+            c.feed(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[],"structuredContent":{"ok":"yes"}}}\n' % h.request)
+            return [f.frame for f in c.frames()][-1]
+
+        c.set_output_schemas([("t", {"properties": {"ok": {"type": "boolean"}}})])
+        failed = (b'{"type":"ERROR","content":{"message":"Tool t returned a result that does not match its output '
+                  b'schema: /ok: expected boolean"}}')
+        self.assertEqual(answer(1), failed)
+        with self.assertRaises(pw.SchemaError) as caught:
+            c.set_output_schemas([("u", b'{"type":"object"}'), ("t", b'{"$ref":"other.json"}')])
+        self.assertEqual((caught.exception.tool, caught.exception.kind, caught.exception.offset),
+                         ("t", pw.SchemaErrorKind.REMOTE_REF, 8))
+        self.assertEqual(answer(2), failed, "the schemas before the refusal still hold")
+        c.set_output_schemas([])
+        self.assertEqual(answer(3), b'{"type":"END"}')
+        c.close()
+
+
 class ServerLoop(unittest.TestCase):
     def test_tools_calls_progress_notifications_and_a_server_that_dies(self):
         with pw.McpServer(fake(), timeout_ms=250, max_total_ms=3000, extra_tools=["other"], **QUIET) as s:
-            self.assertEqual(s.tools, [mcp.ListedTool("echo", {"name": "echo", "inputSchema": {"type": "object"}}),
-                                       mcp.ListedTool("die", {"name": "die"}), mcp.ListedTool("grow", {"name": "grow"})])
+            self.assertEqual(s.tools, [
+                mcp.ListedTool("echo", {"name": "echo", "inputSchema": {"type": "object"}},
+                               b'{"name": "echo", "inputSchema": {"type": "object"}}'),
+                mcp.ListedTool("die", {"name": "die"}, b'{"name": "die"}'),
+                mcp.ListedTool("grow", {"name": "grow"}, b'{"name": "grow"}')])
+            self.assertEqual(s.unchecked, [])
             self.assertEqual(s.server_info["serverInfo"], {"name": "fake"})
             self.assertEqual(s.protocol_version, "2025-11-25")
             self.assertEqual(s.wrapper.tool_names, ["echo", "die", "grow", "other"])

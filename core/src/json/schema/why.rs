@@ -5,6 +5,7 @@ use core::fmt;
 use super::super::valid::{self, Arr, Obj};
 use super::super::{skip_ws, JsonStr};
 use super::document::{offset, Schema};
+use super::number::Decimal;
 
 /// Why a value does not satisfy its schema. The bounds and names a text quotes are held as
 /// byte offsets into the schema's text (or, for a property name, the value's).
@@ -152,6 +153,17 @@ impl InvalidDisplay<'_> {
         }
         put(": ");
         let token = |at: u32| raw(token_at(self.schema, at as usize));
+        // "1 item", not "1 items": the bound is a number token, any spelling of one counts.
+        let one = |at: u32| {
+            Decimal::parse(token_at(self.schema, at as usize)).and_then(|d| d.as_u64()) == Some(1)
+        };
+        let counted = |at: u32, one_of: &'static str, many: &'static str| {
+            if one(at) {
+                one_of
+            } else {
+                many
+            }
+        };
         let value_token = |at: u32| raw(token_at(self.value, at as usize));
         let (lead, quoted, tail): (&str, &str, &str) = match self.invalid.why {
             Why::NotJson => ("not valid JSON", "", ""),
@@ -171,16 +183,48 @@ impl InvalidDisplay<'_> {
                 value_token(at),
                 " does not match its schema",
             ),
-            Why::MinProperties(at) => ("must have at least ", token(at), " properties"),
-            Why::MaxProperties(at) => ("must have at most ", token(at), " properties"),
-            Why::MinItems(at) => ("must have at least ", token(at), " items"),
-            Why::MaxItems(at) => ("must have at most ", token(at), " items"),
+            Why::MinProperties(at) => (
+                "must have at least ",
+                token(at),
+                counted(at, " property", " properties"),
+            ),
+            Why::MaxProperties(at) => (
+                "must have at most ",
+                token(at),
+                counted(at, " property", " properties"),
+            ),
+            Why::MinItems(at) => (
+                "must have at least ",
+                token(at),
+                counted(at, " item", " items"),
+            ),
+            Why::MaxItems(at) => (
+                "must have at most ",
+                token(at),
+                counted(at, " item", " items"),
+            ),
             Why::UniqueItems => ("items must be unique", "", ""),
             Why::Contains => ("must contain a matching item", "", ""),
-            Why::MinContains(at) => ("must contain at least ", token(at), " matching items"),
-            Why::MaxContains(at) => ("must contain at most ", token(at), " matching items"),
-            Why::MinLength(at) => ("must be at least ", token(at), " characters long"),
-            Why::MaxLength(at) => ("must be at most ", token(at), " characters long"),
+            Why::MinContains(at) => (
+                "must contain at least ",
+                token(at),
+                counted(at, " matching item", " matching items"),
+            ),
+            Why::MaxContains(at) => (
+                "must contain at most ",
+                token(at),
+                counted(at, " matching item", " matching items"),
+            ),
+            Why::MinLength(at) => (
+                "must be at least ",
+                token(at),
+                counted(at, " character long", " characters long"),
+            ),
+            Why::MaxLength(at) => (
+                "must be at most ",
+                token(at),
+                counted(at, " character long", " characters long"),
+            ),
             Why::Pattern(at) => ("must match the pattern ", token(at), ""),
             Why::Minimum(at) => ("must be >= ", token(at), ""),
             Why::Maximum(at) => ("must be <= ", token(at), ""),
