@@ -276,7 +276,11 @@ impl Item<'_> {
     }
 
     fn put(&self, mut template: &[u8], s: &mut dyn Sink) {
-        while let Some(at) = template.iter().position(|&b| b < b' ') {
+        loop {
+            let at = crate::json::bytes::first_control(template);
+            if at == template.len() {
+                break;
+            }
             s.put(&template[..at]);
             if let Some(&mark) = Mark::ALL.get(usize::from(template[at]).wrapping_sub(1)) {
                 self.put_part(mark, s);

@@ -17,6 +17,13 @@ pub trait Sink {
     fn put_name(&mut self, text: &[u8]) {
         put_json_string(self, text);
     }
+
+    /// Appends `text` escaped for the inside of a JSON string (no quotes).
+    fn put_escaped(&mut self, text: &[u8]) {
+        // A method, so that a `dyn Sink` pays one dynamic call for the text and each of its
+        // pieces (a few bytes between quotes, for JSON written as a string) a static one.
+        write_escaped(text, |piece| self.put(piece));
+    }
 }
 
 /// A sink that only counts.
@@ -28,6 +35,10 @@ impl Sink for Counter {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
         self.0 += bytes.len();
+    }
+
+    fn put_escaped(&mut self, text: &[u8]) {
+        self.0 += crate::json::escape::escaped_len(text);
     }
 }
 
@@ -113,9 +124,9 @@ pub fn put_json_str<S: Sink + ?Sized>(s: &mut S, text: crate::json::JsonStr<'_>)
     s.put(b"\"");
 }
 
-/// Writes `text` escaped for the inside of a JSON string (no quotes).
+/// Writes `text` escaped for the inside of a JSON string (no quotes): [`Sink::put_escaped`].
 pub fn put_escaped<S: Sink + ?Sized>(s: &mut S, text: &[u8]) {
-    write_escaped(text, |piece| s.put(piece));
+    s.put_escaped(text);
 }
 
 /// Decimal digits of `n` without allocation.

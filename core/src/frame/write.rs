@@ -69,19 +69,7 @@ impl Sink for Count {
     }
 }
 
-/// Bytes of `text` escaped: its length when nothing needs escaping (names and ids, almost
-/// always), else counted by the escaper through the crate's one counting sink (one copy).
-pub(crate) fn escaped_len(text: &[u8]) -> usize {
-    if crate::json::escape::next_escape(text, 0) == text.len() {
-        return text.len();
-    }
-    let mut c = Count {
-        n: 0,
-        known: Known::NOTHING,
-    };
-    put_escaped(&mut c, text);
-    c.n
-}
+pub(crate) use crate::json::escape::escaped_len;
 
 /// Bytes of a `TOOL_RESULT` frame whose id and name escape to these lengths (`None`: no id,
 /// a `null` name) and whose result or quoted error takes `outcome` bytes: what

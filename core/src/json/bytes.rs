@@ -78,6 +78,24 @@ pub(crate) fn find_either(bytes: &[u8], mut from: usize, a: u8, b: u8) -> usize 
         .unwrap_or(rest.len())
 }
 
+/// The offset of the first control byte (below U+0020) in `bytes`, or `bytes.len()`: eight
+/// bytes at a time (the item templates' part marks are such bytes, found in every item).
+pub(crate) fn first_control(bytes: &[u8]) -> usize {
+    let mut pos = 0;
+    while let Some(chunk) = bytes.get(pos..pos + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let m = x.wrapping_sub(LO * 0x20) & !x & HI;
+        if m != 0 {
+            return pos + (m.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    let rest = &bytes[pos..];
+    pos + rest.iter().position(|&b| b < b' ').unwrap_or(rest.len())
+}
+
 /// The offset just past the string whose opening quote is at `start` (escapes skipped,
 /// nothing validated), or the end of `bytes` when it is not closed.
 pub(crate) fn string_end(bytes: &[u8], start: usize) -> usize {
@@ -88,6 +106,36 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> usize {
             Some(b'"') => return pos + 1,
             Some(_) => pos += 2,
             None => return bytes.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first control byte is found at its offset in texts of every length around the
+    /// word size, wherever it is, with bytes at and above U+0020 (non-ASCII too) elsewhere.
+    #[test]
+    fn first_control_finds_the_first_byte_below_a_space() {
+        for len in 0..20 {
+            for control in [None, Some(0x00), Some(0x01), Some(0x1f)] {
+                for at in 0..len.max(1) {
+                    let mut text = [0u8; 20];
+                    for (i, b) in text[..len].iter_mut().enumerate() {
+                        *b = [b' ', b'x', 0xc3, 0xa9, 0x7f, 0x20, 0xff][i % 7];
+                    }
+                    if let Some(c) = control.filter(|_| at < len) {
+                        text[at] = c;
+                        if at + 3 < len {
+                            text[at + 3] = 0x02; // a later one does not count
+                        }
+                    }
+                    let text = &text[..len];
+                    let want = text.iter().position(|&b| b < b' ').unwrap_or(len);
+                    assert_eq!(first_control(text), want, "{text:?}");
+                }
+            }
         }
     }
 }

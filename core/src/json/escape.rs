@@ -31,7 +31,6 @@ pub(crate) fn next_escape(text: &[u8], mut from: usize) -> usize {
 
 /// Writes `text` escaped for the inside of a JSON string (no quotes), piece by piece.
 pub(crate) fn write_escaped(text: &[u8], mut put: impl FnMut(&[u8])) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut run = 0;
     let mut i = 0;
     // Equivalent mutant (`put_escaped`'s loop): `<` -> `<=`: a look at the end finds nothing.
@@ -40,34 +39,96 @@ pub(crate) fn write_escaped(text: &[u8], mut put: impl FnMut(&[u8])) {
         let Some(&b) = text.get(i) else {
             break;
         };
-        let short: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            // Another control character (`next_escape` stops at nothing else): `\u00XX`.
-            _ => b"",
-        };
         put(&text[run..i]);
-        if short.is_empty() {
-            put(&[
+        let (e, len) = escape_of(b);
+        put(&e[..len]);
+        i += 1;
+        run = i;
+    }
+    put(&text[run..]);
+}
+
+/// The escape of a byte that needs one (`"`, `\\`, a control character): its bytes, its length.
+#[inline]
+fn escape_of(b: u8) -> ([u8; 6], usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = match b {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        0x08 => b'b',
+        0x0c => b'f',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        b'\t' => b't',
+        _ => {
+            let hex = [
                 b'\\',
                 b'u',
                 b'0',
                 b'0',
                 HEX[(b >> 4) as usize],
                 HEX[(b & 15) as usize],
-            ]);
+            ];
+            return (hex, 6);
+        }
+    };
+    ([b'\\', short, 0, 0, 0, 0], 2)
+}
+
+/// The length of `text` escaped (what [`write_escaped`] writes), eight bytes at a time.
+pub(crate) fn escaped_len(text: &[u8]) -> usize {
+    let mut n = text.len();
+    let mut i = 0;
+    loop {
+        i = next_escape(text, i);
+        let Some(&b) = text.get(i) else {
+            return n;
+        };
+        n += escape_of(b).1 - 1;
+        i += 1;
+    }
+}
+
+/// Writes `text` escaped into the front of `out`, which must hold [`escaped_len`] bytes, and
+/// returns that length: [`write_escaped`]'s bytes, written in place rather than handed out in
+/// pieces (JSON written as a string is escaped every few bytes, and each piece handed on costs
+/// more than the bytes it carries).
+///
+/// # Panics
+/// When `out` is shorter than the escaped text (a caller's error).
+pub(crate) fn escape_into(text: &[u8], out: &mut [u8]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    loop {
+        // Eight bytes at a time: all of a word is copied (when `out` has room for it), then
+        // as many of them kept as come before the first byte to escape.
+        if let (Some(chunk), true) = (text.get(i..i + 8), n + 8 <= out.len()) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            out[n..n + 8].copy_from_slice(&word);
+            let m = escape_mask(u64::from_le_bytes(word));
+            if m == 0 {
+                n += 8;
+                i += 8;
+                continue;
+            }
+            let k = (m.trailing_zeros() / 8) as usize;
+            n += k;
+            i += k;
+        }
+        let Some(&b) = text.get(i) else {
+            return n;
+        };
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            let (e, len) = escape_of(b);
+            out[n..n + len].copy_from_slice(&e[..len]);
+            n += len;
         } else {
-            put(short);
+            out[n] = b;
+            n += 1;
         }
         i += 1;
-        run = i;
     }
-    put(&text[run..]);
 }
 
 /// Flags (high bit per byte) the bytes of `x` that are `"`, `\` or below U+0020; the lowest
@@ -183,7 +244,18 @@ mod swar_equivalence {
             write_escaped(&t, |piece| a.extend_from_slice(piece));
             let b = reference(&t);
             assert_eq!(a, b, "{t:?}");
-            assert_eq!(crate::frame::write::escaped_len(&t), b.len());
+            assert_eq!(escaped_len(&t), b.len());
+            // In place: into a buffer of exactly its length (the words' fast path then stops
+            // short of the end) and into a larger one, whose bytes past it stay untouched.
+            for extra in [0, 1, 7, 8, 64] {
+                let mut out = std::vec![0xAAu8; b.len() + extra];
+                assert_eq!(escape_into(&t, &mut out), b.len(), "{t:?}");
+                assert_eq!(&out[..b.len()], &b[..], "{t:?} with {extra} to spare");
+                assert!(
+                    out[b.len()..].iter().all(|&x| x == 0xAA),
+                    "{t:?} wrote past its end"
+                );
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Where a body's bytes go: a counter, a window over the host's buffer, and two small
 //! sinks the items need.
 
+use crate::json::escape::{escape_into, escaped_len, write_escaped};
 use crate::sink::{Counter, Sink};
 
 /// Where body bytes go: a counter, or a window over the host's buffer.
@@ -43,6 +44,30 @@ impl Sink for Window<'_> {
         self.out[self.written..self.written + n].copy_from_slice(&b[..n]);
         self.written += n;
     }
+
+    fn put_escaped(&mut self, text: &[u8]) {
+        // Escaped in place when all of it is to be written here and fits (the worst case, six
+        // bytes a byte, or else its exact length): most args and results, in a buffer of a few
+        // KiB. Otherwise piece by piece, each piece cut to the window as `put` cuts it.
+        // A text wholly before the window (written by an earlier call) is only counted.
+        let from = self.skip + self.written;
+        let room = self.out.len() - self.written;
+        if self.pos >= from {
+            if text.len() <= room / 6 || (text.len() <= room && escaped_len(text) <= room) {
+                let n = escape_into(text, &mut self.out[self.written..]);
+                self.written += n;
+                self.pos += n;
+                return;
+            }
+        } else if self.pos + text.len() <= from {
+            let n = escaped_len(text);
+            if self.pos + n <= from {
+                self.pos += n;
+                return;
+            }
+        }
+        write_escaped(text, |piece| self.put(piece));
+    }
 }
 
 impl BodySink for Window<'_> {
@@ -76,6 +101,23 @@ impl Sink for HoldLast<'_> {
         self.held = last == b'}';
         if !self.held {
             self.s.put(&[last]);
+        }
+    }
+
+    fn put_escaped(&mut self, text: &[u8]) {
+        // Escaping leaves `}` as it is and makes none: the escaped text ends with `}` exactly
+        // when `text` does, and that byte is held as `put` would hold it.
+        let Some((&last, rest)) = text.split_last() else {
+            return;
+        };
+        if self.held {
+            self.s.put(b"}");
+        }
+        self.held = last == b'}';
+        if self.held {
+            self.s.put_escaped(rest);
+        } else {
+            self.s.put_escaped(text);
         }
     }
 }

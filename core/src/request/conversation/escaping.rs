@@ -1,6 +1,7 @@
 //! Texts as the conversation keeps them (the inside of a canonical JSON string), the
 //! lengths they take, and the lengths of the fields that hold them.
 
+pub(super) use crate::json::escape::escaped_len;
 use crate::json::{self, JsonStr};
 use crate::request::store::{read_u32, FIELD, HEAD};
 use crate::sink::{put_escaped, Counter, Sink};
@@ -32,12 +33,6 @@ pub(super) fn put_canonical(s: &mut dyn Sink, text: JsonStr<'_>) {
 pub(super) fn canonical_len(text: JsonStr<'_>) -> usize {
     let mut c = Counter(0);
     put_canonical(&mut c, text);
-    c.0
-}
-
-pub(super) fn escaped_len(text: &[u8]) -> usize {
-    let mut c = Counter(0);
-    put_escaped(&mut c, text);
     c.0
 }
 
