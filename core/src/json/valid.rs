@@ -62,25 +62,36 @@ fn opened_by(value: &[u8], bracket: u8) -> Option<usize> {
 pub(crate) struct Obj<'a> {
     b: &'a [u8],
     pos: usize,
+    /// Just past the closing brace, once the walk reached it (0 until then).
+    closed: usize,
 }
 
 impl<'a> Obj<'a> {
     /// The members of `value` when it is an object (white space around it allowed).
     pub(crate) fn of(value: &'a [u8]) -> Option<Self> {
         let pos = opened_by(value, b'{')?;
-        Some(Self { b: value, pos })
+        Some(Self {
+            b: value,
+            pos,
+            closed: 0,
+        })
     }
 }
 
-impl<'a> Iterator for Obj<'a> {
-    type Item = (JsonStr<'a>, &'a [u8]);
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<'a> Obj<'a> {
+    /// The next member's name and the offset in the object's text where its value starts;
+    /// the caller then takes the value with [`Obj::value_at`] (which skips it) or, having read
+    /// it whole itself, goes on past it with [`Obj::resume`]. So a value read in place is not
+    /// also skipped first.
+    pub(crate) fn next_name(&mut self) -> Option<(JsonStr<'a>, usize)> {
         let mut pos = skip_ws(self.b, self.pos);
         if self.b.get(pos) == Some(&b',') {
             pos = skip_ws(self.b, pos + 1);
         }
         if self.b.get(pos) != Some(&b'"') {
+            if self.b.get(pos) == Some(&b'}') {
+                self.closed = pos + 1;
+            }
             self.pos = self.b.len();
             return None;
         }
@@ -88,6 +99,33 @@ impl<'a> Iterator for Obj<'a> {
         let key = JsonStr::from_scanned_lenient(self.b.get(pos..key_end)?);
         let colon = skip_ws(self.b, key_end);
         let start = skip_ws(self.b, colon + 1);
+        self.pos = start;
+        Some((key, start))
+    }
+
+    /// The value [`Obj::next_name`] found at `start`, the walk going on after it.
+    pub(crate) fn value_at(&mut self, start: usize) -> &'a [u8] {
+        let end = skip(self.b, start);
+        self.pos = end;
+        self.b.get(start..end).unwrap_or(&[])
+    }
+
+    /// Goes on after a value the caller read whole: `end` is just past it.
+    pub(crate) fn resume(&mut self, end: usize) {
+        self.pos = end;
+    }
+
+    /// Just past the object's closing brace, once the walk has ended there.
+    pub(crate) fn closed(&self) -> Option<usize> {
+        (self.closed > 0).then_some(self.closed)
+    }
+}
+
+impl<'a> Iterator for Obj<'a> {
+    type Item = (JsonStr<'a>, &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, start) = self.next_name()?;
         let end = skip(self.b, start);
         self.pos = end;
         Some((key, self.b.get(start..end)?))

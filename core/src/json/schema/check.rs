@@ -6,14 +6,16 @@
 //!
 //! [`Limits::max_depth`]: super::Limits::max_depth
 
-use super::super::valid::{Arr, Obj};
+use super::super::valid::{self, Arr, Obj};
 use super::super::{trim_ws, JsonStr};
 use super::document::{offset, Draft, Schema};
-use super::equal::{json_eq, member, str_eq};
+use super::equal::{json_eq, str_eq};
 use super::number::Decimal;
 use super::pattern::{self, PatternFault};
 use super::why::{Invalid, Why};
 use super::{refs, text};
+
+mod objects;
 
 impl Schema<'_> {
     /// Checks a value's JSON text (any white space): `Ok` when it satisfies the schema.
@@ -129,6 +131,19 @@ impl<'s, 'v> Run<'_, 's, 'v> {
 
     /// Applies the subschema `s` to `v`; `base` is the resource `#` means here.
     fn check(&mut self, s: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
+        self.check_rest(s, v, depth, base).map(|_| ())
+    }
+
+    /// Applies the subschema at the start of `rest` (the schema's text may go on after it)
+    /// to `v`: the subschema's length when it is an object its walk read to the end, so that
+    /// a caller walking the schema goes on there without skipping it first.
+    fn check_rest(
+        &mut self,
+        rest: &'s [u8],
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Result<Option<usize>, Invalid> {
         if depth == 0 {
             return Err(self.fail(v, Why::TooDeep));
         }
@@ -136,11 +151,18 @@ impl<'s, 'v> Run<'_, 's, 'v> {
             return Err(self.fail(v, Why::TooManySubschemas));
         }
         self.subschemas -= 1;
-        match s.first() {
+        match rest.first() {
             Some(b'{') => {}
             Some(b'f') => return Err(self.fail(v, Why::False)),
-            _ => return Ok(()),
+            _ => return Ok(None),
         }
+        // A document with embedded `$id`s has its refs resolved by the resources' bounds: the
+        // subschema is cut to its own text first. Otherwise every reading of `s` (its members,
+        // a sibling keyword) stops at its closing brace anyway.
+        let s = match self.schema.nested_ids {
+            true => &rest[..valid::skip(rest, 0)],
+            false => rest,
+        };
         let base = match self.schema.nested_ids && refs::own_id(s).is_some() {
             true => s,
             false => base,
@@ -148,20 +170,32 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         let draft7 = self.schema.draft == Draft::Draft07;
         if draft7 {
             if let Some(r) = member_text(s, b"$ref") {
-                return self.follow(r, v, depth, base);
+                return self.follow(r, v, depth, base).map(|_| None);
             }
         }
         let kind = Kind::of(v);
         let depth = depth - 1;
-        for (key, kv) in Obj::of(s).into_iter().flatten() {
+        let Some(mut members) = Obj::of(s) else {
+            return Ok(None);
+        };
+        while let Some((key, start)) = members.next_name() {
             let mut buf = [0u8; 24];
             let name = match key.is_plain() {
                 true => key.raw(),
                 false => key.decode_into(&mut buf).map_or(&b""[..], str::as_bytes),
             };
+            // `properties` (most of a tool's schema) is walked where it stands, not skipped
+            // first to find where it ends: the walk over its members ends there.
+            if name == b"properties" && matches!(kind, Kind::Object) {
+                if let Some(len) = self.properties_in(&s[start..], v, depth, base)? {
+                    members.resume(start + len);
+                    continue;
+                }
+            }
+            let kv = members.value_at(start);
             self.keyword(name, s, kv, v, kind, depth, base)?;
         }
-        Ok(())
+        Ok(members.closed())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -221,7 +255,6 @@ impl<'s, 'v> Run<'_, 's, 'v> {
             },
             (b"minLength" | b"maxLength", Kind::String) => self.length(name, kv, v),
             (b"pattern", Kind::String) => self.pattern(kv, v),
-            (b"properties", Kind::Object) => self.properties(kv, v, depth, base),
             (b"patternProperties", Kind::Object) => self.pattern_properties(kv, v, depth, base),
             (b"additionalProperties", Kind::Object) => self.additional(s, kv, v, depth, base),
             (b"required", Kind::Object) => self.required(kv, v),
@@ -413,122 +446,6 @@ impl<'s, 'v> Run<'_, 's, 'v> {
             Ok(m) => Ok(m),
             Err(PatternFault::TooCostly | PatternFault::Unreadable) => Err(Why::PatternTooCostly),
         }
-    }
-
-    #[inline(never)]
-    fn properties(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
-        for (name, sub) in Obj::of(kv).into_iter().flatten() {
-            if let Some(pv) = member(v, name) {
-                self.check(sub, pv, depth, base)?;
-            }
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    fn pattern_properties(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
-        for (p, sub) in Obj::of(kv).into_iter().flatten() {
-            for (name, pv) in Obj::of(v).into_iter().flatten() {
-                if self
-                    .matches(p.raw(), name.raw())
-                    .map_err(|why| self.fail(v, why))?
-                {
-                    self.check(sub, pv, depth, base)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    fn additional(
-        &mut self,
-        s: &'s [u8],
-        kv: &'s [u8],
-        v: &'v [u8],
-        depth: u8,
-        base: &'s [u8],
-    ) -> Res {
-        let props = member_text(s, b"properties");
-        let patterns = member_text(s, b"patternProperties");
-        for (name, pv) in Obj::of(v).into_iter().flatten() {
-            if props.is_some_and(|p| member(p, name).is_some()) {
-                continue;
-            }
-            let mut matched = false;
-            for (p, _) in patterns.and_then(Obj::of).into_iter().flatten() {
-                if self
-                    .matches(p.raw(), name.raw())
-                    .map_err(|why| self.fail(v, why))?
-                {
-                    matched = true;
-                    break;
-                }
-            }
-            match (matched, kv.first()) {
-                (true, _) => {}
-                (false, Some(b'f')) => return Err(self.fail(pv, Why::PropertyNotAllowed)),
-                (false, _) => self.check(kv, pv, depth, base)?,
-            }
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    fn required(&self, kv: &'s [u8], v: &'v [u8]) -> Res {
-        for name in Arr::of(kv).into_iter().flatten() {
-            if member(v, JsonStr::from_scanned_lenient(name)).is_none() {
-                return Err(self.fail(v, Why::Required(self.at(name))));
-            }
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    fn property_names(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
-        for (name, _) in Obj::of(v).into_iter().flatten() {
-            // The name's token, quotes included, read as a string value.
-            let start = offset(self.value, name.raw()).saturating_sub(1);
-            let token = self
-                .value
-                .get(start..start + name.raw().len() + 2)
-                .unwrap_or(&[]);
-            if !self.attempt(kv, token, depth, base)? {
-                return Err(self.fail(v, Why::PropertyName(start as u32)));
-            }
-        }
-        Ok(())
-    }
-
-    /// `dependentRequired` (names) or `dependentSchemas` (schemas), and draft-07's
-    /// `dependencies`, which holds either per member.
-    #[inline(never)]
-    fn dependent(
-        &mut self,
-        kv: &'s [u8],
-        v: &'v [u8],
-        depth: u8,
-        base: &'s [u8],
-        names: bool,
-    ) -> Res {
-        for (name, dep) in Obj::of(kv).into_iter().flatten() {
-            if member(v, name).is_none() {
-                continue;
-            }
-            match (names, dep.first()) {
-                (true, Some(b'[')) => {
-                    for r in Arr::of(dep).into_iter().flatten() {
-                        if member(v, JsonStr::from_scanned_lenient(r)).is_none() {
-                            let by = offset(self.schema.text, name.raw()).saturating_sub(1);
-                            return Err(self.fail(v, Why::DependentRequired(self.at(r), by as u32)));
-                        }
-                    }
-                }
-                (true, _) if self.schema.draft != Draft::Draft07 => {}
-                _ => self.check(dep, v, depth, base)?,
-            }
-        }
-        Ok(())
     }
 
     /// Item `i` against schema `i` (`prefixItems`, draft-07's array `items`).
