@@ -24,7 +24,7 @@ import { C, ENUMS, PW, OutBuf, Stable, alignOffset, deadline, strOf, resultText,
 import { realClock, clockOf } from './clock.mjs';
 import { createDuplex } from './duplex.mjs';
 import { memberText, objectOf, raw, rawText } from './raw.mjs';
-import { checkSchema, createToolAdapterWrapper, schemaAccepted } from './wrapper.mjs';
+import { checkSchema, createToolAdapterWrapper } from './wrapper.mjs';
 
 // node:child_process only in Node: in a browser the client, `createMcpSession` (any
 // transport) and `connectMcpServer({ url })` (HTTP) work, and `connectMcpServer(command)` (a
@@ -294,15 +294,6 @@ export class McpClient {
   setOutputSchemas(schemas) {
     const c = this._ptr();
     const given = schemas.map(({ tool, schema }) => [String(tool), typeof schema === 'string' ? schema : rawText(schema)]);
-    for (const [i, [, text]] of given.entries()) {
-      try {
-        checkSchema(text);
-      } catch (e) {
-        e.message = `setOutputSchemas: the output schema of tool ${JSON.stringify(String(schemas[i].tool))}: ${e.message}`;
-        e.tool = String(schemas[i].tool);
-        throw e;
-      }
-    }
     const texts = given.map(([tool, text]) => [utf8(tool), utf8(text)]);
     const size = [0];
     check('setOutputSchemas', C.mcpOutputSchemasSize(texts.length, size));
@@ -322,6 +313,16 @@ export class McpClient {
     const r = C.mcpSetOutputSchemas(c, mem, Number(size[0]), entries, entries.length);
     if (r !== PW.OK) {
       block.free();
+      // The library says only PW_BAD_SCHEMA: which one, why and where, from the first it refuses.
+      for (const [tool, text] of r === PW.BAD_SCHEMA ? given : []) {
+        try {
+          checkSchema(text);
+        } catch (e) {
+          e.message = `setOutputSchemas: the output schema of tool ${JSON.stringify(tool)}: ${e.message}`;
+          e.tool = tool;
+          throw e;
+        }
+      }
       throw new McpError('setOutputSchemas', r);
     }
     this._schemas?.free();
@@ -817,12 +818,10 @@ export class McpSession {
       for (const member of ['inputSchema', 'outputSchema']) {
         const schema = memberText(text, member);
         if (schema === null) continue;
-        if (!schemaAccepted(schema)) {
-          try {
-            checkSchema(schema);
-          } catch (e) {
-            this.unchecked.push({ tool: name, schema: member, kind: e.kind, offset: e.offset });
-          }
+        try {
+          checkSchema(schema);
+        } catch (e) {
+          this.unchecked.push({ tool: name, schema: member, kind: e.kind, offset: e.offset });
           continue;
         }
         if (member === 'inputSchema') this._inputSchemas.set(name, schema);

@@ -101,9 +101,6 @@ export function checkSchema(schema) {
   refuseSchema(schemaBytes(schema), 'checkSchema: the schema');
 }
 
-/** Whether the validator reads `schema` (JSON text): `checkSchema` without the throw. */
-export const schemaAccepted = (text) => C.schemaCheck(utf8(text), {}) === PW.OK;
-
 /**
  * Checks `value` (any JSON value: a JS value is written by `JSON.stringify`, `raw(text)` is
  * taken as is) against `schema` (a JSON string, `raw(text)`, or an object): `null` when it

@@ -556,12 +556,6 @@ class McpClient(_Owned):
         name calls are made under. A schema the validator refuses raises `SchemaError` (`.kind`,
         `.offset`, and `.tool`) and changes nothing."""
         pairs = [(_bytes(tool, "tool"), _schema_bytes(schema)) for tool, schema in schemas]
-        for tool, schema in pairs:
-            try:
-                check_schema(schema)
-            except SchemaError as e:
-                e.tool = tool.decode("utf-8", "replace")
-                raise
         size = c_size_t(0)
         check(_ffi.lib.pw_mcp_output_schemas_size(len(pairs), byref(size)))
         block = _Block(size.value, _ffi.PW_MAX_ALIGN)
@@ -576,7 +570,16 @@ class McpClient(_Owned):
         for i, (tool, schema) in enumerate(pairs):
             entries[i].tool = span(tool)
             entries[i].schema = span(schema)
-        check(_ffi.lib.pw_mcp_set_output_schemas(self._ptr(), block.address, size.value, entries, len(pairs)))
+        r = _ffi.lib.pw_mcp_set_output_schemas(self._ptr(), block.address, size.value, entries, len(pairs))
+        if r == _ffi.PW_BAD_SCHEMA:
+            # The library says only PW_BAD_SCHEMA: which one, why and where, from the first it refuses.
+            for tool, schema in pairs:
+                try:
+                    check_schema(schema)
+                except SchemaError as e:
+                    e.tool = tool.decode("utf-8", "replace")
+                    raise
+        check(r)
         # The client reads the names, the schemas and the block until they are replaced.
         self._output_schemas = (block, keep)
 
