@@ -74,6 +74,7 @@ pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<u
                 name,
                 body: Body::Call(Args::of(c.args, c.args_error.is_some())),
                 stored: false,
+                escaped: None,
             };
             call.write(templates(provider).0, out)
         }
@@ -90,6 +91,7 @@ pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<u
                 name,
                 body: Body::Result(outcome),
                 stored: false,
+                escaped: None,
             };
             result.write(templates(provider).1, out)
         }
@@ -185,9 +187,9 @@ impl<'a> Args<'a> {
 
     /// As a JSON string (OpenAI's `arguments`): a value's compact JSON text (a string value
     /// quoted too: it is the JSON the model wrote), or the broken text as it is.
-    fn put_as_string(self, s: &mut dyn Sink, stored: bool) {
+    fn put_as_string(self, s: &mut dyn Sink, stored: bool, escaped: Option<usize>) {
         match self {
-            Args::Value(v) => put_json_text(v, s, stored),
+            Args::Value(v) => put_json_text(v, s, stored, escaped),
             Args::Text(t) => put_str(s, t, stored),
         }
     }
@@ -210,6 +212,9 @@ pub(crate) struct Item<'a> {
     /// Its parts are as a conversation keeps them (values compact, strings and a string
     /// result canonical), so they are copied as they are instead of written again.
     pub(crate) stored: bool,
+    /// The length of the args' or the result's JSON text escaped, when it is written as a
+    /// string: a conversation keeps it, so a body is measured without reading the text.
+    pub(crate) escaped: Option<usize>,
 }
 
 #[derive(Copy, Clone)]
@@ -237,9 +242,9 @@ impl Outcome<'_> {
 
     /// SPEC §8's `<text>`: a string result itself, any other value's JSON text, or the
     /// error message.
-    fn put_text(self, s: &mut dyn Sink, stored: bool) {
+    fn put_text(self, s: &mut dyn Sink, stored: bool, escaped: Option<usize>) {
         match self {
-            Outcome::Result(v) | Outcome::Error(v) => put_value_as_text(v, s, stored),
+            Outcome::Result(v) | Outcome::Error(v) => put_value_as_text(v, s, stored, escaped),
             Outcome::Message(m) => put_str(s, m, stored),
             Outcome::Missing(name) => {
                 s.put(b"\"Tool ");
@@ -294,14 +299,18 @@ impl Item<'_> {
         match (mark, self.body, self.id) {
             (Mark::Id, _, Some(id)) => put_str(s, id, self.stored),
             (Mark::Name, _, _) => put_str(s, self.name, self.stored),
-            (Mark::ArgsText, Body::Call(args), _) => args.put_as_string(s, self.stored),
+            (Mark::ArgsText, Body::Call(args), _) => {
+                args.put_as_string(s, self.stored, self.escaped)
+            }
             (Mark::Args, Body::Call(args), _) => args.put_as_object(s, self.stored),
             (Mark::OptId, _, Some(id)) => {
                 s.put(b"\"id\":");
                 put_str(s, id, self.stored);
                 s.put(b",");
             }
-            (Mark::Text, Body::Result(outcome), _) => outcome.put_text(s, self.stored),
+            (Mark::Text, Body::Result(outcome), _) => {
+                outcome.put_text(s, self.stored, self.escaped)
+            }
             (Mark::IsError, Body::Result(outcome), _) if outcome.is_error() => {
                 s.put(b",\"is_error\":true")
             }
@@ -315,7 +324,7 @@ impl Item<'_> {
             }
             (Mark::Response, Body::Result(outcome), _) => {
                 s.put(b"\"error\":");
-                outcome.put_text(s, self.stored);
+                outcome.put_text(s, self.stored, self.escaped);
             }
             // A part this item has not (no id; a call's part in a result's template).
             _ => {}
@@ -324,23 +333,24 @@ impl Item<'_> {
 }
 
 /// A string value as it is; any other value's compact JSON text as a string.
-fn put_value_as_text(v: &[u8], s: &mut dyn Sink, stored: bool) {
+fn put_value_as_text(v: &[u8], s: &mut dyn Sink, stored: bool, escaped: Option<usize>) {
     match (stored, v.first()) {
         // A stored string is canonical: it is its own text.
         (true, Some(b'"')) => s.put(v),
         _ => match crate::frame::as_string(v) {
             Some(text) => put_json_str(s, text),
-            None => put_json_text(v, s, stored),
+            None => put_json_text(v, s, stored, escaped),
         },
     }
 }
 
 /// A value's compact JSON text, as a JSON string.
-fn put_json_text(v: &[u8], s: &mut dyn Sink, stored: bool) {
+fn put_json_text(v: &[u8], s: &mut dyn Sink, stored: bool, escaped: Option<usize>) {
     s.put(b"\"");
-    match stored {
-        true => put_escaped(s, v),
-        false => json::for_each_compact_run(v, |run| put_escaped(s, run)),
+    match (stored, escaped) {
+        (true, Some(n)) => s.put_escaped_sized(v, n),
+        (true, None) => put_escaped(s, v),
+        (false, _) => json::for_each_compact_run(v, |run| put_escaped(s, run)),
     }
     s.put(b"\"");
 }

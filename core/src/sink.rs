@@ -24,6 +24,13 @@ pub trait Sink {
         // pieces (a few bytes between quotes, for JSON written as a string) a static one.
         write_escaped(text, |piece| self.put(piece));
     }
+
+    /// Appends `text` escaped, as [`put_escaped`](Sink::put_escaped), when the caller already
+    /// knows its escaped length `escaped` (a stored text's): a counter need not read it.
+    fn put_escaped_sized(&mut self, text: &[u8], escaped: usize) {
+        let _ = escaped;
+        self.put_escaped(text);
+    }
 }
 
 /// A sink that only counts.
@@ -39,6 +46,10 @@ impl Sink for Counter {
 
     fn put_escaped(&mut self, text: &[u8]) {
         self.0 += crate::json::escape::escaped_len(text);
+    }
+
+    fn put_escaped_sized(&mut self, _text: &[u8], escaped: usize) {
+        self.0 += escaped;
     }
 }
 

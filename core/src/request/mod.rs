@@ -23,6 +23,7 @@
 mod body;
 mod conversation;
 mod declare;
+mod seen;
 mod store;
 
 pub use body::{

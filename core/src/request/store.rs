@@ -56,8 +56,9 @@ pub(crate) enum Tag {
     Redacted = 3,
     /// `item`: a Responses `reasoning` item as received, compact JSON.
     Item = 4,
-    /// `sig, [flags u8][seq u32], id, name, args, result`: a tool call and, once it came,
-    /// its result.
+    /// `sig, [flags u8][seq u32][args_escaped u32][result_escaped u32], id, name, args,
+    /// result`: a tool call and, once it came, its result, with the lengths the args' and the
+    /// result's JSON texts take escaped (written as a string, they are counted, not read).
     Call = 5,
     /// `sig`: a Gemini signature waiting for the part it came on.
     Sig = 6,
@@ -95,8 +96,11 @@ pub(crate) const BROKEN_ARGS: u8 = 1;
 pub(crate) const HAS_RESULT: u8 = 2;
 pub(crate) const IS_ERROR: u8 = 4;
 pub(crate) const HAS_ID: u8 = 8;
-/// A call's fixed bytes after its signature: flags and its number in the conversation.
-pub(crate) const CALL_FIXED: usize = 5;
+/// A call's fixed bytes after its signature: flags, its number in the conversation and the
+/// two escaped lengths.
+pub(crate) const CALL_FIXED: usize = 13;
+/// Where a call's result's escaped length is, from its flags.
+pub(crate) const RESULT_ESCAPED: usize = 9;
 
 pub(crate) fn read_u32(b: &[u8], at: usize) -> usize {
     match b.get(at..at + 4) {
@@ -207,6 +211,8 @@ impl<'a> Part<'a> {
         let fixed = FIELD + sig.len();
         let flags = self.data.get(fixed).copied().unwrap_or(0);
         let seq = read_u32(self.data, fixed + 1) as u32;
+        let args_escaped = read_u32(self.data, fixed + 5);
+        let result_escaped = read_u32(self.data, fixed + RESULT_ESCAPED);
         let mut rest = Fields {
             data: self.data,
             pos: fixed + CALL_FIXED,
@@ -218,6 +224,8 @@ impl<'a> Part<'a> {
         StoredCall {
             flags,
             seq,
+            args_escaped,
+            result_escaped,
             id: (flags & HAS_ID != 0).then_some(id),
             name,
             args,
@@ -232,6 +240,11 @@ pub(crate) struct StoredCall<'a> {
     pub(crate) flags: u8,
     /// Its number in the conversation, for an id the provider written to takes.
     pub(crate) seq: u32,
+    /// The args' compact JSON text's length escaped (not kept for broken args).
+    pub(crate) args_escaped: usize,
+    /// A result value's JSON text's length escaped (kept for a result that is not a string
+    /// and not an error: the only one written escaped).
+    pub(crate) result_escaped: usize,
     /// Escaped id text, when the call had one.
     pub(crate) id: Option<&'a [u8]>,
     /// Escaped name text.

@@ -19,16 +19,38 @@ pub(super) enum Msg<'a> {
     },
 }
 
+/// Where the messages stand between two of them: a later walk starts there (a body written
+/// in many calls goes on from the message it stopped in, not from the first).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct MsgAt {
+    pos: usize,
+    /// The start of the turn whose results come next.
+    pending: Option<usize>,
+}
+
+impl MsgAt {
+    /// Past every message.
+    pub(super) fn end(conv: &Conversation<'_>) -> Self {
+        Self {
+            pos: conv.bytes().len(),
+            pending: None,
+        }
+    }
+}
+
+/// The messages from `at` on.
 pub(super) fn messages<'a, 'f>(
     conv: &'a Conversation<'_>,
     merge: bool,
     silent: &'f dyn Fn(&Entry<'_>) -> bool,
+    at: MsgAt,
 ) -> Messages<'a, 'f> {
+    let buf = conv.bytes();
     Messages {
-        buf: conv.bytes(),
-        pos: 0,
+        buf,
+        pos: at.pos,
         merge,
-        pending: None,
+        pending: at.pending.and_then(|pos| Entries { buf, pos }.next()),
         silent,
     }
 }
@@ -44,6 +66,14 @@ pub(super) struct Messages<'a, 'f> {
 }
 
 impl<'a> Messages<'a, '_> {
+    /// Where the walk stands.
+    pub(super) fn at(&self) -> MsgAt {
+        MsgAt {
+            pos: self.pos,
+            pending: self.pending.map(|e| e.start),
+        }
+    }
+
     pub(super) fn peek(&self) -> Option<Entry<'a>> {
         Entries {
             buf: self.buf,

@@ -288,6 +288,7 @@ impl Request<'_> {
             name: JsonStr::from_inner(c.name),
             body: Body::Call(args),
             stored: true,
+            escaped: Some(c.args_escaped),
         }
         .put_for(self.provider, s);
     }
@@ -305,6 +306,7 @@ impl Request<'_> {
             name,
             body: Body::Result(outcome),
             stored: true,
+            escaped: Some(c.result_escaped),
         }
         .put_for(self.provider, s);
     }

@@ -2,6 +2,7 @@
 //! found once per request, so that writing a call's id is a lookup.
 
 use crate::request::conversation::Conversation;
+use crate::request::seen::{fnv1a, Seen};
 use crate::request::store::{Entries, Kind, StoredCall, Tag};
 
 /// Whether a call before the one numbered `seq` in the conversation `buf` has `id`.
@@ -21,25 +22,23 @@ pub(super) fn calls(buf: &[u8]) -> impl Iterator<Item = StoredCall<'_>> {
 }
 
 /// The id-hash bits of the ids that more than one call of `conv` has (the exact scan runs
-/// only when two ids hash alike).
+/// only when an id may have been seen before).
 pub(super) fn shared_ids(conv: &Conversation<'_>) -> [u64; 4] {
     let buf = conv.bytes();
-    let (mut seen, mut shared) = ([0u64; 4], [0u64; 4]);
+    let mut shared = [0u64; 4];
+    let mut seen = Seen::default();
     for c in calls(buf) {
         let Some(id) = c.id else { continue };
-        if bit_set(&seen, id) && earlier_call_has(buf, id, c.seq) {
+        if seen.insert(id) && earlier_call_has(buf, id, c.seq) {
             set_bit(&mut shared, id);
         }
-        set_bit(&mut seen, id);
     }
     shared
 }
 
 /// Where `id` hashes to in a 256-bit set (FNV-1a).
 pub(super) fn id_bit(id: &[u8]) -> (usize, u64) {
-    let h = id.iter().fold(0x811c_9dc5u32, |h, &b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
+    let h = fnv1a(id);
     (((h >> 6) & 3) as usize, 1 << (h & 63))
 }
 

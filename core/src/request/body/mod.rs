@@ -6,7 +6,7 @@ mod history_items;
 mod ids;
 mod sinks;
 
-use history::{messages, Msg};
+use history::{messages, Msg, MsgAt};
 use ids::shared_ids;
 use sinks::{BodySink, HoldLast, Window};
 
@@ -98,6 +98,16 @@ impl From<DeclarationError> for RequestError {
     }
 }
 
+/// Where a piece of the body starts: its number, its offset, and where the messages and the
+/// declarations stand there.
+#[derive(Copy, Clone, Debug, Default)]
+struct Resume {
+    piece: usize,
+    start: usize,
+    msgs: MsgAt,
+    decl: usize,
+}
+
 /// The path Gemini takes the body at: `models/<model>:streamGenerateContent?alt=sse`.
 pub fn gemini_path<'o>(model: &str, out: &'o mut [u8]) -> Result<&'o str, json::BufferTooSmall> {
     let parts: [&str; 3] = ["models/", model, ":streamGenerateContent?alt=sse"];
@@ -145,9 +155,9 @@ pub struct Request<'r> {
     len: usize,
     /// Bytes handed out so far.
     offset: usize,
-    /// The last piece that starts at or before `offset`, and where it starts: writing
-    /// resumes there instead of from the body's start.
-    resume: (usize, usize),
+    /// The last piece that starts at or before `offset`: writing resumes there instead of
+    /// from the body's start.
+    resume: Resume,
     /// Hashes of the call ids more than one call has (a bit each; a collision only costs
     /// the exact scan of `earlier_call_has`, which would otherwise run for every call).
     shared_ids: [u64; 4],
@@ -189,11 +199,11 @@ impl<'r> Request<'r> {
             decls,
             len: 0,
             offset: 0,
-            resume: (0, 0),
+            resume: Resume::default(),
             shared_ids: shared_ids(conv),
         };
         let mut count = Counter(0);
-        req.pieces(&mut count, 0, |_, _| {});
+        req.pieces(&mut count, Resume::default(), |_| {});
         req.len = count.0;
         Ok(req)
     }
@@ -223,59 +233,71 @@ impl<'r> Request<'r> {
         let mut w = Window {
             out,
             skip: self.offset,
-            pos: self.resume.1,
+            pos: self.resume.start,
             written: 0,
         };
-        let (from, offset) = (self.resume.0, self.offset);
-        let mut resume = self.resume;
-        self.pieces(&mut w, from, |piece, start| {
-            if start <= offset {
-                resume = (piece, start);
-            }
-        });
-        self.resume = resume;
+        let mut last = self.resume;
+        self.pieces(&mut w, self.resume, |at| last = at);
         self.offset += w.written;
+        // The next write goes on in the piece this one stopped in: the last one begun (it
+        // starts at or before the new offset, since none is begun once the buffer is full).
+        if last.start <= self.offset {
+            self.resume = last;
+        }
         w.written
     }
 
-    /// Writes every piece from number `from` on into `s` (the ones before it are skipped
-    /// without writing: `s` is already past them); `at` hears where each piece starts.
-    /// Stops after a piece once `s` is full.
-    fn pieces(&self, s: &mut dyn BodySink, from: usize, mut at: impl FnMut(usize, usize)) {
+    /// Writes every piece from `from` on into `s` (the ones before it are skipped without
+    /// writing: `s` is already past them); `at` hears where each piece starts. Stops after a
+    /// piece once `s` is full.
+    fn pieces(&self, s: &mut dyn BodySink, from: Resume, mut at: impl FnMut(Resume)) {
         let p = self.provider;
-        let mut piece = 0usize;
-        let mut go = |s: &mut dyn BodySink, write: &mut dyn FnMut(&mut dyn Sink)| -> bool {
-            let n = piece;
+        let mut piece = from.piece;
+        let mut go = |s: &mut dyn BodySink,
+                      (msgs, decl): (MsgAt, usize),
+                      write: &mut dyn FnMut(&mut dyn Sink)|
+         -> bool {
+            at(Resume {
+                piece,
+                start: s.pos(),
+                msgs,
+                decl,
+            });
             piece += 1;
-            if n < from {
-                return true;
-            }
-            at(n, s.pos());
             write(s.sink());
             !s.full()
         };
-        if !go(s, &mut |s| self.head(s)) {
+        let end = MsgAt::end(self.conv);
+        if from.piece == 0 && !go(s, (from.msgs, 0), &mut |s| self.head(s)) {
             return;
         }
-        let mut first = !has_system_message(p) || self.system().is_none();
+        let first = !has_system_message(p) || self.system().is_none();
         let silent = |t: &Entry<'_>| !self.writes_message(&Msg::Turn(*t));
-        for m in messages(self.conv, merges_results(p), &silent) {
-            if !self.writes_message(&m) {
-                continue;
-            }
-            let comma = !first;
-            first = false;
-            if !go(s, &mut |s| {
-                if comma {
-                    s.put(b",");
+        // The messages are pieces 1 to n; a declaration or the tail starts past them all.
+        if from.msgs != end {
+            // The next message written is piece 1, the body's first message.
+            let mut at_first = from.piece <= 1;
+            let mut it = messages(self.conv, merges_results(p), &silent, from.msgs);
+            loop {
+                let msgs = it.at();
+                let Some(m) = it.next() else { break };
+                if !self.writes_message(&m) {
+                    continue;
                 }
-                self.message(&m, s);
-            }) {
-                return;
+                let comma = !(first && at_first);
+                at_first = false;
+                if !go(s, (msgs, 0), &mut |s| {
+                    if comma {
+                        s.put(b",");
+                    }
+                    self.message(&m, s);
+                }) {
+                    return;
+                }
             }
         }
-        for i in 0..self.decls.len() {
-            if !go(s, &mut |s| {
+        for i in from.decl.min(self.decls.len())..self.decls.len() {
+            if !go(s, (end, i), &mut |s| {
                 if i == 0 {
                     s.put(b"]");
                     s.put(tools_open(p));
@@ -287,7 +309,7 @@ impl<'r> Request<'r> {
                 return;
             }
         }
-        go(s, &mut |s| self.tail(s));
+        go(s, (end, self.decls.len()), &mut |s| self.tail(s));
     }
 
     fn system(&self) -> Option<&'r [u8]> {

@@ -1,7 +1,7 @@
 //! Where a body's bytes go: a counter, a window over the host's buffer, and two small
 //! sinks the items need.
 
-use crate::json::escape::{escape_into, escaped_len, write_escaped};
+use crate::json::escape::{escape_into, write_escaped};
 use crate::sink::{Counter, Sink};
 
 /// Where body bytes go: a counter, or a window over the host's buffer.
@@ -46,27 +46,38 @@ impl Sink for Window<'_> {
     }
 
     fn put_escaped(&mut self, text: &[u8]) {
-        // Escaped in place when all of it is to be written here and fits (the worst case, six
-        // bytes a byte, or else its exact length): most args and results, in a buffer of a few
-        // KiB. Otherwise piece by piece, each piece cut to the window as `put` cuts it.
-        // A text wholly before the window (written by an earlier call) is only counted.
-        let from = self.skip + self.written;
-        let room = self.out.len() - self.written;
-        if self.pos >= from {
-            if text.len() <= room / 6 || (text.len() <= room && escaped_len(text) <= room) {
-                let n = escape_into(text, &mut self.out[self.written..]);
+        if !self.escape_in_place(text) {
+            write_escaped(text, |piece| self.put(piece));
+        }
+    }
+
+    fn put_escaped_sized(&mut self, text: &[u8], escaped: usize) {
+        // A text wholly before the window (written by an earlier call), or after it (the
+        // window is full), is only counted.
+        if self.pos + escaped <= self.skip + self.written || self.written == self.out.len() {
+            self.pos += escaped;
+        } else if !self.escape_in_place(text) {
+            write_escaped(text, |piece| self.put(piece));
+        }
+    }
+}
+
+impl Window<'_> {
+    /// Escapes `text` straight into the buffer when all of it is to be written there and
+    /// fits: most args and results, in a buffer of a few KiB. Otherwise (false) it is
+    /// written piece by piece, each piece cut to the window as `put` cuts it.
+    fn escape_in_place(&mut self, text: &[u8]) -> bool {
+        if self.pos < self.skip + self.written {
+            return false;
+        }
+        match escape_into(text, &mut self.out[self.written..]) {
+            Some(n) => {
                 self.written += n;
                 self.pos += n;
-                return;
+                true
             }
-        } else if self.pos + text.len() <= from {
-            let n = escaped_len(text);
-            if self.pos + n <= from {
-                self.pos += n;
-                return;
-            }
+            None => false,
         }
-        write_escaped(text, |piece| self.put(piece));
     }
 }
 
@@ -105,6 +116,16 @@ impl Sink for HoldLast<'_> {
     }
 
     fn put_escaped(&mut self, text: &[u8]) {
+        self.escaped(text, None);
+    }
+
+    fn put_escaped_sized(&mut self, text: &[u8], escaped: usize) {
+        self.escaped(text, Some(escaped));
+    }
+}
+
+impl HoldLast<'_> {
+    fn escaped(&mut self, text: &[u8], escaped: Option<usize>) {
         // Escaping leaves `}` as it is and makes none: the escaped text ends with `}` exactly
         // when `text` does, and that byte is held as `put` would hold it.
         let Some((&last, rest)) = text.split_last() else {
@@ -114,10 +135,13 @@ impl Sink for HoldLast<'_> {
             self.s.put(b"}");
         }
         self.held = last == b'}';
-        if self.held {
-            self.s.put_escaped(rest);
-        } else {
-            self.s.put_escaped(text);
+        let (text, escaped) = match self.held {
+            true => (rest, escaped.map(|n| n.saturating_sub(1))),
+            false => (text, escaped),
+        };
+        match escaped {
+            Some(n) => self.s.put_escaped_sized(text, n),
+            None => self.s.put_escaped(text),
         }
     }
 }

@@ -12,7 +12,7 @@ use escaping::{
 
 use super::store::{
     read_u32, write_u32, Entries, Entry, Kind, Part, Tag, BROKEN_ARGS, CALL_FIXED, FIELD, HAS_ID,
-    HAS_RESULT, HEAD, IS_ERROR,
+    HAS_RESULT, HEAD, IS_ERROR, RESULT_ESCAPED,
 };
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::json::{self, valid, JsonStr};
@@ -450,9 +450,9 @@ impl<'b> Conversation<'b> {
         let broken = c.args_error.is_some() && crate::frame::as_string(c.args).is_some();
         let args_text = crate::frame::as_string(c.args).filter(|_| broken);
         let (i, nm) = (id.map_or(0, canonical_len), canonical_len(name));
-        let a = match args_text {
-            Some(t) => canonical_len(t),
-            None => json::compact_len(c.args),
+        let (a, a_escaped) = match args_text {
+            Some(t) => (canonical_len(t), 0),
+            None => (json::compact_len(c.args), escaped_compact_len(c.args)),
         };
         let body = CALL_FIXED + 4 * FIELD + i + nm + a;
         let pending_sig = self.last_part().is_some_and(|p| p.tag == Tag::Sig);
@@ -464,6 +464,8 @@ impl<'b> Conversation<'b> {
         let write = |o: &mut dyn Sink| {
             o.put(&[flags]);
             o.put(&seq.to_le_bytes());
+            o.put(&(a_escaped as u32).to_le_bytes());
+            o.put(&0u32.to_le_bytes());
             put_field(o, i, |o| {
                 if let Some(id) = id {
                     put_canonical(o, id)
@@ -544,6 +546,9 @@ impl<'b> Conversation<'b> {
         self.grow(part + 1, n);
         self.grow(entry + 1, n);
         self.buf[fixed] |= HAS_RESULT | if is_error { IS_ERROR } else { 0 };
+        if !is_error && text.is_none() {
+            write_u32(self.buf, fixed + RESULT_ESCAPED, escaped_compact_len(value));
+        }
         Ok(Pushed::Kept)
     }
 
