@@ -17,7 +17,7 @@
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::json::{self, JsonStr};
 use crate::provider::Provider;
-use crate::sink::{put_escaped, put_json_str, write_counted, Sink};
+use crate::sink::{put_escaped, write_counted, Sink};
 
 /// Why a frame could not be encoded as an item. Nothing was written.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -103,23 +103,23 @@ pub fn encode_item(provider: Provider, frame: &[u8], out: &mut [u8]) -> Result<u
 /// unescaped), the variant's number.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Mark {
-    /// The id, a JSON string.
+    /// The id, inside a JSON string's quotes (the template has them: fewer pieces).
     Id = 1,
-    /// The name, a JSON string.
+    /// The name, inside quotes.
     Name,
-    /// A call's args as a JSON string.
+    /// A call's args as a JSON string, inside quotes.
     ArgsText,
     /// A call's args as an object.
     Args,
     /// `"id":<id>,` when the frame has an id.
     OptId,
-    /// A result's SPEC §8 `<text>`.
+    /// A result's SPEC §8 `<text>`, inside quotes.
     Text,
     /// `,"is_error":true` for an error.
     IsError,
     /// `,"tool_call_id":<id>` when the frame has an id.
     OptCallId,
-    /// `"result":<value>`, or `"error":<text>` for an error.
+    /// `"output":<value>`, or `"error":<text>` for an error.
     Response,
 }
 
@@ -143,28 +143,28 @@ fn templates(provider: Provider) -> (&'static [u8], &'static [u8]) {
     match provider {
         #[cfg(feature = "openai-chat")]
         Provider::OpenAiChat => (
-            b"{\"id\":\x01,\"type\":\"function\",\"function\":{\"name\":\x02,\"arguments\":\x03}}",
-            b"{\"role\":\"tool\",\"tool_call_id\":\x01,\"content\":\x06}",
+            b"{\"id\":\"\x01\",\"type\":\"function\",\"function\":{\"name\":\"\x02\",\"arguments\":\"\x03\"}}",
+            b"{\"role\":\"tool\",\"tool_call_id\":\"\x01\",\"content\":\"\x06\"}",
         ),
         #[cfg(feature = "openai-responses")]
         Provider::OpenAiResponses => (
-            b"{\"type\":\"function_call\",\"call_id\":\x01,\"name\":\x02,\"arguments\":\x03}",
-            b"{\"type\":\"function_call_output\",\"call_id\":\x01,\"output\":\x06}",
+            b"{\"type\":\"function_call\",\"call_id\":\"\x01\",\"name\":\"\x02\",\"arguments\":\"\x03\"}",
+            b"{\"type\":\"function_call_output\",\"call_id\":\"\x01\",\"output\":\"\x06\"}",
         ),
         #[cfg(feature = "anthropic")]
         Provider::Anthropic => (
-            b"{\"type\":\"tool_use\",\"id\":\x01,\"name\":\x02,\"input\":\x04}",
-            b"{\"type\":\"tool_result\",\"tool_use_id\":\x01,\"content\":\x06\x07}",
+            b"{\"type\":\"tool_use\",\"id\":\"\x01\",\"name\":\"\x02\",\"input\":\x04}",
+            b"{\"type\":\"tool_result\",\"tool_use_id\":\"\x01\",\"content\":\"\x06\"\x07}",
         ),
         #[cfg(feature = "gemini")]
         Provider::Gemini => (
-            b"{\"functionCall\":{\x05\"name\":\x02,\"args\":\x04}}",
-            b"{\"functionResponse\":{\x05\"name\":\x02,\"response\":{\x09}}}",
+            b"{\"functionCall\":{\x05\"name\":\"\x02\",\"args\":\x04}}",
+            b"{\"functionResponse\":{\x05\"name\":\"\x02\",\"response\":{\x09}}}",
         ),
         #[cfg(feature = "ollama")]
         Provider::Ollama => (
-            b"{\x05\"function\":{\"name\":\x02,\"arguments\":\x04}}",
-            b"{\"role\":\"tool\",\"tool_name\":\x02,\"content\":\x06\x08}",
+            b"{\x05\"function\":{\"name\":\"\x02\",\"arguments\":\x04}}",
+            b"{\"role\":\"tool\",\"tool_name\":\"\x02\",\"content\":\"\x06\"\x08}",
         ),
     }
 }
@@ -185,8 +185,8 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// As a JSON string (OpenAI's `arguments`): a value's compact JSON text (a string value
-    /// quoted too: it is the JSON the model wrote), or the broken text as it is.
+    /// As a JSON string's inside (OpenAI's `arguments`): a value's compact JSON text (a
+    /// string value quoted too: it is the JSON the model wrote), or the broken text as it is.
     fn put_as_string(self, s: &mut dyn Sink, stored: bool, escaped: Option<usize>) {
         match self {
             Args::Value(v) => put_json_text(v, s, stored, escaped),
@@ -240,16 +240,16 @@ impl Outcome<'_> {
         !matches!(self, Outcome::Result(_))
     }
 
-    /// SPEC §8's `<text>`: a string result itself, any other value's JSON text, or the
-    /// error message.
+    /// SPEC §8's `<text>`, inside its quotes: a string result itself, any other value's
+    /// JSON text, or the error message.
     fn put_text(self, s: &mut dyn Sink, stored: bool, escaped: Option<usize>) {
         match self {
             Outcome::Result(v) | Outcome::Error(v) => put_value_as_text(v, s, stored, escaped),
             Outcome::Message(m) => put_str(s, m, stored),
             Outcome::Missing(name) => {
-                s.put(b"\"Tool ");
+                s.put(b"Tool ");
                 name.for_each_decoded_run(|run| put_escaped(s, run));
-                s.put(b" got no result\"");
+                s.put(b" got no result");
             }
         }
     }
@@ -304,9 +304,9 @@ impl Item<'_> {
             }
             (Mark::Args, Body::Call(args), _) => args.put_as_object(s, self.stored),
             (Mark::OptId, _, Some(id)) => {
-                s.put(b"\"id\":");
+                s.put(b"\"id\":\"");
                 put_str(s, id, self.stored);
-                s.put(b",");
+                s.put(b"\",");
             }
             (Mark::Text, Body::Result(outcome), _) => {
                 outcome.put_text(s, self.stored, self.escaped)
@@ -315,16 +315,18 @@ impl Item<'_> {
                 s.put(b",\"is_error\":true")
             }
             (Mark::OptCallId, _, Some(id)) => {
-                s.put(b",\"tool_call_id\":");
+                s.put(b",\"tool_call_id\":\"");
                 put_str(s, id, self.stored);
+                s.put(b"\"");
             }
             (Mark::Response, Body::Result(Outcome::Result(v)), _) => {
                 s.put(b"\"output\":");
                 put_value(s, v, self.stored);
             }
             (Mark::Response, Body::Result(outcome), _) => {
-                s.put(b"\"error\":");
+                s.put(b"\"error\":\"");
                 outcome.put_text(s, self.stored, self.escaped);
+                s.put(b"\"");
             }
             // A part this item has not (no id; a call's part in a result's template).
             _ => {}
@@ -332,38 +334,32 @@ impl Item<'_> {
     }
 }
 
-/// A string value as it is; any other value's compact JSON text as a string.
+/// Inside a JSON string's quotes: a string value's text; any other value's compact JSON text.
 fn put_value_as_text(v: &[u8], s: &mut dyn Sink, stored: bool, escaped: Option<usize>) {
-    match (stored, v.first()) {
-        // A stored string is canonical: it is its own text.
-        (true, Some(b'"')) => s.put(v),
+    match (stored, v) {
+        // A stored string is canonical: its inside is its own text.
+        (true, [b'"', inside @ .., b'"']) => s.put(inside),
         _ => match crate::frame::as_string(v) {
-            Some(text) => put_json_str(s, text),
+            Some(text) => put_str(s, text, false),
             None => put_json_text(v, s, stored, escaped),
         },
     }
 }
 
-/// A value's compact JSON text, as a JSON string.
+/// A value's compact JSON text, escaped for the inside of a JSON string.
 fn put_json_text(v: &[u8], s: &mut dyn Sink, stored: bool, escaped: Option<usize>) {
-    s.put(b"\"");
     match (stored, escaped) {
         (true, Some(n)) => s.put_escaped_sized(v, n),
         (true, None) => put_escaped(s, v),
         (false, _) => json::for_each_compact_run(v, |run| put_escaped(s, run)),
     }
-    s.put(b"\"");
 }
 
-/// A string canonically: a stored one is already.
+/// A string's inside, canonically: a stored one is already.
 fn put_str(s: &mut dyn Sink, t: JsonStr<'_>, stored: bool) {
     match stored {
-        true => {
-            s.put(b"\"");
-            s.put(t.raw());
-            s.put(b"\"");
-        }
-        false => put_json_str(s, t),
+        true => s.put(t.raw()),
+        false => t.for_each_decoded_run(|run| put_escaped(s, run)),
     }
 }
 

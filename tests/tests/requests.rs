@@ -375,6 +375,26 @@ fn ids_a_provider_takes() {
         g.contains(r#"{"functionCall":{"name":"sub","args":{}}}"#),
         "{g}"
     );
+    // Whether Anthropic takes an id is decided on its text, not on how the frame escaped it:
+    // `toolu\u005f7-B` is `toolu_7-B`, which it takes; `toolu\u00e97` (é) it does not.
+    c.push_user("more").unwrap();
+    c.begin_response(Provider::Anthropic).unwrap();
+    c.push_frame(
+        br#"{"type":"TOOL_CALL","content":{"id":"toolu\u005f7-B","name":"add","args":{}}}"#,
+    )
+    .unwrap();
+    c.push_frame(br#"{"type":"TOOL_CALL","content":{"id":"toolu\u00e97","name":"add","args":{}}}"#)
+        .unwrap();
+    c.end_response();
+    let a = body(&c, Provider::Anthropic, &opts, &[]);
+    assert!(
+        a.contains(r#"{"type":"tool_use","id":"toolu_7-B","name":"add","input":{}},{"type":"tool_use","id":"pwcall_3","name":"add","input":{}}"#),
+        "{a}"
+    );
+    assert!(
+        a.contains(r#""tool_use_id":"toolu_7-B""#) && a.contains(r#""tool_use_id":"pwcall_3""#),
+        "{a}"
+    );
 }
 
 /// Random conversations in random capacities: never an orphan, the latest exchange
@@ -1088,5 +1108,50 @@ fn declaration_rules() {
             r#"{"name":"fs_write","parametersJsonSchema":{"type":"object","properties":{}}}"#
         ),
         "{g}"
+    );
+}
+
+/// core/DESIGN.md's overheads, exactly: an entry 5 bytes beside its text, a turn 6, a text
+/// part 13, a call 38 beside its id, name, args and result (as stored: compact, escaped), whatever those are.
+#[test]
+fn the_conversation_overhead_is_as_stated() {
+    let mut mem = [0u8; 2048];
+    let mut c = Conversation::new(&mut mem);
+    c.push_user("go \"now\"").unwrap();
+    assert_eq!(c.used(), 5 + r#"go \"now\""#.len());
+    let before = c.used();
+    c.begin_response(Provider::OpenAiChat).unwrap();
+    c.push_frame(
+        br#"{"type":"TOOL_CALL","content":{"id":"call_1","name":"add","args":{ "a" : 2, "b":[3] }}}"#,
+    )
+    .unwrap();
+    c.push_frame(br#"{"type":"TOOL_CALL","content":{"name":"sub","args":{}}}"#)
+        .unwrap();
+    c.end_response();
+    let calls = [("call_1", "add", r#"{"a":2,"b":[3]}"#), ("", "sub", "{}")];
+    let own: usize = calls
+        .iter()
+        .map(|(i, n, a)| i.len() + n.len() + a.len())
+        .sum();
+    assert_eq!(c.used() - before, 6 + 2 * 38 + own);
+    let before = c.used();
+    c.push_frame(
+        br#"{"type":"TOOL_RESULT","content":{"id":"call_1","name":"add","result":{"sum" : 5}}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        c.used() - before,
+        r#"{"sum":5}"#.len(),
+        "a result adds only its bytes"
+    );
+    let before = c.used();
+    c.begin_response(Provider::OpenAiChat).unwrap();
+    c.push_frame(br#"{"type":"TEXT","content":"a\tb"}"#)
+        .unwrap();
+    c.end_response();
+    assert_eq!(
+        c.used() - before,
+        6 + 13 + r#"a\tb"#.len(),
+        "a turn with one text part"
     );
 }

@@ -96,6 +96,9 @@ pub(crate) const BROKEN_ARGS: u8 = 1;
 pub(crate) const HAS_RESULT: u8 = 2;
 pub(crate) const IS_ERROR: u8 = 4;
 pub(crate) const HAS_ID: u8 = 8;
+/// The id is all ASCII letters, digits, `_` and `-` (Anthropic takes no other), found once
+/// when the call comes rather than at every body.
+pub(crate) const WORD_ID: u8 = 16;
 /// A call's fixed bytes after its signature: flags, its number in the conversation and the
 /// two escaped lengths.
 pub(crate) const CALL_FIXED: usize = 13;
@@ -262,6 +265,11 @@ impl StoredCall<'_> {
 
     pub(crate) fn is_error(&self) -> bool {
         self.flags & IS_ERROR != 0
+    }
+
+    /// Whether its id is all ASCII letters, digits, `_` and `-`.
+    pub(crate) fn word_id(&self) -> bool {
+        self.flags & WORD_ID != 0
     }
 }
 

@@ -146,7 +146,7 @@ CONVERSATIONS = {
             {"id": "call_JMW1whyEaYG438VE1OIflxA2", "result": {"temp_c": 11}},
             {"id": "call_DNYTawLBoN8fj3KN6qU9N1Ou", "result": 187.5},
         ],
-        capacity=480,
+        capacity=504,
         more=[
             {"response": str(STREAMS / "anthropic" / "anthropic-sdk-tool-use-response.body"), "provider": "anthropic"},
             {"results": [{"name": "get_weather", "result": {"temp_c": 21}}]},
@@ -323,8 +323,8 @@ class Bodies(unittest.TestCase):
     def test_evicting_conversation_evicts(self):
         with build(CONVERSATIONS["evicting"]) as c:
             s = c.stats()
-            self.assertEqual((s.capacity, s.entries, s.evicted), (480, 5, 1))
-            self.assertLessEqual(s.used, 480)
+            self.assertEqual((s.capacity, s.entries, s.evicted), (504, 5, 1))
+            self.assertLessEqual(s.used, 504)
         body = self.stored["evicting/openai-chat"]
         # The first user text is pinned; the first exchange went, so the two user texts around
         # it are one message now.

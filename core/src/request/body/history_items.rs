@@ -245,14 +245,7 @@ impl Request<'_> {
     pub(super) fn id<'b>(&self, c: &StoredCall<'b>, buf: &'b mut [u8; 24]) -> Option<JsonStr<'b>> {
         let p = self.provider;
         let ok = match c.id {
-            Some(id)
-                if is_anthropic(p)
-                    && !id
-                        .iter()
-                        .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
-            {
-                false
-            }
+            Some(_) if is_anthropic(p) && !c.word_id() => false,
             // An id an earlier call already had (servers that number calls from 0 each
             // turn): the APIs refuse a history that repeats one.
             Some(id) => {

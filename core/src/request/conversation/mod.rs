@@ -12,7 +12,7 @@ use escaping::{
 
 use super::store::{
     read_u32, write_u32, Entries, Entry, Kind, Part, Tag, BROKEN_ARGS, CALL_FIXED, FIELD, HAS_ID,
-    HAS_RESULT, HEAD, IS_ERROR, RESULT_ESCAPED,
+    HAS_RESULT, HEAD, IS_ERROR, RESULT_ESCAPED, WORD_ID,
 };
 use crate::frame::{Frame, FrameError, FrameKind};
 use crate::json::{self, valid, JsonStr};
@@ -458,8 +458,18 @@ impl<'b> Conversation<'b> {
         let pending_sig = self.last_part().is_some_and(|p| p.tag == Tag::Sig);
         let seq = self.next_seq;
         let mut flags = if broken { BROKEN_ARGS } else { 0 };
-        if id.is_some() {
+        if let Some(id) = id {
             flags |= HAS_ID;
+            // Decoded, as it is stored (a word needs no escape: the stored text is the same).
+            let mut word = true;
+            id.for_each_decoded_run(|run| {
+                word &= run
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            });
+            if word {
+                flags |= WORD_ID;
+            }
         }
         let write = |o: &mut dyn Sink| {
             o.put(&[flags]);
