@@ -1155,3 +1155,74 @@ fn the_conversation_overhead_is_as_stated() {
         "a turn with one text part"
     );
 }
+
+/// A schema goes out compact whatever its spacing, with `"properties":{}` added where an
+/// object schema lacks it and (Gemini) `$schema` left out: the same whether the writer copies
+/// it (compact, nothing to change) or walks it, for the first 64 declarations and after.
+#[test]
+fn schemas_go_out_compact_whatever_their_spacing() {
+    let mut mem = [0u8; 256];
+    let mut c = Conversation::new(&mut mem);
+    c.push_user("go").unwrap();
+    let opts = RequestOptions::new("m");
+    let cases: [(&[u8], &str, &str); 5] = [
+        (
+            br#"{"type":"object","properties":{"a":{"type":"string","description":"an a"}}}"#,
+            r#"{"type":"object","properties":{"a":{"type":"string","description":"an a"}}}"#,
+            r#"{"type":"object","properties":{"a":{"type":"string","description":"an a"}}}"#,
+        ),
+        (
+            b" {\"type\" : \"object\",\n \"properties\": {\"a\": {\"type\": \"string\"}}}\t",
+            r#"{"type":"object","properties":{"a":{"type":"string"}}}"#,
+            r#"{"type":"object","properties":{"a":{"type":"string"}}}"#,
+        ),
+        (
+            br#" {"type":"object","properties":{}}"#,
+            r#"{"type":"object","properties":{}}"#,
+            r#"{"type":"object","properties":{}}"#,
+        ),
+        (
+            br#"{"type":"object"}"#,
+            r#"{"type":"object","properties":{}}"#,
+            r#"{"type":"object","properties":{}}"#,
+        ),
+        (
+            br#"{"$schema":"x","type":"object","properties":{}}"#,
+            r#"{"$schema":"x","type":"object","properties":{}}"#,
+            r#"{"type":"object","properties":{}}"#,
+        ),
+    ];
+    for first in [0usize, 64] {
+        let names: Vec<String> = (0..first + cases.len()).map(|i| format!("f{i}")).collect();
+        let decls: Vec<Declaration<'_>> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let schema = cases
+                    .get(i.wrapping_sub(first))
+                    .map_or(&br#"{"type":"object","properties":{}}"#[..], |c| c.0);
+                Declaration::new(n, Some(schema))
+            })
+            .collect();
+        for (p, pick) in [
+            (Provider::OpenAiChat, 1),
+            (Provider::Anthropic, 1),
+            (Provider::Gemini, 2),
+        ] {
+            let b = body(&c, p, &opts, &decls);
+            for (k, case) in cases.iter().enumerate() {
+                let want = if pick == 1 { case.1 } else { case.2 };
+                let key = match p {
+                    Provider::OpenAiChat => "parameters",
+                    Provider::Anthropic => "input_schema",
+                    _ => "parametersJsonSchema",
+                };
+                let member = format!(r#""name":"f{}","{key}":{want}"#, first + k);
+                assert!(
+                    b.contains(&member),
+                    "{p:?} case {k} after {first}: {member} in {b}"
+                );
+            }
+        }
+    }
+}

@@ -31,6 +31,14 @@ pub(crate) fn next_escape(text: &[u8], mut from: usize) -> usize {
 
 /// Writes `text` escaped for the inside of a JSON string (no quotes), piece by piece.
 pub(crate) fn write_escaped(text: &[u8], mut put: impl FnMut(&[u8])) {
+    write_escaped_while(text, |piece| {
+        put(piece);
+        true
+    });
+}
+
+/// [`write_escaped`], stopping after a piece `put` answers false to (a full buffer).
+pub(crate) fn write_escaped_while(text: &[u8], mut put: impl FnMut(&[u8]) -> bool) {
     let mut run = 0;
     let mut i = 0;
     // Equivalent mutant (`put_escaped`'s loop): `<` -> `<=`: a look at the end finds nothing.
@@ -39,9 +47,10 @@ pub(crate) fn write_escaped(text: &[u8], mut put: impl FnMut(&[u8])) {
         let Some(&b) = text.get(i) else {
             break;
         };
-        put(&text[run..i]);
         let (e, len) = escape_of(b);
-        put(&e[..len]);
+        if !put(&text[run..i]) || !put(&e[..len]) {
+            return;
+        }
         i += 1;
         run = i;
     }

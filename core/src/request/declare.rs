@@ -282,8 +282,14 @@ pub fn find_declaration(
         })
 }
 
-/// Checks every declaration for `provider`: names, schemas, strictness, clashes.
-pub(crate) fn check(provider: Provider, decls: &[Declaration<'_>]) -> Result<(), DeclarationError> {
+/// Checks every declaration for `provider`: names, schemas, strictness, clashes. Answers
+/// which of the first 64 schemas go out as they are (a bit each): already compact, nothing
+/// to add or leave out, so a body copies them rather than walking them at every write.
+pub(crate) fn check(
+    provider: Provider,
+    decls: &[Declaration<'_>],
+) -> Result<u64, DeclarationError> {
+    let mut plain = 0u64;
     let mut a = [0u8; MAX_NAME];
     let mut b = [0u8; MAX_NAME];
     let mut seen = Seen::default();
@@ -292,10 +298,15 @@ pub(crate) fn check(provider: Provider, decls: &[Declaration<'_>]) -> Result<(),
             return Err(DeclarationError::BadName(i));
         }
         if let Some(schema) = d.schema {
-            if json::validate(schema, json::DEFAULT_MAX_DEPTH).is_err()
-                || valid::Obj::of(schema).is_none()
-            {
+            let compact = json::validate_compact(schema, json::DEFAULT_MAX_DEPTH)
+                .map_err(|_| DeclarationError::BadSchema(i))?;
+            if valid::Obj::of(schema).is_none() {
                 return Err(DeclarationError::BadSchema(i));
+            }
+            // White space around the value is not part of it: such a schema is walked.
+            let bare = schema.first() == Some(&b'{') && schema.last() == Some(&b'}');
+            if i < 64 && compact && bare && !edits(provider, schema) {
+                plain |= 1 << i;
             }
             if d.strict && strict_flag(provider) && !is_strict(schema, json::DEFAULT_MAX_DEPTH) {
                 return Err(DeclarationError::NotStrict(i));
@@ -316,7 +327,7 @@ pub(crate) fn check(provider: Provider, decls: &[Declaration<'_>]) -> Result<(),
             }
         }
     }
-    Ok(())
+    Ok(plain)
 }
 
 /// Whether the provider has a strict flag.
@@ -386,13 +397,31 @@ fn is_strict(schema: &[u8], depth: u8) -> bool {
     })
 }
 
-/// Writes the schema as SPEC §10.1 says: compact, `"properties":{}` added to an object
+/// Whether writing `schema` for `provider` changes more than its white space: a Gemini
+/// `$schema` left out, or `"properties":{}` added (see [`put_schema`]).
+fn edits(provider: Provider, schema: &[u8]) -> bool {
+    let (mut object, mut props) = (false, false);
+    for (k, v) in valid::Obj::of(schema).into_iter().flatten() {
+        if is_gemini(provider) && k.raw() == b"$schema" {
+            return true;
+        }
+        object |= k.raw() == b"type" && valid::string(v).is_some_and(|t| t.eq_text(b"object"));
+        props |= k.raw() == b"properties";
+    }
+    object && !props
+}
+
+/// Writes the schema as SPEC §10.1 says (a `plain` one, [`check`] found, as it is): compact, `"properties":{}` added to an object
 /// schema without it, and for Gemini a top-level `$schema` left out.
-pub(crate) fn put_schema(provider: Provider, schema: Option<&[u8]>, s: &mut dyn Sink) {
+pub(crate) fn put_schema(provider: Provider, schema: Option<&[u8]>, plain: bool, s: &mut dyn Sink) {
     let Some(schema) = schema else {
         s.put(br#"{"type":"object","properties":{}}"#);
         return;
     };
+    if plain {
+        s.put(schema);
+        return;
+    }
     let (mut object, mut props) = (false, false);
     s.put(b"{");
     let mut first = true;
@@ -436,6 +465,7 @@ pub(crate) fn put_declaration(
     provider: Provider,
     decls: &[Declaration<'_>],
     i: usize,
+    plain: bool,
     s: &mut dyn Sink,
 ) {
     let d = &decls[i];
@@ -460,7 +490,7 @@ pub(crate) fn put_declaration(
             put_name(s);
             put_desc(s);
             s.put(b",\"parameters\":");
-            put_schema(provider, d.schema, s);
+            put_schema(provider, d.schema, plain, s);
             s.put(if strict {
                 b",\"strict\":true}"
             } else {
@@ -473,7 +503,7 @@ pub(crate) fn put_declaration(
             put_name(s);
             put_desc(s);
             s.put(b",\"input_schema\":");
-            put_schema(provider, d.schema, s);
+            put_schema(provider, d.schema, plain, s);
             if strict {
                 s.put(b",\"strict\":true");
             }
@@ -485,7 +515,7 @@ pub(crate) fn put_declaration(
             put_name(s);
             put_desc(s);
             s.put(b",\"parametersJsonSchema\":");
-            put_schema(provider, d.schema, s);
+            put_schema(provider, d.schema, plain, s);
             s.put(b"}");
         }
         // openai-chat and ollama.
@@ -495,7 +525,7 @@ pub(crate) fn put_declaration(
             put_name(s);
             put_desc(s);
             s.put(b",\"parameters\":");
-            put_schema(provider, d.schema, s);
+            put_schema(provider, d.schema, plain, s);
             if strict {
                 s.put(b",\"strict\":true");
             }

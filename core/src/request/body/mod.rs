@@ -161,6 +161,8 @@ pub struct Request<'r> {
     /// Hashes of the call ids more than one call has (a bit each; a collision only costs
     /// the exact scan of `earlier_call_has`, which would otherwise run for every call).
     shared_ids: [u64; 4],
+    /// Which of the first 64 declarations' schemas are written as they are (a bit each).
+    plain: u64,
 }
 
 impl<'r> Request<'r> {
@@ -171,7 +173,7 @@ impl<'r> Request<'r> {
         opts: &'r RequestOptions<'r>,
         decls: &'r [Declaration<'r>],
     ) -> Result<Self, RequestError> {
-        declare::check(provider, decls)?;
+        let plain = declare::check(provider, decls)?;
         if let Some(choice) = opts.tool_choice.filter(|_| !decls.is_empty()) {
             if is_ollama(provider) && choice != ToolChoice::Auto {
                 return Err(RequestError::ToolChoiceUnsupported);
@@ -201,6 +203,7 @@ impl<'r> Request<'r> {
             offset: 0,
             resume: Resume::default(),
             shared_ids: shared_ids(conv),
+            plain,
         };
         let mut count = Counter(0);
         req.pieces(&mut count, Resume::default(), |_| {});
@@ -272,7 +275,7 @@ impl<'r> Request<'r> {
             return;
         }
         let first = !has_system_message(p) || self.system().is_none();
-        let silent = |t: &Entry<'_>| !self.writes_message(&Msg::Turn(*t));
+        let silent = |t: &Entry<'_>| !self.writes_turn(t);
         // The messages are pieces 1 to n; a declaration or the tail starts past them all.
         if from.msgs != end {
             // The next message written is piece 1, the body's first message.
@@ -280,10 +283,9 @@ impl<'r> Request<'r> {
             let mut it = messages(self.conv, merges_results(p), &silent, from.msgs);
             loop {
                 let msgs = it.at();
+                // Every message the walk gives writes something: it passes over a turn that
+                // would not (`silent`) and gives a turn's results only when it has calls.
                 let Some(m) = it.next() else { break };
-                if !self.writes_message(&m) {
-                    continue;
-                }
                 let comma = !(first && at_first);
                 at_first = false;
                 if !go(s, (msgs, 0), &mut |s| {
@@ -304,7 +306,7 @@ impl<'r> Request<'r> {
                 } else {
                     s.put(b",");
                 }
-                declare::put_declaration(p, self.decls, i, s);
+                declare::put_declaration(p, self.decls, i, i < 64 && self.plain >> i & 1 != 0, s);
             }) {
                 return;
             }
@@ -467,21 +469,15 @@ impl<'r> Request<'r> {
         }
     }
 
-    /// Whether a message has anything to write (no message is written empty).
-    fn writes_message(&self, m: &Msg<'_>) -> bool {
-        match m {
-            Msg::Users { .. } => true,
-            Msg::Results { turn, .. } => turn.has_calls(),
-            Msg::Turn(turn) => {
-                let same = self.same_provider(turn);
-                turn.parts().any(|part| match part.tag {
-                    Tag::Call => true,
-                    Tag::Text if is_anthropic(self.provider) => !is_blank(part.text()),
-                    Tag::Text => !part.text().is_empty() || (same && !part.sig().is_empty()),
-                    _ => same && self.writes_state(&part),
-                })
-            }
-        }
+    /// Whether an assistant turn has anything to write (no message is written empty).
+    fn writes_turn(&self, turn: &Entry<'_>) -> bool {
+        let same = self.same_provider(turn);
+        turn.parts().any(|part| match part.tag {
+            Tag::Call => true,
+            Tag::Text if is_anthropic(self.provider) => !is_blank(part.text()),
+            Tag::Text => !part.text().is_empty() || (same && !part.sig().is_empty()),
+            _ => same && self.writes_state(&part),
+        })
     }
 
     fn same_provider(&self, turn: &Entry<'_>) -> bool {

@@ -1,7 +1,7 @@
 //! Where a body's bytes go: a counter, a window over the host's buffer, and two small
 //! sinks the items need.
 
-use crate::json::escape::{escape_into, write_escaped};
+use crate::json::escape::{escape_into, write_escaped, write_escaped_while};
 use crate::sink::{Counter, Sink};
 
 /// Where body bytes go: a counter, or a window over the host's buffer.
@@ -60,10 +60,17 @@ impl Sink for Window<'_> {
     fn put_escaped_sized(&mut self, text: &[u8], escaped: usize) {
         // A text wholly before the window (written by an earlier call), or after it (the
         // window is full), is only counted.
-        if self.pos + escaped <= self.skip + self.written || self.written == self.out.len() {
-            self.pos += escaped;
+        let end = self.pos + escaped;
+        if end <= self.skip + self.written || self.written == self.out.len() {
+            self.pos = end;
         } else if !self.escape_in_place(text) {
-            write_escaped(text, |piece| self.put(piece));
+            // Piece by piece, cut to the window as `put` cuts them, until the window is full:
+            // the text's end is known without escaping the rest.
+            write_escaped_while(text, |piece| {
+                self.put(piece);
+                self.written < self.out.len()
+            });
+            self.pos = end;
         }
     }
 }
