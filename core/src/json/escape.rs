@@ -31,14 +31,6 @@ pub(crate) fn next_escape(text: &[u8], mut from: usize) -> usize {
 
 /// Writes `text` escaped for the inside of a JSON string (no quotes), piece by piece.
 pub(crate) fn write_escaped(text: &[u8], mut put: impl FnMut(&[u8])) {
-    write_escaped_while(text, |piece| {
-        put(piece);
-        true
-    });
-}
-
-/// [`write_escaped`], stopping after a piece `put` answers false to (a full buffer).
-pub(crate) fn write_escaped_while(text: &[u8], mut put: impl FnMut(&[u8]) -> bool) {
     let mut run = 0;
     let mut i = 0;
     // Equivalent mutant (`put_escaped`'s loop): `<` -> `<=`: a look at the end finds nothing.
@@ -47,10 +39,9 @@ pub(crate) fn write_escaped_while(text: &[u8], mut put: impl FnMut(&[u8]) -> boo
         let Some(&b) = text.get(i) else {
             break;
         };
+        put(&text[run..i]);
         let (e, len) = escape_of(b);
-        if !put(&text[run..i]) || !put(&e[..len]) {
-            return;
-        }
+        put(&e[..len]);
         i += 1;
         run = i;
     }
@@ -98,11 +89,45 @@ pub(crate) fn escaped_len(text: &[u8]) -> usize {
     }
 }
 
-/// Writes `text` escaped into the front of `out` and returns that length ([`escaped_len`]),
-/// or `None` when `out` is too short (what it holds then is unspecified): [`write_escaped`]'s
-/// bytes, written in place rather than handed out in pieces (JSON written as a string is
-/// escaped every few bytes, and each piece handed on costs more than the bytes it carries).
-pub(crate) fn escape_into(text: &[u8], out: &mut [u8]) -> Option<usize> {
+/// Where the escaped form of `text` reaches `skip` bytes: the byte of `text` whose escape
+/// holds escaped offset `skip`, and how far into that escape it is (`(text.len(), 0)` when
+/// `skip` is at or past the end). Eight bytes at a time between escapes.
+pub(crate) fn escaped_split(text: &[u8], skip: usize) -> (usize, usize) {
+    let (mut i, mut n) = (0, 0);
+    loop {
+        let e = next_escape(text, i);
+        if n + (e - i) > skip {
+            return (i + (skip - n), 0);
+        }
+        n += e - i;
+        let Some(&b) = text.get(e) else {
+            return (text.len(), 0);
+        };
+        let len = escape_of(b).1;
+        if n + len > skip {
+            return (e, skip - n);
+        }
+        n += len;
+        i = e + 1;
+    }
+}
+
+/// The bytes of the escape of `b` (`b` itself when it needs none), and how many there are.
+pub(crate) fn escape_bytes(b: u8) -> ([u8; 6], usize) {
+    if b == b'"' || b == b'\\' || b < 0x20 {
+        escape_of(b)
+    } else {
+        ([b, 0, 0, 0, 0, 0], 1)
+    }
+}
+
+/// Writes `text` escaped into the front of `out` and returns that length ([`escaped_len`]):
+/// [`write_escaped`]'s bytes, written in place rather than handed out in pieces (JSON written
+/// as a string is escaped every few bytes, and each piece handed on costs more than the bytes
+/// it carries). When `out` is too short, `Err((i, n))`: `text[..i]` is `out[..n]`, and the
+/// escape of `text[i]` ([`escape_bytes`]) is longer than the rest of `out` (which holds
+/// anything).
+pub(crate) fn escape_into(text: &[u8], out: &mut [u8]) -> Result<usize, (usize, usize)> {
     let mut n = 0;
     let mut i = 0;
     // Whole words while `out` has room for a word's worst case (eight six-byte escapes) and
@@ -174,16 +199,15 @@ pub(crate) fn escape_into(text: &[u8], out: &mut [u8]) -> Option<usize> {
         }
         let &b = match text.get(i) {
             Some(b) => b,
-            None => return Some(n),
+            None => return Ok(n),
         };
-        if b == b'"' || b == b'\\' || b < 0x20 {
-            let (e, len) = escape_of(b);
-            out.get_mut(n..n + len)?.copy_from_slice(&e[..len]);
-            n += len;
-        } else {
-            *out.get_mut(n)? = b;
-            n += 1;
+        let (e, len) = escape_bytes(b);
+        match out.get_mut(n..n + len) {
+            Some([d]) => *d = b,
+            Some(d) => d.copy_from_slice(&e[..len]),
+            None => return Err((i, n)),
         }
+        n += len;
         i += 1;
     }
 }
@@ -284,6 +308,32 @@ mod swar_equivalence {
         }
         out
     }
+    /// `escaped_split` finds, for every offset of the escaped form, the byte whose escape
+    /// holds it and the offset inside that escape.
+    #[test]
+    fn escaped_split_at_every_offset() {
+        let texts: [&[u8]; 4] = [
+            b"",
+            b"plain words, longer than a word",
+            b"a\"b\\c\x01d\ne",
+            b"\"\"\x1f\x1f0123456789\"",
+        ];
+        for t in texts {
+            let total = escaped_len(t);
+            for skip in 0..total + 3 {
+                let want = if skip >= total {
+                    (t.len(), 0)
+                } else {
+                    let j = (0..t.len())
+                        .rfind(|&j| escaped_len(&t[..j]) <= skip)
+                        .unwrap();
+                    (j, skip - escaped_len(&t[..j]))
+                };
+                assert_eq!(escaped_split(t, skip), want, "{t:?} at {skip}");
+            }
+        }
+    }
+
     #[test]
     fn same_as_bytewise() {
         let mut x: u64 = 0x9E3779B97F4A7C15;
@@ -311,18 +361,23 @@ mod swar_equivalence {
             // short of the end) and into a larger one, whose bytes past it stay untouched.
             for extra in [0, 1, 7, 8, 64] {
                 let mut out = std::vec![0xAAu8; b.len() + extra];
-                assert_eq!(escape_into(&t, &mut out), Some(b.len()), "{t:?}");
+                assert_eq!(escape_into(&t, &mut out), Ok(b.len()), "{t:?}");
                 assert_eq!(&out[..b.len()], &b[..], "{t:?} with {extra} to spare");
                 assert!(
                     out[b.len()..].iter().all(|&x| x == 0xAA),
                     "{t:?} wrote past its end"
                 );
             }
-            // Into anything shorter: refused, never cut, never past the buffer.
+            // Into anything shorter: where it stopped, exactly (the bytes so far written, the
+            // escape that did not fit longer than the room left), never past the buffer.
             for short in [0, b.len() / 2, b.len().saturating_sub(1)] {
                 if short < b.len() {
                     let mut out = std::vec![0u8; short];
-                    assert_eq!(escape_into(&t, &mut out), None, "{t:?} into {short}");
+                    let Err((i, n)) = escape_into(&t, &mut out) else {
+                        panic!("{t:?} fit {short} bytes");
+                    };
+                    assert_eq!(reference(&t[..i]), &out[..n], "{t:?} into {short}");
+                    assert!(escape_bytes(t[i]).1 > short - n, "{t:?} into {short}");
                 }
             }
         }

@@ -104,6 +104,7 @@ impl<'a> Obj<'a> {
     }
 
     /// The value [`Obj::next_name`] found at `start`, the walk going on after it.
+    #[cfg_attr(not(feature = "schema"), allow(dead_code))]
     pub(crate) fn value_at(&mut self, start: usize) -> &'a [u8] {
         let end = skip(self.b, start);
         self.pos = end;
@@ -111,11 +112,13 @@ impl<'a> Obj<'a> {
     }
 
     /// Goes on after a value the caller read whole: `end` is just past it.
+    #[cfg_attr(not(feature = "schema"), allow(dead_code))]
     pub(crate) fn resume(&mut self, end: usize) {
         self.pos = end;
     }
 
     /// Just past the object's closing brace, once the walk has ended there.
+    #[cfg_attr(not(feature = "schema"), allow(dead_code))]
     pub(crate) fn closed(&self) -> Option<usize> {
         (self.closed > 0).then_some(self.closed)
     }

@@ -1,7 +1,7 @@
 //! Where a body's bytes go: a counter, a window over the host's buffer, and two small
 //! sinks the items need.
 
-use crate::json::escape::{escape_into, write_escaped, write_escaped_while};
+use crate::json::escape::{escape_bytes, escape_into, escaped_len, escaped_split, write_escaped};
 use crate::sink::{Counter, Sink};
 
 /// Where body bytes go: a counter, or a window over the host's buffer.
@@ -36,24 +36,34 @@ impl Sink for Window<'_> {
         let start = self.pos;
         self.pos += bytes.len();
         let from = self.skip + self.written;
+        // Most pieces go straight on where the last one ended, and fit.
+        if start == from {
+            if let Some(dst) = self.out.get_mut(self.written..self.written + bytes.len()) {
+                // A quote or a comma, a third of the pieces: a store, not a call to `memcpy`.
+                if let ([d], [b]) = (&mut *dst, bytes) {
+                    *d = *b;
+                } else {
+                    dst.copy_from_slice(bytes);
+                }
+                self.written += bytes.len();
+                return;
+            }
+        }
         if self.pos <= from || self.written == self.out.len() {
             return;
         }
         let b = &bytes[from.saturating_sub(start)..];
         let n = b.len().min(self.out.len() - self.written);
-        let dst = &mut self.out[self.written..self.written + n];
-        // A quote or a comma, a third of the pieces: a store, not a call to `memcpy`.
-        if let ([d], [s]) = (&mut *dst, b) {
-            *d = *s;
-        } else {
-            dst.copy_from_slice(&b[..n]);
-        }
+        self.out[self.written..self.written + n].copy_from_slice(&b[..n]);
         self.written += n;
     }
 
     fn put_escaped(&mut self, text: &[u8]) {
-        if !self.escape_in_place(text) {
+        if self.pos != self.skip + self.written {
             write_escaped(text, |piece| self.put(piece));
+        } else if let Some(cut) = self.escape_on(text) {
+            // Cut by the window's end: the rest is counted.
+            self.pos += escaped_len(text.get(cut + 1..).unwrap_or(&[]));
         }
     }
 
@@ -61,36 +71,46 @@ impl Sink for Window<'_> {
         // A text wholly before the window (written by an earlier call), or after it (the
         // window is full), is only counted.
         let end = self.pos + escaped;
-        if end <= self.skip + self.written || self.written == self.out.len() {
+        let from = self.skip + self.written;
+        if end <= from || self.written == self.out.len() {
             self.pos = end;
-        } else if !self.escape_in_place(text) {
-            // Piece by piece, cut to the window as `put` cuts them, until the window is full:
-            // the text's end is known without escaping the rest.
-            write_escaped_while(text, |piece| {
-                self.put(piece);
-                self.written < self.out.len()
-            });
-            self.pos = end;
+            return;
         }
+        let mut text = text;
+        if self.pos < from {
+            // Begun by an earlier call: its written part is skipped by counting, eight bytes
+            // at a time, to the byte whose escape the window starts in.
+            let (j, into) = escaped_split(text, from - self.pos);
+            if let Some(&b) = text.get(j) {
+                self.pos = from - into;
+                text = &text[j..];
+                if into > 0 {
+                    let (e, len) = escape_bytes(b);
+                    self.put(&e[..len]);
+                    text = &text[1..];
+                }
+            }
+        }
+        self.escape_on(text);
+        self.pos = end;
     }
 }
 
 impl Window<'_> {
-    /// Escapes `text` straight into the buffer when all of it is to be written there and
-    /// fits: most args and results, in a buffer of a few KiB. Otherwise (false) it is
-    /// written piece by piece, each piece cut to the window as `put` cuts it.
-    fn escape_in_place(&mut self, text: &[u8]) -> bool {
-        if self.pos < self.skip + self.written {
-            return false;
-        }
-        match escape_into(text, &mut self.out[self.written..]) {
-            Some(n) => {
-                self.written += n;
-                self.pos += n;
-                true
-            }
-            None => false,
-        }
+    /// Escapes `text`, which starts where the window goes on, straight into the buffer: all
+    /// of it, or (the window fills) up to the window's end, the escape the end cuts written
+    /// in part; then the offset in `text` of the byte cut.
+    fn escape_on(&mut self, text: &[u8]) -> Option<usize> {
+        let (cut, n) = match escape_into(text, &mut self.out[self.written..]) {
+            Ok(n) => (None, n),
+            Err((i, n)) => (Some(i), n),
+        };
+        self.written += n;
+        self.pos += n;
+        let b = *text.get(cut?)?;
+        let (e, len) = escape_bytes(b);
+        self.put(&e[..len]);
+        cut
     }
 }
 
