@@ -117,6 +117,12 @@ impl<'a> Obj<'a> {
         self.pos = end;
     }
 
+    /// Where the walk stands in the object's text.
+    #[cfg_attr(not(feature = "schema"), allow(dead_code))]
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
     /// Just past the object's closing brace, once the walk has ended there.
     #[cfg_attr(not(feature = "schema"), allow(dead_code))]
     pub(crate) fn closed(&self) -> Option<usize> {

@@ -9,7 +9,7 @@
 use super::super::valid::{self, Arr, Obj};
 use super::super::{trim_ws, JsonStr};
 use super::document::{offset, Draft, Schema};
-use super::equal::{json_eq, str_eq};
+use super::equal::{json_eq, names_at_a_glance, str_eq};
 use super::number::Decimal;
 use super::pattern::{self, PatternFault};
 use super::why::{Invalid, Why};
@@ -99,6 +99,16 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         }
         match v.first() {
             Some(b'{') => {
+                let (may_repeat, nested) = names_at_a_glance(v);
+                if !may_repeat {
+                    // No two names alike: only the values that hold names are read again.
+                    if nested {
+                        for (_, value) in Obj::of(v).into_iter().flatten() {
+                            self.names_once(value, depth - 1)?;
+                        }
+                    }
+                    return Ok(());
+                }
                 let mut rest = Obj::of(v).into_iter().flatten();
                 while let Some((name, value)) = rest.next() {
                     for (later, again) in rest.clone() {

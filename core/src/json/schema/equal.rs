@@ -70,6 +70,70 @@ pub(super) fn member<'a>(object: &'a [u8], name: JsonStr<'_>) -> Option<&'a [u8]
         .map(|(_, v)| v)
 }
 
+/// [`member`] in an object whose names all differ (a value `names_once` passed), looked for
+/// from `cursor` on, then from the start up to it; `cursor` is left just past the member
+/// found. Names asked for in the order the object gives them (a model writes args in its
+/// schema's order) are each found at the first look, not after walking the ones before.
+pub(super) fn member_from<'a>(
+    object: &'a [u8],
+    name: JsonStr<'_>,
+    cursor: &mut usize,
+) -> Option<&'a [u8]> {
+    let mut o = Obj::of(object)?;
+    let from = (*cursor).max(o.position());
+    let wraps = from > o.position();
+    o.resume(from);
+    let mut wrapped = false;
+    loop {
+        match o.next_name() {
+            // Back where the first leg began: every member was looked at.
+            Some((_, start)) if wrapped && start > from => return None,
+            Some((k, start)) => {
+                let v = o.value_at(start);
+                if str_eq(k, name) {
+                    *cursor = o.position();
+                    return Some(v);
+                }
+            }
+            None if wraps && !wrapped => {
+                wrapped = true;
+                o = Obj::of(object)?;
+            }
+            None => return None,
+        }
+    }
+}
+
+/// At one walk of an object: whether two of its names may be alike (a 64-bit filter of their
+/// decoded texts' hashes: false means certainly not), and whether a value holds names of its
+/// own (an object or an array).
+pub(super) fn names_at_a_glance(object: &[u8]) -> (bool, bool) {
+    let (mut seen, mut may_repeat, mut nested) = (0u64, false, false);
+    let Some(mut o) = Obj::of(object) else {
+        return (false, false);
+    };
+    while let Some((name, start)) = o.next_name() {
+        let bit = name_bit(name);
+        may_repeat |= seen & bit != 0;
+        seen |= bit;
+        nested |= matches!(object.get(start), Some(b'{' | b'['));
+        o.value_at(start);
+    }
+    (may_repeat, nested)
+}
+
+/// A name's bit in a 64-bit filter: a hash (FNV-1a) of its decoded text, so names that
+/// decode alike share it.
+fn name_bit(name: JsonStr<'_>) -> u64 {
+    let mut h = 0x811c_9dc5u32;
+    name.for_each_decoded_run(|run| {
+        for &b in run {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+    });
+    1u64 << (h & 63)
+}
+
 /// True when two strings decode to the same text.
 pub(super) fn str_eq(a: JsonStr<'_>, b: JsonStr<'_>) -> bool {
     match (a.is_plain(), b.is_plain()) {
@@ -83,6 +147,78 @@ pub(super) fn str_eq(a: JsonStr<'_>, b: JsonStr<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `member_from` finds what `member` finds, in any order of asking, from any cursor.
+    #[test]
+    fn member_from_finds_what_member_finds() {
+        extern crate std;
+        let obj = br#" { "a" : 1, "b":[2,{"a":0}], "\u0063" : "x" ,"d":{} } "#;
+        // Name tokens as an object's walk gives them: quoted.
+        let names: [&[u8]; 6] = [
+            br#""a""#,
+            br#""b""#,
+            br#""c""#,
+            br#""d""#,
+            br#""e""#,
+            br#""\u0061""#,
+        ];
+        for order in [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 0, 3, 1, 5, 4]] {
+            let mut cursor = 0;
+            for &i in &order {
+                let name = JsonStr::from_scanned_lenient(names[i]);
+                let want = member(obj, name);
+                assert_eq!(want.is_some(), i != 4, "{i}");
+                assert_eq!(member_from(obj, name, &mut cursor), want, "{i}");
+                if want.is_none() {
+                    continue;
+                }
+                // From every place a cursor can be (before the first member, just past each
+                // value), the same.
+                let mut o = Obj::of(obj).unwrap();
+                let mut places = std::vec![o.position()];
+                while let Some((_, start)) = o.next_name() {
+                    o.value_at(start);
+                    places.push(o.position());
+                }
+                assert_eq!(places.len(), 5);
+                for at in places {
+                    let mut c = at;
+                    assert_eq!(member_from(obj, name, &mut c), want, "{i} from {at}");
+                }
+            }
+        }
+        let mut c = 0;
+        let a = JsonStr::from_scanned_lenient(br#""a""#);
+        assert_eq!(member_from(b"{}", a, &mut c), None);
+        assert_eq!(member_from(b"[1]", a, &mut c), None);
+    }
+
+    /// Alike names (however escaped) are always flagged; nested values are seen.
+    #[test]
+    fn names_at_a_glance_never_misses_a_repeat() {
+        extern crate std;
+        let bits = |names: &[&[u8]]| {
+            names
+                .iter()
+                .fold(0, |f, n| f | name_bit(JsonStr::from_scanned_lenient(n)))
+        };
+        assert_ne!(bits(&[br#""a""#]), bits(&[br#""b""#]));
+        assert_eq!(names_at_a_glance(br#"{"a":1,"b":"x"}"#), (false, false));
+        assert!(names_at_a_glance(br#"{"a":1,"\u0061":2}"#).0);
+        assert_eq!(bits(&[br#""\u0061""#]), bits(&[br#""a""#]));
+        assert_eq!(
+            names_at_a_glance(br#"{ "a" : [1], "b":{"a":1} }"#),
+            (false, true)
+        );
+        assert_eq!(names_at_a_glance(b"{}"), (false, false));
+        // 65 different names: at least two share a bit.
+        let mut many = std::string::String::from("{");
+        for i in 0..65 {
+            many.push_str(&std::format!("\"n{i}\":{i},"));
+        }
+        many.push_str("\"last\":0}");
+        assert!(names_at_a_glance(many.as_bytes()).0);
+    }
 
     #[test]
     fn equal_as_json() {

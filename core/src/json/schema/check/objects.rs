@@ -4,7 +4,7 @@
 use super::super::super::valid::{Arr, Obj};
 use super::super::super::JsonStr;
 use super::super::document::{offset, Draft};
-use super::super::equal::member;
+use super::super::equal::{member, member_from};
 use super::super::why::{Invalid, Why};
 use super::{member_text, Res, Run};
 
@@ -23,8 +23,9 @@ impl<'s, 'v> Run<'_, 's, 'v> {
             return Ok(None);
         };
         // A present property's subschema is walked once, by its check; an absent one skipped.
+        let mut cursor = 0;
         while let Some((name, start)) = props.next_name() {
-            let walked = match member(v, name) {
+            let walked = match member_from(v, name, &mut cursor) {
                 Some(pv) => self.check_rest(&rest[start..], pv, depth, base)?,
                 None => None,
             };
@@ -95,8 +96,9 @@ impl<'s, 'v> Run<'_, 's, 'v> {
 
     #[inline(never)]
     pub(super) fn required(&self, kv: &'s [u8], v: &'v [u8]) -> Res {
+        let mut cursor = 0;
         for name in Arr::of(kv).into_iter().flatten() {
-            if member(v, JsonStr::from_scanned_lenient(name)).is_none() {
+            if member_from(v, JsonStr::from_scanned_lenient(name), &mut cursor).is_none() {
                 return Err(self.fail(v, Why::Required(self.at(name))));
             }
         }
