@@ -340,7 +340,12 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     #[inline(never)]
     fn types(&self, kv: &'s [u8], v: &'v [u8], kind: Kind) -> Res {
         let is = |t: &[u8]| {
-            let name = JsonStr::from_token(t).map_or(&b""[..], |s| s.raw());
+            // The token's inside as written: a name spelled with escapes matches none, as its
+            // raw text would not.
+            let name = match t {
+                [b'"', inside @ .., b'"'] => inside,
+                _ => &[],
+            };
             match (name, kind) {
                 (b"object", Kind::Object)
                 | (b"array", Kind::Array)
