@@ -1,5 +1,16 @@
 //! Byte-level helpers every part of the scanner shares: JSON white space, and the
-//! eight-bytes-at-a-time masks. A leaf of `json`.
+//! eight-bytes-at-a-time masks (and the one byte hash the library keys its filters and
+//! mapped names with). A leaf of `json`.
+
+/// Where an FNV-1a hash (32 bits) starts.
+pub(crate) const FNV_START: u32 = 0x811c_9dc5;
+
+/// FNV-1a (32 bits) of `bytes` taken on from `h` (a text handed out in runs hashes as one).
+pub(crate) fn fnv1a(h: u32, bytes: &[u8]) -> u32 {
+    bytes
+        .iter()
+        .fold(h, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
+}
 
 /// Returns the offset of the first byte at or after `pos` that is not JSON white space.
 #[inline]

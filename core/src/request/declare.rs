@@ -2,6 +2,7 @@
 //! `tools/list` entry, written in each provider's shape under a name the provider takes.
 
 use super::seen::Seen;
+use crate::json::bytes::{fnv1a, FNV_START};
 use crate::json::{self, valid, JsonStr};
 use crate::provider::Provider;
 use crate::sink::{put_escaped, put_json_str, Sink};
@@ -173,10 +174,10 @@ fn model_name(
     let mut len = 0usize;
     let mut total = 0usize;
     let mut changed = false;
-    let mut hash: u32 = 0x811c_9dc5;
+    let mut hash = FNV_START;
     d.name.for_each_run(|run| {
+        hash = fnv1a(hash, run);
         for &b in run {
-            hash = (hash ^ u32::from(b)).wrapping_mul(0x0100_0193);
             let ok = allowed(provider, total, b);
             changed |= !ok;
             if len < MAX_NAME {
@@ -405,10 +406,19 @@ fn edits(provider: Provider, schema: &[u8]) -> bool {
         if is_gemini(provider) && k.raw() == b"$schema" {
             return true;
         }
-        object |= k.raw() == b"type" && valid::string(v).is_some_and(|t| t.eq_text(b"object"));
-        props |= k.raw() == b"properties";
+        let (o, p) = object_marks(k, v);
+        (object, props) = (object | o, props | p);
     }
     object && !props
+}
+
+/// Whether a schema member says `"type":"object"`, and whether it is `properties`: an object
+/// schema without `properties` gets `"properties":{}` (SPEC §10.1).
+fn object_marks(k: JsonStr<'_>, v: &[u8]) -> (bool, bool) {
+    (
+        k.raw() == b"type" && valid::string(v).is_some_and(|t| t.eq_text(b"object")),
+        k.raw() == b"properties",
+    )
 }
 
 /// Writes the schema as SPEC §10.1 says (a `plain` one, [`check`] found, as it is): compact, `"properties":{}` added to an object
@@ -426,8 +436,8 @@ pub(crate) fn put_schema(provider: Provider, schema: Option<&[u8]>, plain: bool,
     s.put(b"{");
     let mut first = true;
     for (k, v) in valid::Obj::of(schema).into_iter().flatten() {
-        object |= k.raw() == b"type" && valid::string(v).is_some_and(|t| t.eq_text(b"object"));
-        props |= k.raw() == b"properties";
+        let (o, p) = object_marks(k, v);
+        (object, props) = (object | o, props | p);
         if is_gemini(provider) && k.raw() == b"$schema" {
             continue;
         }

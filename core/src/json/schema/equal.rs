@@ -1,5 +1,6 @@
 //! JSON equality of two values' texts, as `enum`, `const` and `uniqueItems` need it.
 
+use super::super::bytes::{fnv1a, FNV_START};
 use super::super::valid::{Arr, Obj};
 use super::super::{skip_ws, JsonStr};
 use super::number::Decimal;
@@ -125,12 +126,8 @@ pub(super) fn names_at_a_glance(object: &[u8]) -> (bool, bool) {
 /// A name's bit in a 64-bit filter: a hash (FNV-1a) of its decoded text, so names that
 /// decode alike share it.
 fn name_bit(name: JsonStr<'_>) -> u64 {
-    let mut h = 0x811c_9dc5u32;
-    name.for_each_decoded_run(|run| {
-        for &b in run {
-            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-        }
-    });
+    let mut h = FNV_START;
+    name.for_each_decoded_run(|run| h = fnv1a(h, run));
     1u64 << (h & 63)
 }
 

@@ -1,8 +1,9 @@
 //! Call ids a provider refuses twice: which ids more than one call of a conversation has,
 //! found once per request, so that writing a call's id is a lookup.
 
+use crate::json::bytes::{fnv1a, FNV_START};
 use crate::request::conversation::Conversation;
-use crate::request::seen::{fnv1a, Seen};
+use crate::request::seen::Seen;
 use crate::request::store::{Entries, Kind, StoredCall, Tag};
 
 /// Whether a call before the one numbered `seq` in the conversation `buf` has `id`.
@@ -38,7 +39,7 @@ pub(super) fn shared_ids(conv: &Conversation<'_>) -> [u64; 4] {
 
 /// Where `id` hashes to in a 256-bit set (FNV-1a).
 pub(super) fn id_bit(id: &[u8]) -> (usize, u64) {
-    let h = fnv1a(id);
+    let h = fnv1a(FNV_START, id);
     (((h >> 6) & 3) as usize, 1 << (h & 63))
 }
 
