@@ -674,8 +674,8 @@ export function framesFromResponse(response, provider, options = {}) {
 
 /**
  * `pw_encode_item`: a `TOOL_CALL` frame (for the assistant turn) or a `TOOL_RESULT` frame (an
- * object, `raw(text)`, its JSON text or bytes) as `provider`'s request item, an object (its exact
- * text under `RAW_TEXT`: `rawText(item)`). A refusal throws an Error whose `code` is the
+ * object, `raw(text)`, its JSON text or bytes) as `provider`'s request item, an object (carrying its
+ * exact text: `rawText(item)`). A refusal throws an Error whose `code` is the
  * pw_result: `PW.ITEM_NOT_CALL_OR_RESULT`, `ITEM_NO_NAME`, `ITEM_NO_ID` (OpenAI and Anthropic
  * match results by id), `ITEM_NO_OUTCOME`, a frame's `FRAME_*` / `INVALID_JSON`, `UNKNOWN_PROVIDER`.
  */

@@ -37,8 +37,6 @@ export class RawJSON {
 }
 /** `raw(text)`: a frame, args or a tool result given as exact JSON text. */
 export function raw(text: string): RawJSON;
-/** The symbol under which frames handed out carry their exact JSON text. */
-export const RAW_TEXT: unique symbol;
 /** A frame's (or value's) JSON text: as received from the library when known. */
 export function rawText(value: unknown): string;
 /**

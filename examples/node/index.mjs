@@ -7,7 +7,7 @@
 // wasm.mjs (loading, traps), memory.mjs (the linear memory), abi.mjs (generated from the header).
 export { init, isLoaded, version } from './binding.mjs';
 export { createSource, createSink, createDuplex, isDuplex } from './duplex.mjs';
-export { RawJSON, raw, RAW_TEXT, rawText } from './raw.mjs';
+export { RawJSON, raw, rawText } from './raw.mjs';
 export { wrapToolAdapter } from './adapter_call.mjs';
 export { createToolAdapterWrapper, validate, checkSchema } from './wrapper.mjs';
 export {

@@ -1,5 +1,5 @@
 // Frames and JSON values as exact text: `raw(text)`, the text a frame handed out carries
-// (`RAW_TEXT`), and the one function that turns a frame into the bytes the library reads.
+// (`rawText(frame)`), and the one function that turns a frame into the bytes the library reads.
 // Every frame the package gives the C library goes through `frameBytes`, so a frame keeps
 // its exact text (big integers, member order, escapes) wherever it came from (SPEC §1).
 
@@ -16,15 +16,39 @@ export class RawJSON {
 /** `raw(text)`: a frame, args or a tool result given as exact JSON text. */
 export const raw = (text) => new RawJSON(text);
 
-/** The symbol under which frames handed out carry their exact JSON text (non-enumerable). */
-export const RAW_TEXT = Symbol.for('polyweave.rawText');
+// A frame handed out carries its text in a private field, stamped on the plain object as it is
+// made (a base constructor that returns its argument lets a subclass's field be added to it).
+// The object stays what JSON.parse makes: its prototype Object.prototype, no own key more, so
+// `{ ...frame }` and `assert.deepStrictEqual` see what they would, and a copy made to change a
+// frame does not carry the old text. `Object.defineProperty` with a symbol did the same at 130
+// ns a frame (a call into the runtime); the stamp costs about 10.
+class Plain {
+  constructor(o) {
+    return o;
+  }
+}
+class Carried extends Plain {
+  #text;
+  constructor(o, text) {
+    super(o);
+    this.#text = text;
+  }
+  /** The text `o` carries, or `undefined`. */
+  static of(o) {
+    return #text in o ? o.#text : undefined;
+  }
+}
+
+/** The exact text an object the package made carries (`undefined` for any other value). */
+export function carriedText(value) {
+  return value !== null && typeof value === 'object' ? Carried.of(value) : undefined;
+}
 
 /** A frame's (or value's) JSON text: as received from the library when known. */
 export function rawText(value) {
   if (value instanceof RawJSON) return value.rawJSON;
-  if (value !== null && typeof value === 'object' && typeof value[RAW_TEXT] === 'string') {
-    return value[RAW_TEXT];
-  }
+  const carried = carriedText(value);
+  if (carried !== undefined) return carried;
   const t = JSON.stringify(value);
   return t === undefined ? 'null' : t;
 }
@@ -96,8 +120,8 @@ export function frameBytes(frame) {
   if (typeof frame === 'string') return frame;
   if (frame !== null && typeof frame === 'object') {
     if (frame instanceof RawJSON) return frame.rawJSON;
-    const text = frame[RAW_TEXT];
-    if (typeof text === 'string') return text;
+    const text = Carried.of(frame);
+    if (text !== undefined) return text;
     if (frame instanceof Uint8Array) return frame;
     if (ArrayBuffer.isView(frame)) return new Uint8Array(frame.buffer, frame.byteOffset, frame.byteLength);
     if (frame instanceof ArrayBuffer) return new Uint8Array(frame);
@@ -112,11 +136,11 @@ export function frameBytes(frame) {
 // JSON.parse would read it: the object is made without parsing (about a third of the time).
 const PLAIN_DELTA = /^\{"type":"(TEXT|REASONING)","content":"([^"\\\x00-\x1f]*)"\}$/;
 
-/** An object parsed from the library's JSON text, carrying that text under `RAW_TEXT`. */
+/** An object parsed from the library's JSON text, carrying that text (`rawText`). */
 export function objectOf(text) {
   const m = PLAIN_DELTA.exec(text);
   const v = m !== null ? { type: m[1], content: m[2] } : JSON.parse(text);
-  if (v !== null && typeof v === 'object') Object.defineProperty(v, RAW_TEXT, { value: text });
+  if (v !== null && typeof v === 'object') new Carried(v, text);
   return v;
 }
 

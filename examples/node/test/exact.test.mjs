@@ -81,7 +81,7 @@ test('exact: a leading U+FEFF is kept in tool names, error texts and hook args',
 });
 
 test('exact: a frame object made without parsing (a plain TEXT or REASONING delta) is the one JSON.parse makes, and every other text is parsed', async () => {
-  const { objectOf, RAW_TEXT } = await import('../raw.mjs');
+  const { objectOf, carriedText, frameBytes } = await import('../raw.mjs');
   const contents = ['', 'hi', ' the', 'é€😀', '\u2028\u2029', '\u007f', 'a\\nb', 'q\\"q', 'back\\\\slash', '\\u0000', '$&{}[]:,', 'x'.repeat(5000)];
   const texts = [];
   for (const type of ['TEXT', 'REASONING', 'TOOL_CALL', 'text', 'END']) {
@@ -94,8 +94,17 @@ test('exact: a frame object made without parsing (a plain TEXT or REASONING delt
     const got = objectOf(t);
     assert.deepEqual(Object.entries(got), Object.entries(want), t);
     assert.equal(Object.getPrototypeOf(got), Object.prototype, t);
-    assert.equal(got[RAW_TEXT], t, t);
+    assert.equal(carriedText(got), t, t);
     assert.deepEqual(Object.keys(got), Object.keys(want), t);
+    // What a user sees is what JSON.parse makes: no key, symbol or prototype more ...
+    assert.deepStrictEqual(got, want, t);
+    assert.deepEqual(Object.getOwnPropertySymbols(got), [], t);
+    assert.deepEqual(Object.getOwnPropertyNames(got), Object.getOwnPropertyNames(want), t);
+    // ... and a copy made to change a frame goes to the library as the copy, not the old text.
+    const copy = { ...got, extra: 1 };
+    assert.equal(carriedText(copy), undefined, t);
+    assert.equal(frameBytes(copy), JSON.stringify(copy), t);
+    assert.equal(frameBytes(got), t, t);
     if (/^\{"type":"(TEXT|REASONING)","content":"[^"\\]*"\}$/.test(t)) made++;
   }
   assert.equal(made, 2 * 8, 'the plain deltas');

@@ -15,7 +15,6 @@ import {
   Provider,
   providerFromName,
   raw,
-  RAW_TEXT,
   RawJSON,
   rawText,
   type Conversation,
@@ -78,7 +77,7 @@ const frames = d.write(new TextEncoder().encode('data: {}\n\n'));
 const last = d.finish();
 console.log(frames.length + last.length, d.stats.callsStarted, createDecoder2(Provider.GEMINI).maxFrameLen, providerFromName('ollama'));
 const item: Record<string, unknown> = encodeItem('anthropic', raw('{"type":"TOOL_RESULT","content":{"id":"a","name":"n","result":1}}'));
-console.log(item, RAW_TEXT, new RawJSON('1').rawJSON, isDuplex(llm), createSource().ended);
+console.log(item, rawText(item), new RawJSON('1').rawJSON, isDuplex(llm), createSource().ended);
 async function decodeFetch(url: string): Promise<void> {
   for await (const f of framesFromResponse(await fetch(url), 'anthropic')) {
     const frame = f as DecodedFrame;
