@@ -987,3 +987,98 @@ fn an_error_after_a_finish_reason_keeps_the_reason() {
         r#"{"type":"END","content":{"reason":null}}"#
     );
 }
+
+/// OpenAI Chat's `choices` is read where it stands in the chunk (choice 0 and its `delta`
+/// walked once): every rule of the walk that skipped each level whole still holds, whatever
+/// the order of the members, their repeats, the brackets inside strings and the white space.
+#[test]
+fn chat_choices_read_in_place_keep_every_rule() {
+    let text = |t: &str| format!(r#"{{"type":"TEXT","content":"{t}"}}"#);
+    let end = r#"{"type":"END","content":{"reason":null}}"#;
+    let cases: [(&str, Vec<String>); 11] = [
+        // `index` after `delta`, choice 1 first: choice 0's delta is read.
+        (
+            r#"{"choices":[{"delta":{"content":"one"},"index":1},{"delta":{"content":"zero"},"index":0}]}"#,
+            vec![text("zero"), end.into()],
+        ),
+        // The first choice 0 wins; a later one is not read.
+        (
+            r#"{"choices":[{"index":0,"delta":{"content":"a"}},{"index":0,"delta":{"content":"b"}}]}"#,
+            vec![text("a"), end.into()],
+        ),
+        // A repeated `delta`: the last one, whole (the first's reasoning does not stay).
+        (
+            r#"{"choices":[{"index":0,"delta":{"content":"a","reasoning_content":"r"},"delta":{"content":"b"}}]}"#,
+            vec![text("b"), end.into()],
+        ),
+        // A repeated `choices`: the last one.
+        (
+            r#"{"choices":[{"index":0,"delta":{"content":"first"}}],"choices":[{"index":0,"delta":{"content":"second"}}]}"#,
+            vec![text("second"), end.into()],
+        ),
+        // An `error` after `choices` still ends the response, nothing of the chunk written.
+        (
+            r#"{"choices":[{"index":0,"delta":{"content":"x"}}],"error":{"message":"late"}}"#,
+            vec![
+                r#"{"type":"ERROR","content":{"message":"late"}}"#.into(),
+                end.into(),
+            ],
+        ),
+        // A choice that is not an object is a choice 0 with nothing in it.
+        (
+            r#"{"choices":[7,{"index":0,"delta":{"content":"no"}}]}"#,
+            vec![end.into()],
+        ),
+        // Brackets and quotes inside strings, objects of any depth around and inside.
+        (
+            r#"{"id":"]}\"[{","choices":[{"index":0,"logprobs":{"a":[1,{"b":"}]"}]},"delta":{"extra":{"x":"{"},"content":"c]}"}}],"usage":{"t":[[1],{"u":"]"}]}}"#,
+            vec![text("c]}"), end.into()],
+        ),
+        // White space everywhere.
+        (
+            " { \"choices\" : [ { \"index\" : 0 , \"delta\" : { \"content\" : \"ws\" } , \"finish_reason\" : \"stop\" } ] } ",
+            vec![text("ws"), r#"{"type":"END","content":{"reason":"stop"}}"#.into()],
+        ),
+        // An empty `reasoning_content` gives way to `reasoning`.
+        (
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":"","reasoning":"think"}}]}"#,
+            vec![
+                r#"{"type":"REASONING","content":"think"}"#.into(),
+                end.into(),
+            ],
+        ),
+        // A `delta` that is not an object has nothing in it; the finish reason is still read.
+        (
+            r#"{"choices":[{"index":0,"delta":[{"content":"no"}],"finish_reason":"stop"}]}"#,
+            vec![r#"{"type":"END","content":{"reason":"stop"}}"#.into()],
+        ),
+        // No choice 0: nothing; the empty list too.
+        (r#"{"choices":[{"index":2,"delta":{"content":"two"}}],"x":[]}"#, vec![end.into()]),
+    ];
+    for (chunk, want) in cases {
+        assert_eq!(
+            whole_and_bytewise(Provider::OpenAiChat, &chat(&[chunk])),
+            want,
+            "{chunk}"
+        );
+    }
+    // `choices` that is not an array is bad provider data, counted; the chunk is skipped.
+    let d = decode(
+        Provider::OpenAiChat,
+        chat(&[r#"{"choices":{"index":0},"x":1}"#]).as_bytes(),
+        || usize::MAX,
+    );
+    assert_eq!(
+        (d.frames.as_slice(), d.stats.bad_shape),
+        (&[end.to_string()][..], 1)
+    );
+    let d = decode(
+        Provider::OpenAiChat,
+        chat(&[r#"{"choices":[],"x":1}"#]).as_bytes(),
+        || usize::MAX,
+    );
+    assert_eq!(
+        (d.frames.as_slice(), d.stats.bad_shape),
+        (&[end.to_string()][..], 0)
+    );
+}

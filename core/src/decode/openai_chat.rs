@@ -29,67 +29,33 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 st.skipped.unknown_event += 1;
                 return Step::Done;
             }
-            let Some(chunk) = Obj::of(data) else {
+            let Some(mut chunk) = Obj::of(data) else {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };
-            let mut choices = None;
-            for (k, v) in chunk {
+            // `choices` is read where it stands (the last one wins), the other members
+            // skipped: its elements and choice 0's `delta` are walked once, not skipped whole
+            // at each level first and walked after.
+            let mut choices = Choices::Absent;
+            while let Some((k, start)) = chunk.next_name() {
+                if k.eq_text(b"choices") {
+                    let (read, end) = read_choices(ev, data, start);
+                    choices = read;
+                    chunk.resume(end);
+                    continue;
+                }
+                let v = chunk.value_at(start);
                 if k.eq_text(b"error") && trim_ws(v) != b"null" {
                     return Step::Fail(error_emit(ev, v));
                 }
-                if k.eq_text(b"choices") {
-                    choices = Some(v);
-                }
             }
-            let Some(choices) = choices else {
-                return Step::Done;
-            };
-            let Some(list) = Arr::of(choices) else {
-                st.skipped.bad_shape += 1;
-                return Step::Done;
-            };
-            // Choice 0 (a choice without `index` counts as 0), each member read once.
-            let mut cur = Cursor::at(1);
-            let mut found = false;
-            for choice in list {
-                let (mut index, mut delta, mut finish) = (None, None, None);
-                for (k, v) in Obj::of(choice).into_iter().flatten() {
-                    match k.raw() {
-                        b"index" => index = Some(v),
-                        b"delta" => delta = Some(v),
-                        b"finish_reason" => finish = Some(v),
-                        _ => {}
-                    }
+            match choices {
+                Choices::Found(cur) => Step::Next(cur),
+                Choices::Absent | Choices::NoChoice0 => Step::Done,
+                Choices::NotArray => {
+                    st.skipped.bad_shape += 1;
+                    Step::Done
                 }
-                if index.is_some_and(|i| trim_ws(i) != b"0") {
-                    continue;
-                }
-                found = true;
-                let (mut reasoning_content, mut reasoning, mut content, mut calls) =
-                    (None, None, None, None);
-                for (k, v) in delta.and_then(Obj::of).into_iter().flatten() {
-                    match k.raw() {
-                        b"reasoning_content" => reasoning_content = Some(v),
-                        b"reasoning" => reasoning = Some(v),
-                        b"content" => content = Some(v),
-                        b"tool_calls" => calls = Some(v),
-                        _ => {}
-                    }
-                }
-                // Servers send one of the two; where both come, `reasoning_content` is read.
-                let non_empty = |v: &&[u8]| valid::string(v).is_some_and(|s| !s.raw().is_empty());
-                cur.spans[REASONING] =
-                    ev.span_of(reasoning_content.filter(non_empty).or(reasoning));
-                cur.spans[CONTENT] = ev.span_of(content);
-                cur.spans[TOOL_CALLS] = ev.span_of(calls);
-                cur.spans[FINISH] = ev.span_of(finish);
-                break;
-            }
-            if found {
-                Step::Next(cur)
-            } else {
-                Step::Done
             }
         }
         1 => text_step(ev, cur, REASONING, true, 2),
@@ -104,6 +70,109 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
             Step::Done
         }
     }
+}
+
+/// What a `choices` member held.
+enum Choices {
+    Absent,
+    NotArray,
+    NoChoice0,
+    /// Choice 0's spans, for the steps after the first.
+    Found(Cursor),
+}
+
+/// The `choices` member whose value starts at `start` in `data`: choice 0 (a choice without
+/// `index` counts as 0; the first such wins, each of its members read once, the last of a
+/// name winning) and the offset just past the value.
+fn read_choices(ev: &Event<'_>, data: &[u8], start: usize) -> (Choices, usize) {
+    let rest = data.get(start..).unwrap_or(&[]);
+    let Some(mut list) = Arr::of(rest) else {
+        return (Choices::NotArray, start + valid::skip(rest, 0));
+    };
+    let mut found = None;
+    while let Some(at) = list.next_start() {
+        if found.is_some() {
+            let end = valid::skip(rest, at);
+            list.resume_at(end);
+            continue;
+        }
+        let (choice, end) = read_choice(ev, rest, at);
+        list.resume_at(end);
+        found = choice;
+    }
+    let end = start + list.closed().unwrap_or(rest.len());
+    (found.map_or(Choices::NoChoice0, Choices::Found), end)
+}
+
+/// The choice at `at` in `list`: its spans when it is choice 0, and the offset past it.
+fn read_choice(ev: &Event<'_>, list: &[u8], at: usize) -> (Option<Cursor>, usize) {
+    let text = list.get(at..).unwrap_or(&[]);
+    let Some(mut members) = Obj::of(text) else {
+        // Not an object: a choice with no members, so choice 0 with nothing in it.
+        return (Some(Cursor::at(1)), at + valid::skip(text, 0));
+    };
+    let (mut index, mut delta, mut finish) = (None, Delta::default(), None);
+    while let Some((k, start)) = members.next_name() {
+        match k.raw() {
+            b"delta" => {
+                let end;
+                (delta, end) = read_delta(text, start);
+                members.resume(end);
+            }
+            b"index" => index = Some(members.value_at(start)),
+            b"finish_reason" => finish = Some(members.value_at(start)),
+            _ => {
+                members.value_at(start);
+            }
+        }
+    }
+    let end = at + members.closed().unwrap_or(text.len());
+    if index.is_some_and(|i| trim_ws(i) != b"0") {
+        return (None, end);
+    }
+    let mut cur = Cursor::at(1);
+    // Servers send one of the two; where both come, `reasoning_content` is read.
+    let non_empty = |v: &&[u8]| valid::string(v).is_some_and(|s| !s.raw().is_empty());
+    cur.spans[REASONING] = ev.span_of(
+        delta
+            .reasoning_content
+            .filter(non_empty)
+            .or(delta.reasoning),
+    );
+    cur.spans[CONTENT] = ev.span_of(delta.content);
+    cur.spans[TOOL_CALLS] = ev.span_of(delta.calls);
+    cur.spans[FINISH] = ev.span_of(finish);
+    (Some(cur), end)
+}
+
+/// The members of a choice's `delta` the later steps read.
+#[derive(Default)]
+struct Delta<'a> {
+    reasoning_content: Option<&'a [u8]>,
+    reasoning: Option<&'a [u8]>,
+    content: Option<&'a [u8]>,
+    calls: Option<&'a [u8]>,
+}
+
+/// The `delta` whose value starts at `start` in `choice` (not an object: no members), and
+/// the offset past it.
+fn read_delta(choice: &[u8], start: usize) -> (Delta<'_>, usize) {
+    let text = choice.get(start..).unwrap_or(&[]);
+    let mut delta = Delta::default();
+    let Some(mut members) = Obj::of(text) else {
+        return (delta, start + valid::skip(text, 0));
+    };
+    while let Some((k, at)) = members.next_name() {
+        let v = members.value_at(at);
+        match k.raw() {
+            b"reasoning_content" => delta.reasoning_content = Some(v),
+            b"reasoning" => delta.reasoning = Some(v),
+            b"content" => delta.content = Some(v),
+            b"tool_calls" => delta.calls = Some(v),
+            _ => {}
+        }
+    }
+    (delta, start + members.closed().unwrap_or(text.len()))
 }
 
 /// One `tool_calls` entry: a new call, a piece of an open one, or (without `index`) a

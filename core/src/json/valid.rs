@@ -146,25 +146,70 @@ impl<'a> Iterator for Obj<'a> {
 pub(crate) struct Arr<'a> {
     b: &'a [u8],
     pos: usize,
+    /// Just past the closing bracket, once the walk reached it (0 until then).
+    closed: usize,
 }
 
 impl<'a> Arr<'a> {
     /// The elements of `value` when it is an array (white space around it allowed).
     pub(crate) fn of(value: &'a [u8]) -> Option<Self> {
         let pos = opened_by(value, b'[')?;
-        Some(Self { b: value, pos })
+        Some(Self {
+            b: value,
+            pos,
+            closed: 0,
+        })
     }
 }
 
 impl<'a> Arr<'a> {
     /// Goes on reading elements at `pos`, an offset [`pos`](Self::pos) gave.
     pub(crate) fn resume(value: &'a [u8], pos: usize) -> Self {
-        Self { b: value, pos }
+        Self {
+            b: value,
+            pos,
+            closed: 0,
+        }
     }
 
     /// Where the next element is looked for.
     pub(crate) fn pos(&self) -> usize {
         self.pos
+    }
+
+    /// Where the next element starts, for a caller that reads it in place and then goes on
+    /// past it with [`Arr::resume_at`] (so an element read whole is not also skipped first);
+    /// `None` past the last.
+    #[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
+    pub(crate) fn next_start(&mut self) -> Option<usize> {
+        let mut pos = skip_ws(self.b, self.pos);
+        if self.b.get(pos) == Some(&b',') {
+            pos = skip_ws(self.b, pos + 1);
+        }
+        match self.b.get(pos) {
+            None => None,
+            Some(b']') => {
+                self.closed = pos + 1;
+                self.pos = self.b.len();
+                None
+            }
+            Some(_) => {
+                self.pos = pos;
+                Some(pos)
+            }
+        }
+    }
+
+    /// Goes on after an element the caller read whole: `end` is just past it.
+    #[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
+    pub(crate) fn resume_at(&mut self, end: usize) {
+        self.pos = end;
+    }
+
+    /// Just past the array's closing bracket, once the walk has ended there.
+    #[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
+    pub(crate) fn closed(&self) -> Option<usize> {
+        (self.closed > 0).then_some(self.closed)
     }
 }
 
@@ -177,6 +222,9 @@ impl<'a> Iterator for Arr<'a> {
             pos = skip_ws(self.b, pos + 1);
         }
         if matches!(self.b.get(pos), None | Some(b']')) {
+            if self.b.get(pos).is_some() {
+                self.closed = pos + 1;
+            }
             self.pos = self.b.len();
             return None;
         }
