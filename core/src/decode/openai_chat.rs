@@ -100,7 +100,7 @@ fn read_choices(ev: &Event<'_>, data: &[u8], start: usize) -> (Choices, usize) {
         list.resume_at(end);
         found = choice;
     }
-    let end = start + list.closed().unwrap_or(rest.len());
+    let end = start + list.pos();
     (found.map_or(Choices::NoChoice0, Choices::Found), end)
 }
 

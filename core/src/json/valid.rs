@@ -146,30 +146,20 @@ impl<'a> Iterator for Obj<'a> {
 pub(crate) struct Arr<'a> {
     b: &'a [u8],
     pos: usize,
-    /// Just past the closing bracket, once the walk reached it (0 until then).
-    closed: usize,
 }
 
 impl<'a> Arr<'a> {
     /// The elements of `value` when it is an array (white space around it allowed).
     pub(crate) fn of(value: &'a [u8]) -> Option<Self> {
         let pos = opened_by(value, b'[')?;
-        Some(Self {
-            b: value,
-            pos,
-            closed: 0,
-        })
+        Some(Self { b: value, pos })
     }
 }
 
 impl<'a> Arr<'a> {
     /// Goes on reading elements at `pos`, an offset [`pos`](Self::pos) gave.
     pub(crate) fn resume(value: &'a [u8], pos: usize) -> Self {
-        Self {
-            b: value,
-            pos,
-            closed: 0,
-        }
+        Self { b: value, pos }
     }
 
     /// Where the next element is looked for.
@@ -178,8 +168,10 @@ impl<'a> Arr<'a> {
     }
 
     /// Where the next element starts, for a caller that reads it in place and then goes on
-    /// past it with [`Arr::resume_at`] (so an element read whole is not also skipped first);
-    /// `None` past the last.
+    /// past it with [`Arr::resume_at`] (so an element read whole is not also skipped first).
+    /// `None` past the last, the walk then standing just past the closing bracket
+    /// ([`Arr::pos`]; the end of the text when there is none): unlike the iterator's, this
+    /// walk ends there and is not called again.
     #[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
     pub(crate) fn next_start(&mut self) -> Option<usize> {
         let mut pos = skip_ws(self.b, self.pos);
@@ -187,10 +179,12 @@ impl<'a> Arr<'a> {
             pos = skip_ws(self.b, pos + 1);
         }
         match self.b.get(pos) {
-            None => None,
-            Some(b']') => {
-                self.closed = pos + 1;
+            None => {
                 self.pos = self.b.len();
+                None
+            }
+            Some(b']') => {
+                self.pos = pos + 1;
                 None
             }
             Some(_) => {
@@ -203,13 +197,9 @@ impl<'a> Arr<'a> {
     /// Goes on after an element the caller read whole: `end` is just past it.
     #[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
     pub(crate) fn resume_at(&mut self, end: usize) {
-        self.pos = end;
-    }
-
-    /// Just past the array's closing bracket, once the walk has ended there.
-    #[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
-    pub(crate) fn closed(&self) -> Option<usize> {
-        (self.closed > 0).then_some(self.closed)
+        // An element that took no bytes (only in text that is not JSON) ends the walk rather
+        // than being found again.
+        self.pos = if end > self.pos { end } else { self.b.len() };
     }
 }
 
@@ -222,9 +212,6 @@ impl<'a> Iterator for Arr<'a> {
             pos = skip_ws(self.b, pos + 1);
         }
         if matches!(self.b.get(pos), None | Some(b']')) {
-            if self.b.get(pos).is_some() {
-                self.closed = pos + 1;
-            }
             self.pos = self.b.len();
             return None;
         }
@@ -305,10 +292,18 @@ mod tests {
             b"[\"",
             b"{,,}",
             b"[,]",
+            b"[,,]",
+            b"[}",
+            b"[1}",
         ] {
             let _ = Obj::of(doc).map(|o| o.count());
             let _ = Arr::of(doc).map(|a| a.count());
             let _ = skip(doc, 0);
+            if let Some(mut list) = Arr::of(doc) {
+                while let Some(at) = list.next_start() {
+                    list.resume_at(skip(doc, at));
+                }
+            }
         }
     }
 }
