@@ -523,6 +523,8 @@ class FrameIterator {
     this._waiting = 0; // calls not answered yet (each waits for the one before)
     this._tail = null; // the promise of the last of them
     this._nextOp = () => this._next();
+    this._onChunk = (chunk) => this._chunk(chunk);
+    this._onFail = (e) => this._fail(e);
   }
 
   [Symbol.asyncIterator]() {
@@ -572,40 +574,79 @@ class FrameIterator {
 
   /**
    * The next frame: from `_frames`, else from the next chunks read and decoded (one wait a
-   * chunk). Counted off `_waiting` when it ends.
+   * chunk). Counted off `_waiting` when it ends. Promise callbacks rather than an async
+   * function: a chunk's wait is then one reaction, and a chunk's first frame is handed out
+   * from that reaction as a plain result.
    */
-  async _next() {
+  _next() {
+    let r;
     try {
-      for (;;) {
-        if (this._at < this._frames.length) {
-          const value = this._frames[this._at];
-          this._frames[this._at++] = undefined;
-          return { value, done: false };
-        }
-        if (this._state === DONE) return { value: undefined, done: true };
-        try {
-          if (this._state === NEW) {
-            this._start();
-            continue;
-          }
-          const { done, value } = this._reader !== null ? await this._reader.read() : await this._chunks.next();
-          if (done) {
-            if (this._reader !== null) this._reader.releaseLock();
-            this._reader = null;
-            this._chunks = null;
-            this._finish();
-            continue;
-          }
-          this._frames = this._decoder.write(value);
-          this._at = 0;
-        } catch (e) {
-          await this._end(true, true);
-          throw e;
-        }
+      r = this._advance();
+    } catch (e) {
+      return this._fail(e);
+    }
+    if (r !== null) {
+      this._waiting--;
+      return Promise.resolve(r);
+    }
+    return this._read();
+  }
+
+  /** The next result that needs no wait, or null when a chunk must be read first. */
+  _advance() {
+    for (;;) {
+      if (this._at < this._frames.length) {
+        const value = this._frames[this._at];
+        this._frames[this._at++] = undefined;
+        return { value, done: false };
       }
+      if (this._state === DONE) return { value: undefined, done: true };
+      if (this._state !== NEW) return null;
+      this._start();
+    }
+  }
+
+  /** Reads the next chunk: the promise of the next result. */
+  _read() {
+    let p;
+    try {
+      p = this._reader !== null ? this._reader.read() : this._chunks.next();
+    } catch (e) {
+      return this._fail(e);
+    }
+    return p.then(this._onChunk, this._onFail);
+  }
+
+  /** A chunk read: decoded, and the next result (or the next read's promise). */
+  _chunk({ done, value }) {
+    let r;
+    try {
+      if (done) {
+        if (this._reader !== null) this._reader.releaseLock();
+        this._reader = null;
+        this._chunks = null;
+        this._finish();
+      } else {
+        this._frames = this._decoder.write(value);
+        this._at = 0;
+      }
+      r = this._advance();
+    } catch (e) {
+      return this._fail(e);
+    }
+    if (r === null) return this._read();
+    this._waiting--;
+    return r;
+  }
+
+  /** Ends the iterator on `e` (the body cancelled) and rejects with it. */
+  async _fail(e) {
+    try {
+      await this._end(true, true);
     } finally {
       this._waiting--;
     }
+    throw e;
   }
 
   /** The first `next()`: the decoder and the body's reader. */

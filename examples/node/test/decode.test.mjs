@@ -261,6 +261,21 @@ test('framesFromResponse answers like an async generator: calls in order, return
   await assert.rejects(badIt.next(), TypeError);
   assert.equal(seen.cancelled, 1);
   assert.deepEqual(await badIt.next(), { value: undefined, done: true });
+  // a body that fails while it is read: the frames before it, then its error, then done
+  const lost = new Error('connection reset');
+  let n = 0;
+  const broken = new ReadableStream({
+    pull(c) {
+      if (n++ === 0) c.enqueue(new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n'));
+      else c.error(lost);
+    },
+  });
+  const brokenIt = framesFromResponse(broken, 'openai-chat');
+  const first = brokenIt.next();
+  const second = brokenIt.next(); // asked before the first settled: answered after it, in order
+  assert.deepEqual(await first, { value: { type: 'TEXT', content: 'hi' }, done: false });
+  await assert.rejects(second, (e) => e === lost);
+  assert.deepEqual(await brokenIt.next(), { value: undefined, done: true });
 });
 
 test('frames decoded together keep each frame\'s exact text (multi-byte and invalid UTF-8 across frames)', () => {
