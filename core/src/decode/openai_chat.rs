@@ -162,8 +162,7 @@ fn read_delta(choice: &[u8], start: usize) -> (Delta<'_>, usize) {
     let Some(mut members) = Obj::of(text) else {
         return (delta, start + valid::skip(text, 0));
     };
-    while let Some((k, at)) = members.next_name() {
-        let v = members.value_at(at);
+    for (k, v) in members.by_ref() {
         match k.raw() {
             b"reasoning_content" => delta.reasoning_content = Some(v),
             b"reasoning" => delta.reasoning = Some(v),
