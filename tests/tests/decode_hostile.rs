@@ -1052,7 +1052,7 @@ fn chat_choices_read_in_place_keep_every_rule() {
             r#"{"choices":[{"index":0,"delta":[{"content":"no"}],"finish_reason":"stop"}]}"#,
             vec![r#"{"type":"END","content":{"reason":"stop"}}"#.into()],
         ),
-        // No choice 0: nothing; the empty list too.
+        // No choice 0: nothing (an empty `choices` is checked below).
         (r#"{"choices":[{"index":2,"delta":{"content":"two"}}],"x":[]}"#, vec![end.into()]),
     ];
     for (chunk, want) in cases {

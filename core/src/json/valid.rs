@@ -172,7 +172,6 @@ impl<'a> Arr<'a> {
     /// `None` past the last, the walk then standing just past the closing bracket
     /// ([`Arr::pos`]; the end of the text when there is none): unlike the iterator's, this
     /// walk ends there and is not called again.
-    #[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
     pub(crate) fn next_start(&mut self) -> Option<usize> {
         let mut pos = skip_ws(self.b, self.pos);
         if self.b.get(pos) == Some(&b',') {
@@ -207,14 +206,11 @@ impl<'a> Iterator for Arr<'a> {
     type Item = &'a [u8];
 
     fn next(&mut self) -> Option<&'a [u8]> {
-        let mut pos = skip_ws(self.b, self.pos);
-        if self.b.get(pos) == Some(&b',') {
-            pos = skip_ws(self.b, pos + 1);
-        }
-        if matches!(self.b.get(pos), None | Some(b']')) {
+        let Some(pos) = self.next_start() else {
+            // Past the last, for good: the iterator is fused.
             self.pos = self.b.len();
             return None;
-        }
+        };
         let end = skip(self.b, pos);
         if end <= pos {
             self.pos = self.b.len();
