@@ -837,6 +837,11 @@ enum pw_schema_error_kind
      * Containers nested deeper than the validator's depth limit (32).
      */
     PW_SCHEMA_ERROR_TOO_DEEP = 8,
+    /**
+     * A `$ref` to an `$anchor` or `$id` the document gives twice: which one it means is
+     * undefined.
+     */
+    PW_SCHEMA_ERROR_AMBIGUOUS_REF = 9,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -30,6 +30,9 @@ pub enum pw_schema_error_kind {
     PW_SCHEMA_ERROR_PATTERN_TOO_LARGE = 7,
     /// Containers nested deeper than the validator's depth limit (32).
     PW_SCHEMA_ERROR_TOO_DEEP = 8,
+    /// A `$ref` to an `$anchor` or `$id` the document gives twice: which one it means is
+    /// undefined.
+    PW_SCHEMA_ERROR_AMBIGUOUS_REF = 9,
 }
 
 impl From<SchemaErrorKind> for pw_schema_error_kind {
@@ -39,6 +42,7 @@ impl From<SchemaErrorKind> for pw_schema_error_kind {
             SchemaErrorKind::NotASchema => Self::PW_SCHEMA_ERROR_NOT_A_SCHEMA,
             SchemaErrorKind::RemoteRef => Self::PW_SCHEMA_ERROR_REMOTE_REF,
             SchemaErrorKind::UnresolvedRef => Self::PW_SCHEMA_ERROR_UNRESOLVED_REF,
+            SchemaErrorKind::AmbiguousRef => Self::PW_SCHEMA_ERROR_AMBIGUOUS_REF,
             SchemaErrorKind::UnsupportedPattern => Self::PW_SCHEMA_ERROR_UNSUPPORTED_PATTERN,
             SchemaErrorKind::BadPattern => Self::PW_SCHEMA_ERROR_BAD_PATTERN,
             SchemaErrorKind::PatternTooLarge => Self::PW_SCHEMA_ERROR_PATTERN_TOO_LARGE,

@@ -502,6 +502,12 @@ fn each_schema_error_kind_has_a_schema() {
             "a $ref that names nothing in the document",
         ),
         (
+            r##"{"$defs":{"a":{"$anchor":"n"},"b":{"$anchor":"n"}},"$ref":"#n"}"##,
+            AmbiguousRef,
+            58,
+            "a $ref to a name the document gives twice",
+        ),
+        (
             r#"{"pattern":"\\p{L}"}"#,
             UnsupportedPattern,
             11,
@@ -536,5 +542,5 @@ fn each_schema_error_kind_has_a_schema() {
         );
         seen.insert(format!("{kind:?}"));
     }
-    assert_eq!(seen.len(), 9);
+    assert_eq!(seen.len(), 10);
 }

@@ -177,6 +177,62 @@ fn schemas_refused_at_registration() {
     );
 }
 
+/// A `$ref` to an `$anchor` or `$id` given twice in its resource is refused when the schema is
+/// read (JSON Schema leaves its meaning undefined; `jsonschema` takes the last, a first-match
+/// walk the first); a name given twice and never referred to, or once in each of two
+/// resources, is no fault.
+// SPEC §11
+#[test]
+fn a_ref_to_a_name_given_twice_is_refused() {
+    let refused: &[(&str, usize)] = &[
+        // What the `schema` fuzz target found: 5 is valid by the first, not by the last.
+        (
+            r##"{"$defs":{"bigint":{"$anchor":"bigint","maximum":10},"smallint":{"$anchor":"bigint","maximum":2}},"$ref":"#bigint"}"##,
+            105,
+        ),
+        // One at the root, one below it; the ref inside a subschema.
+        (
+            r##"{"$anchor":"a","properties":{"x":{"$ref":"#a"},"y":{"$anchor":"a"}}}"##,
+            41,
+        ),
+        // Draft-07 spells an anchor `"$id":"#name"`.
+        (
+            r##"{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"p":{"$id":"#n"},"q":{"$id":"#n"}},"items":{"$ref":"#n"}}"##,
+            119,
+        ),
+        // Two embedded resources with one URI.
+        (
+            r##"{"$id":"https://x.test/r","$defs":{"a":{"$id":"s","type":"string"},"b":{"$id":"s","type":"integer"}},"$ref":"s"}"##,
+            108,
+        ),
+    ];
+    for (text, at) in refused {
+        let e = Schema::new(text.as_bytes()).expect_err(text);
+        assert_eq!(
+            (e.kind, e.at),
+            (SchemaErrorKind::AmbiguousRef, *at),
+            "{text}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("schema at byte {at}: a $ref to a name the document gives twice")
+        );
+    }
+    let accepted = [
+        // Given twice, referred to by neither.
+        r##"{"$defs":{"a":{"$anchor":"n","maximum":10},"b":{"$anchor":"n","maximum":2}}}"##,
+        // Once in each of two resources: each `$ref` means its own resource's.
+        r##"{"$id":"https://x.test/r","$defs":{"a":{"$anchor":"n","maximum":2},"b":{"$id":"b","$defs":{"m":{"$anchor":"n","maximum":10}},"$ref":"#n"}},"$ref":"#/$defs/b"}"##,
+    ];
+    for text in accepted {
+        Schema::new(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+    // The second: the ref inside `b` means `b`'s own anchor (maximum 10), the root's ref `b`.
+    let s = Schema::new(accepted[1].as_bytes()).unwrap();
+    assert_eq!(why(&s, "5"), Ok(()));
+    assert_eq!(why(&s, "11").unwrap_err().1, "(args): must be <= 10");
+}
+
 /// A member name given twice would leave one of its values unchecked (lookups read the
 /// first, a tool's parser may keep the last): the value is refused, at the second one.
 // SPEC §11

@@ -49,6 +49,7 @@ test('validate: a schema the validator refuses throws PW_BAD_SCHEMA with why and
     [1, 'PW_SCHEMA_ERROR_NOT_A_SCHEMA', 0],
     [{ minimum: '1' }, 'PW_SCHEMA_ERROR_BAD_KEYWORD', 11],
     ['{"$ref":"#/$defs/nowhere"}', 'PW_SCHEMA_ERROR_UNRESOLVED_REF', 8],
+    ['{"$defs":{"a":{"$anchor":"n"},"b":{"$anchor":"n"}},"$ref":"#n"}', 'PW_SCHEMA_ERROR_AMBIGUOUS_REF', 58],
     [{ pattern: '(a' }, 'PW_SCHEMA_ERROR_BAD_PATTERN', 11],
   ];
   for (const [schema, kind, offset] of refused) {

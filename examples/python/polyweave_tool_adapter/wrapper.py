@@ -99,6 +99,7 @@ class SchemaErrorKind(enum.IntEnum):
     BAD_PATTERN = _ffi.PW_SCHEMA_ERROR_BAD_PATTERN
     PATTERN_TOO_LARGE = _ffi.PW_SCHEMA_ERROR_PATTERN_TOO_LARGE
     TOO_DEEP = _ffi.PW_SCHEMA_ERROR_TOO_DEEP
+    AMBIGUOUS_REF = _ffi.PW_SCHEMA_ERROR_AMBIGUOUS_REF
 
 
 def _schema_bytes(schema: SchemaLike) -> bytes:

@@ -55,6 +55,7 @@ class Validate(unittest.TestCase):
             ("1", pw.SchemaErrorKind.NOT_A_SCHEMA, 0),
             ('{"minimum":"1"}', pw.SchemaErrorKind.BAD_KEYWORD, 11),
             ('{"$ref":"#/$defs/nowhere"}', pw.SchemaErrorKind.UNRESOLVED_REF, 8),
+            ('{"$defs":{"a":{"$anchor":"n"},"b":{"$anchor":"n"}},"$ref":"#n"}', pw.SchemaErrorKind.AMBIGUOUS_REF, 58),
             ('{"pattern":"(a"}', pw.SchemaErrorKind.BAD_PATTERN, 11),
         ]:
             with self.assertRaises(pw.SchemaError) as e:

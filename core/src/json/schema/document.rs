@@ -71,6 +71,9 @@ pub enum SchemaErrorKind {
     RemoteRef,
     /// A `$ref` inside the document that names nothing there (or is longer than 256 bytes).
     UnresolvedRef,
+    /// A `$ref` to an `$anchor` or `$id` the document gives twice (in one resource): which
+    /// one it means is undefined.
+    AmbiguousRef,
     /// A `pattern` (or `patternProperties` name) using syntax the matcher does not read.
     UnsupportedPattern,
     /// A `pattern` that is not an ECMA-262 regular expression.
@@ -99,6 +102,7 @@ impl core::fmt::Display for SchemaError {
             SchemaErrorKind::BadKeyword => "a keyword's value has the wrong shape",
             SchemaErrorKind::RemoteRef => "a $ref to another document (never fetched)",
             SchemaErrorKind::UnresolvedRef => "a $ref that names nothing in the document",
+            SchemaErrorKind::AmbiguousRef => "a $ref to a name the document gives twice",
             SchemaErrorKind::UnsupportedPattern => {
                 "a pattern using syntax the matcher does not read"
             }

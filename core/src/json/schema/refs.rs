@@ -20,6 +20,28 @@ pub(super) fn resolve<'s>(
     r: JsonStr<'_>,
     base: &'s [u8],
 ) -> Result<Target<'s>, SchemaErrorKind> {
+    find(schema, r, base, 1)
+}
+
+/// Resolves a `$ref` as [`resolve`] does, and refuses one whose `$anchor` or `$id` the
+/// document gives twice: which of the two it means is undefined (JSON Schema lets a
+/// validator refuse it, and validators differ: the first, the last). Read once, when the
+/// schema is registered, so validating never walks a resource twice to look for a twin.
+pub(super) fn resolve_once<'s>(
+    schema: &Schema<'s>,
+    r: JsonStr<'_>,
+    base: &'s [u8],
+) -> Result<Target<'s>, SchemaErrorKind> {
+    find(schema, r, base, 2)
+}
+
+/// Resolves a `$ref`, the names it goes through looked for up to `upto` times each.
+fn find<'s>(
+    schema: &Schema<'s>,
+    r: JsonStr<'_>,
+    base: &'s [u8],
+    upto: usize,
+) -> Result<Target<'s>, SchemaErrorKind> {
     let mut buf = [0u8; REF_MAX];
     let text = r
         .decode_into(&mut buf)
@@ -31,14 +53,20 @@ pub(super) fn resolve<'s>(
     };
     let resource = match uri {
         b"" => base,
-        _ => find_id(schema, uri, base).ok_or(SchemaErrorKind::RemoteRef)?,
+        _ => match find_id(schema, uri, base, upto) {
+            (Some(_), n) if n > 1 => return Err(SchemaErrorKind::AmbiguousRef),
+            (Some(node), _) => node,
+            (None, _) => return Err(SchemaErrorKind::RemoteRef),
+        },
     };
     match fragment {
         None | Some(b"") => Ok((resource, resource)),
         Some(f) if f.first() == Some(&b'/') => pointer(resource, f),
-        Some(name) => find_anchor(schema, resource, name)
-            .map(|t| (t, resource))
-            .ok_or(SchemaErrorKind::UnresolvedRef),
+        Some(name) => match find_anchor(schema, resource, name, upto) {
+            (Some(_), n) if n > 1 => Err(SchemaErrorKind::AmbiguousRef),
+            (Some(node), _) => Ok((node, resource)),
+            (None, _) => Err(SchemaErrorKind::UnresolvedRef),
+        },
     }
 }
 
@@ -154,10 +182,18 @@ fn absolute<'s>(schema: &Schema<'s>, resource: &'s [u8]) -> Option<Uri> {
     uri
 }
 
-/// The subschema whose `$id` is `uri` resolved against the resource `base` it is met in.
-fn find_id<'s>(schema: &Schema<'s>, uri: &[u8], base: &'s [u8]) -> Option<&'s [u8]> {
-    let target = absolute(schema, base)?.join(uri)?;
-    let mut found = None;
+/// The first subschema whose `$id` is `uri` resolved against the resource `base` it is met
+/// in, and how many there are, counted up to `upto`.
+fn find_id<'s>(
+    schema: &Schema<'s>,
+    uri: &[u8],
+    base: &'s [u8],
+    upto: usize,
+) -> (Option<&'s [u8]>, usize) {
+    let Some(target) = absolute(schema, base).and_then(|b| b.join(uri)) else {
+        return (None, 0);
+    };
+    let (mut found, mut count) = (None, 0);
     walk(
         schema,
         schema.root,
@@ -167,12 +203,13 @@ fn find_id<'s>(schema: &Schema<'s>, uri: &[u8], base: &'s [u8]) -> Option<&'s [u
             let named = base_id(schema, node).is_some_and(|id| may_name(id, target.as_bytes()))
                 && absolute(schema, node).is_some_and(|a| a.as_bytes() == target.as_bytes());
             if named {
-                found = Some(node);
+                found = found.or(Some(node));
+                count += 1;
             }
-            named
+            count >= upto
         },
     );
-    found
+    (found, count)
 }
 
 /// Whether `id`, resolved against any base, can be `target`: resolving keeps an `$id`'s last
@@ -187,9 +224,15 @@ fn may_name(id: JsonStr<'_>, target: &[u8]) -> bool {
         || target.ends_with(last)
 }
 
-/// The subschema in `resource` with `$anchor` `name` (or draft-07's `"$id":"#name"`).
-fn find_anchor<'s>(schema: &Schema<'s>, resource: &'s [u8], name: &[u8]) -> Option<&'s [u8]> {
-    let mut found = None;
+/// The first subschema in `resource` with `$anchor` `name` (or draft-07's `"$id":"#name"`),
+/// and how many there are, counted up to `upto`.
+fn find_anchor<'s>(
+    schema: &Schema<'s>,
+    resource: &'s [u8],
+    name: &[u8],
+    upto: usize,
+) -> (Option<&'s [u8]>, usize) {
+    let (mut found, mut count) = (None, 0);
     walk(
         schema,
         resource,
@@ -212,12 +255,13 @@ fn find_anchor<'s>(schema: &Schema<'s>, resource: &'s [u8], name: &[u8]) -> Opti
                     })
                 });
             if named {
-                found = Some(node);
+                found = found.or(Some(node));
+                count += 1;
             }
-            named
+            count >= upto
         },
     );
-    found
+    (found, count)
 }
 
 /// Visits `node` and every subschema below it that a keyword holds, until `visit` says
