@@ -200,6 +200,11 @@ fn a_ref_to_a_name_given_twice_is_refused() {
             r##"{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"p":{"$id":"#n"},"q":{"$id":"#n"}},"items":{"$ref":"#n"}}"##,
             119,
         ),
+        // 2020-12's `$dynamicAnchor` names the same fragment as an `$anchor`.
+        (
+            r##"{"$defs":{"a":{"$anchor":"n","maximum":10},"b":{"$dynamicAnchor":"n","maximum":2}},"$ref":"#n"}"##,
+            90,
+        ),
         // Two embedded resources with one URI.
         (
             r##"{"$id":"https://x.test/r","$defs":{"a":{"$id":"s","type":"string"},"b":{"$id":"s","type":"integer"}},"$ref":"s"}"##,

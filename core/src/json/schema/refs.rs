@@ -225,13 +225,16 @@ fn may_name(id: JsonStr<'_>, target: &[u8]) -> bool {
 }
 
 /// The first subschema in `resource` with `$anchor` `name` (or draft-07's `"$id":"#name"`),
-/// and how many there are, counted up to `upto`.
+/// and how many name it, counted up to `upto`. When counting past one, a 2020-12
+/// `$dynamicAnchor` of that name counts too: it names the same fragment (SPEC §11 leaves it
+/// unread, so a `$ref` never leads to one, but one beside an `$anchor` makes the ref ambiguous).
 fn find_anchor<'s>(
     schema: &Schema<'s>,
     resource: &'s [u8],
     name: &[u8],
     upto: usize,
 ) -> (Option<&'s [u8]>, usize) {
+    let dynamic_too = upto > 1 && schema.draft == Draft::Draft2020_12;
     let (mut found, mut count) = (None, 0);
     walk(
         schema,
@@ -240,24 +243,26 @@ fn find_anchor<'s>(
         schema.limits.max_depth,
         &mut |node, base| {
             // An anchor belongs to its own resource: one inside an embedded `$id` is not this one's.
-            let named = core::ptr::eq(base, resource)
-                && Obj::of(node).is_some_and(|mut o| {
-                    o.any(|(k, v)| {
-                        let Ok(s) = JsonStr::from_token(v) else {
-                            return false;
-                        };
-                        (k.eq_text(b"$anchor") && s.eq_text(name))
-                            || (k.eq_text(b"$id")
-                                && s.raw()
-                                    .split(|&b| b == b'#')
-                                    .nth(1)
-                                    .is_some_and(|f| JsonStr::from_inner(f).eq_text(name)))
-                    })
-                });
-            if named {
-                found = found.or(Some(node));
-                count += 1;
+            if !core::ptr::eq(base, resource) {
+                return false;
             }
+            let (mut anchored, mut dynamic) = (false, false);
+            for (k, v) in Obj::of(node).into_iter().flatten() {
+                let Ok(s) = JsonStr::from_token(v) else {
+                    continue;
+                };
+                anchored |= (k.eq_text(b"$anchor") && s.eq_text(name))
+                    || (k.eq_text(b"$id")
+                        && s.raw()
+                            .split(|&b| b == b'#')
+                            .nth(1)
+                            .is_some_and(|f| JsonStr::from_inner(f).eq_text(name)));
+                dynamic |= dynamic_too && k.eq_text(b"$dynamicAnchor") && s.eq_text(name);
+            }
+            if anchored {
+                found = found.or(Some(node));
+            }
+            count += usize::from(anchored || dynamic);
             count >= upto
         },
     );
