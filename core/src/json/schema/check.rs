@@ -329,7 +329,7 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     fn follow(&mut self, r: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
         let target = JsonStr::from_token(trim_ws(r))
             .ok()
-            .and_then(|r| refs::resolve(self.schema, r, base).ok());
+            .and_then(|r| refs::resolve(self.schema, r, base, refs::Names::First).ok());
         match target {
             Some((sub, sub_base)) => self.check(sub, v, depth - 1, sub_base),
             // `Schema::new` resolved every `$ref`: a value is never let through unchecked.

@@ -105,7 +105,8 @@ fn subschema<'s>(schema: &Schema<'s>, node: &'s [u8], base: &'s [u8]) -> Result<
             | b"dependentSchemas" => value.first() == Some(&b'{'),
             b"$ref" => {
                 let r = JsonStr::from_token(value).map_err(|_| bad())?;
-                refs::resolve_once(schema, r, base).map_err(|kind| at(value, kind))?;
+                refs::resolve(schema, r, base, refs::Names::Unique)
+                    .map_err(|kind| at(value, kind))?;
                 true
             }
             b"pattern" => {

@@ -14,34 +14,29 @@ const REF_MAX: usize = 256;
 /// nearest `$id`, or the root) that `#` means inside it.
 pub(super) type Target<'s> = (&'s [u8], &'s [u8]);
 
+/// How [`resolve`] takes a name (an `$anchor`, an `$id`) the document may give twice.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Names {
+    /// The first subschema that gives it: what validating follows.
+    First,
+    /// Refused when two give it (`AmbiguousRef`): which one a `$ref` means is then undefined
+    /// (JSON Schema lets a validator refuse it, and validators differ: the first, the last).
+    /// Read once, when the schema is registered, so validating never walks a resource twice
+    /// to look for a twin.
+    Unique,
+}
+
 /// Resolves a `$ref` string met inside the resource `base`.
 pub(super) fn resolve<'s>(
     schema: &Schema<'s>,
     r: JsonStr<'_>,
     base: &'s [u8],
+    names: Names,
 ) -> Result<Target<'s>, SchemaErrorKind> {
-    find(schema, r, base, 1)
-}
-
-/// Resolves a `$ref` as [`resolve`] does, and refuses one whose `$anchor` or `$id` the
-/// document gives twice: which of the two it means is undefined (JSON Schema lets a
-/// validator refuse it, and validators differ: the first, the last). Read once, when the
-/// schema is registered, so validating never walks a resource twice to look for a twin.
-pub(super) fn resolve_once<'s>(
-    schema: &Schema<'s>,
-    r: JsonStr<'_>,
-    base: &'s [u8],
-) -> Result<Target<'s>, SchemaErrorKind> {
-    find(schema, r, base, 2)
-}
-
-/// Resolves a `$ref`, the names it goes through looked for up to `upto` times each.
-fn find<'s>(
-    schema: &Schema<'s>,
-    r: JsonStr<'_>,
-    base: &'s [u8],
-    upto: usize,
-) -> Result<Target<'s>, SchemaErrorKind> {
+    let upto = match names {
+        Names::First => 1,
+        Names::Unique => 2,
+    };
     let mut buf = [0u8; REF_MAX];
     let text = r
         .decode_into(&mut buf)
