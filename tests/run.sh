@@ -120,12 +120,14 @@ bash tests/mcp/install.sh >/dev/null
 export PW_REQUIRE_C_MCP=1
 export PW_REQUIRE_MCP_SERVERS=1
 
-step "validated arguments (SPEC §11): polyweave-replay --validate against Python jsonschema 4.26.0 (the MCP servers' venv) on the real tools' schemas, the JSON Schema Test Suite's and the BFCL declarations, values built to pass and to fail; any disagreement fails"
+step "validated arguments (SPEC §11): polyweave-replay --validate against Python jsonschema 4.26.0 (the MCP servers' venv) on the real tools' schemas, the JSON Schema Test Suite's, the BFCL declarations and 2,000 random schemas, values built to pass and to fail; any disagreement fails"
 cargo build --quiet --locked -p polyweave-replay
 target/mcp-servers/venv/bin/python tests/schema/differential.py --replay "$(target_dir)/debug/polyweave-replay" \
   tests/data/mcp-tool-schemas.ndjson tests/data/json-schema-test-suite
 target/mcp-servers/venv/bin/python tests/schema/differential.py --replay "$(target_dir)/debug/polyweave-replay" \
   --values 20 tests/data/bfcl/functions.ndjson
+target/mcp-servers/venv/bin/python tests/schema/differential.py --replay "$(target_dir)/debug/polyweave-replay" \
+  --values 10 --generate 2000
 
 step "npm package: npm pack (prepack builds the wasm), installed in empty temp folders (no install script, nothing native), the package's tests against the installed copy, tsc --noEmit, the @polyweave/tool-adapter alias"
 bash tests/npm_package.sh

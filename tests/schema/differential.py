@@ -3,7 +3,7 @@ tool schemas: for each schema, values made to pass and values made to fail, both
 asked, and any value on which their valid/invalid answers differ is a failure.
 
     python tests/schema/differential.py --replay target/debug/polyweave-replay \\
-        [--seed N] [--values N] FILE...
+        [--seed N] [--values N] [--generate N] FILE...
 
 FILE is NDJSON, one tool per line, its schema in `schema` (tests/data/mcp-tool-schemas.ndjson,
 written by tests/schema/collect.py) or `input_schema` (tests/data/bfcl/functions.ndjson).
@@ -14,6 +14,10 @@ out of range, a value outside an enum, an extra member, a string or array of the
 the reference's. The values are written as JSON text with varied spellings (`3`, `3.0`, `3E0`;
 escaped and raw characters; white space), the same text given to both. Ours is
 `polyweave-replay --validate SCHEMA.json`, all of a schema's values on its stdin, one per line.
+
+`--generate N` adds N random schemas of SPEC §11's keywords (tests/schema/generate.py: nested
+combinators, `$defs` reached by pointer and by `$anchor`, names given twice, draft-07's
+spellings), each with values built as above and as many of any shape.
 
 The reference takes the draft the schema's `$schema` names, 2020-12 when it names none.
 Everything is seeded (`--seed`, default 31): the same run gives the same values and counts.
@@ -35,6 +39,8 @@ from urllib.parse import unquote
 
 import jsonschema
 from jsonschema.validators import validator_for
+
+from generate import random_schema
 
 REFERENCE = "4.26.0"
 # Characters strings are made of: ASCII, Latin-1, a CJK character and one outside the BMP (two
@@ -439,7 +445,8 @@ def ours(replay, schema, lines):
 BEYOND = {"unevaluatedProperties", "unevaluatedItems", "dependentSchemas", "dependencies",
           "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"}
 # Refusals SPEC §11 allows at registration (texts of `SchemaError`).
-REFUSALS = ("a $ref to another document", "a pattern using syntax the matcher does not read")
+REFUSALS = ("a $ref to another document", "a pattern using syntax the matcher does not read",
+            "a $ref to a name the document gives twice")
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 
 
@@ -471,32 +478,46 @@ def entries(file):
         yield f"{file}:{n + 1} {name}", entry.get("schema", entry.get("input_schema")), True
 
 
+def generated(n, seed):
+    """(label, schema, real) of `n` random schemas (`--generate`)."""
+    rng = random.Random(f"{seed}/generated")
+    for i in range(n):
+        yield f"generated #{i + 1}", random_schema(rng), False
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replay", required=True, help="the polyweave-replay executable")
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--values", type=int, default=200, help="per schema and side")
     parser.add_argument("--show", type=int, default=50, help="disagreements printed at most")
-    parser.add_argument("files", nargs="+")
+    parser.add_argument("--generate", type=int, default=0, help="random schemas to add")
+    parser.add_argument("files", nargs="*")
     args = parser.parse_args()
+    if not args.files and not args.generate:
+        parser.error("give a FILE or --generate N")
     if version("jsonschema") != REFERENCE:
         sys.exit(f"differential.py: the reference is jsonschema {REFERENCE}, "
                  f"this is {version('jsonschema')}")
 
     failures = disagreements = 0
-    for file in args.files:
+    sources = [(file, entries(file)) for file in args.files]
+    if args.generate:
+        sources.append((f"{args.generate} generated schemas", generated(args.generate, args.seed)))
+    for file, found in sources:
         schemas = values = valid = invalid = unbuildable = refused_by_reference = 0
-        beyond = refused = 0
+        beyond = refused = limits = 0
         # Of the values built to pass, how many the reference finds valid; of those built to
         # fail, how many invalid: how well the generator aims (the answers decide, not this).
         aimed = {"pass": [0, 0], "fail": [0, 0]}
-        for n, (name, schema, real) in enumerate(entries(file)):
+        for n, (name, schema, real) in enumerate(found):
             if not real and checks_beyond_spec(schema):
                 beyond += 1
                 continue
             rng = random.Random(f"{args.seed}/{file}/{n}")
             gen = Generator(schema, rng)
             built = []
+            made = name.startswith("generated")
             for side in ("pass", "fail"):
                 for _ in range(args.values):
                     try:
@@ -506,7 +527,16 @@ def main():
                     except NoValue:
                         unbuildable += 1
                         continue
+                    except (RecursionError, TypeError, ValueError, KeyError, AttributeError):
+                        # The generator aims at real schemas' shapes; a random schema it cannot
+                        # read gets values of any shape instead (below).
+                        if not made:
+                            raise
+                        unbuildable += 1
+                        continue
                     built.append((side, write(v, rng)))
+            if made:
+                built += [("any", write(gen.anything(0), rng)) for _ in range(args.values)]
             try:
                 check = reference(schema)
             except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType) as e:
@@ -514,7 +544,16 @@ def main():
                 refused_by_reference += 1
                 print(f"SKIP {name}: jsonschema refuses the schema: {str(e).splitlines()[0]}")
                 continue
-            want = [check.is_valid(json.loads(text)) for _, text in built]
+            try:
+                want = [check.is_valid(json.loads(text)) for _, text in built]
+            except TypeError as e:
+                # jsonschema 4.26.0 fails on some schemas it accepted (draft-07's
+                # `additionalItems` beside a boolean `items`: `len(True)`): no answer to compare.
+                if not made:
+                    raise
+                refused_by_reference += 1
+                print(f"SKIP {name}: jsonschema fails: {e}")
+                continue
             got = ours(args.replay, schema, [text for _, text in built])
             if isinstance(got, str):
                 # SPEC §11 refuses a $ref to another document and a pattern beyond the matcher
@@ -527,8 +566,9 @@ def main():
                 continue
             schemas += 1
             for (side, _), w in zip(built, want):
-                aimed[side][0] += 1
-                aimed[side][1] += w == (side == "pass")
+                if side in aimed:
+                    aimed[side][0] += 1
+                    aimed[side][1] += w == (side == "pass")
             # A real schema whose values all got one answer checked nothing on the other side
             # (the suite has schemas that admit everything or nothing).
             if real and (all(want) or not any(want)):
@@ -537,6 +577,11 @@ def main():
                       f"{'valid' if want and want[0] else 'invalid'}: the generator reached one "
                       f"answer only\n  schema {json.dumps(schema)}")
             for (_, text), w, g in zip(built, want, got):
+                if made and isinstance(g, str) and g.startswith("limit: "):
+                    # A limit (depth, subschemas tried) refuses the value, as SPEC §11 says; a
+                    # random schema's refs can reach one that no real schema does.
+                    limits += 1
+                    continue
                 values += 1
                 valid += w
                 invalid += not w
@@ -552,7 +597,7 @@ def main():
               f"valid, built to fail: {aimed['fail'][1]} of {aimed['fail'][0]} invalid; "
               f"{unbuildable} not buildable; {refused_by_reference} schemas jsonschema refuses"
               + (f"; left out: {beyond} with keywords beyond SPEC §11, {refused} refused at "
-                 f"registration" if not real else ""))
+                 f"registration, {limits} values refused on a limit" if not real else ""))
     print(f"disagreements: {disagreements}, failures in all: {failures}")
     return 1 if failures else 0
 

@@ -178,8 +178,8 @@ fn schemas_refused_at_registration() {
 }
 
 /// A `$ref` to an `$anchor` or `$id` given twice in its resource is refused when the schema is
-/// read (JSON Schema leaves its meaning undefined; `jsonschema` takes the last, a first-match
-/// walk the first); a name given twice and never referred to, or once in each of two
+/// read (JSON Schema leaves its meaning undefined; the Rust `jsonschema` crate takes the last,
+/// Python's `jsonschema` the first); a name given twice and never referred to, or once in each of two
 /// resources, is no fault.
 // SPEC §11
 #[test]
