@@ -339,7 +339,9 @@ mod swar_equivalence {
         let mut x: u64 = 0x9E3779B97F4A7C15;
         // `#` and `]` sit one above `"` and `\\`: a borrow from either flags them falsely.
         let alphabet: &[u8] = b"ab\"\\\x00\x01\x1f\x20\x7f\x80\xc3\xa9\xff\n\t\r\x08\x0c~!#]";
-        for n in 0..if cfg!(miri) { 400 } else { 20000 } {
+        // Under miri (safe integer work only: nothing for it to find past the plain run) two
+        // rounds of every length, 0 to 39: 400 took 83 s of CI's 45 minutes.
+        for n in 0..if cfg!(miri) { 80 } else { 20000 } {
             let len = n % 40;
             let mut t = Vec::new();
             for _ in 0..len {
