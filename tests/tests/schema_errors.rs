@@ -544,3 +544,47 @@ fn each_schema_error_kind_has_a_schema() {
     }
     assert_eq!(seen.len(), 10);
 }
+
+/// SPEC §11: numbers compare as the decimals they are written as, however many digits, where a
+/// validator reading them as `f64` takes a value a hair past a bound for the bound itself (the
+/// schema fuzz target found the `jsonschema` crate doing so against a bound written `3.0`).
+#[test]
+fn numbers_past_f64_precision_compare_exactly() {
+    let hair = "3.00000000000000000000000007422382741338048283";
+    let below = "2.99999999999999999999999999999999999999999999";
+    for (schema, value, verdict) in [
+        (r#"{"maximum":3.0}"#, hair, Err(Why::Maximum(11))),
+        (r#"{"maximum":3e0}"#, hair, Err(Why::Maximum(11))),
+        (r#"{"maximum":3}"#, hair, Err(Why::Maximum(11))),
+        (
+            r#"{"maximum":3.0}"#,
+            "3.000000000000000000000000000",
+            Ok(()),
+        ),
+        (r#"{"exclusiveMaximum":3.0}"#, below, Ok(())),
+        (r#"{"exclusiveMinimum":3.0}"#, hair, Ok(())),
+        (r#"{"minimum":3.0}"#, below, Err(Why::Minimum(11))),
+        (
+            r#"{"exclusiveMinimum":30e-1}"#,
+            "3",
+            Err(Why::ExclusiveMinimum(20)),
+        ),
+        (r#"{"const":3.0}"#, hair, Err(Why::Const)),
+        (r#"{"enum":[1,3e0]}"#, "300000000000000000000e-20", Ok(())),
+        (r#"{"enum":[1,3e0]}"#, hair, Err(Why::Enum)),
+        (r#"{"multipleOf":0.5}"#, hair, Err(Why::MultipleOf(14))),
+        (r#"{"type":"integer"}"#, hair, Err(Why::Type(8))),
+        (
+            r#"{"type":"integer"}"#,
+            "3.000000000000000000000000000e5",
+            Ok(()),
+        ),
+    ] {
+        let s = Schema::new(schema.as_bytes()).expect(schema);
+        assert_eq!(
+            s.validate(value.as_bytes()).map_err(|e| e.why()),
+            verdict,
+            "{schema} / {value}"
+        );
+    }
+}
