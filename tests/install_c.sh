@@ -8,6 +8,8 @@
 # cargo-c is built once (about 4 minutes, `--debug`) into ${PW_TOOLS:-target/tools}/cargo-c
 # when `cargo cinstall --version` does not answer. Everything else goes to target/ or to a
 # temporary folder removed on exit.
+#   tests/install_c.sh               # the tools, then the install and its checks
+#   tests/install_c.sh --tools-only  # the tools alone (tests/run.sh builds them beside miri)
 set -euo pipefail
 checkout=$(cd "$(dirname "$0")/.." && pwd)
 cd "$checkout"
@@ -43,6 +45,7 @@ if ! cargo cinstall --version >/dev/null 2>&1; then
   echo "cargo-c built in $((SECONDS - start)) s"
 fi
 cargo cinstall --version
+[ "${1:-}" != --tools-only ] || exit 0
 
 version=$(crate_version)
 IFS=. read -r major minor patch <<<"$version"
