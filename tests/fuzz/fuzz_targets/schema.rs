@@ -109,9 +109,10 @@ fn plain_json(text: &[u8]) -> Option<Value> {
 /// (`tests/tests/schema_errors.rs`, `numbers_past_f64_precision_compare_exactly`).
 fn f64_faithful(text: &str) -> bool {
     let text = text.strip_prefix('-').unwrap_or(text);
+    // i128: an exponent may be written up to i64's bounds, and the sums below go past them.
     let (mantissa, exp) = match text.find(['e', 'E']) {
         Some(i) => match text[i + 1..].parse::<i64>() {
-            Ok(e) => (&text[..i], e),
+            Ok(e) => (&text[..i], i128::from(e)),
             Err(_) => return false,
         },
         None => (text, 0),
@@ -122,15 +123,10 @@ fn f64_faithful(text: &str) -> bool {
         return true;
     };
     let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(first);
-    let Ok(frac_len) = i64::try_from(frac.len()) else {
-        return false;
-    };
-    let (Ok(last_i), Ok(first_i)) = (i64::try_from(last), i64::try_from(first)) else {
-        return false;
-    };
+    let wide = |n: usize| i128::try_from(n).unwrap_or(i128::MAX);
     // The power of ten of the last significant digit, and of the first.
-    let low = exp - frac_len + (i64::try_from(digits.len()).unwrap_or(i64::MAX) - 1 - last_i);
-    let high = low + (last_i - first_i);
+    let low = exp - wide(frac.len()) + wide(digits.len() - 1 - last);
+    let high = low + wide(last - first);
     last - first < 15 && (-307..=307).contains(&high)
 }
 
