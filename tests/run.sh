@@ -210,7 +210,6 @@ RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo +nightly doc --quiet --no-deps --l
 
 step "fuzz: each target (json, framing, wrapper, ffi, decode_<provider> x5, mcp, mcp_http, request, schema) for 60 s under libFuzzer, one per core at a time; any finding fails"
 tools_wait
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 (
   cd tests/fuzz
   cargo fmt -- --check
