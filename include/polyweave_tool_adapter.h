@@ -842,6 +842,16 @@ enum pw_schema_error_kind
      * undefined.
      */
     PW_SCHEMA_ERROR_AMBIGUOUS_REF = 9,
+    /**
+     * An object that gives a name twice (a keyword, a property, a member of an `enum`
+     * value): the validator would read the first where other readers keep the last.
+     */
+    PW_SCHEMA_ERROR_REPEATED_NAME = 10,
+    /**
+     * Finding that no object repeats a name compared more pairs of names than the work
+     * limit (100,000) allows.
+     */
+    PW_SCHEMA_ERROR_TOO_COSTLY = 11,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -33,6 +33,12 @@ pub enum pw_schema_error_kind {
     /// A `$ref` to an `$anchor` or `$id` the document gives twice: which one it means is
     /// undefined.
     PW_SCHEMA_ERROR_AMBIGUOUS_REF = 9,
+    /// An object that gives a name twice (a keyword, a property, a member of an `enum`
+    /// value): the validator would read the first where other readers keep the last.
+    PW_SCHEMA_ERROR_REPEATED_NAME = 10,
+    /// Finding that no object repeats a name compared more pairs of names than the work
+    /// limit (100,000) allows.
+    PW_SCHEMA_ERROR_TOO_COSTLY = 11,
 }
 
 impl From<SchemaErrorKind> for pw_schema_error_kind {
@@ -47,6 +53,8 @@ impl From<SchemaErrorKind> for pw_schema_error_kind {
             SchemaErrorKind::BadPattern => Self::PW_SCHEMA_ERROR_BAD_PATTERN,
             SchemaErrorKind::PatternTooLarge => Self::PW_SCHEMA_ERROR_PATTERN_TOO_LARGE,
             SchemaErrorKind::TooDeep => Self::PW_SCHEMA_ERROR_TOO_DEEP,
+            SchemaErrorKind::RepeatedName => Self::PW_SCHEMA_ERROR_REPEATED_NAME,
+            SchemaErrorKind::TooCostly => Self::PW_SCHEMA_ERROR_TOO_COSTLY,
             // `BadKeyword`, and a kind newer than this table: some keyword the host must fix.
             _ => Self::PW_SCHEMA_ERROR_BAD_KEYWORD,
         }

@@ -84,6 +84,15 @@ fn a_schema_the_validator_refuses_says_why_and_where() {
     );
     let deep = format!("{}true{}", r#"{"not":"#.repeat(40), "}".repeat(40));
     assert_eq!(check(&deep), Err((bad, PW_SCHEMA_ERROR_TOO_DEEP, 224)));
+    assert_eq!(
+        check(r#"{"type":"string","type":"integer"}"#),
+        Err((bad, PW_SCHEMA_ERROR_REPEATED_NAME, 24))
+    );
+    let many: Vec<String> = (0..1000).map(|i| format!(r#""p{i}":{{}}"#)).collect();
+    assert_eq!(
+        check(&format!(r#"{{"properties":{{{}}}}}"#, many.join(","))),
+        Err((bad, PW_SCHEMA_ERROR_TOO_COSTLY, 4442))
+    );
 }
 
 #[test]

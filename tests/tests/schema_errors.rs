@@ -475,6 +475,13 @@ fn each_schema_error_kind_has_a_schema() {
         r#"{"not":"#.repeat(40),
         "{}".to_string() + &"}".repeat(40)
     );
+    let many_names = format!(
+        r#"{{"properties":{{{}}}}}"#,
+        (0..1000)
+            .map(|i| format!(r#""p{i}":{{}}"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     let cases: Vec<(&str, SchemaErrorKind, usize, &str)> = vec![
         (r#"{"type":"#, NotJson, 8, "not valid JSON"),
         (
@@ -531,6 +538,20 @@ fn each_schema_error_kind_has_a_schema() {
             224,
             "nested deeper than the validator's depth limit",
         ),
+        (
+            r#"{"type":"string","type":"integer"}"#,
+            RepeatedName,
+            24,
+            "an object gives a name twice",
+        ),
+        (
+            &many_names,
+            TooCostly,
+            // Where the 100,001st pair of names would be compared: the 454th property's
+            // value (FNV-1a's 64-bit filter of `p0`..`p999` is full well before).
+            4442,
+            "more names in one object than the validator's work limit compares",
+        ),
     ];
     let mut seen = BTreeSet::new();
     for (schema, kind, at, text) in cases {
@@ -542,7 +563,7 @@ fn each_schema_error_kind_has_a_schema() {
         );
         seen.insert(format!("{kind:?}"));
     }
-    assert_eq!(seen.len(), 10);
+    assert_eq!(seen.len(), 12);
 }
 
 /// SPEC §11: numbers compare as the decimals they are written as, however many digits, where a

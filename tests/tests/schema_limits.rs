@@ -263,3 +263,177 @@ fn a_name_given_twice_is_refused() {
         Ok(())
     );
 }
+
+/// A reference for the repeated-name rule, written apart from the validator: where the
+/// first value stands, in the text's order, whose name decodes alike to an earlier name of
+/// its object (serde_json decodes the names), or `None`.
+fn first_repeat(text: &str) -> Option<usize> {
+    fn value(b: &[u8], mut i: usize, found: &mut Option<usize>) -> usize {
+        let ws = |b: &[u8], mut i: usize| {
+            while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+                i += 1;
+            }
+            i
+        };
+        let string_end = |b: &[u8], mut i: usize| {
+            i += 1;
+            while b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i + 1
+        };
+        i = ws(b, i);
+        match b[i] {
+            b'{' | b'[' => {
+                let close = if b[i] == b'{' { b'}' } else { b']' };
+                let mut names = std::collections::HashSet::new();
+                i = ws(b, i + 1);
+                while b[i] != close {
+                    if close == b'}' {
+                        let end = string_end(b, i);
+                        let name: String =
+                            serde_json::from_slice(&b[i..end]).expect("a name the test wrote");
+                        i = ws(b, ws(b, end) + 1);
+                        if !names.insert(name) && found.is_none() {
+                            *found = Some(i);
+                        }
+                    }
+                    i = ws(b, value(b, i, found));
+                    if b[i] == b',' {
+                        i = ws(b, i + 1);
+                    }
+                }
+                i + 1
+            }
+            b'"' => string_end(b, i),
+            _ => {
+                while b.get(i).is_some_and(|c| !b",]} \n".contains(c)) {
+                    i += 1;
+                }
+                i
+            }
+        }
+    }
+    let mut found = None;
+    value(text.as_bytes(), 0, &mut found);
+    found
+}
+
+/// A generated value: objects whose names are drawn from a few spellings, some of which
+/// decode alike (`a`, `\u0061`; `é`, `\u00e9`), nested in arrays and objects, with white
+/// space here and there.
+fn generated_value() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let names = prop::sample::select(vec![
+        "a",
+        r"\u0061",
+        "b",
+        "ab",
+        r"a\u0062",
+        "é",
+        r"\u00e9",
+        "key",
+        "k\\\"",
+        r#"\u006b\""#,
+    ]);
+    let leaf = prop::sample::select(vec!["1", "\"x\"", "null", "[]", "{}", "\"a\\\"\"", "2.5e1"])
+        .prop_map(str::to_string);
+    leaf.prop_recursive(4, 48, 6, move |inner| {
+        let sp = prop::sample::select(vec!["", " ", "\n "]);
+        prop_oneof![
+            prop::collection::vec((inner.clone(), sp.clone()), 0..6).prop_map(|items| {
+                let items: Vec<String> =
+                    items.into_iter().map(|(v, s)| format!("{s}{v}")).collect();
+                format!("[{}]", items.join(","))
+            }),
+            prop::collection::vec((names.clone(), inner, sp), 0..7).prop_map(|members| {
+                let members: Vec<String> = members
+                    .into_iter()
+                    .map(|(n, v, s)| format!("{s}\"{n}\"{s}:{s}{v}"))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4_000))]
+
+    /// Every value, under a schema that accepts anything: refused exactly when some object
+    /// gives a name twice (however spelled), at the first repeat in the text's order; and
+    /// under a budget too small for the names compared, a limit, never a pass.
+    // SPEC §11
+    #[test]
+    fn a_name_given_twice_is_found_wherever_it_is(text in generated_value()) {
+        let s = Schema::new(b"{}").unwrap();
+        let ours = s.validate(text.as_bytes());
+        match first_repeat(&text) {
+            None => proptest::prop_assert_eq!(ours, Ok(()), "{}", text),
+            Some(at) => {
+                let e = ours.unwrap_err();
+                proptest::prop_assert_eq!((e.why(), e.at()), (Why::RepeatedName, at), "{}", text);
+                let tight = Schema::with_limits(
+                    b"{}",
+                    Limits { max_subschemas: 1, ..Limits::DEFAULT },
+                )
+                .unwrap();
+                let e = tight.validate(text.as_bytes()).unwrap_err();
+                proptest::prop_assert!(
+                    matches!(e.why(), Why::RepeatedName | Why::TooManySubschemas),
+                    "{}: {:?}", text, e
+                );
+            }
+        }
+    }
+}
+
+/// A schema that gives a name twice in any object is refused when it is read, at the second
+/// one's value: this validator would apply both keywords, or look up the first, where other
+/// readers (Python's `json`, serde_json, the providers) keep the last. The same names in
+/// different objects are no repeat; the pairs compared pay the work budget.
+// SPEC §11
+#[test]
+fn a_schema_giving_a_name_twice_is_refused() {
+    for (text, at) in [
+        (r#"{"type":"string","type":"integer"}"#, 24),
+        (r#"{"properties":{"a":{},"\u0061":{"type":"null"}}}"#, 31),
+        (r#"{"enum":[1,{"x":1,"y":2,"x":3}]}"#, 28),
+        (r#"{"const":{"k":[{"k":0,"k":1}]}}"#, 26),
+        (
+            r##"{"$defs":{"d":{"minimum":1,"minimum":2}},"$ref":"#/$defs/d"}"##,
+            37,
+        ),
+        // Before any keyword is read: the second `minimum` is fine, the first is not.
+        (r#"{"minimum":"x","minimum":1}"#, 25),
+        (r#"{"description":"a","description":"b"}"#, 33),
+    ] {
+        let e = Schema::new(text.as_bytes()).expect_err(text);
+        assert_eq!(
+            (e.kind, e.at),
+            (SchemaErrorKind::RepeatedName, at),
+            "{text}"
+        );
+    }
+    for text in [
+        r#"{"properties":{"type":{"type":"string"},"a":{"properties":{"type":{}}}}}"#,
+        r#"{"enum":[{"x":1},{"x":2}],"type":"object"}"#,
+    ] {
+        assert!(Schema::new(text.as_bytes()).is_ok(), "{text}");
+    }
+    let many = format!(
+        r#"{{"properties":{{{}}}}}"#,
+        (0..1000)
+            .map(|i| format!(r#""p{i}":{{}}"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let e = Schema::new(many.as_bytes()).unwrap_err();
+    assert_eq!(e.kind, SchemaErrorKind::TooCostly);
+    let roomy = Limits {
+        max_subschemas: 1_000_000,
+        ..Limits::DEFAULT
+    };
+    let s = Schema::with_limits(many.as_bytes(), roomy).unwrap();
+    assert_eq!(why(&s, r#"{"p999":1}"#), Ok(()));
+}

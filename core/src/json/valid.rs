@@ -83,6 +83,7 @@ impl<'a> Obj<'a> {
     /// the caller then takes the value with [`Obj::value_at`] (which skips it) or, having read
     /// it whole itself, goes on past it with [`Obj::resume`]. So a value read in place is not
     /// also skipped first.
+    #[inline]
     pub(crate) fn next_name(&mut self) -> Option<(JsonStr<'a>, usize)> {
         let mut pos = skip_ws(self.b, self.pos);
         if self.b.get(pos) == Some(&b',') {

@@ -51,6 +51,12 @@ test('validate: a schema the validator refuses throws PW_BAD_SCHEMA with why and
     ['{"$ref":"#/$defs/nowhere"}', 'PW_SCHEMA_ERROR_UNRESOLVED_REF', 8],
     ['{"$defs":{"a":{"$anchor":"n"},"b":{"$anchor":"n"}},"$ref":"#n"}', 'PW_SCHEMA_ERROR_AMBIGUOUS_REF', 58],
     [{ pattern: '(a' }, 'PW_SCHEMA_ERROR_BAD_PATTERN', 11],
+    ['{"type":"string","type":"integer"}', 'PW_SCHEMA_ERROR_REPEATED_NAME', 24],
+    [
+      `{"properties":{${Array.from({ length: 1000 }, (_, i) => `"p${i}":{}`).join(',')}}}`,
+      'PW_SCHEMA_ERROR_TOO_COSTLY',
+      4442,
+    ],
   ];
   for (const [schema, kind, offset] of refused) {
     assert.throws(

@@ -100,6 +100,8 @@ class SchemaErrorKind(enum.IntEnum):
     PATTERN_TOO_LARGE = _ffi.PW_SCHEMA_ERROR_PATTERN_TOO_LARGE
     TOO_DEEP = _ffi.PW_SCHEMA_ERROR_TOO_DEEP
     AMBIGUOUS_REF = _ffi.PW_SCHEMA_ERROR_AMBIGUOUS_REF
+    REPEATED_NAME = _ffi.PW_SCHEMA_ERROR_REPEATED_NAME
+    TOO_COSTLY = _ffi.PW_SCHEMA_ERROR_TOO_COSTLY
 
 
 def _schema_bytes(schema: SchemaLike) -> bytes:

@@ -57,6 +57,12 @@ class Validate(unittest.TestCase):
             ('{"$ref":"#/$defs/nowhere"}', pw.SchemaErrorKind.UNRESOLVED_REF, 8),
             ('{"$defs":{"a":{"$anchor":"n"},"b":{"$anchor":"n"}},"$ref":"#n"}', pw.SchemaErrorKind.AMBIGUOUS_REF, 58),
             ('{"pattern":"(a"}', pw.SchemaErrorKind.BAD_PATTERN, 11),
+            ('{"type":"string","type":"integer"}', pw.SchemaErrorKind.REPEATED_NAME, 24),
+            (
+                '{"properties":{' + ",".join(f'"p{i}":{{}}' for i in range(1000)) + "}}",
+                pw.SchemaErrorKind.TOO_COSTLY,
+                4442,
+            ),
         ]:
             with self.assertRaises(pw.SchemaError) as e:
                 pw.check_schema(schema)

@@ -438,6 +438,9 @@ static void test_schema(void)
     CHECK_RC(pw_schema_check(LIT("{\"$ref\":\"https://example.com/s.json\"}"), &e),
              PW_BAD_SCHEMA);
     CHECK(e.kind == PW_SCHEMA_ERROR_REMOTE_REF && e.at == 8);
+    CHECK_RC(pw_schema_check(LIT("{\"type\":\"string\",\"type\":\"integer\"}"), &e),
+             PW_BAD_SCHEMA);
+    CHECK(e.kind == PW_SCHEMA_ERROR_REPEATED_NAME && e.at == 24);
     CHECK_RC(pw_schema_check(LIT("{\"pattern\":\"(a\"}"), &e), PW_BAD_SCHEMA);
     CHECK(e.kind == PW_SCHEMA_ERROR_BAD_PATTERN && e.at == 11);
 

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use libfuzzer_sys::fuzz_target;
-use polyweave_tool_adapter::json::schema::{Invalid, Schema};
+use polyweave_tool_adapter::json::schema::{Invalid, Schema, SchemaErrorKind};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
@@ -237,6 +237,29 @@ fuzz_target!(|data: &[u8]| {
         format!("{:?}", again.as_ref().err()),
         "registration answered twice differently"
     );
+    // A schema that is JSON giving a name twice in an object is refused for it (or for its
+    // depth), and one refused for it gives one, as serde_json's names decode.
+    // Read into a tree: ignoring a value, serde_json does not check a string's UTF-8.
+    let json = serde_json::from_slice::<Value>(schema_text).is_ok();
+    let repeats = serde_json::from_slice::<Distinct>(schema_text)
+        .err()
+        .map(|e| json && e.to_string().contains("a repeated member name"));
+    match (&first, repeats) {
+        (Err(e), None) if e.kind == SchemaErrorKind::RepeatedName => {
+            panic!("refused for a repeated name serde_json does not see: {e}")
+        }
+        (Ok(_), Some(true)) => panic!("accepted with a repeated name"),
+        (Err(e), Some(true)) => assert!(
+            matches!(
+                e.kind,
+                SchemaErrorKind::RepeatedName
+                    | SchemaErrorKind::TooDeep
+                    | SchemaErrorKind::TooCostly
+            ),
+            "a repeated name refused as {e}"
+        ),
+        _ => {}
+    }
     let Ok(schema) = first else { return };
     let ours = answer(&schema, value);
     let copy = schema;

@@ -9,11 +9,11 @@
 use super::super::valid::{self, Arr, Obj};
 use super::super::{trim_ws, JsonStr};
 use super::document::{offset, Draft, Schema};
-use super::equal::{json_eq, names_at_a_glance, str_eq};
+use super::equal::json_eq;
 use super::number::Decimal;
 use super::pattern::{self, PatternFault};
 use super::why::{Invalid, Why};
-use super::{refs, text};
+use super::{names, refs, text};
 
 mod objects;
 
@@ -47,7 +47,14 @@ pub(super) fn run(schema: &Schema<'_>, value: &[u8]) -> Result<(), Invalid> {
     let root = trim_ws(value);
     // A name given twice would leave one of its values unchecked (lookups read the first; a
     // tool's parser may keep the last): such a value is refused before the schema is read.
-    run.names_once(root, schema.limits.max_depth)?;
+    names::once(root, schema.limits.max_depth, &mut run.subschemas).map_err(|(fault, at)| {
+        let why = match fault {
+            names::Fault::Repeated => Why::RepeatedName,
+            names::Fault::TooDeep => Why::TooDeep,
+            names::Fault::OverBudget => Why::TooManySubschemas,
+        };
+        run.fail(at, why)
+    })?;
     run.check(schema.root, root, schema.limits.max_depth, schema.root)
 }
 
@@ -88,50 +95,6 @@ type Res = Result<(), Invalid>;
 impl<'s, 'v> Run<'_, 's, 'v> {
     fn fail(&self, v: &'v [u8], why: Why) -> Invalid {
         Invalid::new(offset(self.value, v), why)
-    }
-
-    /// Every object in `v` names each member once; each pair of names compared pays the
-    /// work budget, as `uniqueItems`' pairs do.
-    #[inline(never)]
-    fn names_once(&mut self, v: &'v [u8], depth: u8) -> Res {
-        if depth == 0 {
-            return Err(self.fail(v, Why::TooDeep));
-        }
-        match v.first() {
-            Some(b'{') => {
-                let (may_repeat, nested) = names_at_a_glance(v);
-                if !may_repeat {
-                    // No two names alike: only the values that hold names are read again.
-                    if nested {
-                        for (_, value) in Obj::of(v).into_iter().flatten() {
-                            self.names_once(value, depth - 1)?;
-                        }
-                    }
-                    return Ok(());
-                }
-                let mut rest = Obj::of(v).into_iter().flatten();
-                while let Some((name, value)) = rest.next() {
-                    for (later, again) in rest.clone() {
-                        if self.subschemas == 0 {
-                            return Err(self.fail(v, Why::TooManySubschemas));
-                        }
-                        self.subschemas -= 1;
-                        if str_eq(name, later) {
-                            return Err(self.fail(again, Why::RepeatedName));
-                        }
-                    }
-                    self.names_once(value, depth - 1)?;
-                }
-                Ok(())
-            }
-            Some(b'[') => {
-                for item in Arr::of(v).into_iter().flatten() {
-                    self.names_once(item, depth - 1)?;
-                }
-                Ok(())
-            }
-            _ => Ok(()),
-        }
     }
 
     /// Where a schema token starts in the schema's text (for the texts that quote it).

@@ -82,6 +82,12 @@ pub enum SchemaErrorKind {
     PatternTooLarge,
     /// Containers nested deeper than [`Limits::max_depth`].
     TooDeep,
+    /// An object that gives a name twice (a keyword, a property, a member of an `enum`
+    /// value): this validator would read the first where other readers keep the last.
+    RepeatedName,
+    /// Finding that no object repeats a name compared more pairs of names than
+    /// [`Limits::max_subschemas`] allows.
+    TooCostly,
 }
 
 /// A schema refused when it is read, and where (a byte offset into its text).
@@ -109,6 +115,10 @@ impl core::fmt::Display for SchemaError {
             SchemaErrorKind::BadPattern => "a pattern that is not an ECMA-262 regular expression",
             SchemaErrorKind::PatternTooLarge => "a pattern too large for the matcher",
             SchemaErrorKind::TooDeep => "nested deeper than the validator's depth limit",
+            SchemaErrorKind::RepeatedName => "an object gives a name twice",
+            SchemaErrorKind::TooCostly => {
+                "more names in one object than the validator's work limit compares"
+            }
         };
         write!(f, "schema at byte {}: {what}", self.at)
     }

@@ -5,6 +5,7 @@
 use super::super::valid::{Arr, Obj};
 use super::super::{skip_ws, trim_ws, JsonError, JsonErrorKind, JsonStr};
 use super::document::{is_draft7, offset, Draft, Limits, Schema, SchemaError, SchemaErrorKind};
+use super::names;
 use super::number::Decimal;
 use super::pattern::{self, PatternErrorKind};
 use super::refs::{self, holds, Holds};
@@ -15,8 +16,8 @@ impl<'s> Schema<'s> {
         Self::with_limits(text, Limits::DEFAULT)
     }
 
-    /// Reads a schema: valid JSON, every keyword of the right shape, every `$ref` found in
-    /// the document, every `pattern` one the matcher reads.
+    /// Reads a schema: valid JSON giving no name twice in an object, every keyword of the
+    /// right shape, every `$ref` found in the document, every `pattern` one the matcher reads.
     pub fn with_limits(text: &'s [u8], limits: Limits) -> Result<Self, SchemaError> {
         let json_error = |e: JsonError| SchemaError {
             kind: match e.kind {
@@ -28,6 +29,19 @@ impl<'s> Schema<'s> {
         super::super::validate(text, limits.max_depth).map_err(json_error)?;
         let start = skip_ws(text, 0);
         let root = trim_ws(text);
+        // A level more than the text's own: its depth was checked just above, and this walk
+        // counts the values inside the deepest container as a level too.
+        let mut budget = limits.max_subschemas;
+        names::once(root, limits.max_depth.saturating_add(1), &mut budget).map_err(
+            |(fault, part)| SchemaError {
+                kind: match fault {
+                    names::Fault::Repeated => SchemaErrorKind::RepeatedName,
+                    names::Fault::TooDeep => SchemaErrorKind::TooDeep,
+                    names::Fault::OverBudget => SchemaErrorKind::TooCostly,
+                },
+                at: offset(text, part),
+            },
+        )?;
         let draft = match Obj::of(root).and_then(|mut o| o.find(|(k, _)| k.eq_text(b"$schema"))) {
             Some((_, v)) if is_draft7(v) => Draft::Draft07,
             _ => Draft::Draft2020_12,

@@ -29,6 +29,7 @@ mod check;
 mod document;
 mod equal;
 mod lint;
+mod names;
 mod number;
 pub(crate) mod pattern;
 mod refs;
