@@ -44,8 +44,17 @@ pub(super) fn once<'a>(
                     earlier(rest, name, &rest[start..], budget)?;
                 }
                 seen |= bit;
-                let len = once(&rest[start..], depth - 1, budget)?;
-                members.resume(start + len.max(1));
+                // Only a container can hold names (or be too deep); a scalar is stepped over.
+                match rest.get(start) {
+                    Some(b'{' | b'[') => {
+                        let len = once(&rest[start..], depth - 1, budget)?;
+                        members.resume(start + len.max(1));
+                    }
+                    _ if depth == 1 => return Err((Fault::TooDeep, &rest[start..])),
+                    _ => {
+                        members.value_at(start);
+                    }
+                }
             }
             Ok(members.closed().unwrap_or(rest.len()))
         }
@@ -54,7 +63,11 @@ pub(super) fn once<'a>(
                 return Ok(0);
             };
             while let Some(start) = items.next_start() {
-                let len = once(&rest[start..], depth - 1, budget)?;
+                let len = match rest.get(start) {
+                    Some(b'{' | b'[') => once(&rest[start..], depth - 1, budget)?,
+                    _ if depth == 1 => return Err((Fault::TooDeep, &rest[start..])),
+                    _ => valid::skip(rest, start) - start,
+                };
                 items.resume_at(start + len);
             }
             Ok(items.pos())
@@ -131,5 +144,25 @@ mod tests {
         let mut budget = 1;
         assert_eq!(once(doc, 8, &mut budget).unwrap_err().0, Fault::Repeated);
         assert_eq!(budget, 0);
+    }
+
+    /// Each value is a level, a scalar too: past the depth given, the value there is named.
+    #[test]
+    fn a_scalar_past_the_depth_is_too_deep() {
+        for (doc, depth, want) in [
+            (&b"[[1]]"[..], 3, Ok(5)),
+            (b"[[1]]", 2, Err((Fault::TooDeep, &b"1]]"[..]))),
+            (br#"{"a":{"b":"x"}}"#, 3, Ok(15)),
+            (
+                br#"{"a":{"b":"x"}}"#,
+                2,
+                Err((Fault::TooDeep, &br#""x"}}"#[..])),
+            ),
+            (br#"{"a":[]}"#, 1, Err((Fault::TooDeep, &b"[]}"[..]))),
+            (b"7", 1, Ok(1)),
+            (b"7", 0, Err((Fault::TooDeep, &b"7"[..]))),
+        ] {
+            assert_eq!(once(doc, depth, &mut 0), want, "{doc:?} {depth}");
+        }
     }
 }
