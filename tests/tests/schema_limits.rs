@@ -437,3 +437,41 @@ fn a_schema_giving_a_name_twice_is_refused() {
     let s = Schema::with_limits(many.as_bytes(), roomy).unwrap();
     assert_eq!(why(&s, r#"{"p999":1}"#), Ok(()));
 }
+
+/// A keyword spelled with escapes is that keyword to every JSON reader: registration reads it
+/// as validation does (it was checked at validation but not read at registration, so a bad
+/// `$ref` or pattern so spelled passed registration and then refused every value).
+// SPEC §11
+#[test]
+fn a_keyword_spelled_with_escapes_is_that_keyword() {
+    for (text, kind, at) in [
+        (r#"{"\u0074ype":"strin"}"#, SchemaErrorKind::BadKeyword, 13),
+        (
+            r##"{"\u0024ref":"#/$defs/nowhere"}"##,
+            SchemaErrorKind::UnresolvedRef,
+            13,
+        ),
+        (
+            r#"{"\u0070roperties":{"a":{"pattern":"(?<=a)b"}}}"#,
+            SchemaErrorKind::UnsupportedPattern,
+            35,
+        ),
+        (
+            r#"{"items":{"\u006dinimum":"1"}}"#,
+            SchemaErrorKind::BadKeyword,
+            25,
+        ),
+    ] {
+        let e = Schema::new(text.as_bytes()).expect_err(text);
+        assert_eq!((e.kind, e.at), (kind, at), "{text}");
+    }
+    let s = Schema::new(
+        br##"{"\u0024defs":{"n":{"type":"integer"}},"\u0070roperties":{"a":{"\u0024ref":"#/$defs/n"}}}"##,
+    )
+    .unwrap();
+    assert_eq!(why(&s, r#"{"a":1}"#), Ok(()));
+    assert_eq!(
+        why(&s, r#"{"a":"x"}"#),
+        Err((Why::Type(27), "/a: expected integer".into()))
+    );
+}

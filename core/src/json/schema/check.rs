@@ -8,7 +8,7 @@
 
 use super::super::valid::{self, Arr, Obj};
 use super::super::{trim_ws, JsonStr};
-use super::document::{offset, Draft, Schema};
+use super::document::{keyword, offset, Draft, Schema};
 use super::equal::json_eq;
 use super::number::Decimal;
 use super::pattern::{self, PatternFault};
@@ -153,10 +153,7 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         };
         while let Some((key, start)) = members.next_name() {
             let mut buf = [0u8; 24];
-            let name = match key.is_plain() {
-                true => key.raw(),
-                false => key.decode_into(&mut buf).map_or(&b""[..], str::as_bytes),
-            };
+            let name = keyword(key, &mut buf);
             // `properties` (most of a tool's schema) is walked where it stands, not skipped
             // first to find where it ends: the walk over its members ends there.
             if name == b"properties" && matches!(kind, Kind::Object) {

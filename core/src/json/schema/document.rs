@@ -1,7 +1,7 @@
 //! A schema's text as the validator holds it (a `Copy` view), its dialect and limits, and
 //! why one is refused.
 
-use super::super::trim_ws;
+use super::super::{trim_ws, JsonStr};
 
 /// Which JSON Schema dialect the schema is read as.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -149,6 +149,17 @@ pub(super) fn is_draft7(value: &[u8]) -> bool {
     ["draft-07", "draft-06", "draft-04"]
         .iter()
         .any(|d| s.windows(d.len()).any(|w| w == d.as_bytes()))
+}
+
+/// A member name read as a keyword: its decoded text, so that `"\u0074ype"` is `type` as it
+/// is to every JSON reader; a name with escapes decoding past `buf` (longer than any
+/// keyword) reads as none. Registration and validation both read names through this.
+#[inline]
+pub(super) fn keyword<'a>(key: JsonStr<'a>, buf: &'a mut [u8; 24]) -> &'a [u8] {
+    match key.is_plain() {
+        true => key.raw(),
+        false => key.decode_into(buf).map_or(&b""[..], str::as_bytes),
+    }
 }
 
 /// Where `part` (a sub-slice of `doc`) starts in `doc`.

@@ -4,7 +4,9 @@
 
 use super::super::valid::{Arr, Obj};
 use super::super::{skip_ws, trim_ws, JsonError, JsonErrorKind, JsonStr};
-use super::document::{is_draft7, offset, Draft, Limits, Schema, SchemaError, SchemaErrorKind};
+use super::document::{
+    is_draft7, keyword, offset, Draft, Limits, Schema, SchemaError, SchemaErrorKind,
+};
 use super::names;
 use super::number::Decimal;
 use super::pattern::{self, PatternErrorKind};
@@ -90,7 +92,9 @@ fn subschema<'s>(schema: &Schema<'s>, node: &'s [u8], base: &'s [u8]) -> Result<
     }
     for (key, value) in Obj::of(node).into_iter().flatten() {
         let bad = || at(value, SchemaErrorKind::BadKeyword);
-        let ok = match key.raw() {
+        let mut buf = [0u8; 24];
+        let name = keyword(key, &mut buf);
+        let ok = match name {
             b"type" => match Arr::of(value) {
                 Some(mut names) => names.all(type_name),
                 None => type_name(value),
@@ -133,7 +137,7 @@ fn subschema<'s>(schema: &Schema<'s>, node: &'s [u8], base: &'s [u8]) -> Result<
         if !ok {
             return Err(bad());
         }
-        if key.raw() == b"patternProperties" {
+        if name == b"patternProperties" {
             for (p, _) in Obj::of(value).into_iter().flatten() {
                 let token_at = offset(schema.text, p.raw()).saturating_sub(1);
                 readable(p.raw()).map_err(|kind| SchemaError { kind, at: token_at })?;

@@ -3,7 +3,7 @@
 
 use super::super::valid::{Arr, Obj};
 use super::super::{trim_ws, JsonStr};
-use super::document::{Draft, Schema, SchemaErrorKind};
+use super::document::{keyword, Draft, Schema, SchemaErrorKind};
 use super::number::Decimal;
 use super::uri::{Uri, URI_MAX};
 
@@ -325,8 +325,8 @@ pub(super) enum Holds {
 
 /// Which keywords hold subschemas, and how.
 pub(super) fn holds(draft: Draft, key: JsonStr<'_>, value: &[u8]) -> Holds {
-    let k = key.raw();
-    match k {
+    let mut buf = [0u8; 24];
+    match keyword(key, &mut buf) {
         b"properties" | b"patternProperties" | b"$defs" | b"definitions" | b"dependentSchemas" => {
             Holds::Values
         }
