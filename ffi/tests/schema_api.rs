@@ -88,11 +88,14 @@ fn a_schema_the_validator_refuses_says_why_and_where() {
         check(r#"{"type":"string","type":"integer"}"#),
         Err((bad, PW_SCHEMA_ERROR_REPEATED_NAME, 24))
     );
-    let many: Vec<String> = (0..1000).map(|i| format!(r#""p{i}":{{}}"#)).collect();
-    assert_eq!(
-        check(&format!(r#"{{"properties":{{{}}}}}"#, many.join(","))),
-        Err((bad, PW_SCHEMA_ERROR_TOO_COSTLY, 4442))
-    );
+    // 100,000 pairs of names compared: minutes under miri, and no unsafe code of its own.
+    if !cfg!(miri) {
+        let many: Vec<String> = (0..1000).map(|i| format!(r#""p{i}":{{}}"#)).collect();
+        assert_eq!(
+            check(&format!(r#"{{"properties":{{{}}}}}"#, many.join(","))),
+            Err((bad, PW_SCHEMA_ERROR_TOO_COSTLY, 4442))
+        );
+    }
 }
 
 #[test]
