@@ -246,9 +246,9 @@ static int handle_line(pw_wrapper *w, const uint8_t *line, size_t len) {
 
 int main(void) {
     const pw_tool tools[N_TOOLS] = {
-        {S("add"), PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL, {NULL, 0}},
-        {S("lookup"), PW_TOOL_KIND_DEFERRED, 1000, NULL, NULL, {NULL, 0}},
-        {S("slow"), PW_TOOL_KIND_DEFERRED, PW_TOOL_DEFAULT_TIMEOUT, NULL, NULL, {NULL, 0}},
+        {S("add"), PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL, {NULL, 0}, NULL, 0},
+        {S("lookup"), PW_TOOL_KIND_DEFERRED, 1000, NULL, NULL, {NULL, 0}, NULL, 0},
+        {S("slow"), PW_TOOL_KIND_DEFERRED, PW_TOOL_DEFAULT_TIMEOUT, NULL, NULL, {NULL, 0}, NULL, 0},
     };
     const pw_hooks hooks = {NULL, NULL, NULL};
     pw_wrapper_config cfg;

@@ -43,7 +43,7 @@ int main(void) {
     static const char call[] =
         "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"1\",\"name\":\"echo\",\"args\":{\"text\":\"hi\"}}}";
     pw_tool tools[TOOLS] = {
-        {{(const uint8_t *)"echo", 4}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, echo, NULL, {NULL, 0}},
+        {{(const uint8_t *)"echo", 4}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, echo, NULL, {NULL, 0}, NULL, 0},
     };
     pw_hooks hooks = {NULL, NULL, NULL};
     pw_wrapper_config cfg;

@@ -13,7 +13,7 @@ static pw_tool_status add(void *ud, pw_str args, pw_writer *w) {
 }
 
 int main(void) {
-    pw_tool tools[1] = {{{(const uint8_t *)"add", 3}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL, {NULL, 0}}};
+    pw_tool tools[1] = {{{(const uint8_t *)"add", 3}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL, {NULL, 0}, NULL, 0}};
     pw_hooks hooks = {NULL, NULL, NULL};
     pw_wrapper_config cfg;
     pw_wrapper *w;

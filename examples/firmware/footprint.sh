@@ -194,7 +194,8 @@ http_stack=$(sed -n 's/.*MCP HTTP STACK: \([0-9]*\) bytes.*/\1/p' "$dir/mcp-http
 # 1,396 bytes of .rodata, stay in). The "z" build runs under QEMU: a tool with a schema takes a
 # valid call and two invalid ones, each answer checked byte for byte, then the stack of the worst
 # schema the default Limits accept (32 levels of properties, anyOf/oneOf and $ref, with
-# patternProperties, uniqueItems and pattern at the bottom) read and checked alone.
+# patternProperties, uniqueItems and pattern at the bottom) read and checked alone, then the same
+# schema indexed (Schema::indexed into a static) and checked again.
 declare -A schema_text
 for level in z s; do
   cargo build --quiet --locked --profile footprint --bin footprint --features schema-check \
@@ -213,6 +214,8 @@ qemu "$dir/footprint-schema-z.elf" >"$dir/schema-z.bin" || { echo "probe schema-
 defmt-print -e "$dir/footprint-schema-z.elf" <"$dir/schema-z.bin" >"$dir/schema-z.log"
 grep -q 'SCHEMA: calls 3' "$dir/schema-z.log" || { echo "the schema run did not answer its 3 calls as expected" >&2; exit 1; }
 schema_stack=$(sed -n 's/.*SCHEMA STACK: \([0-9]*\) bytes.*/\1/p' "$dir/schema-z.log")
+schema_indexed_stack=$(sed -n 's/.*SCHEMA INDEXED STACK: \([0-9]*\) bytes.*/\1/p' "$dir/schema-z.log")
+schema_index_words=$(sed -n 's/.*SCHEMA INDEXED STACK: .* index of \([0-9]*\) words.*/\1/p' "$dir/schema-z.log")
 # Stack over the BFCL corpus (3,302 calls, every frame validated; the feature adds the corpus
 # to flash, so this build is kept out of the flash figures).
 cargo build --quiet --locked --profile footprint --bin footprint --features bfcl-stack \
@@ -300,7 +303,8 @@ printf '  state %s bytes (arena, slots, streams, Client; the host'"'"'s body and
   "$http_state" "$http_out" "$http_stack"
 printf '\nJSON Schema validation on top of the wrapper (flash in bytes; core::fmt symbols %s)\n' "$schema_fmt"
 printf '  flash z %6s   s %6s\n' "$((schema_text[z] - text[with-z]))" "$((schema_text[s] - text[with-s]))"
-printf '  stack high water of the worst schema (32 levels, the default Limits) %s bytes, shell included\n' "$schema_stack"
+printf '  stack high water of the worst schema (32 levels, the default Limits) %s bytes, shell included;\n' "$schema_stack"
+printf '  indexed (%s words of index, 4 each) %s bytes\n' "$schema_index_words" "$schema_indexed_stack"
 printf '\nBudgets: core flash at "z" %s <= %s, small arena %s <= %s\n' "$flash_z" "$FLASH_Z_BUDGET" "$small" "$SMALL_ARENA_BUDGET"
 status=0
 [ "$flash_z" -le "$FLASH_Z_BUDGET" ] || { echo "FAIL: core flash at \"z\" $flash_z > $FLASH_Z_BUDGET" >&2; status=1; }

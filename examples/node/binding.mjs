@@ -296,6 +296,7 @@ export const C = {
   frameKind: fn('pw_frame_peek_kind', ['b', 'n', 'n', 'n']),
   // JSON Schema (wrapper.mjs: tools' schemas, `validate`)
   schemaCheck: fn('pw_schema_check', ['b', 'o']),
+  schemaIndexWords: fn('pw_schema_index_words', ['b', 'n']),
   schemaValidate: fn('pw_schema_validate', ['b', 'b', 'i', 'i', 'n']),
   frameValidate: fn('pw_frame_validate', ['b', 'i', 'n']),
   // stream decoders and item encoders (decode.mjs)

@@ -292,6 +292,16 @@ class ToolAdapterWrapper {
     const namesLen = names.reduce((n, b) => n + b.length, 0);
     const nameMem = new Stable(namesLen + schemas.reduce((n, b) => n + (b === null ? 0 : b.length), 0));
     const mem = new Stable(Number(size[0]) + align);
+    // Each schema's index (SPEC §11), which pw_wrapper_init writes: a call's args are then
+    // checked without reading the schema's annotations or comparing keyword names.
+    const indexWords = schemas.map((b) => {
+      const n = [0];
+      return b !== null && C.schemaIndexWords(b, n) === PW.OK ? n[0] : 0;
+    });
+    const allWords = indexWords.reduce((a, n) => a + n, 0);
+    const indexMem = allWords > 0 ? new Stable(allWords * 4 + 4) : null;
+    let indexOff = indexMem === null ? 0 : alignOffset(indexMem.ptr, 4);
+    const stable = [mem, nameMem, indexMem, this.outMem, this.outBuf].filter((b) => b !== null);
     const reg = registerHooks();
     const syncIds = [];
     let off = 0;
@@ -310,6 +320,11 @@ class ToolAdapterWrapper {
         nameMem.write(schemaOff, schemas[i]);
         entry.schema = { ptr: nameMem.at(schemaOff), len: schemas[i].length };
         schemaOff += schemas[i].length;
+        if (indexWords[i] > 0) {
+          entry.schema_index = indexMem.at(indexOff);
+          entry.schema_index_words = indexWords[i];
+          indexOff += indexWords[i] * 4;
+        }
       }
       if (t.kind === PW.TOOL_KIND_SYNC) {
         const s = registerSyncTool(reg.id, i);
@@ -326,11 +341,11 @@ class ToolAdapterWrapper {
     const out = [0];
     r = C.wrapperInit(mem.at(alignOffset(mem.ptr, align)), Number(size[0]), cfg, slots, cTools, cTools.length, reg.hooks, out);
     if (r !== PW.OK) {
-      release({ hookId: reg.id, syncIds, stable: [mem, nameMem, this.outMem, this.outBuf] });
+      release({ hookId: reg.id, syncIds, stable });
       throw pwError('createToolAdapterWrapper: cannot build the wrapper', r);
     }
     this.w = out[0];
-    this.held = { hookId: reg.id, syncIds, stable: [mem, nameMem, this.outMem, this.outBuf], freed: false };
+    this.held = { hookId: reg.id, syncIds, stable, freed: false };
     freeBlocks.register(this, this.held, this);
     // The engine does not see the module's memory a wrapper holds, so it would collect wrappers
     // dropped before they finished (and run the finalizer that frees their blocks) only when the

@@ -82,7 +82,7 @@
 //! | [`pw_frame_validate`] | validates a whole frame, gives its kind |
 //! | [`pw_tool_call_fields`] | id / name / args spans of a validated `TOOL_CALL` |
 //! | [`pw_json_string_decode`] | decodes a JSON string token into a buffer |
-//! | [`pw_schema_check`], [`pw_schema_validate`] | whether the validator reads a schema (why not, where); a value checked against it, `<where>: <why>` (SPEC §11) |
+//! | [`pw_schema_check`], [`pw_schema_validate`], [`pw_schema_index_words`] | whether the validator reads a schema (why not, where); a value checked against it, `<where>: <why>` (SPEC §11); the size of a schema's index (`pw_tool.schema_index`) |
 //! | [`pw_line_splitter_size`], [`pw_line_splitter_align`], [`pw_line_splitter_init`] | an NDJSON line splitter in host memory |
 //! | [`pw_line_splitter_feed`], [`pw_line_splitter_next_line`], [`pw_line_splitter_finish`] | NDJSON lines from a byte stream |
 //! | [`pw_decoder_size`], [`pw_decoder_align`], [`pw_decoder_max_frame_len`], [`pw_decoder_config_default`], [`pw_decoder_config_fit`], [`pw_decoder_init`] | a stream decoder for one provider (`pw_provider`), in host memory |
@@ -241,7 +241,10 @@ pub use request::{
     pw_request_len, pw_request_options, pw_request_options_default, pw_request_size,
     pw_request_write, PW_REQUEST_MAX_BASE_SIZE, PW_REQUEST_MAX_DECLARATION_SIZE,
 };
-pub use schema::{pw_schema_check, pw_schema_error, pw_schema_error_kind, pw_schema_validate};
+pub use schema::{
+    pw_schema_check, pw_schema_error, pw_schema_error_kind, pw_schema_index_words,
+    pw_schema_validate,
+};
 pub use shared::{pw_outcome, pw_str, PW_MAX_ALIGN, PW_NO_TIMEOUT};
 pub use tool::{pw_sync_fn, pw_tool, pw_writer, pw_writer_write, PW_TOOL_DEFAULT_TIMEOUT};
 pub use wrapper::{

@@ -109,6 +109,33 @@ pub unsafe extern "C" fn pw_schema_check(
     })
 }
 
+/// Sets `*out_words` to the words (`uint32_t`) of the index of the schema `text`, for
+/// `pw_tool.schema_index`: `PW_OK`; `PW_BAD_SCHEMA` when the validator refuses it
+/// (`pw_schema_check` says why); `PW_BAD_ARGUMENT` for a text of 4 GiB or more.
+///
+/// The caller must pass `text` valid for `len` reads and `out_words` for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pw_schema_index_words(
+    text: *const u8,
+    len: usize,
+    out_words: *mut usize,
+) -> pw_result {
+    ffi(|| {
+        require_non_null!(text, out_words);
+        disjoint(&[span(out_words, 1)], &[span(text, len)])?;
+        // SAFETY: the caller hands `text` for `len` reads.
+        let text = unsafe { in_bytes(text, len) }?;
+        // SAFETY: the caller hands `out_words` for one write, outside `text` (checked).
+        let out = unsafe { out_slot(out_words) }?;
+        let schema = Schema::new(text).map_err(|_| pw_result::PW_BAD_SCHEMA)?;
+        let words = schema
+            .index_words()
+            .map_err(|_| pw_result::PW_BAD_ARGUMENT)?;
+        out.write(words);
+        Ok(())
+    })
+}
+
 /// Checks a value's JSON text against a schema's (SPEC §11, the validator's default limits):
 /// `PW_OK` when it satisfies the schema; `PW_SCHEMA_INVALID` when it does not, and
 /// `PW_SCHEMA_LIMIT` when a limit of the validator stopped the check, each with the text

@@ -51,6 +51,13 @@ pub struct pw_tool {
     /// <why>`, unrun. `pw_wrapper_init` refuses one the validator refuses (`PW_BAD_SCHEMA`;
     /// `pw_schema_check` says why).
     pub schema: pw_str,
+    /// Memory for the schema's index, or NULL for none: `pw_wrapper_init` writes it and every
+    /// validation reads it, with the same answers and less work (SPEC §11).
+    /// `pw_schema_index_words` says how many words; fewer gives `PW_STORAGE_TOO_SMALL`. It
+    /// must stay valid, and touched by nothing else, while the wrapper is used.
+    pub schema_index: *mut u32,
+    /// The words at `schema_index`.
+    pub schema_index_words: usize,
 }
 
 /// A sync tool registered from C.

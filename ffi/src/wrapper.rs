@@ -420,13 +420,17 @@ pub(crate) unsafe fn read_config(
 /// Places a wrapper in `mem` (at least `pw_wrapper_size(cfg, slots, n_tools)` bytes, aligned to
 /// `pw_wrapper_align()`) and sets `*out` to it. The tools are copied into the block but their
 /// names and schemas are borrowed; `hooks` is copied. A schema the validator refuses gives
-/// `PW_BAD_SCHEMA` before anything is written (`pw_schema_check` says why). On any error
+/// `PW_BAD_SCHEMA` before anything is written (`pw_schema_check` says why); so is an index
+/// (`pw_tool.schema_index`) too small (`PW_STORAGE_TOO_SMALL`), misaligned
+/// (`PW_STORAGE_MISALIGNED`) or over other memory (`PW_STORAGE_OVERLAP`). On any error
 /// nothing is written to `*out`.
 ///
 /// The caller must pass `mem` valid for writes of `mem_len` bytes for as long as the wrapper is
 /// used and touched by nothing else meanwhile; `cfg` and `hooks` valid for one read; `tools`
 /// for `n_tools` reads, each name for `name.len` reads and each schema for `schema.len` reads
-/// for as long as the wrapper is used; `out` for one write.
+/// for as long as the wrapper is used, and each non-NULL `schema_index` for
+/// `schema_index_words` reads and writes, touched by nothing else, for as long; `out` for one
+/// write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pw_wrapper_init(
     mem: *mut c_void,
@@ -456,10 +460,43 @@ pub unsafe extern "C" fn pw_wrapper_init(
         let out = unsafe { out_slot(out) }?;
         // SAFETY: the caller hands `tools` for `n_tools` reads, aligned (checked).
         let regs = unsafe { core::slice::from_raw_parts(tools, n_tools) };
-        // Every schema first, so that one refused leaves the block as it was.
-        for t in regs {
+        // Every schema and index first, so that one refused leaves the block as it was.
+        for (i, t) in regs.iter().enumerate() {
+            let index = span(t.schema_index, t.schema_index_words);
+            if !t.schema_index.is_null() {
+                if !t.schema_index.is_aligned() {
+                    return Err(pw_result::PW_STORAGE_MISALIGNED);
+                }
+                // An index is written: it shares no byte with anything the wrapper reads or
+                // writes, nor with another tool's index.
+                let others = regs[..i]
+                    .iter()
+                    .map(|o| span(o.schema_index, o.schema_index_words));
+                for other in others {
+                    disjoint(&[index, other], &[])?;
+                }
+                disjoint(
+                    &[index, block, span(out, 1)],
+                    &[
+                        span(tools, n_tools),
+                        span(hooks, 1),
+                        span(cfg, 1),
+                        span(t.schema.ptr, t.schema.len),
+                        span(t.name.ptr, t.name.len),
+                    ],
+                )?;
+            }
             // SAFETY: the caller keeps each schema readable for as long as the wrapper is used.
-            unsafe { tool_schema(t) }?;
+            if let Some(schema) = unsafe { tool_schema(t) }? {
+                if !t.schema_index.is_null() {
+                    let needed = schema
+                        .index_words()
+                        .map_err(|_| pw_result::PW_BAD_ARGUMENT)?;
+                    if t.schema_index_words < needed {
+                        return Err(pw_result::PW_STORAGE_TOO_SMALL);
+                    }
+                }
+            }
         }
         // SAFETY: the caller hands `hooks` for one read, aligned (checked); any bits are valid.
         let hooks = unsafe { hooks.read() };
@@ -509,6 +546,23 @@ pub unsafe extern "C" fn pw_wrapper_init(
             // SAFETY: as in the first pass over the schemas.
             let tool = match unsafe { tool_schema(t) }? {
                 Some(schema) => {
+                    let schema = match t.schema_index.is_null() {
+                        true => schema,
+                        false => {
+                            // SAFETY: the caller hands `schema_index` for `schema_index_words`
+                            // writes for the wrapper's life, aligned and apart from everything
+                            // else (checked in the first pass, as is its size).
+                            let words = unsafe {
+                                core::slice::from_raw_parts_mut(
+                                    t.schema_index,
+                                    t.schema_index_words,
+                                )
+                            };
+                            schema
+                                .indexed(words)
+                                .map_err(|_| pw_result::PW_STORAGE_TOO_SMALL)?
+                        }
+                    };
                     // SAFETY: slot `i` of the schema table is in the block (layout) and written
                     // once.
                     let schema: &'static Schema<'static> = unsafe {

@@ -75,6 +75,8 @@ fn tools() -> [pw_tool; 4] {
             ptr: ptr::null(),
             len: 0,
         },
+        schema_index: ptr::null_mut(),
+        schema_index_words: 0,
     };
     [
         t("echo", PW_TOOL_KIND_SYNC as u32, Some(echo)),
@@ -106,8 +108,21 @@ fn make_with(
         on_tool_call: Some(on_call),
         on_tool_result: Some(on_result),
     };
+    let (r, w) = init(block, cfg, tools, &hooks);
+    assert_eq!(r, pw_result::PW_OK);
+    w
+}
+
+/// `pw_wrapper_init` into `block` with 2 slots: its code and `*out` (NULL unless written).
+fn init(
+    block: &mut Block,
+    cfg: &pw_wrapper_config,
+    tools: &[pw_tool],
+    hooks: &pw_hooks,
+) -> (pw_result, *mut pw_wrapper) {
     let mut w = ptr::null_mut();
-    // SAFETY: every pointer is valid; the block outlives the wrapper in each test.
+    // SAFETY: every pointer is valid; the block (and any index memory) outlives the wrapper
+    // in each test.
     let r = unsafe {
         pw_wrapper_init(
             block.ptr(),
@@ -116,12 +131,11 @@ fn make_with(
             2,
             tools.as_ptr(),
             tools.len(),
-            &hooks,
+            hooks,
             &mut w,
         )
     };
-    assert_eq!(r, pw_result::PW_OK);
-    w
+    (r, w)
 }
 
 fn size(cfg: &pw_wrapper_config, slots: usize, tools: usize) -> usize {
@@ -132,6 +146,21 @@ fn size(cfg: &pw_wrapper_config, slots: usize, tools: usize) -> usize {
         pw_result::PW_OK
     );
     n
+}
+
+/// [`init`] with no hooks: its code, and whether `*out` stayed NULL.
+fn init_unhooked(
+    block: &mut Block,
+    cfg: &pw_wrapper_config,
+    tools: &[pw_tool],
+) -> (pw_result, bool) {
+    let hooks = pw_hooks {
+        userdata: ptr::null_mut(),
+        on_tool_call: None,
+        on_tool_result: None,
+    };
+    let (r, w) = init(block, cfg, tools, &hooks);
+    (r, w.is_null())
 }
 
 /// Every queued frame as (route, text).
@@ -284,28 +313,12 @@ fn a_tool_schema_checks_its_args_and_a_refused_one_changes_nothing() {
     ] {
         let mut bad_tools = tools;
         bad_tools[3].schema = span(bad);
-        let hooks = pw_hooks {
-            userdata: ptr::null_mut(),
-            on_tool_call: None,
-            on_tool_result: None,
-        };
         let init = |block: &mut Block| {
-            let mut out = ptr::null_mut();
-            // SAFETY: valid pointers; the block outlives the call.
-            let r = unsafe {
-                pw_wrapper_init(
-                    block.ptr(),
-                    block.len(),
-                    &cfg,
-                    2,
-                    bad_tools.as_ptr(),
-                    bad_tools.len(),
-                    &hooks,
-                    &mut out,
-                )
-            };
-            assert_eq!(r, pw_result::PW_BAD_SCHEMA, "{bad}");
-            assert!(out.is_null());
+            assert_eq!(
+                init_unhooked(block, &cfg, &bad_tools),
+                (pw_result::PW_BAD_SCHEMA, true),
+                "{bad}"
+            );
         };
         // Into a block of a known pattern, which stays whole; and over the live wrapper.
         let mut fresh = Block::new(block.len());
@@ -323,6 +336,156 @@ fn a_tool_schema_checks_its_args_and_a_refused_one_changes_nothing() {
         drain(w)[0].1,
         r#"{"type":"TOOL_RESULT","content":{"id":"e","name":"later","result":1}}"#
     );
+}
+
+/// A tool's schema index (`pw_tool.schema_index`, SPEC §11): `pw_schema_index_words` sizes it,
+/// `pw_wrapper_init` writes it and calls are answered as without it. Too few words, a
+/// misaligned index, one over the block or shared by two tools are each refused with their
+/// code before anything is written: the block and the index memory stay as they were.
+#[test]
+fn a_schema_index_answers_alike_and_a_bad_one_changes_nothing() {
+    const CITY: &str =
+        r#"{"type":"object","required":["city"],"properties":{"city":{"type":"string"}}}"#;
+    const DAYS: &str = r#"{"properties":{"days":{"type":"integer","minimum":1}}}"#;
+    let words_of = |schema: &str| {
+        let mut n = usize::MAX;
+        // SAFETY: valid pointers, apart.
+        let r = unsafe { pw_schema_index_words(schema.as_ptr(), schema.len(), &mut n) };
+        (r, n)
+    };
+    // The root's `type`, `required` (one name) and `properties` (one property), then
+    // `city`'s `type`.
+    assert_eq!(
+        words_of(CITY),
+        (pw_result::PW_OK, 1 + 2 * 2 + (2 + 3 * 3 + 2 + 4) + (2 + 3))
+    );
+    assert_eq!(
+        words_of(r#"{"minimum":"1"}"#),
+        (pw_result::PW_BAD_SCHEMA, usize::MAX)
+    );
+    assert_eq!(words_of("true"), (pw_result::PW_OK, 1));
+    let mut n = 7usize;
+    // SAFETY: one NULL argument each; nothing is written.
+    unsafe {
+        assert_eq!(
+            pw_schema_index_words(ptr::null(), 0, &mut n),
+            pw_result::PW_NULL_POINTER
+        );
+        assert_eq!(
+            pw_schema_index_words(CITY.as_ptr(), CITY.len(), ptr::null_mut()),
+            pw_result::PW_NULL_POINTER
+        );
+    }
+    assert_eq!(n, 7);
+
+    let need = words_of(CITY).1;
+    let mut city_index = vec![0xEEEE_EEEEu32; need + 1];
+    let mut days_index = vec![0u32; words_of(DAYS).1];
+    let mut tools = tools();
+    tools[0].schema = span(CITY);
+    tools[0].schema_index = city_index.as_mut_ptr();
+    tools[0].schema_index_words = need;
+    tools[2].schema = span(DAYS);
+    tools[2].schema_index = days_index.as_mut_ptr();
+    tools[2].schema_index_words = days_index.len();
+    let cfg = config();
+    let init = |block: &mut Block, tools: &[pw_tool]| init_unhooked(block, &cfg, tools);
+    let mut fresh = Block::new(size(&cfg, 2, tools.len()));
+    fresh.0.fill(0xA5A5_A5A5_A5A5_A5A5);
+    let odd = city_index.as_mut_ptr().wrapping_byte_add(1);
+    let block_start = fresh.ptr().cast::<u32>();
+    let refused = [
+        (
+            pw_tool {
+                schema_index_words: need - 1,
+                ..tools[0]
+            },
+            pw_result::PW_STORAGE_TOO_SMALL,
+        ),
+        (
+            pw_tool {
+                schema_index: odd,
+                ..tools[0]
+            },
+            pw_result::PW_STORAGE_MISALIGNED,
+        ),
+        (
+            pw_tool {
+                schema_index: block_start,
+                ..tools[0]
+            },
+            pw_result::PW_STORAGE_OVERLAP,
+        ),
+        (
+            pw_tool {
+                schema_index: days_index.as_mut_ptr(),
+                ..tools[0]
+            },
+            pw_result::PW_STORAGE_OVERLAP,
+        ),
+    ];
+    for (bad, code) in refused {
+        let mut bad_tools = tools;
+        bad_tools[0] = bad;
+        assert_eq!(init(&mut fresh, &bad_tools), (code, true));
+        assert!(
+            fresh.0.iter().all(|w| *w == 0xA5A5_A5A5_A5A5_A5A5),
+            "the block is untouched"
+        );
+        assert!(
+            city_index.iter().all(|w| *w == 0xEEEE_EEEE),
+            "the index is untouched"
+        );
+        assert!(days_index.iter().all(|w| *w == 0), "the index is untouched");
+    }
+
+    let mut block = Block::new(fresh.len());
+    let mut seen = Seen::default();
+    let w = make(&mut block, &tools, &mut seen);
+    assert_eq!(
+        city_index[need], 0xEEEE_EEEE,
+        "nothing past the words given"
+    );
+    assert_eq!(city_index[0], 2, "two subschemas indexed");
+    let answers = [
+        (
+            "echo",
+            r#"{"city":7}"#,
+            r#""error":"Tool echo arguments are invalid: /city: expected string"}"#,
+        ),
+        (
+            "echo",
+            "{}",
+            r#""error":"Tool echo arguments are invalid: (args): missing required property \"city\""}"#,
+        ),
+        (
+            "later",
+            r#"{"days":0}"#,
+            r#""error":"Tool later arguments are invalid: /days: must be >= 1"}"#,
+        ),
+        (
+            "echo",
+            r#"{"city":"Paris"}"#,
+            r#""result":{"city":"Paris"}}"#,
+        ),
+    ];
+    for (i, (name, args, tail)) in answers.into_iter().enumerate() {
+        let frame = format!(
+            r#"{{"type":"TOOL_CALL","content":{{"id":"{i}","name":"{name}","args":{args}}}}}"#
+        );
+        let d = respond(w, i as u64, &frame).unwrap();
+        assert_eq!(
+            (d.kind, d.has_handle),
+            (PW_DISPOSITION_INTERCEPTED, 0),
+            "{frame}"
+        );
+        let (route, sent) = drain(w).into_iter().next().unwrap();
+        assert_eq!(route, PW_ROUTE_MODEL);
+        assert_eq!(
+            sent,
+            format!(r#"{{"type":"TOOL_RESULT","content":{{"id":"{i}","name":"{name}",{tail}}}"#)
+        );
+    }
 }
 
 #[test]

@@ -8,7 +8,8 @@
 #   bash tests/bench/instructions.sh decode          # every decode_* and validate_* workload
 #
 # wrapper workloads (per call, 3,302 BFCL calls): sync_echo sync_echo_unsorted deferred
-#   full_sync_echo; schema_sync_echo (tools with their BFCL schemas) and sync_echo_checked (the
+#   full_sync_echo; schema_sync_echo (tools with their BFCL schemas), schema_sync_echo_indexed
+#   (the same schemas indexed) and sync_echo_checked (the
 #   same 3,106 calls without), per call and as a ratio with `schema_roundtrip`; per frame: passthrough_64B passthrough_16KiB full_passthrough_64B
 #   full_passthrough_16KiB
 # frames workloads (per byte of the 560 KB corpus): polyweave serde_json frame_parse_validated;
@@ -25,8 +26,10 @@
 #   `request` runs them all for every provider, with the write/validate ratio
 # schema workloads (tests/benches/schema.rs: the 2,935 BFCL calls that have a function, each
 #   against its function's schema), per byte of args: schema_validate (Schema::validate),
-#   jsonschema_validate (serde_json::from_slice + the jsonschema crate); schema_new per byte of
-#   schema and per declaration (2,452); `schema` runs the three
+#   schema_validate_indexed (the same, each schema indexed),
+#   jsonschema_validate (serde_json::from_slice + the jsonschema crate); schema_new (Schema::new)
+#   and schema_index (Schema::index_words + Schema::indexed) per byte of schema and per
+#   declaration (2,452); `schema` runs the five
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
@@ -87,13 +90,13 @@ print(f'request_{p:<18} {n:>6} B body: write {w:6.1f}, write via 64 B {w64:6.1f}
 per_roundtrip() {
   local n a b out=()
   n=$(POLYWEAVE_BENCH_ONCE=schema_sync_echo POLYWEAVE_BENCH_ITERS=0 "$1" 2>/dev/null | sed -n 's/.*(\([0-9]*\) calls a pass).*/\1/p')
-  for w in schema_sync_echo sync_echo_checked; do
+  for w in schema_sync_echo schema_sync_echo_indexed sync_echo_checked; do
     a=$(count "$1" "$w" 1 '*run_once*'); b=$(count "$1" "$w" 2 '*run_once*')
     out+=("$((b - a))")
   done
   python3 -c "import sys
-n = int(sys.argv[1]); s, p = (int(x) / n for x in sys.argv[2:])
-print(f'sync round trip, {n} calls: with schemas {s:,.1f}, without {p:,.1f} instructions per call; ratio {s / p:.2f}x')" "$n" "${out[@]}"
+n = int(sys.argv[1]); s, x, p = (int(v) / n for v in sys.argv[2:])
+print(f'sync round trip, {n} calls: with schemas {s:,.1f} (ratio {s / p:.2f}x), indexed {x:,.1f} (ratio {x / p:.2f}x), without {p:,.1f} instructions per call')" "$n" "${out[@]}"
 }
 
 wanted=()
@@ -101,7 +104,7 @@ for w in "$@"; do
   case $w in
     request) for p in openai-chat openai-responses anthropic gemini ollama; do wanted+=("request:$p"); done ;;
     schema_roundtrip) wanted+=(roundtrip:schema) ;;
-    schema) wanted+=(schema_validate jsonschema_validate schema_new) ;;
+    schema) wanted+=(schema_validate schema_validate_indexed jsonschema_validate schema_new schema_index) ;;
     decode) for p in openai-chat openai-responses anthropic gemini ollama; do wanted+=("decode_$p" "validate_$p"); done ;;
     *) wanted+=("$w") ;;
   esac
@@ -123,11 +126,11 @@ for w in "${wanted[@]}"; do
     request:*) per_request "$(bin request)" "${w#request:}" ;;
     request_*|request64_*|measure_request_*|validate_request_*) b=$(bin request); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of body' ;;
     decode_*) per_decode "$(bin decode)" "${w#decode_}" ;;
-    schema_validate|jsonschema_validate) b=$(bin schema); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of args' ;;
-    schema_new) b=$(bin schema); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of schema'
+    schema_validate|schema_validate_indexed|jsonschema_validate) b=$(bin schema); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of args' ;;
+    schema_new|schema_index) b=$(bin schema); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of schema'
       per "$b" "$w" '*run_once*' 2452 declaration ;;
     validate_*) b=$(bin decode); per "$b" "$w" '*run_once*' "$(pass_bytes "$b" "$w")" 'byte of payload' ;;
-    schema_sync_echo|sync_echo_checked) per "$(bin wrapper)" "$w" '*run_once*' 3106 call ;;
+    schema_sync_echo|schema_sync_echo_indexed|sync_echo_checked) per "$(bin wrapper)" "$w" '*run_once*' 3106 call ;;
     *) per "$(bin wrapper)" "$w" '*run_once*' "$calls" call ;;
   esac
 done

@@ -61,6 +61,8 @@ impl CWrapper {
                     ptr: ptr::null(),
                     len: 0,
                 },
+                schema_index: ptr::null_mut(),
+                schema_index_words: 0,
             })
             .collect();
         let mut cfg = MaybeUninit::uninit();

@@ -55,6 +55,19 @@ fn jsonschema_pass(validators: &[jsonschema::Validator], pairs: &[(usize, &[u8])
         .count()
 }
 
+/// Every schema sized and indexed ([`Schema::index_words`], [`Schema::indexed`]) into one
+/// reused buffer; returns the words written in all.
+fn index_pass(schemas: &[Schema<'_>], words: &mut [u32]) -> usize {
+    schemas
+        .iter()
+        .map(|s| {
+            let n = black_box(s).index_words().unwrap();
+            black_box(s.indexed(&mut words[..n]).unwrap().is_indexed());
+            n
+        })
+        .sum()
+}
+
 /// Every declaration's schema read by [`Schema::new`]; returns how many are accepted.
 fn new_pass(declarations: &[Declaration<'_>]) -> usize {
     declarations
@@ -66,6 +79,8 @@ fn new_pass(declarations: &[Declaration<'_>]) -> usize {
 struct Inputs<'a> {
     declarations: Vec<Declaration<'a>>,
     schemas: Vec<Schema<'a>>,
+    /// The same schemas, each with its index ([`Schema::indexed`]).
+    indexed: Vec<Schema<'a>>,
     validators: Vec<jsonschema::Validator>,
     pairs: Pairs<'a>,
     args_bytes: usize,
@@ -81,9 +96,18 @@ impl<'a> Inputs<'a> {
             .zip(&lines)
             .filter_map(|(f, line)| Some((f?, call_args(line))))
             .collect();
-        let schemas = declarations
+        let schemas: Vec<Schema<'a>> = declarations
             .iter()
             .map(|d| Schema::new(d.schema).unwrap_or_else(|e| panic!("{} {}: {e}", d.id, d.name)))
+            .collect();
+        let indexed = schemas
+            .iter()
+            .map(|s: &Schema<'a>| {
+                let words = s.index_words().expect("indexable");
+                // The bench's index memory lives as long as the process, as a static would.
+                s.indexed(Box::leak(vec![0u32; words].into_boxed_slice()))
+                    .expect("sized by index_words")
+            })
             .collect();
         let validators = declarations
             .iter()
@@ -98,6 +122,7 @@ impl<'a> Inputs<'a> {
             schema_bytes: declarations.iter().map(|d| d.schema.len()).sum(),
             declarations,
             schemas,
+            indexed,
             validators,
             pairs,
         }
@@ -110,6 +135,7 @@ impl<'a> Inputs<'a> {
         assert_eq!(self.pairs.len(), 2935);
         for (f, args) in &self.pairs {
             let ours = self.schemas[*f].validate(args);
+            assert_eq!(self.indexed[*f].validate(args), ours, "indexed");
             let value: serde_json::Value = serde_json::from_slice(args).unwrap();
             let theirs = self.validators[*f].validate(&value);
             assert_eq!(
@@ -122,6 +148,8 @@ impl<'a> Inputs<'a> {
         }
         let (valid, allocs, frees) = measure(|| polyweave_pass(&self.schemas, &self.pairs));
         assert_eq!((valid, allocs, frees), (2932, 0, 0));
+        let indexed = measure(|| polyweave_pass(&self.indexed, &self.pairs));
+        assert_eq!(indexed, (2932, 0, 0));
         let (valid_js, allocs_js, frees_js) =
             measure(|| jsonschema_pass(&self.validators, &self.pairs));
         assert_eq!(valid_js, 2932);
@@ -152,6 +180,9 @@ fn bench(c: &mut Criterion, inputs: &Inputs<'_>) {
     group.bench_function("polyweave", |b| {
         b.iter(|| polyweave_pass(&inputs.schemas, &inputs.pairs))
     });
+    group.bench_function("polyweave_indexed", |b| {
+        b.iter(|| polyweave_pass(&inputs.indexed, &inputs.pairs))
+    });
     group.bench_function("jsonschema", |b| {
         b.iter(|| jsonschema_pass(&inputs.validators, &inputs.pairs))
     });
@@ -173,6 +204,12 @@ fn run_once(name: &str, iters: usize, inputs: &Inputs<'_>) {
                 .sum(),
             inputs.args_bytes,
         ),
+        "schema_validate_indexed" => (
+            (0..iters)
+                .map(|_| polyweave_pass(&inputs.indexed, &inputs.pairs))
+                .sum(),
+            inputs.args_bytes,
+        ),
         "jsonschema_validate" => (
             (0..iters)
                 .map(|_| jsonschema_pass(&inputs.validators, &inputs.pairs))
@@ -183,6 +220,15 @@ fn run_once(name: &str, iters: usize, inputs: &Inputs<'_>) {
             (0..iters).map(|_| new_pass(&inputs.declarations)).sum(),
             inputs.schema_bytes,
         ),
+        "schema_index" => {
+            let mut words = vec![0u32; 4096];
+            (
+                (0..iters)
+                    .map(|_| index_pass(&inputs.schemas, &mut words))
+                    .sum(),
+                inputs.schema_bytes,
+            )
+        }
         other => panic!("unknown POLYWEAVE_BENCH_ONCE workload {other:?}"),
     };
     println!(

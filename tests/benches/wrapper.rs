@@ -173,6 +173,8 @@ struct Inputs {
 /// The BFCL input schemas, read once, and the one registered for each tool name.
 struct Schemas<'a> {
     schemas: Vec<Schema<'a>>,
+    /// The same, each indexed ([`Schema::indexed`]) as a host registering for speed does.
+    indexed: Vec<Schema<'a>>,
     /// Per tool name (as `Inputs::names`), the index of its schema, when it has one.
     of_name: Vec<Option<usize>>,
 }
@@ -216,17 +218,34 @@ impl Inputs {
                 candidates.rev().max_by_key(|&i| accepted(i))
             })
             .collect();
-        Schemas { schemas, of_name }
+        let indexed = schemas
+            .iter()
+            .map(|s| {
+                let words = s.index_words().unwrap();
+                // Index memory for the process's life, as a static would be.
+                s.indexed(Box::leak(vec![0u32; words].into_boxed_slice()))
+                    .unwrap()
+            })
+            .collect();
+        Schemas {
+            schemas,
+            indexed,
+            of_name,
+        }
     }
 
-    /// Sync echo tools sorted by name, each declared one with its schema.
-    fn schema_tools<'a>(&'a self, schemas: &'a Schemas<'a>) -> Vec<Tool<'a>> {
+    /// Sync echo tools sorted by name, each declared one with its schema (indexed or not).
+    fn schema_tools<'a>(&'a self, schemas: &'a Schemas<'a>, indexed: bool) -> Vec<Tool<'a>> {
+        let registered = match indexed {
+            true => &schemas.indexed,
+            false => &schemas.schemas,
+        };
         let mut tools: Vec<Tool<'a>> = self
             .names
             .iter()
             .zip(&schemas.of_name)
             .map(|(n, s)| match s {
-                Some(i) => Tool::sync(n, &echo).with_schema(&schemas.schemas[*i]),
+                Some(i) => Tool::sync(n, &echo).with_schema(&registered[*i]),
                 None => Tool::sync(n, &echo),
             })
             .collect();
@@ -278,7 +297,8 @@ impl Inputs {
         let unsorted = self.sync_tools_unsorted();
         let deferred = self.deferred_tools();
         let schemas = self.schemas();
-        let schema_tools = self.schema_tools(&schemas);
+        let schema_tools = self.schema_tools(&schemas, false);
+        let indexed_tools = self.schema_tools(&schemas, true);
         let checked = self.checked_lines(&schemas);
         assert_eq!(checked.len(), 3106);
         assert_eq!(
@@ -290,6 +310,7 @@ impl Inputs {
             (&unsorted, true, &lines),
             (&deferred, false, &lines),
             (&schema_tools, true, &checked),
+            (&indexed_tools, true, &checked),
         ] {
             with_wrapper(tools, |w, host| {
                 // Each deferred call is completed at once with its args.
@@ -385,8 +406,13 @@ fn bench(c: &mut Criterion, inputs: &Inputs) {
             b.iter(|| roundtrip_sync(w, host, &checked))
         });
     });
-    with_wrapper(&inputs.schema_tools(&schemas), |w, host| {
+    with_wrapper(&inputs.schema_tools(&schemas, false), |w, host| {
         group.bench_function("bfcl_sync_echo_schema", |b| {
+            b.iter(|| roundtrip_sync(w, host, &checked))
+        });
+    });
+    with_wrapper(&inputs.schema_tools(&schemas, true), |w, host| {
+        group.bench_function("bfcl_sync_echo_schema_indexed", |b| {
             b.iter(|| roundtrip_sync(w, host, &checked))
         });
     });
@@ -438,9 +464,11 @@ fn run_once(name: &str, iters: usize, inputs: &Inputs, lines: &[&[u8]], tools: &
                 "passthrough_16KiB" => {
                     usize::from(passthrough(w, &inputs.large) == Disposition::Forward)
                 }
-                "sync_echo" | "sync_echo_unsorted" | "schema_sync_echo" | "sync_echo_checked" => {
-                    roundtrip_sync(w, host, lines).0
-                }
+                "sync_echo"
+                | "sync_echo_unsorted"
+                | "schema_sync_echo"
+                | "schema_sync_echo_indexed"
+                | "sync_echo_checked" => roundtrip_sync(w, host, lines).0,
                 "deferred" => roundtrip_deferred(w, host, lines).0,
                 other => panic!("unknown POLYWEAVE_BENCH_ONCE workload {other:?}"),
             };
@@ -473,7 +501,11 @@ fn main() {
             "deferred" => (inputs.deferred_tools(), lines),
             "sync_echo_unsorted" => (inputs.sync_tools_unsorted(), lines),
             "schema_sync_echo" => (
-                inputs.schema_tools(&schemas),
+                inputs.schema_tools(&schemas, false),
+                inputs.checked_lines(&schemas),
+            ),
+            "schema_sync_echo_indexed" => (
+                inputs.schema_tools(&schemas, true),
                 inputs.checked_lines(&schemas),
             ),
             "sync_echo_checked" => (inputs.sync_tools(), inputs.checked_lines(&schemas)),

@@ -89,6 +89,13 @@ fn every_call_is_checked_against_its_functions_schema() {
             continue;
         };
         let schema = Schema::new(schema).expect("read above");
+        let mut words = vec![0u32; schema.index_words().unwrap()];
+        let indexed = schema.indexed(&mut words).unwrap();
+        assert_eq!(
+            indexed.validate(call.args),
+            schema.validate(call.args),
+            "{id}: indexed"
+        );
         match schema.validate(call.args) {
             Ok(()) => valid += 1,
             Err(e) => {

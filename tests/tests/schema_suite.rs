@@ -347,8 +347,14 @@ fn run_file(file: &str, problems: &mut Vec<String>) -> (usize, usize, usize, usi
                 if s.draft() != draft {
                     problems.push(format!("{at}: read as {:?}", s.draft()));
                 }
+                let mut words = vec![0u32; s.index_words().expect("indexable")];
+                let indexed = s.indexed(&mut words).expect("sized by index_words");
                 for case in &group.tests {
                     let got = s.validate(case.data);
+                    // The index changes where the keywords are read from, never the answer.
+                    if indexed.validate(case.data) != got {
+                        problems.push(format!("{at} / {:?}: indexed differs", case.description));
+                    }
                     let at = format!("{at} / {:?} ({})", case.description, show(case.data));
                     let flipped =
                         UNEVALUATED.contains(&(file, &group.description, &case.description));

@@ -71,7 +71,7 @@ use polyweave_mcp::http::STREAMS;
 use polyweave_mcp::lines::{self, push_string, push_value, short};
 use polyweave_mcp::log;
 use polyweave_mcp::pipes::{spawn_reader, Input};
-use polyweave_mcp::schemas::{adapter_tool, output_schemas, ToolSchemas};
+use polyweave_mcp::schemas::{adapter_tool, index_words, indexed, output_schemas, ToolSchemas};
 use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig};
 use polyweave_tool_adapter::frame::{Frame, FrameKind};
 use polyweave_tool_adapter::json::JsonStr;
@@ -314,13 +314,16 @@ fn run(opts: Options) -> Result<(), Fail> {
             );
         }
     }
-    let schemas: Vec<ToolSchemas<'_>> = match opts.validate {
+    let read: Vec<ToolSchemas<'_>> = match opts.validate {
         true => from
             .iter()
             .map(|&i| ToolSchemas::read(&listed[i]))
             .collect(),
         false => Vec::new(),
     };
+    // Each schema indexed, for as long as the wrapper and the client check with it.
+    let mut index = vec![0u32; index_words(&read)];
+    let schemas = indexed(read, &mut index);
     // The adapter tools go by the names the model calls them by; so do the client's calls.
     let tools: Vec<Tool<'_>> = model_names
         .iter()

@@ -448,6 +448,8 @@ static int run_wrapper(struct run *run, struct scenario *sc) {
         tools[i].userdata = t;
         tools[i].schema.ptr = NULL; /* scenarios carry no schemas */
         tools[i].schema.len = 0;
+        tools[i].schema_index = NULL;
+        tools[i].schema_index_words = 0;
         if (t->kind == TOOL_DEFERRED) {
             tools[i].kind = PW_TOOL_KIND_DEFERRED;
         } else if (t->kind == TOOL_ADAPTER) {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createToolAdapterWrapper, raw, validate } from '../index.mjs';
-import { heapStats } from '../binding.mjs';
+import { C, ENUMS, heapStats } from '../binding.mjs';
 import { llm } from './helpers.mjs';
 
 const WEATHER = {
@@ -126,4 +126,15 @@ test('a refused tool schema names its tool, why and where, and builds nothing', 
   assert.equal(validate(WEATHER, {}), '(args): missing required property "city"');
   assert.deepEqual(heapStats(), before, 'validate keeps nothing either');
   assert.throws(() => createToolAdapterWrapper(m.duplex, { tools: { f: { fn: 1, schema: true } } }), TypeError);
+});
+
+test('a tool schema is indexed: pw_schema_index_words sizes the words the library writes', () => {
+  // WEATHER: 3 subschemas; the root's 4 keywords, 2 properties and 1 required name, city's 2
+  // keywords, days' 2.
+  const n = [0];
+  assert.equal(C.schemaIndexWords(JSON.stringify(WEATHER), n), ENUMS.pw_result.PW_OK);
+  assert.equal(n[0], 1 + 2 * 3 + (2 + 4 * 3 + 2 * 4 + 2) + (2 + 2 * 3) + (2 + 2 * 3));
+  const bad = [7];
+  assert.equal(C.schemaIndexWords('{"minimum":"1"}', bad), ENUMS.pw_result.PW_BAD_SCHEMA);
+  assert.equal(bad[0], 0, 'nothing to size');
 });

@@ -96,7 +96,7 @@ use polyweave_mcp::http::STREAMS;
 use polyweave_mcp::lines;
 use polyweave_mcp::log;
 use polyweave_mcp::pipes::{spawn_reader, Input};
-use polyweave_mcp::schemas::{adapter_tool, output_schemas, ToolSchemas};
+use polyweave_mcp::schemas::{adapter_tool, index_words, indexed, output_schemas, ToolSchemas};
 use polyweave_tool_adapter::mcp::http::McpStream;
 use polyweave_tool_adapter::mcp::{McpClient, McpClientInfo, McpConfig, McpRevision, McpSlot};
 use polyweave_tool_adapter::wrapper::{Slot, Wrapper, WrapperConfig};
@@ -281,10 +281,13 @@ fn run(opts: Options) -> Result<(), Fail> {
         }
     }
     // The listed tools come first in `names`, in the order of their schemas.
-    let schemas: Vec<ToolSchemas<'_>> = match opts.validate {
+    let read: Vec<ToolSchemas<'_>> = match opts.validate {
         true => listed.iter().map(ToolSchemas::read).collect(),
         false => Vec::new(),
     };
+    // Each schema indexed, for as long as the wrapper and the client check with it.
+    let mut index = vec![0u32; index_words(&read)];
+    let schemas = indexed(read, &mut index);
     let tools: Vec<Tool<'_>> = names
         .iter()
         .enumerate()

@@ -42,6 +42,41 @@ fn read_one<'e>(tool: &'e Listed, key: &str) -> Option<Schema<'e>> {
         .ok()
 }
 
+/// The words [`indexed`] needs for every schema of `schemas`.
+pub fn index_words(schemas: &[ToolSchemas<'_>]) -> usize {
+    let words = |s: &Option<Schema<'_>>| s.map_or(0, |s| s.index_words().unwrap_or(0));
+    schemas
+        .iter()
+        .map(|s| words(&s.input) + words(&s.output))
+        .sum()
+}
+
+/// `schemas` with each schema indexed in `words` (at least [`index_words`]): a call's args
+/// and a result's `structuredContent` are then checked without reading the schema's
+/// annotations or comparing keyword names (SPEC §11), with the same answers.
+pub fn indexed<'e>(
+    schemas: Vec<ToolSchemas<'e>>,
+    mut words: &'e mut [u32],
+) -> Vec<ToolSchemas<'e>> {
+    let mut index = |s: Option<Schema<'e>>| {
+        let s = s?;
+        let n = s.index_words().unwrap_or(0);
+        if n == 0 || n > words.len() {
+            return Some(s);
+        }
+        let (mine, rest) = core::mem::take(&mut words).split_at_mut(n);
+        words = rest;
+        Some(s.indexed(mine).unwrap_or(s))
+    };
+    schemas
+        .into_iter()
+        .map(|s| ToolSchemas {
+            input: index(s.input),
+            output: index(s.output),
+        })
+        .collect()
+}
+
 /// The wrapper's adapter tool `name`, its calls' args checked against `input` when given.
 pub fn adapter_tool<'t>(name: &'t str, input: Option<&'t Schema<'t>>) -> Tool<'t> {
     match input {
@@ -96,6 +131,15 @@ mod tests {
         );
         let args = br#"{"b":1}"#;
         let invalid = s.input.unwrap().validate(args).unwrap_err();
+        // Indexed: one subschema each, with 2 keywords and a required name (13 words) and
+        // with 1 keyword (8).
+        let mut words = vec![0u32; index_words(&[s])];
+        assert_eq!(words.len(), (1 + 2 + 2 + 3 * 2 + 2) + (1 + 2 + 2 + 3));
+        let both_indexed = indexed(vec![s], &mut words)[0];
+        assert!(
+            both_indexed.input.unwrap().is_indexed() && both_indexed.output.unwrap().is_indexed()
+        );
+        assert_eq!(both_indexed.input.unwrap().validate(args), Err(invalid));
         assert_eq!(
             invalid.display(&s.input.unwrap(), args).to_string(),
             r#"(args): missing required property "a""#

@@ -322,6 +322,8 @@ class pw_tool(Structure):
         ("call", pw_sync_fn),
         ("userdata", c_void_p),
         ("schema", pw_str),
+        ("schema_index", POINTER(c_uint32)),
+        ("schema_index_words", c_size_t),
     ]
 
 
@@ -631,6 +633,7 @@ _SIGNATURES = {
     "pw_tool_call_fields": (pw_result, [c_void_p, c_size_t, c_uint8, _P(pw_tool_call)]),
     "pw_json_string_decode": (pw_result, [c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)]),
     "pw_schema_check": (pw_result, [c_void_p, c_size_t, _P(pw_schema_error)]),
+    "pw_schema_index_words": (pw_result, [c_void_p, c_size_t, _P(c_size_t)]),
     "pw_schema_validate": (
         pw_result,
         [c_void_p, c_size_t, c_void_p, c_size_t, c_void_p, c_size_t, _P(c_size_t)],

@@ -447,6 +447,14 @@ class Wrapper(_Owned):
                 kept = ctypes.create_string_buffer(spec.schema, len(spec.schema) + 1)
                 self._names.append(kept)
                 t.schema = _ffi.pw_str(ctypes.cast(kept, ctypes.POINTER(ctypes.c_uint8)), len(spec.schema))
+                # The schema's index (SPEC §11), written by pw_wrapper_init: each call's args
+                # are then checked without reading the schema's annotations or keyword names.
+                words = c_size_t(0)
+                check(_ffi.lib.pw_schema_index_words(kept, len(spec.schema), byref(words)))
+                index = (ctypes.c_uint32 * max(words.value, 1))()
+                self._names.append(index)
+                t.schema_index = ctypes.cast(index, ctypes.POINTER(ctypes.c_uint32))
+                t.schema_index_words = words.value
             self._fns.append(spec.fn)
 
         self.on_tool_call = on_tool_call

@@ -82,6 +82,13 @@ class ToolsWithSchemas(unittest.TestCase):
             "later": pw.deferred(schema='{"properties":{"q":{"type":"integer"}}}'),
         }
         w = pw.Wrapper(tools, slots=2)
+        # Each schema is indexed (SPEC §11): the words pw_schema_index_words gives, written by
+        # the library. WEATHER: 3 subschemas; the root's 4 keywords, 2 properties and 1
+        # required name, then city's 2 keywords and days' 2
+        # (1 + 2*3 + (2+4*3+2*4+2) + (2+2*3) + (2+2*3)); later's:
+        # 2 subschemas, the root's 1 keyword and 1 property, q's 1 (1 + 2*2 + (2+3+4) + (2+3)).
+        self.assertEqual([t.schema_index_words for t in w._tools], [47, 19])
+        self.assertEqual(w._tools[0].schema_index[0], 3)
         w.handle_response(0, call("a", "weather", '{"city":7}'))
         self.assertEqual(
             [t.frame for t in w.transmits()][0],

@@ -39,8 +39,8 @@ static int drain(pw_wrapper *w) {
 
 int main(void) {
     pw_tool tools[TOOLS] = {
-        {{(const uint8_t *)"add", 3}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL, {NULL, 0}},
-        {{(const uint8_t *)"lookup", 6}, PW_TOOL_KIND_DEFERRED, PW_TOOL_DEFAULT_TIMEOUT, NULL, NULL, {NULL, 0}},
+        {{(const uint8_t *)"add", 3}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, add, NULL, {NULL, 0}, NULL, 0},
+        {{(const uint8_t *)"lookup", 6}, PW_TOOL_KIND_DEFERRED, PW_TOOL_DEFAULT_TIMEOUT, NULL, NULL, {NULL, 0}, NULL, 0},
     };
     pw_hooks hooks = {NULL, NULL, NULL};
     pw_wrapper_config cfg;

@@ -134,6 +134,8 @@ static pw_tool tool(const char *name, uint32_t kind, pw_sync_fn fn)
     t.userdata = NULL;
     t.schema.ptr = NULL; /* no schema */
     t.schema.len = 0;
+    t.schema_index = NULL; /* the schema, if any, read from its text */
+    t.schema_index_words = 0;
     return t;
 }
 

@@ -208,6 +208,7 @@ impl Run {
 
 fuzz_target!(|data: &[u8]| {
     let mut b = Bytes(data);
+    let mut index = [0u32; 32];
     let tools = [
         pw_tool {
             name: lit("echo"),
@@ -216,6 +217,8 @@ fuzz_target!(|data: &[u8]| {
             call: Some(echo),
             userdata: ptr::null_mut(),
             schema: lit(""),
+            schema_index: ptr::null_mut(),
+            schema_index_words: 0,
         },
         pw_tool {
             name: lit("boom"),
@@ -224,6 +227,8 @@ fuzz_target!(|data: &[u8]| {
             call: Some(boom),
             userdata: ptr::null_mut(),
             schema: lit(""),
+            schema_index: ptr::null_mut(),
+            schema_index_words: 0,
         },
         pw_tool {
             name: lit("later"),
@@ -233,6 +238,9 @@ fuzz_target!(|data: &[u8]| {
             userdata: ptr::null_mut(),
             // A schema on one tool: the fuzzed args go through the validator too.
             schema: lit(r#"{"properties":{"q":{"type":"integer","minimum":1}}}"#),
+            // Its index: the validator reads the keywords from there.
+            schema_index: index.as_mut_ptr(),
+            schema_index_words: index.len(),
         },
         pw_tool {
             name: lit("files"),
@@ -241,6 +249,8 @@ fuzz_target!(|data: &[u8]| {
             call: None,
             userdata: ptr::null_mut(),
             schema: lit(""),
+            schema_index: ptr::null_mut(),
+            schema_index_words: 0,
         },
     ];
     let mut cfg = MaybeUninit::<pw_wrapper_config>::uninit();

@@ -271,6 +271,14 @@ fuzz_target!(|data: &[u8]| {
         answer(&copy, value),
         "validation answered twice differently"
     );
+    // The index changes where keywords are read from, never the answer (limits included).
+    let mut words = vec![0u32; schema.index_words().expect("a text under 4 GiB")];
+    let indexed = schema.indexed(&mut words).expect("sized by index_words");
+    assert_eq!(
+        ours,
+        answer(&indexed, value),
+        "the indexed schema answered differently"
+    );
 
     if data
         .windows(SERDE_NUMBER_TOKEN.len())

@@ -10,8 +10,10 @@ use super::super::valid::{self, Arr, Obj};
 use super::super::{trim_ws, JsonStr};
 use super::document::{keyword, offset, Draft, Schema};
 use super::equal::json_eq;
+use super::index::Record;
 use super::number::Decimal;
 use super::pattern::{self, PatternFault};
+use super::vocabulary::Kw;
 use super::why::{Invalid, Why};
 use super::{names, refs, text};
 
@@ -55,7 +57,7 @@ pub(super) fn run(schema: &Schema<'_>, value: &[u8]) -> Result<(), Invalid> {
         };
         run.fail(at, why)
     })?;
-    run.check(schema.root, root, schema.limits.max_depth, schema.root)
+    run.check(schema.root(), root, schema.limits.max_depth, schema.root())
 }
 
 /// What one validation carries down: the two documents and the work left.
@@ -129,6 +131,22 @@ impl<'s, 'v> Run<'_, 's, 'v> {
             Some(b'f') => return Err(self.fail(v, Why::False)),
             _ => return Ok(None),
         }
+        if let Some(done) = self.check_indexed(offset(self.schema.text, rest), v, depth, base) {
+            return done;
+        }
+        self.check_text(rest, v, depth, base)
+    }
+
+    /// [`Run::check_rest`] for a subschema read from the text. Out of line, as is
+    /// [`Run::check_indexed`]: each level of the recursion carries one of the two frames.
+    #[inline(never)]
+    fn check_text(
+        &mut self,
+        rest: &'s [u8],
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Result<Option<usize>, Invalid> {
         // A document with embedded `$id`s has its refs resolved by the resources' bounds: the
         // subschema is cut to its own text first. Otherwise every reading of `s` (its members,
         // a sibling keyword) stops at its closing brace anyway.
@@ -153,27 +171,80 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         };
         while let Some((key, start)) = members.next_name() {
             let mut buf = [0u8; 24];
-            let name = keyword(key, &mut buf);
+            let kw = Kw::of(keyword(key, &mut buf));
             // `properties` (most of a tool's schema) is walked where it stands, not skipped
             // first to find where it ends: the walk over its members ends there.
-            if name == b"properties" && matches!(kind, Kind::Object) {
+            if kw == Some(Kw::Properties) && matches!(kind, Kind::Object) {
                 if let Some(len) = self.properties_in(&s[start..], v, depth, base)? {
                     members.resume(start + len);
                     continue;
                 }
             }
             let kv = members.value_at(start);
-            self.keyword(name, s, kv, v, kind, depth, base)?;
+            if let Some(kw) = kw {
+                self.keyword(kw, &Node::Text(s), kv, v, kind, depth, base)?;
+            }
         }
         Ok(members.closed())
+    }
+
+    /// [`Run::check_rest`] for a subschema the index lists: its keywords read from there.
+    #[inline(never)]
+    /// `None` when the index does not list it (or there is none): the text is read instead.
+    fn check_indexed(
+        &mut self,
+        start: usize,
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Option<Result<Option<usize>, Invalid>> {
+        let record = Record::find(self.schema, start)?;
+        Some(self.apply_record(start, record, v, depth, base))
+    }
+
+    /// The keywords of `record` (the subschema at `start`) applied to `v`.
+    #[inline(always)]
+    fn apply_record(
+        &mut self,
+        start: usize,
+        record: Record<'s>,
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Result<Option<usize>, Invalid> {
+        let base = match self.schema.nested_ids {
+            true => match self.schema.text.get(start..record.end) {
+                Some(s) if refs::own_id(s).is_some() => s,
+                _ => base,
+            },
+            false => base,
+        };
+        if self.schema.draft == Draft::Draft07 {
+            if let Some(r) = record.get(Kw::Ref) {
+                return self.follow(r, v, depth, base).map(|_| None);
+            }
+        }
+        let kind = Kind::of(v);
+        let depth = depth - 1;
+        let (members, len) = (record.members(), record.end - start);
+        let node = Node::Indexed(record);
+        for m in members {
+            match (m.kw, kind) {
+                (Kw::Properties, Kind::Object) => self.properties_indexed(&m, v, depth, base)?,
+                (Kw::Type, _) => self.types_indexed(m.types(), m.value, v, kind)?,
+                (Kw::Required, Kind::Object) => self.required_indexed(&m, v)?,
+                _ => self.keyword(m.kw, &node, m.value, v, kind, depth, base)?,
+            }
+        }
+        Ok(Some(len))
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn keyword(
         &mut self,
-        name: &[u8],
-        s: &'s [u8],
+        kw: Kw,
+        node: &Node<'s>,
         kv: &'s [u8],
         v: &'v [u8],
         kind: Kind,
@@ -181,58 +252,59 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         base: &'s [u8],
     ) -> Res {
         let draft7 = self.schema.draft == Draft::Draft07;
-        match (name, kind) {
-            (b"type", _) => self.types(kv, v, kind),
-            (b"enum", _) => match Arr::of(kv).into_iter().flatten().any(|e| json_eq(e, v, 64)) {
+        match (kw, kind) {
+            (Kw::Type, _) => self.types(kv, v, kind),
+            (Kw::Enum, _) => match Arr::of(kv).into_iter().flatten().any(|e| json_eq(e, v, 64)) {
                 true => Ok(()),
                 false => Err(self.fail(v, Why::Enum)),
             },
-            (b"const", _) => match json_eq(kv, v, 64) {
+            (Kw::Const, _) => match json_eq(kv, v, 64) {
                 true => Ok(()),
                 false => Err(self.fail(v, Why::Const)),
             },
-            (b"$ref", _) => self.follow(kv, v, depth + 1, base),
-            (b"allOf", _) => {
+            (Kw::Ref, _) => self.follow(kv, v, depth + 1, base),
+            (Kw::AllOf, _) => {
                 for sub in Arr::of(kv).into_iter().flatten() {
                     self.check(sub, v, depth, base)?;
                 }
                 Ok(())
             }
-            (b"anyOf", _) => self.any_of(kv, v, depth, base),
-            (b"oneOf", _) => self.one_of(kv, v, depth, base),
-            (b"not", _) => match self.attempt(kv, v, depth, base)? {
+            (Kw::AnyOf, _) => self.any_of(kv, v, depth, base),
+            (Kw::OneOf, _) => self.one_of(kv, v, depth, base),
+            (Kw::Not, _) => match self.attempt(kv, v, depth, base)? {
                 true => Err(self.fail(v, Why::Not)),
                 false => Ok(()),
             },
-            (b"if", _) => {
-                let branch: &[u8] = match self.attempt(kv, v, depth, base)? {
-                    true => b"then",
-                    false => b"else",
+            (Kw::If, _) => {
+                let branch = match self.attempt(kv, v, depth, base)? {
+                    true => Kw::Then,
+                    false => Kw::Else,
                 };
-                match member_text(s, branch) {
+                match node.get(branch) {
                     Some(sub) => self.check(sub, v, depth, base),
                     None => Ok(()),
                 }
             }
-            (b"minimum" | b"maximum" | b"exclusiveMinimum" | b"exclusiveMaximum", Kind::Number) => {
-                self.bound(name, kv, v)
-            }
-            (b"multipleOf", Kind::Number) => match (Decimal::parse(v), Decimal::parse(kv)) {
+            (
+                Kw::Minimum | Kw::Maximum | Kw::ExclusiveMinimum | Kw::ExclusiveMaximum,
+                Kind::Number,
+            ) => self.bound(kw, kv, v),
+            (Kw::MultipleOf, Kind::Number) => match (Decimal::parse(v), Decimal::parse(kv)) {
                 (Some(x), Some(d)) if !x.is_multiple_of(&d) => {
                     Err(self.fail(v, Why::MultipleOf(self.at(kv))))
                 }
                 _ => Ok(()),
             },
-            (b"minLength" | b"maxLength", Kind::String) => self.length(name, kv, v),
-            (b"pattern", Kind::String) => self.pattern(kv, v),
-            (b"patternProperties", Kind::Object) => self.pattern_properties(kv, v, depth, base),
-            (b"additionalProperties", Kind::Object) => self.additional(s, kv, v, depth, base),
-            (b"required", Kind::Object) => self.required(kv, v),
-            (b"propertyNames", Kind::Object) => self.property_names(kv, v, depth, base),
-            (b"minProperties" | b"maxProperties", Kind::Object) => {
+            (Kw::MinLength | Kw::MaxLength, Kind::String) => self.length(kw, kv, v),
+            (Kw::Pattern, Kind::String) => self.pattern(kv, v),
+            (Kw::PatternProperties, Kind::Object) => self.pattern_properties(kv, v, depth, base),
+            (Kw::AdditionalProperties, Kind::Object) => self.additional(node, kv, v, depth, base),
+            (Kw::Required, Kind::Object) => self.required(kv, v),
+            (Kw::PropertyNames, Kind::Object) => self.property_names(kv, v, depth, base),
+            (Kw::MinProperties | Kw::MaxProperties, Kind::Object) => {
                 let n = Obj::of(v).map_or(0, Iterator::count);
                 self.count(
-                    name == b"minProperties",
+                    kw == Kw::MinProperties,
                     n,
                     kv,
                     v,
@@ -240,32 +312,32 @@ impl<'s, 'v> Run<'_, 's, 'v> {
                     Why::MaxProperties,
                 )
             }
-            (b"dependentRequired", Kind::Object) => self.dependent(kv, v, depth, base, true),
-            (b"dependentSchemas", Kind::Object) => self.dependent(kv, v, depth, base, false),
-            (b"dependencies", Kind::Object) if draft7 => self.dependent(kv, v, depth, base, true),
-            (b"prefixItems", Kind::Array) if !draft7 => self.positional(kv, v, depth, base),
-            (b"items", Kind::Array) => match draft7 && kv.first() == Some(&b'[') {
+            (Kw::DependentRequired, Kind::Object) => self.dependent(kv, v, depth, base, true),
+            (Kw::DependentSchemas, Kind::Object) => self.dependent(kv, v, depth, base, false),
+            (Kw::Dependencies, Kind::Object) if draft7 => self.dependent(kv, v, depth, base, true),
+            (Kw::PrefixItems, Kind::Array) if !draft7 => self.positional(kv, v, depth, base),
+            (Kw::Items, Kind::Array) => match draft7 && kv.first() == Some(&b'[') {
                 true => self.positional(kv, v, depth, base),
                 false => {
                     let before = match draft7 {
                         true => 0,
-                        false => member_text(s, b"prefixItems").map_or(0, array_len),
+                        false => node.get(Kw::PrefixItems).map_or(0, array_len),
                     };
                     self.items_from(before, kv, v, depth, base)
                 }
             },
-            (b"additionalItems", Kind::Array) if draft7 => match member_text(s, b"items") {
+            (Kw::AdditionalItems, Kind::Array) if draft7 => match node.get(Kw::Items) {
                 Some(items) if items.first() == Some(&b'[') => {
                     self.items_from(array_len(items), kv, v, depth, base)
                 }
                 _ => Ok(()),
             },
-            (b"contains", Kind::Array) => self.contains(s, kv, v, depth, base),
-            (b"minItems" | b"maxItems", Kind::Array) => {
+            (Kw::Contains, Kind::Array) => self.contains(node, kv, v, depth, base),
+            (Kw::MinItems | Kw::MaxItems, Kind::Array) => {
                 let n = Arr::of(v).map_or(0, Iterator::count);
-                self.count(name == b"minItems", n, kv, v, Why::MinItems, Why::MaxItems)
+                self.count(kw == Kw::MinItems, n, kv, v, Why::MinItems, Why::MaxItems)
             }
-            (b"uniqueItems", Kind::Array) if kv == b"true" => self.unique(v),
+            (Kw::UniqueItems, Kind::Array) if kv == b"true" => self.unique(v),
             _ => Ok(()),
         }
     }
@@ -327,6 +399,19 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         }
     }
 
+    /// `type` from the index: the kinds it names as bits, in [`Kind`]'s order then `integer`.
+    #[inline]
+    fn types_indexed(&self, mask: u32, kv: &'s [u8], v: &'v [u8], kind: Kind) -> Res {
+        let ok = mask & (1 << kind as u32) != 0
+            || (kind == Kind::Number
+                && mask & (1 << 6) != 0
+                && Decimal::parse(v).is_some_and(|d| d.is_integer()));
+        match ok {
+            true => Ok(()),
+            false => Err(self.fail(v, Why::Type(self.at(kv)))),
+        }
+    }
+
     #[inline(never)]
     fn any_of(&mut self, kv: &'s [u8], v: &'v [u8], depth: u8, base: &'s [u8]) -> Res {
         for sub in Arr::of(kv).into_iter().flatten() {
@@ -355,16 +440,16 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     }
 
     #[inline(never)]
-    fn bound(&self, name: &[u8], kv: &'s [u8], v: &'v [u8]) -> Res {
+    fn bound(&self, kw: Kw, kv: &'s [u8], v: &'v [u8]) -> Res {
         let (Some(x), Some(b)) = (Decimal::parse(v), Decimal::parse(kv)) else {
             // Draft-04's boolean `exclusiveMinimum` is no bound of its own.
             return Ok(());
         };
         let order = x.cmp(&b);
-        let (ok, why): (bool, fn(u32) -> Why) = match name {
-            b"minimum" => (order.is_ge(), Why::Minimum),
-            b"maximum" => (order.is_le(), Why::Maximum),
-            b"exclusiveMinimum" => (order.is_gt(), Why::ExclusiveMinimum),
+        let (ok, why): (bool, fn(u32) -> Why) = match kw {
+            Kw::Minimum => (order.is_ge(), Why::Minimum),
+            Kw::Maximum => (order.is_le(), Why::Maximum),
+            Kw::ExclusiveMinimum => (order.is_gt(), Why::ExclusiveMinimum),
             _ => (order.is_lt(), Why::ExclusiveMaximum),
         };
         match ok {
@@ -374,10 +459,10 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     }
 
     #[inline(never)]
-    fn length(&self, name: &[u8], kv: &'s [u8], v: &'v [u8]) -> Res {
+    fn length(&self, kw: Kw, kv: &'s [u8], v: &'v [u8]) -> Res {
         let n = text::code_point_count(JsonStr::from_scanned_lenient(v).raw());
         self.count(
-            name == b"minLength",
+            kw == Kw::MinLength,
             n,
             kv,
             v,
@@ -452,17 +537,17 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     #[inline(never)]
     fn contains(
         &mut self,
-        s: &'s [u8],
+        node: &Node<'s>,
         kv: &'s [u8],
         v: &'v [u8],
         depth: u8,
         base: &'s [u8],
     ) -> Res {
-        let bound = |name: &[u8]| match self.schema.draft {
+        let bound = |kw: Kw| match self.schema.draft {
             Draft::Draft07 => None,
-            Draft::Draft2020_12 => member_text(s, name),
+            Draft::Draft2020_12 => node.get(kw),
         };
-        let (min, max) = (bound(b"minContains"), bound(b"maxContains"));
+        let (min, max) = (bound(Kw::MinContains), bound(Kw::MaxContains));
         let number = |b: Option<&[u8]>| b.and_then(Decimal::parse).and_then(|d| d.as_u64());
         let (lo, hi) = (number(min).unwrap_or(1), number(max));
         let mut n = 0u64;
@@ -502,6 +587,23 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     }
 }
 
+/// A subschema, for its keywords' lookups of their siblings: its text, or its index record.
+#[derive(Copy, Clone)]
+enum Node<'s> {
+    Text(&'s [u8]),
+    Indexed(Record<'s>),
+}
+
+impl<'s> Node<'s> {
+    /// The value of its keyword `kw`, if it has one.
+    fn get(&self, kw: Kw) -> Option<&'s [u8]> {
+        match *self {
+            Node::Text(s) => member_text(s, kw.name()),
+            Node::Indexed(record) => record.get(kw),
+        }
+    }
+}
+
 /// The value of the member named `name` (plain text) in the schema object `s`.
 fn member_text<'s>(s: &'s [u8], name: &[u8]) -> Option<&'s [u8]> {
     Obj::of(s)?.find(|(k, _)| k.eq_text(name)).map(|(_, v)| v)
@@ -509,4 +611,34 @@ fn member_text<'s>(s: &'s [u8], name: &[u8]) -> Option<&'s [u8]> {
 
 fn array_len(a: &[u8]) -> usize {
     Arr::of(a).map_or(0, Iterator::count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::index::TYPE_BITS;
+    use super::*;
+
+    /// An indexed `type`'s bit for a kind is the kind's number: the two lists agree.
+    #[test]
+    fn each_kind_is_its_type_bit() {
+        let kinds = [
+            (Kind::Object, &b"{}"[..]),
+            (Kind::Array, b"[]"),
+            (Kind::String, b"\"\""),
+            (Kind::Number, b"1"),
+            (Kind::Boolean, b"true"),
+            (Kind::Null, b"null"),
+        ];
+        for (kind, value) in kinds {
+            assert_eq!(Kind::of(value), kind);
+            let name = TYPE_BITS[kind as usize];
+            let mut token = [0u8; 16];
+            token[0] = b'"';
+            token[1..=name.len()].copy_from_slice(name);
+            token[name.len() + 1] = b'"';
+            let schema = &token[..name.len() + 2];
+            assert_eq!(super::super::index::types(schema), 1 << kind as u32);
+        }
+        assert_eq!(TYPE_BITS[6], b"integer");
+    }
 }

@@ -48,12 +48,16 @@ impl Default for Limits {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Schema<'s> {
     pub(super) text: &'s [u8],
-    /// The root schema's own bytes (`text` without surrounding white space).
-    pub(super) root: &'s [u8],
     pub(super) draft: Draft,
     pub(super) limits: Limits,
     /// Some subschema below the root has an `$id`: `#` refs then resolve against it.
     pub(super) nested_ids: bool,
+    /// Where each subschema's keywords stand ([`Schema::indexed`]), or empty.
+    pub(super) index: &'s [u32],
+    /// The words of that index, counted when the schema is read (`index::TOO_LONG`: none).
+    pub(super) index_need: u32,
+    /// The subschema objects it lists.
+    pub(super) index_nodes: u32,
 }
 
 /// Why a schema's text cannot be validated against.
@@ -130,6 +134,11 @@ impl<'s> Schema<'s> {
     /// The schema's text, as given.
     pub fn text(&self) -> &'s [u8] {
         self.text
+    }
+
+    /// The root schema's own bytes (the text without surrounding white space).
+    pub(super) fn root(&self) -> &'s [u8] {
+        trim_ws(self.text)
     }
 
     /// The dialect it is read as.

@@ -7,6 +7,7 @@ use super::super::{skip_ws, trim_ws, JsonError, JsonErrorKind, JsonStr};
 use super::document::{
     is_draft7, keyword, offset, Draft, Limits, Schema, SchemaError, SchemaErrorKind,
 };
+use super::index::Count;
 use super::names;
 use super::number::Decimal;
 use super::pattern::{self, PatternErrorKind};
@@ -50,26 +51,35 @@ impl<'s> Schema<'s> {
         };
         let mut schema = Self {
             text,
-            root,
             draft,
             limits,
             nested_ids: false,
+            index: &[],
+            index_need: 0,
+            index_nodes: 0,
         };
-        schema.nested_ids = check(&schema, start)?;
+        let mut count = Count::default();
+        schema.nested_ids = check(&schema, start, &mut count)?;
+        (schema.index_need, schema.index_nodes) = count.total(text);
         Ok(schema)
     }
 }
 
-/// Checks every subschema; returns whether one below the root has an `$id` of its own.
-pub(super) fn check(schema: &Schema<'_>, _start: usize) -> Result<bool, SchemaError> {
+/// Checks every subschema, counting its index; returns whether one below the root has an
+/// `$id` of its own.
+pub(super) fn check(
+    schema: &Schema<'_>,
+    _start: usize,
+    count: &mut Count,
+) -> Result<bool, SchemaError> {
     let mut error = None;
     let mut nested_ids = false;
-    let root = schema.root;
+    let root = schema.root();
     refs::walk(schema, root, root, u8::MAX, &mut |node, base| {
         if !core::ptr::eq(node, root) && refs::own_id(node).is_some() {
             nested_ids = true;
         }
-        error = subschema(schema, node, base).err();
+        error = subschema(schema, node, base, count).err();
         error.is_some()
     });
     match error {
@@ -79,7 +89,12 @@ pub(super) fn check(schema: &Schema<'_>, _start: usize) -> Result<bool, SchemaEr
 }
 
 /// One subschema's own keywords (the walk visits the ones below).
-fn subschema<'s>(schema: &Schema<'s>, node: &'s [u8], base: &'s [u8]) -> Result<(), SchemaError> {
+fn subschema<'s>(
+    schema: &Schema<'s>,
+    node: &'s [u8],
+    base: &'s [u8],
+    count: &mut Count,
+) -> Result<(), SchemaError> {
     let at = |part: &[u8], kind| SchemaError {
         kind,
         at: offset(schema.text, part),
@@ -90,10 +105,12 @@ fn subschema<'s>(schema: &Schema<'s>, node: &'s [u8], base: &'s [u8]) -> Result<
         Some(b't' | b'f') => return Ok(()),
         _ => return Err(at(node, SchemaErrorKind::NotASchema)),
     }
+    count.node();
     for (key, value) in Obj::of(node).into_iter().flatten() {
         let bad = || at(value, SchemaErrorKind::BadKeyword);
         let mut buf = [0u8; 24];
         let name = keyword(key, &mut buf);
+        count.member(name, value);
         let ok = match name {
             b"type" => match Arr::of(value) {
                 Some(mut names) => names.all(type_name),

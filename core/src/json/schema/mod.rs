@@ -12,6 +12,10 @@
 //! read, or a keyword of the wrong shape is a [`SchemaError`] there, so a host knows at
 //! registration whether a tool's arguments can be checked.
 //!
+//! A schema validated often can be indexed once into memory the host hands in
+//! ([`Schema::index_words`], [`Schema::indexed`]): each subschema's keywords are then found
+//! from a table of `u32` words rather than by reading the text, with the same answers.
+//!
 //! ```
 //! use polyweave_tool_adapter::json::schema::Schema;
 //!
@@ -22,12 +26,18 @@
 //! let args = br#"{"city":"Paris","days":0}"#;
 //! let invalid = schema.validate(args).unwrap_err();
 //! assert_eq!(invalid.display(&schema, args).to_string(), "/days: must be >= 1");
+//!
+//! let mut words = [0u32; 64];
+//! assert_eq!(schema.index_words(), Ok(41));
+//! let indexed = schema.indexed(&mut words).expect("64 words are enough");
+//! assert_eq!(indexed.validate(args), Err(invalid));
 //! # Ok::<(), polyweave_tool_adapter::json::schema::SchemaError>(())
 //! ```
 
 mod check;
 mod document;
 mod equal;
+mod index;
 mod lint;
 mod names;
 mod number;
@@ -35,7 +45,9 @@ pub(crate) mod pattern;
 mod refs;
 pub(crate) mod text;
 mod uri;
+mod vocabulary;
 mod why;
 
 pub use document::{Draft, Limits, Schema, SchemaError, SchemaErrorKind};
+pub use index::IndexError;
 pub use why::{write_cut, Invalid, InvalidDisplay, Why};

@@ -159,8 +159,8 @@ fn absolute<'s>(schema: &Schema<'s>, resource: &'s [u8]) -> Option<Uri> {
     let mut uri = Some(Uri::new());
     walk(
         schema,
-        schema.root,
-        schema.root,
+        schema.root(),
+        schema.root(),
         schema.limits.max_depth,
         // The walk goes depth first, so the subschemas around `resource` come outermost first.
         &mut |node, _| {
@@ -191,8 +191,8 @@ fn find_id<'s>(
     let (mut found, mut count) = (None, 0);
     walk(
         schema,
-        schema.root,
-        schema.root,
+        schema.root(),
+        schema.root(),
         schema.limits.max_depth,
         &mut |node, _| {
             let named = base_id(schema, node).is_some_and(|id| may_name(id, target.as_bytes()))

@@ -290,6 +290,8 @@ mod schema {
     static ARENA: ConstStaticCell<[u8; super::SMALL_ARENA]> =
         ConstStaticCell::new([0; super::SMALL_ARENA]);
     static TX: ConstStaticCell<[u8; 256]> = ConstStaticCell::new([0; 256]);
+    /// The worst schema's index (182 words).
+    static INDEX: ConstStaticCell<[u32; 192]> = ConstStaticCell::new([0; 192]);
 
     /// The tool's input schema, as a declaration gives it.
     const ADD: &[u8] = br#"{"type":"object","required":["a","b"],"additionalProperties":false,
@@ -375,6 +377,16 @@ mod schema {
         let shallower = Schema::with_limits(WORST, limits).ok()?;
         let refused = shallower.validate(WORST_VALUE).err()?;
         (refused.why() == Why::TooDeep).then_some(())
+    }
+
+    /// [`worst`] with the schema indexed first, as a host does at registration: the index's
+    /// words.
+    pub fn worst_indexed() -> Option<usize> {
+        let schema = Schema::new(core::hint::black_box(WORST)).ok()?;
+        let words = schema.index_words().ok()?;
+        let indexed = schema.indexed(INDEX.take()).ok()?;
+        indexed.validate(core::hint::black_box(WORST_VALUE)).ok()?;
+        Some(words)
     }
 }
 
@@ -981,6 +993,16 @@ async fn main(_spawner: Spawner) {
             "SCHEMA STACK: {=usize} bytes high water, value of {=usize} bytes",
             stack_high_water(),
             schema::WORST_VALUE.len()
+        );
+        paint_stack();
+        let Some(words) = schema::worst_indexed() else {
+            error!("worst schema, indexed, failed");
+            exit_failure()
+        };
+        info!(
+            "SCHEMA INDEXED STACK: {=usize} bytes high water, index of {=usize} words",
+            stack_high_water(),
+            words
         );
     }
     #[cfg(probe_decode)]

@@ -5,8 +5,10 @@ use super::super::super::valid::{Arr, Obj};
 use super::super::super::JsonStr;
 use super::super::document::{offset, Draft};
 use super::super::equal::{member, member_from};
+use super::super::index::Member;
+use super::super::vocabulary::Kw;
 use super::super::why::{Invalid, Why};
-use super::{member_text, Res, Run};
+use super::{Node, Res, Run};
 
 impl<'s, 'v> Run<'_, 's, 'v> {
     /// `properties` at the start of `rest`: each member of `v` it names checked against its
@@ -39,6 +41,29 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         Ok(props.closed())
     }
 
+    /// `properties` from the schema's index: each property's subschema, in the schema's
+    /// order, applied to the value's member of its name.
+    #[inline(never)]
+    pub(super) fn properties_indexed(
+        &mut self,
+        m: &Member<'s>,
+        v: &'v [u8],
+        depth: u8,
+        base: &'s [u8],
+    ) -> Res {
+        let mut cursor = 0;
+        for i in 0..m.property_count() {
+            let Some((name, sub)) = m.property(self.schema.text, i) else {
+                break;
+            };
+            if let Some(pv) = member_from(v, JsonStr::from_scanned_lenient(name), &mut cursor) {
+                // Straight to `check_rest`, as `properties_in` goes: a frame less a level.
+                self.check_rest(sub, pv, depth, base)?;
+            }
+        }
+        Ok(())
+    }
+
     #[inline(never)]
     pub(super) fn pattern_properties(
         &mut self,
@@ -63,14 +88,14 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     #[inline(never)]
     pub(super) fn additional(
         &mut self,
-        s: &'s [u8],
+        node: &Node<'s>,
         kv: &'s [u8],
         v: &'v [u8],
         depth: u8,
         base: &'s [u8],
     ) -> Res {
-        let props = member_text(s, b"properties");
-        let patterns = member_text(s, b"patternProperties");
+        let props = node.get(Kw::Properties);
+        let patterns = node.get(Kw::PatternProperties);
         for (name, pv) in Obj::of(v).into_iter().flatten() {
             if props.is_some_and(|p| member(p, name).is_some()) {
                 continue;
@@ -89,6 +114,18 @@ impl<'s, 'v> Run<'_, 's, 'v> {
                 (true, _) => {}
                 (false, Some(b'f')) => return Err(self.fail(pv, Why::PropertyNotAllowed)),
                 (false, _) => self.check(kv, pv, depth, base)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `required` from the schema's index: its names' tokens listed there.
+    #[inline(never)]
+    pub(super) fn required_indexed(&self, m: &Member<'s>, v: &'v [u8]) -> Res {
+        let mut cursor = 0;
+        for name in m.required_names(self.schema.text) {
+            if member_from(v, JsonStr::from_scanned_lenient(name), &mut cursor).is_none() {
+                return Err(self.fail(v, Why::Required(self.at(name))));
             }
         }
         Ok(())
