@@ -125,7 +125,7 @@ static pw_tool_status answer(void *userdata, pw_str args, pw_writer *out) {
 int main(void) {
     static const char call[] = "{\"type\":\"TOOL_CALL\",\"content\":{\"id\":\"1\",\"name\":\"answer\",\"args\":{}}}";
     static const char want[] = "{\"type\":\"TOOL_RESULT\",\"content\":{\"id\":\"1\",\"name\":\"answer\",\"result\":42}}";
-    pw_tool tool = {{(const uint8_t *)"answer", 6}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, answer, NULL, {NULL, 0}};
+    pw_tool tool = {{(const uint8_t *)"answer", 6}, PW_TOOL_KIND_SYNC, PW_TOOL_DEFAULT_TIMEOUT, answer, NULL, {NULL, 0}, NULL, 0};
     pw_hooks hooks = {NULL, NULL, NULL};
     pw_wrapper_config cfg;
     pw_wrapper *w;

@@ -188,9 +188,9 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         Ok(members.closed())
     }
 
-    /// [`Run::check_rest`] for a subschema the index lists: its keywords read from there.
+    /// [`Run::check_rest`] for a subschema the index lists: its keywords read from there;
+    /// `None` when the index does not list it (or there is none), and the text is read.
     #[inline(never)]
-    /// `None` when the index does not list it (or there is none): the text is read instead.
     fn check_indexed(
         &mut self,
         start: usize,
