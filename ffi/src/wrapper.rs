@@ -468,22 +468,23 @@ pub unsafe extern "C" fn pw_wrapper_init(
                     return Err(pw_result::PW_STORAGE_MISALIGNED);
                 }
                 // An index is written: it shares no byte with anything the wrapper reads or
-                // writes, nor with another tool's index.
-                let others = regs[..i]
-                    .iter()
-                    .map(|o| span(o.schema_index, o.schema_index_words));
-                for other in others {
-                    disjoint(&[index, other], &[])?;
+                // writes: any tool's name or schema, or another tool's index.
+                for (j, o) in regs.iter().enumerate() {
+                    let other = match j < i {
+                        true => span(o.schema_index, o.schema_index_words),
+                        false => (0, 0),
+                    };
+                    disjoint(
+                        &[index, other],
+                        &[
+                            span(o.schema.ptr, o.schema.len),
+                            span(o.name.ptr, o.name.len),
+                        ],
+                    )?;
                 }
                 disjoint(
                     &[index, block, span(out, 1)],
-                    &[
-                        span(tools, n_tools),
-                        span(hooks, 1),
-                        span(cfg, 1),
-                        span(t.schema.ptr, t.schema.len),
-                        span(t.name.ptr, t.name.len),
-                    ],
+                    &[span(tools, n_tools), span(hooks, 1), span(cfg, 1)],
                 )?;
             }
             // SAFETY: the caller keeps each schema readable for as long as the wrapper is used.

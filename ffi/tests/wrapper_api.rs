@@ -385,7 +385,15 @@ fn a_schema_index_answers_alike_and_a_bad_one_changes_nothing() {
     tools[0].schema = span(CITY);
     tools[0].schema_index = city_index.as_mut_ptr();
     tools[0].schema_index_words = need;
-    tools[2].schema = span(DAYS);
+    // DAYS's text in memory an index could be placed over (aligned, writable).
+    let mut days_text = vec![0u32; DAYS.len().div_ceil(4)];
+    let days_ptr = days_text.as_mut_ptr();
+    // SAFETY: `days_text` holds at least DAYS.len() bytes.
+    unsafe { ptr::copy_nonoverlapping(DAYS.as_ptr(), days_ptr.cast::<u8>(), DAYS.len()) };
+    tools[2].schema = pw_str {
+        ptr: days_ptr.cast_const().cast::<u8>(),
+        len: DAYS.len(),
+    };
     tools[2].schema_index = days_index.as_mut_ptr();
     tools[2].schema_index_words = days_index.len();
     let cfg = config();
@@ -423,6 +431,15 @@ fn a_schema_index_answers_alike_and_a_bad_one_changes_nothing() {
             },
             pw_result::PW_STORAGE_OVERLAP,
         ),
+        // Over another tool's schema text.
+        (
+            pw_tool {
+                schema_index: days_ptr,
+                schema_index_words: need.min(days_text.len()),
+                ..tools[0]
+            },
+            pw_result::PW_STORAGE_OVERLAP,
+        ),
     ];
     for (bad, code) in refused {
         let mut bad_tools = tools;
@@ -437,6 +454,13 @@ fn a_schema_index_answers_alike_and_a_bad_one_changes_nothing() {
             "the index is untouched"
         );
         assert!(days_index.iter().all(|w| *w == 0), "the index is untouched");
+        // SAFETY: `days_text` holds DAYS.len() bytes, written above.
+        let text = unsafe { std::slice::from_raw_parts(days_ptr.cast::<u8>(), DAYS.len()) };
+        assert_eq!(
+            text,
+            DAYS.as_bytes(),
+            "the other tool's schema is untouched"
+        );
     }
 
     let mut block = Block::new(fresh.len());
