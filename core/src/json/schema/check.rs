@@ -10,7 +10,7 @@ use super::super::valid::{self, Arr, Obj};
 use super::super::{trim_ws, JsonStr};
 use super::document::{keyword, offset, Draft, Schema};
 use super::equal::json_eq;
-use super::index::Record;
+use super::index::{self, Record, INTEGER};
 use super::number::Decimal;
 use super::pattern::{self, PatternFault};
 use super::vocabulary::Kw;
@@ -231,8 +231,10 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         for m in members {
             match (m.kw, kind) {
                 (Kw::Properties, Kind::Object) => self.properties_indexed(&m, v, depth, base)?,
-                (Kw::Type, _) => self.types_indexed(m.types(), m.value, v, kind)?,
-                (Kw::Required, Kind::Object) => self.required_indexed(&m, v)?,
+                (Kw::Type, _) => self.types(m.types(), m.value, v, kind)?,
+                (Kw::Required, Kind::Object) => {
+                    self.required(m.required_names(self.schema.text), v)?
+                }
                 _ => self.keyword(m.kw, &node, m.value, v, kind, depth, base)?,
             }
         }
@@ -253,7 +255,7 @@ impl<'s, 'v> Run<'_, 's, 'v> {
     ) -> Res {
         let draft7 = self.schema.draft == Draft::Draft07;
         match (kw, kind) {
-            (Kw::Type, _) => self.types(kv, v, kind),
+            (Kw::Type, _) => self.types(index::types(kv), kv, v, kind),
             (Kw::Enum, _) => match Arr::of(kv).into_iter().flatten().any(|e| json_eq(e, v, 64)) {
                 true => Ok(()),
                 false => Err(self.fail(v, Why::Enum)),
@@ -299,7 +301,7 @@ impl<'s, 'v> Run<'_, 's, 'v> {
             (Kw::Pattern, Kind::String) => self.pattern(kv, v),
             (Kw::PatternProperties, Kind::Object) => self.pattern_properties(kv, v, depth, base),
             (Kw::AdditionalProperties, Kind::Object) => self.additional(node, kv, v, depth, base),
-            (Kw::Required, Kind::Object) => self.required(kv, v),
+            (Kw::Required, Kind::Object) => self.required(Arr::of(kv).into_iter().flatten(), v),
             (Kw::PropertyNames, Kind::Object) => self.property_names(kv, v, depth, base),
             (Kw::MinProperties | Kw::MaxProperties, Kind::Object) => {
                 let n = Obj::of(v).map_or(0, Iterator::count);
@@ -369,42 +371,13 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         }
     }
 
-    #[inline(never)]
-    fn types(&self, kv: &'s [u8], v: &'v [u8], kind: Kind) -> Res {
-        let is = |t: &[u8]| {
-            // The token's inside as written: a name spelled with escapes matches none, as its
-            // raw text would not.
-            let name = match t {
-                [b'"', inside @ .., b'"'] => inside,
-                _ => &[],
-            };
-            match (name, kind) {
-                (b"object", Kind::Object)
-                | (b"array", Kind::Array)
-                | (b"string", Kind::String)
-                | (b"number", Kind::Number)
-                | (b"boolean", Kind::Boolean)
-                | (b"null", Kind::Null) => true,
-                (b"integer", Kind::Number) => Decimal::parse(v).is_some_and(|d| d.is_integer()),
-                _ => false,
-            }
-        };
-        let ok = match Arr::of(kv) {
-            Some(mut names) => names.any(is),
-            None => is(kv),
-        };
-        match ok {
-            true => Ok(()),
-            false => Err(self.fail(v, Why::Type(self.at(kv)))),
-        }
-    }
-
-    /// `type` from the index: the kinds it names as bits, in [`Kind`]'s order then `integer`.
+    /// `type`, given the kinds it names as bits (`index::types`, which an index keeps): in
+    /// [`Kind`]'s order, then `integer`.
     #[inline]
-    fn types_indexed(&self, mask: u32, kv: &'s [u8], v: &'v [u8], kind: Kind) -> Res {
+    fn types(&self, mask: u32, kv: &'s [u8], v: &'v [u8], kind: Kind) -> Res {
         let ok = mask & (1 << kind as u32) != 0
             || (kind == Kind::Number
-                && mask & (1 << 6) != 0
+                && mask & INTEGER != 0
                 && Decimal::parse(v).is_some_and(|d| d.is_integer()));
         match ok {
             true => Ok(()),
@@ -637,8 +610,8 @@ mod tests {
             token[1..=name.len()].copy_from_slice(name);
             token[name.len() + 1] = b'"';
             let schema = &token[..name.len() + 2];
-            assert_eq!(super::super::index::types(schema), 1 << kind as u32);
+            assert_eq!(index::types(schema), 1 << kind as u32);
         }
-        assert_eq!(TYPE_BITS[6], b"integer");
+        assert_eq!(index::types(br#""integer""#), INTEGER);
     }
 }

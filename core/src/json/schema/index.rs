@@ -336,6 +336,9 @@ pub(super) fn types(value: &[u8]) -> u32 {
     }
 }
 
+/// The bit of `integer` among [`types`]' kinds.
+pub(super) const INTEGER: u32 = 1 << 6;
+
 /// The names of `type`, by bit.
 pub(super) const TYPE_BITS: [&[u8]; 7] = [
     b"object", b"array", b"string", b"number", b"boolean", b"null", b"integer",

@@ -119,22 +119,11 @@ impl<'s, 'v> Run<'_, 's, 'v> {
         Ok(())
     }
 
-    /// `required` from the schema's index: its names' tokens listed there.
+    /// `required`, its names' tokens read from the text or from the index.
     #[inline(never)]
-    pub(super) fn required_indexed(&self, m: &Member<'s>, v: &'v [u8]) -> Res {
+    pub(super) fn required(&self, names: impl Iterator<Item = &'s [u8]>, v: &'v [u8]) -> Res {
         let mut cursor = 0;
-        for name in m.required_names(self.schema.text) {
-            if member_from(v, JsonStr::from_scanned_lenient(name), &mut cursor).is_none() {
-                return Err(self.fail(v, Why::Required(self.at(name))));
-            }
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    pub(super) fn required(&self, kv: &'s [u8], v: &'v [u8]) -> Res {
-        let mut cursor = 0;
-        for name in Arr::of(kv).into_iter().flatten() {
+        for name in names {
             if member_from(v, JsonStr::from_scanned_lenient(name), &mut cursor).is_none() {
                 return Err(self.fail(v, Why::Required(self.at(name))));
             }
