@@ -2728,7 +2728,8 @@ size_t pw_decoder_align(void);
 
 /**
  * The longest frame `pw_decoder_poll_frame` can write for `cfg`: an output buffer this
- * long is never refused with `PW_BUFFER_TOO_SMALL`.
+ * long is never refused with `PW_BUFFER_TOO_SMALL`, and each frame is written into it in one
+ * pass (into a shorter one, each is measured first).
  *
  * The caller must pass `cfg` valid for one read and `out_len` for one write.
  */

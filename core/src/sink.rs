@@ -60,11 +60,33 @@ with_counted_writers! {
         out: &mut [u8],
         write: impl Fn(&mut dyn Sink),
     ) -> Result<usize, crate::json::BufferTooSmall> {
+        write_passes::<false>(out, false, write)
+    }
+
+    /// [`write_counted`], told whether `out` is at least as long as anything `write` puts: then
+    /// it writes in one pass, with no count first (the count is a second run of every escaper
+    /// and copy of the frame).
+    #[cfg(feature = "_providers")]
+    pub(crate) fn write_within(
+        out: &mut [u8],
+        whole: bool,
+        write: impl Fn(&mut dyn Sink),
+    ) -> Result<usize, crate::json::BufferTooSmall> {
+        write_passes::<true>(out, whole, write)
+    }
+
+    /// The two: `ONE_PASS` false compiles `whole` away, so that `write_counted`'s many callers
+    /// (the MCP client's) carry no test of it.
+    fn write_passes<const ONE_PASS: bool>(
+        out: &mut [u8],
+        whole: bool,
+        write: impl Fn(&mut dyn Sink),
+    ) -> Result<usize, crate::json::BufferTooSmall> {
         // Both passes go through one call of `write` on one sink type: with two calls, the
         // compiler inlined the writer into each (the MCP client's `poll_frame` twice over).
-        let mut needed = None;
+        let mut room = (ONE_PASS && whole).then_some(out.len());
         loop {
-            let buf = match needed {
+            let buf = match room {
                 // The count: over no room, every byte is counted and none written.
                 None => &mut [][..],
                 Some(n) => match out.get_mut(..n) {
@@ -74,9 +96,14 @@ with_counted_writers! {
             };
             let mut sink = Exact { buf, pos: 0 };
             write(&mut sink);
-            match needed {
-                Some(n) => return Ok(n),
-                None => needed = Some(sink.pos),
+            match room {
+                // The round after the count: the size counted.
+                Some(n) if !ONE_PASS => return Ok(n),
+                Some(n) if sink.pos <= n => return Ok(sink.pos),
+                // Past a length the caller said `write` keeps to: what was written is cut, and
+                // the caller is told the size needed, as from a count.
+                Some(_) => return Err(crate::json::BufferTooSmall { needed: sink.pos }),
+                None => room = Some(sink.pos),
             }
         }
     }
@@ -223,6 +250,43 @@ mod tests {
                 v * 10 + (d - b'0') as u128
             });
             assert_eq!(back, n as u128);
+        }
+    }
+
+    /// Into a buffer said to hold anything, the writer runs once; else it is counted first,
+    /// and a short buffer is left untouched; a writer past the length it was said to keep to
+    /// gets the size it needs, as from a count.
+    #[cfg(feature = "_providers")]
+    #[test]
+    fn written_once_when_whole_else_counted_first() {
+        use core::cell::Cell;
+        let runs = Cell::new(0);
+        let write = |s: &mut dyn Sink| {
+            runs.set(runs.get() + 1);
+            s.put(b"{\"a\":");
+            s.put_escaped(b"\"x\"");
+            s.put(b"}");
+        };
+        let want = br#"{"a":\"x\"}"#;
+        for (len, whole, result, wrote, n_runs) in [
+            (16, true, Ok(11), true, 1),
+            (16, false, Ok(11), true, 2),
+            (11, false, Ok(11), true, 2),
+            (10, false, Err(11), false, 1),
+            // Said whole but too short: cut, then told the size.
+            (10, true, Err(11), true, 1),
+        ] {
+            runs.set(0);
+            let mut out = [0xAA; 16];
+            let got = write_within(&mut out[..len], whole, write).map_err(|e| e.needed);
+            assert_eq!(got, result, "{len} {whole}");
+            assert_eq!(runs.get(), n_runs, "{len} {whole}");
+            match (wrote, got) {
+                (true, Ok(n)) => assert_eq!(&out[..n], want),
+                (false, _) => assert!(out.iter().all(|&b| b == 0xAA)),
+                (true, Err(_)) => assert_eq!(&out[..10], &want[..10]),
+            }
+            assert!(out[len..].iter().all(|&b| b == 0xAA), "past the buffer");
         }
     }
 }

@@ -141,6 +141,9 @@ const lens = [];
 // A batch's text is cut into its frames' texts, and each of them keeps the whole batch's text
 // alive: batches end past this many bytes, so a frame kept holds little more than itself.
 const BATCH_BYTES = 4096;
+// The output buffer is kept at least `pw_decoder_max_frame_len` past a batch for frames up
+// to this long (the default configuration's is 32,832 bytes).
+const WHOLE_FRAME_ROOM = 1 << 20;
 
 /** Struct `s` with the values of `o`, as its bytes. */
 function structBytes(s, o) {
@@ -254,7 +257,10 @@ class Decoder {
       out = new OutBuf(4096);
       input = new OutBuf(4096);
     }
-    if (out.cap < this._frameBuffer) out.grow(this._frameBuffer);
+    // Room for a whole frame after a batch's bytes: the library then writes each frame once
+    // instead of measuring it first (for a configuration whose longest frame is not huge).
+    const want = Math.max(this._frameBuffer, this.maxFrameLen <= WHOLE_FRAME_ROOM ? this.maxFrameLen + BATCH_BYTES : 0);
+    if (out.cap < want) out.grow(want);
     return this._d;
   }
 

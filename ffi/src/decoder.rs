@@ -191,7 +191,8 @@ pub extern "C" fn pw_decoder_align() -> usize {
 }
 
 /// The longest frame `pw_decoder_poll_frame` can write for `cfg`: an output buffer this
-/// long is never refused with `PW_BUFFER_TOO_SMALL`.
+/// long is never refused with `PW_BUFFER_TOO_SMALL`, and each frame is written into it in one
+/// pass (into a shorter one, each is measured first).
 ///
 /// The caller must pass `cfg` valid for one read and `out_len` for one write.
 #[unsafe(no_mangle)]

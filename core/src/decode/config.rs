@@ -80,7 +80,8 @@ impl DecoderConfig {
             .saturating_add(calls.saturating_mul(self.slot_len()))
     }
 
-    /// The longest frame the decoder can write: size the buffer given to `poll_frame` so.
+    /// The longest frame the decoder can write: size the buffer given to `poll_frame` so (each
+    /// frame is then written in one pass; into a shorter buffer it is measured first).
     pub const fn max_frame_len(&self) -> usize {
         // A delta, a provider state or an error re-escaped from an event: at most twice its
         // bytes (a raw error value quoted), plus the frame around it.

@@ -84,7 +84,7 @@ pub(crate) use step::{Cursor, Emit, Event, State, Step};
 use crate::body_reader::{Fed, Framing, Reader};
 use crate::error::StorageError;
 use crate::json;
-use crate::sink::{put_json_str, put_json_string, write_counted, Sink};
+use crate::sink::{put_json_str, put_json_string, write_within, Sink};
 use step::Reason;
 
 use crate::json::BufferTooSmall;
@@ -240,9 +240,12 @@ impl<'a> Decoder<'a> {
     /// is none until more bytes come (or, after [`finish`](Self::finish), the body is done).
     /// A buffer too small for the frame gets the size needed and nothing changes.
     pub fn poll_frame(&mut self, out: &mut [u8]) -> Result<Option<usize>, BufferTooSmall> {
+        // A buffer of `max_frame_len` takes any frame: each is then written once, not
+        // measured first.
+        let whole = out.len() >= self.cfg.max_frame_len();
         loop {
             if let Some(i) = self.st.calls.next_ready() {
-                let n = write_counted(out, |s| self.st.calls.write_frame(i, s))?;
+                let n = write_within(out, whole, |s| self.st.calls.write_frame(i, s))?;
                 self.st.calls.free(i);
                 self.st.skipped.calls_written += 1;
                 return Ok(Some(n));
@@ -277,7 +280,7 @@ impl<'a> Decoder<'a> {
                     self.owed = Some((e, then));
                     continue;
                 }
-                let n = match write_counted(out, |s| write_emit(&ev, e, &self.st, s)) {
+                let n = match write_within(out, whole, |s| write_emit(&ev, e, &self.st, s)) {
                     Ok(n) => n,
                     Err(short) => {
                         self.owed = Some((e, then));
@@ -296,7 +299,7 @@ impl<'a> Decoder<'a> {
                 return Ok(Some(n));
             }
             if self.phase == Phase::EndOwed {
-                let n = write_counted(out, |s| self.write_end(s))?;
+                let n = write_within(out, whole, |s| self.write_end(s))?;
                 self.phase = Phase::Ended;
                 return Ok(Some(n));
             }
