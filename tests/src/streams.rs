@@ -106,6 +106,62 @@ pub fn decode_with(
     Decoded { frames, stats }
 }
 
+/// Decodes `body` fed in pieces of `piece` bytes, with `slots` call slots at the default
+/// capacities, polling each frame first into a buffer of `len` bytes, as a careful host with
+/// a small buffer does: a frame refused there must be told a size past `len`, be refused again
+/// one byte short of that size with the same answer, leave both buffers untouched (each starts
+/// filled with 0xAA), and then fit exactly that size. The frames, and how many were refused.
+pub fn decode_polled(
+    provider: Provider,
+    slots: usize,
+    body: &[u8],
+    piece: usize,
+    len: usize,
+) -> (Vec<String>, usize) {
+    let cfg = DecoderConfig::DEFAULT;
+    let mut slot_store = vec![CallSlot::EMPTY; slots];
+    let mut arena = vec![0u8; cfg.arena_len(slots)];
+    let mut d = Decoder::new(provider, cfg, &mut slot_store, &mut arena).expect("decoder");
+    let (mut frames, mut refused) = (Vec::new(), 0);
+    let mut take = |d: &mut Decoder<'_>, frames: &mut Vec<String>| loop {
+        let mut out = vec![0xAA; len];
+        let needed = match d.poll_frame(&mut out) {
+            Ok(None) => return,
+            Ok(Some(n)) => {
+                frames.push(String::from_utf8(out[..n].to_vec()).expect("UTF-8 frame"));
+                continue;
+            }
+            Err(e) => e.needed,
+        };
+        refused += 1;
+        assert!(
+            out.iter().all(|&b| b == 0xAA),
+            "a refused buffer was written"
+        );
+        assert!(needed > len, "refused {len} bytes for a frame of {needed}");
+        let mut short = vec![0xAA; needed - 1];
+        assert_eq!(d.poll_frame(&mut short).unwrap_err().needed, needed);
+        assert!(
+            short.iter().all(|&b| b == 0xAA),
+            "a refused buffer was written"
+        );
+        let mut exact = vec![0xAA; needed];
+        assert_eq!(d.poll_frame(&mut exact), Ok(Some(needed)));
+        frames.push(String::from_utf8(exact).expect("UTF-8 frame"));
+    };
+    for chunk in body.chunks(piece.max(1)) {
+        let mut input = chunk;
+        while !input.is_empty() {
+            let n = d.feed(input);
+            input = &input[n..];
+            take(&mut d, &mut frames);
+        }
+    }
+    d.finish();
+    take(&mut d, &mut frames);
+    (frames, refused)
+}
+
 /// [`decode_with`] at the default capacities and 8 slots.
 pub fn decode(provider: Provider, body: &[u8], cut: impl FnMut() -> usize) -> Decoded {
     decode_with(provider, DecoderConfig::DEFAULT, 8, body, cut)

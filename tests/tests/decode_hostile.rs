@@ -6,7 +6,7 @@
 
 use polyweave_tests::alloc_count::{measure, Counting};
 use polyweave_tests::drive::{at, drain, echo};
-use polyweave_tests::streams::{decode, decode_with, recordings};
+use polyweave_tests::streams::{decode, decode_polled, decode_with, recordings};
 use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, DecoderStats};
 use polyweave_tool_adapter::{NoHooks, Route, Slot, Tool, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::{Provider, StorageError};
@@ -1083,51 +1083,6 @@ fn chat_choices_read_in_place_keep_every_rule() {
     );
 }
 
-/// Frames of `body` polled into buffers of `len` bytes (a too-small answer then gets a buffer
-/// of exactly the size it named, after one byte short of it): the frames, and the number of
-/// times the buffer was too small. Every buffer starts filled with 0xAA, and a refused one is
-/// checked to be untouched.
-fn polled_into(provider: Provider, body: &[u8], len: usize) -> (Vec<String>, usize) {
-    let cfg = DecoderConfig::DEFAULT;
-    let mut slots = [CallSlot::EMPTY; 8];
-    let mut arena = vec![0u8; cfg.arena_len(8)];
-    let mut d = Decoder::new(provider, cfg, &mut slots, &mut arena).unwrap();
-    let (mut frames, mut short) = (Vec::new(), 0);
-    let mut take = |d: &mut Decoder<'_>, frames: &mut Vec<String>| loop {
-        let mut out = vec![0xAA; len];
-        match d.poll_frame(&mut out) {
-            Ok(None) => return,
-            Ok(Some(n)) => frames.push(String::from_utf8(out[..n].to_vec()).unwrap()),
-            Err(e) => {
-                short += 1;
-                assert!(
-                    out.iter().all(|&b| b == 0xAA),
-                    "a refused buffer was written"
-                );
-                assert!(e.needed > len);
-                let mut less = vec![0xAA; e.needed - 1];
-                assert_eq!(d.poll_frame(&mut less).unwrap_err().needed, e.needed);
-                assert!(
-                    less.iter().all(|&b| b == 0xAA),
-                    "a refused buffer was written"
-                );
-                let mut exact = vec![0xAA; e.needed];
-                assert_eq!(d.poll_frame(&mut exact).unwrap(), Some(e.needed));
-                frames.push(String::from_utf8(exact).unwrap());
-            }
-        }
-    };
-    let mut input = body;
-    while !input.is_empty() {
-        let n = d.feed(input);
-        input = &input[n..];
-        take(&mut d, &mut frames);
-    }
-    d.finish();
-    take(&mut d, &mut frames);
-    (frames, short)
-}
-
 /// A buffer of `max_frame_len` gets each frame written in one pass, a shorter one each frame
 /// measured first: the same frames on every recording either way, and, frame by frame, a
 /// buffer too small is told the size needed and left untouched.
@@ -1136,15 +1091,15 @@ fn frames_are_the_same_written_once_or_measured_first() {
     let max = DecoderConfig::DEFAULT.max_frame_len();
     let mut refused = 0;
     for r in recordings() {
-        let (once, short) = polled_into(r.provider, &r.body, max);
+        let (once, short) = decode_polled(r.provider, 8, &r.body, usize::MAX, max);
         assert_eq!(
             short, 0,
             "{}: a buffer of max_frame_len was refused",
             r.name
         );
-        let (measured, _) = polled_into(r.provider, &r.body, max - 1);
+        let (measured, _) = decode_polled(r.provider, 8, &r.body, usize::MAX, max - 1);
         assert_eq!(measured, once, "{}", r.name);
-        let (tight, short) = polled_into(r.provider, &r.body, 1);
+        let (tight, short) = decode_polled(r.provider, 8, &r.body, usize::MAX, 1);
         assert_eq!(tight, once, "{}", r.name);
         assert_eq!(
             short,

@@ -6,7 +6,7 @@
 //! same bytes whatever the split, through the short-buffer path like any other frame, and
 //! with nothing else in the output or in the counters changed.
 
-use polyweave_tests::streams::{decode, decode_with, recordings, Recording};
+use polyweave_tests::streams::{decode, decode_polled, decode_with, recordings, Recording};
 use polyweave_tests::XorShift;
 use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, DecoderStats};
 use polyweave_tool_adapter::Provider;
@@ -355,38 +355,11 @@ fn state_frames_are_the_same_whole_byte_by_byte_and_in_random_pieces() {
 
 // ----- a host buffer too small for a STATE frame ------------------------------------------
 
-/// Decodes `body` polling every frame first into no buffer, then into one byte too few
-/// (both must report the same size and write nothing), then into exactly its size.
+/// Decodes `body` polling every frame first into no buffer (every frame refused), then into
+/// one byte too few, then into exactly its size ([`decode_polled`]).
 fn decode_tight(provider: Provider, slots: usize, body: &[u8], piece: usize) -> Vec<String> {
-    let cfg = DecoderConfig::DEFAULT;
-    let mut slot_store = vec![CallSlot::EMPTY; slots];
-    let mut arena = vec![0u8; cfg.arena_len(slots)];
-    let mut d = Decoder::new(provider, cfg, &mut slot_store, &mut arena).unwrap();
-    let mut frames = Vec::new();
-    let take = |d: &mut Decoder<'_>, frames: &mut Vec<String>| loop {
-        let needed = match d.poll_frame(&mut []) {
-            Ok(None) => break,
-            Ok(Some(n)) => panic!("a frame of {n} bytes in no buffer"),
-            Err(e) => e.needed,
-        };
-        let mut short = vec![0u8; needed - 1];
-        let e = d.poll_frame(&mut short).unwrap_err();
-        assert_eq!(e.needed, needed);
-        assert!(short.iter().all(|&b| b == 0), "a short buffer is untouched");
-        let mut exact = vec![0u8; needed];
-        assert_eq!(d.poll_frame(&mut exact), Ok(Some(needed)));
-        frames.push(String::from_utf8(exact).unwrap());
-    };
-    for chunk in body.chunks(piece) {
-        let mut input = chunk;
-        while !input.is_empty() {
-            let n = d.feed(input);
-            input = &input[n..];
-            take(&mut d, &mut frames);
-        }
-    }
-    d.finish();
-    take(&mut d, &mut frames);
+    let (frames, refused) = decode_polled(provider, slots, body, piece, 0);
+    assert_eq!(refused, frames.len(), "a frame in no buffer");
     frames
 }
 
