@@ -38,29 +38,37 @@ pub enum FrameKind<'a> {
 impl<'a> FrameKind<'a> {
     /// Maps a `type` string to its kind (names compare as decoded text).
     pub fn from_type(ty: JsonStr<'a>) -> Self {
-        const KNOWN: [(&[u8], FrameKind<'static>); 5] = [
-            (b"TEXT", FrameKind::Text),
-            (b"TOOL_CALL", FrameKind::ToolCall),
-            (b"TOOL_RESULT", FrameKind::ToolResult),
-            (b"ERROR", FrameKind::Error),
-            (b"END", FrameKind::End),
-        ];
-        // Almost every type is written without escapes, and the five have five lengths: one
-        // comparison of raw bytes finds it (bytes equal to a known name hold no backslash).
-        let raw = ty.raw();
-        // Equivalent mutant: `==` -> `!=`: the raw bytes then differ, and the decoding loop
-        // decides.
-        if let Some(&(name, kind)) = KNOWN.iter().find(|(name, _)| name.len() == raw.len()) {
-            if raw == name {
-                return kind;
-            }
+        // Almost every type is written without escapes: its raw bytes are its name, and the
+        // types a stream carries most (`TEXT` and `REASONING` deltas) then cost a length test
+        // and a comparison. Only an escaped type is decoded (the longest name fits 11 bytes;
+        // a longer text is none of them).
+        if let Some(kind) = Self::known(ty.raw()) {
+            return kind;
         }
-        for (name, kind) in KNOWN {
-            if ty.eq_text(name) {
+        if !ty.is_plain() {
+            let mut buf = [0u8; 11];
+            if let Some(kind) = ty
+                .decode_into(&mut buf)
+                .ok()
+                .and_then(|t| Self::known(t.as_bytes()))
+            {
                 return kind;
             }
         }
         FrameKind::Other(ty)
+    }
+
+    /// The kind a known name stands for.
+    #[inline]
+    fn known(name: &[u8]) -> Option<FrameKind<'static>> {
+        match name {
+            b"TEXT" => Some(FrameKind::Text),
+            b"TOOL_CALL" => Some(FrameKind::ToolCall),
+            b"TOOL_RESULT" => Some(FrameKind::ToolResult),
+            b"ERROR" => Some(FrameKind::Error),
+            b"END" => Some(FrameKind::End),
+            _ => None,
+        }
     }
 }
 
@@ -461,6 +469,45 @@ mod tests {
             Frame::parse(b"\xef\xbb\xbf{\"type\":\"END\"}"),
             Err(FrameError::NotAnObject)
         ));
+    }
+
+    /// A type names a kind as decoded text, plain or escaped; a name of a known length that
+    /// differs, one past the longest, or one that decodes longer, is another kind with its
+    /// text as written.
+    #[test]
+    fn types_name_kinds_as_decoded_text() {
+        let kind = |raw: &'static str| FrameKind::from_type(JsonStr::from_inner(raw.as_bytes()));
+        for (raw, want) in [
+            ("TEXT", FrameKind::Text),
+            ("TOOL_CALL", FrameKind::ToolCall),
+            ("TOOL_RESULT", FrameKind::ToolResult),
+            ("ERROR", FrameKind::Error),
+            ("END", FrameKind::End),
+            (r"T\u0045XT", FrameKind::Text),
+            (r"\u0054OOL_CALL", FrameKind::ToolCall),
+            (r"TOOL_RESUL\u0054", FrameKind::ToolResult),
+            (r"\u0045\u0052\u0052\u004f\u0052", FrameKind::Error),
+            (r"EN\u0044", FrameKind::End),
+        ] {
+            assert_eq!(kind(raw), want, "{raw}");
+        }
+        for raw in [
+            "REASONING",
+            "TOOL_CALLS",
+            "TOOL_CALl",
+            "TEXTS",
+            "",
+            "text",
+            r"TEXT\n",
+            r"TOOL_RESULT\u0020",
+            r"\u0052EASONING",
+            r"TOOL_\/CALL",
+        ] {
+            match kind(raw) {
+                FrameKind::Other(t) => assert_eq!(t.raw(), raw.as_bytes()),
+                other => panic!("{raw}: {other:?}"),
+            }
+        }
     }
 
     /// The canonical fast path reads the type from its opening quote: a one-byte or empty
