@@ -158,9 +158,9 @@ pub(crate) trait Placed {
     /// # Safety
     ///
     /// As [`block`](Placed::block).
-    unsafe fn lent(this: *const Self) -> (usize, usize) {
+    unsafe fn lent(this: *const Self) -> Option<(usize, usize)> {
         let _ = this;
-        (0, 0)
+        None
     }
 }
 
@@ -178,6 +178,28 @@ macro_rules! placed_by_block_field {
 }
 pub(crate) use placed_by_block_field;
 
+/// `Err(PW_STORAGE_OVERLAP)` unless `p`'s block and the memory lent to it are disjoint from
+/// each other and from `others`.
+///
+/// # Safety
+///
+/// As [`Placed::block`].
+unsafe fn regions_apart<T: Placed>(
+    p: *const T,
+    others: &[(usize, usize)],
+) -> Result<(), pw_result> {
+    // SAFETY: as the function's contract.
+    let block = unsafe { T::block(p) };
+    // SAFETY: as above.
+    match unsafe { T::lent(p) } {
+        // Known per type once inlined: an object with nothing lent checks one region, not an
+        // empty second one too (every entry of every object runs this; the sync round trip
+        // through the C ABI took 257 instructions more a call when it checked two).
+        None => disjoint(&[block], others),
+        Some(lent) => disjoint(&[block, lent], others),
+    }
+}
+
 /// Checks `p` and returns the object behind it, once its block and the memory lent to it are
 /// disjoint from each other and from `others` (the regions the call reads or writes).
 ///
@@ -193,8 +215,7 @@ pub(crate) unsafe fn placed<'a, T: Placed>(
         return Err(pw_result::PW_STORAGE_MISALIGNED);
     }
     // SAFETY: non-NULL and aligned (checked), placed by `_init` (caller).
-    let regions = unsafe { [T::block(p), T::lent(p)] };
-    disjoint(&regions, others)?;
+    unsafe { regions_apart(p, others) }?;
     // SAFETY: as above, and nothing else uses the object during 'a (caller).
     Ok(unsafe { &mut *p })
 }
@@ -215,8 +236,7 @@ pub(crate) unsafe fn placed_ref<'a, T: Placed>(
         return Err(pw_result::PW_STORAGE_MISALIGNED);
     }
     // SAFETY: non-NULL and aligned (checked), placed by `_init` (caller).
-    let regions = unsafe { [T::block(p), T::lent(p)] };
-    disjoint(&regions, others)?;
+    unsafe { regions_apart(p, others) }?;
     // SAFETY: as above, and nothing changes the object during 'a (caller).
     Ok(unsafe { &*p })
 }

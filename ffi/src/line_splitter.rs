@@ -105,10 +105,10 @@ impl Placed for pw_line_splitter {
         span(this, 1)
     }
 
-    unsafe fn lent(this: *const Self) -> (usize, usize) {
+    unsafe fn lent(this: *const Self) -> Option<(usize, usize)> {
         // SAFETY: `this` points at a placed splitter (trait contract); one field is copied,
         // no reference made.
-        unsafe { (*this).line_buf }
+        Some(unsafe { (*this).line_buf })
     }
 }
 

@@ -147,9 +147,9 @@ impl Placed for pw_mcp {
         unsafe { (*this).block }
     }
 
-    unsafe fn lent(this: *const Self) -> (usize, usize) {
+    unsafe fn lent(this: *const Self) -> Option<(usize, usize)> {
         // SAFETY: as in `block`.
-        unsafe { (*this).outputs }
+        Some(unsafe { (*this).outputs })
     }
 }
 

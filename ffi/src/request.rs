@@ -103,11 +103,11 @@ impl Placed for pw_request {
         unsafe { (*this).block }
     }
 
-    unsafe fn lent(this: *const Self) -> (usize, usize) {
+    unsafe fn lent(this: *const Self) -> Option<(usize, usize)> {
         // SAFETY: `this` points at a placed request (trait contract), whose conversation
         // outlives it (`pw_request_init`'s contract); one field of each is copied, through
         // raw pointers, so no reference into the conversation is made.
-        unsafe { (*(*this).conv).block }
+        Some(unsafe { (*(*this).conv).block })
     }
 }
 
