@@ -193,8 +193,8 @@ unsafe fn regions_apart<T: Placed>(
     // SAFETY: as above.
     match unsafe { T::lent(p) } {
         // Known per type once inlined: an object with nothing lent checks one region, not an
-        // empty second one too (every entry of every object runs this; the sync round trip
-        // through the C ABI took 257 instructions more a call when it checked two).
+        // empty second one too (every entry of every object runs this check, so an empty
+        // region's test was paid on every call of the host loop).
         None => disjoint(&[block], others),
         Some(lent) => disjoint(&[block, lent], others),
     }

@@ -45,6 +45,8 @@ impl<'a> FrameKind<'a> {
         if let Some(kind) = Self::known(ty.raw()) {
             return kind;
         }
+        // Equivalent mutant: the plain test -> `true`: a plain type decodes to its raw bytes,
+        // which were just looked up.
         if !ty.is_plain() {
             let mut buf = [0u8; 11];
             if let Some(kind) = ty
