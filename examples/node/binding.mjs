@@ -398,6 +398,11 @@ export function handleResponse(w, now, data, out) {
   }
 }
 
+/** `pw_wrapper_handle_response` on `len` bytes already at `at` in the module's memory. */
+export function handleResponseAt(w, now, at, len, out) {
+  return X.pw_wrapper_handle_response(w, bigNow(now), at, len, out) >>> 0;
+}
+
 /** `pw_writer_write` of `data` (a string as UTF-8, or bytes): for sync tools, during their call. */
 export function writerWrite(out, data) {
   const mark = sp;
@@ -646,6 +651,7 @@ export function complete(w, now, handle, isError, text, completed) {
 
 // Through `C` like the others, so a test can stand in for them.
 C.handleResponseTo = handleResponse;
+C.handleResponseAt = handleResponseAt;
 C.writerWrite = writerWrite;
 C.complete = complete;
 

@@ -11,7 +11,7 @@
 import { C, PW, OutBuf, STRUCTS, Stable, U8, X, alignOffset, assertLoaded, pwError, writeStruct } from './binding.mjs';
 import { trapError, trapped } from './wasm.mjs';
 import { DV, lastLen, putBytes, release, sp, take, tempMark, textAt } from './memory.mjs';
-import { frameBytes, objectOf } from './raw.mjs';
+import { frameBytes, lastDelta, objectAt, objectOf } from './raw.mjs';
 
 // node:stream only where there is one (Node): a browser loads this module without it, and
 // `DecoderTransform` then says what to use instead.
@@ -121,7 +121,7 @@ const checked = new Map();
 function textsOf(at, len, lens, count, raw, frames) {
   const all = textAt(at, len);
   if (count === 1) {
-    frames.push(raw ? all : objectOf(all));
+    frames.push(raw ? all : objectAt(all, at, len));
     return;
   }
   // One UTF-16 unit per byte only when every byte is ASCII or an invalid byte decoded alone
@@ -260,7 +260,10 @@ class Decoder {
     // Room for a whole frame after a batch's bytes: the library then writes each frame once
     // instead of measuring it first (for a configuration whose longest frame is not huge).
     const want = Math.max(this._frameBuffer, this.maxFrameLen <= WHOLE_FRAME_ROOM ? this.maxFrameLen + BATCH_BYTES : 0);
-    if (out.cap < want) out.grow(want);
+    if (out.cap < want) {
+      lastDelta.text = null; // its bytes go with the old buffer
+      out.grow(want);
+    }
     return this._d;
   }
 
@@ -297,6 +300,7 @@ class Decoder {
    * the length the library writes.
    */
   _drain(d, frames, word) {
+    lastDelta.text = null; // the polls write over it
     let used = 0;
     let count = 0;
     for (;;) {
@@ -307,6 +311,7 @@ class Decoder {
         used += len;
         if (used >= BATCH_BYTES) {
           textsOf(out.ptr, used, lens, count, this.raw, frames);
+          lastDelta.text = null; // the next polls write over this batch
           used = 0;
           count = 0;
         }
@@ -316,6 +321,7 @@ class Decoder {
         if (count > 0) {
           // the batch so far out first: the next frame may fit the whole buffer
           textsOf(out.ptr, used, lens, count, this.raw, frames);
+          lastDelta.text = null;
           used = 0;
           count = 0;
         } else out.grow(DV.getUint32(word, true));

@@ -154,6 +154,28 @@ export function objectOf(text) {
   return v;
 }
 
+/**
+ * The last plain delta a decoder handed out alone, while its bytes are still where the library
+ * wrote them (`at`, `len` in the module's memory): `text` is null once anything may have
+ * written there (the decoders' next poll, their output buffer grown). A stream forwarded event
+ * by event pushes each delta into a wrapper right after it is decoded: the wrapper then hands
+ * the library those bytes instead of writing the text into memory again (`wrapper.mjs`). Plain
+ * deltas only: the library calls no JS while it reads one (no tool, no hook), so nothing can
+ * write over the bytes during the call.
+ */
+export const lastDelta = { text: null, at: 0, len: 0 };
+
+/** `objectOf` for a frame decoded alone at `at` (`len` bytes): a plain delta is noted in `lastDelta`. */
+export function objectAt(text, at, len) {
+  if (!PLAIN_DELTA.test(text)) return objectOf(text);
+  lastDelta.text = text;
+  lastDelta.at = at;
+  lastDelta.len = len;
+  const v = plainDelta(text);
+  new Carried(v, text);
+  return v;
+}
+
 /** A frame from the library's text: a parsed object carrying its text, or RawJSON. */
 export function frameOf(text) {
   try {

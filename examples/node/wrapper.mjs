@@ -29,7 +29,7 @@ import {
 } from './binding.mjs';
 import { realClock, clockOf } from './clock.mjs';
 import { createSource, isDuplex } from './duplex.mjs';
-import { frameBytes, frameOf, rawText, resultJSON, valueOf } from './raw.mjs';
+import { frameBytes, frameOf, lastDelta, rawText, resultJSON, valueOf } from './raw.mjs';
 
 function messageOf(err) {
   if (err instanceof Error) return err.message;
@@ -200,6 +200,9 @@ class ToolAdapterWrapper {
     const manual = clockOf(options);
     this.manual = manual !== null;
     this.clock = manual ?? realClock;
+    // The last reading given to the library (-1: none yet), which a plain delta may be given
+    // again: see `_now`.
+    this.lastNow = -1;
     this.source = createSource();
     this.sink = {
       write: (frame) => this._request(frame),
@@ -799,13 +802,13 @@ class ToolAdapterWrapper {
         }
       }
       const completed = [0];
-      const once = () => C.complete(this.w, this.clock.now(), call.handle, outcome.is_error, outcome.text, completed);
+      const once = () => C.complete(this.w, this._now(), call.handle, outcome.is_error, outcome.text, completed);
       let r = outcome === null ? PW.INVALID_RESULT : this._withRoom('pw_wrapper_complete', once);
       // A result that is not JSON (the core refused it, or JS could not write it) fails the
       // call with the core's text for it, `Tool <name> returned invalid JSON`.
       if (r === PW.INVALID_RESULT && (outcome === null || outcome.is_error === 0)) {
         r = this._withRoom('pw_wrapper_complete_unwritable', () =>
-          C.completeUnwritable(this.w, this.clock.now(), call.handle),
+          C.completeUnwritable(this.w, this._now(), call.handle),
         );
       }
       if (isNotWaiting(r)) return false;
@@ -831,7 +834,7 @@ class ToolAdapterWrapper {
         return true;
       }
       const r = this._withRoom('pw_wrapper_handle_adapter_frame', () =>
-        C.handleAdapterFrame(this.w, this.clock.now(), call.handle, bytes),
+        C.handleAdapterFrame(this.w, this._now(), call.handle, bytes),
       );
       if (isMalformed(r)) this._reject('adapter', frame, pwError('malformed adapter frame', r), call.index);
       else if (isNotWaiting(r)) return false;
@@ -848,7 +851,7 @@ class ToolAdapterWrapper {
     this._enter();
     try {
       const r = this._withRoom('pw_wrapper_handle_adapter_closed', () =>
-        C.handleAdapterClosed(this.w, this.clock.now(), call.handle),
+        C.handleAdapterClosed(this.w, this._now(), call.handle),
       );
       if (isNotWaiting(r)) return false;
       if (r !== PW.OK) throw pwError('pw_wrapper_handle_adapter_closed', r);
@@ -857,6 +860,23 @@ class ToolAdapterWrapper {
     } finally {
       this._leave();
     }
+  }
+
+  /** A clock reading for the library, kept as the last one given. */
+  _now() {
+    return (this.lastNow = this.clock.now());
+  }
+
+  /**
+   * The time for a plain `TEXT` or `REASONING` delta: the last reading given, when the clock
+   * is the real one. The library reads the time of such a frame only to keep its clock from
+   * going back (`pw_wrapper_handle_response` starts deadlines for `TOOL_CALL`s alone), so an
+   * earlier reading it already had is as good, and a stream of deltas does not read the clock
+   * for each (about a tenth of a delta's push). A manual clock is read every time: a test
+   * moving it back is told so at once.
+   */
+  _deltaNow() {
+    return this.manual || this.lastNow < 0 ? this._now() : this.lastNow;
   }
 
   _reject(path, frame, err, call) {
@@ -882,10 +902,15 @@ class ToolAdapterWrapper {
         return true;
       }
       const d = this.out;
-      // The common case without a closure: the queue had room.
-      let r = C.handleResponseTo(this.w, this.clock.now(), bytes, d.disposition);
+      // The common case without a closure: the queue had room. A delta pushed as it came out
+      // of a decoder is read where the decoder wrote it (raw.mjs, `lastDelta`).
+      let r =
+        bytes === lastDelta.text
+          ? C.handleResponseAt(this.w, this._deltaNow(), lastDelta.at, lastDelta.len, d.disposition)
+          : C.handleResponseTo(this.w, this._now(), bytes, d.disposition);
       if (r === PW.QUEUE_FULL) {
-        r = this._withRoom('pw_wrapper_handle_response', () => C.handleResponseTo(this.w, this.clock.now(), bytes, d.disposition), r);
+        // Draining runs the consumer, which may decode: from the text, then.
+        r = this._withRoom('pw_wrapper_handle_response', () => C.handleResponseTo(this.w, this._now(), bytes, d.disposition), r);
       }
       if (r !== PW.OK) {
         this._reject('response', frame, pwError('response frame refused', r));
@@ -915,7 +940,7 @@ class ToolAdapterWrapper {
         ? this.cfg.full_validation
           ? C.frameValidate(bytes, this.cfg.max_depth, [0])
           : C.frameKind(bytes, [0], [0], [0])
-        : C.handleRequest(this.w, this.clock.now(), bytes);
+        : C.handleRequest(this.w, this._now(), bytes);
       if (r !== PW.OK) {
         this._reject('request', frame, pwError('request frame refused', r));
         return true;
@@ -1006,7 +1031,7 @@ class ToolAdapterWrapper {
       const left = [0];
       let before = Infinity;
       for (;;) {
-        const r = C.cancel(this.w, this.clock.now(), text, left);
+        const r = C.cancel(this.w, this._now(), text, left);
         if (r !== PW.OK) throw pwError('cancel', r);
         const n = Number(left[0]);
         if (n === 0) break;
@@ -1032,7 +1057,7 @@ class ToolAdapterWrapper {
       if (this.retired) return; // no call is pending: no timeout
       let before = Infinity;
       for (;;) {
-        const now = this.clock.now();
+        const now = this._now();
         const r = C.handleTimeout(this.w, now);
         if (r !== PW.OK) throw pwError('clock', r);
         if (deadline(C.pollTimeout(this.w)) > now) break;

@@ -1,0 +1,137 @@
+// A plain TEXT or REASONING delta pushed into a wrapper right after a decoder handed it out is
+// read by the library where the decoder wrote it (raw.mjs, `lastDelta`), and given the last
+// clock reading again instead of a new one. These tests fail when the bytes are taken after
+// something wrote over them, or when a reading given to the library is not kept as the last.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createDecoder, createToolAdapterWrapper } from '../index.mjs';
+import { realClock } from '../clock.mjs';
+import { consumer, llm, sleep, types } from './helpers.mjs';
+
+const sse = (o) => `data: ${JSON.stringify(o)}\n\n`;
+const delta = (content) => sse({ choices: [{ index: 0, delta: { content } }] });
+const toolCall = (id, name, args) =>
+  sse({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }] } }] }) +
+  sse({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+
+/** A wrapper over a fake model whose consumer and rejections are recorded. */
+function wrapped(tools = {}) {
+  const m = llm();
+  const rejected = [];
+  const w = createToolAdapterWrapper(m.duplex, { tools, onRejected: (path, frame, err) => rejected.push([path, err.message]) });
+  return { m, w, got: consumer(w), rejected };
+}
+
+test('a delta pushed after another decoder wrote over its bytes is read from its text', () => {
+  const { m, w, got, rejected } = wrapped();
+  const a = createDecoder('openai-chat');
+  const b = createDecoder('openai-chat');
+  const [hello] = a.write(delta('hello, world'));
+  // The other decoder's first frame goes where the delta's bytes were: a `TOOL_CALL` whose
+  // first bytes, read as long as the delta, are not a frame.
+  const calls = b.write(toolCall('c1', 'search', '{"q":"rust"}'));
+  assert.deepEqual(types(calls), ['TOOL_CALL']);
+  m.say(hello);
+  assert.deepEqual(rejected, []);
+  assert.deepEqual(got, [{ type: 'TEXT', content: 'hello, world' }]);
+  assert.equal(w.pending, 0);
+  a.close();
+  b.close();
+  w.close();
+});
+
+test('a delta of a batch the same write went on past is read from its text', () => {
+  const { m, w, got, rejected } = wrapped();
+  const d = createDecoder('openai-chat');
+  // One event, so one drain: a delta past the 4,096 bytes of a batch, alone in its batch, then
+  // a call written at the start of the buffer again, over the delta's first bytes.
+  const long = 'x'.repeat(5000);
+  const call = { index: 0, id: 'c2', type: 'function', function: { name: 'search', arguments: '{"q":"wasm"}' } };
+  const frames = d.write(sse({ choices: [{ index: 0, delta: { content: long, tool_calls: [call] }, finish_reason: 'tool_calls' }] }));
+  assert.deepEqual(types(frames), ['TEXT', 'TOOL_CALL']);
+  m.say(frames[0]);
+  assert.deepEqual(rejected, []);
+  assert.deepEqual(got, [{ type: 'TEXT', content: long }]);
+  d.close();
+  w.close();
+});
+
+test('deltas pushed as they are decoded reach the consumer, and a call among them runs', () => {
+  const seen = [];
+  const { m, w, got, rejected } = wrapped({ search: (args) => (seen.push(args), { hits: 1 }) });
+  const d = createDecoder('openai-chat');
+  const words = ['one', ' two', ' thr\u00e9e', ' \u{1F600}'];
+  for (const word of words) for (const f of d.write(delta(word))) m.say(f);
+  for (const f of d.write(toolCall('c3', 'search', '{"q":12345678901234567890}'))) m.say(f);
+  for (const f of d.finish()) m.say(f);
+  assert.deepEqual(rejected, []);
+  // The deltas, then the library's prompt to go on after the call (mirrored to the consumer).
+  assert.deepEqual(
+    got.filter((f) => f.type === 'TEXT').map((f) => f.content).slice(0, words.length),
+    words,
+  );
+  assert.deepEqual(seen, [JSON.parse('{"q":12345678901234567890}')]);
+  assert.equal(m.toModel[0].type, 'TOOL_RESULT');
+  w.close();
+});
+
+test('the real clock is read for a call, not again for each delta, and every reading given is kept', async (t) => {
+  const read = realClock.now;
+  let now = 1000;
+  let reads = 0;
+  realClock.now = () => (reads++, now);
+  t.after(() => {
+    realClock.now = read;
+  });
+  let answer;
+  const { m, w, got, rejected } = wrapped({ ask: (args, cb) => (answer = cb) });
+  const d = createDecoder('openai-chat');
+  const push = (text) => {
+    for (const f of d.write(text)) m.say(f);
+  };
+  push(delta('a'));
+  assert.equal(reads, 1, 'the first delta: no reading yet to give again');
+  push(delta('b'));
+  push(delta('c'));
+  assert.equal(reads, 1, 'later deltas: the same reading');
+  now = 2000;
+  push(toolCall('k1', 'ask', '{}'));
+  assert.ok(reads > 1, 'a call starts its deadline from a new reading');
+  now = 3000;
+  const beforeComplete = reads;
+  assert.equal(answer(null, { ok: true }), true);
+  const afterComplete = reads;
+  assert.ok(afterComplete > beforeComplete, 'the result is given a new reading');
+  // The library has 3000 now: a delta given any earlier reading would be refused as time
+  // going back.
+  push(delta('d'));
+  assert.equal(reads, afterComplete);
+  assert.deepEqual(rejected, []);
+  // The deltas (the library's prompt after the call aside).
+  assert.deepEqual(
+    got.filter((f) => f.type === 'TEXT' && f.content.length === 1).map((f) => f.content),
+    ['a', 'b', 'c', 'd'],
+  );
+  await sleep(0);
+  w.close();
+  d.close();
+});
+
+test('a manual clock is read for every delta: a test moving it back is told at once', () => {
+  let now = 100;
+  const m = llm();
+  const rejected = [];
+  const w = createToolAdapterWrapper(m.duplex, { clock: { now: () => now }, onRejected: (path, frame, err) => rejected.push(path) });
+  const got = consumer(w);
+  const d = createDecoder('openai-chat');
+  for (const f of d.write(delta('a'))) m.say(f);
+  now = 50;
+  for (const f of d.write(delta('b'))) m.say(f);
+  assert.deepEqual(rejected, ['response']);
+  assert.deepEqual(
+    got.map((f) => f.content),
+    ['a'],
+  );
+  w.close();
+  d.close();
+});
