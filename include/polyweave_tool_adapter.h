@@ -2874,7 +2874,9 @@ pw_result pw_wrapper_init(void *mem,
 
 /**
  * A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are
- * pending, and says what to do with the bytes in `*out`.
+ * pending, and says what to do with the bytes in `*out`. `now_ms` starts a `TOOL_CALL`'s
+ * deadline; for any other frame it only moves the wrapper's clock, so the last time given
+ * serves as well as a new reading.
  *
  * The caller must pass `w` from `pw_wrapper_init`, not used concurrently; `bytes` valid for
  * `len` reads, outside the wrapper's block; `out` valid for one write.

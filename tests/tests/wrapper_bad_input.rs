@@ -1363,6 +1363,49 @@ fn invalid_json_result() {
 
 // ------------------------------------------------------------ the clock
 
+/// SPEC §7.5: a call is due its `TOOL_CALL`'s time plus its timeout; any other frame's time
+/// only moves the clock, so a host may give such a frame the last time it gave (the npm
+/// package gives text deltas its last reading): not before it, and no deadline moves.
+#[test]
+fn a_frame_other_than_a_call_only_moves_the_clock() {
+    let mut s = Storage::new(SMALL, 3);
+    let mut w = idle(&mut s);
+    // Calls started at 1 and 2 (due at 101 and 102); 5 the last time given.
+    busy(&mut w);
+    drain(&mut w);
+    let text = br#"{"type":"TEXT","content":"x"}"#;
+    let reasoning = br#"{"type":"REASONING","content":"y"}"#;
+    for (now, frame) in [
+        (5, &text[..]),
+        (5, reasoning),
+        (90, text),
+        (90, reasoning),
+        (90, text),
+    ] {
+        assert_eq!(w.handle_response(at(now), frame), Ok(Disposition::Forward));
+        assert_eq!(w.poll_timeout(), Some(at(101)));
+    }
+    assert_eq!(
+        w.handle_response(at(89), text),
+        Err(Error::ClockWentBackwards(ClockWentBackwards {
+            last: at(90),
+            given: at(89),
+        }))
+    );
+    assert_eq!(w.now(), at(90));
+    // A call given that same time is due 100 later; the two earlier ones keep their times.
+    start(
+        &mut w,
+        90,
+        r#"{"type":"TOOL_CALL","content":{"id":"d2","name":"later","args":{}}}"#,
+    );
+    assert_eq!(w.poll_timeout(), Some(at(101)));
+    w.handle_timeout(at(102)).unwrap();
+    assert_eq!(w.pending(), 1);
+    drain(&mut w);
+    assert_eq!(w.poll_timeout(), Some(at(190)));
+}
+
 #[test]
 fn clock_going_backwards_on_every_input() {
     let back = Error::ClockWentBackwards(ClockWentBackwards {

@@ -258,6 +258,10 @@ impl<'a, H: Hooks> Wrapper<'a, H> {
     // ----- inputs -------------------------------------------------------
 
     /// A frame from the model (response path): intercepts `TOOL_CALL`, holds `END` while calls are pending.
+    ///
+    /// `now` starts a `TOOL_CALL`'s deadline; for any other frame it only moves the wrapper's
+    /// clock, so a host may give such a frame the last time it gave instead of reading its
+    /// clock again (the npm package does so for text deltas).
     pub fn handle_response(&mut self, now: Instant, bytes: &[u8]) -> Result<Disposition, Error> {
         self.clock.check(now)?;
         // A `TOOL_CALL` is validated whole before it is acted on: one that says so in its
