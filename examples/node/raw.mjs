@@ -29,13 +29,19 @@ class Plain {
 }
 class Carried extends Plain {
   #text;
-  constructor(o, text) {
+  #delta;
+  constructor(o, text, delta) {
     super(o);
     this.#text = text;
+    this.#delta = delta;
   }
   /** The text `o` carries, or `undefined`. */
   static of(o) {
     return #text in o ? o.#text : undefined;
+  }
+  /** Whether `o` carries the text of a plain delta (`PLAIN_DELTA`). */
+  static delta(o) {
+    return #text in o && o.#delta;
   }
 }
 
@@ -149,9 +155,22 @@ function plainDelta(text) {
 
 /** An object parsed from the library's JSON text, carrying that text (`rawText`). */
 export function objectOf(text) {
-  const v = PLAIN_DELTA.test(text) ? plainDelta(text) : JSON.parse(text);
-  if (v !== null && typeof v === 'object') new Carried(v, text);
+  if (PLAIN_DELTA.test(text)) {
+    const v = plainDelta(text);
+    new Carried(v, text, true);
+    return v;
+  }
+  const v = JSON.parse(text);
+  if (v !== null && typeof v === 'object') new Carried(v, text, false);
   return v;
+}
+
+/**
+ * Whether `frame` is an object the package made from a plain `TEXT` or `REASONING` delta: the
+ * library reads no clock for it (see `wrapper.mjs`, `_deltaNow`).
+ */
+export function isPlainDelta(frame) {
+  return frame !== null && typeof frame === 'object' && Carried.delta(frame);
 }
 
 /**
@@ -172,7 +191,7 @@ export function objectAt(text, at, len) {
   lastDelta.at = at;
   lastDelta.len = len;
   const v = plainDelta(text);
-  new Carried(v, text);
+  new Carried(v, text, true);
   return v;
 }
 

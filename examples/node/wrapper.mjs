@@ -29,7 +29,7 @@ import {
 } from './binding.mjs';
 import { realClock, clockOf } from './clock.mjs';
 import { createSource, isDuplex } from './duplex.mjs';
-import { frameBytes, frameOf, lastDelta, rawText, resultJSON, valueOf } from './raw.mjs';
+import { frameBytes, frameOf, isPlainDelta, lastDelta, rawText, resultJSON, valueOf } from './raw.mjs';
 
 function messageOf(err) {
   if (err instanceof Error) return err.message;
@@ -907,7 +907,7 @@ class ToolAdapterWrapper {
       let r =
         bytes === lastDelta.text
           ? C.handleResponseAt(this.w, this._deltaNow(), lastDelta.at, lastDelta.len, d.disposition)
-          : C.handleResponseTo(this.w, this._now(), bytes, d.disposition);
+          : C.handleResponseTo(this.w, isPlainDelta(frame) ? this._deltaNow() : this._now(), bytes, d.disposition);
       if (r === PW.QUEUE_FULL) {
         // Draining runs the consumer, which may decode: from the text, then.
         r = this._withRoom('pw_wrapper_handle_response', () => C.handleResponseTo(this.w, this._now(), bytes, d.disposition), r);
