@@ -153,21 +153,28 @@ function plainDelta(text) {
   return { type: 'REASONING', content: text.slice(REASONING_AT, -2) };
 }
 
-/** An object parsed from the library's JSON text, carrying that text (`rawText`). */
-export function objectOf(text) {
-  if (PLAIN_DELTA.test(text)) {
-    const v = plainDelta(text);
-    new Carried(v, text, true);
-    return v;
-  }
+/** The object `JSON.parse` makes of the library's text, carrying that text. */
+function parsed(text) {
   const v = JSON.parse(text);
   if (v !== null && typeof v === 'object') new Carried(v, text, false);
   return v;
 }
 
+/** A plain delta's object (`PLAIN_DELTA` matched), carrying its text. */
+function deltaObject(text) {
+  const v = plainDelta(text);
+  new Carried(v, text, true);
+  return v;
+}
+
+/** An object parsed from the library's JSON text, carrying that text (`rawText`). */
+export function objectOf(text) {
+  return PLAIN_DELTA.test(text) ? deltaObject(text) : parsed(text);
+}
+
 /**
- * Whether `frame` is an object the package made from a plain `TEXT` or `REASONING` delta: the
- * library reads no clock for it (see `wrapper.mjs`, `_deltaNow`).
+ * Whether `frame` is an object the package made from a plain `TEXT` or `REASONING` delta: a
+ * wrapper gives it its last clock reading again (`wrapper.mjs`, `_deltaNow`).
  */
 export function isPlainDelta(frame) {
   return frame !== null && typeof frame === 'object' && Carried.delta(frame);
@@ -186,13 +193,11 @@ export const lastDelta = { text: null, at: 0, len: 0 };
 
 /** `objectOf` for a frame decoded alone at `at` (`len` bytes): a plain delta is noted in `lastDelta`. */
 export function objectAt(text, at, len) {
-  if (!PLAIN_DELTA.test(text)) return objectOf(text);
+  if (!PLAIN_DELTA.test(text)) return parsed(text);
   lastDelta.text = text;
   lastDelta.at = at;
   lastDelta.len = len;
-  const v = plainDelta(text);
-  new Carried(v, text, true);
-  return v;
+  return deltaObject(text);
 }
 
 /** A frame from the library's text: a parsed object carrying its text, or RawJSON. */
