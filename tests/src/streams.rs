@@ -149,17 +149,29 @@ pub fn decode_polled(
         assert_eq!(d.poll_frame(&mut exact), Ok(Some(needed)));
         frames.push(String::from_utf8(exact).expect("UTF-8 frame"));
     };
+    feed_all(&mut d, body, piece, |d| take(d, &mut frames));
+    (frames, refused)
+}
+
+/// Feeds `body` to `d` in pieces of `piece` bytes, as a host hands on what it read, calling
+/// `poll` after every feed and after `finish` (a decoder takes no bytes while frames wait, so a
+/// piece is fed again until it is all taken).
+pub fn feed_all<'a>(
+    d: &mut Decoder<'a>,
+    body: &[u8],
+    piece: usize,
+    mut poll: impl FnMut(&mut Decoder<'a>),
+) {
     for chunk in body.chunks(piece.max(1)) {
         let mut input = chunk;
         while !input.is_empty() {
             let n = d.feed(input);
             input = &input[n..];
-            take(&mut d, &mut frames);
+            poll(d);
         }
     }
     d.finish();
-    take(&mut d, &mut frames);
-    (frames, refused)
+    poll(d);
 }
 
 /// [`decode_with`] at the default capacities and 8 slots.

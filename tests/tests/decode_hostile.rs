@@ -6,7 +6,7 @@
 
 use polyweave_tests::alloc_count::{measure, Counting};
 use polyweave_tests::drive::{at, drain, echo};
-use polyweave_tests::streams::{decode, decode_polled, decode_with, recordings};
+use polyweave_tests::streams::{decode, decode_polled, decode_with, feed_all, recordings};
 use polyweave_tool_adapter::decode::{CallSlot, Decoder, DecoderConfig, DecoderStats};
 use polyweave_tool_adapter::{NoHooks, Route, Slot, Tool, Wrapper, WrapperConfig};
 use polyweave_tool_adapter::{Provider, StorageError};
@@ -253,14 +253,7 @@ fn a_short_frame_buffer_gets_the_size_needed_and_changes_nothing() {
                     }
                 }
             };
-            let mut input = &r.body[..];
-            while !input.is_empty() {
-                let n = d.feed(input);
-                input = &input[n..];
-                take(&mut d, &mut got);
-            }
-            d.finish();
-            take(&mut d, &mut got);
+            feed_all(&mut d, &r.body, usize::MAX, |d| take(d, &mut got));
             assert_eq!(got, want, "{} with {slot_count} slots", r.name);
             let stats = d.stats();
             assert_eq!(
@@ -413,14 +406,7 @@ fn a_10_mb_body_of_1000_calls_decodes_in_the_memory_of_a_1_kb_one_without_the_he
                 }
             }
         };
-        let mut input = body.as_bytes();
-        while !input.is_empty() {
-            let n = d.feed(input);
-            input = &input[n..];
-            count(d);
-        }
-        d.finish();
-        count(d);
+        feed_all(d, body.as_bytes(), usize::MAX, &mut count);
         (calls, texts)
     };
     let (got, allocs, frees) = measure(|| (run(&mut d, &big), run(&mut d, &small)));
@@ -653,7 +639,6 @@ fn gemini_a_new_call_that_ends_a_streamed_one_writes_the_streamed_one_first() {
     let mut d = Decoder::new(Provider::Gemini, cfg, &mut slots, &mut arena).unwrap();
     let (mut small, mut big) = ([0u8; 8], vec![0u8; cfg.max_frame_len()]);
     let mut got = Vec::new();
-    let mut input = body.as_bytes();
     let mut take = |d: &mut Decoder<'_>, got: &mut Vec<String>| {
         while let Err(e) = d.poll_frame(&mut small) {
             let n = d.poll_frame(&mut big).unwrap().unwrap();
@@ -661,13 +646,7 @@ fn gemini_a_new_call_that_ends_a_streamed_one_writes_the_streamed_one_first() {
             got.push(String::from_utf8(big[..n].to_vec()).unwrap());
         }
     };
-    while !input.is_empty() {
-        let n = d.feed(input);
-        input = &input[n..];
-        take(&mut d, &mut got);
-    }
-    d.finish();
-    take(&mut d, &mut got);
+    feed_all(&mut d, body.as_bytes(), usize::MAX, |d| take(d, &mut got));
     assert_eq!(got, want);
 }
 
