@@ -39,7 +39,7 @@ class Carried extends Plain {
   static of(o) {
     return #text in o ? o.#text : undefined;
   }
-  /** Whether `o` carries the text of a plain delta (`PLAIN_DELTA`). */
+  /** Whether `o` carries the text of a delta (`DELTA`). */
   static delta(o) {
     return #text in o && o.#delta;
   }
@@ -136,21 +136,29 @@ export function frameBytes(frame) {
   return t === undefined ? '' : t;
 }
 
-// A TEXT or REASONING frame whose content has nothing escaped (no `"`, `\` or control
-// character: JSON's unescaped characters only), exactly as the library writes one. Most frames of
-// a stream are such deltas, and for them the content is the text between the quotes, as
-// JSON.parse would read it: the object is made without parsing (about a third of the time).
-// `test`, then the content cut at the type's fixed offsets: no match array is made (34 ns a
-// frame against 46 with `exec` and its captures).
+// A TEXT or REASONING frame exactly as the library writes one: `type`, then `content`, a string.
+// Most frames of a stream are such deltas, and their objects are made without parsing the frame.
+// With nothing escaped in the content (no `"`, `\` or control character: JSON's unescaped
+// characters only) the content is the text between the quotes, as JSON.parse would read it
+// (about a third of the time). `test`, then the content cut at the type's fixed offsets: no
+// match array is made (34 ns a frame against 46 with `exec` and its captures).
 const PLAIN_DELTA = /^\{"type":"(?:TEXT|REASONING)","content":"[^"\\\x00-\x1f]*"\}$/;
+// A delta with escapes in its content (a newline, a quote: one delta in ten of the xai body's
+// reasoning, more in a model's markdown): only its string is parsed, `JSON.parse` of the string
+// literal (116 ns a frame against 264 for the frame). The rest of the text is fixed, so the
+// frame is JSON exactly when the literal is: an escape JSON has not, or a control character,
+// throws the SyntaxError JSON.parse of the frame throws.
+const DELTA = /^\{"type":"(?:TEXT|REASONING)","content":"[^"\\]*(?:\\.[^"\\]*)*"\}$/;
 const TEXT_AT = '{"type":"TEXT","content":"'.length;
 const REASONING_AT = '{"type":"REASONING","content":"'.length;
 
-/** The object JSON.parse makes of a plain delta (`PLAIN_DELTA` matched). */
-function plainDelta(text) {
+/** The object JSON.parse makes of a delta (`DELTA` matched); `escaped`: unless `PLAIN_DELTA` matched. */
+function deltaOf(text, escaped) {
   // `{"type":"` is 9 characters: the type's first letter is the tenth.
-  if (text.charCodeAt(9) === 0x54) return { type: 'TEXT', content: text.slice(TEXT_AT, -2) };
-  return { type: 'REASONING', content: text.slice(REASONING_AT, -2) };
+  const isText = text.charCodeAt(9) === 0x54;
+  const at = isText ? TEXT_AT : REASONING_AT;
+  const content = escaped ? JSON.parse(text.slice(at - 1, -1)) : text.slice(at, -2);
+  return isText ? { type: 'TEXT', content } : { type: 'REASONING', content };
 }
 
 /** The object `JSON.parse` makes of the library's text, carrying that text. */
@@ -160,44 +168,54 @@ function parsed(text) {
   return v;
 }
 
-/** A plain delta's object (`PLAIN_DELTA` matched), carrying its text. */
-function deltaObject(text) {
-  const v = plainDelta(text);
+/** A delta's object (`DELTA` matched), carrying its text. */
+function deltaObject(text, escaped) {
+  const v = deltaOf(text, escaped);
   new Carried(v, text, true);
   return v;
 }
 
+/** Whether `text` is a delta, 0 no, 1 plain, 2 with escapes: the two tests in the order of their odds. */
+function deltaKind(text) {
+  if (PLAIN_DELTA.test(text)) return 1;
+  return DELTA.test(text) ? 2 : 0;
+}
+
 /** An object parsed from the library's JSON text, carrying that text (`rawText`). */
 export function objectOf(text) {
-  return PLAIN_DELTA.test(text) ? deltaObject(text) : parsed(text);
+  const k = deltaKind(text);
+  return k === 0 ? parsed(text) : deltaObject(text, k === 2);
 }
 
 /**
- * Whether `frame` is an object the package made from a plain `TEXT` or `REASONING` delta: a
- * wrapper gives it its last clock reading again (`wrapper.mjs`, `_deltaNow`).
+ * Whether `frame` is an object the package made from a `TEXT` or `REASONING` delta: a wrapper
+ * gives it its last clock reading again (`wrapper.mjs`, `_deltaNow`).
  */
-export function isPlainDelta(frame) {
+export function isDelta(frame) {
   return frame !== null && typeof frame === 'object' && Carried.delta(frame);
 }
 
 /**
- * The last plain delta a decoder handed out alone, while its bytes are still where the library
+ * The last delta a decoder handed out alone, while its bytes are still where the library
  * wrote them (`at`, `len` in the module's memory): `text` is null once anything may have
  * written there (the decoders' next poll, their output buffer grown). A stream forwarded event
  * by event pushes each delta into a wrapper right after it is decoded: the wrapper then hands
- * the library those bytes instead of writing the text into memory again (`wrapper.mjs`). Plain
- * deltas only: the library calls no JS while it reads one (no tool, no hook), so nothing can
- * write over the bytes during the call.
+ * the library those bytes instead of writing the text into memory again (`wrapper.mjs`). Deltas
+ * only: the library calls no JS while it reads one (no tool, no hook), so nothing can write
+ * over the bytes during the call.
  */
 export const lastDelta = { text: null, at: 0, len: 0 };
 
-/** `objectOf` for a frame decoded alone at `at` (`len` bytes): a plain delta is noted in `lastDelta`. */
+/** `objectOf` for a frame decoded alone at `at` (`len` bytes): a delta is noted in `lastDelta`. */
 export function objectAt(text, at, len) {
-  if (!PLAIN_DELTA.test(text)) return parsed(text);
+  const k = deltaKind(text);
+  if (k === 0) return parsed(text);
+  // Made first: a content JSON cannot read throws before anything is noted.
+  const v = deltaObject(text, k === 2);
   lastDelta.text = text;
   lastDelta.at = at;
   lastDelta.len = len;
-  return deltaObject(text);
+  return v;
 }
 
 /** A frame from the library's text: a parsed object carrying its text, or RawJSON. */

@@ -29,7 +29,7 @@ import {
 } from './binding.mjs';
 import { realClock, clockOf } from './clock.mjs';
 import { createSource, isDuplex } from './duplex.mjs';
-import { frameBytes, frameOf, isPlainDelta, lastDelta, rawText, resultJSON, valueOf } from './raw.mjs';
+import { frameBytes, frameOf, isDelta, lastDelta, rawText, resultJSON, valueOf } from './raw.mjs';
 
 function messageOf(err) {
   if (err instanceof Error) return err.message;
@@ -200,7 +200,7 @@ class ToolAdapterWrapper {
     const manual = clockOf(options);
     this.manual = manual !== null;
     this.clock = manual ?? realClock;
-    // The last reading given to the library (-1: none yet), which a plain delta may be given
+    // The last reading given to the library (-1: none yet), which a delta may be given
     // again: see `_now`.
     this.lastNow = -1;
     this.source = createSource();
@@ -868,7 +868,7 @@ class ToolAdapterWrapper {
   }
 
   /**
-   * The time for a plain `TEXT` or `REASONING` delta: the last reading given, when the clock
+   * The time for a `TEXT` or `REASONING` delta: the last reading given, when the clock
    * is the real one. The library reads the time of such a frame only to keep its clock from
    * going back (`pw_wrapper_handle_response` starts deadlines for `TOOL_CALL`s alone), so an
    * earlier reading it already had is as good, and a stream of deltas does not read the clock
@@ -907,7 +907,7 @@ class ToolAdapterWrapper {
       let r =
         bytes === lastDelta.text
           ? C.handleResponseAt(this.w, this._deltaNow(), lastDelta.at, lastDelta.len, d.disposition)
-          : C.handleResponseTo(this.w, isPlainDelta(frame) ? this._deltaNow() : this._now(), bytes, d.disposition);
+          : C.handleResponseTo(this.w, isDelta(frame) ? this._deltaNow() : this._now(), bytes, d.disposition);
       if (r === PW.QUEUE_FULL) {
         // Draining runs the consumer, which may decode: from the text, then.
         r = this._withRoom('pw_wrapper_handle_response', () => C.handleResponseTo(this.w, this._now(), bytes, d.disposition), r);

@@ -1,4 +1,4 @@
-// A plain TEXT or REASONING delta pushed into a wrapper right after a decoder handed it out is
+// A TEXT or REASONING delta pushed into a wrapper right after a decoder handed it out is
 // read by the library where the decoder wrote it (raw.mjs, `lastDelta`), and given the last
 // clock reading again instead of a new one. These tests fail when the bytes are taken after
 // something wrote over them, or when a reading given to the library is not kept as the last.
@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDecoder, createToolAdapterWrapper } from '../index.mjs';
 import { realClock } from '../clock.mjs';
+import { C } from '../binding.mjs';
 import { consumer, llm, sleep, types } from './helpers.mjs';
 
 const sse = (o) => `data: ${JSON.stringify(o)}\n\n`;
@@ -75,6 +76,27 @@ test('deltas pushed as they are decoded reach the consumer, and a call among the
   w.close();
 });
 
+test('deltas with escapes are read where the decoder wrote them too, and arrive as the model wrote them', (t) => {
+  const at = C.handleResponseAt;
+  let inPlace = 0;
+  C.handleResponseAt = (...a) => (inPlace++, at(...a));
+  t.after(() => {
+    C.handleResponseAt = at;
+  });
+  const { m, w, got, rejected } = wrapped();
+  const d = createDecoder('openai-chat');
+  const words = ['plain', 'say "hi"\n', '\\', 'tab\there\u0001', 'é\u2028😀', 'end\\'];
+  for (const word of words) for (const f of d.write(delta(word))) m.say(f);
+  assert.deepEqual(rejected, []);
+  assert.deepEqual(
+    got.map((f) => f.content),
+    words,
+  );
+  assert.equal(inPlace, words.length, 'every delta read in place');
+  d.close();
+  w.close();
+});
+
 test('the real clock is read for a call, not again for each delta, and every reading given is kept', async (t) => {
   const read = realClock.now;
   let now = 1000;
@@ -91,8 +113,9 @@ test('the real clock is read for a call, not again for each delta, and every rea
   };
   push(delta('a'));
   assert.equal(reads, 1, 'the first delta: no reading yet to give again');
-  // Two in one write: the first is no longer where the decoder wrote it, and is still a delta.
-  push(delta('b') + delta('c'));
+  // Two in one write: the first is no longer where the decoder wrote it, and is still a delta
+  // (one with escapes: a quote and a newline).
+  push(delta('"b"\n') + delta('c'));
   assert.equal(reads, 1, 'later deltas: the same reading');
   now = 2000;
   push(toolCall('k1', 'ask', '{}'));
@@ -109,8 +132,8 @@ test('the real clock is read for a call, not again for each delta, and every rea
   assert.deepEqual(rejected, []);
   // The deltas (the library's prompt after the call aside).
   assert.deepEqual(
-    got.filter((f) => f.type === 'TEXT' && f.content.length === 1).map((f) => f.content),
-    ['a', 'b', 'c', 'd'],
+    got.filter((f) => f.type === 'TEXT' && f.content.length <= 4).map((f) => f.content),
+    ['a', '"b"\n', 'c', 'd'],
   );
   await sleep(0);
   w.close();

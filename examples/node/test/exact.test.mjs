@@ -80,15 +80,18 @@ test('exact: a leading U+FEFF is kept in tool names, error texts and hook args',
   assert.deepEqual(got, [`${BOM}down`, `${BOM}down`]);
 });
 
-test('exact: a frame object made without parsing (a plain TEXT or REASONING delta) is the one JSON.parse makes, and every other text is parsed', async () => {
-  const { objectOf, carriedText, frameBytes } = await import('../raw.mjs');
+test('exact: a frame object made without parsing the frame (a TEXT or REASONING delta, escaped or not) is the one JSON.parse makes, and every other text is parsed', async () => {
+  const { objectOf, carriedText, frameBytes, isDelta } = await import('../raw.mjs');
   const contents = ['', 'hi', ' the', 'é€😀', '\u2028\u2029', '\u007f', 'a\\nb', 'q\\"q', 'back\\\\slash', '\\u0000', '$&{}[]:,', 'x'.repeat(5000)];
+  // Escapes: a pair, a lone surrogate (JSON.parse keeps it), every short one, one at each end.
+  contents.push('\\ud83d\\ude00', '\\ud800x', '\\/\\b\\f\\r\\t', 'end\\\\', '\\"start', '\\u00e9\\u20AC', `${'y'.repeat(3000)}\\n${'z'.repeat(3000)}`);
   const texts = [];
   for (const type of ['TEXT', 'REASONING', 'TOOL_CALL', 'text', 'END']) {
     for (const c of contents) texts.push(`{"type":"${type}","content":"${c}"}`);
   }
   texts.push('{"type":"TEXT","content":"a","x":"b"}', '{"content":"a","type":"TEXT"}', '{"type":"TEXT","content":"a"} ', '{"type":"TEXT","content":1}');
   let made = 0;
+  let escaped = 0;
   for (const t of texts) {
     const want = JSON.parse(t);
     const got = objectOf(t);
@@ -106,10 +109,21 @@ test('exact: a frame object made without parsing (a plain TEXT or REASONING delt
     assert.equal(frameBytes(copy), JSON.stringify(copy), t);
     assert.equal(frameBytes(got), t, t);
     if (/^\{"type":"(TEXT|REASONING)","content":"[^"\\]*"\}$/.test(t)) made++;
+    // A delta: the two members in that order, a TEXT or REASONING type, string content, and
+    // nothing around them (a wrapper gives such a frame its last clock reading again).
+    const shaped = Object.keys(want).join() === 'type,content' && ['TEXT', 'REASONING'].includes(want.type) && typeof want.content === 'string';
+    const delta = shaped && t.startsWith(`{"type":"${want.type}","content":"`) && t.endsWith('"}');
+    assert.equal(isDelta(got), delta, t);
+    if (delta && !/^\{"type":"(TEXT|REASONING)","content":"[^"\\]*"\}$/.test(t)) escaped++;
   }
   assert.equal(made, 2 * 8, 'the plain deltas');
+  assert.equal(escaped, 2 * 11, 'the deltas with escapes');
   // Not JSON: refused as JSON.parse refuses it (a raw control character in the content).
-  for (const bad of ['{"type":"TEXT","content":"a"}{"type":"TEXT","content":"b"}', '{"type":"TEXT","content":"a\nb"}', '{"type":"TEXT","content":"a\u0001"}', '{"type":"TEXT","content":"a\\"}']) {
+  // A delta's shape with what JSON has not in its string (an unknown escape, a short `\u`, a
+  // control character after an escape) is refused the same way.
+  const refused = ['{"type":"TEXT","content":"a"}{"type":"TEXT","content":"b"}', '{"type":"TEXT","content":"a\nb"}', '{"type":"TEXT","content":"a\u0001"}', '{"type":"TEXT","content":"a\\"}'];
+  refused.push('{"type":"TEXT","content":"a\\x"}', '{"type":"REASONING","content":"\\u12"}', '{"type":"TEXT","content":"\\n\u0001"}', '{"type":"TEXT","content":"\\\n"}', '{"type":"TEXT","content":"\\\u2028"}');
+  for (const bad of refused) {
     assert.throws(() => JSON.parse(bad), SyntaxError);
     assert.throws(() => objectOf(bad), SyntaxError, bad);
   }

@@ -548,19 +548,22 @@ function streamPart(rec, t) {
   };
 }
 
-// raw.mjs's plain delta: a TEXT or REASONING frame with nothing escaped, made without JSON.parse.
+// raw.mjs's deltas: a TEXT or REASONING frame with nothing escaped, made without JSON.parse;
+// one with escapes, made with JSON.parse of its content's literal alone.
 const PLAIN_DELTA = /^\{"type":"(TEXT|REASONING)","content":"([^"\\\x00-\x1f]*)"\}$/;
+const DELTA = /^\{"type":"(TEXT|REASONING)","content":("[^"\\]*(?:\\.[^"\\]*)*")\}$/;
 
 /**
  * The JSON at the boundary (a decoded frame reaches the wrapper as the text it carries: not
- * stringified; a plain delta's object is made from its match, as raw.mjs makes it).
+ * stringified; a delta's object is made from its match, as raw.mjs makes it).
  */
 function jsonPart(t) {
   const results = t.results.map((r) => JSON.parse(r));
   return () => {
     let n = 0;
     for (const f of t.frames) {
-      const m = PLAIN_DELTA.exec(f);
+      let m = PLAIN_DELTA.exec(f);
+      if (m === null && (m = DELTA.exec(f)) !== null) m[2] = JSON.parse(m[2]);
       n += (m !== null ? { type: m[1], content: m[2] } : JSON.parse(f)) === null ? 0 : 1;
     }
     for (const a of t.args) n += JSON.parse(a) === null ? 0 : 1;
