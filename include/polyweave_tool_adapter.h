@@ -235,7 +235,7 @@
 /**
  * An upper bound of what a decoder's block holds besides its arena and call slots.
  */
-#define PW_DECODER_MAX_BASE_SIZE 512
+#define PW_DECODER_MAX_BASE_SIZE 640
 
 /**
  * An upper bound of the block's bytes per call slot, besides its share of the arena.

@@ -27,3 +27,24 @@ pub fn push_trace(
 pub fn as_string(value: &[u8]) -> Option<JsonStr<'_>> {
     crate::frame::as_string(value)
 }
+
+/// [`json::validate`](crate::json::validate) as a decoder validates an event, noting an
+/// object's top level on the way: its answer, and `each` called with every member's name (as
+/// written, quotes off) and value as a decoder's walk of the notes reads them; `false` when
+/// nothing was noted (the decoder then walks the text itself).
+#[cfg(feature = "_providers")]
+pub fn validate_noted(
+    bytes: &[u8],
+    max_depth: u8,
+    mut each: impl FnMut(&[u8], &[u8]),
+) -> (Result<(), crate::json::JsonError>, bool) {
+    let mut top = crate::json::TopMembers::NONE;
+    let answer = crate::json::validate_noted(bytes, max_depth, &mut top);
+    let Some(walk) = top.noted(bytes) else {
+        return (answer, false);
+    };
+    for (name, value) in walk {
+        each(name.raw(), value);
+    }
+    (answer, true)
+}

@@ -109,7 +109,7 @@ const _: () = {
 };
 
 /// An upper bound of what a decoder's block holds besides its arena and call slots.
-pub const PW_DECODER_MAX_BASE_SIZE: usize = 512;
+pub const PW_DECODER_MAX_BASE_SIZE: usize = 640;
 /// An upper bound of the block's bytes per call slot, besides its share of the arena.
 pub const PW_DECODER_MAX_SLOT_SIZE: usize = 32;
 

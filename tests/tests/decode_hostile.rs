@@ -191,6 +191,99 @@ fn bad_provider_data_is_counted_by_kind_and_decoding_goes_on() {
     );
 }
 
+/// A Chat chunk's top level is read from what its validation noted (up to ten members), else
+/// walked: the same frames and counts either way, whatever the members around `choices`, white
+/// space (spaces and tabs: a line break would end the SSE line), an escaped name, a repeated
+/// `choices` (the last wins) or a null `error`.
+#[test]
+fn a_chat_chunk_reads_the_same_however_its_top_level_is_written() {
+    let text = r#""choices":[{"index":0,"delta":{"content":"hi"}}]"#;
+    let chunks = [
+        text,
+        &CHAT_CALL[1..CHAT_CALL.len() - 1],
+        &CHAT_MORE[1..CHAT_MORE.len() - 1],
+        &CHAT_FINISH[1..CHAT_FINISH.len() - 1],
+    ];
+    let around = r#""id":"c-1","object":"chat.completion.chunk","created":1770772293,"model":"m""#;
+    let after = r#""system_fingerprint":"fp","usage":null,"service_tier":"default""#;
+    let many = (0..11)
+        .map(|i| format!(r#""x{i}":{i}"#))
+        .collect::<Vec<_>>()
+        .join(",");
+    let many = many.as_str();
+    let decoy = r#""choices":[{"index":0,"delta":{"content":"not this"}}]"#;
+    type Dress<'a> = Box<dyn Fn(&str) -> String + 'a>;
+    let dressings: [(&str, Dress); 7] = [
+        ("bare", Box::new(|c| format!("{{{c}}}"))),
+        (
+            "a real chunk's members (noted)",
+            Box::new(move |c| format!("{{{around},{c},{after}}}")),
+        ),
+        (
+            "eleven more (walked)",
+            Box::new(move |c| format!("{{{many},{c}}}")),
+        ),
+        (
+            "white space",
+            Box::new(|c| {
+                format!(
+                    " {{ \"id\" : \"x\" ,\t{} , \"n\" : [ 1 , {{ }} ] }} ",
+                    c.replacen(':', " : ", 1)
+                )
+            }),
+        ),
+        (
+            "an escaped name",
+            Box::new(|c| format!("{{\"\\u0063hoices\"{}}}", &c["\"choices\"".len()..])),
+        ),
+        (
+            "a repeated choices",
+            Box::new(move |c| format!("{{{decoy},\"error\":null,{c}}}")),
+        ),
+        (
+            "eleven and a repeated choices",
+            Box::new(move |c| format!("{{{decoy},{many},{c}}}")),
+        ),
+    ];
+    let want = [
+        r#"{"type":"TEXT","content":"hi"}"#,
+        r#"{"type":"TOOL_CALL","content":{"id":"c0","name":"get","args":{"q":1}}}"#,
+        r#"{"type":"END","content":{"reason":"tool_calls"}}"#,
+    ];
+    for (how, dress) in &dressings {
+        let dressed: Vec<String> = chunks.iter().map(|c| dress(c)).collect();
+        let refs: Vec<&str> = dressed.iter().map(String::as_str).collect();
+        let body = chat(&refs);
+        for piece in [usize::MAX, 7] {
+            let d = decode(Provider::OpenAiChat, body.as_bytes(), || piece);
+            assert_eq!(d.frames, want, "{how}, pieces of {piece}: {body}");
+            let stats = DecoderStats {
+                calls_started: 1,
+                calls_written: 1,
+                ..DecoderStats::default()
+            };
+            assert_eq!(d.stats, stats, "{how}");
+        }
+    }
+    // An `error` among the members ends the response, noted or walked alike.
+    for (how, prefix) in [("noted", String::new()), ("walked", format!("{many},"))] {
+        let failing = format!(r#"{{{prefix}"id":"e","error":{{"message":"overloaded"}},{text}}}"#);
+        let d = decode(
+            Provider::OpenAiChat,
+            chat(&[&failing, CHAT_CALL]).as_bytes(),
+            || usize::MAX,
+        );
+        assert_eq!(
+            d.frames,
+            [
+                r#"{"type":"ERROR","content":{"message":"overloaded"}}"#,
+                r#"{"type":"END","content":{"reason":null}}"#,
+            ],
+            "{how}"
+        );
+    }
+}
+
 #[test]
 fn an_error_in_the_stream_ends_the_response_and_nothing_after_it_is_read() {
     let err = r#"{"error":{"message":"overloaded","type":"server_error"}}"#;

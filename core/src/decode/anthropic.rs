@@ -4,7 +4,7 @@
 
 use super::calls::Close;
 use super::step::{error_emit, state_emit, text_emit, Cursor, Emit, Event, State, StateKind, Step};
-use crate::json::valid::{self, Obj};
+use crate::json::valid;
 
 /// The event names the SDK reads; others (and events without a name) are skipped.
 const KNOWN: [&[u8]; 8] = [
@@ -27,7 +27,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
         return Step::Done;
     }
     let data = ev.data;
-    let Some(fields) = Obj::of(data) else {
+    let Some(fields) = ev.members() else {
         st.skipped.bad_shape += 1;
         return Step::Done;
     };

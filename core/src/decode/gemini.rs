@@ -15,14 +15,13 @@ use crate::sink::{put_escaped, put_json_string, Sink};
 use super::json_path::{parse_path, Assembler, Seg, MAX_LEVELS};
 
 pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
-    let data = ev.data;
     match cur.step {
         0 => {
             if ev.name.is_some_and(|n| n != b"message") {
                 st.skipped.unknown_event += 1;
                 return Step::Done;
             }
-            let Some(fields) = Obj::of(data) else {
+            let Some(fields) = ev.members() else {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };

@@ -109,6 +109,8 @@ pub struct Decoder<'a> {
     cfg: DecoderConfig,
     ev: &'a mut [u8],
     reader: Reader,
+    /// The top level of the event being read, noted as it was validated.
+    top: json::TopMembers,
     st: State<'a>,
     /// The event being read, when there is one.
     cursor: Option<Cursor>,
@@ -159,6 +161,7 @@ impl<'a> Decoder<'a> {
             cfg,
             ev,
             reader: Reader::new(Framing::of(provider)),
+            top: json::TopMembers::NONE,
             st: State {
                 calls: Calls::new(
                     slots,
@@ -251,7 +254,7 @@ impl<'a> Decoder<'a> {
                 return Ok(Some(n));
             }
             if let Some(cur) = self.cursor {
-                let ev = Event::in_buffer(self.ev, &self.reader);
+                let ev = Event::in_buffer(self.ev, &self.reader, &self.top);
                 // A frame asked for earlier that did not fit is written first: the step that
                 // asked for it has already changed the state (a refused call is counted and
                 // its key is gone), so it must not run twice.
@@ -347,7 +350,8 @@ impl<'a> Decoder<'a> {
             return self.end_event();
         }
         let overlong = self.reader.overlong(self.ev.len());
-        let ev = Event::in_buffer(self.ev, &self.reader);
+        // Nothing noted until it is validated (an overlong event never is).
+        let ev = Event::in_buffer(self.ev, &self.reader, &json::TopMembers::NONE);
         if overlong {
             self.st.skipped.overlong += 1;
             let step = overlong_event(self.provider, &ev, &mut self.st);
@@ -361,7 +365,7 @@ impl<'a> Decoder<'a> {
         }
         // Room for the provider's own nesting around the arguments.
         let depth = self.cfg.max_depth.saturating_add(16);
-        if json::validate(ev.data, depth).is_err() {
+        if json::validate_noted(ev.data, depth, &mut self.top).is_err() {
             self.st.skipped.not_json += 1;
             return self.end_event();
         }

@@ -14,10 +14,9 @@ const TOOL_CALLS: usize = 2;
 const DONE_REASON: usize = 3;
 
 pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
-    let data = ev.data;
     match cur.step {
         0 => {
-            let Some(fields) = Obj::of(data) else {
+            let Some(fields) = ev.members() else {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };

@@ -29,7 +29,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
                 st.skipped.unknown_event += 1;
                 return Step::Done;
             }
-            let Some(mut chunk) = Obj::of(data) else {
+            let Some(mut chunk) = ev.members() else {
                 st.skipped.bad_shape += 1;
                 return Step::Done;
             };

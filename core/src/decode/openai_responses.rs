@@ -27,7 +27,7 @@ pub(crate) fn step(ev: &Event<'_>, cur: Cursor, st: &mut State<'_>) -> Step {
         _ => return Step::Done,
     }
     let data = ev.data;
-    let Some(fields) = Obj::of(data) else {
+    let Some(fields) = ev.members() else {
         st.skipped.bad_shape += 1;
         return Step::Done;
     };

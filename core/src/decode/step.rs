@@ -158,15 +158,29 @@ pub(crate) struct Event<'e> {
     pub(crate) data: &'e [u8],
     /// Its SSE `event` name, when it had one.
     pub(crate) name: Option<&'e [u8]>,
+    /// Its top level as validation noted it (nothing noted: walked).
+    top: &'e json::TopMembers,
 }
 
 impl<'e> Event<'e> {
-    /// The event the reader has in `buf` (as much of it as the buffer kept).
-    pub(crate) fn in_buffer(buf: &'e [u8], reader: &'e crate::body_reader::Reader) -> Self {
+    /// The event the reader has in `buf` (as much of it as the buffer kept), with what its
+    /// validation noted of its top level.
+    pub(crate) fn in_buffer(
+        buf: &'e [u8],
+        reader: &'e crate::body_reader::Reader,
+        top: &'e json::TopMembers,
+    ) -> Self {
         Self {
             data: json::trim_ws(&buf[..reader.len.min(buf.len())]),
             name: reader.event_name(),
+            top,
         }
+    }
+
+    /// The members of the event's data when it is an object, in order: from the notes its
+    /// validation took, so each decoder's first look does not walk the event again.
+    pub(crate) fn members(&self) -> Option<json::TopWalk<'e>> {
+        self.top.walk(self.data)
     }
 
     /// The bytes of a span.

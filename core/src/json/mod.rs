@@ -16,7 +16,7 @@ pub const DEFAULT_MAX_DEPTH: u8 = 32;
 /// Checks that `bytes` is exactly one JSON value, with optional white space around it.
 pub fn validate(bytes: &[u8], max_depth: u8) -> Result<(), JsonError> {
     validate_with(bytes, |start, spaced| {
-        scan::scan_value::<false>(bytes, start, max_depth, spaced)
+        scan::scan_value::<false, ()>(bytes, start, max_depth, spaced, &mut ())
     })
     .map(drop)
 }
@@ -27,23 +27,6 @@ pub(crate) fn validate_compact(bytes: &[u8], max_depth: u8) -> Result<bool, Json
     validate_with(bytes, |start, spaced| {
         skip_value_noted(bytes, start, max_depth, spaced)
     })
-}
-
-/// [`validate`] with `scan` reading the value from its start (and noting white space, or not).
-#[inline(always)]
-fn validate_with(
-    bytes: &[u8],
-    scan: impl FnOnce(usize, &mut bool) -> Result<usize, JsonError>,
-) -> Result<bool, JsonError> {
-    let start = skip_ws(bytes, 0);
-    let mut spaced = false;
-    let end = scan(start, &mut spaced)?;
-    let end = skip_ws(bytes, end);
-    if end == bytes.len() {
-        Ok(!spaced)
-    } else {
-        Err(JsonError::new(JsonErrorKind::TrailingData, end))
-    }
 }
 
 /// True when the raw value is a JSON object (first byte `{`).
@@ -60,6 +43,9 @@ mod scan;
 #[cfg(feature = "schema")]
 pub mod schema;
 mod string;
+// A stream decoder's look at an event's top level.
+#[cfg(feature = "_providers")]
+mod top;
 pub(crate) mod valid;
 
 pub use bytes::{skip_ws, trim_ws};
@@ -70,7 +56,10 @@ pub(crate) use members::compact_members;
 pub use members::{find_member, Member, Members};
 pub use scan::skip_value;
 pub(crate) use scan::skip_value_noted;
+use scan::validate_with;
 pub use string::{BufferTooSmall, Decoded, JsonStr};
+#[cfg(feature = "_providers")]
+pub(crate) use top::{validate_noted, TopMembers, TopWalk};
 
 /// Every one-byte edit of a test document, for tests that hold a fast path to a general one.
 #[cfg(test)]

@@ -47,12 +47,30 @@ impl KindStack {
     }
 }
 
+/// [`validate`](super::validate) with `scan` reading the value from its start (and noting
+/// white space, or not): whether the value had none between its tokens.
+#[inline(always)]
+pub(crate) fn validate_with(
+    bytes: &[u8],
+    scan: impl FnOnce(usize, &mut bool) -> Result<usize, JsonError>,
+) -> Result<bool, JsonError> {
+    let start = skip_ws(bytes, 0);
+    let mut spaced = false;
+    let end = scan(start, &mut spaced)?;
+    let end = skip_ws(bytes, end);
+    if end == bytes.len() {
+        Ok(!spaced)
+    } else {
+        Err(JsonError::new(JsonErrorKind::TrailingData, end))
+    }
+}
+
 /// Scans the value that starts exactly at `start` and returns the offset just past it.
 ///
 /// `max_depth` bounds container nesting: a value at the top counts as level 1.
 /// The whole value is validated on the way (strings, escapes, UTF-8, numbers).
 pub fn skip_value(bytes: &[u8], start: usize, max_depth: u8) -> Result<usize, JsonError> {
-    scan_value::<false>(bytes, start, max_depth, &mut false)
+    scan_value::<false, ()>(bytes, start, max_depth, &mut false, &mut ())
 }
 
 /// [`skip_value`], setting `spaced` when the value has white space between its tokens.
@@ -62,7 +80,7 @@ pub(crate) fn skip_value_noted(
     max_depth: u8,
     spaced: &mut bool,
 ) -> Result<usize, JsonError> {
-    scan_value::<true>(bytes, start, max_depth, spaced)
+    scan_value::<true, ()>(bytes, start, max_depth, spaced, &mut ())
 }
 
 /// White space skipped, and noted in `spaced` when `NOTE`: the scan that only validates
@@ -75,15 +93,36 @@ fn skip_ws_if<const NOTE: bool>(bytes: &[u8], pos: usize, spaced: &mut bool) -> 
     }
 }
 
-/// The scanner, noting white space between tokens in `spaced` when `NOTE`. (Two copies:
-/// the wrapper uses only the noting one, so a firmware links one. Inlined into its few
-/// callers, so [`validate`](super::validate) pays no call and no second start dispatch.)
+/// What a scan notes of the top-level object's members as it goes: nothing for `()`, whose
+/// scan has no noting code at all.
+pub(crate) trait TopNotes {
+    /// Whether anything is noted.
+    const ON: bool;
+    /// A member of the top-level object: its name from `name` (the opening quote) to
+    /// `name_end`, its value at `value`.
+    fn member(&mut self, name: usize, name_end: usize, value: usize);
+    /// The member noted last ends just before `end`.
+    fn end(&mut self, end: usize);
+}
+
+impl TopNotes for () {
+    const ON: bool = false;
+    fn member(&mut self, _: usize, _: usize, _: usize) {}
+    fn end(&mut self, _: usize) {}
+}
+
+/// The scanner, noting white space between tokens in `spaced` when `NOTE`, and telling
+/// `notes` where the members of a top-level object lie (`()`: nothing). (Copies: the wrapper
+/// uses only the white-space noting one, so a firmware without decoders links one. Inlined
+/// into its few callers, so [`validate`](super::validate) pays no call and no second start
+/// dispatch.)
 #[inline(always)]
-pub(crate) fn scan_value<const NOTE: bool>(
+pub(crate) fn scan_value<const NOTE: bool, T: TopNotes>(
     bytes: &[u8],
     start: usize,
     max_depth: u8,
     spaced: &mut bool,
+    notes: &mut T,
 ) -> Result<usize, JsonError> {
     use JsonErrorKind::*;
     if !matches!(bytes.get(start), Some(b'{' | b'[')) {
@@ -98,7 +137,12 @@ pub(crate) fn scan_value<const NOTE: bool>(
         // Here a value must start, inside a container unless `depth == 0` (the first one);
         // in an object its key comes first. (One call site keeps the key scan inlined.)
         if stack.in_object() {
-            pos = object_key::<NOTE>(bytes, pos, &mut sp)?;
+            let name = pos;
+            let name_end;
+            (name_end, pos) = object_key::<NOTE>(bytes, pos, &mut sp)?;
+            if T::ON && depth == 1 {
+                notes.member(name, name_end, pos);
+            }
         }
         match bytes.get(pos) {
             // Equivalent mutant: this arm deleted: `scan_scalar` scans the string the same way.
@@ -119,6 +163,10 @@ pub(crate) fn scan_value<const NOTE: bool>(
         }
         // Here a value has just ended inside a container, or `pos` is at an empty container's close.
         loop {
+            // At depth 1 a member of the top level (if any: an empty object has none) ends.
+            if T::ON && depth == 1 {
+                notes.end(pos);
+            }
             pos = skip_ws_if::<NOTE>(bytes, pos, &mut sp);
             match bytes.get(pos) {
                 None => return Err(JsonError::new(UnexpectedEnd, pos)),
@@ -156,25 +204,27 @@ fn scan_scalar(bytes: &[u8], pos: usize) -> Result<usize, JsonError> {
     }
 }
 
-/// Scans `"key" :` with white space, returning the offset of the member's value.
+/// Scans `"key" :` with white space, returning the offsets just past the key and of the
+/// member's value.
 #[inline(always)]
 fn object_key<const NOTE: bool>(
     bytes: &[u8],
     pos: usize,
     spaced: &mut bool,
-) -> Result<usize, JsonError> {
+) -> Result<(usize, usize), JsonError> {
     match bytes.get(pos) {
         Some(b'"') => {}
         Some(_) => return Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
         None => return Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
     }
-    let mut pos = scan_string(bytes, pos)?;
+    let key_end = scan_string(bytes, pos)?;
+    let mut pos = key_end;
     // The colon of compact JSON is tested before white space is looked for.
     if bytes.get(pos) != Some(&b':') {
         pos = skip_ws_if::<NOTE>(bytes, pos, spaced);
     }
     match bytes.get(pos) {
-        Some(b':') => Ok(skip_ws_if::<NOTE>(bytes, pos + 1, spaced)),
+        Some(b':') => Ok((key_end, skip_ws_if::<NOTE>(bytes, pos + 1, spaced))),
         Some(_) => Err(JsonError::new(JsonErrorKind::UnexpectedByte, pos)),
         None => Err(JsonError::new(JsonErrorKind::UnexpectedEnd, pos)),
     }

@@ -1,10 +1,12 @@
 //! The scanner against serde_json on arbitrary bytes: they accept and reject the same
 //! documents (within the scanner's depth limit; serde_json gets escaped lone surrogates, which
 //! SPEC §7.24 accepts, as `\uFFFD`), the compact form the encoder copies parses to the same
-//! value and is its own compact form, and a string decodes to the same text.
+//! value and is its own compact form, and a string decodes to the same text. The validation a
+//! decoder runs, which notes an object's top level, answers the same and notes its members.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use polyweave_tool_adapter::internals;
 use polyweave_tool_adapter::json::{self, JsonErrorKind, JsonStr};
 use serde_json::Value;
 
@@ -60,6 +62,21 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let ours = json::validate(data, DEPTH);
+    // As a decoder validates an event: the same answer, and where it notes an object's top
+    // level, the members a walk of the object finds.
+    let mut noted = Vec::new();
+    let (answer, was_noted) = internals::validate_noted(data, DEPTH, |name, value| {
+        noted.push((name.to_vec(), value.to_vec()))
+    });
+    assert_eq!(answer, ours, "validate_noted answers as validate");
+    if was_noted {
+        let walked: Vec<_> = json::Members::new(data, 0, DEPTH)
+            .expect("noted: an object")
+            .map(|m| m.map(|m| (m.key.raw().to_vec(), m.value.to_vec())))
+            .collect::<Result<_, _>>()
+            .expect("noted: valid");
+        assert_eq!(noted, walked, "the notes are the members");
+    }
     let theirs = serde(data);
     match (ours, &theirs) {
         (Ok(()), Ok(value)) => {
