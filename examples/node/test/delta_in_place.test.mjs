@@ -4,7 +4,8 @@
 // something wrote over them, or when a reading given to the library is not kept as the last.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDecoder, createToolAdapterWrapper } from '../index.mjs';
+import { createDecoder, createToolAdapterWrapper, rawText } from '../index.mjs';
+import { lastDelta } from '../raw.mjs';
 import { realClock } from '../clock.mjs';
 import { C } from '../binding.mjs';
 import { consumer, llm, sleep, types } from './helpers.mjs';
@@ -36,6 +37,24 @@ test('a delta pushed after another decoder wrote over its bytes is read from its
   assert.deepEqual(rejected, []);
   assert.deepEqual(got, [{ type: 'TEXT', content: 'hello, world' }]);
   assert.equal(w.pending, 0);
+  a.close();
+  b.close();
+  w.close();
+});
+
+test('a delta noted before the output buffer grows is no longer noted, and is read from its text', () => {
+  const { m, w, got, rejected } = wrapped();
+  const a = createDecoder('openai-chat');
+  const [hello] = a.write(delta('hello, world'));
+  assert.equal(lastDelta.text, rawText(hello), 'noted where the decoder wrote it');
+  // A decoder that wants a longer output buffer grows it as it opens for its first body (an
+  // empty write opens it and decodes nothing): the old one is freed, the noted bytes with it.
+  const b = createDecoder('openai-chat', { frameBuffer: 8 << 20 });
+  assert.deepEqual(b.write(''), []);
+  assert.equal(lastDelta.text, null);
+  m.say(hello);
+  assert.deepEqual(rejected, []);
+  assert.deepEqual(got, [{ type: 'TEXT', content: 'hello, world' }]);
   a.close();
   b.close();
   w.close();
