@@ -78,6 +78,9 @@ pub(crate) struct Calls<'a> {
     args_cap: usize,
     max_depth: u8,
     next_seq: u32,
+    /// Slots in `State::Ready`: a poll with none (nearly every poll of a text stream) looks
+    /// at no slot.
+    ready: usize,
     /// Ids or names cut to their capacity so far.
     pub(crate) cut: u32,
 }
@@ -126,6 +129,7 @@ impl<'a> Calls<'a> {
             args_cap,
             max_depth,
             next_seq: 0,
+            ready: 0,
             cut: 0,
         }
     }
@@ -134,6 +138,7 @@ impl<'a> Calls<'a> {
     pub(crate) fn reset(&mut self) {
         self.slots.fill(CallSlot::EMPTY);
         self.next_seq = 0;
+        self.ready = 0;
     }
 
     fn stride(&self) -> usize {
@@ -306,6 +311,9 @@ impl<'a> Calls<'a> {
         if how == Close::Incomplete {
             s.flags |= INCOMPLETE;
         }
+        if s.state != State::Ready {
+            self.ready += 1;
+        }
         s.state = State::Ready;
         s.seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);
@@ -327,6 +335,9 @@ impl<'a> Calls<'a> {
 
     /// The ready call to write next (the first completed).
     pub(crate) fn next_ready(&self) -> Option<usize> {
+        if self.ready == 0 {
+            return None;
+        }
         self.slots
             .iter()
             .enumerate()
@@ -337,6 +348,9 @@ impl<'a> Calls<'a> {
 
     /// Frees a written call.
     pub(crate) fn free(&mut self, i: usize) {
+        if self.slots[i].state == State::Ready {
+            self.ready -= 1;
+        }
         self.slots[i] = CallSlot::EMPTY;
     }
 
@@ -411,5 +425,48 @@ impl<'a> Calls<'a> {
         s.put(b",\"args_error\":\"Too many parallel tool calls (max ");
         put_u64(s, self.slots.len() as u64);
         s.put(b")\"}}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ready calls come out in the order they completed, each once, whatever the slots they
+    /// sit in; the count that lets a poll skip the slots follows every way a call is readied,
+    /// written or forgotten (readied twice counts once).
+    #[test]
+    fn ready_calls_come_out_in_completion_order_and_the_count_follows() {
+        let mut slots = [CallSlot::EMPTY; 4];
+        let mut store = [0u8; 4 * 24];
+        let mut calls = Calls::new(&mut slots, &mut store, (8, 8, 8), 8);
+        assert_eq!(calls.next_ready(), None);
+        let a = calls.open(7, None, None).unwrap();
+        let b = calls.open(3, None, None).unwrap();
+        let c = calls.open(5, None, None).unwrap();
+        assert_eq!(calls.next_ready(), None, "open calls are not ready");
+        calls.ready(c, Close::Complete);
+        calls.ready(a, Close::Complete);
+        calls.ready(a, Close::Incomplete);
+        assert_eq!(calls.ready, 2);
+        assert_eq!(calls.next_ready(), Some(c));
+        calls.free(c);
+        // The one left open is closed by key; it completes after `a`.
+        calls.close_all(Close::Incomplete);
+        assert_eq!(calls.next_ready(), Some(a));
+        calls.free(a);
+        assert_eq!(calls.next_ready(), Some(b));
+        calls.free(b);
+        assert_eq!((calls.next_ready(), calls.ready), (None, 0));
+        // A slot freed is taken again; a reset forgets the ready ones.
+        let d = calls.open(1, None, None).unwrap();
+        calls.ready(d, Close::Complete);
+        assert_eq!(calls.next_ready(), Some(d));
+        calls.reset();
+        assert_eq!((calls.next_ready(), calls.ready), (None, 0));
+        // A slot that was never ready is freed without touching the count.
+        let e = calls.open(2, None, None).unwrap();
+        calls.free(e);
+        assert_eq!(calls.ready, 0);
     }
 }
