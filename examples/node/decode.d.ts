@@ -32,7 +32,7 @@ export interface DecoderOptions {
   calls?: number;
   /** Frames as their exact JSON text instead of objects. */
   raw?: boolean;
-  /** The first size of the output buffer (grows when the library asks). */
+  /** The least size of the output buffer shared by the decoders (it grows when a frame needs more, and doubles up to 1 MiB when one write's frames fill it). */
   frameBuffer?: number;
 }
 

@@ -10,8 +10,8 @@
 //   encodeItem('openai-responses', toolResultFrame)                  // the next request's item
 import { C, PW, OutBuf, STRUCTS, Stable, U8, X, alignOffset, assertLoaded, pwError, writeStruct } from './binding.mjs';
 import { trapError, trapped } from './wasm.mjs';
-import { DV, lastLen, putBytes, release, sp, take, tempMark, textAt } from './memory.mjs';
-import { frameBytes, lastDelta, objectAt, objectOf } from './raw.mjs';
+import { DV, lastLen, malloc, putBytes, release, sp, take, tempMark, textAt } from './memory.mjs';
+import { forgetInPlace, frameBytes, objectAt, objectOf } from './raw.mjs';
 
 // node:stream only where there is one (Node): a browser loads this module without it, and
 // `DecoderTransform` then says what to use instead.
@@ -84,6 +84,11 @@ const freeBlocks = new FinalizationRegistry((mem) => mem.free());
 // without calling any user code, so no two decoders use them at once.
 let out = null;
 let input = null;
+// The bytes of the output buffer the frames of the current write (or finish) fill.
+let outUsed = 0;
+// Room for the length or count the library writes back: shared likewise (a write or a finish
+// calls no JS while the library may write it), so a chunk takes no scratch room of its own.
+let word = 0;
 const n = [0];
 
 function closedError() {
@@ -117,7 +122,7 @@ const STATS_AT = STATS.map(([k, name]) => {
 // instead of asking the library again and taking and giving back a block to check them.
 const checked = new Map();
 
-/** The frames of one poll batch: `len` bytes at `at`, the frames' lengths in `lens`, appended to `frames`. */
+/** The frames of one poll batch: `len` bytes at `at`, the frames' lengths in `lens`, appended to `frames` (deltas noted in place). */
 function textsOf(at, len, lens, count, raw, frames) {
   const all = textAt(at, len);
   if (count === 1) {
@@ -132,8 +137,8 @@ function textsOf(at, len, lens, count, raw, frames) {
   for (let i = 0; i < count; i++) {
     const n = lens[i];
     const t = sliced ? all.slice(off, off + n) : textAt(at + off, n);
+    frames.push(raw ? t : objectAt(t, at + off, n));
     off += n;
-    frames.push(raw ? t : objectOf(t));
   }
 }
 // The lengths of a batch's frames: one array for every decoder, as a drain calls no user code.
@@ -144,6 +149,9 @@ const BATCH_BYTES = 4096;
 // The output buffer is kept at least `pw_decoder_max_frame_len` past a batch for frames up
 // to this long (the default configuration's is 32,832 bytes).
 const WHOLE_FRAME_ROOM = 1 << 20;
+// A write whose frames fill the output buffer doubles it, up to this size, so that the next
+// writes of a body that long keep all their frames in place.
+const WHOLE_WRITE_ROOM = 1 << 20;
 
 /** Struct `s` with the values of `o`, as its bytes. */
 function structBytes(s, o) {
@@ -165,8 +173,8 @@ function structBytes(s, o) {
  * longest provider event kept: a longer one is skipped and counted in `stats.overlong`),
  * `argsCap` (argument bytes per call), `nameCap`, `idCap`, `maxDepth`; `calls` (8: the most
  * calls one response may have open at once); `raw` (true: frames as their exact JSON text
- * instead of objects); `frameBuffer` (the least size of the output buffer; it grows when the
- * library asks for more).
+ * instead of objects); `frameBuffer` (the least size of the output buffer the decoders share;
+ * it grows when a frame needs more, and doubles, up to 1 MiB, when one write's frames fill it).
  *
  * While it reads a body the decoder lives in one block of the module's memory; `finish()` gives
  * it back (the next body takes one again), `close()` too, or the finalizer some time after a
@@ -256,12 +264,13 @@ class Decoder {
     if (out === null) {
       out = new OutBuf(4096);
       input = new OutBuf(4096);
+      word = malloc(8);
     }
     // Room for a whole frame after a batch's bytes: the library then writes each frame once
     // instead of measuring it first (for a configuration whose longest frame is not huge).
     const want = Math.max(this._frameBuffer, this.maxFrameLen <= WHOLE_FRAME_ROOM ? this.maxFrameLen + BATCH_BYTES : 0);
     if (out.cap < want) {
-      lastDelta.text = null; // its bytes go with the old buffer
+      forgetInPlace(); // their bytes go with the old buffer
       out.grow(want);
     }
     return this._d;
@@ -296,12 +305,14 @@ class Decoder {
 
   /**
    * Every frame waiting, appended to `frames`. The frames are polled one after the other into
-   * the output buffer and their texts decoded together (`textsOf`); `word` is scratch room for
-   * the length the library writes.
+   * the output buffer, after those of the write's earlier drains (`outUsed`), so that every
+   * frame of a write stays where the library wrote it until the next write (raw.mjs, `inPlace`);
+   * their texts are decoded together, a batch at a time (`textsOf`). `word` is room for the
+   * length the library writes.
    */
   _drain(d, frames, word) {
-    lastDelta.text = null; // the polls write over it
-    let used = 0;
+    let used = outUsed;
+    let start = used; // the batch's first byte
     let count = 0;
     for (;;) {
       const r = X.pw_decoder_poll_frame(d, out.ptr + used, out.cap - used, word) >>> 0;
@@ -309,25 +320,29 @@ class Decoder {
         const len = DV.getUint32(word, true);
         lens[count++] = len;
         used += len;
-        if (used >= BATCH_BYTES) {
-          textsOf(out.ptr, used, lens, count, this.raw, frames);
-          lastDelta.text = null; // the next polls write over this batch
-          used = 0;
+        if (used - start >= BATCH_BYTES) {
+          textsOf(out.ptr + start, used - start, lens, count, this.raw, frames);
+          start = used;
           count = 0;
         }
         continue;
       }
       if (r === PW.BUFFER_TOO_SMALL) {
-        if (count > 0) {
-          // the batch so far out first: the next frame may fit the whole buffer
-          textsOf(out.ptr, used, lens, count, this.raw, frames);
-          lastDelta.text = null;
-          used = 0;
-          count = 0;
+        // The batch so far out first, then the next frame at the buffer's start: over this
+        // write's frames, no longer in place. A larger buffer for the next writes, unless the
+        // frame needs more than an empty one holds.
+        if (count > 0) textsOf(out.ptr + start, used - start, lens, count, this.raw, frames);
+        count = 0;
+        forgetInPlace();
+        if (used > 0) {
+          if (out.cap < WHOLE_WRITE_ROOM) out.grow(Math.min(WHOLE_WRITE_ROOM, out.cap * 2));
         } else out.grow(DV.getUint32(word, true));
+        used = 0;
+        start = 0;
         continue;
       }
-      if (count > 0) textsOf(out.ptr, used, lens, count, this.raw, frames);
+      if (count > 0) textsOf(out.ptr + start, used - start, lens, count, this.raw, frames);
+      outUsed = used;
       if (r === PW.NOTHING) return frames;
       throw pwError('polyweave: pw_decoder_poll_frame', r);
     }
@@ -338,28 +353,24 @@ class Decoder {
     const bytes = bytesOf(chunk);
     const d = this._open();
     const frames = [];
+    // This write's frames go at the output buffer's start, over the last write's.
+    forgetInPlace();
+    outUsed = 0;
     if (bytes.length > input.cap) input.grow(bytes.length);
     const at0 = input.ptr;
     U8.set(bytes, at0);
-    const mark = sp;
-    const marked = tempMark();
-    try {
-      const word = take(4);
-      let at = 0;
-      while (at < bytes.length) {
-        const r = X.pw_decoder_feed(d, at0 + at, bytes.length - at, word) >>> 0;
-        if (r !== PW.OK) throw pwError('polyweave: pw_decoder_feed', r);
-        const used = DV.getUint32(word, true);
-        at += used;
-        const before = frames.length;
-        this._drain(d, frames, word);
-        // The library takes nothing only while frames wait, and they were all drained.
-        if (used === 0 && frames.length === before) {
-          throw new Error('polyweave: pw_decoder_feed took no bytes with no frame waiting');
-        }
+    let at = 0;
+    while (at < bytes.length) {
+      const r = X.pw_decoder_feed(d, at0 + at, bytes.length - at, word) >>> 0;
+      if (r !== PW.OK) throw pwError('polyweave: pw_decoder_feed', r);
+      const used = DV.getUint32(word, true);
+      at += used;
+      const before = frames.length;
+      this._drain(d, frames, word);
+      // The library takes nothing only while frames wait, and they were all drained.
+      if (used === 0 && frames.length === before) {
+        throw new Error('polyweave: pw_decoder_feed took no bytes with no frame waiting');
       }
-    } finally {
-      release(mark, marked);
     }
     return frames;
   }
@@ -377,14 +388,9 @@ class Decoder {
     const d = this._open();
     const r = X.pw_decoder_finish(d) >>> 0;
     if (r !== PW.OK) throw pwError('polyweave: pw_decoder_finish', r);
-    const mark = sp;
-    const marked = tempMark();
-    let frames;
-    try {
-      frames = this._drain(d, [], take(4));
-    } finally {
-      release(mark, marked);
-    }
+    forgetInPlace();
+    outUsed = 0;
+    const frames = this._drain(d, [], word);
     this._give(close);
     if (close) this._closed = true;
     return frames;

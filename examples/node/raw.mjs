@@ -39,11 +39,13 @@ class Carried extends Plain {
   static of(o) {
     return #text in o ? o.#text : undefined;
   }
-  /** Whether `o` carries the text of a delta (`DELTA`). */
+  /** `NOT_DELTA`, `DELTA_NOT_NOTED`, or the index `inPlace` noted a delta's bytes at. */
   static delta(o) {
-    return #text in o && o.#delta;
+    return #text in o ? o.#delta : NOT_DELTA;
   }
 }
+const NOT_DELTA = -1;
+const DELTA_NOT_NOTED = -2;
 
 /** The exact text an object the package made carries (`undefined` for any other value). */
 export function carriedText(value) {
@@ -164,14 +166,14 @@ function deltaOf(text, escaped) {
 /** The object `JSON.parse` makes of the library's text, carrying that text. */
 function parsed(text) {
   const v = JSON.parse(text);
-  if (v !== null && typeof v === 'object') new Carried(v, text, false);
+  if (v !== null && typeof v === 'object') new Carried(v, text, NOT_DELTA);
   return v;
 }
 
-/** A delta's object (`DELTA` matched), carrying its text. */
-function deltaObject(text, escaped) {
+/** A delta's object (`DELTA` matched), carrying its text and `noted` (see `Carried.delta`). */
+function deltaObject(text, escaped, noted) {
   const v = deltaOf(text, escaped);
-  new Carried(v, text, true);
+  new Carried(v, text, noted);
   return v;
 }
 
@@ -184,7 +186,7 @@ function deltaKind(text) {
 /** An object parsed from the library's JSON text, carrying that text (`rawText`). */
 export function objectOf(text) {
   const k = deltaKind(text);
-  return k === 0 ? parsed(text) : deltaObject(text, k === 2);
+  return k === 0 ? parsed(text) : deltaObject(text, k === 2, DELTA_NOT_NOTED);
 }
 
 /**
@@ -192,29 +194,50 @@ export function objectOf(text) {
  * gives it its last clock reading again (`wrapper.mjs`, `_deltaNow`).
  */
 export function isDelta(frame) {
-  return frame !== null && typeof frame === 'object' && Carried.delta(frame);
+  return frame !== null && typeof frame === 'object' && Carried.delta(frame) !== NOT_DELTA;
 }
 
 /**
- * The last delta a decoder handed out alone, while its bytes are still where the library
- * wrote them (`at`, `len` in the module's memory): `text` is null once anything may have
- * written there (the decoders' next poll, their output buffer grown). A stream forwarded event
- * by event pushes each delta into a wrapper right after it is decoded: the wrapper then hands
- * the library those bytes instead of writing the text into memory again (`wrapper.mjs`). Deltas
- * only: the library calls no JS while it reads one (no tool, no hook), so nothing can write
- * over the bytes during the call.
+ * The deltas decoders handed out whose bytes are still where the library wrote them: the first
+ * `n` of each array, each one's text, and `at`, `len` in the module's memory. Emptied (`forgetInPlace`) whenever anything may
+ * write there: a decoder's next write or finish (each starts at the output buffer's start), a
+ * drain that runs out of room and starts over, the buffer grown. So every delta of a body
+ * written whole, or of a stream's event, can be pushed into a wrapper from where it was
+ * decoded: the wrapper then hands the library those bytes instead of writing the text into
+ * memory again (`wrapper.mjs`, `inPlaceAt`). Deltas only: the library calls no JS while it reads
+ * one (no tool, no hook), so nothing can write over the bytes during the call.
  */
-export const lastDelta = { text: null, at: 0, len: 0 };
+export const inPlace = { n: 0, texts: [], at: [], len: [] };
 
-/** `objectOf` for a frame decoded alone at `at` (`len` bytes): a delta is noted in `lastDelta`. */
+/** Nothing noted is in place any more (the arrays keep their room: an event's write notes one). */
+export function forgetInPlace() {
+  const { texts } = inPlace;
+  for (let i = inPlace.n; i-- > 0; ) texts[i] = undefined;
+  inPlace.n = 0;
+}
+
+/**
+ * Where a frame's bytes still are (its index in `inPlace`), or -1: a delta noted, and the text
+ * noted at its index its own text (a frame noted before the last `forgetInPlace` is taken for
+ * the one noted at its index now only when their texts are equal).
+ */
+export function inPlaceAt(frame, text) {
+  if (frame === null || typeof frame !== 'object') return -1;
+  const i = Carried.delta(frame);
+  return i >= 0 && i < inPlace.n && inPlace.texts[i] === text ? i : -1;
+}
+
+/** `objectOf` for a frame the decoder wrote at `at` (`len` bytes): a delta is noted in `inPlace`. */
 export function objectAt(text, at, len) {
   const k = deltaKind(text);
   if (k === 0) return parsed(text);
   // Made first: a content JSON cannot read throws before anything is noted.
-  const v = deltaObject(text, k === 2);
-  lastDelta.text = text;
-  lastDelta.at = at;
-  lastDelta.len = len;
+  const i = inPlace.n;
+  const v = deltaObject(text, k === 2, i);
+  inPlace.texts[i] = text;
+  inPlace.at[i] = at;
+  inPlace.len[i] = len;
+  inPlace.n = i + 1;
   return v;
 }
 

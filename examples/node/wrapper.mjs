@@ -29,7 +29,7 @@ import {
 } from './binding.mjs';
 import { realClock, clockOf } from './clock.mjs';
 import { createSource, isDuplex } from './duplex.mjs';
-import { frameBytes, frameOf, isDelta, lastDelta, rawText, resultJSON, valueOf } from './raw.mjs';
+import { frameBytes, frameOf, inPlace, inPlaceAt, isDelta, rawText, resultJSON, valueOf } from './raw.mjs';
 
 function messageOf(err) {
   if (err instanceof Error) return err.message;
@@ -902,11 +902,12 @@ class ToolAdapterWrapper {
         return true;
       }
       const d = this.out;
-      // The common case without a closure: the queue had room. A delta pushed as it came out
-      // of a decoder is read where the decoder wrote it (raw.mjs, `lastDelta`).
+      // The common case without a closure: the queue had room. A delta pushed before anything
+      // wrote over the bytes a decoder wrote it as is read from there (raw.mjs, `inPlace`).
+      const at = typeof bytes === 'string' ? inPlaceAt(frame, bytes) : -1;
       let r =
-        bytes === lastDelta.text
-          ? C.handleResponseAt(this.w, this._deltaNow(), lastDelta.at, lastDelta.len, d.disposition)
+        at >= 0
+          ? C.handleResponseAt(this.w, this._deltaNow(), inPlace.at[at], inPlace.len[at], d.disposition)
           : C.handleResponseTo(this.w, isDelta(frame) ? this._deltaNow() : this._now(), bytes, d.disposition);
       if (r === PW.QUEUE_FULL) {
         // Draining runs the consumer, which may decode: from the text, then.

@@ -1,11 +1,12 @@
-// A TEXT or REASONING delta pushed into a wrapper right after a decoder handed it out is
-// read by the library where the decoder wrote it (raw.mjs, `lastDelta`), and given the last
-// clock reading again instead of a new one. These tests fail when the bytes are taken after
-// something wrote over them, or when a reading given to the library is not kept as the last.
+// A TEXT or REASONING delta pushed into a wrapper before anything wrote over the bytes a decoder
+// wrote it as (every delta of a write, until the next write) is read by the library from there
+// (raw.mjs, `inPlace`), and given the last clock reading again instead of a new one. These tests
+// fail when the bytes are taken after something wrote over them, when deltas that are still in
+// place are not read from there, or when a reading given to the library is not kept as the last.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDecoder, createToolAdapterWrapper, rawText } from '../index.mjs';
-import { lastDelta } from '../raw.mjs';
+import { inPlace } from '../raw.mjs';
 import { realClock } from '../clock.mjs';
 import { C } from '../binding.mjs';
 import { consumer, llm, sleep, types } from './helpers.mjs';
@@ -46,12 +47,12 @@ test('a delta noted before the output buffer grows is no longer noted, and is re
   const { m, w, got, rejected } = wrapped();
   const a = createDecoder('openai-chat');
   const [hello] = a.write(delta('hello, world'));
-  assert.equal(lastDelta.text, rawText(hello), 'noted where the decoder wrote it');
+  assert.deepEqual(inPlace.texts.slice(0, inPlace.n), [rawText(hello)], 'noted where the decoder wrote it');
   // A decoder that wants a longer output buffer grows it as it opens for its first body (an
   // empty write opens it and decodes nothing): the old one is freed, the noted bytes with it.
   const b = createDecoder('openai-chat', { frameBuffer: 8 << 20 });
   assert.deepEqual(b.write(''), []);
-  assert.equal(lastDelta.text, null);
+  assert.equal(inPlace.n, 0);
   m.say(hello);
   assert.deepEqual(rejected, []);
   assert.deepEqual(got, [{ type: 'TEXT', content: 'hello, world' }]);
@@ -60,18 +61,58 @@ test('a delta noted before the output buffer grows is no longer noted, and is re
   w.close();
 });
 
-test('a delta of a batch the same write went on past is read from its text', () => {
+/** Counts the pushes read in place (`C.handleResponseAt`) until the test ends. */
+function countInPlace(t) {
+  const at = C.handleResponseAt;
+  const count = { n: 0 };
+  C.handleResponseAt = (...a) => (count.n++, at(...a));
+  t.after(() => {
+    C.handleResponseAt = at;
+  });
+  return count;
+}
+
+test('every delta of a write is read in place, across its batches and a call written after them', (t) => {
+  const count = countInPlace(t);
+  const seen = [];
+  const { m, w, got, rejected } = wrapped({ search: (args) => (seen.push(args), { hits: 1 }) });
+  const d = createDecoder('openai-chat');
+  // A delta past the 4,096 bytes of a text batch, alone in its batch, short ones after it, then
+  // a call: all of one write, pushed only once the write is over.
+  const long = 'x'.repeat(5000);
+  const words = [long, 'one', ' tw\u00f6', ' "three"\n'];
+  const body = words.map(delta).join('') + toolCall('c2', 'search', '{"q":"wasm"}');
+  const frames = d.write(body);
+  assert.deepEqual(types(frames), ['TEXT', 'TEXT', 'TEXT', 'TEXT', 'TOOL_CALL']);
+  assert.equal(inPlace.n, 4);
+  for (const f of frames) m.say(f);
+  assert.deepEqual(rejected, []);
+  assert.equal(count.n, 4, 'the four deltas read where the decoder wrote them');
+  assert.deepEqual(
+    got.filter((f) => f.type === 'TEXT').map((f) => f.content).slice(0, 4),
+    words,
+  );
+  assert.deepEqual(seen, [{ q: 'wasm' }]);
+  d.close();
+  w.close();
+});
+
+test('a delta of an earlier write is read from its text, though a later delta was noted at its index', (t) => {
+  const count = countInPlace(t);
   const { m, w, got, rejected } = wrapped();
   const d = createDecoder('openai-chat');
-  // One event, so one drain: a delta past the 4,096 bytes of a batch, alone in its batch, then
-  // a call written at the start of the buffer again, over the delta's first bytes.
-  const long = 'x'.repeat(5000);
-  const call = { index: 0, id: 'c2', type: 'function', function: { name: 'search', arguments: '{"q":"wasm"}' } };
-  const frames = d.write(sse({ choices: [{ index: 0, delta: { content: long, tool_calls: [call] }, finish_reason: 'tool_calls' }] }));
-  assert.deepEqual(types(frames), ['TEXT', 'TOOL_CALL']);
-  m.say(frames[0]);
+  const [first] = d.write(delta('first'));
+  const [second] = d.write(delta('other'));
+  assert.equal(inPlace.n, 1, 'the second write forgot the first');
+  m.say(first); // its index is 0, where the second's bytes are now
+  assert.equal(count.n, 0);
+  m.say(second);
+  assert.equal(count.n, 1);
   assert.deepEqual(rejected, []);
-  assert.deepEqual(got, [{ type: 'TEXT', content: long }]);
+  assert.deepEqual(
+    got.map((f) => f.content),
+    ['first', 'other'],
+  );
   d.close();
   w.close();
 });
@@ -96,12 +137,7 @@ test('deltas pushed as they are decoded reach the consumer, and a call among the
 });
 
 test('deltas with escapes are read where the decoder wrote them too, and arrive as the model wrote them', (t) => {
-  const at = C.handleResponseAt;
-  let inPlace = 0;
-  C.handleResponseAt = (...a) => (inPlace++, at(...a));
-  t.after(() => {
-    C.handleResponseAt = at;
-  });
+  const count = countInPlace(t);
   const { m, w, got, rejected } = wrapped();
   const d = createDecoder('openai-chat');
   const words = ['plain', 'say "hi"\n', '\\', 'tab\there\u0001', 'é\u2028😀', 'end\\'];
@@ -111,7 +147,7 @@ test('deltas with escapes are read where the decoder wrote them too, and arrive 
     got.map((f) => f.content),
     words,
   );
-  assert.equal(inPlace, words.length, 'every delta read in place');
+  assert.equal(count.n, words.length, 'every delta read in place');
   d.close();
   w.close();
 });
