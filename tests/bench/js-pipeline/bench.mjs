@@ -554,10 +554,7 @@ function streamPart(rec, t) {
         if (at < list.length) return { value: list[at++], done: false };
         if (ended) return { value: undefined, done: true };
         const { done } = await reader.read();
-        if (done) {
-          reader.releaseLock();
-          ended = true;
-        }
+        if (done) ended = true; // the reader dropped, not released, as framesFromResponse does
         list = perChunk[i++];
         at = 0;
       }

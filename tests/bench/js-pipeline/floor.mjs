@@ -3,7 +3,8 @@
 // bench.mjs's profiler can tell its samples from the harness's (see "The floor" in README.md).
 //
 // What it keeps, per body, as any such package must:
-// - the body read from the user's Response with one reader, one `read()` a chunk;
+// - the body read from the user's Response with one reader, one `read()` a chunk (the reader
+//   not released at the end: the body is closed);
 // - each chunk copied into the module's memory;
 // - each frame's text decoded from the module's memory (the library writes frames as JSON text)
 //   and made an object: a TEXT / REASONING delta by cutting out its content (JSON.parse of the
@@ -92,7 +93,6 @@ export function floorOf(t, calls) {
     const onRead = ({ done, value }) => {
       let spans;
       if (done) {
-        reader.releaseLock();
         ended = true;
         spans = frameSpans[frameSpans.length - 1];
       } else {
