@@ -199,13 +199,14 @@ export function isDelta(frame) {
 
 /**
  * The deltas decoders handed out whose bytes are still where the library wrote them: the first
- * `n` of each array, each one's text, and `at`, `len` in the module's memory. Emptied (`forgetInPlace`) whenever anything may
- * write there: a decoder's next write or finish (each starts at the output buffer's start), a
- * drain that runs out of room and starts over, the buffer grown. So every delta of a body
- * written whole, or of a stream's event, can be pushed into a wrapper from where it was
- * decoded: the wrapper then hands the library those bytes instead of writing the text into
- * memory again (`wrapper.mjs`, `inPlaceAt`). Deltas only: the library calls no JS while it reads
- * one (no tool, no hook), so nothing can write over the bytes during the call.
+ * `n` of each array, each one's text, and `at`, `len` in the module's memory. Emptied
+ * (`forgetInPlace`) whenever anything may write there: a decoder's next write or finish (each
+ * starts at the output buffer's start), a drain that runs out of room and starts over, the
+ * buffer grown. So every delta of a body written whole, or of a stream's event, can be pushed
+ * into a wrapper from where it was decoded: the wrapper then hands the library those bytes
+ * instead of writing the text into memory again (`wrapper.mjs`, `inPlaceAt`). Deltas only: the
+ * library calls no JS while it reads one (no tool, no hook), so nothing can write over the
+ * bytes during the call.
  */
 export const inPlace = { n: 0, texts: [], at: [], len: [] };
 
