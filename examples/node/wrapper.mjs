@@ -904,7 +904,7 @@ class ToolAdapterWrapper {
       const d = this.out;
       // The common case without a closure: the queue had room. A delta pushed before anything
       // wrote over the bytes a decoder wrote it as is read from there (raw.mjs, `inPlace`).
-      const at = typeof bytes === 'string' ? inPlaceAt(frame, bytes) : -1;
+      const at = inPlaceAt(frame, bytes);
       let r =
         at >= 0
           ? C.handleResponseAt(this.w, this._deltaNow(), inPlace.at[at], inPlace.len[at], d.disposition)

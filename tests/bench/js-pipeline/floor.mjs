@@ -59,9 +59,10 @@ export function floorOf(t, calls) {
     return [top - b.length, b.length];
   });
   const kind = t.frames.map((f) => {
-    const m = PLAIN.exec(f) ?? ESCAPED.exec(f);
+    const plain = PLAIN.exec(f);
+    const m = plain ?? ESCAPED.exec(f);
     if (m === null) return 0;
-    return (m[1] === 'TEXT' ? 1 : 2) + (PLAIN.test(f) ? 0 : 2);
+    return (m[1] === 'TEXT' ? 1 : 2) + (plain !== null ? 0 : 2);
   });
   let k = 0;
   const frameSpans = [];
